@@ -1,0 +1,5 @@
+import sys
+
+from evalreport.cli import main
+
+sys.exit(main())

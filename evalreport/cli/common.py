@@ -1,0 +1,172 @@
+"""Options and helpers shared by every command: inputs, measure selection, output formats."""
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalreport.errors import InputError
+
+FORMATS = ("table", "csv", "json", "markdown", "latex")
+
+
+def csv_list(text: str) -> list[str]:
+    """Parse a comma-separated option value (``--measures a,b``)."""
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def add_input_options(p: argparse.ArgumentParser, *, runs_required: bool = False) -> None:
+    p.add_argument("gold", nargs="?", help="gold labels file (TSV, CSV, JSONL or Parquet; columns id, label)")
+    p.add_argument("runs", nargs="*", help="one prediction file per system")
+    p.add_argument("--runs-dir", help="a folder of run files (system name = file stem)")
+    p.add_argument("--confusion", action="append", default=[], metavar="FILE",
+                   help="confusion-matrix file(s) instead of GOLD and RUNs (square CSV with class header, "
+                        "rows = gold; or long form system,gold,predicted,count)")
+    p.add_argument("--names", type=csv_list, help="system names, comma-separated (override file stems)")
+    p.add_argument("--id-col", default="id", help="item id column (default: id)")
+    p.add_argument("--label-col", default="label", help="label column (default: label)")
+    p.add_argument("--labels", type=csv_list, help="class set and order, comma-separated (may list classes "
+                   "absent from the gold labels)")
+    p.add_argument("--missing", choices=("error", "abstain"), default="error",
+                   help="gold ids missing from a run: error (default) or count as a wrong 'abstain' prediction")
+    p.add_argument("--allow-unknown", action="store_true", help="accept predicted labels outside the class set")
+
+
+def add_measure_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--measures", type=csv_list,
+                   help="measure ids, comma-separated (default: every measure that applies); "
+                        "see `evalreport measures`")
+    p.add_argument("--positive", help="positive class for binary measures (precision, f1, ...)")
+    p.add_argument("--policy", choices=("nan", "zero", "one", "convention"), default="nan",
+                   help="value of undefined (0/0) cases: nan (default; undefined classes are skipped in "
+                        "averages), zero, one, or each measure's documented convention")
+    p.add_argument("--order", type=csv_list, help="class order for ordinal measures, comma-separated")
+    p.add_argument("--costs", help="cost matrix file for cost-sensitive measures (square CSV, rows = gold)")
+
+
+def add_format_option(p: argparse.ArgumentParser, default: str = "table") -> None:
+    p.add_argument("--format", choices=FORMATS, default=default, help=f"output format (default: {default})")
+
+
+@dataclass
+class Loaded:
+    runs: object | None      # evalreport.inputs.Runs, or None for confusion-matrix input
+    counts: object           # evalreport.counts.Counts
+    costs: np.ndarray | None
+
+
+def load(args) -> Loaded:
+    """Read the inputs named on the command line (files or confusion matrices)."""
+    from evalreport.inputs import readers
+
+    if args.confusion:
+        if args.gold or args.runs or args.runs_dir:
+            raise InputError("give either --confusion or GOLD and RUNs, not both")
+        counts = readers.read_confusions(args.confusion, labels=args.labels)
+        runs = None
+    else:
+        if not args.gold:
+            raise InputError("no gold file given (or use --confusion FILE)")
+        if not args.runs and not args.runs_dir:
+            raise InputError("no run files given (RUN... or --runs-dir DIR)")
+        runs = readers.read_runs(args.gold, args.runs, runs_dir=args.runs_dir, names=args.names,
+                                 id_col=args.id_col, label_col=args.label_col, labels=args.labels,
+                                 missing=args.missing, allow_unknown=args.allow_unknown)
+        counts = runs.confusion()
+    costs = cost_matrix(args, counts.labels)
+    return Loaded(runs, counts, costs)
+
+
+def cost_matrix(args, labels) -> np.ndarray | None:
+    """The cost matrix from ``--costs`` or ``--order`` (absolute error on the class order)."""
+    order = getattr(args, "order", None)
+    path = getattr(args, "costs", None)
+    if order and path:
+        raise InputError("give either --order or --costs, not both")
+    if order:
+        from evalreport.measures import ordinal
+
+        return ordinal.costs_from_order(order, labels)
+    if path:
+        from evalreport.inputs import readers
+
+        return readers.read_costs(path, labels)
+    return None
+
+
+def emit(frame: pd.DataFrame, fmt: str, *, wide: pd.DataFrame | None = None, title: str | None = None,
+         file=None) -> None:
+    """Print a tidy frame as csv/json, or its wide view (``wide``) as a table/markdown/latex."""
+    file = file or sys.stdout
+    if fmt == "csv":
+        frame.to_csv(file, index=False, lineterminator="\n")
+    elif fmt == "json":
+        json.dump(_records(frame), file, indent=1, allow_nan=False)
+        file.write("\n")
+    else:
+        show = wide if wide is not None else frame
+        if fmt == "markdown":
+            file.write(show.to_markdown() if _has_tabulate() else _markdown(show))
+            file.write("\n")
+        elif fmt == "latex":
+            file.write(show.to_latex(float_format=lambda v: f"{v:.4f}"))
+        else:
+            _rich_table(show, title=title, file=file)
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    out = []
+    for row in frame.to_dict(orient="records"):
+        clean = {}
+        for k, v in row.items():
+            if isinstance(v, (np.floating, float)):
+                v = None if math.isnan(v) else (str(v) if math.isinf(v) else float(v))
+            elif isinstance(v, np.integer):
+                v = int(v)
+            elif isinstance(v, np.bool_):
+                v = bool(v)
+            clean[k] = v
+        out.append(clean)
+    return out
+
+
+def _has_tabulate() -> bool:
+    try:
+        import tabulate  # noqa: F401
+        return True
+    except ImportError:
+        return False
+
+
+def _fmt(v) -> str:
+    if isinstance(v, (float, np.floating)):
+        return "undefined" if math.isnan(v) else f"{v:.4f}"
+    return str(v)
+
+
+def _markdown(df: pd.DataFrame) -> str:
+    cols = [df.index.name or ""] + [str(c) for c in df.columns]
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for idx, row in df.iterrows():
+        lines.append("| " + " | ".join([str(idx)] + [_fmt(v) for v in row.tolist()]) + " |")
+    return "\n".join(lines)
+
+
+def _rich_table(df: pd.DataFrame, *, title=None, file=None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title, show_lines=False)
+    table.add_column(df.index.name or "", style="bold")
+    for c in df.columns:
+        table.add_column(str(c), justify="right")
+    for idx, row in df.iterrows():
+        table.add_row(str(idx), *[_fmt(v) for v in row.tolist()])
+    Console(file=file, width=max(100, 14 * (len(df.columns) + 1))).print(table)

@@ -1,0 +1,27 @@
+"""``evalreport score``: every measure for every system."""
+from __future__ import annotations
+
+from evalreport.cli.common import add_format_option, add_input_options, add_measure_options, emit, load
+
+
+def register(sub) -> None:
+    p = sub.add_parser("score", help="compute measures for every system (a systems x measures table)",
+                       description="Compute measures for every system. Without --measures, every measure that "
+                                   "applies to the data (binary ones need --positive; their one-vs-rest averages "
+                                   "are always computed).")
+    add_input_options(p)
+    add_measure_options(p)
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from evalreport.measures import evaluate
+
+    loaded = load(args)
+    frame = evaluate(loaded.counts, args.measures, positive=args.positive, policy=args.policy,
+                     costs=loaded.costs)
+    wide = frame.pivot(index="system", columns="measure", values="value")
+    wide = wide[list(dict.fromkeys(frame["measure"]))].loc[list(dict.fromkeys(frame["system"]))]
+    emit(frame, args.format, wide=wide, title="evalreport score")
+    return 0

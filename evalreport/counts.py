@@ -1,0 +1,144 @@
+"""Sufficient statistics: confusion tensors.
+
+Orientation (everywhere in evalreport): ``C[..., i, j]`` counts items whose GOLD label is class
+``i`` and whose PREDICTED label is class ``j`` - rows = gold, columns = predicted, as in
+scikit-learn's ``confusion_matrix`` and in Gösgens et al. (paper 004, section 2: "c_ij denotes
+the number of elements with true label i and predicted label j").
+
+Opitz (paper 002, section 2) uses the transpose: ``m_ij`` counts predictions ``i`` of gold class
+``j``; his "bias" is our column sum and his "prevalence" our row sum. :func:`to_opitz` and
+:func:`from_opitz` convert; prevalence scaling by a diagonal matrix on the right in his paper
+(``m' = m lambda``, eq. 5) scales our ROWS.
+
+Shapes: ``(S, K, K)`` for S systems, ``(S, F, K, K)`` per fold. Every measure accepts any
+number of leading axes.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Counts", "confusion_from_codes", "confusion_matrix", "to_opitz", "from_opitz"]
+
+
+def confusion_from_codes(gold, pred, n_classes: int, *, folds=None, n_folds: int | None = None,
+                         max_block: int = 2**25) -> np.ndarray:
+    """Confusion tensor from integer codes in one bincount pass.
+
+    gold : (N,) codes in 0..K-1.  pred : (N,) or (S, N) codes.  folds : optional (N,) codes in
+    0..F-1.  Returns int64 ``(S, K, K)`` or ``(S, F, K, K)`` (``(K, K)`` / ``(F, K, K)`` for 1-D
+    ``pred``). Systems are processed in blocks of at most ``max_block`` items x systems so that
+    the flat index array stays small; there is no per-item Python.
+    """
+    gold = np.asarray(gold)
+    pred = np.asarray(pred)
+    squeeze = pred.ndim == 1
+    if squeeze:
+        pred = pred[None, :]
+    S, N = pred.shape
+    K = int(n_classes)
+    F = 1 if folds is None else int(n_folds if n_folds is not None else (int(np.max(folds)) + 1 if len(folds) else 0))
+    cells = F * K * K
+    total = S * cells
+    itype = np.int32 if total < 2**31 else np.int64
+    # per-item base index: fold * K*K + gold * K   (computed once for all systems)
+    base = gold.astype(itype) * K
+    if folds is not None:
+        base = base + np.asarray(folds).astype(itype) * (K * K)
+    out = np.empty((S, cells), dtype=np.int64)
+    block = max(1, max_block // max(N, 1))
+    for start in range(0, S, block):
+        stop = min(S, start + block)
+        idx = pred[start:stop].astype(itype) + base  # (b, N)
+        idx += (np.arange(stop - start, dtype=itype) * cells)[:, None]
+        out[start:stop] = np.bincount(idx.ravel(), minlength=(stop - start) * cells).reshape(stop - start, cells)
+    shape = (S, K, K) if folds is None else (S, F, K, K)
+    out = out.reshape(shape)
+    return out[0] if squeeze else out
+
+
+def confusion_matrix(y_true, y_pred, labels=None):
+    """A confusion matrix from two label arrays: ``(C, labels)`` with ``C`` of shape (K, K).
+
+    ``labels`` fixes the class order (and may list classes absent from both arrays); by
+    default the sorted union of the labels seen.
+    """
+    y_true = np.asarray(y_true)
+    y_pred = np.asarray(y_pred)
+    if y_true.shape != y_pred.shape or y_true.ndim != 1:
+        raise ValueError(f"y_true and y_pred must be 1-D of the same length; got {y_true.shape} and {y_pred.shape}")
+    if labels is None:
+        labels = np.unique(np.concatenate([y_true, y_pred]))
+    labels = np.asarray(labels)
+    lookup = {v: i for i, v in enumerate(labels.tolist())}
+    try:
+        g = np.fromiter((lookup[v] for v in y_true.tolist()), dtype=np.int64, count=len(y_true))
+        p = np.fromiter((lookup[v] for v in y_pred.tolist()), dtype=np.int64, count=len(y_pred))
+    except KeyError as exc:  # a label outside the given class list
+        raise ValueError(f"label {exc.args[0]!r} is not in labels") from None
+    return confusion_from_codes(g, p, len(labels)), tuple(labels.tolist())
+
+
+def to_opitz(C: np.ndarray) -> np.ndarray:
+    """Our orientation (rows = gold) to Opitz's (rows = predicted): the transpose of the last two axes."""
+    return np.swapaxes(C, -1, -2)
+
+
+from_opitz = to_opitz  # the transpose is its own inverse
+
+
+@dataclass(frozen=True)
+class Counts:
+    """Confusion tensors with their names: the input of every measure and analysis.
+
+    ``tensor`` is ``(S, K, K)`` (or ``(S, F, K, K)`` when ``fold_names`` is non-empty), rows =
+    gold, columns = predicted; it may hold floats after prevalence scaling.
+    """
+
+    tensor: np.ndarray
+    labels: tuple[str, ...]
+    systems: tuple[str, ...]
+    fold_names: tuple[str, ...] = ()
+
+    def __post_init__(self):
+        t = np.asarray(self.tensor)
+        expect = 4 if self.fold_names else 3
+        if t.ndim != expect or t.shape[-1] != t.shape[-2]:
+            raise ValueError(f"confusion tensor must be {'(S, F, K, K)' if expect == 4 else '(S, K, K)'}; got {t.shape}")
+        if t.shape[0] != len(self.systems) or t.shape[-1] != len(self.labels):
+            raise ValueError(f"tensor {t.shape} does not match {len(self.systems)} systems x {len(self.labels)} labels")
+        if self.fold_names and t.shape[1] != len(self.fold_names):
+            raise ValueError(f"tensor {t.shape} does not match {len(self.fold_names)} folds")
+        view = t.view()
+        view.flags.writeable = False
+        object.__setattr__(self, "tensor", view)
+        object.__setattr__(self, "labels", tuple(map(str, self.labels)))
+        object.__setattr__(self, "systems", tuple(map(str, self.systems)))
+        object.__setattr__(self, "fold_names", tuple(map(str, self.fold_names)))
+
+    @classmethod
+    def from_runs(cls, runs, *, per_fold: bool = False) -> "Counts":
+        if per_fold and runs.folds is None:
+            raise ValueError("these runs have no folds")
+        tensor = confusion_from_codes(runs.gold, runs.pred, runs.n_classes,
+                                      folds=runs.folds if per_fold else None,
+                                      n_folds=runs.n_folds if per_fold else None)
+        return cls(tensor, runs.labels, runs.systems, runs.fold_names if per_fold else ())
+
+    @property
+    def per_fold(self) -> bool:
+        return bool(self.fold_names)
+
+    def pooled(self) -> "Counts":
+        """Sum over folds (the pooled matrix of paper 001's F_tp,fp)."""
+        if not self.per_fold:
+            return self
+        return Counts(self.tensor.sum(axis=1), self.labels, self.systems)
+
+    def with_tensor(self, tensor) -> "Counts":
+        return Counts(tensor, self.labels, self.systems, self.fold_names)
+
+    def select(self, systems) -> "Counts":
+        idx = [self.systems.index(s) for s in systems]
+        return Counts(self.tensor[idx], self.labels, tuple(self.systems[i] for i in idx), self.fold_names)

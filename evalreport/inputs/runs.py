@@ -1,0 +1,121 @@
+"""The immutable result of reading inputs: gold codes, predictions of every system, labels.
+
+Everything after the inputs stage works on this object (or on the confusion tensors built
+from it); nothing downstream reads files.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def code_dtype(n_classes: int) -> np.dtype:
+    """The smallest signed integer dtype that holds class codes 0..n_classes-1 (and -1)."""
+    if n_classes < 2**7:
+        return np.dtype(np.int8)
+    if n_classes < 2**15:
+        return np.dtype(np.int16)
+    return np.dtype(np.int32)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One input file: its role (``gold``, ``run``, ``confusion``, ``costs``), path, hash."""
+
+    role: str
+    path: str
+    sha256: str
+    rows: int
+    system: str | None = None
+
+
+@dataclass(frozen=True)
+class Runs:
+    """Gold labels and the predictions of S systems on the same N items, encoded once.
+
+    Attributes
+    ----------
+    gold : (N,) integer codes into ``labels``.
+    pred : (S, N) integer codes into ``labels``.
+    labels : the K class names; code k means ``labels[k]``.
+    systems : the S system names, in the order of ``pred``'s first axis.
+    ids : (N,) item ids (strings), aligned with ``gold``.
+    folds : (N,) fold codes into ``fold_names`` or ``None``.
+    scores : ``None``, (S, N) scores for the positive class, or (S, N, K) per-class scores.
+    sources : the files read, with SHA-256 hashes (recorded in every report).
+    abstain : code of the synthetic "abstain" class (gold ids missing from a run, counted as
+        wrong) or ``None``.
+    """
+
+    gold: np.ndarray
+    pred: np.ndarray
+    labels: tuple[str, ...]
+    systems: tuple[str, ...]
+    ids: np.ndarray | None = None
+    folds: np.ndarray | None = None
+    fold_names: tuple[str, ...] = ()
+    scores: np.ndarray | None = None
+    sources: tuple[Source, ...] = ()
+    abstain: int | None = None
+    score_labels: tuple[str, ...] = field(default=())
+
+    def __post_init__(self):
+        gold = np.asarray(self.gold)
+        pred = np.asarray(self.pred)
+        if pred.ndim == 1:
+            pred = pred[None, :]
+        if gold.ndim != 1 or pred.ndim != 2 or pred.shape[1] != gold.shape[0]:
+            raise ValueError(f"gold must be (N,) and pred (S, N); got {gold.shape} and {pred.shape}")
+        if pred.shape[0] != len(self.systems):
+            raise ValueError(f"{pred.shape[0]} prediction rows but {len(self.systems)} system names")
+        K = len(self.labels)
+        for name, arr in (("gold", gold), ("pred", pred)):
+            if arr.size and (arr.min() < 0 or arr.max() >= K):
+                raise ValueError(f"{name} codes must lie in 0..{K - 1}")
+        object.__setattr__(self, "gold", _frozen(gold))
+        object.__setattr__(self, "pred", _frozen(pred))
+        object.__setattr__(self, "labels", tuple(str(x) for x in self.labels))
+        object.__setattr__(self, "systems", tuple(str(x) for x in self.systems))
+        for name in ("ids", "folds", "scores"):
+            value = getattr(self, name)
+            if value is not None:
+                object.__setattr__(self, name, _frozen(np.asarray(value)))
+
+    @property
+    def n_items(self) -> int:
+        return int(self.gold.shape[0])
+
+    @property
+    def n_systems(self) -> int:
+        return int(self.pred.shape[0])
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.labels)
+
+    @property
+    def n_folds(self) -> int:
+        return len(self.fold_names) if self.folds is not None else 0
+
+    def confusion(self, *, per_fold: bool = False):
+        """Confusion tensors of all systems as :class:`evalreport.counts.Counts`."""
+        from evalreport.counts import Counts
+
+        return Counts.from_runs(self, per_fold=per_fold)
+
+    def select(self, systems) -> "Runs":
+        """A Runs with only the named systems (in the given order)."""
+        idx = [self.systems.index(s) for s in systems]
+        scores = None if self.scores is None else self.scores[idx]
+        return Runs(gold=self.gold, pred=self.pred[idx], labels=self.labels,
+                    systems=tuple(self.systems[i] for i in idx), ids=self.ids, folds=self.folds,
+                    fold_names=self.fold_names, scores=scores, sources=self.sources,
+                    abstain=self.abstain, score_labels=self.score_labels)
+
+
+def _frozen(a: np.ndarray) -> np.ndarray:
+    """A read-only view (no copy): Runs never changes after it is built."""
+    view = np.asarray(a).view()
+    view.flags.writeable = False
+    return view

@@ -1,0 +1,324 @@
+"""The measure registry, the one division helper, and ``compute``.
+
+A measure is declared once, as a :class:`Measure` record: its id, label, source, formula,
+range, direction, chance value, undefined cases, convention for them, parameters and the
+properties the papers claim for it. Its function takes a float confusion tensor ``C`` of shape
+``(..., K, K)`` (rows = gold, columns = predicted) and a :class:`Context`, and returns an
+array of shape ``C.shape[:-2]``. Everything else (docs, report labels, the audit, the tests,
+``evalreport measures``) reads these records.
+
+Undefined cases. Measure functions never divide with ``/``: they call :meth:`Context.div`,
+which (like scikit-learn's single ``_prf_divide``) owns every 0/0 decision. Where a
+denominator is zero it records the event (a reason and a mask) and returns the value the
+policy asks for:
+
+``nan`` (default)
+    NaN. Averages over classes then *skip* the undefined classes (``np.nanmean``).
+``zero`` / ``one``
+    0 or 1 (averages then *count* the class with that value).
+``convention``
+    the measure's own documented convention (``Measure.convention``), NaN if it has none.
+
+Every result carries a boolean ``undefined`` mask (some 0/0 occurred while computing that
+cell) and a text ``reason`` naming the cases, e.g. ``"precision: no predicted items
+(TP + FP = 0) for class b; skipped in the average"``.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable, Mapping
+
+import numpy as np
+
+from evalreport.errors import MeasureError
+
+POLICIES = ("nan", "zero", "one", "convention")
+
+
+# ----------------------------------------------------------------------------- context
+
+
+class Context:
+    """Per-call state handed to a measure function: policy, parameters, 0/0 events.
+
+    ``batch`` is the shape of the result (``C.shape[:-2]``). Event masks have that shape, or
+    that shape plus a trailing class axis for per-class quantities.
+    """
+
+    def __init__(self, batch: tuple[int, ...], *, policy: str = "nan", convention: float | None = None,
+                 params: Mapping | None = None, positive: int | None = None, costs=None, n_classes: int = 0):
+        if policy not in POLICIES:
+            raise MeasureError(f"unknown undefined-value policy {policy!r}; choose one of {', '.join(POLICIES)}")
+        self.batch = tuple(batch)
+        self.policy = policy
+        self.fill = {"nan": math.nan, "zero": 0.0, "one": 1.0,
+                     "convention": math.nan if convention is None else float(convention)}[policy]
+        self.params = dict(params or {})
+        self.positive = positive
+        self.costs = costs
+        self.n_classes = n_classes
+        self.events: list[tuple[str, np.ndarray]] = []
+
+    # the one division helper --------------------------------------------------------
+    def div(self, num, den, reason: str | None):
+        """``num / den`` where ``den != 0``; elsewhere the policy's fill value, recorded with ``reason``.
+
+        ``reason=None`` is for a measure whose *definition* handles the zero case itself (e.g.
+        K, eq. 5 of paper 000, which falls back to specificity when AP = 0): the result is NaN
+        there, no event is recorded and the policy does not apply.
+        """
+        num = np.asarray(num, dtype=float)
+        den = np.asarray(den, dtype=float)
+        num, den = np.broadcast_arrays(num, den)
+        zero = den == 0
+        out = np.full(num.shape, math.nan if reason is None else self.fill, dtype=float)
+        np.divide(num, den, out=out, where=~zero)
+        if reason is not None and zero.any():
+            self.events.append((reason, zero))
+        return out
+
+    def flag(self, mask, reason: str):
+        """Record an undefined case that is not a division (e.g. log of zero)."""
+        mask = np.asarray(mask, dtype=bool)
+        if mask.any():
+            self.events.append((reason, mask))
+
+    # averaging over a class axis ----------------------------------------------------
+    def mean(self, values, *, weights=None, what: str = "class values"):
+        """Mean over the last (class) axis, honouring the policy: NaN classes are skipped.
+
+        With ``weights`` (e.g. gold class sizes) a weighted mean. If every class is NaN the
+        result is NaN (and the reason says so).
+        """
+        values = np.asarray(values, dtype=float)
+        nan = np.isnan(values)
+        if weights is None:
+            weights = np.ones_like(values)
+        weights = np.broadcast_to(np.asarray(weights, dtype=float), values.shape)
+        w = np.where(nan, 0.0, weights)
+        total = w.sum(axis=-1)
+        acc = np.where(nan, 0.0, values * w).sum(axis=-1)
+        allnan = total == 0
+        out = np.divide(acc, total, out=np.full(total.shape, np.nan), where=~allnan)
+        if nan.any():
+            self.events.append((f"undefined {what} skipped in the average", nan))
+        if allnan.any():
+            self.events.append((f"no defined {what} to average", allnan))
+        return out
+
+
+# ----------------------------------------------------------------------------- records
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure, declared once. See the module docstring for the function contract."""
+
+    id: str
+    label: str
+    fn: Callable = field(repr=False, compare=False)
+    source: str = ""
+    formula: str = ""
+    kind: str = "multiclass"          # "multiclass", "binary" (needs a positive class), "ordinal"
+    range: tuple[float, float] = (0.0, 1.0)
+    higher_is_better: bool = True
+    chance: float | Callable[[int], float] | None = None
+    chance_note: str = ""
+    undefined: str = "never (for a non-empty confusion matrix)"
+    convention: float | None = None
+    convention_source: str = ""
+    params: Mapping = field(default_factory=dict)
+    family: str | None = None         # id of the parametrised family this instance belongs to
+    averaging: str | None = None      # "macro", "micro", "weighted" for one-vs-rest averages
+    base: str | None = None           # the binary measure an average is built from
+    needs: tuple[str, ...] = ()       # "positive", "costs", "order"
+    claims: Mapping[str, object] = field(default_factory=dict)  # property -> expected verdict (audit)
+    notes: str = ""
+
+    def chance_value(self, n_classes: int) -> float | None:
+        """The expected value of a random classifier where the papers show it is a constant."""
+        if callable(self.chance):
+            return float(self.chance(n_classes))
+        return self.chance
+
+    @property
+    def direction(self) -> str:
+        return "higher" if self.higher_is_better else "lower"
+
+    def with_params(self, **params) -> "Measure":
+        """A new instance of a parametrised measure, e.g. ``fbeta`` with ``beta=2``."""
+        unknown = set(params) - set(self.params)
+        if unknown:
+            raise MeasureError(f"measure {self.id!r} has no parameter(s) {', '.join(sorted(unknown))}; "
+                               f"its parameters: {', '.join(self.params) or 'none'}")
+        merged = {**self.params, **params}
+        fam = self.family or self.id
+        ident = f"{fam}(" + ",".join(f"{k}={_fmt(v)}" for k, v in merged.items()) + ")"
+        label = f"{REGISTRY[fam].label if fam in REGISTRY else self.label} (" + ", ".join(
+            f"{k}={_fmt(v)}" for k, v in merged.items()) + ")"
+        return replace(self, id=ident, label=label, params=merged, family=fam)
+
+
+def _fmt(v) -> str:
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
+REGISTRY: dict[str, Measure] = {}
+
+
+def register(measure: Measure) -> Measure:
+    """Add a measure to the registry; a duplicate id is an error."""
+    if measure.id in REGISTRY:
+        raise MeasureError(f"measure id {measure.id!r} is already registered")
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", measure.id):
+        raise MeasureError(f"measure id {measure.id!r} must be lower-case letters, digits and _")
+    REGISTRY[measure.id] = measure
+    return measure
+
+
+_CALL = re.compile(r"^\s*([a-z][a-z0-9_]*)\s*(?:\((.*)\))?\s*$")
+
+
+def get(spec: "str | Measure") -> Measure:
+    """Look up a measure by id, or by ``family(param=value, ...)`` for a parametrised one."""
+    if isinstance(spec, Measure):
+        return spec
+    m = _CALL.match(str(spec))
+    if not m:
+        raise MeasureError(f"cannot parse measure {spec!r}; expected an id such as 'macro_f1' or 'fbeta(beta=2)'")
+    name, args = m.group(1), m.group(2)
+    if name not in REGISTRY:
+        close = _suggest(name)
+        raise MeasureError(f"unknown measure {name!r}" + (f"; did you mean {close}?" if close else
+                           "; `evalreport measures` lists them"))
+    base = REGISTRY[name]
+    if args is None or not args.strip():
+        return base
+    params = {}
+    for part in args.split(","):
+        if "=" not in part:
+            raise MeasureError(f"measure {spec!r}: parameters are written name=value")
+        k, v = (s.strip() for s in part.split("=", 1))
+        default = base.params.get(k)
+        try:
+            params[k] = type(default)(v) if default is not None else float(v)
+        except ValueError:
+            raise MeasureError(f"measure {spec!r}: parameter {k} must be a number") from None
+    return base.with_params(**params)
+
+
+def _suggest(name: str) -> str:
+    import difflib
+
+    hits = difflib.get_close_matches(name, list(REGISTRY), n=3)
+    return ", ".join(repr(h) for h in hits)
+
+
+def catalogue() -> list[Measure]:
+    """Every registered measure: multi-class measures first, then binary ones (for a positive
+    class), then one-vs-rest averages; registration order within each group."""
+    def group(m: Measure) -> int:
+        return 2 if m.averaging else (1 if m.kind == "binary" else 0)
+
+    return sorted(REGISTRY.values(), key=group)
+
+
+# ----------------------------------------------------------------------------- compute
+
+
+@dataclass(frozen=True)
+class Result:
+    """Values of one measure over a batch of confusion matrices, with the 0/0 record."""
+
+    measure: Measure
+    value: np.ndarray            # batch shape, float
+    undefined: np.ndarray        # batch shape, bool: some 0/0 case occurred for this cell
+    reason: np.ndarray           # batch shape, object: '' or the named cases
+
+
+def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, labels=None,
+            explain: bool = True) -> Result:
+    """Compute one measure for every confusion matrix in ``C`` (shape ``(..., K, K)``).
+
+    ``positive``: index (or label, with ``labels``) of the positive class for binary measures.
+    ``costs``: (K, K) cost matrix, ``costs[i, j]`` = cost of predicting j for gold i.
+    ``labels``: class names, used to resolve ``positive`` and to name classes in reasons.
+    ``explain``: build the ``reason`` texts (turn off inside resampling loops; ``undefined``
+    is always computed).
+    """
+    m = get(measure)
+    C = np.asarray(C, dtype=float)
+    if C.ndim < 2 or C.shape[-1] != C.shape[-2]:
+        raise MeasureError(f"a confusion tensor must end in (K, K); got shape {C.shape}")
+    K = C.shape[-1]
+    pos = resolve_positive(positive, labels, K) if positive is not None else None
+    if "positive" in m.needs and pos is None:
+        raise MeasureError(f"measure {m.id!r} is a binary measure: give the positive class (--positive)")
+    if "costs" in m.needs and costs is None:
+        raise MeasureError(f"measure {m.id!r} needs a class order (--order) or a cost matrix (--costs)")
+    if costs is not None:
+        costs = np.asarray(costs, dtype=float)
+        if costs.shape != (K, K):
+            raise MeasureError(f"cost matrix has shape {costs.shape}; expected ({K}, {K})")
+    ctx = Context(C.shape[:-2], policy=policy, convention=m.convention, params=m.params,
+                  positive=pos, costs=costs, n_classes=K)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.asarray(m.fn(C, ctx), dtype=float)
+    if value.shape != ctx.batch:
+        value = np.broadcast_to(value, ctx.batch).copy()
+    if explain:
+        undefined, reason = _summarise(ctx, labels if labels is not None else [str(k) for k in range(K)])
+    else:
+        undefined = np.zeros(ctx.batch, dtype=bool)
+        for _, mask in ctx.events:
+            extra = tuple(range(len(ctx.batch), mask.ndim))
+            undefined |= np.broadcast_to(mask.any(axis=extra) if extra else mask, ctx.batch)
+        reason = np.full(ctx.batch, "", dtype=object)
+    return Result(m, value, undefined, reason)
+
+
+def resolve_positive(positive, labels, K: int) -> int:
+    if isinstance(positive, (int, np.integer)) and not isinstance(positive, bool):
+        if not 0 <= positive < K:
+            raise MeasureError(f"positive class index {positive} is outside 0..{K - 1}")
+        return int(positive)
+    if labels is None:
+        raise MeasureError("a positive class given by name needs the class labels")
+    labels = [str(x) for x in labels]
+    if str(positive) not in labels:
+        raise MeasureError(f"positive class {positive!r} is not one of the classes: {', '.join(labels)}")
+    return labels.index(str(positive))
+
+
+def _summarise(ctx: Context, labels) -> tuple[np.ndarray, np.ndarray]:
+    batch = ctx.batch
+    undefined = np.zeros(batch, dtype=bool)
+    reason = np.full(batch, "", dtype=object)
+    nb = len(batch)
+    for text, mask in ctx.events:
+        mask = np.broadcast_to(mask, batch + mask.shape[nb:]) if mask.ndim >= nb else np.broadcast_to(mask, batch)
+        if mask.ndim > nb:  # per-class event: name the classes
+            flat = mask.reshape(batch + (-1,))
+            cell = flat.any(axis=-1)
+            for idx in zip(*np.nonzero(cell)):
+                classes = [labels[k] for k in np.nonzero(flat[idx])[0] if k < len(labels)]
+                _append(reason, idx, f"{text} (class {', '.join(classes)})")
+        else:
+            cell = mask
+            for idx in zip(*np.nonzero(cell)):
+                _append(reason, idx, text)
+        undefined |= cell
+    if ctx.policy != "nan" and undefined.any():
+        note = {"zero": "replaced by 0", "one": "replaced by 1",
+                "convention": "replaced by the measure's convention"}[ctx.policy]
+        for idx in zip(*np.nonzero(undefined)):
+            _append(reason, idx, note)
+    return undefined, reason
+
+
+def _append(reason: np.ndarray, idx, text: str) -> None:
+    cur = reason[idx]
+    if text not in cur.split("; "):
+        reason[idx] = f"{cur}; {text}" if cur else text

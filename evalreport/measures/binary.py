@@ -1,0 +1,319 @@
+"""Binary measures, declared once as functions of (TP, FP, FN, TN).
+
+Each declaration yields up to four registry records:
+
+``<id>``
+    for the positive class given by the user (``--positive``); on K > 2 classes this is the
+    one-vs-rest matrix of that class.
+``<id>_macro``, ``<id>_micro``, ``<id>_weighted``
+    one-vs-rest averages as defined by Gösgens et al. (paper 004, section 2): macro = plain
+    mean of the K one-vs-rest values; micro = the measure of the summed one-vs-rest matrices
+    (TP = sum c_ii, FP = FN = n - sum c_ii, TN = (K - 2) n + sum c_ii); weighted = mean
+    weighted by the gold class sizes a_i.
+
+Where the plain id already names a multi-class measure that equals the binary one on two
+classes (``accuracy``, ``mcc``, ``kappa``, ``balanced_accuracy``, ``k``), only the averages
+are generated here; the multi-class record owns the plain id.
+
+Names of the cells follow paper 000 (Sebastiani), section 2.1: AP = TP + FN, AN = TN + FP,
+PP = TP + FP, PN = TN + FN.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from evalreport.measures._core import Measure, register
+
+P000 = "Sebastiani 2015 (paper 000)"
+P003 = "Hand, Christen & Kirielle 2021 (paper 003)"
+P004 = "Gösgens et al. 2021 (paper 004)"
+AVG_SOURCE = f"{P004}, section 2 (micro / macro / weighted averaging)"
+
+BINARY: dict[str, Measure] = {}
+
+
+def ovr_counts(C):
+    """One-vs-rest counts of every class: TP, FP, FN, TN, each of shape ``(..., K)``."""
+    d = np.diagonal(C, axis1=-2, axis2=-1)
+    a = C.sum(axis=-1)            # gold class sizes (row sums)
+    b = C.sum(axis=-2)            # predicted class sizes (column sums)
+    n = C.sum(axis=(-2, -1))[..., None]
+    return d, b - d, a - d, n - a - b + d
+
+
+def positive_counts(C, p: int):
+    """TP, FP, FN, TN of class ``p`` against the rest, each of shape ``C.shape[:-2]``."""
+    tp, fp, fn, tn = ovr_counts(C)
+    return tp[..., p], fp[..., p], fn[..., p], tn[..., p]
+
+
+def binary(id: str, label: str, *, plain: bool = True, chance=None, **meta):
+    """Declare a binary measure ``f(tp, fp, fn, tn, ctx)`` and register its records."""
+
+    def deco(f):
+        def at_positive(C, ctx):
+            return f(*positive_counts(C, ctx.positive), ctx)
+
+        base = Measure(id=id, label=label, fn=at_positive, kind="binary", needs=("positive",),
+                       chance=chance, base=id, **meta)
+        BINARY[id] = base
+        if plain:
+            register(base)
+        for avg in ("macro", "micro", "weighted"):
+            register(Measure(
+                id=f"{id}_{avg}", label=f"{label} ({avg})", fn=_averaged(f, avg, label), kind="multiclass",
+                averaging=avg, base=id,
+                source=f"{meta.get('source', '')}; {AVG_SOURCE}",
+                formula=f"{avg}-average over the K one-vs-rest matrices of: {meta.get('formula', '')}",
+                range=meta.get("range", (0.0, 1.0)), higher_is_better=meta.get("higher_is_better", True),
+                # macro and weighted averages keep a constant baseline, micro does not (paper 004, Table 2)
+                chance=None if avg == "micro" else chance,
+                undefined=(f"per class as for {id}: " + meta.get("undefined", "never")
+                           + ("; with the nan policy undefined classes are skipped in the average, "
+                              "with zero/one they count as 0/1" if avg != "micro" else "")),
+                convention=meta.get("convention"), convention_source=meta.get("convention_source", ""),
+                params=meta.get("params", {}),
+            ))
+        return f
+
+    return deco
+
+
+def _averaged(f, avg: str, label: str):
+    def fn(C, ctx):
+        tp, fp, fn_, tn = ovr_counts(C)
+        if avg == "micro":
+            return f(tp.sum(-1), fp.sum(-1), fn_.sum(-1), tn.sum(-1), ctx)
+        per_class = f(tp, fp, fn_, tn, ctx)
+        weights = None if avg == "macro" else tp + fn_  # gold class sizes a_i
+        return ctx.mean(per_class, weights=weights, what=f"per-class {label}")
+
+    return fn
+
+
+# --------------------------------------------------------------------- simple measures (Table 1)
+
+R01 = dict(range=(0.0, 1.0))
+
+
+@binary("recall", "Recall (sensitivity, TPR)", source=f"{P000}, Table 1", formula="TP / (TP + FN)",
+        undefined="AP = 0 (no gold positives)", convention=0.0,
+        convention_source="scikit-learn zero_division default; Opitz (paper 002) after eq. 18", **R01)
+def recall(tp, fp, fn, tn, ctx):
+    return ctx.div(tp, tp + fn, "recall: no gold positives (AP = TP + FN = 0)")
+
+
+@binary("miss_rate", "Miss rate (FNR)", source=f"{P000}, Table 1", formula="FN / (TP + FN)",
+        undefined="AP = 0", higher_is_better=False, **R01)
+def miss_rate(tp, fp, fn, tn, ctx):
+    return ctx.div(fn, tp + fn, "miss rate: no gold positives (AP = 0)")
+
+
+@binary("precision", "Precision (PPV)", source=f"{P000}, Table 1", formula="TP / (TP + FP)",
+        undefined="PP = 0 (no predicted positives)", convention=0.0,
+        convention_source="scikit-learn zero_division default; Opitz (paper 002) after eq. 18", **R01)
+def precision(tp, fp, fn, tn, ctx):
+    return ctx.div(tp, tp + fp, "precision: no predicted positives (PP = TP + FP = 0)")
+
+
+@binary("fdr", "False discovery rate", source=f"{P000}, Table 1", formula="FP / (TP + FP)",
+        undefined="PP = 0", higher_is_better=False, **R01)
+def fdr(tp, fp, fn, tn, ctx):
+    return ctx.div(fp, tp + fp, "FDR: no predicted positives (PP = 0)")
+
+
+@binary("fallout", "Fallout (FPR)", source=f"{P000}, Table 1", formula="FP / (FP + TN)",
+        undefined="AN = 0 (no gold negatives)", higher_is_better=False, **R01)
+def fallout(tp, fp, fn, tn, ctx):
+    return ctx.div(fp, fp + tn, "fallout: no gold negatives (AN = FP + TN = 0)")
+
+
+@binary("specificity", "Specificity (TNR)", source=f"{P000}, Table 1", formula="TN / (FP + TN)",
+        undefined="AN = 0 (no gold negatives)", **R01)
+def specificity(tp, fp, fn, tn, ctx):
+    return ctx.div(tn, fp + tn, "specificity: no gold negatives (AN = 0)")
+
+
+@binary("npv", "Negative predictive value", source=f"{P000}, Table 1", formula="TN / (FN + TN)",
+        undefined="PN = 0 (no predicted negatives)", **R01)
+def npv(tp, fp, fn, tn, ctx):
+    return ctx.div(tn, fn + tn, "NPV: no predicted negatives (PN = FN + TN = 0)")
+
+
+@binary("elusion", "Elusion (FOR)", source=f"{P000}, Table 1", formula="FN / (FN + TN)",
+        undefined="PN = 0", higher_is_better=False, **R01)
+def elusion(tp, fp, fn, tn, ctx):
+    return ctx.div(fn, fn + tn, "elusion: no predicted negatives (PN = 0)")
+
+
+# --------------------------------------------------------------------- combined measures (Table 2)
+
+
+@binary("accuracy", "Accuracy", plain=False, source=f"{P000}, Table 2", formula="(TP + TN) / n",
+        undefined="n = 0", **R01)
+def accuracy(tp, fp, fn, tn, ctx):
+    return ctx.div(tp + tn, tp + fp + fn + tn, "empty confusion matrix (n = 0)")
+
+
+@binary("error_rate", "Error rate", source=f"{P000}, section 1 (complement of accuracy)",
+        formula="(FP + FN) / n", undefined="n = 0", higher_is_better=False, **R01)
+def error_rate(tp, fp, fn, tn, ctx):
+    return ctx.div(fp + fn, tp + fp + fn + tn, "empty confusion matrix (n = 0)")
+
+
+def _fbeta(tp, fp, fn, beta, ctx, name):
+    b2 = beta * beta
+    return ctx.div((1 + b2) * tp, (1 + b2) * tp + b2 * fn + fp,
+                   f"{name}: no gold and no predicted positives (TP = FP = FN = 0)")
+
+
+@binary("f1", "F1", source=f"{P000}, Table 2 and eq. 2", formula="2TP / (2TP + FP + FN)",
+        undefined="TP = FP = FN = 0", convention=0.0,
+        convention_source="scikit-learn zero_division default (paper 000, section 4, discusses 0 vs 1)", **R01)
+def f1(tp, fp, fn, tn, ctx):
+    return _fbeta(tp, fp, fn, 1.0, ctx, "F1")
+
+
+@binary("fbeta", "F-beta", source=f"{P004}, Table 1", params={"beta": 1.0},
+        formula="(1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP)", undefined="TP = FP = FN = 0",
+        convention=0.0, convention_source="scikit-learn zero_division default", **R01)
+def fbeta(tp, fp, fn, tn, ctx):
+    return _fbeta(tp, fp, fn, float(ctx.params.get("beta", 1.0)), ctx, "F-beta")
+
+
+@binary("f_star", "F* (F / (2 - F))", source=f"{P003}, eq. 2", formula="F/(2-F) = TP / (TP + FP + FN)",
+        undefined="TP = FP = FN = 0", **R01)
+def f_star(tp, fp, fn, tn, ctx):
+    # written in counts (paper 003: F* = TP / (n - TN)) so that 0/0 arises only where F is 0/0
+    return ctx.div(tp, tp + fp + fn, "F*: no gold and no predicted positives (TP = FP = FN = 0)")
+
+
+@binary("f_prime", "F' (F / 2(1 - F))", source=f"{P003}, section 2", formula="F/(2(1-F)) = TP / (FP + FN)",
+        range=(0.0, float("inf")), undefined="FP = FN = 0 (no errors)")
+def f_prime(tp, fp, fn, tn, ctx):
+    return ctx.div(tp, fp + fn, "F': no errors (FP + FN = 0)")
+
+
+@binary("jaccard", "Jaccard", source=f"{P004}, Table 1", formula="TP / (TP + FP + FN)",
+        undefined="TP = FP = FN = 0", convention=0.0, convention_source="scikit-learn zero_division default",
+        **R01)
+def jaccard(tp, fp, fn, tn, ctx):
+    return ctx.div(tp, tp + fp + fn, "Jaccard: no gold and no predicted positives (TP = FP = FN = 0)")
+
+
+@binary("k", "K (Sebastiani)", plain=False, source=f"{P000}, eq. 5", range=(-1.0, 1.0), chance=0.0,
+        formula="rho + sigma - 1 if AP > 0 and AN > 0; 2 sigma - 1 if AP = 0; 2 rho - 1 if AN = 0",
+        undefined="only n = 0 (eq. 5 defines the AP = 0 and AN = 0 cases)")
+def k_binary(tp, fp, fn, tn, ctx):
+    return _k(tp, fp, fn, tn, ctx)
+
+
+def _k(tp, fp, fn, tn, ctx):
+    ap, an = tp + fn, tn + fp
+    rho = ctx.div(tp, ap, None)
+    sigma = ctx.div(tn, an, None)
+    out = np.where((ap > 0) & (an > 0), rho + sigma - 1, np.where(ap == 0, 2 * sigma - 1, 2 * rho - 1))
+    ctx.flag((ap == 0) & (an == 0), "K: empty confusion matrix (n = 0)")
+    return out
+
+
+@binary("informedness", "Informedness (Youden's J)", source=f"{P000}, section 5 (Youden's index)",
+        formula="TP/AP + TN/AN - 1", range=(-1.0, 1.0), chance=0.0,
+        undefined="AP = 0 or AN = 0 (unlike K, no fallback)")
+def informedness(tp, fp, fn, tn, ctx):
+    return (ctx.div(tp, tp + fn, "informedness: no gold positives (AP = 0)")
+            + ctx.div(tn, tn + fp, "informedness: no gold negatives (AN = 0)") - 1)
+
+
+@binary("markedness", "Markedness", source="Powers 2011 (cited in paper 004); PPV + NPV - 1",
+        formula="TP/PP + TN/PN - 1", range=(-1.0, 1.0), chance=0.0, undefined="PP = 0 or PN = 0")
+def markedness(tp, fp, fn, tn, ctx):
+    return (ctx.div(tp, tp + fp, "markedness: no predicted positives (PP = 0)")
+            + ctx.div(tn, tn + fn, "markedness: no predicted negatives (PN = 0)") - 1)
+
+
+@binary("balanced_accuracy", "Balanced accuracy", plain=False, source=f"{P000}, section 5; {P004}, Table 1",
+        formula="(TP/AP + TN/AN) / 2", chance=0.5, undefined="AP = 0 or AN = 0", **R01)
+def balanced_accuracy_binary(tp, fp, fn, tn, ctx):
+    return 0.5 * (ctx.div(tp, tp + fn, "balanced accuracy: no gold positives (AP = 0)")
+                  + ctx.div(tn, tn + fp, "balanced accuracy: no gold negatives (AN = 0)"))
+
+
+def _mcc(tp, fp, fn, tn, ctx):
+    a1, a0, b1, b0 = tp + fn, fp + tn, tp + fp, fn + tn
+    return ctx.div(tp * tn - fp * fn, np.sqrt(a1 * a0 * b1 * b0),
+                   "MCC: a gold or predicted class is empty (AP, AN, PP or PN = 0)")
+
+
+@binary("mcc", "Matthews correlation coefficient", plain=False, source=f"{P000}, Table 2; {P004}, Table 1",
+        formula="(TP TN - FP FN) / sqrt(AP AN PP PN)", range=(-1.0, 1.0), chance=0.0,
+        undefined="AP, AN, PP or PN = 0", convention=0.0, convention_source="scikit-learn matthews_corrcoef")
+def mcc_binary(tp, fp, fn, tn, ctx):
+    return _mcc(tp, fp, fn, tn, ctx)
+
+
+@binary("kappa", "Cohen's kappa", plain=False, source=f"{P004}, Table 1",
+        formula="2 (TP TN - FN FP) / (PP AN + AP PN)", range=(-1.0, 1.0), chance=0.0,
+        undefined="PP AN + AP PN = 0 (all items in one class, gold and predicted alike)")
+def kappa_binary(tp, fp, fn, tn, ctx):
+    return ctx.div(2 * (tp * tn - fn * fp), (tp + fp) * (fp + tn) + (tp + fn) * (fn + tn),
+                   "kappa: all items gold and predicted in one class (expected agreement = 1)")
+
+
+@binary("dor", "Diagnostic odds ratio", source=f"{P000}, Table 2", formula="(TP TN) / (FP FN)",
+        range=(0.0, float("inf")), undefined="FP = 0 or FN = 0 (paper 000, Property 4.9)")
+def dor(tp, fp, fn, tn, ctx):
+    return ctx.div(tp * tn, fp * fn, "DOR: no false positives or no false negatives (FP FN = 0)")
+
+
+@binary("lam", "LAM (logistic average misclassification)", source=f"{P000}, Table 2",
+        formula="logit^-1((logit(FP/AN) + logit(FN/AP)) / 2) = sqrt(FP FN) / (sqrt(FP FN) + sqrt(TP TN))",
+        higher_is_better=False, undefined="FP FN = 0 and TP TN = 0 (logit of 0 and of 1 at once)",
+        notes="Reported as a fraction, not a percentage. The closed form follows from logit(FP/AN) = "
+              "log(FP/TN) and logit(FN/AP) = log(FN/TP); it agrees with the logit definition wherever "
+              "that is defined, including its limits 0 (FP = 0 or FN = 0) and 1 (TP = 0 or TN = 0).",
+        **R01)
+def lam(tp, fp, fn, tn, ctx):
+    bad = np.sqrt(fp * fn)
+    good = np.sqrt(tp * tn)
+    return ctx.div(bad, bad + good, "LAM: FP FN = 0 and TP TN = 0 (logit(0) + logit(1))")
+
+
+@binary("asp", "Average set precision", source=f"{P000}, Table 2", formula="TP^2 / (AP PP)",
+        undefined="AP = 0 or PP = 0 (paper 000, Property 4.8)", **R01)
+def asp(tp, fp, fn, tn, ctx):
+    return ctx.div(tp * tp, (tp + fn) * (tp + fp), "ASP: no gold positives or no predicted positives")
+
+
+def _power_mean(x, y, r: float):
+    """(x^r / 2 + y^r / 2)^(1/r) for x, y >= 0; r = 0 is the geometric mean, r < 0 with a 0 gives 0."""
+    if r == 0:
+        return np.sqrt(x * y)
+    if r > 0:
+        return (0.5 * x ** r + 0.5 * y ** r) ** (1.0 / r)
+    pos = (x > 0) & (y > 0)
+    xs, ys = np.where(pos, x, 1.0), np.where(pos, y, 1.0)
+    return np.where(pos, (0.5 * xs ** r + 0.5 * ys ** r) ** (1.0 / r), 0.0)
+
+
+def _gm(tp, fp, fn, tn, r, ctx):
+    n = tp + fp + fn + tn
+    a1, a0, b1, b0 = tp + fn, fp + tn, tp + fp, fn + tn
+    return ctx.div(n * tp - a1 * b1, _power_mean(a1 * a0, b1 * b0, r),
+                   "GM: the generalised mean of AP AN and PP PN is 0 (a class is empty)")
+
+
+@binary("gm", "Generalized means GM_r", source=f"{P004}, Definition 10", params={"r": 1.0},
+        formula="(n TP - AP PP) / ((1/2)((AP AN)^r + (PP PN)^r))^(1/r)", range=(-1.0, 1.0), chance=0.0,
+        undefined="the mean is 0: for r > 0 when both AP AN and PP PN are 0; for r <= 0 when either is",
+        notes="r = 0 is the geometric mean (= MCC, paper 004 Statement 2); r = -1 gives "
+              "BA(C) + BA(C^T) - 1 = 2 SBA - 1.")
+def gm(tp, fp, fn, tn, ctx):
+    return _gm(tp, fp, fn, tn, float(ctx.params.get("r", 1.0)), ctx)
+
+
+@binary("gm1", "GM_1 (arithmetic-mean generalized means)", source=f"{P004}, Definition 10 with r = 1",
+        formula="(n TP - AP PP) / ((AP AN + PP PN) / 2)", range=(-1.0, 1.0), chance=0.0,
+        undefined="AP AN = PP PN = 0")
+def gm1(tp, fp, fn, tn, ctx):
+    return _gm(tp, fp, fn, tn, 1.0, ctx)

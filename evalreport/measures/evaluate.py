@@ -1,0 +1,88 @@
+"""Compute many measures for many systems -> one tidy DataFrame."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from evalreport.errors import MeasureError
+from evalreport.measures._core import Measure, catalogue, compute, get, resolve_positive
+
+
+def applicable(measure, *, positive=None, costs=None) -> tuple[bool, str]:
+    """Whether a measure can be computed with what was given, and if not, why."""
+    m = get(measure)
+    if "positive" in m.needs and positive is None:
+        return False, "binary measure: needs a positive class (--positive)"
+    if "costs" in m.needs and costs is None:
+        return False, "needs a class order (--order) or a cost matrix (--costs)"
+    return True, ""
+
+
+def default_measures(*, positive=None, costs=None) -> list[Measure]:
+    """Every registered measure that applies to the data, except the open parametrised
+    families (``fbeta``, ``gm``: ask for them by name, e.g. ``fbeta(beta=2)``)."""
+    return [m for m in catalogue() if not m.params and applicable(m, positive=positive, costs=costs)[0]]
+
+
+def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=None, labels=None,
+             systems=None) -> pd.DataFrame:
+    """Compute measures for every system.
+
+    ``data``: :class:`~evalreport.counts.Counts`, :class:`~evalreport.inputs.Runs`, or an
+    array ``(S, K, K)`` / ``(K, K)`` / ``(S, F, K, K)``. ``measures``: ids / records (default:
+    :func:`default_measures`). Returns a tidy frame with columns ``system``, (``fold``),
+    ``measure``, ``value``, ``undefined``, ``reason``.
+    """
+    tensor, labels, systems, folds = _unpack(data, labels, systems)
+    if positive is not None:
+        positive = resolve_positive(positive, labels, tensor.shape[-1])
+    chosen = default_measures(positive=positive, costs=costs) if measures is None else [get(m) for m in measures]
+    for m in chosen:
+        ok, why = applicable(m, positive=positive, costs=costs)
+        if not ok:
+            raise MeasureError(f"measure {m.id!r}: {why}")
+    frames = []
+    for m in chosen:
+        r = compute(m, tensor, positive=positive, policy=policy, costs=costs, labels=labels)
+        frame = {"system": np.repeat(np.asarray(systems, dtype=object), r.value[0].size if r.value.ndim > 1 else 1)}
+        if folds:
+            frame["fold"] = np.tile(np.asarray(folds, dtype=object), len(systems))
+        frame.update(measure=m.id, value=r.value.ravel(), undefined=r.undefined.ravel(), reason=r.reason.ravel())
+        frames.append(pd.DataFrame(frame))
+    out = pd.concat(frames, ignore_index=True)
+    return out
+
+
+def _unpack(data, labels, systems):
+    from evalreport.counts import Counts
+    from evalreport.inputs.runs import Runs
+
+    if isinstance(data, Runs):
+        data = data.confusion()
+    if isinstance(data, Counts):
+        return np.asarray(data.tensor), list(data.labels), list(data.systems), list(data.fold_names)
+    tensor = np.asarray(data)
+    if tensor.ndim == 2:
+        tensor = tensor[None]
+    if tensor.ndim not in (3, 4):
+        raise MeasureError(f"expected a confusion tensor (S, K, K) or (S, F, K, K); got shape {tensor.shape}")
+    K = tensor.shape[-1]
+    labels = list(labels) if labels is not None else [str(i) for i in range(K)]
+    systems = list(systems) if systems is not None else [f"system_{i + 1}" for i in range(tensor.shape[0])]
+    folds = [str(f) for f in range(tensor.shape[1])] if tensor.ndim == 4 else []
+    return tensor, labels, systems, folds
+
+
+def catalogue_frame(measures=None) -> pd.DataFrame:
+    """The registry as a table: one row per measure with its declared metadata."""
+    rows = []
+    for m in (catalogue() if measures is None else [get(x) for x in measures]):
+        rows.append({
+            "id": m.id, "label": m.label, "kind": m.kind, "averaging": m.averaging or "",
+            "direction": m.direction, "range": f"[{m.range[0]:g}, {m.range[1]:g}]",
+            "chance": ("1/K" if callable(m.chance) else ("" if m.chance is None else f"{m.chance:g}")),
+            "undefined": m.undefined, "convention": "" if m.convention is None else f"{m.convention:g}",
+            "params": ", ".join(f"{k}={v:g}" for k, v in m.params.items()), "formula": m.formula,
+            "source": m.source,
+        })
+    return pd.DataFrame(rows)

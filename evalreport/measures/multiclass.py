@@ -1,0 +1,201 @@
+"""Multi-class measures: functions of the whole (K, K) confusion matrix.
+
+Notation of paper 004 (Gösgens et al.), section 2: c_ij = items of gold class i predicted j,
+a_i = sum_j c_ij (gold class sizes, our row sums), b_j = sum_i c_ij (predicted class sizes,
+our column sums), n = sum c_ij. Opitz (paper 002) writes the transpose: his prevalence(i) is
+our a_i and his bias(i) our b_i.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from evalreport.measures._core import REGISTRY, Measure, register
+from evalreport.measures.binary import P000, P004, _mcc
+
+P002 = "Opitz 2022 (paper 002)"
+
+
+def marginals(C):
+    """(d, a, b, n): diagonal, gold sizes (row sums), predicted sizes (column sums), total."""
+    return (np.diagonal(C, axis1=-2, axis2=-1), C.sum(axis=-1), C.sum(axis=-2), C.sum(axis=(-2, -1)))
+
+
+def _reg(id, label, **meta):
+    def deco(f):
+        register(Measure(id=id, label=label, fn=f, **meta))
+        return f
+    return deco
+
+
+def _recalls(C, ctx, what="recall"):
+    d, a, b, n = marginals(C)
+    return ctx.div(d, a, f"{what}: class absent from the gold labels (a_i = 0)")
+
+
+def _precisions(C, ctx, what="precision"):
+    d, a, b, n = marginals(C)
+    return ctx.div(d, b, f"{what}: class never predicted (b_i = 0)")
+
+
+def _inv_k(K):
+    return 1.0 / K
+
+
+@_reg("accuracy", "Accuracy", source=f"{P002}, eq. 7; {P004}, Table 1", formula="sum_i c_ii / n",
+      chance=None, chance_note="equals the sum over classes of gold x predicted prevalence; not constant",
+      undefined="n = 0")
+def accuracy(C, ctx):
+    d, a, b, n = marginals(C)
+    return ctx.div(d.sum(-1), n, "empty confusion matrix (n = 0)")
+
+
+@_reg("balanced_accuracy", "Balanced accuracy", source=f"{P004}, Table 1", formula="(1/m) sum_i c_ii / a_i",
+      chance=_inv_k, undefined="per class: a_i = 0 (class absent from gold); skipped with the nan policy "
+      "(as scikit-learn does), counted as 0/1 with zero/one", convention=None,
+      notes="Numerically identical to macro_recall (paper 002, eq. 14-16: macro recall is the "
+            "prevalence-calibrated accuracy).")
+def balanced_accuracy(C, ctx):
+    return ctx.mean(_recalls(C, ctx), what="class recalls")
+
+
+@_reg("macro_recall", "Macro recall", source=f"{P002}, eq. 8", formula="(1/n) sum_i R_i, R_i = c_ii / a_i",
+      chance=_inv_k, chance_note="strictly chance corrected, c(n) = 1/n (paper 002, Appendix B.5)",
+      undefined="per class: a_i = 0; skipped (nan policy) or counted as 0/1", convention=0.0,
+      convention_source="paper 002, after eq. 18: R_i = 0 if the denominator is zero")
+def macro_recall(C, ctx):
+    return ctx.mean(_recalls(C, ctx), what="class recalls")
+
+
+@_reg("macro_precision", "Macro precision", source=f"{P002}, eq. 17", formula="(1/n) sum_i P_i, P_i = c_ii / b_i",
+      chance=_inv_k, chance_note="strictly chance corrected, 1/n (paper 002, Appendix C.5)",
+      undefined="per class: b_i = 0 (never predicted); skipped (nan policy) or counted as 0/1", convention=0.0,
+      convention_source="paper 002, after eq. 18: P_i = 0 if the denominator is zero")
+def macro_precision(C, ctx):
+    return ctx.mean(_precisions(C, ctx), what="class precisions")
+
+
+@_reg("macro_f1", "Macro F1 (mean of class F1, eq. 18)", source=f"{P002}, eq. 18-19",
+      formula="(1/n) sum_i 2 P_i R_i / (P_i + R_i) = (2/n) sum_i c_ii / (a_i + b_i)",
+      chance=None, chance_note="chance corrected but not strictly: at most 1/n (paper 002, Appendix D.5)",
+      undefined="per class: a_i + b_i = 0 (class neither in gold nor predicted)", convention=0.0,
+      convention_source="paper 002, after eq. 18: F1_i = 0 if the denominator is zero",
+      notes="scikit-learn's f1_score(average='macro'). Not the same as macro_f1_hm (eq. 20).")
+def macro_f1(C, ctx):
+    d, a, b, n = marginals(C)
+    return ctx.mean(ctx.div(2 * d, a + b, "class F1: class neither in gold nor predicted (a_i + b_i = 0)"),
+                    what="class F1 values")
+
+
+@_reg("macro_f1_hm", "Macro F1' (harmonic mean of macro P and macro R, eq. 20)", source=f"{P002}, eq. 20",
+      formula="2 macP macR / (macP + macR)", chance=_inv_k,
+      chance_note="strictly chance corrected, 1/n (paper 002, Appendix E.5)",
+      undefined="macro P + macro R = 0, or a class-level 0/0 inside macro P or macro R",
+      notes="The 'macro F1' of Sokolova & Lapalme; differs from macro_f1 (eq. 18), see paper 002 and [8] there.")
+def macro_f1_hm(C, ctx):
+    mp = ctx.mean(_precisions(C, ctx), what="class precisions")
+    mr = ctx.mean(_recalls(C, ctx), what="class recalls")
+    return ctx.div(2 * mp * mr, mp + mr, "macro F1': macro precision + macro recall = 0")
+
+
+@_reg("micro_f1", "Micro F1", source=f"{P002}, Appendix A; {P004}, section 2 (micro averaging)",
+      formula="F1 of the summed one-vs-rest matrices = accuracy", undefined="n = 0",
+      notes="Equal to accuracy on single-label data (paper 002, Appendix A); same function as f1_micro.")
+def micro_f1(C, ctx):
+    return REGISTRY["f1_micro"].fn(C, ctx)
+
+
+@_reg("weighted_f1", "Weighted F1", source=f"{P004}, section 2 (weighted averaging)",
+      formula="(1/n) sum_i a_i F1_i", undefined="per class as F1 (TP = FP = FN = 0 only for an empty class, weight 0)",
+      convention=0.0, convention_source="scikit-learn zero_division default",
+      notes="scikit-learn's f1_score(average='weighted'); same function as f1_weighted.")
+def weighted_f1(C, ctx):
+    return REGISTRY["f1_weighted"].fn(C, ctx)
+
+
+@_reg("gmean_recall", "Geometric mean of class recalls (GmacR)", source=f"{P002}, eq. 25",
+      formula="(prod_i R_i)^(1/n)", chance=None, undefined="per class: a_i = 0 (skipped with the nan policy)")
+def gmean_recall(C, ctx):
+    r = ctx.mean(np.log(_recalls(C, ctx)), what="class recalls")
+    return np.exp(r)
+
+
+@_reg("hmean_recall", "Harmonic mean of class recalls (HmacR)", source=f"{P002}, Appendix G (Table 8)",
+      formula="n / sum_i (1 / R_i); 0 if some R_i = 0", chance=None,
+      undefined="per class: a_i = 0 (skipped with the nan policy)")
+def hmean_recall(C, ctx):
+    inv = ctx.mean(1.0 / _recalls(C, ctx), what="class recalls")
+    return 1.0 / inv
+
+
+@_reg("mcc", "Matthews correlation coefficient", source=f"{P002}, eq. 23; {P004}, Table 1",
+      formula="(n sum_i c_ii - sum_i a_i b_i) / sqrt((n^2 - sum_i b_i^2)(n^2 - sum_i a_i^2))",
+      range=(-1.0, 1.0), chance=0.0, chance_note="completely chance corrected, 0 (paper 002, F.5)",
+      undefined="all gold labels in one class, or all predictions in one class", convention=0.0,
+      convention_source="scikit-learn matthews_corrcoef returns 0",
+      notes="On two classes equal to the binary MCC of paper 000, Table 2 (either class positive).")
+def mcc(C, ctx):
+    d, a, b, n = marginals(C)
+    num = n * d.sum(-1) - (a * b).sum(-1)
+    den = np.sqrt((n * n - (b * b).sum(-1)) * (n * n - (a * a).sum(-1)))
+    return ctx.div(num, den, "MCC: all gold labels or all predictions fall in one class")
+
+
+@_reg("kappa", "Cohen's kappa", source=f"{P002}, eq. 24; {P004}, Table 1",
+      formula="(n sum_i c_ii - sum_i a_i b_i) / (n^2 - sum_i a_i b_i)", range=(-1.0, 1.0), chance=0.0,
+      chance_note="completely chance corrected, 0 (paper 002, F.5)",
+      undefined="sum_i a_i b_i = n^2: gold and predictions all in the same single class")
+def kappa(C, ctx):
+    d, a, b, n = marginals(C)
+    ab = (a * b).sum(-1)
+    return ctx.div(n * d.sum(-1) - ab, n * n - ab,
+                   "kappa: gold and predictions all in the same single class (expected agreement = 1)")
+
+
+@_reg("sba", "Symmetric balanced accuracy", source=f"{P004}, Table 1 and Statement 2",
+      formula="(1/2m) sum_i (c_ii / a_i + c_ii / b_i) = (BA(C) + BA(C^T)) / 2", chance=_inv_k,
+      undefined="per class: a_i = 0 (in BA(C)) or b_i = 0 (in BA(C^T)); skipped in its mean with the nan "
+                "policy. Reading taken: each of the two means runs over the classes where its ratio is defined.")
+def sba(C, ctx):
+    return 0.5 * (ctx.mean(_recalls(C, ctx), what="class recalls")
+                  + ctx.mean(_precisions(C, ctx), what="class precisions"))
+
+
+@_reg("k", "K (Sebastiani)", source=f"{P000}, eq. 5 (binary) and eq. 10 (single-label multi-class)",
+      formula="K/(K-1) * (sum_{j: AP_j > 0} rho_j) / (sum_j xi_j) - 1/(K-1)", range=(-1.0, 1.0), chance=0.0,
+      chance_note="paper 000, Property 5.6", undefined="only n = 0: classes absent from gold are left out "
+      "through the indicator xi_j (eq. 8)",
+      notes="K counts every class in the class set (including listed classes absent from gold) in K/(K-1); on "
+            "two classes eq. 10 is eq. 5, including its AP = 0 and AN = 0 cases.")
+def k(C, ctx):
+    d, a, b, n = marginals(C)
+    K = C.shape[-1]
+    present = a > 0
+    rho = ctx.div(d, a, None)
+    mean_rho = ctx.div(np.where(present, rho, 0.0).sum(-1), present.sum(-1), "K: empty confusion matrix (n = 0)")
+    return K / (K - 1) * mean_rho - 1.0 / (K - 1)
+
+
+@_reg("confusion_entropy", "Confusion entropy", source=f"{P004}, Table 1 (Wei et al. 2010)",
+      formula="-(1/2n) sum_{i != j} (c_ji log(c_ji/(a_j+b_j)) + c_ij log(c_ij/(a_j+b_j))), log base 2(m-1)",
+      higher_is_better=False, undefined="n = 0",
+      notes="The extracted paper text prints the log base as 2^(m-2); the base is 2(m-1) as in Wei et al. "
+            "(for m = 2 a base 2^0 = 1 would be meaningless). 0 log 0 = 0.")
+def confusion_entropy(C, ctx):
+    d, a, b, n = marginals(C)
+    K = C.shape[-1]
+    off = C * (1 - np.eye(K))
+    s = a + b                                   # a_j + b_j
+    # term with the class j on the row side (c_jk) and on the column side (c_kj)
+    row = ctx.div(off, s[..., :, None], None)
+    col = ctx.div(off, s[..., None, :], None)
+    t = np.where(off > 0, off * np.log(np.where(off > 0, row, 1.0)), 0.0).sum((-2, -1)) \
+        + np.where(off > 0, off * np.log(np.where(off > 0, col, 1.0)), 0.0).sum((-2, -1))
+    return -ctx.div(t, 2 * n, "empty confusion matrix (n = 0)") / np.log(2 * (K - 1))
+
+
+@_reg("correlation_distance", "Correlation distance", source=f"{P004}, Table 1 and Statement 4",
+      formula="arccos(MCC) / pi", higher_is_better=False, chance=0.5,
+      chance_note="approximate constant baseline only (paper 004, Statement 4-5)",
+      undefined="where MCC is undefined", convention=0.5, convention_source="arccos of MCC's convention 0")
+def correlation_distance(C, ctx):
+    return np.arccos(np.clip(mcc(C, ctx), -1.0, 1.0)) / np.pi
