@@ -1,0 +1,401 @@
+"""Display objects for report notebooks.
+
+Each object carries several representations of the same content in ONE display-data output,
+and every renderer picks the one it can use:
+
+=========  =========================================  ======================================
+object     HTML page (builtin engine, Quarto HTML)      PDF (Typst via pandoc, Quarto typst)
+=========  =========================================  ======================================
+Chart      ``text/html``: a ``div.vega-chart``, its     ``image/png`` made by vl-convert
+           spec as JSON and a tiny ``vegaEmbed`` call   (ppi 144, text baked in)
+Table      ``text/html`` (styled ``table.er-table``)    ``text/markdown`` (pipe table)
+Note       ``text/html``                                ``text/markdown``
+Heading    ``text/markdown`` (a real heading, so the    ``text/markdown``
+           table of contents sees it)
+=========  =========================================  ======================================
+
+Charts deliberately do NOT carry ``application/vnd.vegalite.v*+json``: a front end that knows
+that mime type prefers it over ``text/html`` and then loads Vega from a CDN (nothing is drawn
+offline), and Altair 6 writes Vega-Lite v6 specs which no mime type version describes.
+The Vega/Vega-Lite/Vega-Embed JavaScript is NOT in the chart output either: the renderer
+writes it once per page (see :mod:`evalreport.report.render`). Without it (e.g. a notebook
+opened in JupyterLab) the chart shows a short text placeholder.
+
+These objects only present data; they compute nothing.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["Chart", "Table", "Note", "Heading", "UNDEFINED_MARK", "CHART_PPI"]
+
+#: Resolution of the static chart images (PNG). 144 = twice CSS pixel density.
+CHART_PPI = 144
+#: Text shown in a table cell flagged undefined (the reason is given as a tooltip in HTML and
+#: as a lettered note under the table in both HTML and PDF).
+UNDEFINED_MARK = "\u2014"  # em dash
+
+_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*$")
+_MIME_MD = "text/markdown"
+_MIME_HTML = "text/html"
+_MIME_PLAIN = "text/plain"
+_MIME_PNG = "image/png"
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise ValueError(
+            f"chart name must start with a letter and contain only letters, digits, '-' "
+            f"and '_' (it becomes an HTML id): {name!r}"
+        )
+    return name
+
+
+def _script_json(obj: Any) -> str:
+    """JSON safe to place inside ``<script type="application/json">``.
+
+    Every ``<`` is written as ``\\u003c`` so neither ``</script>`` nor ``<!--`` can occur.
+    """
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
+
+
+def _markdown_to_html(text: str) -> str:
+    import mistune  # a dependency of nbconvert, always present with the report extra
+
+    return mistune.html(text)
+
+
+# The per-chart script: finds its own figure through document.currentScript (so duplicate
+# ids cannot confuse it), then draws once the page (and the Vega bundle) is loaded.
+_EMBED_JS = (
+    "(function(me){var fig=me.parentNode,el=fig.querySelector('.vega-chart'),"
+    "spec=JSON.parse(fig.querySelector('script.vega-spec').textContent);"
+    "function draw(){if(!window.vegaEmbed){return;}el.textContent='';"
+    "window.vegaEmbed(el,spec,{actions:false,renderer:'svg'})"
+    ".catch(function(e){el.textContent='Chart could not be drawn: '+e;});}"
+    "if(document.readyState==='loading'){document.addEventListener('DOMContentLoaded',draw);}"
+    "else{draw();}})(document.currentScript);"
+)
+
+
+class Chart:
+    """An Altair chart shown live in HTML and as a static PNG in PDF.
+
+    ``name`` identifies the chart (HTML id ``chart-<name>``; keep it unique in a report).
+    ``caption`` (plain text) is shown under the chart in both formats.
+    """
+
+    def __init__(self, chart: Any, *, name: str, caption: str | None = None):
+        self.name = _check_name(name)
+        self.caption = caption
+        # to_dict() validates the spec against the Vega-Lite schema: a bad chart fails in the
+        # notebook cell that made it, not in the browser.
+        self.spec: dict = chart.to_dict()
+
+    def _png(self) -> tuple[bytes, int, int]:
+        import vl_convert as vlc
+
+        png = vlc.vegalite_to_png(self.spec, ppi=CHART_PPI)
+        # PNG header: width and height are big-endian at bytes 16..24.
+        w = int.from_bytes(png[16:20], "big")
+        h = int.from_bytes(png[20:24], "big")
+        scale = CHART_PPI / 72
+        return png, round(w / scale), round(h / scale)
+
+    def _html(self) -> str:
+        cap = f"\n<figcaption>{html.escape(self.caption)}</figcaption>" if self.caption else ""
+        label = html.escape(self.caption or self.name, quote=True)
+        return (
+            f'<figure class="er-chart">\n'
+            f'<div class="vega-chart" id="chart-{self.name}" role="img" aria-label="{label}">'
+            f'<p class="er-chart-placeholder">[chart {self.name}: drawn when the report '
+            f"page is rendered]</p></div>\n"
+            f'<script type="application/json" class="vega-spec">{_script_json(self.spec)}</script>\n'
+            f"<script>{_EMBED_JS}</script>{cap}\n"
+            f"</figure>"
+        )
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        png, w, h = self._png()
+        data = {
+            _MIME_HTML: self._html(),
+            _MIME_PNG: base64.b64encode(png).decode("ascii"),
+            _MIME_PLAIN: f"<Chart {self.name}>",
+        }
+        # width/height in CSS pixels; pandoc turns them into a physical size (96 px/in).
+        # pandoc's ipynb reader turns these keys into image attributes, which our Typst
+        # filter reads (the caption makes a figure).
+        png_meta: dict = {"width": w, "height": h, "alt": self.caption or self.name}
+        if self.caption:
+            png_meta["caption"] = self.caption
+        return data, {_MIME_PNG: png_meta}
+
+    def __repr__(self) -> str:
+        return f"Chart(name={self.name!r})"
+
+
+def _escape_md_cell(text: str) -> str:
+    text = text.replace("\\", "\\\\")
+    for ch in "|*_`[]<>#":
+        text = text.replace(ch, "\\" + ch)
+    return " ".join(text.split())
+
+
+def _column_label(col: Any) -> str:
+    if isinstance(col, tuple):
+        return " / ".join(str(c) for c in col if str(c) != "")
+    return str(col)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) or (
+        hasattr(v, "dtype") and getattr(v.dtype, "kind", "") in "iuf"
+    )
+
+
+def _note_letter(i: int) -> str:
+    letters = ""
+    i += 1
+    while i:
+        i, r = divmod(i - 1, 26)
+        letters = chr(ord("a") + r) + letters
+    return letters
+
+
+class Table:
+    """A data frame as a styled HTML table and a Markdown pipe table.
+
+    ``undefined`` is an optional boolean frame (same index/columns as ``df``, missing cells
+    count as False) marking cells whose value is undefined (e.g. 0/0); those cells show
+    :data:`UNDEFINED_MARK` with a superscript letter, and ``reasons`` (a frame of strings,
+    same shape) gives the text of each letter, listed under the table and as tooltips in HTML.
+    ``digits`` sets decimals for floats; ``formats`` maps a column to a format string
+    (``"{:.1%}"``) or a callable. The index is shown when it is named or not a plain range.
+    """
+
+    def __init__(
+        self,
+        df: Any,
+        *,
+        caption: str | None = None,
+        undefined: Any = None,
+        reasons: Any = None,
+        digits: int = 3,
+        formats: Mapping[Any, str | Callable[[Any], str]] | None = None,
+        index: bool | None = None,
+    ):
+        import pandas as pd
+
+        if not isinstance(df, pd.DataFrame):
+            raise TypeError(f"Table needs a pandas DataFrame, got {type(df).__name__}")
+        self.df = df
+        self.caption = caption
+        self.digits = digits
+        self.formats = dict(formats or {})
+        if index is None:
+            index = not (isinstance(df.index, pd.RangeIndex) and df.index.name is None)
+        self.index = index
+        self.undefined = self._align(undefined, bool_frame=True)
+        self.reasons = self._align(reasons, bool_frame=False)
+
+    def _align(self, frame: Any, *, bool_frame: bool):
+        if frame is None:
+            return None
+        import pandas as pd
+
+        if not isinstance(frame, pd.DataFrame):
+            raise TypeError("undefined/reasons must be DataFrames shaped like the table")
+        extra_rows = frame.index.difference(self.df.index)
+        extra_cols = frame.columns.difference(self.df.columns)
+        if len(extra_rows) or len(extra_cols):
+            raise ValueError(
+                f"undefined/reasons frame has labels not in the table: rows {list(extra_rows)[:5]}, "
+                f"columns {list(extra_cols)[:5]}"
+            )
+        out = frame.reindex(index=self.df.index, columns=self.df.columns)
+        if bool_frame:
+            out = out.astype(object).where(out.notna(), False).astype(bool)
+        return out
+
+    # -- cell model shared by both representations ------------------------------------------
+    def _format(self, col: Any, value: Any) -> str:
+        fmt = self.formats.get(col)
+        if fmt is not None:
+            return fmt(value) if callable(fmt) else fmt.format(value)
+        if value is None or (isinstance(value, float) and math.isnan(value)):
+            return ""
+        try:
+            import pandas as pd
+
+            if value is pd.NA or value is pd.NaT:
+                return ""
+        except ImportError:  # pragma: no cover
+            pass
+        if isinstance(value, bool):
+            return str(value)
+        if isinstance(value, float) or (hasattr(value, "dtype") and value.dtype.kind == "f"):
+            return f"{float(value):.{self.digits}f}"
+        return str(value)
+
+    def _cells(self):
+        """Rows of (text, numeric, note_letter_or_None, reason) plus the lettered notes."""
+        notes: dict[str, str] = {}
+        rows = []
+        cols = list(self.df.columns)
+        for r, (idx, row) in enumerate(self.df.iterrows()):
+            cells = []
+            for c, col in enumerate(cols):
+                value = row.iloc[c]
+                flagged = self.undefined is not None and bool(self.undefined.iat[r, c])
+                if flagged:
+                    reason = ""
+                    if self.reasons is not None:
+                        raw = self.reasons.iat[r, c]
+                        reason = "" if raw is None or (isinstance(raw, float) and math.isnan(raw)) else str(raw)
+                    reason = reason or "undefined"
+                    letter = notes.setdefault(reason, _note_letter(len(notes)))
+                    cells.append((UNDEFINED_MARK, True, letter, reason))
+                else:
+                    cells.append((self._format(col, value), _is_number(value), None, None))
+            rows.append((idx, cells))
+        legend = {letter: reason for reason, letter in notes.items()}
+        return rows, legend
+
+    def _numeric_columns(self) -> list[bool]:
+        return [self.df[c].dtype.kind in "iuf" if hasattr(self.df[c], "dtype") else False
+                for c in self.df.columns]
+
+    def _index_label(self) -> str:
+        names = [n for n in (self.df.index.names or []) if n is not None]
+        return " / ".join(str(n) for n in names)
+
+    @staticmethod
+    def _index_text(idx: Any) -> str:
+        return " / ".join(str(i) for i in idx) if isinstance(idx, tuple) else str(idx)
+
+    # -- representations --------------------------------------------------------------------
+    def _html(self) -> str:
+        rows, legend = self._cells()
+        numeric = self._numeric_columns()
+        esc = html.escape
+        out = ['<div class="er-table-wrap">', '<table class="er-table">']
+        if self.caption:
+            out.append(f"<caption>{esc(self.caption)}</caption>")
+        head = []
+        if self.index:
+            head.append(f'<th scope="col" class="er-index">{esc(self._index_label())}</th>')
+        for col, num in zip(self.df.columns, numeric):
+            cls = ' class="num"' if num else ""
+            head.append(f'<th scope="col"{cls}>{esc(_column_label(col))}</th>')
+        out.append("<thead><tr>" + "".join(head) + "</tr></thead>")
+        out.append("<tbody>")
+        for idx, cells in rows:
+            tds = []
+            if self.index:
+                tds.append(f'<th scope="row" class="er-index">{esc(self._index_text(idx))}</th>')
+            for (text, num, letter, reason), col_num in zip(cells, numeric):
+                if letter is not None:
+                    tds.append(
+                        f'<td class="num er-undefined" title="{esc(reason, quote=True)}">'
+                        f"{esc(text)}<sup>{letter}</sup></td>"
+                    )
+                else:
+                    cls = ' class="num"' if (num or col_num) else ""
+                    tds.append(f"<td{cls}>{esc(text)}</td>")
+            out.append("<tr>" + "".join(tds) + "</tr>")
+        out.append("</tbody></table>")
+        if legend:
+            items = "".join(
+                f"<li><sup>{letter}</sup> {UNDEFINED_MARK} {esc(reason)}</li>"
+                for letter, reason in legend.items()
+            )
+            out.append(f'<ul class="er-table-notes">{items}</ul>')
+        out.append("</div>")
+        return "\n".join(out)
+
+    def _markdown(self) -> str:
+        rows, legend = self._cells()
+        numeric = self._numeric_columns()
+        header, align = [], []
+        if self.index:
+            header.append(_escape_md_cell(self._index_label()) or " ")
+            align.append(":--")
+        for col, num in zip(self.df.columns, numeric):
+            header.append(_escape_md_cell(_column_label(col)) or " ")
+            align.append("--:" if num else ":--")
+        lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
+        for idx, cells in rows:
+            parts = [_escape_md_cell(self._index_text(idx))] if self.index else []
+            for text, _num, letter, _reason in cells:
+                cell = _escape_md_cell(text)
+                if letter is not None:
+                    cell += f"^{letter}^"
+                parts.append(cell)
+            lines.append("| " + " | ".join(parts) + " |")
+        md = "\n".join(lines)
+        if self.caption:
+            md += f"\n\n: {_escape_md_cell(self.caption)}"
+        if legend:
+            md += "\n\n::: {.er-table-notes}\n" + "\\\n".join(
+                f"^{letter}^ {UNDEFINED_MARK} {_escape_md_cell(reason)}" for letter, reason in legend.items()
+            ) + "\n:::"
+        return md + "\n"
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        return {
+            _MIME_HTML: self._html(),
+            _MIME_MD: self._markdown(),
+            _MIME_PLAIN: self.df.to_string(),
+        }
+
+    def __repr__(self) -> str:
+        return f"Table(shape={self.df.shape}, caption={self.caption!r})"
+
+
+class Note:
+    """A paragraph (or a few) of Markdown computed in a cell, e.g. a finding with numbers."""
+
+    def __init__(self, markdown_text: str, *, kind: str = "note"):
+        if kind not in ("note", "warning"):
+            raise ValueError(f"kind must be 'note' or 'warning', got {kind!r}")
+        self.text = markdown_text
+        self.kind = kind
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        body = _markdown_to_html(self.text)
+        return {
+            _MIME_HTML: f'<div class="er-note er-note-{self.kind}">\n{body}</div>',
+            # A pandoc fenced div: the Typst filter draws the box; elsewhere it is harmless.
+            _MIME_MD: f"::: {{.er-note .er-note-{self.kind}}}\n{self.text}\n:::\n",
+            _MIME_PLAIN: self.text,
+        }
+
+    def __repr__(self) -> str:
+        return f"Note({self.text[:40]!r})"
+
+
+class Heading:
+    """A heading computed in a cell (e.g. one section per system).
+
+    Markdown only, so every renderer treats it as a real heading (table of contents, PDF
+    outline). Prefer a Markdown cell when the text is fixed.
+    """
+
+    def __init__(self, text: str, *, level: int = 2):
+        if level not in range(1, 7):
+            raise ValueError(f"heading level must be 1..6, got {level!r}")
+        self.text = " ".join(str(text).split())
+        self.level = level
+
+    def _repr_mimebundle_(self, include=None, exclude=None):
+        md = "#" * self.level + " " + self.text
+        return {_MIME_MD: md, _MIME_PLAIN: self.text}
+
+    def __repr__(self) -> str:
+        return f"Heading({self.text!r}, level={self.level})"

@@ -1,0 +1,583 @@
+"""Execute report notebooks (papermill) and render them to ONE HTML page and ONE PDF.
+
+Two engines behind :func:`render`:
+
+``builtin``
+    HTML: nbconvert with our cells template (inputs hidden, stderr dropped), every notebook a
+    ``<section>`` of one page, our CSS inlined, a table of contents, and the Vega bundle from
+    vl-convert inlined once (cached on disk). PDF: pandoc reads each notebook
+    (``-f ipynb --ipynb-output=all``) through ``templates/typst/select-output.lua``, the
+    documents are joined, written as Typst with ``templates/typst/report.typ`` and compiled
+    with the typst Python binding (embedded fonts only, so every machine gives the same PDF).
+``quarto``
+    A temporary Quarto project: ``_quarto.yml`` plus the files it names, one notebook that
+    joins the executed notebooks, rendered with ``quarto render --no-execute``.
+
+Nothing is executed while rendering. Outputs appear atomically: everything is built in a
+temporary directory inside ``out_dir`` and moved into place only when every format worked.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+import html as html_mod
+import json
+import logging
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from evalreport.errors import EvalReportError
+from evalreport.report.resources import data_root, quarto_config, templates_dir
+
+__all__ = [
+    "RenderError",
+    "execute",
+    "render",
+    "vega_bundle",
+    "quarto_project",
+    "quarto_commands",
+    "FORMATS",
+    "ENGINES",
+    "METADATA_KEYS",
+]
+
+log = logging.getLogger("evalreport.report")
+
+FORMATS = ("html", "pdf")
+ENGINES = ("auto", "quarto", "builtin")
+#: Keys accepted in ``render(metadata=...)`` (all optional strings).
+METADATA_KEYS = ("subtitle", "author", "date", "lang")
+
+_BUNDLE_MARKER = "<!-- evalreport:vega-bundle -->"
+
+
+class RenderError(EvalReportError, RuntimeError):
+    """A notebook could not be executed or a report could not be rendered."""
+
+
+# --------------------------------------------------------------------------------------------
+# Execution
+# --------------------------------------------------------------------------------------------
+@contextlib.contextmanager
+def _running_interpreter_kernel() -> Iterator[None]:
+    """Make the ``python3`` kernel mean *this* interpreter while executing.
+
+    jupyter_client already maps ``python3`` to ``sys.executable`` when no ``python3``
+    kernelspec is installed, but a user-level one (pointing at another Python) would win. A
+    private kernelspec first on JUPYTER_PATH removes that doubt without installing anything.
+    """
+    with tempfile.TemporaryDirectory(prefix="evalreport-kernel-") as tmp:
+        spec_dir = Path(tmp) / "kernels" / "python3"
+        spec_dir.mkdir(parents=True)
+        spec = {
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            "display_name": "Python 3 (evalreport)",
+            "language": "python",
+            "metadata": {"debugger": False},
+        }
+        (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+        old = os.environ.get("JUPYTER_PATH")
+        os.environ["JUPYTER_PATH"] = tmp if not old else tmp + os.pathsep + old
+        try:
+            yield
+        finally:
+            if old is None:
+                os.environ.pop("JUPYTER_PATH", None)
+            else:
+                os.environ["JUPYTER_PATH"] = old
+
+
+def execute(
+    notebook: Path,
+    out: Path,
+    parameters: Mapping[str, Any],
+    *,
+    cwd: Path | None = None,
+    progress: bool = True,
+) -> Path:
+    """Run ``notebook`` with papermill, injecting ``parameters``; write it to ``out``.
+
+    The kernel is the running interpreter. ``cwd`` (default: ``out``'s directory) is the
+    kernel's working directory. On a failing cell a :class:`RenderError` names the notebook
+    and the cell; the partly executed notebook is left at ``out`` for inspection.
+    """
+    import papermill as pm
+
+    notebook, out = Path(notebook), Path(out)
+    if not notebook.is_file():
+        raise RenderError(f"notebook not found: {notebook}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cwd = Path(cwd) if cwd is not None else out.parent
+    started = time.perf_counter()
+    with _running_interpreter_kernel():
+        try:
+            pm.execute_notebook(
+                str(notebook),
+                str(out),
+                parameters=dict(parameters),
+                kernel_name="python3",
+                language="python",
+                progress_bar=progress,
+                cwd=str(cwd),
+            )
+        except pm.PapermillExecutionError as exc:
+            raise RenderError(
+                f"{notebook.name}: cell {exc.cell_index} failed: {exc.ename}: {exc.evalue} "
+                f"(partly executed notebook: {out})"
+            ) from exc
+    log.info("executed %s in %.2f s", notebook.name, time.perf_counter() - started)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Shared: loading executed notebooks, metadata, the Vega bundle
+# --------------------------------------------------------------------------------------------
+def _load_executed(path: Path):
+    import nbformat
+
+    path = Path(path)
+    if not path.is_file():
+        raise RenderError(f"executed notebook not found: {path}")
+    nb = nbformat.read(str(path), as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code" and c.source.strip()]
+    if code and all(c.get("execution_count") is None and not c.get("outputs") for c in code):
+        raise RenderError(f"{path.name} has not been executed (run it with execute() first)")
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                raise RenderError(f"{path.name} contains a failed cell: {out.get('ename')}")
+        # Warnings and logging on stderr are not part of a report.
+        cell.outputs = [
+            o for o in cell.get("outputs", []) if not (o.output_type == "stream" and o.name == "stderr")
+        ]
+    return nb
+
+
+def _check_metadata(title: str, metadata: Mapping[str, Any] | None) -> dict[str, str]:
+    if not isinstance(title, str) or not title.strip():
+        raise ValueError("title must be a non-empty string")
+    meta = dict(metadata or {})
+    unknown = sorted(set(meta) - set(METADATA_KEYS))
+    if unknown:
+        raise ValueError(f"unknown metadata keys {unknown}; allowed: {list(METADATA_KEYS)}")
+    out = {"title": title.strip()}
+    for key, value in meta.items():
+        if value is not None and str(value).strip():
+            out[key] = str(value).strip()
+    out.setdefault("lang", "en")
+    return out
+
+
+def _generator() -> str:
+    try:
+        from importlib.metadata import version
+
+        return f"evalreport {version('evalreport')}"
+    except Exception:  # not installed (source checkout)
+        return "evalreport"
+
+
+def _cache_dir() -> Path:
+    env = os.environ.get("EVALREPORT_CACHE_DIR")
+    if env:
+        return Path(env)
+    try:
+        from platformdirs import user_cache_dir
+
+        return Path(user_cache_dir("evalreport", appauthor=False))
+    except ImportError:  # pragma: no cover - platformdirs ships with jupyter_core
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+        return Path(base) / "evalreport"
+
+
+def vega_bundle() -> str:
+    """The Vega + Vega-Lite + Vega-Embed JavaScript, wrapped so only ``window.vega``,
+    ``window.vegaLite`` and ``window.vegaEmbed`` leak. Cached per vl-convert version."""
+    import vl_convert as vlc
+
+    name = f"vega-bundle-vlconvert-{vlc.__version__}.js"
+    cache = _cache_dir() / name
+    if cache.is_file():
+        return cache.read_text(encoding="utf-8")
+    started = time.perf_counter()
+    raw = vlc.javascript_bundle()
+    if "</script" in raw.lower():  # never seen; would end the inline <script> early
+        raw = re.sub(r"</(script)", r"<\\/\1", raw, flags=re.IGNORECASE)
+    wrapped = "(function () {\n" + raw + "\n}).call(window);\n"
+    log.info("built the Vega bundle in %.2f s", time.perf_counter() - started)
+    try:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache.parent, prefix=".bundle-", suffix=".js")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(wrapped)
+        os.replace(tmp, cache)
+    except OSError as exc:  # a read-only home must not stop a report
+        log.warning("could not cache the Vega bundle in %s: %s", cache.parent, exc)
+    return wrapped
+
+
+# --------------------------------------------------------------------------------------------
+# Builtin HTML
+# --------------------------------------------------------------------------------------------
+_HEADING_RE = re.compile(r"<h([1-6])((?:\s[^>]*)?)>(.*?)</h\1>", re.DOTALL | re.IGNORECASE)
+_ID_RE = re.compile(r'\sid="([^"]*)"')
+_TAG_RE = re.compile(r"<[^>]+>")
+_ANCHOR_RE = re.compile(r'<a class="anchor-link"[^>]*>.*?</a>', re.DOTALL)
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^\w\- ]+", "", text.lower()).strip().replace(" ", "-")
+    return slug or "section"
+
+
+def _link_headings(sections: list[str], *, toc_depth: int = 2) -> tuple[list[str], str]:
+    """Give every heading a unique id and build the nested table of contents."""
+    seen: set[str] = set()
+    entries: list[tuple[int, str, str]] = []
+
+    def fix(match: re.Match) -> str:
+        level, attrs, inner = int(match.group(1)), match.group(2) or "", match.group(3)
+        text = html_mod.unescape(_TAG_RE.sub("", _ANCHOR_RE.sub("", inner))).strip()
+        found = _ID_RE.search(attrs)
+        old = found.group(1) if found else None
+        base = old or _slug(text)
+        new, n = base, 1
+        while new in seen:
+            n += 1
+            new = f"{base}-{n}"
+        seen.add(new)
+        if old is None:
+            attrs = f' id="{html_mod.escape(new, quote=True)}"' + attrs
+        elif new != old:
+            attrs = attrs.replace(f'id="{old}"', f'id="{new}"', 1)
+            inner = inner.replace(f'href="#{old}"', f'href="#{new}"')
+        if "er-title" not in attrs:
+            entries.append((level, new, text))
+        return f"<h{level}{attrs}>{inner}</h{level}>"
+
+    out = [_HEADING_RE.sub(fix, s) for s in sections]
+    if not entries:
+        return out, ""
+    top = min(level for level, _, _ in entries)
+    parts, depth = ["<ul>"], 0
+    items = [(level - top, hid, text) for level, hid, text in entries if level - top < toc_depth]
+    for i, (rel, hid, text) in enumerate(items):
+        rel = 0 if i == 0 else min(rel, depth + 1)  # never skip a nesting level
+        if i:
+            parts.append("<ul>" if rel > depth else "</li>" + "</ul></li>" * (depth - rel))
+        depth = rel
+        parts.append(f'<li><a href="#{html_mod.escape(hid, quote=True)}">{html_mod.escape(text)}</a>')
+    parts.append("</li>" + "</ul></li>" * depth + "</ul>")
+    return out, "".join(parts)
+
+
+_CHART_ID_RE = re.compile(r'(<div\b[^>]*\sid=")(chart-[^"]*)(")')
+
+
+def _unique_chart_ids(sections: list[str]) -> list[str]:
+    """Charts are named by their authors; a name used twice gets ``-2``, ``-3``... (warned)."""
+    seen: set[str] = set()
+
+    def fix(match: re.Match) -> str:
+        base = new = match.group(2)
+        n = 1
+        while new in seen:
+            n += 1
+            new = f"{base}-{n}"
+        if new != base:
+            log.warning("chart id %s used more than once in the report; renamed to %s", base, new)
+        seen.add(new)
+        return match.group(1) + new + match.group(3)
+
+    return [_CHART_ID_RE.sub(fix, s) for s in sections]
+
+
+def _html_exporter():
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    c = Config()
+    c.HTMLExporter.extra_template_basedirs = [str(templates_dir() / "html")]
+    c.HTMLExporter.template_name = "cells"
+    c.HTMLExporter.require_js_url = ""
+    c.HTMLExporter.mathjax_url = ""
+    c.HTMLExporter.exclude_input = True
+    c.HTMLExporter.exclude_input_prompt = True
+    c.HTMLExporter.exclude_output_prompt = True
+    c.HTMLExporter.embed_images = True
+    c.HTMLExporter.sanitize_html = False
+    return HTMLExporter(config=c)
+
+
+def _builtin_html(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping[str, str]) -> Path:
+    import jinja2
+    import vl_convert as vlc
+    from markupsafe import Markup
+
+    exporter = _html_exporter()
+    bodies = []
+    for name, nb in notebooks:
+        body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": name}})
+        bodies.append(body)
+    bodies, toc = _link_headings(_unique_chart_ids(bodies))
+    needs_vega = any('class="vega-chart"' in b for b in bodies)
+    tdir = templates_dir() / "html"
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(tdir)), autoescape=True, undefined=jinja2.StrictUndefined
+    )
+    page = env.get_template("page.html.j2").render(
+        title=meta["title"],
+        subtitle=meta.get("subtitle"),
+        author=meta.get("author"),
+        date=meta.get("date"),
+        lang=meta.get("lang", "en"),
+        generator=_generator(),
+        css=Markup((tdir / "report.css").read_text(encoding="utf-8")),
+        vega_bundle=Markup(vega_bundle()) if needs_vega else None,
+        vl_convert_version=vlc.__version__,
+        toc=Markup(toc) if toc else None,
+        sections=[{"name": n, "html": Markup(b)} for (n, _), b in zip(notebooks, bodies)],
+    )
+    path = work / "report.html"
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Builtin PDF: pandoc (ipynb -> Typst) + typst
+# --------------------------------------------------------------------------------------------
+def _pandoc() -> str:
+    try:
+        import pypandoc
+
+        return pypandoc.get_pandoc_path()
+    except (ImportError, OSError):
+        found = shutil.which("pandoc")
+        if not found:
+            raise RenderError("pandoc not found: install pypandoc-binary (evalreport[report])")
+        return found
+
+
+def _run(cmd: list[str], *, cwd: Path, input_text: str | None = None, what: str) -> str:
+    proc = subprocess.run(
+        cmd, cwd=str(cwd), input=input_text, capture_output=True, text=True, encoding="utf-8"
+    )
+    if proc.returncode != 0:
+        raise RenderError(f"{what} failed (exit {proc.returncode}):\n{proc.stderr.strip()}")
+    if proc.stderr.strip():
+        log.debug("%s: %s", what, proc.stderr.strip())
+    return proc.stdout
+
+
+def _builtin_pdf(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping[str, str]) -> Path:
+    import nbformat
+    import typst
+
+    work.mkdir(parents=True, exist_ok=True)
+    tdir = templates_dir() / "typst"
+    pandoc = _pandoc()
+    started = time.perf_counter()
+    blocks: list = []
+    api_version = None
+    for i, (name, nb) in enumerate(notebooks):
+        src = work / f"nb{i:02d}.ipynb"
+        nbformat.write(nb, str(src))
+        out = _run(
+            [pandoc, src.name, "--from=ipynb", "--to=json", "--ipynb-output=all",
+             f"--lua-filter={tdir / 'select-output.lua'}", "--extract-media=media"],
+            cwd=work, what=f"pandoc (reading {name})",
+        )
+        doc = json.loads(out)
+        api_version = doc["pandoc-api-version"]
+        blocks.extend(doc["blocks"])
+    merged = {"pandoc-api-version": api_version, "meta": {}, "blocks": blocks}
+    cmd = [pandoc, "--from=json", "--to=typst", "--standalone",
+           f"--template={tdir / 'report.typ'}", "--output=report.typ"]
+    for key in ("title", "subtitle", "author", "date", "lang"):
+        if meta.get(key):
+            cmd.append(f"--metadata={key}:{meta[key]}")
+    cmd.append(f"--metadata=generator:{_generator()}")
+    _run(cmd, cwd=work, input_text=json.dumps(merged), what="pandoc (writing Typst)")
+    t_typst = time.perf_counter()
+    log.info("pandoc -> Typst in %.2f s", t_typst - started)
+    pdf = work / "report.pdf"
+    try:
+        typst.compile(
+            str(work / "report.typ"), output=str(pdf), root=str(work), ignore_system_fonts=True
+        )
+    except Exception as exc:  # typst.TypstError; keep the .typ for inspection in the message
+        raise RenderError(f"typst failed on the generated report.typ: {exc}") from exc
+    log.info("typst -> PDF in %.2f s", time.perf_counter() - t_typst)
+    return pdf
+
+
+# --------------------------------------------------------------------------------------------
+# Quarto
+# --------------------------------------------------------------------------------------------
+def _quarto_files(config: Mapping[str, Any]) -> list[str]:
+    """Relative paths of the files a ``_quarto.yml`` names (css, includes, partials)."""
+    found: list[str] = []
+
+    def walk(node: Any, key: str | None = None) -> None:
+        if isinstance(node, Mapping):
+            for k, v in node.items():
+                walk(v, str(k))
+        elif isinstance(node, list):
+            for v in node:
+                walk(v, key)
+        elif isinstance(node, str) and key in {
+            "css", "include-in-header", "include-before-body", "include-after-body",
+            "template", "template-partials",
+        }:
+            found.append(node)
+
+    walk(config)
+    return found
+
+
+def _merged_notebook(notebooks: Sequence[tuple[str, Any]], meta: Mapping[str, str]):
+    import nbformat
+    import yaml
+
+    merged = nbformat.v4.new_notebook()
+    merged.metadata = copy.deepcopy(notebooks[0][1].metadata) if notebooks else {}
+    merged.metadata.pop("papermill", None)
+    front = {k: v for k, v in meta.items() if k in ("title", "subtitle", "author", "date", "lang")}
+    merged.cells.append(
+        nbformat.v4.new_raw_cell("---\n" + yaml.safe_dump(front, allow_unicode=True, sort_keys=False) + "---")
+    )
+    for _, nb in notebooks:
+        for cell in nb.cells:
+            cell = copy.deepcopy(cell)
+            cell["id"] = f"evalreport-{len(merged.cells):04d}"  # unique across notebooks
+            if cell.cell_type == "code":
+                # Belt and braces next to `execute: echo: false` in _quarto.yml.
+                if not cell.source.lstrip().startswith("#| echo:"):
+                    cell.source = "#| echo: false\n" + cell.source
+            merged.cells.append(cell)
+    return merged
+
+
+def quarto_project(
+    notebooks: Sequence[tuple[str, Any]], project: Path, meta: Mapping[str, str]
+) -> Path:
+    """Write a Quarto project rendering the joined notebooks; return the notebook path."""
+    import nbformat
+    import yaml
+
+    project.mkdir(parents=True, exist_ok=True)
+    cfg_path = quarto_config()
+    config = yaml.safe_load(cfg_path.read_text(encoding="utf-8"))
+    root = cfg_path.parent if (cfg_path.parent / "templates").is_dir() else data_root()
+    for rel in _quarto_files(config):
+        src, dst = root / rel, project / rel
+        if not src.is_file():
+            raise RenderError(f"{cfg_path} names {rel}, which does not exist")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        text = src.read_text(encoding="utf-8")
+        if _BUNDLE_MARKER in text:
+            text = text.replace(_BUNDLE_MARKER, "<script>\n" + vega_bundle() + "</script>")
+        dst.write_text(text, encoding="utf-8")
+    (project / "_quarto.yml").write_text(cfg_path.read_text(encoding="utf-8"), encoding="utf-8")
+    nb_path = project / "report.ipynb"
+    nbformat.write(_merged_notebook(notebooks, meta), str(nb_path))
+    return nb_path
+
+
+def quarto_commands(quarto: str, notebook_name: str, formats: Iterable[str]) -> list[list[str]]:
+    """The ``quarto render`` calls (one per format; nothing is executed)."""
+    to = {"html": "html", "pdf": "typst"}
+    return [[quarto, "render", notebook_name, "--to", to[f], "--no-execute"] for f in formats]
+
+
+def _quarto_render(
+    notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping[str, str], formats: Sequence[str]
+) -> dict[str, Path]:
+    quarto = shutil.which("quarto")
+    if quarto is None:
+        raise RenderError("engine='quarto' needs the quarto executable on PATH (pip install quarto-cli)")
+    project = work / "quarto"
+    nb_path = quarto_project(notebooks, project, meta)
+    built = {}
+    for fmt, cmd in zip(formats, quarto_commands(quarto, nb_path.name, formats)):
+        started = time.perf_counter()
+        _run(cmd, cwd=project, what=" ".join(cmd[1:]))
+        out = project / f"{nb_path.stem}.{fmt}"
+        if not out.is_file():
+            raise RenderError(f"quarto reported success but wrote no {out.name}")
+        log.info("quarto %s in %.2f s", fmt, time.perf_counter() - started)
+        built[fmt] = out
+    return built
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------------
+def _resolve_engine(engine: str) -> str:
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "auto":
+        return "quarto" if shutil.which("quarto") else "builtin"
+    return engine
+
+
+def render(
+    executed_notebooks: Sequence[Path],
+    out_dir: Path,
+    *,
+    title: str,
+    formats: Sequence[str] = FORMATS,
+    engine: str = "auto",
+    metadata: Mapping[str, Any] | None = None,
+) -> dict[str, Path]:
+    """Render already executed notebooks, in order, as ONE report per format.
+
+    Returns ``{"html": out_dir/"report.html", "pdf": out_dir/"report.pdf"}`` (the formats
+    asked for). ``metadata`` may hold :data:`METADATA_KEYS`. ``engine="auto"`` uses Quarto
+    when ``quarto`` is on PATH, else the builtin engine. Either every format is written or
+    none is (existing files are only replaced on success).
+    """
+    formats = tuple(formats)
+    bad = [f for f in formats if f not in FORMATS]
+    if bad or not formats or len(set(formats)) != len(formats):
+        raise ValueError(f"formats must be distinct values from {FORMATS}, got {formats!r}")
+    engine = _resolve_engine(engine)
+    meta = _check_metadata(title, metadata)
+    paths = [Path(p) for p in executed_notebooks]
+    if not paths:
+        raise ValueError("no notebooks to render")
+    notebooks = [(p.stem, _load_executed(p)) for p in paths]
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stage = Path(tempfile.mkdtemp(prefix=".evalreport-render-", dir=out_dir))
+    try:
+        built: dict[str, Path] = {}
+        if engine == "builtin":
+            for fmt in formats:
+                started = time.perf_counter()
+                if fmt == "html":
+                    built[fmt] = _builtin_html(notebooks, stage, meta)
+                else:
+                    built[fmt] = _builtin_pdf(notebooks, stage / "pdf", meta)
+                log.info("builtin %s in %.2f s", fmt, time.perf_counter() - started)
+        else:
+            built = _quarto_render(notebooks, stage, meta, formats)
+        result = {}
+        for fmt in formats:
+            final = out_dir / f"report.{fmt}"
+            os.replace(built[fmt], final)
+            result[fmt] = final
+        return result
+    finally:
+        shutil.rmtree(stage, ignore_errors=True)
