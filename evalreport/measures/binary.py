@@ -54,6 +54,8 @@ def binary(id: str, label: str, *, plain: bool = True, chance=None, **meta):
         def at_positive(C, ctx):
             return f(*positive_counts(C, ctx.positive), ctx)
 
+        at_positive.__wrapped__ = f  # the function of (TP, FP, FN, TN), for per-class values
+
         base = Measure(id=id, label=label, fn=at_positive, kind="binary", needs=("positive",),
                        chance=chance, base=id, **meta)
         BINARY[id] = base

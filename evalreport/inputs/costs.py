@@ -1,0 +1,100 @@
+"""Reading and checking a cost matrix (``--costs FILE``) for cost-sensitive measures.
+
+File format: a square table with a header row of class names and one row per gold class,
+whose first cell is that class's name (the header's first cell is free, e.g. ``gold``)::
+
+    gold,low,mid,high
+    low,0,1,4
+    mid,1,0,1
+    high,4,1,0
+
+Entry (row i, column j) is the cost of predicting class j for an item of gold class i (rows =
+gold, as everywhere in evalreport; paper 000 writes Delta(c_j, c_i) for it). Comma-separated
+(``.csv``) or tab-separated (``.tsv``, ``.tab``, ``.txt``). Rows and columns may come in any order;
+they are reordered to the class list. Paper 000 (section 6) requires Delta(c, c) = 0 and
+Delta >= 0.
+"""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+
+from evalreport.errors import InputError
+
+__all__ = ["read_costs", "validate_costs"]
+
+
+def validate_costs(costs, labels=None, *, path=None) -> np.ndarray:
+    """Check a cost matrix: square (K, K) matching ``labels``, finite, >= 0, zero diagonal."""
+    C = np.asarray(costs, dtype=float)
+    K = len(labels) if labels is not None else (C.shape[0] if C.ndim == 2 else 0)
+    if C.shape != (K, K):
+        raise InputError(f"cost matrix has shape {C.shape}; expected ({K}, {K}) for the classes "
+                         f"{', '.join(map(str, labels or []))}", path=path)
+    if not np.all(np.isfinite(C)):
+        raise InputError("cost matrix has a missing or infinite entry", path=path)
+    if (C < 0).any():
+        raise InputError("cost matrix has a negative cost (paper 000, section 6: Delta >= 0)", path=path)
+    if np.any(np.diagonal(C) != 0):
+        raise InputError("cost matrix must be 0 on the diagonal (paper 000, section 6: Delta(c, c) = 0)",
+                         path=path)
+    return C
+
+
+def read_costs(path, labels) -> np.ndarray:
+    """Read a square cost-matrix file and return it as (K, K) floats in the order of ``labels``."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError("cost matrix file not found", path=path)
+    delimiter = "," if path.suffix.lower() == ".csv" else "\t"
+    try:
+        with path.open(newline="", encoding="utf-8") as fh:
+            rows = [(n, r) for n, r in enumerate(csv.reader(fh, delimiter=delimiter), start=1)
+                    if any(cell.strip() for cell in r)]
+    except UnicodeDecodeError:
+        raise InputError("not a UTF-8 text file", path=path) from None
+    if not rows:
+        raise InputError("empty cost matrix file", path=path)
+    header = [c.strip() for c in rows[0][1][1:]]
+    labels = [str(x) for x in labels]
+    _same_classes(header, labels, path, line=rows[0][0], what="header")
+    body = {}
+    for line, row in rows[1:]:
+        if len(row) != len(header) + 1:
+            raise InputError(f"expected {len(header) + 1} fields (a class name and {len(header)} costs), "
+                             f"found {len(row)}", path=path, line=line)
+        name = row[0].strip()
+        if name in body:
+            raise InputError(f"gold class {name!r} has two rows", path=path, line=line)
+        try:
+            body[name] = [float(c) for c in row[1:]]
+        except ValueError:
+            bad = next(c for c in row[1:] if not _is_number(c))
+            raise InputError(f"cost {bad.strip()!r} is not a number", path=path, line=line) from None
+    _same_classes(list(body), labels, path, line=None, what="row names")
+    col = [header.index(x) for x in labels]
+    matrix = np.array([[body[x][j] for j in col] for x in labels], dtype=float)
+    return validate_costs(matrix, labels, path=path)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def _same_classes(found, labels, path, *, line, what):
+    dup = sorted({x for x in found if found.count(x) > 1})
+    if dup:
+        raise InputError(f"the {what} repeat(s) {', '.join(map(repr, dup))}", path=path, line=line)
+    missing = [x for x in labels if x not in found]
+    extra = [x for x in found if x not in labels]
+    if missing or extra:
+        parts = ([f"missing {', '.join(map(repr, missing))}"] if missing else []) + (
+            [f"unknown {', '.join(map(repr, extra))}"] if extra else [])
+        raise InputError(f"the {what} must name every class ({', '.join(labels)}) once: " + "; ".join(parts),
+                         path=path, line=line)

@@ -1,0 +1,724 @@
+"""Tests of the inputs stage: evalreport.inputs.read_runs / read_confusion(s) / hash_file.
+
+Every bad input has a test asserting that the error names the file, the line (or id) and the
+problem; every format has a happy-path test.
+"""
+from __future__ import annotations
+
+import hashlib
+import warnings
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalreport.errors import InputError
+from evalreport.inputs import (ABSTAIN, Runs, hash_file, natural_sorted, read_confusion, read_confusions,
+                               read_runs)
+
+IMAGENET = Path("/work/shared/data/gosgens2021/imagenet")
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    """Write a file exactly as given (text is encoded as UTF-8, no newline translation)."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    path.write_bytes(data)
+    return path
+
+
+def tsv(path: Path, rows: list[list], header=("id", "label")) -> Path:
+    lines = ["\t".join(header)] + ["\t".join(str(v) for v in row) for row in rows]
+    return write(path, "\n".join(lines) + "\n")
+
+
+GOLD_ROWS = [["a", "x"], ["b", "y"], ["c", "x"], ["d", "z"]]
+
+
+@pytest.fixture
+def gold(tmp_path):
+    return tsv(tmp_path / "gold.tsv", GOLD_ROWS)
+
+
+@contextmanager
+def raises(match: str, **where):
+    """Assert an InputError whose problem contains ``match`` and whose path/line/item equal the
+    given values (and appear in the message)."""
+    with pytest.raises(InputError) as info:
+        yield info
+    err = info.value
+    assert match in err.problem, f"{match!r} not in {err.problem!r}"
+    for key, value in where.items():
+        expect = str(value) if key == "path" else value
+        assert getattr(err, key) == expect, f"{key}: expected {expect!r}, got {getattr(err, key)!r} ({err})"
+    if "path" in where:
+        assert str(where["path"]) in str(err)
+    if where.get("line") is not None:
+        assert f"line {where['line']}" in str(err)
+    if where.get("item") is not None:
+        assert repr(where["item"]) in str(err)
+
+
+def brute_force_confusion(runs: Runs) -> np.ndarray:
+    K = runs.n_classes
+    out = np.zeros((runs.n_systems, K, K), dtype=np.int64)
+    for s in range(runs.n_systems):
+        for i in range(runs.n_items):
+            out[s, runs.gold[i], runs.pred[s, i]] += 1
+    return out
+
+
+# ----------------------------------------------------------------------------- happy paths
+
+
+def test_tsv_gold_and_runs(tmp_path, gold):
+    r1 = tsv(tmp_path / "sys1.tsv", [["a", "x"], ["b", "x"], ["c", "x"], ["d", "z"]])
+    r2 = tsv(tmp_path / "sys2.tsv", [["d", "y"], ["c", "x"], ["b", "y"], ["a", "z"]])  # shuffled
+    runs = read_runs(gold, [r1, r2])
+    assert runs.labels == ("x", "y", "z")
+    assert runs.systems == ("sys1", "sys2")
+    assert list(runs.ids) == ["a", "b", "c", "d"]
+    assert runs.gold.tolist() == [0, 1, 0, 2]
+    assert runs.pred.tolist() == [[0, 0, 0, 2], [2, 1, 0, 1]]
+    assert runs.gold.dtype == np.int8 and runs.pred.dtype == np.int8
+    assert runs.folds is None and runs.scores is None and runs.abstain is None
+    roles = [(s.role, Path(s.path).name, s.rows, s.system) for s in runs.sources]
+    assert roles == [("gold", "gold.tsv", 4, None), ("run", "sys1.tsv", 4, "sys1"), ("run", "sys2.tsv", 4, "sys2")]
+    assert runs.sources[1].sha256 == hashlib.sha256(r1.read_bytes()).hexdigest()
+
+
+def test_confusion_equals_brute_force(tmp_path):
+    rng = np.random.default_rng(7)
+    names = ["neg", "neu", "pos", "mixed"]
+    n = 300
+    ids = [f"i{k}" for k in range(n)]
+    g = rng.choice(names[:3], n)  # "mixed" appears only in predictions... declared via labels
+    pd.DataFrame({"id": ids, "label": g}).to_csv(tmp_path / "gold.csv", index=False)
+    files = []
+    for s in range(3):
+        order = rng.permutation(n)
+        p = rng.choice(names, n)
+        pd.DataFrame({"id": np.array(ids)[order], "label": p[order]}).to_csv(tmp_path / f"s{s}.csv", index=False)
+        files.append(tmp_path / f"s{s}.csv")
+    runs = read_runs(tmp_path / "gold.csv", files, labels=names)
+    tensor = runs.confusion().tensor
+    assert np.array_equal(tensor, brute_force_confusion(runs))
+    # and against the raw strings, independent of the encoding
+    for s, f in enumerate(files):
+        df = pd.read_csv(f).set_index("id").loc[ids]
+        for i, gi in enumerate(names):
+            for j, pj in enumerate(names):
+                assert tensor[s, i, j] == int(((g == gi) & (df["label"].to_numpy() == pj)).sum())
+
+
+def test_csv_quoting_whitespace_crlf_bom(tmp_path):
+    gold = write(tmp_path / "gold.csv", '\ufeffid,label\r\n 1 ,"a, b"\r\n2, c \r\n')
+    run = write(tmp_path / "run.csv", 'label,id,extra\r\nc,1,x\r\n"a, b",2,y\r\n')
+    runs = read_runs(gold, [run])
+    assert runs.labels == ("a, b", "c")
+    assert list(runs.ids) == ["1", "2"]
+    assert runs.pred.tolist() == [[1, 0]]
+
+
+def test_jsonl_numbers_are_text(tmp_path):
+    gold = write(tmp_path / "gold.jsonl", '{"id": 1, "label": 1}\n\n{"id": 2, "label": 10}\n{"id": 3, "label": 2}\n')
+    run = write(tmp_path / "run.ndjson", '{"id": 3, "label": 2.0}\n{"id": 1, "label": 10}\n{"id": 2, "label": 10}\n')
+    runs = read_runs(gold, [run])
+    assert runs.labels == ("1", "2", "10")  # natural order, "1" not "1.0"
+    assert list(runs.ids) == ["1", "2", "3"]
+    assert runs.gold.tolist() == [0, 2, 1]
+    assert runs.pred.tolist() == [[2, 2, 1]]
+
+
+def test_jsonl_mixed_types(tmp_path):
+    gold = write(tmp_path / "gold.jsonl", '{"id": 1, "label": "cat"}\n{"id": "b2", "label": 3}\n')
+    run = write(tmp_path / "run.jsonl", '{"id": "b2", "label": "cat"}\n{"id": 1, "label": 3.0}\n')
+    runs = read_runs(gold, [run])
+    assert runs.labels == ("3", "cat")
+    assert runs.gold.tolist() == [1, 0] and runs.pred.tolist() == [[0, 1]]
+
+
+def test_parquet(tmp_path):
+    gold = tmp_path / "gold.parquet"
+    pd.DataFrame({"id": [10, 11, 12], "label": pd.Categorical(["b", "a", "b"])}).to_parquet(gold)
+    run = tmp_path / "m.parquet"
+    pd.DataFrame({"id": [12, 10, 11], "label": ["a", "b", "a"], "score_a": [0.1, 0.2, 0.9],
+                  "score_b": [0.9, 0.8, 0.1]}).to_parquet(run)
+    runs = read_runs(gold, [run])
+    assert runs.labels == ("a", "b") and list(runs.ids) == ["10", "11", "12"]
+    assert runs.pred.tolist() == [[1, 0, 0]]
+    assert runs.score_labels == ("a", "b")
+    assert runs.scores.shape == (1, 3, 2)
+    assert runs.scores[0].tolist() == [[0.2, 0.8], [0.9, 0.1], [0.1, 0.9]]
+
+
+def test_parquet_float_labels_lose_point_zero(tmp_path):
+    gold = tmp_path / "gold.parquet"
+    pd.DataFrame({"id": ["a", "b"], "label": [1.0, 2.0]}).to_parquet(gold)
+    run = tmp_path / "run.parquet"
+    pd.DataFrame({"id": ["a", "b"], "label": [2, 1]}).to_parquet(run)
+    runs = read_runs(gold, [run])
+    assert runs.labels == ("1", "2") and runs.pred.tolist() == [[1, 0]]
+
+
+def test_runs_dir_and_names(tmp_path):
+    folder = tmp_path / "runs"
+    folder.mkdir()
+    gold = tsv(folder / "gold.tsv", GOLD_ROWS)  # inside the folder: not read as a run
+    for name in ["m10", "m2", "m1"]:
+        tsv(folder / f"{name}.tsv", GOLD_ROWS)
+    write(folder / ".hidden.tsv", "junk")
+    write(folder / "notes.txt", "not a run")
+    runs = read_runs(gold, runs_dir=folder)
+    assert runs.systems == ("m1", "m2", "m10")
+    named = read_runs(gold, runs_dir=folder, names=["A", "B", "C"])
+    assert named.systems == ("A", "B", "C")
+    assert [s.system for s in named.sources[1:]] == ["A", "B", "C"]
+    # given files first, then the folder
+    extra = tsv(tmp_path / "z0.tsv", GOLD_ROWS)
+    assert read_runs(gold, [extra], runs_dir=folder).systems == ("z0", "m1", "m2", "m10")
+
+
+def test_explicit_labels_order_and_absent_class(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [["a", "w"], ["b", "y"], ["c", "x"], ["d", "z"]])
+    runs = read_runs(gold, [run], labels=["z", "y", "x", "w"])
+    assert runs.labels == ("z", "y", "x", "w")
+    assert runs.gold.tolist() == [2, 1, 2, 0]
+    assert runs.pred.tolist() == [[3, 1, 2, 0]]
+    assert runs.confusion().tensor[0, :, 3].tolist() == [0, 0, 1, 0]  # "w" has no gold items
+
+
+def test_natural_label_sort():
+    assert natural_sorted(["10", "2", "1", "b", "a10", "a9", "-1", "0.5"]) == ["-1", "0.5", "1", "2", "10",
+                                                                              "a9", "a10", "b"]
+
+
+def test_single_gold_class_ok_with_labels(tmp_path):
+    gold = tsv(tmp_path / "gold.tsv", [["a", "pos"], ["b", "pos"]])
+    run = tsv(tmp_path / "r.tsv", [["a", "pos"], ["b", "neg"]])
+    runs = read_runs(gold, [run], labels=["neg", "pos"])
+    assert runs.labels == ("neg", "pos") and runs.pred.tolist() == [[1, 0]]
+
+
+def test_folds(tmp_path):
+    gold = tsv(tmp_path / "gold.tsv", [["a", "x", "f10"], ["b", "y", "f2"], ["c", "x", "f2"], ["d", "y", "f10"]],
+               header=("id", "label", "fold"))
+    run = tsv(tmp_path / "r.tsv", [["c", "x", "f2"], ["a", "y", "f10"], ["b", "y", "f2"], ["d", "y", "f10"]],
+              header=("id", "label", "fold"))
+    plain = tsv(tmp_path / "p.tsv", GOLD_ROWS[:0] + [["a", "x"], ["b", "x"], ["c", "x"], ["d", "x"]])
+    runs = read_runs(gold, [run, plain])
+    assert runs.fold_names == ("f2", "f10")
+    assert runs.folds.tolist() == [1, 0, 0, 1]
+    per_fold = runs.confusion(per_fold=True).tensor
+    assert per_fold.shape == (2, 2, 2, 2)
+    assert per_fold.sum(axis=1).tolist() == runs.confusion().tensor.tolist()
+    assert read_runs(gold, [run], fold_col=None).folds is None
+
+
+def test_binary_scores(tmp_path, gold):
+    r1 = tsv(tmp_path / "r1.tsv", [["b", "y", 0.5], ["a", "x", "1e-3"], ["c", "x", -2], ["d", "z", "inf"]],
+             header=("id", "label", "score"))
+    r2 = tsv(tmp_path / "r2.tsv", [["a", "x", 1], ["b", "y", 2], ["c", "x", 3], ["d", "z", 4]],
+             header=("id", "label", "score"))
+    runs = read_runs(gold, [r1, r2])
+    assert runs.scores.shape == (2, 4) and runs.scores.dtype == np.float64
+    assert runs.scores.tolist() == [[0.001, 0.5, -2.0, np.inf], [1, 2, 3, 4]]
+    assert runs.score_labels == ()
+    assert read_runs(gold, [r1], score_col=None).scores is None
+
+
+def test_per_class_scores(tmp_path, gold):
+    header = ("id", "label", "score_z", "score_x", "score_y")
+    run = tsv(tmp_path / "r.tsv", [["a", "x", 0.1, 0.7, 0.2], ["b", "y", 0, 0, 1], ["c", "x", 0, 1, 0],
+                                   ["d", "z", 1, 0, 0]], header=header)
+    runs = read_runs(gold, [run])
+    assert runs.score_labels == ("x", "y", "z")  # class order, not column order
+    assert runs.scores.shape == (1, 4, 3)
+    assert runs.scores[0, 0].tolist() == [0.7, 0.2, 0.1]
+
+
+def test_scores_only_in_some_runs(tmp_path, gold):
+    scored = tsv(tmp_path / "r1.tsv", [["a", "x", 1], ["b", "y", 2], ["c", "x", 3], ["d", "z", 4]],
+                 header=("id", "label", "score"))
+    plain = tsv(tmp_path / "r2.tsv", GOLD_ROWS)
+    with pytest.warns(UserWarning, match="scores ignored"):
+        runs = read_runs(gold, [scored, plain])
+    assert runs.scores is None
+    with pytest.warns(UserWarning, match="differ from the first run's \\(none\\)"):
+        assert read_runs(gold, [plain, scored]).scores is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_runs(gold, [plain, plain], names=["p", "q"]).scores is None  # none anywhere: silent
+
+
+def test_missing_abstain(tmp_path, gold):
+    full = tsv(tmp_path / "full.tsv", GOLD_ROWS)
+    part = tsv(tmp_path / "part.tsv", [["c", "x", 0.3], ["a", "x", 0.9]], header=("id", "label", "score"))
+    full_scored = tsv(tmp_path / "fs.tsv", [r + [0.5] for r in GOLD_ROWS], header=("id", "label", "score"))
+    runs = read_runs(gold, [full_scored, part], missing="abstain")
+    assert runs.labels == ("x", "y", "z", ABSTAIN)
+    assert runs.abstain == 3
+    assert runs.pred.tolist() == [[0, 1, 0, 2], [0, 3, 0, 3]]
+    assert np.isnan(runs.scores[1, [1, 3]]).all() and runs.scores[1, [0, 2]].tolist() == [0.9, 0.3]
+    C = runs.confusion().tensor
+    assert C[1].trace() == 2 and C[1, :, 3].sum() == 2 and C[1, 3].sum() == 0
+    # nothing missing: no synthetic class
+    assert read_runs(gold, [full], missing="abstain").labels == ("x", "y", "z")
+
+
+def test_allow_unknown_adds_classes(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [["a", "q2"], ["b", "y"], ["c", "q10"], ["d", "q2"]])
+    runs = read_runs(gold, [run], allow_unknown=True)
+    assert runs.labels == ("x", "y", "z", "q2", "q10")
+    assert runs.pred.tolist() == [[3, 1, 4, 3]]
+    C = runs.confusion().tensor[0]
+    assert C[3:].sum() == 0 and C.trace() == 1  # extra classes have no gold items: always wrong
+
+
+def test_allow_unknown_with_abstain(tmp_path, gold):
+    r1 = tsv(tmp_path / "r1.tsv", [["a", "new"], ["b", "y"]])
+    r2 = tsv(tmp_path / "r2.tsv", [["a", "alpha"], ["b", "y"], ["c", "x"], ["d", "z"]])
+    runs = read_runs(gold, [r1, r2], allow_unknown=True, missing="abstain")
+    assert runs.labels == ("x", "y", "z", "alpha", "new", ABSTAIN)
+    assert runs.pred.tolist() == [[4, 1, 5, 5], [3, 1, 0, 2]]
+
+
+def test_many_classes_dtype(tmp_path):
+    n = 200
+    gold = tsv(tmp_path / "gold.tsv", [[f"i{k}", f"c{k}"] for k in range(n)])
+    run = tsv(tmp_path / "r.tsv", [[f"i{k}", f"c{(k + 1) % n}"] for k in range(n)])
+    runs = read_runs(gold, [run])
+    assert runs.n_classes == n and runs.gold.dtype == np.int16
+    assert runs.labels[:3] == ("c0", "c1", "c2")
+    assert np.array_equal(runs.confusion().tensor, brute_force_confusion(runs))
+
+
+def test_hash_file(tmp_path):
+    p = write(tmp_path / "f.bin", bytes(range(256)) * 5000)
+    assert hash_file(p) == hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+# ----------------------------------------------------------------------------- bad runs inputs
+
+
+def test_missing_gold_file(tmp_path):
+    with raises("not found", path=tmp_path / "nope.tsv"):
+        read_runs(tmp_path / "nope.tsv", [tmp_path / "r.tsv"])
+
+
+def test_missing_run_file(tmp_path, gold):
+    with raises("run file not found", path=tmp_path / "r.tsv"):
+        read_runs(gold, [tmp_path / "r.tsv"])
+
+
+def test_empty_file(tmp_path, gold):
+    empty = write(tmp_path / "r.tsv", "")
+    with raises("empty", path=empty):
+        read_runs(gold, [empty])
+
+
+def test_header_only(tmp_path, gold):
+    header = write(tmp_path / "r.tsv", "id\tlabel\n")
+    with raises("no rows", path=header):
+        read_runs(gold, [header])
+
+
+def test_empty_jsonl(tmp_path, gold):
+    blank = write(tmp_path / "r.jsonl", "\n\n")
+    with raises("no rows", path=blank):
+        read_runs(gold, [blank])
+
+
+def test_missing_column(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [["a", "x"]], header=("id", "pred"))
+    with raises("missing column 'label'", path=run, line=1) as info:
+        read_runs(gold, [run])
+    assert "'id', 'pred'" in info.value.problem
+
+
+def test_duplicate_header_column(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [["a", "x", "y"]], header=("id", "label", "label"))
+    with raises("appears twice", path=run, line=1):
+        read_runs(gold, [run])
+
+
+def test_duplicate_gold_id(tmp_path):
+    gold = tsv(tmp_path / "gold.tsv", [["a", "x"], ["b", "y"], ["c", "x"], ["b", "x"]])
+    with raises("duplicate id 'b' (first at line 3)", path=gold, line=5, item="b"):
+        read_runs(gold, [gold])
+
+
+def test_duplicate_run_id(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [["a", "x"], ["c", "x"], ["d", "x"], ["c", "y"], ["b", "y"]])
+    with raises("duplicate id 'c' (first at line 3)", path=run, line=5, item="c"):
+        read_runs(gold, [run])
+
+
+def test_duplicate_id_in_parquet_names_rows(tmp_path, gold):
+    run = tmp_path / "r.parquet"
+    pd.DataFrame({"id": ["a", "b", "a", "c", "d"], "label": ["x"] * 5}).to_parquet(run)
+    with raises("row 3: duplicate id 'a' (first at row 1)", path=run, item="a"):
+        read_runs(gold, [run])
+
+
+def test_unknown_id_in_run(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [["a", "x"], ["b", "x"], ["zz", "x"], ["c", "x"], ["d", "x"]])
+    with raises("not in the gold file", path=run, line=4, item="zz"):
+        read_runs(gold, [run])
+
+
+def test_gold_id_missing_from_run(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [["a", "x"], ["d", "x"]])
+    with raises("no prediction for gold id 'b' (gold line 3); 2 of 4", path=run, item="b") as info:
+        read_runs(gold, [run])
+    assert "missing='abstain'" in info.value.problem
+
+
+def test_unknown_predicted_label(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [["a", "x"], ["b", "y"], ["c", "cat"], ["d", "z"]])
+    with raises("predicted label 'cat' is not a class", path=run, line=4, item="c") as info:
+        read_runs(gold, [run])
+    assert "allow_unknown" in info.value.problem
+
+
+def test_empty_gold_label(tmp_path):
+    gold = write(tmp_path / "gold.tsv", "id\tlabel\na\tx\nb\t  \nc\ty\n")
+    with raises("empty label", path=gold, line=3, item="b"):
+        read_runs(gold, [gold])
+
+
+@pytest.mark.parametrize("marker", ["NaN", "null", "nan"])
+def test_missing_marker_label(tmp_path, gold, marker):
+    run = tsv(tmp_path / "r.tsv", [["a", "x"], ["b", marker], ["c", "x"], ["d", "x"]])
+    with raises("missing-value marker", path=run, line=3, item="b"):
+        read_runs(gold, [run])
+
+
+def test_null_label_jsonl(tmp_path, gold):
+    run = write(tmp_path / "r.jsonl", '{"id": "a", "label": "x"}\n\n{"id": "b", "label": null}\n')
+    with raises("missing predicted label (null)", path=run, line=3, item="b"):
+        read_runs(gold, [run])
+
+
+def test_nan_label_parquet(tmp_path, gold):
+    run = tmp_path / "r.parquet"
+    pd.DataFrame({"id": ["a", "b", "c", "d"], "label": [1.0, np.nan, 2.0, 1.0]}).to_parquet(run)
+    with raises("row 2: missing predicted label (null)", path=run, item="b"):
+        read_runs(gold, [run])
+
+
+def test_empty_id(tmp_path, gold):
+    run = write(tmp_path / "r.tsv", "id\tlabel\na\tx\n\ty\n")
+    with raises("empty id", path=run, line=3):
+        read_runs(gold, [run])
+
+
+def test_not_utf8(tmp_path, gold):
+    run = write(tmp_path / "r.tsv", "id\tlabel\na\tx\nb\t".encode() + "caf\u00e9".encode("latin-1") + b"\n")
+    with raises("not valid UTF-8", path=run, line=3):
+        read_runs(gold, [run])
+
+
+def test_not_utf8_header(tmp_path, gold):
+    run = write(tmp_path / "r.csv", b"id,lab\xe9l\na,x\n")
+    with raises("not valid UTF-8", path=run, line=1):
+        read_runs(gold, [run])
+
+
+def test_not_utf8_jsonl(tmp_path, gold):
+    run = write(tmp_path / "r.jsonl", b'{"id": "a", "label": "x"}\n{"id": "b", "label": "\xff"}\n')
+    with raises("not valid UTF-8", path=run, line=2):
+        read_runs(gold, [run])
+
+
+def test_too_many_fields(tmp_path, gold):
+    run = write(tmp_path / "r.tsv", "id\tlabel\na\tx\n\nb\ty\textra\nc\tx\n")
+    with raises("has 3 fields but the header has 2", path=run, line=4):
+        read_runs(gold, [run])
+
+
+def test_too_few_fields(tmp_path, gold):
+    run = write(tmp_path / "r.csv", "id,label\na,x\nb,y\nc\n")
+    with raises("has 1 fields but the header has 2", path=run, line=4):
+        read_runs(gold, [run])
+
+
+def test_line_numbers_after_blank_lines(tmp_path, gold):
+    run = write(tmp_path / "r.tsv", "id\tlabel\n\na\tx\n\n\nb\tnope\n")
+    with raises("'nope' is not a class", path=run, line=6, item="b"):
+        read_runs(gold, [run])
+
+
+def test_one_gold_class(tmp_path):
+    gold = tsv(tmp_path / "gold.tsv", [["a", "x"], ["b", "x"]])
+    with raises("only one class ('x')", path=gold):
+        read_runs(gold, [gold])
+
+
+def test_gold_label_not_in_labels_list(tmp_path, gold):
+    with raises("gold label(s) 'y', 'z' are not in the labels list", path=gold):
+        read_runs(gold, [gold], labels=["x", "w"])
+
+
+def test_labels_list_duplicates(tmp_path, gold):
+    with raises("more than once"):
+        read_runs(gold, [gold], labels=["x", "y", "z", "x"])
+
+
+def test_run_is_directory(tmp_path, gold):
+    folder = tmp_path / "runs.tsv"
+    folder.mkdir()
+    with raises("is a directory", path=folder):
+        read_runs(gold, [folder])
+
+
+def test_unsupported_extension(tmp_path, gold):
+    run = write(tmp_path / "r.xlsx", "whatever")
+    with raises("unsupported file type '.xlsx'", path=run):
+        read_runs(gold, [run])
+
+
+def test_bad_parquet(tmp_path, gold):
+    run = write(tmp_path / "r.parquet", b"PAR1 this is not parquet at all")
+    with raises("cannot read as Parquet", path=run):
+        read_runs(gold, [run])
+
+
+def test_bad_jsonl_line(tmp_path, gold):
+    run = write(tmp_path / "r.jsonl", '{"id": "a", "label": "x"}\n\n{"id": "b", label: "y"}\n')
+    with raises("not valid JSON", path=run, line=3):
+        read_runs(gold, [run])
+
+
+def test_jsonl_not_object(tmp_path, gold):
+    run = write(tmp_path / "r.jsonl", '{"id": "a", "label": "x"}\n["b", "y"]\n')
+    with raises("expected a JSON object", path=run, line=2):
+        read_runs(gold, [run])
+
+
+def test_fold_disagrees(tmp_path):
+    gold = tsv(tmp_path / "gold.tsv", [["a", "x", "1"], ["b", "y", "2"]], header=("id", "label", "fold"))
+    run = tsv(tmp_path / "r.tsv", [["b", "y", "2"], ["a", "x", "2"]], header=("id", "label", "fold"))
+    with raises("fold '2' disagrees with the gold file's fold '1'", path=run, line=3, item="a"):
+        read_runs(gold, [run])
+
+
+def test_fold_only_in_run(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [r + ["1"] for r in GOLD_ROWS], header=("id", "label", "fold"))
+    with raises("gold file", path=run, line=1):
+        read_runs(gold, [run])
+
+
+def test_empty_fold_in_gold(tmp_path):
+    gold = write(tmp_path / "gold.tsv", "id\tlabel\tfold\na\tx\t1\nb\ty\t\n")
+    with raises("empty fold", path=gold, line=3, item="b"):
+        read_runs(gold, [gold])
+
+
+def test_nan_score(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [["a", "x", 1], ["b", "y", "NaN"], ["c", "x", 1], ["d", "z", 1]],
+              header=("id", "label", "score"))
+    with raises("score in column 'score' is NaN", path=run, line=3, item="b"):
+        read_runs(gold, [run])
+
+
+def test_non_numeric_score(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [["a", "x", 1], ["b", "y", 2], ["c", "x", "high"], ["d", "z", 1]],
+              header=("id", "label", "score"))
+    with raises("score 'high' in column 'score' is not a number", path=run, line=4, item="c"):
+        read_runs(gold, [run])
+
+
+def test_empty_score(tmp_path, gold):
+    run = write(tmp_path / "r.csv", "id,label,score\na,x,1\nb,y,\nc,x,1\nd,z,1\n")
+    with raises("empty score", path=run, line=3, item="b"):
+        read_runs(gold, [run])
+
+
+def test_score_column_for_unknown_class(tmp_path, gold):
+    run = tsv(tmp_path / "r.tsv", [r + [1] for r in GOLD_ROWS], header=("id", "label", "score_w"))
+    with raises("'score_w' name no class", path=run, line=1):
+        read_runs(gold, [run])
+
+
+def test_bad_arguments(tmp_path, gold):
+    with raises("missing must be"):
+        read_runs(gold, [gold], missing="skip")
+    with raises("no run files given"):
+        read_runs(gold)
+    with raises("2 system names for 1 run files"):
+        read_runs(gold, [gold], names=["a", "b"])
+    other = tmp_path / "x"
+    other.mkdir()
+    tsv(other / "gold.tsv", GOLD_ROWS)
+    with raises("system name 'gold' is used twice"):
+        read_runs(gold, [gold, other / "gold.tsv"])
+    with raises("no run files", path=tmp_path / "empty"):
+        (tmp_path / "empty").mkdir()
+        read_runs(gold, runs_dir=tmp_path / "empty")
+    with raises("reserved"):
+        read_runs(tsv(tmp_path / "g2.tsv", [["a", ABSTAIN], ["b", "x"]]), [gold])
+
+
+# ----------------------------------------------------------------------------- confusion files
+
+
+def test_square_with_row_names(tmp_path):
+    path = write(tmp_path / "m.csv", "gold\\pred,cat,dog,owl\ndog,1,7,0\ncat,5,2,1\nowl,0,0,4\n")
+    counts = read_confusion(path)
+    assert counts.labels == ("cat", "dog", "owl") and counts.systems == ("m",)
+    assert counts.tensor.dtype == np.int64
+    assert counts.tensor[0].tolist() == [[5, 2, 1], [1, 7, 0], [0, 0, 4]]
+
+
+def test_square_header_only_tsv(tmp_path):
+    path = write(tmp_path / "m.tsv", "b\ta\n3\t1\n2\t4\n")
+    counts = read_confusion(path, system="mine")
+    assert counts.labels == ("b", "a") and counts.systems == ("mine",)
+    assert counts.tensor[0].tolist() == [[3, 1], [2, 4]]
+    reordered = read_confusion(path, labels=["a", "b", "c"])
+    assert reordered.tensor[0].tolist() == [[4, 2, 0], [1, 3, 0], [0, 0, 0]]
+
+
+def test_square_float_counts(tmp_path):
+    path = write(tmp_path / "m.csv", ",a,b\na,1.5,0\nb,0.25,2\n")
+    counts = read_confusion(path)
+    assert counts.tensor.dtype == np.float64 and counts.tensor[0].tolist() == [[1.5, 0], [0.25, 2]]
+
+
+def test_long_form_with_systems_sums_repeats(tmp_path):
+    path = write(tmp_path / "long.tsv", "system\tgold\tpredicted\tcount\n"
+                                       "A\t10\t2\t3\nA\t2\t2\t5\nB\t2\t10\t1\nA\t10\t2\t4\n")
+    counts = read_confusion(path)
+    assert counts.systems == ("A", "B") and counts.labels == ("2", "10")
+    assert counts.tensor.tolist() == [[[5, 0], [7, 0]], [[0, 1], [0, 0]]]
+    only_b = read_confusion(path, system="B")
+    assert only_b.systems == ("B",) and only_b.tensor.tolist() == [[[0, 1], [0, 0]]]
+
+
+def test_long_form_parquet_no_system(tmp_path):
+    path = tmp_path / "sysx.parquet"
+    pd.DataFrame({"gold": ["a", "a", "b"], "predicted": ["a", "b", "b"], "count": [3, 1, 6]}).to_parquet(path)
+    counts = read_confusion(path)
+    assert counts.systems == ("sysx",) and counts.tensor[0].tolist() == [[3, 1], [0, 6]]
+
+
+def test_triplet_json(tmp_path):
+    path = write(tmp_path / "net.apex.json", "0\t0\t5\n0\t2\t1\n2\t2\t4\n1\t1\t3\n0\t0\t1\n")
+    counts = read_confusion(path)
+    assert counts.systems == ("net.apex",) and counts.labels == ("0", "1", "2")
+    assert counts.tensor[0].tolist() == [[6, 0, 1], [0, 3, 0], [0, 0, 4]]
+
+
+def test_read_confusions_union(tmp_path):
+    a = write(tmp_path / "a.csv", ",x,y\nx,1,2\ny,3,4\n")
+    b = write(tmp_path / "b.csv", "gold,predicted,count\nz,x,5\nx,x,1\n")
+    counts = read_confusions([a, b])
+    assert counts.systems == ("a", "b") and counts.labels == ("x", "y", "z")
+    assert counts.tensor.tolist() == [[[1, 2, 0], [3, 4, 0], [0, 0, 0]], [[1, 0, 0], [0, 0, 0], [5, 0, 0]]]
+    with raises("system 'a' appears in"):
+        read_confusions([a, a])
+
+
+def test_imagenet_files():
+    if not IMAGENET.is_dir():
+        pytest.skip(f"ImageNet confusion files of Gösgens et al. 2021 not present at {IMAGENET}")
+    files = [IMAGENET / name for name in natural_sorted(f.name for f in IMAGENET.glob("*.json"))]
+    counts = read_confusions(IMAGENET)
+    assert counts.tensor.shape == (len(files), 1000, 1000)
+    assert counts.labels == tuple(str(k) for k in range(1000))
+    assert counts.systems == tuple(f.stem for f in files)
+    # ImageNet validation set: 50 images per class, 50 000 in all
+    assert (counts.tensor.sum(axis=2) == 50).all()
+    # cross-check one file against a plain pandas count
+    raw = pd.read_csv(files[0], sep="\t", header=None, names=["g", "p", "n"])
+    dense = np.zeros((1000, 1000), dtype=np.int64)
+    np.add.at(dense, (raw["g"].to_numpy(), raw["p"].to_numpy()), raw["n"].to_numpy())
+    assert np.array_equal(counts.tensor[0], dense)
+
+
+def test_confusion_negative_count(tmp_path):
+    path = write(tmp_path / "m.csv", ",a,b\na,1,2\nb,-3,4\n")
+    with raises("negative count -3 in column 'a'", path=path, line=3):
+        read_confusion(path)
+
+
+def test_confusion_non_numeric_count(tmp_path):
+    path = write(tmp_path / "long.csv", "gold,predicted,count\na,a,1\na,b,two\n")
+    with raises("count 'two' in column 'count' is not a number", path=path, line=3):
+        read_confusion(path)
+
+
+def test_confusion_negative_triplet(tmp_path):
+    path = write(tmp_path / "t.json", "0\t0\t5\n\n1\t1\t-2\n")
+    with raises("negative count -2", path=path, line=3):
+        read_confusion(path)
+
+
+def test_confusion_not_square(tmp_path):
+    path = write(tmp_path / "m.csv", "a,b,c\n1,2,3\n")
+    with raises("not a square confusion matrix", path=path):
+        read_confusion(path)
+
+
+def test_confusion_row_name_not_in_header(tmp_path):
+    path = write(tmp_path / "m.csv", ",a,b\na,1,2\nc,3,4\n")
+    with raises("gold class 'c' is not in the header", path=path, line=3):
+        read_confusion(path)
+
+
+def test_confusion_json_not_triplets(tmp_path):
+    path = write(tmp_path / "m.json", '{"labels": ["a", "b"]}\n')
+    with raises("gold<TAB>predicted<TAB>count", path=path, line=1):
+        read_confusion(path)
+
+
+def test_confusion_class_not_in_labels(tmp_path):
+    path = write(tmp_path / "m.csv", ",a,b\na,1,2\nb,3,4\n")
+    with raises("'b' are not in the labels list", path=path):
+        read_confusion(path, labels=["a", "c"])
+
+
+def test_confusion_duplicate_row(tmp_path):
+    path = write(tmp_path / "m.tsv", "\ta\tb\na\t1\t2\na\t3\t4\n")
+    with raises("gold class 'a' has two rows (first at line 2)", path=path, line=3):
+        read_confusion(path)
+
+
+def test_large_file_many_blocks(tmp_path):
+    """Files larger than pyarrow's read block: alignment and line numbers stay right."""
+    n = 120_000
+    rng = np.random.default_rng(3)
+    ids = np.array([f"item-{k:06d}" for k in range(n)])
+    gold_labels = rng.choice(["a", "b", "c"], n)
+    pd.DataFrame({"id": ids, "label": gold_labels}).to_csv(tmp_path / "gold.tsv", sep="\t", index=False)
+    order = rng.permutation(n)
+    pred_labels = rng.choice(["a", "b", "c"], n)
+    frame = pd.DataFrame({"id": ids[order], "label": pred_labels[order]})
+    frame.to_csv(tmp_path / "shuffled.tsv", sep="\t", index=False)
+    pd.DataFrame({"id": ids, "label": pred_labels}).to_csv(tmp_path / "same.tsv", sep="\t", index=False)
+    runs = read_runs(tmp_path / "gold.tsv", [tmp_path / "shuffled.tsv", tmp_path / "same.tsv"])
+    assert np.array_equal(runs.pred[0], runs.pred[1])
+    assert np.array_equal(np.array(runs.labels)[runs.pred[0]], pred_labels)
+    assert np.array_equal(np.array(runs.labels)[runs.gold], gold_labels)
+    frame.loc[100_000, "label"] = "zzz"
+    frame.to_csv(tmp_path / "bad.tsv", sep="\t", index=False)
+    with raises("'zzz' is not a class", path=tmp_path / "bad.tsv", line=100_002, item=frame.loc[100_000, "id"]):
+        read_runs(tmp_path / "gold.tsv", [tmp_path / "bad.tsv"])
+
+
+def test_jsonl_nested_values(tmp_path, gold):
+    # an unused nested field is fine, in both the fast and the line-by-line (mixed types) reader
+    fast = write(tmp_path / "fast.jsonl", "".join(f'{{"id": "{i}", "label": "{lab}", "tok": [1, 2]}}\n'
+                                                  for i, lab in GOLD_ROWS))
+    mixed = write(tmp_path / "mixed.jsonl", '{"id": "a", "label": "x", "tok": [1]}\n{"id": "b", "label": 5}\n'
+                                            '{"id": "c", "label": "x"}\n{"id": "d", "label": "z"}\n')
+    runs = read_runs(gold, [fast, mixed], allow_unknown=True)
+    assert runs.pred.tolist() == [[0, 1, 0, 2], [0, 3, 0, 2]] and runs.labels[3] == "5"
+    bad = write(tmp_path / "bad.jsonl", '{"id": "a", "label": 1}\n{"id": "b", "label": ["y"]}\n')
+    with raises("field 'label' holds a JSON list", path=bad, line=2):
+        read_runs(gold, [bad])
