@@ -1,0 +1,335 @@
+"""``compare``: every table of a comparison of systems, built once, written atomically.
+
+A :class:`Comparison` holds tidy frames (scores, ranks, correlations, disagreements,
+baselines, intervals, rank distributions, pairwise tests, significance groups, leaderboard) and
+writes them with :meth:`Comparison.to_dir` as CSV files plus JSON twins - the files named in
+issue 3 are part of the interface (see the README):
+
+=========================  ===========================================================
+file                       columns (at least)
+=========================  ===========================================================
+scores.csv                 system, measure, value, calibrated (+ undefined, reason)
+ranks.csv                  system, measure, rank, calibrated (+ value, tied, nan_last)
+rank_correlation.csv       measure_a, measure_b, method, value (+ n_systems, note)
+intervals.csv              system, measure, value, lo, hi
+rank_distribution.csv      system, measure, rank, probability
+pairwise.csv               system_a, system_b, measure, test, p_value, p_holm, p_bh
+baselines.csv              measure, baseline, value (+ se, method, note)
+disagreements.csv          measure_a, measure_b, system_a, system_b (+ values, preferences)
+calibration_correlation    measure, method, value: m vs its calibrated self m_c
+inconsistency.csv          measure_a, measure_b, n_pairs, discordant, rate
+groups.csv                 system, group
+leaderboard.csv            the primary measure: rank, system, value, lo, hi, group, ...
+manifest.json              settings, measures, systems, labels and notes
+=========================  ===========================================================
+
+Intervals, rank distributions and pairwise tests come from
+:mod:`evalreport.analyses.resampling` and need item-level predictions (Runs); with
+confusion-matrix input those files are written empty (with their columns) and the manifest's
+notes say why.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from evalreport.analyses.baselines import baselines as chance_baselines
+from evalreport.analyses import ranking
+from evalreport.analyses.prevalence import PrevalenceWarning, calibrate
+from evalreport.counts import Counts
+from evalreport.errors import MeasureError
+from evalreport.measures import applicable, evaluate, get, resolve_positive
+
+__all__ = ["compare", "Comparison", "COMPARE_MEASURES", "comparison_measures", "TABLES"]
+
+#: The default measure set of a comparison: headline measures of the five papers, one per
+#: distinct quantity (not every one-vs-rest average). balanced_accuracy is left out because it is
+#: macro_recall (paper 002, eq. 14-16) and micro_f1 because it is accuracy (paper 002, App. A);
+#: correlation_distance is a monotone transform of mcc, so it ranks identically (paper 004, 5.1).
+COMPARE_MEASURES = (
+    "accuracy",           # paper 002 eq. 7, paper 004 Table 1
+    "macro_recall",       # paper 002 eq. 8 (= balanced accuracy)
+    "macro_precision",    # paper 002 eq. 17
+    "macro_f1",           # paper 002 eq. 18 (scikit-learn's macro F1)
+    "macro_f1_hm",        # paper 002 eq. 20 (harmonic mean of macro P and macro R)
+    "weighted_f1",        # paper 004 section 2
+    "gmean_recall",       # paper 002 eq. 25
+    "hmean_recall",       # paper 002 Appendix G, Table 8
+    "kappa",              # paper 002 eq. 24
+    "mcc",                # paper 002 eq. 23
+    "mcc_macro",          # paper 004 Table 5 (CC macro)
+    "sba",                # paper 004 Table 1
+    "gm1_macro",          # paper 004 Table 6 (GM_1, macro-averaged)
+    "jaccard_macro",      # paper 004 Table 6 (J, macro-averaged)
+    "k",                  # paper 000 eq. 10
+    "confusion_entropy",  # paper 004 Table 1 (lower is better)
+)
+
+#: Binary measures added for the positive class when one is given.
+POSITIVE_MEASURES = ("f1", "precision", "recall", "f_star")
+
+TABLES = ("scores", "ranks", "rank_correlation", "calibration_correlation", "disagreements", "inconsistency",
+          "baselines", "intervals", "rank_distribution", "pairwise", "groups", "leaderboard")
+
+_EMPTY = {
+    "intervals": ["system", "measure", "value", "lo", "hi"],
+    "rank_distribution": ["system", "measure", "rank", "probability"],
+    "pairwise": ["system_a", "system_b", "measure", "test", "statistic", "p_value", "p_holm", "p_bh"],
+    "groups": ["system", "group"],
+    "baselines": ["measure", "baseline", "value", "se", "method", "note"],
+}
+
+
+def comparison_measures(*, positive=None, costs=None, primary: str | None = None) -> list[str]:
+    """The default measures of a comparison that apply to the data, with ``primary`` first."""
+    ids = [m for m in COMPARE_MEASURES if applicable(m, positive=positive, costs=costs)[0]]
+    if positive is not None:
+        ids += list(POSITIVE_MEASURES)
+    if primary is not None:
+        p = get(primary).id
+        ids = [p] + [m for m in ids if m != p]
+    return ids
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """All tables of one comparison. Frames are tidy; see the module docstring for columns."""
+
+    primary: str
+    measures: tuple[str, ...]
+    systems: tuple[str, ...]
+    labels: tuple[str, ...]
+    scores: pd.DataFrame
+    ranks: pd.DataFrame
+    rank_correlation: pd.DataFrame
+    calibration_correlation: pd.DataFrame
+    disagreements: pd.DataFrame
+    inconsistency: pd.DataFrame
+    baselines: pd.DataFrame
+    intervals: pd.DataFrame
+    rank_distribution: pd.DataFrame
+    pairwise: pd.DataFrame
+    groups: pd.DataFrame
+    leaderboard: pd.DataFrame
+    notes: tuple[str, ...] = ()
+    settings: Mapping = field(default_factory=dict)
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table by name (the file stems of :meth:`to_dir`)."""
+        return {name: getattr(self, name) for name in TABLES}
+
+    def manifest(self) -> dict:
+        return {"primary": self.primary, "measures": list(self.measures), "systems": list(self.systems),
+                "labels": list(self.labels), "settings": dict(self.settings), "notes": list(self.notes),
+                "files": [f"{name}.csv" for name in TABLES] + [f"{name}.json" for name in TABLES]}
+
+    def to_dir(self, path, *, overwrite: bool = True) -> Path:
+        """Write every table as ``<name>.csv`` and ``<name>.json`` plus ``manifest.json``.
+
+        Atomic: everything is written to a temporary folder next to ``path`` and renamed into
+        place at the end, so a failure never leaves a half-written output folder. An existing
+        folder is replaced (``overwrite=True``) or an error is raised.
+        """
+        target = Path(path)
+        if target.exists() and not target.is_dir():
+            raise FileExistsError(f"{target} exists and is not a folder")
+        if target.exists() and not overwrite:
+            raise FileExistsError(f"{target} exists (overwrite=False)")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+        try:
+            for name, frame in self.tables().items():
+                frame.to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
+                with open(tmp / f"{name}.json", "w", encoding="utf-8") as fh:
+                    json.dump(_records(frame), fh, indent=1, allow_nan=False)
+                    fh.write("\n")
+            with open(tmp / "manifest.json", "w", encoding="utf-8") as fh:
+                json.dump(self.manifest(), fh, indent=1, allow_nan=False, default=str)
+                fh.write("\n")
+            if target.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
+                os.replace(target, old / "previous")
+                os.replace(tmp, target)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.replace(tmp, target)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return target
+
+
+def _records(frame: pd.DataFrame) -> list[dict]:
+    out = []
+    for row in frame.to_dict(orient="records"):
+        clean = {}
+        for k, v in row.items():
+            if isinstance(v, (float, np.floating)):
+                v = None if math.isnan(v) else (str(v) if math.isinf(v) else float(v))
+            elif isinstance(v, np.integer):
+                v = int(v)
+            elif isinstance(v, np.bool_):
+                v = bool(v)
+            elif v is pd.NA or v is pd.NaT:
+                v = None
+            clean[str(k)] = v
+        out.append(clean)
+    return out
+
+
+# ----------------------------------------------------------------------------- compare
+
+
+def _resampling():
+    """The resampling module, or None while it does not exist yet."""
+    try:
+        from evalreport.analyses import resampling
+    except ImportError:
+        return None
+    return resampling
+
+
+def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, policy: str = "nan", costs=None,
+            bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05, progress=None,
+            baseline_samples: int = 2000, pairwise_test: str = "bootstrap") -> Comparison:
+    """Compare systems under every measure: the analysis of issue 3 as one object.
+
+    ``data``: :class:`~evalreport.inputs.Runs` (item-level: everything, including bootstrap
+    intervals and significance) or :class:`~evalreport.counts.Counts` / a tensor (confusion
+    matrices only: no resampling). ``measures``: ids (default :func:`comparison_measures`);
+    ``primary`` is always included and heads the leaderboard. ``bootstrap``: resamples for the
+    intervals, rank distributions and pairwise tests (0 = none). ``pairwise_test``: which test's
+    Holm-corrected p-values define the significance groups (``bootstrap`` or ``randomization``;
+    systems are walked in the order of the primary measure's ranking).
+    """
+    from evalreport.inputs.runs import Runs
+
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
+    if bootstrap < 0:
+        raise ValueError(f"bootstrap must be >= 0; got {bootstrap}")
+    runs = data if isinstance(data, Runs) else None
+    counts = _as_counts(data).pooled()
+    labels, systems = counts.labels, counts.systems
+    K = len(labels)
+    pos = resolve_positive(positive, labels, K) if positive is not None else None
+    primary_m = get(primary)
+    ok, why = applicable(primary_m, positive=pos, costs=costs)
+    if not ok:
+        raise MeasureError(f"primary measure {primary_m.id!r}: {why}")
+    if measures is None:
+        ids = comparison_measures(positive=pos, costs=costs, primary=primary_m.id)
+    else:
+        ids = [get(m).id for m in measures]
+        ids = [primary_m.id] + [m for m in ids if m != primary_m.id]
+    notes: list[str] = []
+
+    # scores, raw and prevalence-calibrated (paper 002, eq. 6)
+    raw = evaluate(counts, ids, positive=pos, policy=policy, costs=costs).assign(calibrated=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", PrevalenceWarning)
+        calibrated_counts = calibrate(counts)
+    notes += [f"prevalence calibration: {w.message}" for w in caught if issubclass(w.category, PrevalenceWarning)]
+    cal = evaluate(calibrated_counts, ids, positive=pos, policy=policy, costs=costs).assign(calibrated=True)
+    scores = pd.concat([raw, cal], ignore_index=True)[
+        ["system", "measure", "value", "calibrated", "undefined", "reason"]]
+
+    ranks = ranking.rank(scores)[["system", "measure", "rank", "calibrated", "value", "tied", "nan_last"]]
+    corr = ranking.rank_correlation(scores)
+    cal_corr = ranking.calibration_correlation(scores)
+    disagree = ranking.disagreements(scores, calibrated=False)
+    incons = ranking.inconsistency(scores, calibrated=False)
+
+    try:
+        base = chance_baselines(counts, ids, positive=pos, policy=policy, costs=costs, seed=seed,
+                                    n_samples=baseline_samples)
+    except ValueError as exc:
+        base = pd.DataFrame(columns=_EMPTY["baselines"])
+        notes.append(f"chance baselines not computed: {exc}")
+
+    intervals = pd.DataFrame(columns=_EMPTY["intervals"])
+    rank_dist = pd.DataFrame(columns=_EMPTY["rank_distribution"])
+    pairwise = pd.DataFrame(columns=_EMPTY["pairwise"])
+    groups = pd.DataFrame(columns=_EMPTY["groups"])
+    resampling = _resampling()
+    if bootstrap == 0:
+        notes.append("no resampling requested (bootstrap = 0): no intervals, rank distributions or significance tests")
+    elif runs is None:
+        notes.append("confusion-matrix input: intervals, rank distributions and significance tests need item-level "
+                     "predictions and are not available")
+    elif resampling is None:
+        notes.append("resampling is not available in this installation (evalreport.analyses.resampling missing): "
+                     "no intervals, rank distributions or significance tests")
+    else:
+        boot = resampling.bootstrap(runs, ids, n_resamples=bootstrap, seed=seed, positive=pos, policy=policy,
+                                    costs=costs, level=1 - alpha, progress=progress)
+        intervals = boot.intervals
+        rank_dist = boot.rank_distribution
+        if len(systems) > 1:
+            pairwise = resampling.pairwise(runs, primary_m.id, n_resamples=bootstrap, seed=seed, positive=pos,
+                                           policy=policy, costs=costs, progress=progress)
+            order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
+            order = order.sort_values("rank", kind="stable")["system"].tolist()
+            groups = resampling.groups(pairwise, alpha=alpha, test=pairwise_test, order=order)
+        notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile {100 * (1 - alpha):g}% "
+                     f"intervals, seed {seed}")
+
+    board = _leaderboard(primary_m.id, ranks, intervals, rank_dist, groups)
+    settings = {"primary": primary_m.id, "positive": None if pos is None else labels[pos], "policy": policy,
+                "bootstrap": bootstrap, "seed": seed, "alpha": alpha, "pairwise_test": pairwise_test,
+                "baseline_samples": baseline_samples, "costs": costs is not None,
+                "input": "runs" if runs is not None else "confusion matrices"}
+    return Comparison(primary=primary_m.id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
+                      scores=scores, ranks=ranks, rank_correlation=corr, calibration_correlation=cal_corr,
+                      disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,
+                      rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
+                      notes=tuple(notes), settings=settings)
+
+
+def _as_counts(data) -> Counts:
+    from evalreport.inputs.runs import Runs
+
+    if isinstance(data, Runs):
+        return data.confusion()
+    if isinstance(data, Counts):
+        return data
+    arr = np.asarray(data)
+    arr = arr[None] if arr.ndim == 2 else arr
+    if arr.ndim != 3:
+        raise ValueError(f"expected Runs, Counts or a confusion tensor (S, K, K); got shape {arr.shape}")
+    return Counts(arr, [str(k) for k in range(arr.shape[-1])], [f"system_{i + 1}" for i in range(arr.shape[0])])
+
+
+def _leaderboard(primary: str, ranks, intervals, rank_dist, groups) -> pd.DataFrame:
+    """One row per system under the primary measure, best first."""
+    raw = ranks[(ranks["measure"] == primary) & ~ranks["calibrated"].astype(bool)]
+    cal = ranks[(ranks["measure"] == primary) & ranks["calibrated"].astype(bool)]
+    board = raw[["system", "rank", "value"]].merge(
+        cal[["system", "rank", "value"]].rename(columns={"rank": "rank_calibrated", "value": "value_calibrated"}),
+        on="system", how="left")
+    iv = intervals[intervals["measure"] == primary][["system", "lo", "hi"]] if len(intervals) else None
+    board = board.merge(iv, on="system", how="left") if iv is not None else board.assign(lo=np.nan, hi=np.nan)
+    if len(rank_dist):
+        best = rank_dist[(rank_dist["measure"] == primary) & (rank_dist["rank"] == 1)][["system", "probability"]]
+        board = board.merge(best.rename(columns={"probability": "p_best"}), on="system", how="left")
+        board["p_best"] = board["p_best"].fillna(0.0)
+    else:
+        board["p_best"] = np.nan
+    if len(groups):
+        board = board.merge(groups[["system", "group"]], on="system", how="left")
+    else:
+        board["group"] = ""
+    board.insert(2, "measure", primary)
+    board = board.sort_values(["rank", "system"], kind="stable").reset_index(drop=True)
+    return board[["rank", "system", "measure", "value", "lo", "hi", "group", "p_best", "value_calibrated",
+                  "rank_calibrated"]]

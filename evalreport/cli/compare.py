@@ -1,0 +1,124 @@
+"""``evalreport compare``: a leaderboard with intervals, ranks and significance groups, and every
+table of the comparison written to ``--out DIR`` (see :mod:`evalreport.analyses.compare`)."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from evalreport.cli.common import add_format_option, add_input_options, add_measure_options, emit, load
+from evalreport.errors import InputError
+
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "compare", help="rank systems under every measure, with intervals, significance groups, rank "
+                        "correlation, prevalence calibration and chance baselines",
+        description="Compare systems: a leaderboard under the primary measure (with bootstrap intervals, ranks "
+                    "and significance groups) and, with --out, every table of the comparison as CSV + JSON "
+                    "(scores, ranks, rank_correlation, intervals, rank_distribution, pairwise, baselines, "
+                    "disagreements, ...). Scores and ranks hold raw and prevalence-calibrated rows.")
+    add_input_options(p)
+    add_measure_options(p)
+    p.add_argument("--primary", default="macro_f1", help="measure of the leaderboard (default: macro_f1)")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="paired bootstrap resamples for intervals and significance (default: 1000; 0 = none)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="significance level for groups; intervals are 1 - alpha (default: 0.05)")
+    p.add_argument("--out", metavar="DIR", help="write every table (CSV + JSON) to this folder")
+    p.add_argument("--no-progress", action="store_true", help="do not show a progress bar on stderr")
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def _check(args) -> None:
+    """Argument errors, raised before any input is read or output written."""
+    from evalreport.measures import get
+
+    if args.bootstrap < 0:
+        raise InputError(f"--bootstrap must be >= 0; got {args.bootstrap}")
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha must lie strictly between 0 and 1; got {args.alpha}")
+    if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
+        raise InputError("exists and is not a folder", path=args.out)
+    get(args.primary)
+    for m in args.measures or ():
+        get(m)
+
+
+class _ProgressBar:
+    """A rich progress bar on stderr, called as ``progress(done, total)`` (or ``progress(step)``)."""
+
+    def __init__(self, enabled: bool):
+        self.enabled = enabled
+        self.bar = None
+        self.task = None
+
+    def __enter__(self):
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            console = Console(stderr=True)
+            if console.is_terminal:
+                self.bar = Progress(TextColumn("resampling"), BarColumn(), MofNCompleteColumn(),
+                                    TimeRemainingColumn(), console=console, transient=True)
+                self.bar.start()
+                self.task = self.bar.add_task("resampling", total=None)
+        return self
+
+    def __call__(self, done=None, total=None, **_):
+        if self.bar is None:
+            return
+        if total is not None:
+            self.bar.update(self.task, completed=done, total=total)
+        elif done is not None:
+            self.bar.advance(self.task, done)
+
+    def __exit__(self, *exc):
+        if self.bar is not None:
+            self.bar.stop()
+        return False
+
+
+def _display(board, alpha: float):
+    """The leaderboard for table/markdown/latex: ranks as 1 or 1.5, the interval as one column."""
+    import math
+
+    import pandas as pd
+
+    def num(v, fmt="{:g}"):
+        return "" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
+
+    level = f"{100 * (1 - alpha):g}% interval"
+    return pd.DataFrame({
+        "rank": [num(v) for v in board["rank"]],
+        "value": board["value"].to_numpy(dtype=float),
+        level: ["" if math.isnan(lo) else f"[{lo:.4f}, {hi:.4f}]"
+                for lo, hi in zip(board["lo"].astype(float), board["hi"].astype(float))],
+        "group": [num(v) for v in board["group"].replace("", float("nan")).astype(float)],
+        "P(best)": [num(v, "{:.3f}") for v in board["p_best"].astype(float)],
+        "calibrated": board["value_calibrated"].to_numpy(dtype=float),
+        "rank (calibrated)": [num(v) for v in board["rank_calibrated"]],
+    }, index=pd.Index(board["system"], name="system"))
+
+
+def run(args) -> int:
+    from evalreport.analyses.compare import compare
+
+    _check(args)
+    loaded = load(args)
+    with _ProgressBar(enabled=args.bootstrap > 0 and not args.no_progress and loaded.runs is not None) as bar:
+        result = compare(loaded.runs if loaded.runs is not None else loaded.counts, measures=args.measures,
+                         primary=args.primary, positive=args.positive, policy=args.policy, costs=loaded.costs,
+                         bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, progress=bar)
+    board = result.leaderboard
+    emit(board, args.format, wide=_display(board, result.settings.get("alpha", args.alpha)),
+         title=f"evalreport compare: {result.primary}")
+    for note in result.notes:
+        print(f"evalreport: note: {note}", file=sys.stderr)
+    if args.out:
+        path = result.to_dir(args.out)
+        print(f"evalreport: wrote {len(result.tables())} tables to {path}", file=sys.stderr)
+    return 0
