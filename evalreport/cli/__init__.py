@@ -43,6 +43,11 @@ def main(argv=None) -> int:
     except EvalReportError as exc:
         print(f"evalreport: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `evalreport measures | head`
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except KeyboardInterrupt:
         print("evalreport: interrupted", file=sys.stderr)
         return 130

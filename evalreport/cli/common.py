@@ -95,9 +95,9 @@ def cost_matrix(args, labels) -> np.ndarray | None:
 
         return ordinal.costs_from_order(order, labels)
     if path:
-        from evalreport.inputs import readers
+        from evalreport.inputs.costs import read_costs
 
-        return readers.read_costs(path, labels)
+        return read_costs(path, labels)
     return None
 
 
@@ -145,17 +145,32 @@ def _has_tabulate() -> bool:
         return False
 
 
-def _fmt(v) -> str:
+def _fmt(v, integer: bool = False) -> str:
     if isinstance(v, (float, np.floating)):
-        return "undefined" if math.isnan(v) else f"{v:.4f}"
+        if math.isnan(v):
+            return "undefined"
+        return f"{v:.0f}" if integer and float(v).is_integer() else f"{v:.4f}"
     return str(v)
+
+
+def _integer_columns(df: pd.DataFrame) -> list[bool]:
+    """Columns whose values are all whole numbers (ranks, counts) print without decimals."""
+    out = []
+    for c in df.columns:
+        col = df[c]
+        whole = pd.api.types.is_integer_dtype(col) or (
+            pd.api.types.is_float_dtype(col) and bool(np.all(np.isnan(col) | (np.mod(col.fillna(0), 1) == 0)))
+            and str(c).lower().startswith(("rank", "n_", "count", "discordant")))
+        out.append(bool(whole))
+    return out
 
 
 def _markdown(df: pd.DataFrame) -> str:
     cols = [df.index.name or ""] + [str(c) for c in df.columns]
     lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    ints = _integer_columns(df)
     for idx, row in df.iterrows():
-        lines.append("| " + " | ".join([str(idx)] + [_fmt(v) for v in row.tolist()]) + " |")
+        lines.append("| " + " | ".join([str(idx)] + [_fmt(v, i) for v, i in zip(row.tolist(), ints)]) + " |")
     return "\n".join(lines)
 
 
@@ -166,7 +181,9 @@ def _rich_table(df: pd.DataFrame, *, title=None, file=None) -> None:
     table = Table(title=title, show_lines=False)
     table.add_column(df.index.name or "", style="bold")
     for c in df.columns:
-        table.add_column(str(c), justify="right")
+        numeric = pd.api.types.is_numeric_dtype(df[c])
+        table.add_column(str(c), justify="right" if numeric else "left")
+    ints = _integer_columns(df)
     for idx, row in df.iterrows():
-        table.add_row(str(idx), *[_fmt(v) for v in row.tolist()])
+        table.add_row(str(idx), *[_fmt(v, i) for v, i in zip(row.tolist(), ints)])
     Console(file=file, width=max(100, 14 * (len(df.columns) + 1))).print(table)
