@@ -1,0 +1,229 @@
+"""Built-in demo data: real classifiers on a dataset that ships inside scikit-learn.
+
+Two examples, both made offline, reproducibly (fixed seeds, one process) and in about a
+second:
+
+* :func:`make_demo` - a multi-class, imbalanced task. The scikit-learn ``digits`` images are
+  reduced to 4x4 pixels (so that the systems make errors worth comparing) and six digit
+  classes are kept with very different sizes (180 down to 15 items). Eight systems of
+  different kinds are evaluated by 5-fold stratified cross-validation
+  (``cross_val_predict``): every item is predicted by a model that did not see it, and the
+  fold of each item is written to the gold file. The set of systems is chosen so that the
+  headline measures disagree: the class-weighted logistic regression is third under
+  accuracy and MCC, behind the random forest and the unweighted logistic regression, but
+  first under macro recall and K, and naive Bayes climbs from sixth place under accuracy to
+  fourth under the class-balanced measures (``tests/test_examples.py`` checks the
+  disagreement on freshly computed numbers).
+* :func:`make_binary_demo` - the breast-cancer data made imbalanced (about 9% malignant),
+  10-fold stratified cross-validation as in Forman & Scholz (paper 001, section 4), and a
+  ``score`` column per run (the model's probability of the positive class) for the
+  cross-validation and AUC sections.
+
+File layout (the one the readers take)::
+
+    gold.tsv            id, label, fold
+    runs/<system>.tsv   id, label, score_<class>...   (multi-class)
+    runs/<system>.tsv   id, label, score              (binary)
+
+scikit-learn is needed (it is in the ``report`` extra); it is imported only when a demo is
+made.
+"""
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["DEMO_CLASSES", "Demo", "demo_data", "binary_demo_data", "make_demo", "make_binary_demo",
+           "load_demo"]
+
+#: The digit classes kept in the multi-class demo and how many items of each: (name, digit, size).
+DEMO_CLASSES = (
+    ("one", 1, 180),
+    ("seven", 7, 175),
+    ("four", 4, 160),
+    ("eight", 8, 60),
+    ("three", 3, 30),
+    ("nine", 9, 15),
+)
+
+#: Malignant items kept in the binary demo (of 212); all 357 benign items are kept.
+BINARY_POSITIVES = 36
+
+
+@dataclass(frozen=True)
+class Demo:
+    """An example in memory, before it is written.
+
+    ``gold``: frame (id, label, fold). ``runs``: system name -> frame (id, label, score
+    columns), rows aligned with ``gold``. ``labels``: the class names in a fixed order.
+    ``positive``: the positive class of a binary example, else ``None``.
+    """
+
+    gold: pd.DataFrame
+    runs: dict
+    labels: tuple
+    positive: str | None = None
+
+    def write(self, out_dir) -> dict:
+        """Write ``gold.tsv`` and ``runs/<system>.tsv`` under ``out_dir``.
+
+        Returns ``{"gold": Path, "runs_dir": Path, "runs": {system: Path}}``.
+        """
+        out = Path(out_dir)
+        runs_dir = out / "runs"
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        gold_path = out / "gold.tsv"
+        self.gold.to_csv(gold_path, sep="\t", index=False)
+        paths = {}
+        for name, frame in self.runs.items():
+            path = runs_dir / f"{name}.tsv"
+            # 6 significant digits: enough for any ranking, and byte-identical across runs
+            frame.to_csv(path, sep="\t", index=False, float_format="%.6g")
+            paths[name] = path
+        return {"gold": gold_path, "runs_dir": runs_dir, "runs": paths}
+
+
+def _systems(seed: int, *, multiclass: bool) -> dict:
+    """The classifiers of the demo, by name (deterministic: every random state is ``seed``)."""
+    from sklearn.dummy import DummyClassifier
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import LinearSVC
+    from sklearn.tree import DecisionTreeClassifier
+
+    systems = {
+        # the same model with and without class weights: the pair that splits the measures
+        "logreg": make_pipeline(StandardScaler(), LogisticRegression(C=0.2, max_iter=2000)),
+        "logreg_balanced": make_pipeline(StandardScaler(), LogisticRegression(
+            C=0.2, max_iter=2000, class_weight="balanced")),
+        "naive_bayes": GaussianNB(),
+        "knn": make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=15)),
+        "tree": DecisionTreeClassifier(max_depth=5, random_state=seed),
+        "forest": RandomForestClassifier(n_estimators=50, min_samples_leaf=3, random_state=seed),
+        "linear_svm": make_pipeline(StandardScaler(), LinearSVC(C=0.01)),
+        # predicts the majority class; its scores are the class priors (a chance baseline)
+        "prior": DummyClassifier(strategy="prior"),
+    }
+    if not multiclass:
+        del systems["logreg_balanced"], systems["linear_svm"]
+    return systems
+
+
+def _cross_validate(X, y, labels, folds, systems) -> dict:
+    """Out-of-fold per-class scores of every system: name -> (N, K) array.
+
+    ``folds`` are the fold codes of the items; the splits are exactly those folds, so the
+    fold written to the gold file is the fold that predicted the item.
+    """
+    from sklearn.model_selection import PredefinedSplit, cross_val_predict
+    from threadpoolctl import threadpool_limits  # a scikit-learn dependency
+
+    cv = PredefinedSplit(folds)
+    out = {}
+    # one thread: these models are tiny, and BLAS/OpenMP threads only contend on a busy machine
+    with threadpool_limits(limits=1):
+        for name, model in systems.items():
+            method = "predict_proba" if hasattr(model, "predict_proba") else "decision_function"
+            s = cross_val_predict(model, X, y, cv=cv, method=method, n_jobs=1)
+            out[name] = np.asarray(s, dtype=float).reshape(len(y), len(labels))
+    return out
+
+
+def _stratified_folds(y, n_folds: int, seed: int) -> np.ndarray:
+    from sklearn.model_selection import StratifiedKFold
+
+    folds = np.empty(len(y), dtype=np.int64)
+    splitter = StratifiedKFold(n_splits=n_folds, shuffle=True, random_state=seed)
+    for f, (_, test) in enumerate(splitter.split(np.zeros(len(y)), y)):
+        folds[test] = f
+    return folds
+
+
+def demo_data(*, seed: int = 0, n_folds: int = 5) -> Demo:
+    """The multi-class demo in memory (see the module docstring)."""
+    from sklearn.datasets import load_digits
+
+    X, digit = load_digits(return_X_y=True)
+    # 8x8 -> 4x4 by averaging 2x2 blocks: a harder, low-resolution version of the task
+    X = X.reshape(-1, 4, 2, 4, 2).mean(axis=(2, 4)).reshape(len(X), 16)
+    rng = np.random.default_rng(seed)
+    keep = np.sort(np.concatenate([
+        rng.choice(np.flatnonzero(digit == d), size=n, replace=False) for _, d, n in DEMO_CLASSES]))
+    labels = tuple(name for name, _, _ in DEMO_CLASSES)
+    lookup = np.full(10, -1)
+    lookup[[d for _, d, _ in DEMO_CLASSES]] = np.arange(len(DEMO_CLASSES))
+    X, y = X[keep], lookup[digit[keep]]  # y: codes into ``labels``
+    folds = _stratified_folds(y, n_folds, seed)
+    scores = _cross_validate(X, y, labels, folds, _systems(seed, multiclass=True))
+
+    names = np.asarray(labels, dtype=object)
+    ids = np.char.add("digits-", np.char.zfill(keep.astype(str), 4)).astype(object)
+    gold = pd.DataFrame({"id": ids, "label": names[y], "fold": folds + 1})
+    runs = {}
+    for system, s in scores.items():
+        frame = pd.DataFrame({"id": ids, "label": names[s.argmax(axis=1)]})
+        frame[[f"score_{c}" for c in labels]] = s
+        runs[system] = frame
+    return Demo(gold=gold, runs=runs, labels=labels)
+
+
+def binary_demo_data(*, seed: int = 0, n_folds: int = 10, positives: int = BINARY_POSITIVES) -> Demo:
+    """The binary demo in memory: breast cancer, ``positives`` malignant vs 357 benign."""
+    from sklearn.datasets import load_breast_cancer
+
+    data = load_breast_cancer()
+    X, target = data.data, data.target  # target 0 = malignant, 1 = benign
+    rng = np.random.default_rng(seed)
+    malignant = np.flatnonzero(target == 0)
+    if not 0 < positives <= len(malignant):
+        raise ValueError(f"positives must lie in 1..{len(malignant)}; got {positives}")
+    keep = np.sort(np.concatenate([rng.choice(malignant, size=positives, replace=False),
+                                   np.flatnonzero(target == 1)]))
+    labels = ("benign", "malignant")
+    X, y = X[keep], (target[keep] == 0).astype(np.int64)  # 1 = malignant (the positive class)
+    folds = _stratified_folds(y, n_folds, seed)
+    scores = _cross_validate(X, y, labels, folds, _systems(seed, multiclass=False))
+
+    names = np.asarray(labels, dtype=object)
+    ids = np.char.add("cancer-", np.char.zfill(keep.astype(str), 3)).astype(object)
+    gold = pd.DataFrame({"id": ids, "label": names[y], "fold": folds + 1})
+    runs = {system: pd.DataFrame({"id": ids, "label": names[s.argmax(axis=1)], "score": s[:, 1]})
+            for system, s in scores.items()}
+    return Demo(gold=gold, runs=runs, labels=labels, positive="malignant")
+
+
+def make_demo(out_dir, *, seed: int = 0) -> dict:
+    """Write the multi-class demo under ``out_dir``; returns the paths (see :meth:`Demo.write`)."""
+    return demo_data(seed=seed).write(out_dir)
+
+
+def make_binary_demo(out_dir, *, seed: int = 0, n_folds: int = 10,
+                     positives: int = BINARY_POSITIVES) -> dict:
+    """Write the binary demo under ``out_dir``; returns the paths (see :meth:`Demo.write`)."""
+    return binary_demo_data(seed=seed, n_folds=n_folds, positives=positives).write(out_dir)
+
+
+def load_demo(out_dir=None, *, binary: bool = False, seed: int = 0):
+    """Make a demo and read it back as :class:`~evalreport.inputs.Runs` (with scores and folds).
+
+    With ``out_dir`` the files are kept there; without, they are written to a temporary
+    directory that is removed afterwards.
+    """
+    from evalreport.inputs.readers import read_runs
+
+    make = make_binary_demo if binary else make_demo
+    labels = ("benign", "malignant") if binary else tuple(name for name, _, _ in DEMO_CLASSES)
+    if out_dir is not None:
+        paths = make(out_dir, seed=seed)
+        return read_runs(paths["gold"], runs_dir=paths["runs_dir"], labels=labels)
+    with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
+        paths = make(tmp, seed=seed)
+        return read_runs(paths["gold"], runs_dir=paths["runs_dir"], labels=labels)
