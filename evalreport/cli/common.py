@@ -149,6 +149,7 @@ def _fmt(v, integer: bool = False) -> str:
     if isinstance(v, (float, np.floating)):
         if math.isnan(v):
             return "undefined"
+        v = 0.0 if abs(v) < 5e-5 else v  # no "-0.0000"
         return f"{v:.0f}" if integer and float(v).is_integer() else f"{v:.4f}"
     return str(v)
 

@@ -8,6 +8,7 @@ from evalreport.measures._core import (POLICIES, REGISTRY, Context, Measure, Res
                                        register, resolve_positive)
 from evalreport.measures import binary as _binary  # noqa: F401  (registers)
 from evalreport.measures import multiclass as _multiclass  # noqa: F401  (registers)
+from evalreport.measures import ordinal as _ordinal  # noqa: F401  (registers)
 from evalreport.measures.evaluate import evaluate, applicable, default_measures, catalogue_frame
 
 __all__ = ["POLICIES", "REGISTRY", "Context", "Measure", "Result", "catalogue", "compute", "get", "register",

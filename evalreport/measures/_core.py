@@ -102,8 +102,9 @@ class Context:
         acc = np.where(nan, 0.0, values * w).sum(axis=-1)
         allnan = total == 0
         out = np.divide(acc, total, out=np.full(total.shape, np.nan), where=~allnan)
-        if nan.any():
-            self.events.append((f"undefined {what} skipped in the average", nan))
+        skipped = nan & (weights > 0)      # a NaN of weight 0 would not count anyway
+        if skipped.any():
+            self.events.append((f"undefined {what} skipped in the average", skipped))
         if allnan.any():
             self.events.append((f"no defined {what} to average", allnan))
         return out
@@ -202,6 +203,9 @@ def get(spec: "str | Measure") -> Measure:
             raise MeasureError(f"measure {spec!r}: parameters are written name=value")
         k, v = (s.strip() for s in part.split("=", 1))
         default = base.params.get(k)
+        if isinstance(default, str):  # a string parameter (e.g. k_cost's error=ae|se): taken as written
+            params[k] = v.strip("'\"").lower()
+            continue
         try:
             params[k] = type(default)(v) if default is not None else float(v)
         except ValueError:
@@ -302,20 +306,25 @@ def _summarise(ctx: Context, labels) -> tuple[np.ndarray, np.ndarray]:
         if mask.ndim > nb:  # per-class event: name the classes
             flat = mask.reshape(batch + (-1,))
             cell = flat.any(axis=-1)
-            for idx in zip(*np.nonzero(cell)):
+            for idx in _cells(cell):
                 classes = [labels[k] for k in np.nonzero(flat[idx])[0] if k < len(labels)]
                 _append(reason, idx, f"{text} (class {', '.join(classes)})")
         else:
             cell = mask
-            for idx in zip(*np.nonzero(cell)):
+            for idx in _cells(cell):
                 _append(reason, idx, text)
         undefined |= cell
     if ctx.policy != "nan" and undefined.any():
         note = {"zero": "replaced by 0", "one": "replaced by 1",
                 "convention": "replaced by the measure's convention"}[ctx.policy]
-        for idx in zip(*np.nonzero(undefined)):
+        for idx in _cells(undefined):
             _append(reason, idx, note)
     return undefined, reason
+
+
+def _cells(mask: np.ndarray):
+    """Index tuples of the True cells; also for a 0-d mask (a single matrix), where np.nonzero fails."""
+    return (tuple(int(i) for i in row) for row in np.argwhere(mask))
 
 
 def _append(reason: np.ndarray, idx, text: str) -> None:

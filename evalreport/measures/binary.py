@@ -86,8 +86,12 @@ def _averaged(f, avg: str, label: str):
         tp, fp, fn_, tn = ovr_counts(C)
         if avg == "micro":
             return f(tp.sum(-1), fp.sum(-1), fn_.sum(-1), tn.sum(-1), ctx)
+        first = len(ctx.events)
         per_class = f(tp, fp, fn_, tn, ctx)
         weights = None if avg == "macro" else tp + fn_  # gold class sizes a_i
+        if weights is not None:
+            # a class absent from the gold labels has weight 0: its 0/0 cannot change the value, so no event
+            ctx.events[first:] = [(text, mask & (weights > 0)) for text, mask in ctx.events[first:]]
         return ctx.mean(per_class, weights=weights, what=f"per-class {label}")
 
     return fn
@@ -169,7 +173,19 @@ def _fbeta(tp, fp, fn, beta, ctx, name):
                    f"{name}: no gold and no predicted positives (TP = FP = FN = 0)")
 
 
-@binary("f1", "F1", source=f"{P000}, Table 2 and eq. 2", formula="2TP / (2TP + FP + FN)",
+@binary("f1", "F1", claims={
+            # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+            "sebastiani.MON.binary": False,
+            "sebastiani.CON.binary": {"paper": False, "audit": True, "why": "docs/audit.md#f1-con"},
+            "sebastiani.CHA.binary": False, "sebastiani.IMB.binary": False, "sebastiani.SYM.binary": False,
+            "sebastiani.SDE.binary": False, "sebastiani.WDE.binary": False,
+            # paper 004, Table 2 (✓/✗ = binary/multiclass)
+            "goesgens.Max": True, "goesgens.Min": False, "goesgens.CSym": False, "goesgens.Sym": True,
+            "goesgens.Dist": False,
+            "goesgens.Mon": {"paper": True, "audit": False, "why": "docs/audit.md#f1-jaccard-mon"},
+            "goesgens.SMon": False, "goesgens.CB": False, "goesgens.ACB": False,
+        },
+        source=f"{P000}, Table 2 and eq. 2", formula="2TP / (2TP + FP + FN)",
         undefined="TP = FP = FN = 0", convention=0.0,
         convention_source="scikit-learn zero_division default (paper 000, section 4, discusses 0 vs 1)", **R01)
 def f1(tp, fp, fn, tn, ctx):
@@ -196,7 +212,14 @@ def f_prime(tp, fp, fn, tn, ctx):
     return ctx.div(tp, fp + fn, "F': no errors (FP + FN = 0)")
 
 
-@binary("jaccard", "Jaccard", source=f"{P004}, Table 1", formula="TP / (TP + FP + FN)",
+@binary("jaccard", "Jaccard", claims={
+            # paper 004, Table 2 (✓/✗ = binary/multiclass)
+            "goesgens.Max": True, "goesgens.Min": False, "goesgens.CSym": False, "goesgens.Sym": True,
+            "goesgens.Dist": True,
+            "goesgens.Mon": {"paper": True, "audit": False, "why": "docs/audit.md#f1-jaccard-mon"},
+            "goesgens.SMon": False, "goesgens.CB": False, "goesgens.ACB": False,
+        },
+        source=f"{P004}, Table 1", formula="TP / (TP + FP + FN)",
         undefined="TP = FP = FN = 0", convention=0.0, convention_source="scikit-learn zero_division default",
         **R01)
 def jaccard(tp, fp, fn, tn, ctx):
@@ -262,13 +285,22 @@ def kappa_binary(tp, fp, fn, tn, ctx):
                    "kappa: all items gold and predicted in one class (expected agreement = 1)")
 
 
-@binary("dor", "Diagnostic odds ratio", source=f"{P000}, Table 2", formula="(TP TN) / (FP FN)",
+@binary("dor", "Diagnostic odds ratio", claims={
+            # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+            "sebastiani.MON.binary": False, "sebastiani.WDE.binary": False, "sebastiani.IMB.binary": "n/a",
+        },
+        source=f"{P000}, Table 2", formula="(TP TN) / (FP FN)",
         range=(0.0, float("inf")), undefined="FP = 0 or FN = 0 (paper 000, Property 4.9)")
 def dor(tp, fp, fn, tn, ctx):
     return ctx.div(tp * tn, fp * fn, "DOR: no false positives or no false negatives (FP FN = 0)")
 
 
-@binary("lam", "LAM (logistic average misclassification)", source=f"{P000}, Table 2",
+@binary("lam", "LAM (logistic average misclassification)", claims={
+            # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+            "sebastiani.MON.binary": False, "sebastiani.CON.binary": False, "sebastiani.WDE.binary": False,
+            "sebastiani.IMB.binary": "n/a",
+        },
+        source=f"{P000}, Table 2",
         formula="logit^-1((logit(FP/AN) + logit(FN/AP)) / 2) = sqrt(FP FN) / (sqrt(FP FN) + sqrt(TP TN))",
         higher_is_better=False, undefined="FP FN = 0 and TP TN = 0 (logit of 0 and of 1 at once)",
         notes="Reported as a fraction, not a percentage. The closed form follows from logit(FP/AN) = "
@@ -281,7 +313,12 @@ def lam(tp, fp, fn, tn, ctx):
     return ctx.div(bad, bad + good, "LAM: FP FN = 0 and TP TN = 0 (logit(0) + logit(1))")
 
 
-@binary("asp", "Average set precision", source=f"{P000}, Table 2", formula="TP^2 / (AP PP)",
+@binary("asp", "Average set precision", claims={
+            # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+            "sebastiani.MON.binary": False, "sebastiani.CON.binary": False, "sebastiani.SDE.binary": False,
+            "sebastiani.IMB.binary": False,
+        },
+        source=f"{P000}, Table 2", formula="TP^2 / (AP PP)",
         undefined="AP = 0 or PP = 0 (paper 000, Property 4.8)", **R01)
 def asp(tp, fp, fn, tn, ctx):
     return ctx.div(tp * tp, (tp + fn) * (tp + fp), "ASP: no gold positives or no predicted positives")
@@ -305,7 +342,13 @@ def _gm(tp, fp, fn, tn, r, ctx):
                    "GM: the generalised mean of AP AN and PP PN is 0 (a class is empty)")
 
 
-@binary("gm", "Generalized means GM_r", source=f"{P004}, Definition 10", params={"r": 1.0},
+@binary("gm", "Generalized means GM_r", claims={
+            # paper 004, Table 2 (✓/✗ = binary/multiclass)
+            "goesgens.Max": True, "goesgens.Min": True, "goesgens.CSym": True, "goesgens.Sym": True,
+            "goesgens.Dist": False, "goesgens.Mon": True, "goesgens.SMon": True, "goesgens.CB": True,
+            "goesgens.ACB": True,
+        },
+        source=f"{P004}, Definition 10", params={"r": 1.0},
         formula="(n TP - AP PP) / ((1/2)((AP AN)^r + (PP PN)^r))^(1/r)", range=(-1.0, 1.0), chance=0.0,
         undefined="the mean is 0: for r > 0 when both AP AN and PP PN are 0; for r <= 0 when either is",
         notes="r = 0 is the geometric mean (= MCC, paper 004 Statement 2); r = -1 gives "
@@ -314,7 +357,13 @@ def gm(tp, fp, fn, tn, ctx):
     return _gm(tp, fp, fn, tn, float(ctx.params.get("r", 1.0)), ctx)
 
 
-@binary("gm1", "GM_1 (arithmetic-mean generalized means)", source=f"{P004}, Definition 10 with r = 1",
+@binary("gm1", "GM_1 (arithmetic-mean generalized means)", claims={
+            # paper 004, Table 2 (✓/✗ = binary/multiclass)
+            "goesgens.Max": True, "goesgens.Min": True, "goesgens.CSym": True, "goesgens.Sym": True,
+            "goesgens.Dist": False, "goesgens.Mon": True, "goesgens.SMon": True, "goesgens.CB": True,
+            "goesgens.ACB": True,
+        },
+        source=f"{P004}, Definition 10 with r = 1",
         formula="(n TP - AP PP) / ((AP AN + PP PN) / 2)", range=(-1.0, 1.0), chance=0.0,
         undefined="AP AN = PP PN = 0")
 def gm1(tp, fp, fn, tn, ctx):

@@ -20,8 +20,10 @@ def applicable(measure, *, positive=None, costs=None) -> tuple[bool, str]:
 
 def default_measures(*, positive=None, costs=None) -> list[Measure]:
     """Every registered measure that applies to the data, except the open parametrised
-    families (``fbeta``, ``gm``: ask for them by name, e.g. ``fbeta(beta=2)``)."""
-    return [m for m in catalogue() if not m.params and applicable(m, positive=positive, costs=costs)[0]]
+    families (``fbeta``, ``gm``: ask for them by name, e.g. ``fbeta(beta=2)``). A measure whose
+    parameters are all choices among names (``k_cost``, error=ae|se) is included at its default."""
+    return [m for m in catalogue() if not any(not isinstance(v, str) for v in m.params.values())
+            and applicable(m, positive=positive, costs=costs)[0]]
 
 
 def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=None, labels=None,
@@ -82,7 +84,7 @@ def catalogue_frame(measures=None) -> pd.DataFrame:
             "direction": m.direction, "range": f"[{m.range[0]:g}, {m.range[1]:g}]",
             "chance": ("1/K" if callable(m.chance) else ("" if m.chance is None else f"{m.chance:g}")),
             "undefined": m.undefined, "convention": "" if m.convention is None else f"{m.convention:g}",
-            "params": ", ".join(f"{k}={v:g}" for k, v in m.params.items()), "formula": m.formula,
+            "params": ", ".join(f"{k}={v:g}" if not isinstance(v, str) else f"{k}={v}" for k, v in m.params.items()), "formula": m.formula,
             "source": m.source,
         })
     return pd.DataFrame(rows)

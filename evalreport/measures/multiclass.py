@@ -41,7 +41,17 @@ def _inv_k(K):
     return 1.0 / K
 
 
-@_reg("accuracy", "Accuracy", source=f"{P002}, eq. 7; {P004}, Table 1", formula="sum_i c_ii / n",
+@_reg("accuracy", "Accuracy", claims={
+          # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+          "sebastiani.IMB.binary": False,
+          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          "opitz.PI": True, "opitz.PII": False, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": False,
+          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          "goesgens.Max": True, "goesgens.Min": True, "goesgens.CSym": True, "goesgens.Sym": True,
+          "goesgens.Dist": True, "goesgens.Mon": True, "goesgens.SMon": True, "goesgens.CB": False,
+          "goesgens.ACB": False,
+      },
+      source=f"{P002}, eq. 7; {P004}, Table 1", formula="sum_i c_ii / n",
       chance=None, chance_note="equals the sum over classes of gold x predicted prevalence; not constant",
       undefined="n = 0")
 def accuracy(C, ctx):
@@ -49,7 +59,19 @@ def accuracy(C, ctx):
     return ctx.div(d.sum(-1), n, "empty confusion matrix (n = 0)")
 
 
-@_reg("balanced_accuracy", "Balanced accuracy", source=f"{P004}, Table 1", formula="(1/m) sum_i c_ii / a_i",
+@_reg("balanced_accuracy", "Balanced accuracy", claims={
+          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": True, "opitz.PV": True,
+          "opitz.PV_strict": True, "opitz.PV_complete": False,
+          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          "goesgens.Max": True, "goesgens.Min": True, "goesgens.CSym": True, "goesgens.Sym": False,
+          "goesgens.Dist": False, "goesgens.SMon": {"paper": True, "audit": False, "why": "docs/audit.md#ba-smon"},
+          "goesgens.CB": {"paper": True, "audit": False, "why": "docs/audit.md#absent-classes"},
+          "goesgens.ACB": {"paper": True, "audit": False, "why": "docs/audit.md#absent-classes"},
+          "goesgens.Mon.binary": True,
+          "goesgens.Mon.multiclass": {"paper": True, "audit": False, "why": "docs/audit.md#ba-mon"},
+      },
+      source=f"{P004}, Table 1", formula="(1/m) sum_i c_ii / a_i",
       chance=_inv_k, undefined="per class: a_i = 0 (class absent from gold); skipped with the nan policy "
       "(as scikit-learn does), counted as 0/1 with zero/one", convention=None,
       notes="Numerically identical to macro_recall (paper 002, eq. 14-16: macro recall is the "
@@ -58,7 +80,12 @@ def balanced_accuracy(C, ctx):
     return ctx.mean(_recalls(C, ctx), what="class recalls")
 
 
-@_reg("macro_recall", "Macro recall", source=f"{P002}, eq. 8", formula="(1/n) sum_i R_i, R_i = c_ii / a_i",
+@_reg("macro_recall", "Macro recall", claims={
+          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": True, "opitz.PV": True,
+          "opitz.PV_strict": True, "opitz.PV_complete": False,
+      },
+      source=f"{P002}, eq. 8", formula="(1/n) sum_i R_i, R_i = c_ii / a_i",
       chance=_inv_k, chance_note="strictly chance corrected, c(n) = 1/n (paper 002, Appendix B.5)",
       undefined="per class: a_i = 0; skipped (nan policy) or counted as 0/1", convention=0.0,
       convention_source="paper 002, after eq. 18: R_i = 0 if the denominator is zero")
@@ -66,7 +93,12 @@ def macro_recall(C, ctx):
     return ctx.mean(_recalls(C, ctx), what="class recalls")
 
 
-@_reg("macro_precision", "Macro precision", source=f"{P002}, eq. 17", formula="(1/n) sum_i P_i, P_i = c_ii / b_i",
+@_reg("macro_precision", "Macro precision", claims={
+          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": False, "opitz.PV": True,
+          "opitz.PV_strict": True, "opitz.PV_complete": False,
+      },
+      source=f"{P002}, eq. 17", formula="(1/n) sum_i P_i, P_i = c_ii / b_i",
       chance=_inv_k, chance_note="strictly chance corrected, 1/n (paper 002, Appendix C.5)",
       undefined="per class: b_i = 0 (never predicted); skipped (nan policy) or counted as 0/1", convention=0.0,
       convention_source="paper 002, after eq. 18: P_i = 0 if the denominator is zero")
@@ -74,7 +106,12 @@ def macro_precision(C, ctx):
     return ctx.mean(_precisions(C, ctx), what="class precisions")
 
 
-@_reg("macro_f1", "Macro F1 (mean of class F1, eq. 18)", source=f"{P002}, eq. 18-19",
+@_reg("macro_f1", "Macro F1 (mean of class F1, eq. 18)", claims={
+          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": False, "opitz.PV": True,
+          "opitz.PV_strict": False, "opitz.PV_complete": False,
+      },
+      source=f"{P002}, eq. 18-19",
       formula="(1/n) sum_i 2 P_i R_i / (P_i + R_i) = (2/n) sum_i c_ii / (a_i + b_i)",
       chance=None, chance_note="chance corrected but not strictly: at most 1/n (paper 002, Appendix D.5)",
       undefined="per class: a_i + b_i = 0 (class neither in gold nor predicted)", convention=0.0,
@@ -86,9 +123,17 @@ def macro_f1(C, ctx):
                     what="class F1 values")
 
 
-@_reg("macro_f1_hm", "Macro F1' (harmonic mean of macro P and macro R, eq. 20)", source=f"{P002}, eq. 20",
+@_reg("macro_f1_hm", "Macro F1' (harmonic mean of macro P and macro R, eq. 20)", claims={
+          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          "opitz.PI": True, "opitz.PII": True, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": True,
+          "opitz.PV_strict": True, "opitz.PV_complete": False,
+      },
+      source=f"{P002}, eq. 20",
       formula="2 macP macR / (macP + macR)", chance=_inv_k,
-      chance_note="strictly chance corrected, 1/n (paper 002, Appendix E.5)",
+      chance_note="1/n on the expected matrix a_i b_j / n (paper 002, Appendix E.5): an approximate "
+                  "constant baseline only (paper 004, Definition 9). The harmonic mean is not linear in the "
+                  "cells, so a random classifier's expected value differs from 1/n (e.g. about 0.353 for n = 3 "
+                  "classes of sizes 1, 2, 4 and predicted sizes 3, 3, 1).",
       undefined="macro P + macro R = 0, or a class-level 0/0 inside macro P or macro R",
       notes="The 'macro F1' of Sokolova & Lapalme; differs from macro_f1 (eq. 18), see paper 002 and [8] there.")
 def macro_f1_hm(C, ctx):
@@ -97,7 +142,11 @@ def macro_f1_hm(C, ctx):
     return ctx.div(2 * mp * mr, mp + mr, "macro F1': macro precision + macro recall = 0")
 
 
-@_reg("micro_f1", "Micro F1", source=f"{P002}, Appendix A; {P004}, section 2 (micro averaging)",
+@_reg("micro_f1", "Micro F1", claims={
+          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          "opitz.PI": True, "opitz.PII": False, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": False,
+      },
+      source=f"{P002}, Appendix A; {P004}, section 2 (micro averaging)",
       formula="F1 of the summed one-vs-rest matrices = accuracy", undefined="n = 0",
       notes="Equal to accuracy on single-label data (paper 002, Appendix A); same function as f1_micro.")
 def micro_f1(C, ctx):
@@ -112,7 +161,11 @@ def weighted_f1(C, ctx):
     return REGISTRY["f1_weighted"].fn(C, ctx)
 
 
-@_reg("gmean_recall", "Geometric mean of class recalls (GmacR)", source=f"{P002}, eq. 25",
+@_reg("gmean_recall", "Geometric mean of class recalls (GmacR)", claims={
+          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": True, "opitz.PV": True,
+      },
+      source=f"{P002}, eq. 25",
       formula="(prod_i R_i)^(1/n)", chance=None, undefined="per class: a_i = 0 (skipped with the nan policy)")
 def gmean_recall(C, ctx):
     r = ctx.mean(np.log(_recalls(C, ctx)), what="class recalls")
@@ -127,7 +180,20 @@ def hmean_recall(C, ctx):
     return 1.0 / inv
 
 
-@_reg("mcc", "Matthews correlation coefficient", source=f"{P002}, eq. 23; {P004}, Table 1",
+@_reg("mcc", "Matthews correlation coefficient", claims={
+          # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+          "sebastiani.CON.binary": False, "sebastiani.SDE.binary": False,
+          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          "opitz.PII": True, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": True, "opitz.PV_strict": True,
+          "opitz.PV_complete": True, "opitz.PI.multiclass": False,
+          "opitz.PI.binary": {"paper": False, "audit": True, "why": "docs/audit.md#mcc-pi-binary"},
+          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          "goesgens.Max": True, "goesgens.CSym": True, "goesgens.Sym": True, "goesgens.Dist": False,
+          "goesgens.CB": True, "goesgens.ACB": True, "goesgens.Min.binary": True, "goesgens.Min.multiclass": False,
+          "goesgens.Mon.binary": True, "goesgens.Mon.multiclass": False, "goesgens.SMon.binary": True,
+          "goesgens.SMon.multiclass": False,
+      },
+      source=f"{P002}, eq. 23; {P004}, Table 1",
       formula="(n sum_i c_ii - sum_i a_i b_i) / sqrt((n^2 - sum_i b_i^2)(n^2 - sum_i a_i^2))",
       range=(-1.0, 1.0), chance=0.0, chance_note="completely chance corrected, 0 (paper 002, F.5)",
       undefined="all gold labels in one class, or all predictions in one class", convention=0.0,
@@ -140,7 +206,16 @@ def mcc(C, ctx):
     return ctx.div(num, den, "MCC: all gold labels or all predictions fall in one class")
 
 
-@_reg("kappa", "Cohen's kappa", source=f"{P002}, eq. 24; {P004}, Table 1",
+@_reg("kappa", "Cohen's kappa", claims={
+          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          "opitz.PI": False, "opitz.PII": True, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": True,
+          "opitz.PV_strict": True, "opitz.PV_complete": True,
+          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          "goesgens.Max": True, "goesgens.Min": False, "goesgens.CSym": True, "goesgens.Sym": True,
+          "goesgens.Dist": False, "goesgens.SMon": False, "goesgens.CB": True, "goesgens.ACB": True,
+          "goesgens.Mon.binary": True, "goesgens.Mon.multiclass": False,
+      },
+      source=f"{P002}, eq. 24; {P004}, Table 1",
       formula="(n sum_i c_ii - sum_i a_i b_i) / (n^2 - sum_i a_i b_i)", range=(-1.0, 1.0), chance=0.0,
       chance_note="completely chance corrected, 0 (paper 002, F.5)",
       undefined="sum_i a_i b_i = n^2: gold and predictions all in the same single class")
@@ -151,7 +226,16 @@ def kappa(C, ctx):
                    "kappa: gold and predictions all in the same single class (expected agreement = 1)")
 
 
-@_reg("sba", "Symmetric balanced accuracy", source=f"{P004}, Table 1 and Statement 2",
+@_reg("sba", "Symmetric balanced accuracy", claims={
+          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          "goesgens.Max": True, "goesgens.Min": True, "goesgens.CSym": True, "goesgens.Sym": True,
+          "goesgens.Dist": False, "goesgens.Mon": True,
+          "goesgens.CB": {"paper": True, "audit": False, "why": "docs/audit.md#absent-classes"},
+          "goesgens.ACB": {"paper": True, "audit": False, "why": "docs/audit.md#absent-classes"},
+          "goesgens.SMon.binary": True,
+          "goesgens.SMon.multiclass": {"paper": True, "audit": False, "why": "docs/audit.md#sba-smon"},
+      },
+      source=f"{P004}, Table 1 and Statement 2",
       formula="(1/2m) sum_i (c_ii / a_i + c_ii / b_i) = (BA(C) + BA(C^T)) / 2", chance=_inv_k,
       undefined="per class: a_i = 0 (in BA(C)) or b_i = 0 (in BA(C^T)); skipped in its mean with the nan "
                 "policy. Reading taken: each of the two means runs over the classes where its ratio is defined.")
@@ -160,7 +244,12 @@ def sba(C, ctx):
                   + ctx.mean(_precisions(C, ctx), what="class precisions"))
 
 
-@_reg("k", "K (Sebastiani)", source=f"{P000}, eq. 5 (binary) and eq. 10 (single-label multi-class)",
+@_reg("k", "K (Sebastiani)", claims={
+          # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+          "sebastiani.MON": True, "sebastiani.CON": True, "sebastiani.SDE": True, "sebastiani.WDE": True,
+          "sebastiani.FIX": True, "sebastiani.CHA": True, "sebastiani.IMB": True, "sebastiani.SYM": True,
+      },
+      source=f"{P000}, eq. 5 (binary) and eq. 10 (single-label multi-class)",
       formula="K/(K-1) * (sum_{j: AP_j > 0} rho_j) / (sum_j xi_j) - 1/(K-1)", range=(-1.0, 1.0), chance=0.0,
       chance_note="paper 000, Property 5.6", undefined="only n = 0: classes absent from gold are left out "
       "through the indicator xi_j (eq. 8)",
@@ -175,11 +264,20 @@ def k(C, ctx):
     return K / (K - 1) * mean_rho - 1.0 / (K - 1)
 
 
-@_reg("confusion_entropy", "Confusion entropy", source=f"{P004}, Table 1 (Wei et al. 2010)",
+@_reg("confusion_entropy", "Confusion entropy", claims={
+          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          "goesgens.Max": {"paper": True, "audit": False, "why": "docs/audit.md#ce-max"}, "goesgens.Min": False,
+          "goesgens.CSym": True, "goesgens.Sym": True, "goesgens.Dist": False, "goesgens.Mon": False,
+          "goesgens.SMon": False, "goesgens.CB": False, "goesgens.ACB": False,
+      },
+      source=f"{P004}, Table 1 (Wei et al. 2010)",
       formula="-(1/2n) sum_{i != j} (c_ji log(c_ji/(a_j+b_j)) + c_ij log(c_ij/(a_j+b_j))), log base 2(m-1)",
-      higher_is_better=False, undefined="n = 0",
+      higher_is_better=False, undefined="n = 0", range=(0.0, float(2 / (np.e * np.log(2)))),
       notes="The extracted paper text prints the log base as 2^(m-2); the base is 2(m-1) as in Wei et al. "
-            "(for m = 2 a base 2^0 = 1 would be meaningless). 0 log 0 = 0.")
+            "(for m = 2 a base 2^0 = 1 would be meaningless); this base reproduces 1 - CE = 93.41 / 93.51 of "
+            "paper 004, Table 5. 0 log 0 = 0. Range: at most 1 for m >= 3 classes, but on two classes CE "
+            "exceeds 1 (Delgado & Nunez-Gonzalez 2019, paper 004 ref. [7]): with off-diagonal share t it is "
+            "t (1 - log2 t) on a symmetric 2 x 2 matrix, maximal 2/(e ln 2) = 1.0615 at t = 2/e.")
 def confusion_entropy(C, ctx):
     d, a, b, n = marginals(C)
     K = C.shape[-1]
@@ -193,9 +291,26 @@ def confusion_entropy(C, ctx):
     return -ctx.div(t, 2 * n, "empty confusion matrix (n = 0)") / np.log(2 * (K - 1))
 
 
-@_reg("correlation_distance", "Correlation distance", source=f"{P004}, Table 1 and Statement 4",
+@_reg("correlation_distance", "Correlation distance", claims={
+          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          "goesgens.Max": True, "goesgens.CSym": True, "goesgens.Sym": True, "goesgens.Dist": True,
+          "goesgens.CB": False, "goesgens.ACB": True, "goesgens.Min.binary": True,
+          "goesgens.Min.multiclass": False, "goesgens.Mon.binary": True, "goesgens.Mon.multiclass": False,
+          "goesgens.SMon.binary": True, "goesgens.SMon.multiclass": False,
+      },
+      source=f"{P004}, Table 1 and Statement 4",
       formula="arccos(MCC) / pi", higher_is_better=False, chance=0.5,
       chance_note="approximate constant baseline only (paper 004, Statement 4-5)",
-      undefined="where MCC is undefined", convention=0.5, convention_source="arccos of MCC's convention 0")
+      undefined="where MCC is undefined", convention=0.5, convention_source="arccos of MCC's convention 0",
+      notes="The only 0/0 is inside MCC, so the policies fill MCC: zero gives CD = 0.5, one gives CD = 0, "
+            "convention gives MCC's convention 0, i.e. CD = 0.5.")
 def correlation_distance(C, ctx):
-    return np.arccos(np.clip(mcc(C, ctx), -1.0, 1.0)) / np.pi
+    if ctx.policy != "convention":
+        return np.arccos(np.clip(mcc(C, ctx), -1.0, 1.0)) / np.pi
+    # ctx.fill holds CD's own convention (0.5); the division it fills is MCC's, whose convention is 0
+    fill, ctx.fill = ctx.fill, REGISTRY["mcc"].convention
+    try:
+        r = mcc(C, ctx)
+    finally:
+        ctx.fill = fill
+    return np.arccos(np.clip(r, -1.0, 1.0)) / np.pi

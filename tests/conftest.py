@@ -1,0 +1,44 @@
+"""Shared fixtures: random confusion matrices, label arrays from counts, the published data sets."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+# Data published with Gösgens et al. 2021 (paper 004); see its README. Never copied into the repo.
+GOSGENS_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "gosgens2021"
+
+
+def make_confusions(rng: np.random.Generator, K: int, S: int, *, high: int = 7, p_zero: float = 0.3,
+                    p_empty_row: float = 0.2, p_empty_col: float = 0.2) -> np.ndarray:
+    """``(S, K, K)`` int64 confusion matrices with many zero cells and some empty gold rows and/or
+    predicted columns; every matrix has n >= 1."""
+    C = rng.integers(0, high, size=(S, K, K))
+    C = np.where(rng.random((S, K, K)) < p_zero, 0, C)
+    C = np.where((rng.random((S, K)) < p_empty_row)[:, :, None], 0, C)
+    C = np.where((rng.random((S, K)) < p_empty_col)[:, None, :], 0, C)
+    empty = C.sum(axis=(1, 2)) == 0
+    C[empty, K - 1, 0] = 1 + rng.integers(0, high, size=int(empty.sum()))
+    return C.astype(np.int64)
+
+
+def labels_from_confusion(C) -> tuple[np.ndarray, np.ndarray]:
+    """Gold and predicted code arrays whose confusion matrix (rows = gold) is ``C``."""
+    C = np.asarray(C, dtype=np.int64)
+    K = C.shape[-1]
+    cell = np.repeat(np.arange(K * K), C.ravel())
+    return cell // K, cell % K
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(20240611)
+
+
+@pytest.fixture(scope="session")
+def gosgens_dir():
+    """Directory of the Gösgens et al. data; skips the test when it is absent."""
+    if not GOSGENS_DIR.is_dir():
+        pytest.skip(f"Gösgens et al. 2021 data not found at {GOSGENS_DIR} (see the data README)")
+    return GOSGENS_DIR

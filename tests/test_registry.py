@@ -1,0 +1,248 @@
+"""The measure registry itself: declarations, stable ids, parameter specs, chance values, speed."""
+from __future__ import annotations
+
+import itertools
+import math
+import time
+
+import numpy as np
+import pytest
+
+from evalreport import measures as M
+from evalreport.counts import confusion_from_codes
+from evalreport.errors import MeasureError
+from evalreport.measures import REGISTRY
+from evalreport.measures.binary import BINARY
+
+# The stable ids the report, the CLI and users rely on (issue 2).
+STABLE_IDS = (
+    "accuracy", "balanced_accuracy", "macro_precision", "macro_recall", "macro_f1", "macro_f1_hm", "micro_f1",
+    "weighted_f1", "gmean_recall", "hmean_recall", "mcc", "kappa", "sba", "gm1", "k", "informedness",
+    "markedness", "f1", "precision", "recall", "specificity", "jaccard", "f_star", "dor", "confusion_entropy",
+    "correlation_distance",
+)
+STABLE_BINARY = ("gm1", "informedness", "markedness", "f1", "precision", "recall", "specificity", "jaccard",
+                 "f_star", "dor", "mcc", "kappa", "accuracy", "balanced_accuracy", "k")
+
+ALL = M.catalogue()
+
+
+def _kw(m, K, positive=0):
+    """What a measure needs besides the matrix: a positive class, or costs (|i - j| on the class order)."""
+    kw = {}
+    if "positive" in m.needs:
+        kw["positive"] = positive
+    if "costs" in m.needs:
+        kw["costs"] = np.abs(np.subtract.outer(np.arange(K), np.arange(K))).astype(float)
+    return kw
+
+
+# --------------------------------------------------------------------------- declarations
+
+
+@pytest.mark.parametrize("m", ALL, ids=lambda m: m.id)
+def test_every_measure_is_fully_declared(m):
+    for attr in ("label", "source", "formula", "undefined"):
+        assert str(getattr(m, attr)).strip(), f"{m.id}: empty {attr}"
+    lo, hi = m.range
+    assert lo < hi and not math.isnan(lo) and not math.isnan(hi), m.id
+    assert m.direction in ("higher", "lower") and isinstance(m.higher_is_better, bool)
+    assert m.kind in ("multiclass", "binary", "ordinal")
+    assert set(m.needs) <= {"positive", "costs", "order"}
+    assert ("positive" in m.needs) == (m.kind == "binary"), m.id
+    if m.averaging:
+        assert m.averaging in ("macro", "micro", "weighted") and m.base in BINARY
+        assert m.id == f"{m.base}_{m.averaging}"
+    if m.convention is not None:
+        assert lo <= m.convention <= hi and m.convention_source.strip(), m.id
+    if m.chance is not None:
+        for K in (2, 3, 7):
+            assert lo <= m.chance_value(K) <= hi, m.id
+    assert REGISTRY[m.id] is m and M.get(m.id) is m
+
+
+def test_ids_are_unique_and_registration_refuses_duplicates():
+    ids = [m.id for m in ALL]
+    assert len(ids) == len(set(ids)) == len(REGISTRY)
+    before = dict(REGISTRY)
+    with pytest.raises(MeasureError, match="already registered"):
+        M.register(M.Measure(id="accuracy", label="again", fn=lambda C, ctx: C.sum((-2, -1))))
+    with pytest.raises(MeasureError, match="lower-case"):
+        M.register(M.Measure(id="Bad-Id", label="bad", fn=lambda C, ctx: C.sum((-2, -1))))
+    assert REGISTRY == before
+
+
+def test_stable_ids_are_registered():
+    missing = [i for i in STABLE_IDS if i not in REGISTRY]
+    assert not missing
+    for base in STABLE_BINARY:
+        assert base in BINARY, base
+        for avg in ("macro", "micro", "weighted"):
+            m = REGISTRY[f"{base}_{avg}"]
+            assert m.averaging == avg and m.base == base and m.kind == "multiclass"
+    # every binary declaration has its three averages
+    for base in BINARY:
+        assert all(f"{base}_{avg}" in REGISTRY for avg in ("macro", "micro", "weighted")), base
+
+
+def test_catalogue_order_and_frame():
+    groups = [2 if m.averaging else (1 if m.kind == "binary" else 0) for m in ALL]
+    assert groups == sorted(groups)
+    frame = M.catalogue_frame()
+    assert list(frame["id"]) == [m.id for m in ALL]
+    assert not frame[["label", "source", "formula", "undefined"]].eq("").any().any()
+
+
+# --------------------------------------------------------------------------- specs
+
+
+def test_parametrised_spec_fbeta():
+    m = M.get("fbeta(beta=2)")
+    assert m.id == "fbeta(beta=2)" and m.params == {"beta": 2.0} and m.family == "fbeta"
+    assert M.get(" fbeta( beta = 2 ) ").id == m.id
+    assert "beta=2" in m.label
+    # (1 + 4) TP / (5 TP + 4 FN + FP) with TP = 3, FN = 2, FP = 1 -> 15 / 24
+    C = np.array([[10, 1], [2, 3]])
+    assert M.compute(m, C, positive=1).value == pytest.approx(15 / 24, abs=1e-15)
+    assert M.compute("fbeta_macro(beta=0.5)", C).value == pytest.approx(
+        np.mean([M.compute("fbeta(beta=0.5)", C, positive=p).value for p in (0, 1)]), abs=1e-15)
+    assert M.get("gm(r=-1)").params == {"r": -1.0}
+    assert M.get("fbeta") is REGISTRY["fbeta"]
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("acuracy", ["unknown measure 'acuracy'", "did you mean", "'accuracy'"]),
+    ("zzzz", ["unknown measure 'zzzz'", "evalreport measures"]),
+    ("fbeta(2)", ["parameters are written name=value"]),
+    ("fbeta(gamma=2)", ["has no parameter", "gamma", "beta"]),
+    ("fbeta(beta=two)", ["parameter beta must be a number"]),
+    ("accuracy(beta=2)", ["has no parameter", "none"]),
+    ("f1(beta=2", ["cannot parse", "fbeta(beta=2)"]),
+    ("", ["cannot parse"]),
+])
+def test_bad_specs_raise_helpful_measure_errors(spec, words):
+    with pytest.raises(MeasureError) as err:
+        M.get(spec)
+    for w in words:
+        assert w in str(err.value), (spec, str(err.value))
+
+
+def test_compute_input_errors():
+    with pytest.raises(MeasureError, match="positive class"):
+        M.compute("f1", np.eye(3))
+    with pytest.raises(MeasureError, match="outside"):
+        M.compute("f1", np.eye(3), positive=3)
+    with pytest.raises(MeasureError, match="not one of the classes"):
+        M.compute("f1", np.eye(2), positive="c", labels=["a", "b"])
+    with pytest.raises(MeasureError, match=r"\(K, K\)"):
+        M.compute("accuracy", np.ones((2, 3)))
+    with pytest.raises(MeasureError, match="policy"):
+        M.compute("accuracy", np.eye(2), policy="ignore")
+    assert M.compute("f1", np.array([[3, 1], [2, 4]]), positive="b", labels=["a", "b"]).value == pytest.approx(8 / 11)
+
+
+# --------------------------------------------------------------------------- chance values
+
+
+CHANCE = [m for m in ALL if m.chance is not None]
+
+
+def _approximate(m):
+    """Declared chance that is only an approximate constant baseline (paper 004, Definition 9)."""
+    return "approximate" in m.chance_note.lower()
+
+
+@pytest.mark.parametrize("m", CHANCE, ids=lambda m: m.id)
+def test_chance_equals_value_on_expected_matrix(m, rng):
+    """Paper 004, Definition 9: M(C-bar) = c_base(m) with c-bar_ij = a_i b_j / n, for any class sizes a
+    and non-unary b (here random, positive and real-valued)."""
+    for K in (2, 3, 5):
+        a = rng.uniform(0.5, 30, size=(20, K))
+        b = rng.uniform(0.5, 30, size=(20, K))
+        b *= a.sum(-1, keepdims=True) / b.sum(-1, keepdims=True)
+        Cbar = a[:, :, None] * b[:, None, :] / a.sum(-1)[:, None, None]
+        for p in (0, K - 1):
+            r = M.compute(m, Cbar, **_kw(m, K, p))
+            assert not r.undefined.any(), m.id
+            np.testing.assert_allclose(r.value, m.chance_value(K), atol=1e-12, err_msg=m.id)
+
+
+def _all_labelings(sizes):
+    """Every distinct labeling with these class sizes: the support of U(b_1, ..., b_m) (paper 004, Def. 8)."""
+    base = np.repeat(np.arange(len(sizes)), sizes)
+    return np.unique(np.array(list(itertools.permutations(base))), axis=0)
+
+
+# (gold class sizes a, predicted class sizes b), n = 7: exact enumeration of E_{B ~ U(b)}[M(A, B)]
+BASELINE_CASES = [((3, 4), (2, 5)), ((1, 2, 4), (3, 3, 1)), ((2, 2, 2, 1), (1, 2, 1, 3))]
+
+
+@pytest.fixture(scope="module")
+def random_tensors():
+    out = []
+    for a, b in BASELINE_CASES:
+        gold = np.repeat(np.arange(len(a)), a)
+        preds = _all_labelings(b)
+        out.append(confusion_from_codes(gold, preds, len(a)).astype(float))
+    return out
+
+
+@pytest.mark.parametrize("m", CHANCE, ids=lambda m: m.id)
+def test_chance_is_the_exact_expectation_of_a_random_classifier(m, random_tensors):
+    """Paper 004, Definition 8 (constant baseline): E_{B ~ U(b)} M(A, B) = c_base(m), computed exactly by
+    enumerating every labeling with the given class sizes. Measures linear in the cells for fixed
+    marginals meet it exactly; a declared chance that is only approximate (Definition 9 only) must say
+    so in ``chance_note`` - and then the enumeration shows that it is not exact."""
+    gaps = []
+    for C in random_tensors:
+        K = C.shape[-1]
+        for p in (0, K - 1):
+            r = M.compute(m, C, **_kw(m, K, p))
+            if r.undefined.any():   # no exact expectation where some labelings give 0/0
+                assert _approximate(m), f"{m.id}: undefined on some labelings: {set(r.reason[r.undefined])}"
+            gaps.append(abs(np.nanmean(r.value) - m.chance_value(K)))
+    if _approximate(m):
+        assert max(gaps) > 1e-6, f"{m.id}: flagged approximate but the baseline is exact"
+    else:
+        assert max(gaps) < 1e-12, f"{m.id}: declared chance is not the expected value (gap {max(gaps):.3g}); " \
+                                  "flag it as approximate in chance_note"
+
+
+def _verdict(claim):
+    return claim.get("audit", claim.get("paper")) if isinstance(claim, dict) else bool(claim)
+
+
+def test_constant_baseline_claims_agree_with_declared_chance():
+    """Registry claims of paper 004's CB / ACB (read by the audit) agree with the chance declarations the
+    tests above check: an exact constant baseline is a declared, non-approximate chance value; an
+    approximate-only one is declared and flagged approximate."""
+    for m in ALL:
+        cb, acb = m.claims.get("goesgens.CB"), m.claims.get("goesgens.ACB")
+        if cb is not None and _verdict(cb) and m.kind != "ordinal":
+            assert m.chance is not None and not _approximate(m), m.id
+        if cb is not None and not _verdict(cb) and acb is not None and _verdict(acb) and m.chance is not None:
+            assert _approximate(m), m.id
+
+
+def test_enumeration_is_complete():
+    assert len(_all_labelings((3, 3, 1))) == math.factorial(7) // (6 * 6)
+    assert len(_all_labelings((1, 2, 1, 3))) == math.factorial(7) // (2 * 6)
+
+
+# --------------------------------------------------------------------------- speed
+
+
+def test_every_measure_on_a_50_by_5_by_5_stack_is_fast(rng, capsys):
+    """Every measure on a (50, 5, 5) stack: vectorised, a few ms each (printed, not asserted)."""
+    C = rng.integers(0, 40, size=(50, 5, 5))
+    times = {}
+    for m in ALL:
+        start = time.perf_counter()
+        for _ in range(3):
+            r = M.compute(m, C, **_kw(m, 5))
+        times[m.id] = (time.perf_counter() - start) / 3 * 1e3
+        assert r.value.shape == (50,) and r.undefined.shape == (50,)
+    with capsys.disabled():
+        slow = sorted(times.items(), key=lambda kv: -kv[1])[:5]
+        print(f"\n[registry timing] {len(times)} measures on (50, 5, 5): median {np.median(list(times.values())):.3f} "
+              f"ms, slowest " + ", ".join(f"{k} {v:.3f} ms" for k, v in slow))
