@@ -1,0 +1,79 @@
+"""``evalreport cv``: every measure under every aggregation over cross-validation folds (paper 001)."""
+from __future__ import annotations
+
+import sys
+
+from evalreport.cli.common import add_format_option, add_input_options, add_measure_options, emit, load
+from evalreport.errors import InputError
+
+ORDER = ("pooled", "mean", "mean_defined", "pr_re", "pr_re_defined", "avg", "merge")
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "cv", help="cross-validation: pooled vs fold-averaged estimates (F_tp,fp, F_avg, ..., AUC_avg, AUC_merge)",
+        description="For data from k-fold cross-validation (a 'fold' column in the gold file), compute every "
+                    "measure under each aggregation over folds: pooled (sum the fold matrices, then compute), "
+                    "mean (every fold counts; undefined folds count with the policy's value, by default the "
+                    "measure's convention), mean_defined (undefined folds skipped); for F-measures of the "
+                    "--positive class also pr_re and pr_re_defined (harmonic mean of fold-averaged precision "
+                    "and recall), and with scores AUC / average precision avg and merge. Forman & Scholz "
+                    "(2010) recommend publishing F_tp,fp (pooled) and AUC_avg.")
+    add_input_options(p)
+    add_measure_options(p)
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from evalreport.analyses.crossval import cross_validate
+
+    loaded = load(args)
+    if loaded.runs is None:
+        raise InputError("cv needs per-item gold and run files with a fold column; confusion-matrix input "
+                         "(--confusion) has no folds")
+    if loaded.runs.folds is None:
+        raise InputError("the gold file has no fold column: cv needs the fold of every item (column 'fold', "
+                         "the fold whose model predicted the item)", path=args.gold)
+    result = cross_validate(loaded.runs, args.measures, positive=args.positive, policy=args.policy,
+                            costs=loaded.costs)
+    frame = result.estimates
+    if args.format in ("csv", "json"):
+        emit(frame, args.format)
+        return 0
+    emit_wide = _wide(frame)
+    emit(frame, args.format, wide=emit_wide, title=f"evalreport cv ({loaded.runs.n_folds} folds)")
+    out = sys.stdout
+    if result.invalid_folds is not None and len(result.invalid_folds):
+        emit(result.invalid_folds.set_index("system"), args.format,
+             wide=result.invalid_folds.set_index("system"),
+             title="folds with undefined precision or recall (paper 001: V(i) = 0)")
+    if result.score_folds is not None:
+        bad = result.score_folds[result.score_folds["undefined"]]
+        if len(bad):
+            emit(bad.set_index("system"), args.format, wide=bad.set_index("system"),
+                 title="folds with only one class (AUC undefined)")
+    if args.positive is None and loaded.runs.scores is not None:
+        out.write("\nAUC and average precision need the positive class (--positive).\n")
+    if args.format == "table":
+        out.write("\nRecommendation\n" + result.recommendation + "\n")
+    elif args.format == "markdown":
+        out.write("\n**Recommendation.** " + result.recommendation.replace("\n", "\n\n") + "\n")
+    return 0
+
+
+def _wide(frame):
+    """One row per (system, measure), systems in input order; one column per aggregation. A cell that
+    does not apply (e.g. pr_re for accuracy) is blank, an undefined value prints as 'undefined'."""
+    import pandas as pd
+
+    systems = list(dict.fromkeys(frame["system"]))
+    measures = list(dict.fromkeys(frame["measure"]))
+    aggs = [a for a in ORDER if a in set(frame["aggregation"])]
+    cells = {(r.system, r.measure, r.aggregation): r.value for r in frame.itertuples(index=False)}
+    rows = []
+    for s in systems:
+        for m in measures:
+            if any((s, m, a) in cells for a in aggs):
+                rows.append([s, m] + [cells.get((s, m, a), "") for a in aggs])
+    return pd.DataFrame(rows, columns=["system", "measure"] + aggs).set_index("system")
