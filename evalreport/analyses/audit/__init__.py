@@ -1,0 +1,281 @@
+"""The measure audit: which properties each measure has, computed, with counterexamples.
+
+Three papers list properties a classification measure should have, and they disagree on the
+list. Every property here is a computation over confusion matrices (rows = gold, columns =
+predicted), never a per-measure table; see :mod:`.properties` for how each one is
+operationalised and docs/audit.md for where a result differs from a paper and why.
+
+=========  ======  =====================================================================
+paper      id      property
+=========  ======  =====================================================================
+000        MON     Axiom 1, strict monotonicity (a wrong prediction made right scores higher)
+000        CON     Axiom 2, continuously differentiable in TP and TN (no jump, kink, infinite slope)
+000        SDE     Axiom 3, strong definiteness (defined for every test set and classifier)
+000        WDE     Axiom 4, weak definiteness (on a test set: defined for all classifiers or none)
+000        FIX     Axiom 5, fixed range (same [min, max] on every test set)
+000        CHA     Axiom 6, robustness to chance (exact E[random classifier] constant)
+000        IMB     Axiom 7, robustness to imbalance (trivial classifiers score constants)
+000        SYM     Axiom 8, symmetry (class and complement swapped: both axes reversed)
+002        PI      Property I, monotonicity (discrete eq. 3: + correct never lowers, + error never raises)
+002        PII     Property II, class sensitivity (the class of a correct item / error matters)
+002        PIII    Property III, class decomposability (eq. 4: a generalised mean over classes)
+002        PIV     Property IV, prevalence invariance (eq. 5: gold classes rescaled)
+002        PV      Property V, chance correction (best random classifier scores c(K))
+002        PV_strict    ... strict (every random classifier scores c(K))
+002        PV_complete  ... complete (c the same for every K)
+004        Max     Definition 1, maximal agreement (max iff C diagonal)
+004        Min     Definition 2, minimal agreement (min iff diagonal zero)
+004        CSym    Definition 4, class symmetry (classes permuted)
+004        Sym     Definition 3, symmetry (C vs C^T)
+004        Dist    Definition 5, distance (c_max - M a metric on labelings: triangle inequality)
+004        Mon     Definition 6, monotonicity (a disagreement resolved, no unary labeling)
+004        SMon    Definition 7, strong monotonicity (+ diagonal item or - off-diagonal item)
+004        CB      Definition 8, constant baseline (exact E over predictions of fixed class sizes)
+004        ACB     Definition 9, approximate constant baseline (value at c_ij = a_i b_j / n)
+=========  ======  =====================================================================
+
+Each property is checked separately in the ``binary`` setting (K = 2; a binary measure takes
+class 1 as positive: TP = C[1, 1]) and the ``multiclass`` setting (K = 3 by default), by
+exhaustive enumeration of every confusion matrix with 1 <= n <= ``max_n`` (one tensor through
+the measure function), a seeded random search over larger n, and exact expectations where a
+property is about a random classifier.
+
+Undefined values. By default each paper's properties are computed under that paper's own
+treatment of 0/0 (``PAPER_POLICY``): Sebastiani keeps undefined values undefined (SDE and WDE
+are about them), Opitz sets P_i, R_i, F1_i = 0 when their denominator is 0 (paper 002, after
+eq. 18), Gösgens et al. define conventions that fill each singularity consistently with their
+properties (their Appendix B); we leave those values undefined and skip them, which is what
+their conventions amount to for every property except at the singular points themselves.
+``audit(policy=...)`` forces one policy for all papers.
+
+Claims: the registry's declared expectations
+-------------------------------------------
+A measure's ``claims`` map ``"<paper>.<property>"`` or ``"<paper>.<property>.<setting>"`` to
+what the paper states. ``<paper>`` is ``sebastiani`` (000), ``opitz`` (002) or ``goesgens``
+(004); ``<property>`` an id of the table above; ``<setting>`` ``binary`` or ``multiclass``
+(without it the claim covers every setting the measure applies to). The value is
+
+* ``True`` / ``False`` / ``"n/a"``: the paper says the property holds / fails / cannot be
+  evaluated; the audit must say ``satisfied`` / ``violated`` / ``n/a``;
+* a dict ``{"paper": <bool>, "audit": <bool or "n/a">, "why": "docs/audit.md#anchor"}`` where
+  the audit cannot agree because of a documented difference (e.g. a convention for an
+  undefined case): the audit must give the ``audit`` value, and docs/audit.md explains it with
+  the counterexample.
+
+``tests/test_audit.py`` runs the audit on every measure with claims and asserts agreement.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import pandas as pd
+
+from evalreport.analyses.audit import properties as P
+from evalreport.analyses.audit.consistency import (PAPER_004_TABLE_3, binary_pairs_space, consistency,
+                                                   indistinguishable_groups)
+from evalreport.analyses.audit.space import Space
+from evalreport.errors import MeasureError
+from evalreport.measures import catalogue, get
+from evalreport.measures._core import Measure
+
+__all__ = ["audit", "consistency", "indistinguishable_groups", "PROPERTIES", "PAPERS", "PAPER_POLICY",
+           "claims_frame", "check_claims", "PAPER_004_TABLE_3", "binary_pairs_space", "Space"]
+
+#: paper key -> (number, short citation)
+PAPERS = {"sebastiani": ("000", "Sebastiani 2015"), "opitz": ("002", "Opitz 2022"),
+          "goesgens": ("004", "Gösgens et al. 2021")}
+
+#: the undefined-value policy each paper's properties are checked under by default
+PAPER_POLICY = {"sebastiani": "nan", "opitz": "zero", "goesgens": "nan"}
+
+
+@dataclass(frozen=True)
+class Property:
+    id: str
+    paper: str
+    ref: str
+    title: str
+    check: Callable
+
+
+def _p(id, paper, ref, title):
+    return Property(id, paper, ref, title, getattr(P, f"check_{id}"))
+
+
+PROPERTIES: dict[str, Property] = {p.id: p for p in [
+    _p("MON", "sebastiani", "Axiom 1", "strict monotonicity"),
+    _p("CON", "sebastiani", "Axiom 2", "continuous differentiability"),
+    _p("SDE", "sebastiani", "Axiom 3", "strong definiteness"),
+    _p("WDE", "sebastiani", "Axiom 4", "weak definiteness"),
+    _p("FIX", "sebastiani", "Axiom 5", "fixed range"),
+    _p("CHA", "sebastiani", "Axiom 6", "robustness to chance"),
+    _p("IMB", "sebastiani", "Axiom 7", "robustness to imbalance"),
+    _p("SYM", "sebastiani", "Axiom 8", "symmetry (class vs complement)"),
+    _p("PI", "opitz", "Property I, eq. 3", "monotonicity"),
+    _p("PII", "opitz", "Property II", "class sensitivity"),
+    _p("PIII", "opitz", "Property III, eq. 4", "class decomposability"),
+    _p("PIV", "opitz", "Property IV, eq. 5", "prevalence invariance"),
+    _p("PV", "opitz", "Property V", "chance correction"),
+    _p("PV_strict", "opitz", "Property V (strict)", "strict chance correction"),
+    _p("PV_complete", "opitz", "Property V (complete)", "complete chance correction"),
+    _p("Max", "goesgens", "Definition 1", "maximal agreement"),
+    _p("Min", "goesgens", "Definition 2", "minimal agreement"),
+    _p("CSym", "goesgens", "Definition 4", "class symmetry"),
+    _p("Sym", "goesgens", "Definition 3", "symmetry (C vs C^T)"),
+    _p("Dist", "goesgens", "Definition 5", "distance"),
+    _p("Mon", "goesgens", "Definition 6", "monotonicity"),
+    _p("SMon", "goesgens", "Definition 7", "strong monotonicity"),
+    _p("CB", "goesgens", "Definition 8", "constant baseline"),
+    _p("ACB", "goesgens", "Definition 9", "approximate constant baseline"),
+]}
+
+COLUMNS = ["measure", "property", "paper", "setting", "verdict", "counterexample", "detail", "policy", "claim",
+           "agrees"]
+
+
+def resolve_properties(properties) -> list[Property]:
+    """Property ids as written (``MON``), qualified (``sebastiani.MON``) or a whole paper
+    (``opitz``); a case-insensitive match is accepted when it is unique."""
+    if properties is None:
+        return list(PROPERTIES.values())
+    if isinstance(properties, str):
+        properties = [properties]
+    out = []
+    for spec in properties:
+        spec = str(spec).strip()
+        if spec in PAPERS:
+            out += [p for p in PROPERTIES.values() if p.paper == spec]
+            continue
+        paper, _, pid = spec.rpartition(".")
+        hits = [p for p in PROPERTIES.values() if p.id == pid and (not paper or p.paper == paper)]
+        if not hits:
+            hits = [p for p in PROPERTIES.values() if p.id.lower() == pid.lower() and (not paper or p.paper == paper)]
+        if len(hits) != 1:
+            known = ", ".join(PROPERTIES)
+            why = "ambiguous (write it as paper.ID, e.g. sebastiani.MON or goesgens.Mon)" if hits else "unknown"
+            raise MeasureError(f"property {spec!r} is {why}; properties: {known}; papers: {', '.join(PAPERS)}")
+        out += hits
+    return list(dict.fromkeys(out))
+
+
+def _setting_name(K: int, classes) -> str:
+    if K == 2:
+        return "binary"
+    many = sum(1 for k in classes if k > 2) > 1
+    return f"multiclass (K={K})" if many else "multiclass"
+
+
+def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, classes=(2, 3),
+          policy: str | None = None, n_random: int = 400) -> pd.DataFrame:
+    """Check every property for every measure, in the binary and the multi-class setting.
+
+    ``measures``: ids, ``family(param=value)`` specs or :class:`Measure` records (default: the
+    whole catalogue, parametrised families at their default parameters). ``properties``: ids
+    (see :data:`PROPERTIES`), ``paper.ID`` or a paper key. ``max_n``: exhaustive bound on the
+    number of items (some checks use a smaller bound, named in their detail). ``classes``: the
+    numbers of classes to check; 2 is the binary setting. ``policy``: force one undefined-value
+    policy instead of each paper's own (:data:`PAPER_POLICY`). ``n_random``: size of the seeded
+    random search beyond ``max_n``.
+
+    Returns a tidy frame with columns ``measure, property, paper, setting, verdict,
+    counterexample, detail, policy, claim, agrees``; ``verdict`` is ``satisfied``, ``violated``
+    or ``n/a``; ``claim`` is what the registry declares (``""`` if nothing), ``agrees`` whether
+    the verdict is what the claim expects (``None`` without a claim).
+    """
+    if isinstance(measures, (str, Measure)):
+        measures = [measures]
+    ms = catalogue() if measures is None else [get(m) for m in measures]
+    props = resolve_properties(properties)
+    if max_n < 3:
+        raise MeasureError("max_n must be at least 3")
+    spaces = {K: Space(K, max_n) for K in classes}
+    rows = []
+    for m in ms:
+        claims = parse_claims(m)
+        cases: dict = {}
+        for K in classes:
+            setting = _setting_name(K, classes)
+            for prop in props:
+                pol = policy or PAPER_POLICY[prop.paper]
+                if "positive" in m.needs and K != 2:
+                    v = P.Verdict(P.NA, "", "a binary measure (needs a positive class): its multi-class forms are "
+                                            "the _macro, _micro and _weighted averages")
+                else:
+                    key = (K, pol)
+                    if key not in cases:
+                        cases[key] = P.Case(m, K, setting, pol, spaces[K], seed=seed, n_random=n_random)
+                    case = cases[key]
+                    try:
+                        v = prop.check(case)
+                    except Exception as exc:  # a user's measure may fail on some inputs: report, don't crash
+                        v = P.Verdict(P.NA, "", f"check failed: {type(exc).__name__}: {exc}")
+                    case.cache[f"{prop.id}_verdict"] = v
+                if "positive" in m.needs and K != 2:
+                    claim, expected = "", None       # a binary measure's claims are about two classes
+                else:
+                    claim, expected = _claim_for(claims, prop, "binary" if K == 2 else "multiclass")
+                rows.append({"measure": m.id, "property": prop.id, "paper": PAPERS[prop.paper][0],
+                             "setting": setting, "verdict": v.verdict, "counterexample": v.counterexample,
+                             "detail": v.detail, "policy": pol, "claim": claim,
+                             "agrees": None if expected is None else bool(v.verdict == expected)})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+# ---------------------------------------------------------------------- claims
+
+
+def _verdict_of(x) -> str:
+    if isinstance(x, str):
+        if x != P.NA:
+            raise MeasureError(f"a claim value must be True, False, 'n/a' or a dict; got {x!r}")
+        return P.NA
+    return P.SATISFIED if bool(x) else P.VIOLATED
+
+
+def parse_claims(measure: Measure) -> list[dict]:
+    """The measure's ``claims`` as records (paper, property, setting, claim, expected, why)."""
+    out = []
+    for key, value in (measure.claims or {}).items():
+        parts = str(key).split(".")
+        if len(parts) not in (2, 3) or parts[0] not in PAPERS:
+            raise MeasureError(f"measure {measure.id!r}: claim key {key!r} must be paper.PROPERTY[.setting] with "
+                               f"paper one of {', '.join(PAPERS)}")
+        paper, pid = parts[0], parts[1]
+        setting = parts[2] if len(parts) == 3 else None
+        prop = PROPERTIES.get(pid)
+        if prop is None or prop.paper != paper:
+            raise MeasureError(f"measure {measure.id!r}: claim {key!r} names no property of {paper}")
+        if setting not in (None, "binary", "multiclass"):
+            raise MeasureError(f"measure {measure.id!r}: claim {key!r}: setting must be binary or multiclass")
+        if isinstance(value, dict):
+            if set(value) - {"paper", "audit", "why"} or "paper" not in value or "audit" not in value:
+                raise MeasureError(f"measure {measure.id!r}: claim {key!r} must be {{'paper', 'audit', 'why'}}")
+            claim, expected, why = _verdict_of(value["paper"]), _verdict_of(value["audit"]), value.get("why", "")
+        else:
+            claim = expected = _verdict_of(value)
+            why = ""
+        out.append({"paper": paper, "property": pid, "setting": setting, "claim": claim, "expected": expected,
+                    "why": why})
+    return out
+
+
+def _claim_for(claims, prop: Property, setting: str):
+    specific = [c for c in claims if c["property"] == prop.id and c["setting"] == setting]
+    general = [c for c in claims if c["property"] == prop.id and c["setting"] is None]
+    hit = (specific or general or [None])[0]
+    if hit is None:
+        return "", None
+    return hit["claim"], hit["expected"]
+
+
+def claims_frame(measures=None) -> pd.DataFrame:
+    """Every declared claim: ``(measure, paper, property, setting, claim, expected, why)``."""
+    ms = catalogue() if measures is None else [get(m) for m in measures]
+    rows = [{"measure": m.id, **c} for m in ms for c in parse_claims(m)]
+    return pd.DataFrame(rows, columns=["measure", "paper", "property", "setting", "claim", "expected", "why"])
+
+
+def check_claims(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of an :func:`audit` frame that carry a claim, with ``agrees``."""
+    return frame[frame["agrees"].notna()].reset_index(drop=True)

@@ -1,0 +1,69 @@
+"""``evalreport audit``: which properties each measure has, computed, with counterexamples."""
+from __future__ import annotations
+
+from evalreport.cli.common import add_format_option, csv_list, emit
+
+MARK = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "audit", help="check measures against the properties of papers 000, 002 and 004 (with counterexamples)",
+        description="Check every property (Sebastiani's axioms MON..SYM, Opitz's PI..PV, Gösgens et al.'s Max..ACB) "
+                    "for every measure by exhaustive enumeration of confusion matrices up to --max-n items, a "
+                    "seeded random search beyond, and exact expectations for the random-classifier properties. "
+                    "With --consistency: the exhaustive consistency study of binary measures (paper 004, "
+                    "section 5.1, Table 3).")
+    p.add_argument("--measures", type=csv_list, help="measure ids, comma-separated (default: the whole catalogue; "
+                   "for --consistency: Acc, BA, F1, kappa, CE, GM1, CC, SBA as in paper 004)")
+    p.add_argument("--properties", type=csv_list,
+                   help="property ids (MON, PIII, Mon, ...), paper.ID (sebastiani.MON) or a paper "
+                        "(sebastiani, opitz, goesgens), comma-separated (default: all)")
+    p.add_argument("--max-n", type=int, default=None,
+                   help="exhaustive bound on the number of items (default: 8; for --consistency: 10, "
+                        "i.e. n = 2..10 as in paper 004)")
+    p.add_argument("--classes", type=csv_list, default=["2", "3"],
+                   help="numbers of classes to check, comma-separated; 2 is the binary setting (default: 2,3)")
+    p.add_argument("--policy", choices=("nan", "zero", "one", "convention"),
+                   help="one undefined-value policy for all properties (default: each paper's own)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random search (default: 0)")
+    p.add_argument("--consistency", action="store_true", help="run the consistency study instead of the audit")
+    add_format_option(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from evalreport.analyses.audit import PAPER_004_TABLE_3, audit, consistency, indistinguishable_groups
+    from evalreport.errors import InputError
+
+    if args.consistency:
+        max_n = 10 if args.max_n is None else args.max_n
+        if max_n < 2:
+            raise InputError("--max-n must be at least 2 for --consistency")
+        measures = args.measures or list(PAPER_004_TABLE_3)
+        frame = consistency(measures, range(2, max_n + 1), policy=args.policy or "nan")
+        groups = indistinguishable_groups(measures, frame=frame)
+        wide = groups.assign(measures=groups["measures"].map(", ".join)).set_index("n")[["measures", "clique"]]
+        if args.format == "csv":
+            frame = frame.assign(consistent=frame["consistent"].map({True: "true", False: "false"}))
+        emit(frame, args.format, wide=wide, title="indistinguishable measures (paper 004, Table 3)")
+        return 0
+    try:
+        classes = tuple(int(k) for k in args.classes)
+    except ValueError:
+        raise InputError(f"--classes must be integers >= 2, got {','.join(args.classes)}") from None
+    if any(k < 2 for k in classes):
+        raise InputError("--classes must be integers >= 2")
+    max_n = 8 if args.max_n is None else args.max_n
+    if max_n < 3:
+        raise InputError("--max-n must be at least 3")
+    frame = audit(args.measures, args.properties, max_n=max_n, seed=args.seed, classes=classes,
+                  policy=args.policy)
+    column = frame["setting"].map(lambda s: "bin" if s == "binary" else "mc" + s[len("multiclass"):]) + ":" \
+        + frame["property"]
+    wide = frame.assign(mark=frame["verdict"].map(MARK), column=column).pivot(index="measure", columns="column",
+                                                                              values="mark")
+    wide = wide[list(dict.fromkeys(column))]
+    wide = wide.loc[list(dict.fromkeys(frame["measure"]))]
+    emit(frame, args.format, wide=wide, title="evalreport audit")
+    return 0
