@@ -192,7 +192,8 @@ def test_auc_and_ap_match_sklearn(seed, n, F, ties):
         scores = np.round(scores)
     auc = cv.roc_auc(y, scores, folds)
     ap = cv.average_precision(y, scores, folds)
-    for f in range(F):
+    assert auc.shape == ap.shape == (2, folds.max() + 1)  # fold codes 0..max; an unused code is an empty fold
+    for f in range(auc.shape[1]):
         sel = folds == f
         for s in range(2):
             if sel.any() and 0 < y[sel].sum() < sel.sum():

@@ -58,6 +58,13 @@ __all__ = ["baselines", "RANDOM_MODELS", "expected_table", "enumerate_tables", "
            "gold_sizes", "constant_tables"]
 
 RANDOM_MODELS = ("uniform", "prevalence", "fixed_sizes", "contingency")
+
+#: Memory budget of one stacked tensor of random tables (cells). With many classes the number of
+#: Monte Carlo tables shrinks to fit (never below MIN_SAMPLES) and the note says how many were used.
+MAX_CELLS = 2**23
+MIN_SAMPLES = 8
+#: Above this many classes only the majority and the smallest class get a constant-predictor row.
+MAX_CONSTANT_PREDICTORS = 30
 COLUMNS = ["measure", "baseline", "value", "se", "method", "note"]
 
 
@@ -209,6 +216,13 @@ def sample_tables(a, model: str, n_samples: int, rng, sizes=None) -> np.ndarray:
         return rng.multinomial(a, p).astype(float)
     if model == "fixed_sizes":
         b = a if sizes is None else np.asarray(sizes, dtype=np.int64)
+        n = int(a.sum())
+        if K * K > 4 * n:  # many classes: shuffle the n predictions instead of K*K hypergeometric draws
+            gold = np.repeat(np.arange(K), a) * K
+            pred = np.repeat(np.arange(K), b)
+            perm = np.argsort(rng.random((n_samples, n)), axis=1)
+            idx = (gold[None, :] + pred[perm]).ravel() + np.repeat(np.arange(n_samples) * K * K, n)
+            return np.bincount(idx, minlength=n_samples * K * K).reshape(n_samples, K, K).astype(float)
         cols = np.broadcast_to(b, (n_samples, K)).copy()
         out = np.zeros((n_samples, K, K), dtype=np.int64)
         for i in range(K):                    # rows drawn one after the other without replacement,
@@ -233,7 +247,9 @@ def is_linear(values_at, tables: np.ndarray, rng, *, n_mixtures: int = 6, rtol: 
     with the same mixtures of its values; an affine function matches to rounding error, a
     non-linear one (almost surely) does not.
     """
-    distinct = np.unique(tables.reshape(len(tables), -1), axis=0)
+    flat = tables.reshape(len(tables), -1)
+    # duplicates only repeat a point; dropping them matters for small tables (few distinct ones)
+    distinct = np.unique(flat, axis=0) if flat.shape[1] <= 4096 else flat
     if len(distinct) < 2:
         return False
     W = rng.dirichlet(np.ones(len(distinct)), size=n_mixtures)
@@ -303,7 +319,8 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
                 rows.append(_row(m, model, mean, 0.0, "enumeration", _join(note_model, _undef_note(p_undef))))
                 continue
             if samples is None:
-                samples = sample_tables(a, model, n_samples, np.random.default_rng([seed, 2, RANDOM_MODELS.index(model)]),
+                n_eff = min(n_samples, max(MIN_SAMPLES, MAX_CELLS // (K * K)))
+                samples = sample_tables(a, model, n_eff, np.random.default_rng([seed, 2, RANDOM_MODELS.index(model)]),
                                         sizes=size)
             v = values(m, samples)
             ok = np.isfinite(v)
@@ -311,29 +328,45 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
             mean = float(v[ok].mean()) if k else math.nan
             se = float(v[ok].std(ddof=1) / math.sqrt(k)) if k > 1 else math.nan
             rows.append(_row(m, model, mean, se, "monte_carlo",
-                             _join(note_model, f"{n_samples} random tables, seed {seed}",
-                                   _undef_note(1.0 - k / n_samples))))
+                             _join(note_model, f"{len(samples)} random tables, seed {seed}"
+                                   + ("" if len(samples) == n_samples else f" (fewer than {n_samples} to fit memory "
+                                                                          f"with {K} classes)"),
+                                   _undef_note(1.0 - k / len(samples)))))
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
 def _predictor_rows(chosen, a, labels, pos, values) -> list[dict]:
     K = len(a)
-    tables = constant_tables(a)
+    major = int(np.argmax(a))
+    if K > MAX_CONSTANT_PREDICTORS:       # the largest and the smallest class stand for the K constants
+        classes = sorted({major, int(np.argmin(a))})
+        extra = f" (of the {K} constant predictors only the largest and the smallest class are listed)"
+    else:
+        classes, extra = list(range(K)), ""
+    tables = constant_tables(a)[classes] if K <= MAX_CONSTANT_PREDICTORS else _constant_tables_of(a, classes)
     if K == 2 and pos is not None:
         names = {pos: "trivial_acceptor", 1 - pos: "trivial_rejector"}
     else:
-        names = {j: f"constant:{labels[j]}" for j in range(K)}
-    major = int(np.argmax(a))
+        names = {j: f"constant:{labels[j]}" for j in classes}
     rows = []
     for m in chosen:
-        v = values(m, tables)
-        for j in range(K):                    # loop over classes (K rows of output)
+        v = dict(zip(classes, values(m, tables)))
+        for j in classes:                     # loop over classes (rows of output)
             rows.append(_row(m, names[j], float(v[j]), 0.0, "exact", f"predicts {labels[j]} for every item"
-                             + ("" if np.isfinite(v[j]) else "; undefined")))
+                             + ("" if np.isfinite(v[j]) else "; undefined") + extra))
         rows.append(_row(m, "majority", float(v[major]), 0.0, "exact",
                          f"predicts the largest gold class, {labels[major]}"
                          + ("" if np.isfinite(v[major]) else "; undefined")))
     return rows
+
+
+def _constant_tables_of(a, classes) -> np.ndarray:
+    """Constant-predictor tables of the given classes only: (len(classes), K, K)."""
+    a = np.asarray(a, dtype=float)
+    out = np.zeros((len(classes), len(a), len(a)))
+    for t, j in enumerate(classes):
+        out[t, :, j] = a
+    return out
 
 
 def _model_note(model, b, labels) -> str:

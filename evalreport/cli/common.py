@@ -37,6 +37,10 @@ def add_input_options(p: argparse.ArgumentParser, *, runs_required: bool = False
     p.add_argument("--missing", choices=("error", "abstain"), default="error",
                    help="gold ids missing from a run: error (default) or count as a wrong 'abstain' prediction")
     p.add_argument("--allow-unknown", action="store_true", help="accept predicted labels outside the class set")
+    p.add_argument("--backend", choices=("memory", "duckdb", "spark"), default="memory",
+                   help="memory (default: one run file per system, read into memory), or duckdb / spark: count "
+                        "long run tables (columns system, id, label; files, a folder or a glob) where they lie, "
+                        "for inputs larger than memory (no item-level analyses then)")
 
 
 def add_measure_options(p: argparse.ArgumentParser) -> None:
@@ -76,6 +80,15 @@ def load(args) -> Loaded:
             raise InputError("no gold file given (or use --confusion FILE)")
         if not args.runs and not args.runs_dir:
             raise InputError("no run files given (RUN... or --runs-dir DIR)")
+        backend = getattr(args, "backend", "memory")
+        if backend != "memory":
+            from evalreport.inputs.bigdata import count_confusions
+
+            tables = list(args.runs) + ([args.runs_dir] if args.runs_dir else [])
+            counts = count_confusions(args.gold, tables, engine=backend, labels=args.labels, id_col=args.id_col,
+                                      label_col=args.label_col, missing=args.missing,
+                                      allow_unknown=args.allow_unknown)
+            return Loaded(None, counts, cost_matrix(args, counts.labels))
         runs = readers.read_runs(args.gold, args.runs, runs_dir=args.runs_dir, names=args.names,
                                  id_col=args.id_col, label_col=args.label_col, labels=args.labels,
                                  missing=args.missing, allow_unknown=args.allow_unknown)

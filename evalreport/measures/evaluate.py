@@ -43,15 +43,17 @@ def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=N
         ok, why = applicable(m, positive=positive, costs=costs)
         if not ok:
             raise MeasureError(f"measure {m.id!r}: {why}")
-    frames = []
-    for m in chosen:
-        r = compute(m, tensor, positive=positive, policy=policy, costs=costs, labels=labels)
-        frame = {"system": np.repeat(np.asarray(systems, dtype=object), r.value[0].size if r.value.ndim > 1 else 1)}
-        if folds:
-            frame["fold"] = np.tile(np.asarray(folds, dtype=object), len(systems))
-        frame.update(measure=m.id, value=r.value.ravel(), undefined=r.undefined.ravel(), reason=r.reason.ravel())
-        frames.append(pd.DataFrame(frame))
-    out = pd.concat(frames, ignore_index=True)
+    results = [compute(m, tensor, positive=positive, policy=policy, costs=costs, labels=labels) for m in chosen]
+    cells = int(np.prod(tensor.shape[:-2]))          # systems (x folds) per measure
+    frame = {"system": np.tile(np.repeat(np.asarray(systems, dtype=object), cells // max(len(systems), 1)),
+                               len(chosen))}
+    if folds:
+        frame["fold"] = np.tile(np.asarray(folds, dtype=object), len(systems) * len(chosen))
+    frame["measure"] = np.repeat(np.asarray([m.id for m in chosen], dtype=object), cells)
+    frame["value"] = np.concatenate([r.value.ravel() for r in results]) if results else np.empty(0)
+    frame["undefined"] = np.concatenate([r.undefined.ravel() for r in results]) if results else np.empty(0, bool)
+    frame["reason"] = np.concatenate([r.reason.ravel() for r in results]) if results else np.empty(0, object)
+    out = pd.DataFrame(frame)
     return out
 
 

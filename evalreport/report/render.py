@@ -78,7 +78,9 @@ def _running_interpreter_kernel() -> Iterator[None]:
         spec_dir = Path(tmp) / "kernels" / "python3"
         spec_dir.mkdir(parents=True)
         spec = {
-            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+            # log level ERROR: ipykernel 7 warns on stderr that a local TCP kernel is unencrypted
+            "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                     "--IPKernelApp.log_level=ERROR"],
             "display_name": "Python 3 (evalreport)",
             "language": "python",
             "metadata": {"debugger": False},

@@ -1,0 +1,146 @@
+"""``evalreport report`` and ``evalreport demo``: the full report (HTML + PDF + tables)."""
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from evalreport.cli.common import add_input_options, add_measure_options, cost_matrix, csv_list
+from evalreport.errors import InputError
+
+
+def _add_report_options(p) -> None:
+    p.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output folder (replaced atomically)")
+    p.add_argument("--title", default=None, help="report title")
+    p.add_argument("--primary", default="macro_f1", help="primary measure of the leaderboard (default: macro_f1)")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000; 0 = none)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
+    p.add_argument("--format", dest="formats", type=csv_list, default=["html", "pdf"],
+                   help="output formats, comma-separated: html,pdf (default both)")
+    p.add_argument("--engine", choices=("auto", "quarto", "builtin"), default="auto",
+                   help="renderer: quarto when a quarto executable is found (auto), or builtin (nbconvert + typst)")
+    p.add_argument("--no-audit", action="store_true", help="leave out the measure-audit section")
+    p.add_argument("--needs", type=csv_list, default=None,
+                   help="properties you need, e.g. goesgens.CB,opitz.PIV: the audit section names the measures "
+                        "that have them all")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("report", help="the full report: HTML + PDF + every table as CSV/JSON",
+                       description="Analyse the runs and write OUTDIR/report.html (one self-contained offline file), "
+                                   "OUTDIR/report.pdf, the executed notebooks and every table behind the report.")
+    add_input_options(p)
+    add_measure_options(p)
+    _add_report_options(p)
+    p.set_defaults(func=run_report)
+
+    d = sub.add_parser("demo", help="the full report on a built-in example (scikit-learn classifiers on digits)",
+                       description="Make the built-in example (eight scikit-learn classifiers, 5-fold cross-validated "
+                                   "on an imbalanced 6-class subset of the digits data that ships with scikit-learn) "
+                                   "and write its full report to OUTDIR; the example's files go to OUTDIR/data.")
+    _add_report_options(d)
+    d.add_argument("--policy", choices=("nan", "zero", "one", "convention"), default="nan",
+                   help="undefined-value policy (default nan)")
+    d.set_defaults(func=run_demo)
+
+    s = sub.add_parser("simulate", help="re-run the cross-validation bias simulation of Forman & Scholz (paper 001)",
+                       description="Simulate 10-fold cross-validation of a 1,000-case data set (1%%-25%% positives, true "
+                                   "F 0.6-0.95, stratified and unstratified) and report the relative bias and standard "
+                                   "deviation of the five F estimators (paper 001, section 4, Figures 5-8).")
+    s.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output folder (replaced atomically)")
+    s.add_argument("--repetitions", type=int, default=20_000,
+                   help="repetitions per setting (default 20,000; the paper used 1,000,000)")
+    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--format", dest="formats", type=csv_list, default=["html", "pdf"], help="html,pdf")
+    s.add_argument("--engine", choices=("auto", "quarto", "builtin"), default="auto", help="renderer")
+    s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    s.set_defaults(func=run_simulate)
+
+
+def _check_formats(formats) -> tuple[str, ...]:
+    bad = [f for f in formats if f not in ("html", "pdf")]
+    if bad or not formats:
+        raise InputError(f"--format takes html and/or pdf; got {','.join(formats) or 'nothing'}")
+    return tuple(dict.fromkeys(formats))
+
+
+def _command() -> str:
+    return "evalreport " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+
+
+def run_report(args) -> int:
+    from evalreport.cli.common import load
+    from evalreport.report.build import build_report
+
+    formats = _check_formats(args.formats)
+    loaded = load(args)
+    data, sources = loaded.runs, None
+    if data is None:  # confusion matrices: no intervals, significance or cross-validation sections
+        from evalreport.inputs.readers import hash_file
+        from evalreport.inputs.runs import Source
+
+        data = loaded.counts
+        if args.confusion:
+            sources = [Source("confusion", str(p), hash_file(p), 0) for p in _confusion_files(args.confusion)]
+        else:  # counted out of core (--backend duckdb|spark)
+            sources = [Source("gold", str(args.gold), hash_file(args.gold), 0)] + [
+                Source("runs", str(p), hash_file(p), 0) for p in _confusion_files(args.runs)]
+    title = args.title or f"Evaluation of {len(loaded.counts.systems)} systems"
+    paths = build_report(data, Path(args.out), sources=sources, title=title, primary=args.primary, measures=args.measures,
+                         positive=args.positive, policy=args.policy, costs=loaded.costs, order=args.order,
+                         bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, formats=formats,
+                         engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
+                         progress=not args.quiet)
+    _done(paths)
+    return 0
+
+
+def _confusion_files(paths) -> list[Path]:
+    out = []
+    for p in map(Path, paths):
+        out += sorted(q for q in p.iterdir() if q.is_file()) if p.is_dir() else [p]
+    return out
+
+
+def run_demo(args) -> int:
+    import shutil
+    import tempfile
+
+    from evalreport.examples import DEMO_CLASSES, make_demo
+    from evalreport.inputs.readers import read_runs
+    from evalreport.report.build import build_report
+
+    formats = _check_formats(args.formats)
+    out = Path(args.out)
+    with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
+        if not args.quiet:
+            print("evalreport: making the built-in example (scikit-learn classifiers on digits) ...", file=sys.stderr)
+        paths = make_demo(Path(tmp) / "data", seed=args.seed)
+        runs = read_runs(paths["gold"], runs_dir=paths["runs_dir"], labels=[name for name, _, _ in DEMO_CLASSES])
+        result = build_report(runs, out, title=args.title or "evalreport demo: eight classifiers on imbalanced digits",
+                              primary=args.primary, policy=args.policy, bootstrap=args.bootstrap, seed=args.seed,
+                              alpha=args.alpha, formats=formats, engine=args.engine, audit=not args.no_audit,
+                              needs=args.needs, command=_command(), progress=not args.quiet)
+        shutil.copytree(Path(tmp) / "data", out / "data")
+    _done(result)
+    return 0
+
+
+def run_simulate(args) -> int:
+    from evalreport.report.build import build_simulation_report
+
+    if args.repetitions < 2:
+        raise InputError("--repetitions must be at least 2")
+    paths = build_simulation_report(Path(args.out), repetitions=args.repetitions, seed=args.seed,
+                                    formats=_check_formats(args.formats), engine=args.engine, command=_command(),
+                                    progress=not args.quiet)
+    _done(paths)
+    return 0
+
+
+def _done(paths) -> None:
+    for key in ("html", "pdf", "tables", "notebooks"):
+        if key in paths:
+            print(f"{key}: {paths[key]}")

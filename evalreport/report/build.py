@@ -1,0 +1,292 @@
+"""Build a report: analyse once, write every table, execute the notebooks, render, move into place.
+
+    inputs (Runs) -> analyses (compare, audit, cross-validation) -> tables/*.csv + *.json
+                  -> papermill runs notebooks/*.ipynb (parameter: the tables folder)
+                  -> render (quarto or builtin) -> report.html, report.pdf
+
+Everything is built in a temporary folder next to the output folder and renamed into place
+at the end: a failure leaves no half-written report behind.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import shutil
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalreport.errors import EvalReportError
+
+#: Notebooks of a report, in order, and when each is included.
+NOTEBOOKS = ("report", "audit", "crossval", "ordinal", "appendix")
+
+#: Properties the report's audit section checks by default (all of them are cheap at this bound).
+AUDIT_MAX_N = 6
+
+_VERSIONED = ("evalreport", "numpy", "pandas", "scipy", "altair", "vl-convert-python", "papermill", "nbconvert",
+              "typst", "pypandoc-binary", "scikit-learn")
+
+
+class Stages:
+    """Progress of the long steps, printed to stderr (one line per stage, with its time)."""
+
+    def __init__(self, enabled: bool = True):
+        self.enabled = enabled
+        self.times: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, name: str):
+        if self.enabled:
+            print(f"evalreport: {name} ...", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        yield
+        self.times[name] = time.perf_counter() - start
+        if self.enabled:
+            print(f"evalreport: {name} done in {self.times[name]:.1f} s", file=sys.stderr, flush=True)
+
+
+def versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in _VERSIONED:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            pass
+    return out
+
+
+def _describe(data, sources=None) -> dict:
+    """Facts of the input shown in the overview: Runs (item level) or Counts (confusion matrices)."""
+    from evalreport.counts import Counts
+
+    if isinstance(data, Counts):
+        tensor = np.asarray(data.tensor)
+        items = int(round(float(tensor[0].sum())))
+        return {"counts": data, "n_items": items, "n_classes": len(data.labels), "n_systems": len(data.systems),
+                "n_folds": 0, "folds": None, "sources": tuple(sources or ())}
+    return {"counts": data.confusion(), "n_items": data.n_items, "n_classes": data.n_classes,
+            "n_systems": data.n_systems, "n_folds": data.n_folds, "folds": data.folds,
+            "sources": tuple(sources or data.sources)}
+
+
+def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=None, policy="nan", costs=None,
+            bootstrap=1000, seed=0, alpha=0.05, audit=True, audit_max_n=AUDIT_MAX_N, stages=None,
+            progress=None, sources=None) -> dict:
+    """Run every analysis of a report and write its tables into ``tables``; return what was included.
+
+    ``runs``: :class:`~evalreport.inputs.Runs` (everything) or :class:`~evalreport.counts.Counts`
+    (confusion matrices only: no bootstrap intervals, significance tests or cross-validation).
+    """
+    from evalreport.analyses.compare import compare, comparison_measures
+    from evalreport.measures import catalogue_frame, default_measures, get
+    from evalreport.measures.perclass import per_class_frame
+
+    stages = stages or Stages(False)
+    facts = _describe(runs, sources)
+    counts = facts["counts"]
+    pos = None if positive is None else positive
+    if measures is None:
+        measures = comparison_measures(positive=_pos_index(pos, counts.labels), costs=costs, primary=primary)
+        if costs is not None:
+            measures += [m.id for m in default_measures(costs=costs) if m.kind == "ordinal" and m.id not in measures]
+    with stages.stage(f"comparing {facts['n_systems']} systems under {len(measures)} measures"
+                      + (f" ({bootstrap} bootstrap resamples)" if bootstrap and not hasattr(runs, "tensor") else "")):
+        comp = compare(runs, measures=measures, primary=primary, positive=pos, policy=policy, costs=costs,
+                       bootstrap=bootstrap, seed=seed, alpha=alpha, progress=progress)
+        comp.to_dir(tables)
+    extra: dict[str, pd.DataFrame] = {}
+    tensor = np.asarray(counts.tensor)
+    gold_sizes = tensor[0].sum(axis=1)
+    extra["prevalence"] = pd.DataFrame({"class": list(counts.labels), "count": gold_sizes,
+                                        "share": gold_sizes / max(gold_sizes.sum(), 1)})
+    extra["per_class"] = per_class_frame(counts, policy=policy)
+    S, K = tensor.shape[0], tensor.shape[-1]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rates = tensor / tensor.sum(axis=-1, keepdims=True)
+    extra["confusion"] = pd.DataFrame({
+        "system": np.repeat(np.asarray(counts.systems, dtype=object), K * K),
+        "gold": np.tile(np.repeat(np.asarray(counts.labels, dtype=object), K), S),
+        "predicted": np.tile(np.asarray(counts.labels, dtype=object), S * K),
+        "count": tensor.reshape(-1), "rate": np.nan_to_num(rates.reshape(-1))})
+    extra["measures"] = catalogue_frame(comp.measures)
+    extra["inputs"] = pd.DataFrame([{"role": s.role, "system": s.system or "", "path": s.path, "rows": s.rows,
+                                     "sha256": s.sha256} for s in facts["sources"]],
+                                   columns=["role", "system", "path", "rows", "sha256"])
+    included = {"audit": False, "crossval": False, "ordinal": any(get(m).kind == "ordinal" for m in comp.measures)}
+    if audit:
+        from evalreport.analyses.audit import audit as run_audit
+
+        with stages.stage(f"auditing {len(comp.measures)} measures (exhaustive up to n = {audit_max_n})"):
+            extra["audit"] = run_audit(list(comp.measures), max_n=audit_max_n, seed=seed)
+        included["audit"] = True
+    if facts["folds"] is not None:
+        from evalreport.analyses.crossval import cross_validate
+
+        with stages.stage(f"aggregating over {facts['n_folds']} cross-validation folds"):
+            cv = cross_validate(runs, list(comp.measures), positive=pos, policy=policy, costs=costs)
+        extra["cv_estimates"] = cv.estimates
+        if cv.summary is not None:
+            extra["cv_summary"] = cv.summary
+        if cv.invalid_folds is not None:
+            extra["cv_invalid_folds"] = cv.invalid_folds
+        (tables / "cv_recommendation.md").write_text(cv.recommendation + "\n", encoding="utf-8")
+        included["crossval"] = True
+    for name, frame in extra.items():
+        frame.to_csv(tables / f"{name}.csv", index=False, lineterminator="\n")
+        frame.to_json(tables / f"{name}.json", orient="records", indent=1, force_ascii=False)
+    return {"comparison": comp, "included": included, "measures": list(comp.measures), "facts": facts}
+
+
+def _pos_index(positive, labels):
+    if positive is None:
+        return None
+    from evalreport.measures import resolve_positive
+
+    return resolve_positive(positive, labels, len(labels))
+
+
+def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: str = "macro_f1", measures=None,
+                 positive=None, policy: str = "nan", costs=None, order=None, bootstrap: int = 1000, seed: int = 0,
+                 alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto", audit: bool = True,
+                 audit_max_n: int = AUDIT_MAX_N, needs=None, command: str | None = None,
+                 progress: bool = True, sources=None) -> dict[str, Path]:
+    """The product's main job: a report folder from item-level runs (or, with fewer sections,
+    from confusion matrices: :class:`~evalreport.counts.Counts` plus their ``sources``).
+
+    ``out_dir`` receives ``report.html``, ``report.pdf`` (per ``formats``), ``notebooks/`` (the
+    executed notebooks), ``tables/`` (every table behind the report as CSV and JSON, plus
+    ``report.json`` with settings, versions, seed and input hashes). Returns the paths.
+    """
+    from evalreport.report.render import execute, render
+    from evalreport.report.resources import notebooks_dir
+
+    out_dir = Path(out_dir)
+    if out_dir.exists() and not out_dir.is_dir():
+        raise EvalReportError(f"{out_dir} exists and is not a folder")
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    stages = Stages(progress)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
+    try:
+        _umask_mode(staging)
+        tables = staging / "tables"
+        result = analyse(runs, tables, primary=primary, measures=measures, positive=positive, policy=policy,
+                         costs=costs, bootstrap=bootstrap, seed=seed, alpha=alpha, audit=audit,
+                         audit_max_n=audit_max_n, stages=stages, progress=None, sources=sources)
+        comp, facts = result["comparison"], result["facts"]
+        meta = {
+            "title": title, "primary": comp.primary, "n_items": facts["n_items"], "n_classes": facts["n_classes"],
+            "n_systems": facts["n_systems"], "positive": comp.settings.get("positive"), "policy": policy,
+            "bootstrap": bootstrap if comp.settings.get("input") == "runs" else 0, "seed": seed, "alpha": alpha,
+            "folds": facts["n_folds"], "input": comp.settings.get("input"),
+            "pairwise_test": comp.settings.get("pairwise_test", "bootstrap"), "needs": list(needs or []),
+            "order": list(order) if order else None,
+            "provenance": {
+                "command": command or "", "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                "versions": versions(),
+                "inputs": [{"role": s.role, "path": s.path, "sha256": s.sha256, "rows": s.rows}
+                           for s in facts["sources"]],
+            },
+        }
+        (tables / "report.json").write_text(json.dumps(meta, indent=1, default=str) + "\n", encoding="utf-8")
+        chosen = ["report"] + [n for n in ("audit", "crossval", "ordinal") if result["included"][n]] + ["appendix"]
+        executed = []
+        nb_out = staging / "notebooks"
+        nb_out.mkdir()
+        for i, name in enumerate(chosen, 1):
+            with stages.stage(f"executing notebook {i}/{len(chosen)}: {name}.ipynb"):
+                executed.append(execute(notebooks_dir() / f"{name}.ipynb", nb_out / f"{name}.ipynb",
+                                        {"tables": "../tables"}, cwd=nb_out, progress=False))
+        with stages.stage(f"rendering {', '.join(formats)} ({engine} engine)"):
+            paths = render(executed, staging, title=title, formats=tuple(formats), engine=engine,
+                           metadata={"subtitle": f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
+                                                 f"{facts['n_classes']} classes; primary measure {comp.primary}"})
+        _umask_mode(tables)
+        timings = {k: round(v, 2) for k, v in stages.times.items()}
+        (tables / "timings.json").write_text(json.dumps(timings, indent=1) + "\n", encoding="utf-8")
+        _replace_dir(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}
+    out.update(tables=out_dir / "tables", notebooks=out_dir / "notebooks")
+    return out
+
+
+def _umask_mode(path: Path) -> None:
+    """Temporary folders are created 0700; give the final folder the user's usual permissions."""
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(path, 0o777 & ~mask)
+
+
+def _replace_dir(src: Path, dst: Path) -> None:
+    """Move ``src`` to ``dst``, replacing an existing ``dst`` (a previous report) in one rename."""
+    if dst.exists():
+        old = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".old", dir=dst.parent))
+        os.replace(dst, old / "previous")
+        os.replace(src, dst)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(src, dst)
+
+
+def build_simulation_report(out_dir, *, repetitions: int = 20_000, seed: int = 0, formats=("html", "pdf"),
+                            engine: str = "auto", command: str | None = None, progress: bool = True) -> dict[str, Path]:
+    """Re-run Forman & Scholz's bias simulation (paper 001, section 4) and render its Figures 5-8."""
+    from evalreport.analyses import simulation
+    from evalreport.report.render import execute, render
+    from evalreport.report.resources import notebooks_dir
+
+    out_dir = Path(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    stages = Stages(progress)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
+    try:
+        _umask_mode(staging)
+        tables = staging / "tables"
+        tables.mkdir()
+        with stages.stage(f"simulating 10-fold cross-validation, {repetitions:,} repetitions per setting"):
+            results = pd.concat([
+                simulation.run(prevalences=simulation.FIG5_PREVALENCES, f_values=(simulation.FIG5_F,),
+                               repetitions=repetitions, seed=seed),
+                simulation.run(prevalences=simulation.PANELS, f_values=simulation.F_VALUES,
+                               repetitions=repetitions, seed=seed),
+            ], ignore_index=True).drop_duplicates(["stratified", "prevalence", "f_true", "estimator"])
+            frames = simulation.figure_frames(results)
+        frames["simulation"] = results
+        for name, frame in frames.items():
+            frame.to_csv(tables / f"{name}.csv", index=False, lineterminator="\n")
+            frame.to_json(tables / f"{name}.json", orient="records", indent=1)
+        pooled = results[results["estimator"] == "pooled"]["rel_bias"].abs().max()
+        meta = {"title": "Cross-validated F-measure: bias of five estimators", "seed": seed,
+                "repetitions": repetitions,
+                "simulation_note": (f"{repetitions:,} repetitions per setting (the paper used 1,000,000), seed {seed}. "
+                                    f"Largest |relative bias| of F_tp,fp (pooled) over all settings: {pooled:.4f}."),
+                "provenance": {"command": command or "", "versions": versions(),
+                               "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}}
+        (tables / "report.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+        nb_out = staging / "notebooks"
+        nb_out.mkdir()
+        with stages.stage("executing notebook simulation.ipynb"):
+            executed = [execute(notebooks_dir() / "simulation.ipynb", nb_out / "simulation.ipynb",
+                                {"tables": "../tables"}, cwd=nb_out, progress=False)]
+        with stages.stage(f"rendering {', '.join(formats)} ({engine} engine)"):
+            paths = render(executed, staging, title=meta["title"], formats=tuple(formats), engine=engine,
+                           metadata={"subtitle": "Forman & Scholz (2010), section 4, re-run"})
+        _umask_mode(tables)
+        _replace_dir(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}
+    out.update(tables=out_dir / "tables", notebooks=out_dir / "notebooks")
+    return out
