@@ -38,3 +38,7 @@ class InputError(EvalReportError, ValueError):
 
 class MeasureError(EvalReportError, ValueError):
     """An unknown measure id, a bad parameter, or a measure that does not apply."""
+
+
+class OutputError(EvalReportError, FileExistsError):
+    """An output folder that cannot be written (e.g. the path is a file)."""

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import ast
 import json
-import os
 import shutil
 import subprocess
 import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 

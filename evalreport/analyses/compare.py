@@ -24,17 +24,15 @@ manifest.json              settings, measures, systems, labels and notes
 =========================  ===========================================================
 
 Intervals, rank distributions and pairwise tests come from
-:mod:`evalreport.analyses.resampling` and need item-level predictions (Runs); with
-confusion-matrix input those files are written empty (with their columns) and the manifest's
-notes say why.
+:mod:`evalreport.analyses.resampling` and need item-level predictions (Runs) or the joint
+patterns of the items with counts (:class:`~evalreport.inputs.bigdata.PatternCounts`, as counted
+out of core; resampled without expanding them to items); with confusion-matrix input those files
+are written empty (with their columns) and the manifest's notes say why.
 """
 from __future__ import annotations
 
 import json
 import math
-import os
-import shutil
-import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +41,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
+from evalreport._atomic import atomic_dir
 from evalreport.analyses.baselines import baselines as chance_baselines
 from evalreport.analyses import ranking
 from evalreport.analyses.prevalence import PrevalenceWarning, calibrate
@@ -141,13 +140,7 @@ class Comparison:
         folder is replaced (``overwrite=True``) or an error is raised.
         """
         target = Path(path)
-        if target.exists() and not target.is_dir():
-            raise FileExistsError(f"{target} exists and is not a folder")
-        if target.exists() and not overwrite:
-            raise FileExistsError(f"{target} exists (overwrite=False)")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
-        try:
+        with atomic_dir(target, overwrite=overwrite) as tmp:
             for name, frame in self.tables().items():
                 frame.to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
                 with open(tmp / f"{name}.json", "w", encoding="utf-8") as fh:
@@ -156,16 +149,6 @@ class Comparison:
             with open(tmp / "manifest.json", "w", encoding="utf-8") as fh:
                 json.dump(self.manifest(), fh, indent=1, allow_nan=False, default=str)
                 fh.write("\n")
-            if target.exists():
-                old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
-                os.replace(target, old / "previous")
-                os.replace(tmp, target)
-                shutil.rmtree(old, ignore_errors=True)
-            else:
-                os.replace(tmp, target)
-        except BaseException:
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise
         return target
 
 
@@ -205,20 +188,22 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     """Compare systems under every measure: the analysis of issue 3 as one object.
 
     ``data``: :class:`~evalreport.inputs.Runs` (item-level: everything, including bootstrap
-    intervals and significance) or :class:`~evalreport.counts.Counts` / a tensor (confusion
-    matrices only: no resampling). ``measures``: ids (default :func:`comparison_measures`);
+    intervals and significance), :class:`~evalreport.inputs.bigdata.PatternCounts` (the same
+    results as its ``to_runs()``, without making the items) or :class:`~evalreport.counts.Counts`
+    / a tensor (confusion matrices only: no resampling). ``measures``: ids (default :func:`comparison_measures`);
     ``primary`` is always included and heads the leaderboard. ``bootstrap``: resamples for the
     intervals, rank distributions and pairwise tests (0 = none). ``pairwise_test``: which test's
     Holm-corrected p-values define the significance groups (``bootstrap`` or ``randomization``;
     systems are walked in the order of the primary measure's ranking).
     """
+    from evalreport.inputs.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
 
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
     if bootstrap < 0:
         raise ValueError(f"bootstrap must be >= 0; got {bootstrap}")
-    runs = data if isinstance(data, Runs) else None
+    runs = data if isinstance(data, (Runs, PatternCounts)) else None     # item level: resampling possible
     counts = _as_counts(data).pooled()
     labels, systems = counts.labels, counts.systems
     K = len(labels)
@@ -288,7 +273,7 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     settings = {"primary": primary_m.id, "positive": None if pos is None else labels[pos], "policy": policy,
                 "bootstrap": bootstrap, "seed": seed, "alpha": alpha, "pairwise_test": pairwise_test,
                 "baseline_samples": baseline_samples, "costs": costs is not None,
-                "input": "runs" if runs is not None else "confusion matrices"}
+                "input": "confusion matrices" if runs is None else "runs" if isinstance(runs, Runs) else "patterns"}
     return Comparison(primary=primary_m.id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
                       scores=scores, ranks=ranks, rank_correlation=corr, calibration_correlation=cal_corr,
                       disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,
@@ -297,16 +282,18 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
 
 
 def _as_counts(data) -> Counts:
+    from evalreport.inputs.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
 
-    if isinstance(data, Runs):
+    if isinstance(data, (Runs, PatternCounts)):
         return data.confusion()
     if isinstance(data, Counts):
         return data
     arr = np.asarray(data)
     arr = arr[None] if arr.ndim == 2 else arr
     if arr.ndim != 3:
-        raise ValueError(f"expected Runs, Counts or a confusion tensor (S, K, K); got shape {arr.shape}")
+        raise ValueError(f"expected Runs, PatternCounts, Counts or a confusion tensor (S, K, K); "
+                         f"got shape {arr.shape}")
     return Counts(arr, [str(k) for k in range(arr.shape[-1])], [f"system_{i + 1}" for i in range(arr.shape[0])])
 
 

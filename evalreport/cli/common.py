@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import math
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -40,7 +38,7 @@ def add_input_options(p: argparse.ArgumentParser, *, runs_required: bool = False
     p.add_argument("--backend", choices=("memory", "duckdb", "spark"), default="memory",
                    help="memory (default: one run file per system, read into memory), or duckdb / spark: count "
                         "long run tables (columns system, id, label; files, a folder or a glob) where they lie, "
-                        "for inputs larger than memory (no item-level analyses then)")
+                        "for inputs larger than memory (compare/report resample the counted item patterns; no cv)")
 
 
 def add_measure_options(p: argparse.ArgumentParser) -> None:
@@ -61,7 +59,7 @@ def add_format_option(p: argparse.ArgumentParser, default: str = "table") -> Non
 
 @dataclass
 class Loaded:
-    runs: object | None      # evalreport.inputs.Runs, or None for confusion-matrix input
+    runs: object | None      # Runs; PatternCounts (--backend duckdb|spark with resampling); None: only counts
     counts: object           # evalreport.counts.Counts
     costs: np.ndarray | None
 
@@ -82,12 +80,19 @@ def load(args) -> Loaded:
             raise InputError("no run files given (RUN... or --runs-dir DIR)")
         backend = getattr(args, "backend", "memory")
         if backend != "memory":
-            from evalreport.inputs.bigdata import count_confusions
+            from evalreport.inputs.bigdata import count_confusions, count_patterns
 
             tables = list(args.runs) + ([args.runs_dir] if args.runs_dir else [])
-            counts = count_confusions(args.gold, tables, engine=backend, labels=args.labels, id_col=args.id_col,
-                                      label_col=args.label_col, missing=args.missing,
-                                      allow_unknown=args.allow_unknown)
+            kw = dict(engine=backend, labels=args.labels, id_col=args.id_col, label_col=args.label_col,
+                      missing=args.missing, allow_unknown=args.allow_unknown)
+            if getattr(args, "bootstrap", 0) > 0:
+                # compare/report with resampling: the joint item patterns with counts, resampled as
+                # they are (never expanded to items); the confusion tensors follow from them
+                pats = count_patterns(args.gold, tables, **kw)
+                counts = pats.confusion()
+                return Loaded(pats, counts, cost_matrix(args, counts.labels))
+            # score, cv, --bootstrap 0: the confusion tensors alone (one GROUP BY, no per-item pivot)
+            counts = count_confusions(args.gold, tables, **kw)
             return Loaded(None, counts, cost_matrix(args, counts.labels))
         runs = readers.read_runs(args.gold, args.runs, runs_dir=args.runs_dir, names=args.names,
                                  id_col=args.id_col, label_col=args.label_col, labels=args.labels,

@@ -5,7 +5,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from evalreport.cli.common import add_input_options, add_measure_options, cost_matrix, csv_list
+from evalreport.cli.common import add_input_options, add_measure_options, csv_list
 from evalreport.errors import InputError
 
 
@@ -77,11 +77,11 @@ def run_report(args) -> int:
     formats = _check_formats(args.formats)
     loaded = load(args)
     data, sources = loaded.runs, None
-    if data is None:  # confusion matrices: no intervals, significance or cross-validation sections
+    if data is None or args.backend != "memory":  # counts, or item patterns counted out of core
         from evalreport.inputs.readers import hash_file
         from evalreport.inputs.runs import Source
 
-        data = loaded.counts
+        data = loaded.counts if data is None else data
         if args.confusion:
             sources = [Source("confusion", str(p), hash_file(p), 0) for p in _confusion_files(args.confusion)]
         else:  # counted out of core (--backend duckdb|spark)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalreport.measures._core import REGISTRY, Measure, register
-from evalreport.measures.binary import P000, P004, _mcc
+from evalreport.measures.binary import P000, P004
 
 P002 = "Opitz 2022 (paper 002)"
 

@@ -11,11 +11,8 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import platform
-import shutil
 import sys
-import tempfile
 import time
 from contextlib import contextmanager
 from importlib import metadata
@@ -24,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalreport.errors import EvalReportError
+from evalreport._atomic import atomic_dir
 
 #: Notebooks of a report, in order, and when each is included.
 NOTEBOOKS = ("report", "audit", "crossval", "ordinal", "appendix")
@@ -65,14 +62,20 @@ def versions() -> dict[str, str]:
 
 
 def _describe(data, sources=None) -> dict:
-    """Facts of the input shown in the overview: Runs (item level) or Counts (confusion matrices)."""
+    """Facts of the input shown in the overview: Runs (item level), PatternCounts (item patterns with
+    counts, counted out of core) or Counts (confusion matrices)."""
     from evalreport.counts import Counts
+    from evalreport.inputs.bigdata import PatternCounts
 
     if isinstance(data, Counts):
         tensor = np.asarray(data.tensor)
         items = int(round(float(tensor[0].sum())))
         return {"counts": data, "n_items": items, "n_classes": len(data.labels), "n_systems": len(data.systems),
                 "n_folds": 0, "folds": None, "sources": tuple(sources or ())}
+    if isinstance(data, PatternCounts):
+        return {"counts": data.confusion(), "n_items": data.n_items, "n_classes": len(data.labels),
+                "n_systems": len(data.systems), "n_folds": len(data.fold_names) if data.folds is not None else 0,
+                "folds": data.folds, "sources": tuple(sources or ())}
     return {"counts": data.confusion(), "n_items": data.n_items, "n_classes": data.n_classes,
             "n_systems": data.n_systems, "n_folds": data.n_folds, "folds": data.folds,
             "sources": tuple(sources or data.sources)}
@@ -83,7 +86,9 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
             progress=None, sources=None) -> dict:
     """Run every analysis of a report and write its tables into ``tables``; return what was included.
 
-    ``runs``: :class:`~evalreport.inputs.Runs` (everything) or :class:`~evalreport.counts.Counts`
+    ``runs``: :class:`~evalreport.inputs.Runs` (everything),
+    :class:`~evalreport.inputs.bigdata.PatternCounts` (everything but score-based measures: the
+    patterns are resampled without expanding them to items) or :class:`~evalreport.counts.Counts`
     (confusion matrices only: no bootstrap intervals, significance tests or cross-validation).
     """
     from evalreport.analyses.compare import compare, comparison_measures
@@ -140,9 +145,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
             extra["cv_invalid_folds"] = cv.invalid_folds
         (tables / "cv_recommendation.md").write_text(cv.recommendation + "\n", encoding="utf-8")
         included["crossval"] = True
-    for name, frame in extra.items():
-        frame.to_csv(tables / f"{name}.csv", index=False, lineterminator="\n")
-        frame.to_json(tables / f"{name}.json", orient="records", indent=1, force_ascii=False)
+    _write_frames(tables, extra)
     return {"comparison": comp, "included": included, "measures": list(comp.measures), "facts": facts}
 
 
@@ -166,17 +169,9 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
     executed notebooks), ``tables/`` (every table behind the report as CSV and JSON, plus
     ``report.json`` with settings, versions, seed and input hashes). Returns the paths.
     """
-    from evalreport.report.render import execute, render
-    from evalreport.report.resources import notebooks_dir
-
     out_dir = Path(out_dir)
-    if out_dir.exists() and not out_dir.is_dir():
-        raise EvalReportError(f"{out_dir} exists and is not a folder")
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
     stages = Stages(progress)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
-    try:
-        _umask_mode(staging)
+    with atomic_dir(out_dir) as staging:
         tables = staging / "tables"
         result = analyse(runs, tables, primary=primary, measures=measures, positive=positive, policy=policy,
                          costs=costs, bootstrap=bootstrap, seed=seed, alpha=alpha, audit=audit,
@@ -185,7 +180,8 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
         meta = {
             "title": title, "primary": comp.primary, "n_items": facts["n_items"], "n_classes": facts["n_classes"],
             "n_systems": facts["n_systems"], "positive": comp.settings.get("positive"), "policy": policy,
-            "bootstrap": bootstrap if comp.settings.get("input") == "runs" else 0, "seed": seed, "alpha": alpha,
+            "bootstrap": bootstrap if comp.settings.get("input") in ("runs", "patterns") else 0, "seed": seed,
+            "alpha": alpha,
             "folds": facts["n_folds"], "input": comp.settings.get("input"),
             "pairwise_test": comp.settings.get("pairwise_test", "bootstrap"), "needs": list(needs or []),
             "order": list(order) if order else None,
@@ -198,60 +194,47 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
         }
         (tables / "report.json").write_text(json.dumps(meta, indent=1, default=str) + "\n", encoding="utf-8")
         chosen = ["report"] + [n for n in ("audit", "crossval", "ordinal") if result["included"][n]] + ["appendix"]
-        executed = []
-        nb_out = staging / "notebooks"
-        nb_out.mkdir()
-        for i, name in enumerate(chosen, 1):
-            with stages.stage(f"executing notebook {i}/{len(chosen)}: {name}.ipynb"):
-                executed.append(execute(notebooks_dir() / f"{name}.ipynb", nb_out / f"{name}.ipynb",
-                                        {"tables": "../tables"}, cwd=nb_out, progress=False))
-        with stages.stage(f"rendering {', '.join(formats)} ({engine} engine)"):
-            paths = render(executed, staging, title=title, formats=tuple(formats), engine=engine,
-                           metadata={"subtitle": f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
-                                                 f"{facts['n_classes']} classes; primary measure {comp.primary}"})
-        _umask_mode(tables)
+        paths = _execute_and_render(staging, chosen, title=title, formats=formats, engine=engine, stages=stages,
+                                    subtitle=f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
+                                             f"{facts['n_classes']} classes; primary measure {comp.primary}")
         timings = {k: round(v, 2) for k, v in stages.times.items()}
         (tables / "timings.json").write_text(json.dumps(timings, indent=1) + "\n", encoding="utf-8")
-        _replace_dir(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}
     out.update(tables=out_dir / "tables", notebooks=out_dir / "notebooks")
     return out
 
 
-def _umask_mode(path: Path) -> None:
-    """Temporary folders are created 0700; give the final folder the user's usual permissions."""
-    mask = os.umask(0)
-    os.umask(mask)
-    os.chmod(path, 0o777 & ~mask)
+def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle) -> dict:
+    """Run the named notebooks (parameter: ``../tables``) into ``staging/notebooks``, then render."""
+    from evalreport.report.render import execute, render
+    from evalreport.report.resources import notebooks_dir
+
+    nb_out = staging / "notebooks"
+    nb_out.mkdir()
+    executed = []
+    for i, name in enumerate(notebooks, 1):
+        with stages.stage(f"executing notebook {i}/{len(notebooks)}: {name}.ipynb"):
+            executed.append(execute(notebooks_dir() / f"{name}.ipynb", nb_out / f"{name}.ipynb",
+                                    {"tables": "../tables"}, cwd=nb_out, progress=False))
+    with stages.stage(f"rendering {', '.join(formats)} ({engine} engine)"):
+        return render(executed, staging, title=title, formats=tuple(formats), engine=engine,
+                      metadata={"subtitle": subtitle})
 
 
-def _replace_dir(src: Path, dst: Path) -> None:
-    """Move ``src`` to ``dst``, replacing an existing ``dst`` (a previous report) in one rename."""
-    if dst.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{dst.name}.", suffix=".old", dir=dst.parent))
-        os.replace(dst, old / "previous")
-        os.replace(src, dst)
-        shutil.rmtree(old, ignore_errors=True)
-    else:
-        os.replace(src, dst)
+def _write_frames(tables: Path, frames: dict) -> None:
+    for name, frame in frames.items():
+        frame.to_csv(tables / f"{name}.csv", index=False, lineterminator="\n")
+        frame.to_json(tables / f"{name}.json", orient="records", indent=1, force_ascii=False)
 
 
 def build_simulation_report(out_dir, *, repetitions: int = 20_000, seed: int = 0, formats=("html", "pdf"),
                             engine: str = "auto", command: str | None = None, progress: bool = True) -> dict[str, Path]:
     """Re-run Forman & Scholz's bias simulation (paper 001, section 4) and render its Figures 5-8."""
     from evalreport.analyses import simulation
-    from evalreport.report.render import execute, render
-    from evalreport.report.resources import notebooks_dir
 
     out_dir = Path(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
     stages = Stages(progress)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.", suffix=".tmp", dir=out_dir.parent))
-    try:
-        _umask_mode(staging)
+    with atomic_dir(out_dir) as staging:
         tables = staging / "tables"
         tables.mkdir()
         with stages.stage(f"simulating 10-fold cross-validation, {repetitions:,} repetitions per setting"):
@@ -262,10 +245,7 @@ def build_simulation_report(out_dir, *, repetitions: int = 20_000, seed: int = 0
                                repetitions=repetitions, seed=seed),
             ], ignore_index=True).drop_duplicates(["stratified", "prevalence", "f_true", "estimator"])
             frames = simulation.figure_frames(results)
-        frames["simulation"] = results
-        for name, frame in frames.items():
-            frame.to_csv(tables / f"{name}.csv", index=False, lineterminator="\n")
-            frame.to_json(tables / f"{name}.json", orient="records", indent=1)
+        _write_frames(tables, {**frames, "simulation": results})
         pooled = results[results["estimator"] == "pooled"]["rel_bias"].abs().max()
         meta = {"title": "Cross-validated F-measure: bias of five estimators", "seed": seed,
                 "repetitions": repetitions,
@@ -274,19 +254,8 @@ def build_simulation_report(out_dir, *, repetitions: int = 20_000, seed: int = 0
                 "provenance": {"command": command or "", "versions": versions(),
                                "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}}
         (tables / "report.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-        nb_out = staging / "notebooks"
-        nb_out.mkdir()
-        with stages.stage("executing notebook simulation.ipynb"):
-            executed = [execute(notebooks_dir() / "simulation.ipynb", nb_out / "simulation.ipynb",
-                                {"tables": "../tables"}, cwd=nb_out, progress=False)]
-        with stages.stage(f"rendering {', '.join(formats)} ({engine} engine)"):
-            paths = render(executed, staging, title=meta["title"], formats=tuple(formats), engine=engine,
-                           metadata={"subtitle": "Forman & Scholz (2010), section 4, re-run"})
-        _umask_mode(tables)
-        _replace_dir(staging, out_dir)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
+        paths = _execute_and_render(staging, ["simulation"], title=meta["title"], formats=formats, engine=engine,
+                                    stages=stages, subtitle="Forman & Scholz (2010), section 4, re-run")
     out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}
     out.update(tables=out_dir / "tables", notebooks=out_dir / "notebooks")
     return out
