@@ -81,6 +81,22 @@ Degenerate cases have defined answers: identical systems give ``d = 0`` and p = 
 test; no discordant items give McNemar p = 1. A NaN observed difference (the measure is
 undefined for one of the systems) gives a NaN p-value, which the corrections leave out.
 
+Pattern counts: resampling data that was never in memory
+--------------------------------------------------------
+:func:`bootstrap` and :func:`pairwise` also take a
+:class:`~evalreport.inputs.bigdata.PatternCounts` - the distinct (fold, gold, predictions)
+patterns with counts that :func:`~evalreport.inputs.bigdata.count_patterns` gets from DuckDB or
+Spark - and resample it as it is: its rows are the patterns (rows with count 0 dropped, a repeated
+row merged into its first occurrence), N = ``counts.sum()``, and the multinomial draw above runs
+over them within folds. Nothing of size N is made: the light-pattern item list of the split draw
+is built pattern by pattern and holds at most ``_ITEM_DRAW_RATIO x P`` entries (the cost model
+never prefers more item draws than that), so memory is O(S x P) whatever N is (tested with
+N = 1e9). The results are *identical*, with the same seed, to those on the expanded items
+``to_runs()`` (same patterns in the same order, same draws) whenever the rows are distinct, as
+``count_patterns`` returns them; with repeated rows they match in distribution (the expanded
+items then list a merged pattern's items in two places, which orders the item draws
+differently). The randomisation test and McNemar's test only ever used the pattern counts.
+
 Reproducibility and invariance
 ------------------------------
 Everything is seeded. Patterns are numbered by their first item, so the bootstrap resamples
@@ -99,6 +115,7 @@ import pandas as pd
 from scipy import sparse, stats
 
 from evalreport.errors import InputError, MeasureError
+from evalreport.inputs.bigdata import PatternCounts
 from evalreport.inputs.runs import Runs
 from evalreport.measures import Measure, applicable, compute, default_measures, get, resolve_positive
 
@@ -124,18 +141,20 @@ Progress = Callable[[int, int], None] | None
 
 @dataclass(frozen=True, eq=False)
 class Patterns:
-    """The distinct item patterns ``(fold, gold, pred_1..pred_S)`` of a :class:`Runs`.
+    """The distinct item patterns ``(fold, gold, pred_1..pred_S)`` of a :class:`Runs` or a
+    :class:`~evalreport.inputs.bigdata.PatternCounts`.
 
     ``counts`` (P,) items per pattern; ``gold`` (P,), ``pred`` (S, P), ``fold`` (P,) the pattern's
-    codes; ``inverse`` (N,) the pattern of every item. Patterns are numbered in the order of
-    their first item.
+    codes; ``inverse`` (N,) the pattern of every item, or ``None`` when the patterns were given
+    with their counts (no items exist then, and none are made). Patterns are numbered in the
+    order of their first item (for pattern counts: in the order of their rows).
     """
 
     counts: np.ndarray
     gold: np.ndarray
     pred: np.ndarray
     fold: np.ndarray
-    inverse: np.ndarray
+    inverse: np.ndarray | None
     n_classes: int
     n_folds: int
 
@@ -145,7 +164,7 @@ class Patterns:
 
     @property
     def n_items(self) -> int:
-        return int(self.inverse.shape[0])
+        return int(self.counts.sum())
 
     @property
     def n_systems(self) -> int:
@@ -164,16 +183,11 @@ class Patterns:
         return sparse.csr_array((data, (rows, cols)), shape=(S * K * K + K, P))
 
 
-def patterns(runs: Runs) -> Patterns:
-    """Reduce runs to their distinct (fold, gold, predictions) patterns, with counts."""
-    gold = np.asarray(runs.gold, dtype=np.int64)
-    pred = np.asarray(runs.pred, dtype=np.int64)
-    S, N = pred.shape
-    K = runs.n_classes
-    F = max(runs.n_folds, 1)
-    fold = np.zeros(N, dtype=np.int64) if runs.folds is None else np.asarray(runs.folds, dtype=np.int64)
+def _distinct(fold: np.ndarray, gold: np.ndarray, pred: np.ndarray, K: int, F: int):
+    """``(first, inverse, counts)`` of the distinct rows ``(fold, gold, pred_1..pred_S)`` (as np.unique)."""
+    S = pred.shape[0]
     if (S + 1) * math.log2(max(K, 2)) + math.log2(F) < 62:
-        # mixed-radix code of the whole row: one int64 per item
+        # mixed-radix code of the whole row: one int64 per row
         powers = K ** np.arange(S - 1, -1, -1, dtype=np.int64)
         key = (fold * K + gold) * (K ** S) + pred.T @ powers
         _, first, inverse, counts = np.unique(key, return_index=True, return_inverse=True, return_counts=True)
@@ -182,12 +196,71 @@ def patterns(runs: Runs) -> Patterns:
         rows = np.column_stack([fold, gold, pred.T]).astype(dtype)
         _, first, inverse, counts = np.unique(rows, axis=0, return_index=True, return_inverse=True,
                                               return_counts=True)
+    return first, np.ravel(inverse), counts
+
+
+def _first_order(first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(order, renumber)``: distinct rows sorted by first occurrence, and old number -> new number."""
     order = np.argsort(first, kind="stable")
     renumber = np.empty_like(order)
     renumber[order] = np.arange(order.shape[0])
+    return order, renumber
+
+
+def patterns(data) -> Patterns:
+    """Reduce runs to their distinct (fold, gold, predictions) patterns, with counts.
+
+    ``data``: a :class:`Runs` (items), or a :class:`~evalreport.inputs.bigdata.PatternCounts`
+    (patterns with counts, as counted out of core): its rows with a positive count are the
+    patterns, in their order; rows that repeat a pattern are merged into its first row. Nothing
+    of size N (the number of items) is made: the result has ``inverse = None``.
+    """
+    if isinstance(data, PatternCounts):
+        return _from_pattern_counts(data)
+    runs = data
+    gold = np.asarray(runs.gold, dtype=np.int64)
+    pred = np.asarray(runs.pred, dtype=np.int64)
+    K = runs.n_classes
+    F = max(runs.n_folds, 1)
+    fold = np.zeros(gold.shape[0], dtype=np.int64) if runs.folds is None else np.asarray(runs.folds, dtype=np.int64)
+    first, inverse, counts = _distinct(fold, gold, pred, K, F)
+    order, renumber = _first_order(first)
     rep = first[order]
     return Patterns(counts=counts[order].astype(np.int64), gold=gold[rep], pred=pred[:, rep], fold=fold[rep],
-                    inverse=renumber[np.ravel(inverse)], n_classes=K, n_folds=F)
+                    inverse=renumber[inverse], n_classes=K, n_folds=F)
+
+
+def _from_pattern_counts(pc: PatternCounts) -> Patterns:
+    codes = np.asarray(pc.patterns)
+    counts = np.asarray(pc.counts)
+    S, K = len(pc.systems), len(pc.labels)
+    F = max(len(pc.fold_names), 1) if pc.folds is not None else 1
+    if codes.ndim != 2 or codes.shape[1] != S + 1 or counts.shape != (codes.shape[0],):
+        raise InputError(f"pattern counts: patterns must be (P, 1 + S) = (P, {S + 1}) codes with counts (P,); "
+                         f"got {codes.shape} and {counts.shape}")
+    if counts.size and (counts.dtype.kind not in "iu" or counts.min() < 0):
+        raise InputError("pattern counts must be non-negative integers")
+    if codes.size and (codes.min() < 0 or codes.max() >= K):
+        raise InputError(f"pattern codes must lie in 0..{K - 1}")
+    keep = np.flatnonzero(counts > 0)
+    gold = codes[keep, 0].astype(np.int64)
+    pred = np.ascontiguousarray(codes[keep, 1:].T, dtype=np.int64)
+    if pc.folds is None:
+        fold = np.zeros(keep.shape[0], dtype=np.int64)
+    else:
+        fold = np.asarray(pc.folds)[keep].astype(np.int64)
+        if fold.size and (fold.min() < 0 or fold.max() >= F):
+            raise InputError(f"pattern fold codes must lie in 0..{F - 1}")
+    n = counts[keep].astype(np.int64)
+    first, inverse, dup = _distinct(fold, gold, pred, K, F)
+    if dup.shape[0] < keep.shape[0]:                      # repeated rows: merge into the first one
+        order, renumber = _first_order(first)
+        new = renumber[inverse]
+        n = np.zeros(order.shape[0], dtype=np.int64)
+        np.add.at(n, new, counts[keep].astype(np.int64))
+        rep = first[order]
+        gold, pred, fold = gold[rep], pred[:, rep], fold[rep]
+    return Patterns(counts=n, gold=gold, pred=pred, fold=fold, inverse=None, n_classes=K, n_folds=F)
 
 
 def _draw_weights(pat: Patterns, rng: np.random.Generator, b: int, plan) -> np.ndarray:
@@ -237,9 +310,13 @@ def _draw_plan(pat: Patterns):
         cost = _ITEM_DRAW_RATIO * (counts.shape[0] - below) + light_items
         t = cand[int(np.argmin(cost))]
         heavy = ids[counts >= t]
-        light = np.zeros(pat.n_patterns, dtype=bool)
-        light[ids[counts < t]] = True
-        items = pat.inverse[light[pat.inverse]].astype(np.intp)
+        if pat.inverse is not None:      # items in item order (the order the draws index)
+            light = np.zeros(pat.n_patterns, dtype=bool)
+            light[ids[counts < t]] = True
+            items = pat.inverse[light[pat.inverse]].astype(np.intp)
+        else:                            # pattern counts: the light items pattern by pattern
+            lid = ids[counts < t]
+            items = np.repeat(lid.astype(np.intp), pat.counts[lid])
         plan.append((heavy, items, n_f))
     return plan
 
@@ -266,10 +343,11 @@ def resampled_confusions(pat: Patterns, weights, indicator=None) -> np.ndarray:
 # ----------------------------------------------------------------------------- helpers
 
 
-def _check_runs(data) -> Runs:
-    if not isinstance(data, Runs):
-        raise InputError("resampling needs item-level predictions (a Runs), not confusion matrices: "
-                         "the pairing of systems on the same items is lost in a confusion matrix")
+def _check_data(data) -> Runs | PatternCounts:
+    if not isinstance(data, (Runs, PatternCounts)):
+        raise InputError("resampling needs item-level predictions (a Runs) or the joint patterns of the items "
+                         "with counts (a PatternCounts), not confusion matrices: the pairing of systems on the "
+                         "same items is lost in a confusion matrix")
     if data.n_items == 0:
         raise InputError("no items to resample")
     return data
@@ -393,17 +471,19 @@ def bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None 
               policy: str = "nan", costs=None, level: float = 0.95, progress: Progress = None) -> BootstrapResult:
     """Paired bootstrap over items: intervals and rank distributions for every system x measure.
 
-    ``data``: a :class:`~evalreport.inputs.Runs`. ``measures``: ids or records (default:
+    ``data``: a :class:`~evalreport.inputs.Runs`, or a
+    :class:`~evalreport.inputs.bigdata.PatternCounts` (resampled as pattern counts, never expanded
+    to items; see the module docstring). ``measures``: ids or records (default:
     :func:`evalreport.measures.default_measures`). Items are resampled with replacement - the
     same resample for every system; within folds when the runs have folds. ``progress``: an
     optional ``callable(done, total)`` called after each block of resamples.
     """
-    runs = _check_runs(data)
+    runs = _check_data(data)
     B = _check_count(n_resamples, "n_resamples")
     if not 0.0 < float(level) < 1.0:
         raise InputError(f"level must lie strictly between 0 and 1; got {level!r}")
     if positive is not None:
-        positive = resolve_positive(positive, runs.labels, runs.n_classes)
+        positive = resolve_positive(positive, runs.labels, len(runs.labels))
     chosen = _measures(measures, positive, costs)
     pat = patterns(runs)
     A = pat.indicator()
@@ -643,9 +723,10 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
     ``difference`` is the oriented difference of the test's measure (a better: > 0); for the
     bootstrap and randomisation tests it is also the ``statistic``. See the module docstring for
     the tests. ``n_resamples`` is B for the bootstrap and R for the randomisation test (the
-    count of defined resamples is in the ``n_resamples`` column).
+    count of defined resamples is in the ``n_resamples`` column). ``data``: a
+    :class:`~evalreport.inputs.Runs` or a :class:`~evalreport.inputs.bigdata.PatternCounts`.
     """
-    runs = _check_runs(data)
+    runs = _check_data(data)
     R = _check_count(n_resamples, "n_resamples")
     tests = (tests,) if isinstance(tests, str) else tuple(tests)
     unknown = [t for t in tests if t not in TESTS]
@@ -653,10 +734,10 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
         raise InputError(f"unknown test(s) {', '.join(map(repr, unknown)) or '(none given)'}; "
                          f"choose from {', '.join(TESTS)}")
     if positive is not None:
-        positive = resolve_positive(positive, runs.labels, runs.n_classes)
+        positive = resolve_positive(positive, runs.labels, len(runs.labels))
     (m,) = _measures([measure], positive, costs)
     kw = dict(positive=positive, policy=policy, costs=costs)
-    S = runs.n_systems
+    S = len(runs.systems)
     a_idx, b_idx = np.triu_indices(S, 1)
     names = np.asarray(runs.systems, dtype=object)
     pat = patterns(runs)
@@ -712,7 +793,7 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
             stat, p, exact = mcnemar(b, c)
             detail = [f"{'exact binomial' if e else 'chi2 with continuity correction'}, b={x}, c={y}"
                       for e, x, y in zip(exact, b, c)]
-            frames.append(frame(test, "accuracy", stat, (b - c) / runs.n_items, p, 0, detail))
+            frames.append(frame(test, "accuracy", stat, (b - c) / pat.n_items, p, 0, detail))
     return pd.concat(frames, ignore_index=True)
 
 

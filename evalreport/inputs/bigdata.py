@@ -101,6 +101,11 @@ class PatternCounts:
         return self.patterns[:, 1:].T
 
     @property
+    def scores(self) -> None:
+        """Always ``None``: patterns hold labels, not scores (as :attr:`Runs.scores` without scores)."""
+        return None
+
+    @property
     def n_items(self) -> int:
         return int(self.counts.sum())
 

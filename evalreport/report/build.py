@@ -26,6 +26,9 @@ from evalreport._atomic import atomic_dir
 #: Notebooks of a report, in order, and when each is included.
 NOTEBOOKS = ("report", "audit", "crossval", "ordinal", "appendix")
 
+#: Above this many classes confusion.csv lists only the non-zero cells.
+SPARSE_CONFUSION_ABOVE = 30
+
 #: Properties the report's audit section checks by default (all of them are cheap at this bound).
 AUDIT_MAX_N = 6
 
@@ -117,11 +120,12 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     S, K = tensor.shape[0], tensor.shape[-1]
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = tensor / tensor.sum(axis=-1, keepdims=True)
-    extra["confusion"] = pd.DataFrame({
-        "system": np.repeat(np.asarray(counts.systems, dtype=object), K * K),
-        "gold": np.tile(np.repeat(np.asarray(counts.labels, dtype=object), K), S),
-        "predicted": np.tile(np.asarray(counts.labels, dtype=object), S * K),
-        "count": tensor.reshape(-1), "rate": np.nan_to_num(rates.reshape(-1))})
+    # every cell; with many classes the matrices are sparse, so only the non-zero cells
+    cells = np.indices(tensor.shape).reshape(3, -1) if K <= SPARSE_CONFUSION_ABOVE else np.nonzero(tensor)
+    s_i, g_i, p_i = cells
+    systems_arr, labels_arr = np.asarray(counts.systems, dtype=object), np.asarray(counts.labels, dtype=object)
+    extra["confusion"] = pd.DataFrame({"system": systems_arr[s_i], "gold": labels_arr[g_i], "predicted": labels_arr[p_i],
+                                       "count": tensor[s_i, g_i, p_i], "rate": np.nan_to_num(rates[s_i, g_i, p_i])})
     extra["measures"] = catalogue_frame(comp.measures)
     extra["inputs"] = pd.DataFrame([{"role": s.role, "system": s.system or "", "path": s.path, "rows": s.rows,
                                      "sha256": s.sha256} for s in facts["sources"]],
