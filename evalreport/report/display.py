@@ -240,7 +240,8 @@ class Table:
         if isinstance(value, bool):
             return str(value)
         if isinstance(value, float) or (hasattr(value, "dtype") and value.dtype.kind == "f"):
-            return f"{float(value):.{self.digits}f}"
+            text = f"{float(value):.{self.digits}f}"
+            return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.000"
         return str(value)
 
     def _cells(self):
@@ -329,6 +330,13 @@ class Table:
         for col, num in zip(self.df.columns, numeric):
             header.append(_escape_md_cell(_column_label(col)) or " ")
             align.append("--:" if num else ":--")
+        # pandoc sizes wrapped pipe-table columns by the dashes of the separator line: make them
+        # proportional to each column's longest text (capped), so long texts get room in the PDF
+        texts = [[self._index_text(idx)] * bool(self.index) + [c[0] for c in cells] for idx, cells in rows]
+        for k, head in enumerate(header):
+            longest = max([len(head)] + [len(t[k]) for t in texts if k < len(t)])
+            dashes = "-" * max(3, min(longest, 48))
+            align[k] = (dashes[:-1] + ":") if align[k] == "--:" else (":" + dashes[1:])
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
         for idx, cells in rows:
             parts = [_escape_md_cell(self._index_text(idx))] if self.index else []

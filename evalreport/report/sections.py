@@ -108,17 +108,20 @@ class ReportData:
     # ------------------------------------------------------------------ 2. leaderboard
     def leaderboard_table(self) -> Table:
         board = self.table("leaderboard")
-        cols = [c for c in ("rank", "system", "value", "lo", "hi", "p_best", "group", "rank_calibrated",
-                            "value_calibrated") if c in board]
-        show = board[cols].rename(columns={"value": self.primary, "lo": "interval low", "hi": "interval high",
-                                           "p_best": "P(best)", "group": "group",
-                                           "rank_calibrated": "rank (calibrated)",
-                                           "value_calibrated": f"{self.primary} (calibrated)"})
+        show = pd.DataFrame({"rank": board["rank"], "system": board["system"], self.primary: board["value"]})
+        if board["lo"].notna().any():
+            show["interval"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(board["lo"], board["hi"])]
+        if "p_best" in board and board["p_best"].notna().any():
+            show["P(best)"] = board["p_best"]
+        if "group" in board and board["group"].notna().any():
+            show["group"] = board["group"].map(lambda g: "" if pd.isna(g) else f"{g:g}" if isinstance(g, float) else g)
+        if "rank_calibrated" in board:
+            show["rank (calibrated)"] = board["rank_calibrated"]
         whole = {c: "{:.0f}" for c in ("rank", "rank (calibrated)") if c in show}
-        return Table(show, formats=whole, caption=f"Leaderboard under {self._label(self.primary)}: bootstrap interval, probability "
-                                   "of being best, significance group (systems sharing a letter are not "
-                                   "separable at the chosen alpha), and the rank after prevalence calibration.",
-                     index=False)
+        return Table(show, formats=whole, index=False,
+                     caption=f"Leaderboard under {self._label(self.primary)}: bootstrap interval, probability of being "
+                             "best, significance group (systems in the same group are not separable at the chosen "
+                             "alpha) and the rank after prevalence calibration.")
 
     def leaderboard_chart(self) -> Chart | Note:
         iv = self.table("intervals")
@@ -142,15 +145,20 @@ class ReportData:
         scores = scores[scores["calibrated"] == calibrated]
         order_m = list(dict.fromkeys(scores["measure"]))
         order_s = list(dict.fromkeys(scores["system"]))
-        wide = scores.pivot(index="system", columns="measure", values="value").reindex(index=order_s, columns=order_m)
-        undefined = scores.pivot(index="system", columns="measure", values="undefined").reindex(
-            index=order_s, columns=order_m).fillna(False).astype(bool)
-        reasons = scores.pivot(index="system", columns="measure", values="reason").reindex(
-            index=order_s, columns=order_m).fillna("")
-        # a cell is marked only when its value is missing: a defined value with a skipped class keeps its number
-        mark = undefined & wide.isna()
-        return Table(wide, undefined=mark, reasons=reasons.where(mark, ""),
-                     caption=("Every measure for every system" + (" after prevalence calibration" if calibrated else "")
+
+        def wide(column):
+            return scores.pivot(index="measure", columns="system", values=column).reindex(index=order_m,
+                                                                                           columns=order_s)
+
+        values = wide("value")
+        # a cell is marked only when it has no value: a defined average with a skipped class keeps its number
+        mark = wide("undefined").fillna(False).astype(bool) & values.isna()
+        reasons = wide("reason").fillna("").where(mark, "")
+        values.index = [f"{m} ({'↑' if get(m).higher_is_better else '↓'})" for m in values.index]
+        mark.index = reasons.index = values.index
+        return Table(values, undefined=mark, reasons=reasons,
+                     caption=("Every measure (rows; ↑ higher is better, ↓ lower is better) for every system (columns)"
+                              + (" after prevalence calibration" if calibrated else "")
                               + ". Undefined (0/0) cells are marked and the reason is given."))
 
     def undefined_table(self) -> Table | Note:
@@ -182,7 +190,10 @@ class ReportData:
         inc = self.table("inconsistency")
         if inc.empty:
             return Note("Fewer than two systems: nothing to compare.")
-        inc = inc[inc["discordant"] > 0].sort_values("rate", ascending=False)
+        pos = {m: i for i, m in enumerate(self.measures)}
+        inc = inc[(inc["discordant"] > 0)
+                  & (inc["measure_a"].map(pos).fillna(1e9) < inc["measure_b"].map(pos).fillna(1e9))]
+        inc = inc.sort_values("rate", ascending=False, kind="stable")
         if inc.empty:
             return Note("Every pair of measures orders every pair of systems the same way.")
         return Table(inc.head(20), index=False,
@@ -193,11 +204,17 @@ class ReportData:
         dis = self.table("disagreements")
         if dis.empty:
             return Note("No pair of systems changes order between the measures shown.")
-        prim = dis[(dis["measure_a"] == self.primary) | (dis["measure_b"] == self.primary)]
-        show = (prim if len(prim) else dis).head(25)
-        return Table(show, index=False,
-                     caption=f"System pairs whose order flips between {self._label(self.primary)} and another "
-                             "measure, with both measures' values (first 25).")
+        prim = dis[dis["measure_a"] == self.primary]
+        if prim.empty:
+            return Note(f"No pair of systems changes order between {self._label(self.primary)} and the other measures.")
+        p = self.primary
+        show = pd.DataFrame({"other measure": prim["measure_b"], "system A": prim["system_a"],
+                             "system B": prim["system_b"], f"{p}: A": prim["value_a1"], f"{p}: B": prim["value_a2"],
+                             "other: A": prim["value_b1"], "other: B": prim["value_b2"]})
+        return Table(show.head(30), index=False,
+                     caption=f"System pairs whose order under {self._label(self.primary)} flips under another measure, "
+                             f"with both measures' values (first 30 of {len(show)}; all pairs of measures in "
+                             "disagreements.csv).")
 
     # ------------------------------------------------------------------ 5. calibration
     def calibration_chart(self) -> Chart:
@@ -271,8 +288,16 @@ class ReportData:
         pw = self.table("pairwise")
         if pw.empty:
             return Note("No pairwise tests.")
-        return Table(pw, index=False, caption="Every pairwise test: statistic, raw p-value, Holm and "
-                                              "Benjamini-Hochberg corrected p-values.")
+        pw = pw[pw["measure"] == self.primary]
+        wide = pw.pivot_table(index=["system_a", "system_b"], columns="test", values="p_holm", aggfunc="first")
+        wide.columns = [f"p ({t}, Holm)" for t in wide.columns]
+        diff = pw[pw["test"] != "mcnemar"].groupby(["system_a", "system_b"])["difference"].first()
+        wide.insert(0, f"{self.primary}: A - B", diff)
+        wide = wide.reset_index().rename(columns={"system_a": "system A", "system_b": "system B"})
+        return Table(wide, index=False,
+                     caption="Every pair of systems: the difference under the primary measure and the Holm-corrected "
+                             "p-values of each paired test (McNemar's test is on accuracy, as a cross-check). Raw and "
+                             "Benjamini-Hochberg p-values are in pairwise.csv.")
 
     # ------------------------------------------------------------------ audit
     def audit_table(self) -> Table | Note:
