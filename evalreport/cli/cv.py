@@ -30,8 +30,9 @@ def run(args) -> int:
 
     loaded = load(args)
     if loaded.runs is None:
-        raise InputError("cv needs per-item gold and run files with a fold column; confusion-matrix input "
-                         "(--confusion) has no folds")
+        raise InputError("cv needs per-item gold and run files with a fold column (--backend memory); "
+                         "confusion-matrix input (--confusion) has no folds, and --backend duckdb|spark counts "
+                         "pooled matrices only")
     if loaded.runs.folds is None:
         raise InputError("the gold file has no fold column: cv needs the fold of every item (column 'fold', "
                          "the fold whose model predicted the item)", path=args.gold)

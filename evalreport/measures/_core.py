@@ -186,7 +186,9 @@ def get(spec: "str | Measure") -> Measure:
     """Look up a measure by id, or by ``family(param=value, ...)`` for a parametrised one."""
     if isinstance(spec, Measure):
         return spec
-    m = _CALL.match(str(spec))
+    text = str(spec).strip()
+    head, sep, rest = text.partition("(")
+    m = _CALL.match(head.strip().lower() + sep + rest)  # ids are lower case; "F1" means f1
     if not m:
         raise MeasureError(f"cannot parse measure {spec!r}; expected an id such as 'macro_f1' or 'fbeta(beta=2)'")
     name, args = m.group(1), m.group(2)

@@ -134,7 +134,8 @@ def macro_f1(C, ctx):
                   "constant baseline only (paper 004, Definition 9). The harmonic mean is not linear in the "
                   "cells, so a random classifier's expected value differs from 1/n (e.g. about 0.353 for n = 3 "
                   "classes of sizes 1, 2, 4 and predicted sizes 3, 3, 1).",
-      undefined="macro P + macro R = 0, or a class-level 0/0 inside macro P or macro R",
+      undefined="macro P + macro R = 0, or a class-level 0/0 inside macro P or macro R", convention=0.0,
+      convention_source="the limit of 2PR / (P + R) as P + R -> 0; paper 002 sets class-level 0/0 to 0 (after eq. 18)",
       notes="The 'macro F1' of Sokolova & Lapalme; differs from macro_f1 (eq. 18), see paper 002 and [8] there.")
 def macro_f1_hm(C, ctx):
     mp = ctx.mean(_precisions(C, ctx), what="class precisions")
