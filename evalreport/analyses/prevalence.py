@@ -194,3 +194,34 @@ def predicted_rate(C, prevalence) -> np.ndarray:
     n = s.sum(axis=(-2, -1))[..., None]
     col = s.sum(axis=-2)
     return np.divide(col, n, out=np.full(col.shape, np.nan), where=n > 0)
+
+
+def what_if_ranks(counts, measure, scenarios, *, positive=None, policy: str = "nan", costs=None) -> pd.DataFrame:
+    """How the leaderboard under ``measure`` moves when the class distribution changes.
+
+    ``scenarios``: ``{name: distribution}`` as for :func:`what_if` (``"uniform"`` = calibrated).
+    Returns (scenario, system, measure, value, rank) with the observed prevalence as scenario
+    ``"observed"`` first; ranks respect the measure's direction (average ranks for ties).
+    """
+    from evalreport.analyses.ranking import rank
+
+    scores = what_if(counts, [measure], dict(scenarios), positive=positive, policy=policy, costs=costs)
+    frames = []
+    for name in dict.fromkeys(scores["scenario"]):   # a handful of scenarios
+        one = scores[scores["scenario"] == name]
+        ranked = rank(one[["system", "measure", "value"]])
+        frames.append(ranked[["system", "measure", "value", "rank"]].assign(scenario=name))
+    return pd.concat(frames, ignore_index=True)[["scenario", "system", "measure", "value", "rank"]]
+
+
+def reversed_prevalence(counts: Counts) -> np.ndarray:
+    """The observed gold class shares reversed by size: the rarest class gets the largest share.
+
+    A stress scenario for :func:`what_if_ranks`: a leaderboard that survives it does not hinge on
+    which classes happen to be frequent in this test set.
+    """
+    a = np.asarray(counts.pooled().tensor, dtype=float)[0].sum(axis=1)
+    order = np.argsort(a, kind="stable")
+    out = np.empty_like(a)
+    out[order] = a[order[::-1]]
+    return out / out.sum()

@@ -335,7 +335,7 @@ def _calibration_filter(df: pd.DataFrame, calibrated: bool, what: str) -> pd.Dat
 
 
 def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str = "auto",
-                 title: str | None = None) -> alt.LayerChart:
+                 title: str | None = None, measure_title: str = "Measure") -> alt.LayerChart:
     """Systems x measures, each cell the rank of the system under the measure (1 = best,
     dark), printed in the cell. Systems are ordered by their mean rank.
 
@@ -356,12 +356,12 @@ def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str =
     measures = _ordered(df["measure"])
     colour = alt.Fill("fill:Q", title="Rank", scale=_sequential(1, max(worst, 2), reverse=True),
                       legend=_legend(tickCount=min(int(worst), 8)))
-    tooltip = [alt.Tooltip("system:N", title="System"), alt.Tooltip("measure:N", title="Measure"),
+    tooltip = [alt.Tooltip("system:N", title="System"), alt.Tooltip("measure:N", title=measure_title),
                alt.Tooltip("label:N", title="Rank")]
     rows_are_measures = _orient(len(systems), len(measures), orient)
-    kw = dict(x="system", y="measure", x_title="System", y_title="Measure", x_sort=systems, y_sort=measures) \
-        if rows_are_measures else \
-        dict(x="measure", y="system", x_title="Measure", y_title="System", x_sort=measures, y_sort=systems)
+    kw = dict(x="system", y="measure", x_title="System", y_title=measure_title, x_sort=systems,
+              y_sort=measures) if rows_are_measures else \
+        dict(x="measure", y="system", x_title=measure_title, y_title="System", x_sort=measures, y_sort=systems)
     which = "prevalence-calibrated" if calibrated else "raw"
     return _heatmap(df, colour=colour, tooltip=tooltip, **kw).properties(
         title=_title(title or f"Rank of every system under every measure ({which})",

@@ -34,6 +34,9 @@ def register(sub) -> None:
     add_input_options(p)
     add_measure_options(p)
     _add_report_options(p)
+    p.add_argument("--what-if", action="append", default=[], metavar="CLASS=SHARE,...",
+                   help="a class distribution to re-rank the systems under (repeatable), e.g. "
+                        "--what-if pos=0.5,neg=0.5; shares are normalised")
     p.set_defaults(func=run_report)
 
     d = sub.add_parser("demo", help="the full report on a built-in example (scikit-learn classifiers on digits)",
@@ -66,6 +69,28 @@ def _check_formats(formats) -> tuple[str, ...]:
     return tuple(dict.fromkeys(formats))
 
 
+def _what_if(specs, labels) -> dict:
+    """``["a=0.5,b=0.5", ...]`` -> ``{"what-if: a=0.5,b=0.5": {"a": 0.5, "b": 0.5}, ...}``."""
+    out = {}
+    for spec in specs:
+        shares = {}
+        for part in csv_list(spec):
+            label, sep, value = part.partition("=")
+            label = label.strip()
+            if not sep or label not in labels:
+                raise InputError(f"--what-if {spec!r}: expected CLASS=SHARE with CLASS one of {', '.join(labels)}")
+            try:
+                shares[label] = float(value)
+            except ValueError:
+                raise InputError(f"--what-if {spec!r}: share of {label!r} must be a number") from None
+            if shares[label] < 0:
+                raise InputError(f"--what-if {spec!r}: shares must not be negative")
+        if sum(shares.values()) <= 0:
+            raise InputError(f"--what-if {spec!r}: the shares add up to 0")
+        out[f"what-if: {spec}"] = {lab: shares.get(lab, 0.0) for lab in labels}
+    return out
+
+
 def _command() -> str:
     return "evalreport " + " ".join(shlex.quote(a) for a in sys.argv[1:])
 
@@ -88,7 +113,8 @@ def run_report(args) -> int:
             sources = [Source("gold", str(args.gold), hash_file(args.gold), 0)] + [
                 Source("runs", str(p), hash_file(p), 0) for p in _confusion_files(args.runs)]
     title = args.title or f"Evaluation of {len(loaded.counts.systems)} systems"
-    paths = build_report(data, Path(args.out), sources=sources, title=title, primary=args.primary, measures=args.measures,
+    scenarios = _what_if(args.what_if, list(loaded.counts.labels))
+    paths = build_report(data, Path(args.out), sources=sources, what_if=scenarios, title=title, primary=args.primary, measures=args.measures,
                          positive=args.positive, policy=args.policy, costs=loaded.costs, order=args.order,
                          bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, formats=formats,
                          engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),

@@ -86,7 +86,7 @@ def _describe(data, sources=None) -> dict:
 
 def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=None, policy="nan", costs=None,
             bootstrap=1000, seed=0, alpha=0.05, audit=True, audit_max_n=AUDIT_MAX_N, stages=None,
-            progress=None, sources=None) -> dict:
+            progress=None, sources=None, what_if=None) -> dict:
     """Run every analysis of a report and write its tables into ``tables``; return what was included.
 
     ``runs``: :class:`~evalreport.inputs.Runs` (everything),
@@ -127,6 +127,13 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     extra["confusion"] = pd.DataFrame({"system": systems_arr[s_i], "gold": labels_arr[g_i], "predicted": labels_arr[p_i],
                                        "count": tensor[s_i, g_i, p_i], "rate": np.nan_to_num(rates[s_i, g_i, p_i])})
     extra["measures"] = catalogue_frame(comp.measures)
+    # how the leaderboard moves under other class distributions (paper 002, eq. 5): equal
+    # prevalence, the observed shares reversed (rare classes frequent), and the user's scenarios
+    from evalreport.analyses.prevalence import reversed_prevalence, what_if_ranks
+
+    scenarios = {"equal prevalence": "uniform", "reversed prevalence": reversed_prevalence(counts),
+                 **dict(what_if or {})}
+    extra["what_if"] = what_if_ranks(counts, comp.primary, scenarios, positive=pos, policy=policy, costs=costs)
     extra["inputs"] = pd.DataFrame([{"role": s.role, "system": s.system or "", "path": s.path, "rows": s.rows,
                                      "sha256": s.sha256} for s in facts["sources"]],
                                    columns=["role", "system", "path", "rows", "sha256"])
@@ -165,7 +172,7 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
                  positive=None, policy: str = "nan", costs=None, order=None, bootstrap: int = 1000, seed: int = 0,
                  alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto", audit: bool = True,
                  audit_max_n: int = AUDIT_MAX_N, needs=None, command: str | None = None,
-                 progress: bool = True, sources=None) -> dict[str, Path]:
+                 progress: bool = True, sources=None, what_if=None) -> dict[str, Path]:
     """The product's main job: a report folder from item-level runs (or, with fewer sections,
     from confusion matrices: :class:`~evalreport.counts.Counts` plus their ``sources``).
 
@@ -179,7 +186,7 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
         tables = staging / "tables"
         result = analyse(runs, tables, primary=primary, measures=measures, positive=positive, policy=policy,
                          costs=costs, bootstrap=bootstrap, seed=seed, alpha=alpha, audit=audit,
-                         audit_max_n=audit_max_n, stages=stages, progress=None, sources=sources)
+                         audit_max_n=audit_max_n, stages=stages, progress=None, sources=sources, what_if=what_if)
         comp, facts = result["comparison"], result["facts"]
         meta = {
             "title": title, "primary": comp.primary, "n_items": facts["n_items"], "n_classes": facts["n_classes"],

@@ -230,6 +230,27 @@ class ReportData:
         return Table(wide, caption="Rank correlation of each measure with its prevalence-calibrated self "
                                    "(paper 002, Figure 2: metric vs metric_c). 1 = calibration changes no ranking.")
 
+    def what_if_chart(self) -> Chart | Note:
+        wi = self.table("what_if")
+        if wi.empty:
+            return Note("No prevalence scenarios were computed.")
+        ranks = wi.assign(measure=wi["scenario"])[["system", "measure", "rank"]]
+        chart = charts.rank_heatmap(ranks, title=f"{self.primary}: rank under other class distributions",
+                                    measure_title="Class distribution")
+        return Chart(chart, name="what-if",
+                     caption=f"Rank of every system under {self._label(self.primary)} when the confusion matrices are "
+                             "rescaled to other class distributions (each class's error proportions kept): observed, "
+                             "equal prevalence, the observed shares reversed (rare classes frequent), and any "
+                             "scenario given with --what-if.")
+
+    def what_if_table(self) -> Table | Note:
+        wi = self.table("what_if")
+        if wi.empty:
+            return Note("No prevalence scenarios were computed.")
+        wide = wi.pivot(index="system", columns="scenario", values="value")
+        wide = wide[list(dict.fromkeys(wi["scenario"]))]
+        return Table(wide, caption=f"{self._label(self.primary)} under each class-distribution scenario.")
+
     # ------------------------------------------------------------------ 6. per class
     def per_class_chart(self) -> Chart | Note:
         pc = self.table("per_class")
