@@ -20,9 +20,12 @@ PP = TP + FP, PN = TN + FN.
 """
 from __future__ import annotations
 
+from typing import Callable, Mapping
+
 import numpy as np
 
-from evalreport.measures._core import Measure, register
+from evalreport.errors import MeasureError
+from evalreport.measures._core import REGISTRY, Measure, register
 
 P000 = "Sebastiani 2015 (paper 000)"
 P003 = "Hand, Christen & Kirielle 2021 (paper 003)"
@@ -47,6 +50,106 @@ def positive_counts(C, p: int):
     return tp[..., p], fp[..., p], fn[..., p], tn[..., p]
 
 
+# ------------------------------------------------------- paper 004, Table 2: what each averaging preserves
+
+#: The nine properties of paper 004 (Gösgens et al.), Table 2, in the paper's column order.
+TABLE_2_PROPERTIES = ("Max", "Min", "CSym", "Sym", "Dist", "Mon", "SMon", "CB", "ACB")
+
+#: Paper 004, Table 2, its last three rows ("Preserving properties by various averaging types"), as printed.
+#: ✓: the average of EVERY binary measure with the property has it in the multi-class setting;
+#: ✗: the property is not preserved, i.e. SOME binary measure with it has an average without it.
+_TABLE_2_AVERAGING_ROWS = {
+    #           Max Min CSym Sym Dist Mon SMon CB ACB
+    "micro":    "✓   ✗   ✓    ✓   ✓    ✓   ✗    ✗  ✗",
+    "macro":    "✓   ✗   ✓    ✓   ✓    ✓   ✗    ✓  ✓",
+    "weighted": "✓   ✗   ✓    ✗   ✗    ✓   ✗    ✓  ✓",
+}
+AVERAGING_PRESERVES: dict[str, dict[str, bool]] = {
+    avg: dict(zip(TABLE_2_PROPERTIES, [mark == "✓" for mark in row.split()], strict=True))
+    for avg, row in _TABLE_2_AVERAGING_ROWS.items()}
+
+#: Where evalreport's audit cannot reproduce a claim derived from those rows: (averaging, property) ->
+#: (the binary measures whose average differs, the docs/audit.md anchor with the counterexample and why).
+AVERAGING_AUDIT_DIFFERS: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
+    ("macro", "Max"): (("mcc",), "avg-max-skipped"),
+    ("weighted", "Max"): (("mcc",), "avg-max-skipped"),
+    ("macro", "Mon"): (("balanced_accuracy", "mcc", "kappa", "gm", "gm1"), "avg-mon-skipped"),
+    ("weighted", "Mon"): (("accuracy", "balanced_accuracy", "mcc", "kappa", "f1", "jaccard", "gm", "gm1"),
+                          "weighted-mon"),
+}
+
+
+def _paper_says(claims: Mapping, prop: str) -> bool:
+    """Does the paper give the binary measure ``prop`` (its binary-setting claim, else its general one)?"""
+    value = claims.get(f"goesgens.{prop}.binary", claims.get(f"goesgens.{prop}"))
+    if isinstance(value, Mapping):
+        value = value.get("paper")
+    return value is True
+
+
+def average_claims(binary_claims: Mapping, averaging: str, base: str = "") -> dict:
+    """The claims of the ``averaging`` one-vs-rest average of a binary measure, derived from
+    :data:`AVERAGING_PRESERVES` and the binary measure's own claims (docs/audit.md#averaging-rule).
+
+    Only what follows logically is claimed, for the multi-class setting:
+
+    * the average HAS property P if the paper gives the binary measure P and the averaging
+      preserves P (✓);
+    * the average LACKS Dist if it has Mon and CB by the first rule: Theorem 1 (no measure has
+      monotonicity, distance and constant baseline) holds for every m >= 2, its proof only uses
+      labelings over two of the m classes.
+
+    A ✗ alone claims nothing: it says that SOME binary measure with P loses P when averaged, not
+    that this one does. Where the audit cannot agree (:data:`AVERAGING_AUDIT_DIFFERS`) the claim
+    is ``{"paper": ..., "audit": ..., "why": ...}``.
+    """
+    if averaging not in AVERAGING_PRESERVES:
+        raise MeasureError(f"unknown averaging {averaging!r}; one of {', '.join(AVERAGING_PRESERVES)}")
+    keeps = {p for p in TABLE_2_PROPERTIES if _paper_says(binary_claims, p) and AVERAGING_PRESERVES[averaging][p]}
+    derived = {p: True for p in keeps}
+    if {"Mon", "CB"} <= keeps:
+        if "Dist" in keeps:
+            raise MeasureError(f"{base or 'a binary measure'} is claimed to have Mon, Dist and CB, "
+                               "which paper 004's Theorem 1 rules out")
+        derived["Dist"] = False
+    out = {}
+    for p in TABLE_2_PROPERTIES:
+        if p not in derived:
+            continue
+        bases, anchor = AVERAGING_AUDIT_DIFFERS.get((averaging, p), ((), ""))
+        value = derived[p]
+        out[f"goesgens.{p}.multiclass"] = (
+            {"paper": value, "audit": not value, "why": f"docs/audit.md#{anchor}"} if base in bases else value)
+    return out
+
+
+class _AverageClaims(Mapping):
+    """The claims of ``<base>_<averaging>``, derived by :func:`average_claims` on first use: the record
+    that holds the binary measure's claims may be registered later (``mcc``, ``kappa``, ... are
+    multi-class records that equal the binary measure on two classes)."""
+
+    def __init__(self, base: str, averaging: str, owner: Callable[[], "Measure | None"]):
+        self.base, self.averaging, self._owner, self._data = base, averaging, owner, None
+
+    def _claims(self) -> dict:
+        if self._data is None:
+            owner = self._owner()
+            self._data = average_claims(owner.claims if owner is not None else {}, self.averaging, self.base)
+        return self._data
+
+    def __getitem__(self, key):
+        return self._claims()[key]
+
+    def __iter__(self):
+        return iter(self._claims())
+
+    def __len__(self):
+        return len(self._claims())
+
+    def __repr__(self):
+        return repr(self._claims())
+
+
 def binary(id: str, label: str, *, plain: bool = True, chance=None, **meta):
     """Declare a binary measure ``f(tp, fp, fn, tn, ctx)`` and register its records."""
 
@@ -61,6 +164,8 @@ def binary(id: str, label: str, *, plain: bool = True, chance=None, **meta):
         BINARY[id] = base
         if plain:
             register(base)
+        # the binary measure's claims: its own, or those of the multi-class record that owns the plain id
+        owner = (lambda: BINARY[id]) if plain else (lambda: REGISTRY.get(id))
         for avg in ("macro", "micro", "weighted"):
             register(Measure(
                 id=f"{id}_{avg}", label=f"{label} ({avg})", fn=_averaged(f, avg, label), kind="multiclass",
@@ -68,13 +173,13 @@ def binary(id: str, label: str, *, plain: bool = True, chance=None, **meta):
                 source=f"{meta.get('source', '')}; {AVG_SOURCE}",
                 formula=f"{avg}-average over the K one-vs-rest matrices of: {meta.get('formula', '')}",
                 range=meta.get("range", (0.0, 1.0)), higher_is_better=meta.get("higher_is_better", True),
-                # macro and weighted averages keep a constant baseline, micro does not (paper 004, Table 2)
-                chance=None if avg == "micro" else chance,
+                # the binary baseline carries over where the averaging preserves a constant baseline (Table 2)
+                chance=chance if AVERAGING_PRESERVES[avg]["CB"] else None,
                 undefined=(f"per class as for {id}: " + meta.get("undefined", "never")
                            + ("; with the nan policy undefined classes are skipped in the average, "
                               "with zero/one they count as 0/1" if avg != "micro" else "")),
                 convention=meta.get("convention"), convention_source=meta.get("convention_source", ""),
-                params=meta.get("params", {}),
+                params=meta.get("params", {}), claims=_AverageClaims(id, avg, owner),
             ))
         return f
 

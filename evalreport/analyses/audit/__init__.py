@@ -63,6 +63,13 @@ what the paper states. ``<paper>`` is ``sebastiani`` (000), ``opitz`` (002) or `
   the counterexample.
 
 ``tests/test_audit.py`` runs the audit on every measure with claims and asserts agreement.
+
+The claims of the one-vs-rest averages (``<id>_macro``, ``_micro``, ``_weighted``) are not written
+by hand: they are derived from paper 004 Table 2's averaging rows, declared once as
+:data:`AVERAGING_PRESERVES` next to the code that builds the averages, and from the binary
+measure's own claims (:func:`average_claims`; the rule is in docs/audit.md#averaging-rule).
+:func:`preservation` and :func:`table_2_averaging` (module :mod:`.averaging`) reproduce those rows
+on the registered measures.
 """
 from __future__ import annotations
 
@@ -72,15 +79,18 @@ from typing import Callable
 import pandas as pd
 
 from evalreport.analyses.audit import properties as P
+from evalreport.analyses.audit.averaging import AVERAGINGS, preservation, table_2_averaging
 from evalreport.analyses.audit.consistency import (PAPER_004_TABLE_3, binary_pairs_space, consistency,
                                                    indistinguishable_groups)
 from evalreport.analyses.audit.space import Space
 from evalreport.errors import MeasureError
 from evalreport.measures import catalogue, get
 from evalreport.measures._core import Measure
+from evalreport.measures.binary import AVERAGING_PRESERVES, average_claims
 
 __all__ = ["audit", "consistency", "indistinguishable_groups", "PROPERTIES", "PAPERS", "PAPER_POLICY",
-           "claims_frame", "check_claims", "PAPER_004_TABLE_3", "binary_pairs_space", "Space"]
+           "claims_frame", "check_claims", "PAPER_004_TABLE_3", "binary_pairs_space", "Space",
+           "AVERAGINGS", "AVERAGING_PRESERVES", "average_claims", "preservation", "table_2_averaging"]
 
 #: paper key -> (number, short citation)
 PAPERS = {"sebastiani": ("000", "Sebastiani 2015"), "opitz": ("002", "Opitz 2022"),
