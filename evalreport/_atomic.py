@@ -1,4 +1,9 @@
-"""Atomic output folders: build next to the target, rename into place, never leave half a result."""
+"""Atomic output folders: build next to the target, rename into place, never leave half a result.
+
+Every folder written this way carries a marker file (:data:`MARKER`). An existing target is
+replaced only if it is empty or carries the marker, i.e. was written by evalreport: ``-o`` /
+``--out`` pointed at the wrong folder (the inputs, a home directory) is an error, never a loss.
+"""
 from __future__ import annotations
 
 import os
@@ -10,32 +15,43 @@ from typing import Iterator
 
 from evalreport.errors import OutputError
 
+MARKER = ".evalreport-output"
+
 
 @contextmanager
 def atomic_dir(target, *, overwrite: bool = True) -> Iterator[Path]:
     """Yield an empty staging folder beside ``target``; when the block succeeds the staging
-    folder replaces ``target`` (an existing folder is swapped out in one rename, then deleted);
-    when it fails the staging folder is removed and ``target`` is left as it was."""
+    folder replaces ``target`` (a previous evalreport output is swapped out in one rename, then
+    deleted); when it fails the staging folder is removed and ``target`` is left as it was."""
     target = Path(target)
-    if target.exists() and not target.is_dir():
-        raise OutputError(f"{target} exists and is not a folder")
-    if target.exists() and not overwrite:
-        raise OutputError(f"{target} exists (overwrite=False)")
+    if target.exists():
+        if not target.is_dir():
+            raise OutputError(f"{target} exists and is not a folder")
+        if not overwrite:
+            raise OutputError(f"{target} exists (overwrite=False)")
+        if any(target.iterdir()) and not (target / MARKER).exists():
+            raise OutputError(f"{target} exists and was not written by evalreport; remove it or choose another "
+                              "output folder (nothing was written)")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    old = None
     try:
         yield staging
+        (staging / MARKER).write_text("written by evalreport; this folder is replaced by the next run\n",
+                                      encoding="utf-8")
         _usual_mode(staging)
         if target.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".old", dir=target.parent))
             os.replace(target, old / "previous")
-            os.replace(staging, target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(staging, target)
+        os.replace(staging, target)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
+        if old is not None and (old / "previous").exists() and not target.exists():
+            os.replace(old / "previous", target)        # put the previous output back
         raise
+    finally:
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def _usual_mode(folder: Path) -> None:

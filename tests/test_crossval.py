@@ -345,3 +345,21 @@ def test_cli_cv_auc_needs_positive(tmp_path, capsys):
     frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
     assert set(zip(frame["measure"], frame["aggregation"])) == {
         ("auc", "avg"), ("auc", "merge"), ("average_precision", "avg"), ("average_precision", "merge")}
+
+
+def test_average_precision_ranks_a_missing_score_last():
+    # an abstaining system (--missing abstain gives NaN scores): the positive without a score is
+    # found last, at precision 2/3, as scikit-learn computes for the same ranking with -1 for NaN
+    ap = cv.average_precision(np.array([1, 0, 1], bool), np.array([0.9, 0.5, np.nan]))
+    assert ap == pytest.approx(average_precision_score([1, 0, 1], [0.9, 0.5, -1.0]))
+    auc = cv.roc_auc(np.array([1, 0, 1], bool), np.array([0.9, 0.5, np.nan]))
+    assert auc == pytest.approx(roc_auc_score([1, 0, 1], [0.9, 0.5, -1.0]))
+
+
+@pytest.mark.parametrize("policy", ["nan", "zero", "one", "convention"])
+def test_f_avg_of_table_2_does_not_depend_on_the_policy(policy):
+    # paper 001, Table 2: fold 2 has TP = FP = 0 and FN = 4, so F = 0 by eq. 2 (defined; only precision
+    # is 0/0). The policy fills 0/0 cases only, so F_avg is 67% whatever the policy.
+    frame = cv.aggregate(TABLE2, ["f1"], positive="pos", policy=policy).set_index("aggregation")
+    assert frame.loc["mean", "value"] == pytest.approx(2 / 3, abs=1e-9)
+    assert frame.loc["pooled", "value"] == pytest.approx(10 / 13)

@@ -173,15 +173,6 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 # ----------------------------------------------------------------------------- compare
 
 
-def _resampling():
-    """The resampling module, or None while it does not exist yet."""
-    try:
-        from evalreport.analyses import resampling
-    except ImportError:
-        return None
-    return resampling
-
-
 def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, policy: str = "nan", costs=None,
             bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05, progress=None,
             baseline_samples: int = 2000, pairwise_test: str = "bootstrap") -> Comparison:
@@ -246,16 +237,14 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     rank_dist = pd.DataFrame(columns=_EMPTY["rank_distribution"])
     pairwise = pd.DataFrame(columns=_EMPTY["pairwise"])
     groups = pd.DataFrame(columns=_EMPTY["groups"])
-    resampling = _resampling()
     if bootstrap == 0:
         notes.append("no resampling requested (bootstrap = 0): no intervals, rank distributions or significance tests")
     elif runs is None:
         notes.append("confusion-matrix input: intervals, rank distributions and significance tests need item-level "
                      "predictions and are not available")
-    elif resampling is None:
-        notes.append("resampling is not available in this installation (evalreport.analyses.resampling missing): "
-                     "no intervals, rank distributions or significance tests")
     else:
+        from evalreport.analyses import resampling
+
         boot = resampling.bootstrap(runs, ids, n_resamples=bootstrap, seed=seed, positive=pos, policy=policy,
                                     costs=costs, level=1 - alpha, progress=progress)
         intervals = boot.intervals

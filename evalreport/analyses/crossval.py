@@ -177,7 +177,9 @@ def aggregate_arrays(measure, C, *, positive=None, policy: str = "nan", costs=No
     out = {"pooled": Aggregate(pooled.value, pooled.undefined | np.isnan(pooled.value), np.full(S, F), bad)}
 
     sub = _substitute(m, policy)
-    filled = np.where(bad, sub, fold_user.value)
+    # the substitute fills only folds whose value is missing: a fold with V(i) = 0 where F is defined
+    # (TP = 0 with FN > 0: F = 0 by paper 001, eq. 2) keeps its value under every policy
+    filled = np.where(bad & np.isnan(fold_user.value), sub, fold_user.value)
     mean = filled.mean(axis=-1)
     out["mean"] = Aggregate(mean, np.isnan(mean) | bad.any(axis=-1), np.full(S, F), bad)
 
@@ -348,8 +350,9 @@ def _prepare(y, scores, folds):
         raise MeasureError(f"scores have {s.shape[-1]} items, gold has {y.shape[0]}")
     if np.isinf(s).any():
         s = np.where(np.isposinf(s), np.finfo(float).max, np.where(np.isneginf(s), -np.finfo(float).max, s))
-    # a missing score (an item the system did not answer) ranks below every score
-    s = np.where(np.isnan(s), -np.inf, s)
+    # a missing score (an item the system did not answer) ranks at the bottom, tied with -inf scores;
+    # finite, so that average_precision's "not a positive" key (+inf) stays strictly above it
+    s = np.where(np.isnan(s), -np.finfo(float).max, s)
     if folds is None:
         g = np.zeros(y.shape[0], dtype=np.int64)
         G = 1

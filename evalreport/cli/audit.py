@@ -24,7 +24,9 @@ def register(sub) -> None:
                         "i.e. n = 2..10 as in paper 004)")
     p.add_argument("--classes", type=csv_list, default=["2", "3"],
                    help="numbers of classes to check, comma-separated; 2 is the binary setting (default: 2,3)")
-    p.add_argument("--policy", choices=("nan", "zero", "one", "convention"),
+    from evalreport.measures import POLICIES
+
+    p.add_argument("--policy", choices=POLICIES,
                    help="one undefined-value policy for all properties (default: each paper's own)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random search (default: 0)")
     p.add_argument("--consistency", action="store_true", help="run the consistency study instead of the audit")

@@ -46,7 +46,9 @@ def add_measure_options(p: argparse.ArgumentParser) -> None:
                    help="measure ids, comma-separated (default: every measure that applies); "
                         "see `evalreport measures`")
     p.add_argument("--positive", help="positive class for binary measures (precision, f1, ...)")
-    p.add_argument("--policy", choices=("nan", "zero", "one", "convention"), default="nan",
+    from evalreport.measures import POLICIES
+
+    p.add_argument("--policy", choices=POLICIES, default="nan",
                    help="value of undefined (0/0) cases: nan (default; undefined classes are skipped in "
                         "averages), zero, one, or each measure's documented convention")
     p.add_argument("--order", type=csv_list, help="class order for ordinal measures, comma-separated")
@@ -71,7 +73,12 @@ def load(args) -> Loaded:
     if args.confusion:
         if args.gold or args.runs or args.runs_dir:
             raise InputError("give either --confusion or GOLD and RUNs, not both")
-        counts = readers.read_confusions(args.confusion, labels=args.labels)
+        unused = [opt for opt, given in (("--id-col", args.id_col != "id"), ("--label-col", args.label_col != "label"),
+                                         ("--missing", args.missing != "error"),
+                                         ("--allow-unknown", args.allow_unknown)) if given]
+        if unused:
+            raise InputError(f"{', '.join(unused)} apply to gold and run files, not to --confusion input")
+        counts = _renamed(readers.read_confusions(args.confusion, labels=args.labels), args.names)
         runs = None
     else:
         if not args.gold:
@@ -85,6 +92,9 @@ def load(args) -> Loaded:
             tables = list(args.runs) + ([args.runs_dir] if args.runs_dir else [])
             kw = dict(engine=backend, labels=args.labels, id_col=args.id_col, label_col=args.label_col,
                       missing=args.missing, allow_unknown=args.allow_unknown)
+            if args.names:
+                raise InputError("--names is not supported with --backend duckdb|spark: the system names come "
+                                 "from the 'system' column of the run tables")
             if getattr(args, "bootstrap", 0) > 0:
                 # compare/report with resampling: the joint item patterns with counts, resampled as
                 # they are (never expanded to items); the confusion tensors follow from them
@@ -100,6 +110,18 @@ def load(args) -> Loaded:
         counts = runs.confusion()
     costs = cost_matrix(args, counts.labels)
     return Loaded(runs, counts, costs)
+
+
+def _renamed(counts, names):
+    """``--names`` for confusion-matrix input: the systems in file order get these names."""
+    if not names:
+        return counts
+    if len(names) != len(counts.systems):
+        raise InputError(f"--names gives {len(names)} names for {len(counts.systems)} systems "
+                         f"({', '.join(counts.systems)})")
+    from evalreport.counts import Counts
+
+    return Counts(counts.tensor, counts.labels, names, counts.fold_names)
 
 
 def cost_matrix(args, labels) -> np.ndarray | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from evalreport.cli.common import add_format_option, add_input_options, add_measure_options, emit, load
+from evalreport.cli.common import _fmt, add_format_option, add_input_options, add_measure_options, emit, load
 from evalreport.errors import InputError
 
 
@@ -95,7 +95,7 @@ def _display(board, alpha: float):
     return pd.DataFrame({
         "rank": [num(v) for v in board["rank"]],
         "value": board["value"].to_numpy(dtype=float),
-        level: ["" if math.isnan(lo) else f"[{lo:.4f}, {hi:.4f}]"
+        level: ["" if math.isnan(lo) else f"[{_fmt(lo)}, {_fmt(hi)}]"
                 for lo, hi in zip(board["lo"].astype(float), board["hi"].astype(float))],
         "group": [num(v) for v in board["group"].replace("", float("nan")).astype(float)],
         "P(best)": [num(v, "{:.3f}") for v in board["p_best"].astype(float)],

@@ -44,7 +44,9 @@ def register(sub) -> None:
                                    "on an imbalanced 6-class subset of the digits data that ships with scikit-learn) "
                                    "and write its full report to OUTDIR; the example's files go to OUTDIR/data.")
     _add_report_options(d)
-    d.add_argument("--policy", choices=("nan", "zero", "one", "convention"), default="nan",
+    from evalreport.measures import POLICIES
+
+    d.add_argument("--policy", choices=POLICIES, default="nan",
                    help="undefined-value policy (default nan)")
     d.set_defaults(func=run_demo)
 
@@ -60,6 +62,13 @@ def register(sub) -> None:
     s.add_argument("--engine", choices=("auto", "quarto", "builtin"), default="auto", help="renderer")
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     s.set_defaults(func=run_simulate)
+
+
+def _check_numbers(args) -> None:
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha must lie strictly between 0 and 1; got {args.alpha:g}")
+    if args.bootstrap < 0:
+        raise InputError(f"--bootstrap must be 0 or more; got {args.bootstrap}")
 
 
 def _check_formats(formats) -> tuple[str, ...]:
@@ -100,6 +109,7 @@ def run_report(args) -> int:
     from evalreport.report.build import build_report
 
     formats = _check_formats(args.formats)
+    _check_numbers(args)
     loaded = load(args)
     data, sources = loaded.runs, None
     if data is None or args.backend != "memory":  # counts, or item patterns counted out of core
@@ -111,7 +121,8 @@ def run_report(args) -> int:
             sources = [Source("confusion", str(p), hash_file(p), 0) for p in _confusion_files(args.confusion)]
         else:  # counted out of core (--backend duckdb|spark)
             sources = [Source("gold", str(args.gold), hash_file(args.gold), 0)] + [
-                Source("runs", str(p), hash_file(p), 0) for p in _confusion_files(args.runs)]
+                Source("runs", str(p), hash_file(p), 0)
+                for p in _confusion_files(list(args.runs) + ([args.runs_dir] if args.runs_dir else []))]
     title = args.title or f"Evaluation of {len(loaded.counts.systems)} systems"
     scenarios = _what_if(args.what_if, list(loaded.counts.labels))
     paths = build_report(data, Path(args.out), sources=sources, what_if=scenarios, title=title, primary=args.primary, measures=args.measures,
@@ -124,14 +135,25 @@ def run_report(args) -> int:
 
 
 def _confusion_files(paths) -> list[Path]:
+    """The files named by paths, folders and globs (as the readers and the DuckDB/Spark backends take them)."""
+    import glob
+
     out = []
-    for p in map(Path, paths):
-        out += sorted(q for q in p.iterdir() if q.is_file()) if p.is_dir() else [p]
+    for text in map(str, paths):
+        p = Path(text)
+        if p.is_dir():
+            out += sorted(q for q in p.iterdir() if q.is_file() and not q.name.startswith("."))
+        elif p.exists():
+            out.append(p)
+        else:
+            matches = sorted(Path(m) for m in glob.glob(text))
+            if not matches:
+                raise InputError(f"{text}: no such file, folder or matching files")
+            out += [m for m in matches if m.is_file()]
     return out
 
 
 def run_demo(args) -> int:
-    import shutil
     import tempfile
 
     from evalreport.examples import DEMO_CLASSES, make_demo
@@ -139,17 +161,17 @@ def run_demo(args) -> int:
     from evalreport.report.build import build_report
 
     formats = _check_formats(args.formats)
-    out = Path(args.out)
+    _check_numbers(args)
     with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
         if not args.quiet:
             print("evalreport: making the built-in example (scikit-learn classifiers on digits) ...", file=sys.stderr)
         paths = make_demo(Path(tmp) / "data", seed=args.seed)
         runs = read_runs(paths["gold"], runs_dir=paths["runs_dir"], labels=[name for name, _, _ in DEMO_CLASSES])
-        result = build_report(runs, out, title=args.title or "evalreport demo: eight classifiers on imbalanced digits",
+        result = build_report(runs, Path(args.out), title=args.title or "evalreport demo: eight classifiers on imbalanced digits",
                               primary=args.primary, policy=args.policy, bootstrap=args.bootstrap, seed=args.seed,
                               alpha=args.alpha, formats=formats, engine=args.engine, audit=not args.no_audit,
-                              needs=args.needs, command=_command(), progress=not args.quiet)
-        shutil.copytree(Path(tmp) / "data", out / "data")
+                              needs=args.needs, command=_command(), progress=not args.quiet,
+                              include={"data": Path(tmp) / "data"})
     _done(result)
     return 0
 

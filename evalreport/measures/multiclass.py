@@ -73,7 +73,8 @@ def accuracy(C, ctx):
       },
       source=f"{P004}, Table 1", formula="(1/m) sum_i c_ii / a_i",
       chance=_inv_k, undefined="per class: a_i = 0 (class absent from gold); skipped with the nan policy "
-      "(as scikit-learn does), counted as 0/1 with zero/one", convention=None,
+      "(as scikit-learn does), counted as 0/1 with zero/one", convention=0.0,
+      convention_source="as macro_recall: paper 002, after eq. 18 (R_i = 0 if the denominator is zero)",
       notes="Numerically identical to macro_recall (paper 002, eq. 14-16: macro recall is the "
             "prevalence-calibrated accuracy).")
 def balanced_accuracy(C, ctx):

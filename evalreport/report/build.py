@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import platform
+import shutil
 import sys
 import time
 from contextlib import contextmanager
@@ -22,9 +23,6 @@ import numpy as np
 import pandas as pd
 
 from evalreport._atomic import atomic_dir
-
-#: Notebooks of a report, in order, and when each is included.
-NOTEBOOKS = ("report", "audit", "crossval", "ordinal", "appendix")
 
 #: Above this many classes confusion.csv lists only the non-zero cells.
 SPARSE_CONFUSION_ABOVE = 30
@@ -117,7 +115,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     extra["prevalence"] = pd.DataFrame({"class": list(counts.labels), "count": gold_sizes,
                                         "share": gold_sizes / max(gold_sizes.sum(), 1)})
     extra["per_class"] = per_class_frame(counts, policy=policy)
-    S, K = tensor.shape[0], tensor.shape[-1]
+    K = tensor.shape[-1]
     with np.errstate(invalid="ignore", divide="ignore"):
         rates = tensor / tensor.sum(axis=-1, keepdims=True)
     # every cell; with many classes the matrices are sparse, so only the non-zero cells
@@ -172,7 +170,7 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
                  positive=None, policy: str = "nan", costs=None, order=None, bootstrap: int = 1000, seed: int = 0,
                  alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto", audit: bool = True,
                  audit_max_n: int = AUDIT_MAX_N, needs=None, command: str | None = None,
-                 progress: bool = True, sources=None, what_if=None) -> dict[str, Path]:
+                 progress: bool = True, sources=None, what_if=None, include=None) -> dict[str, Path]:
     """The product's main job: a report folder from item-level runs (or, with fewer sections,
     from confusion matrices: :class:`~evalreport.counts.Counts` plus their ``sources``).
 
@@ -208,6 +206,8 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
         paths = _execute_and_render(staging, chosen, title=title, formats=formats, engine=engine, stages=stages,
                                     subtitle=f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
                                              f"{facts['n_classes']} classes; primary measure {comp.primary}")
+        for name, folder in dict(include or {}).items():   # e.g. the demo's input files, as OUTDIR/data
+            shutil.copytree(folder, staging / name)
         timings = {k: round(v, 2) for k, v in stages.times.items()}
         (tables / "timings.json").write_text(json.dumps(timings, indent=1) + "\n", encoding="utf-8")
     out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}

@@ -1,0 +1,61 @@
+"""CLI options: every accepted option has an effect or a clear error (exit 2), and outputs never
+replace a folder evalreport did not write."""
+import csv
+import io
+from contextlib import redirect_stdout
+
+import pytest
+
+from evalreport.cli import main
+
+
+@pytest.fixture()
+def files(tmp_path):
+    (tmp_path / "gold.tsv").write_text("id\tlabel\n" + "".join(f"{i}\t{'ab'[i % 2]}\n" for i in range(12)))
+    (tmp_path / "s1.tsv").write_text("id\tlabel\n" + "".join(f"{i}\t{'ab'[i % 3 == 0]}\n" for i in range(12)))
+    (tmp_path / "s2.tsv").write_text("id\tlabel\n" + "".join(f"{i}\ta\n" for i in range(12)))
+    (tmp_path / "c.csv").write_text(",a,b\na,5,1\nb,2,4\n")
+    return tmp_path
+
+
+def _run(argv):
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(argv)
+    return code, out.getvalue()
+
+
+def test_names_rename_confusion_matrix_systems(files):
+    code, out = _run(["score", "--confusion", str(files / "c.csv"), "--names", "mine", "--measures", "accuracy",
+                      "--format", "csv"])
+    assert code == 0
+    assert [r["system"] for r in csv.DictReader(io.StringIO(out))] == ["mine"]
+
+
+def test_options_that_do_not_apply_to_confusion_input_are_errors(files, capsys):
+    code, _ = _run(["score", "--confusion", str(files / "c.csv"), "--label-col", "pred"])
+    assert code == 2 and "--label-col" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad", [["--alpha", "2"], ["--bootstrap", "-5"], ["--format", "docx"]])
+def test_report_rejects_bad_numbers_before_writing_anything(files, bad, capsys):
+    out = files / "rep"
+    code, _ = _run(["report", str(files / "gold.tsv"), str(files / "s1.tsv"), "-o", str(out), *bad])
+    assert code == 2 and "evalreport: error" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_compare_refuses_to_replace_a_folder_it_did_not_write(files, capsys):
+    victim = files / "victim"
+    victim.mkdir()
+    (victim / "thesis.tex").write_text("precious")
+    code, _ = _run(["compare", str(files / "gold.tsv"), str(files / "s1.tsv"), str(files / "s2.tsv"),
+                    "--bootstrap", "0", "--out", str(victim)])
+    assert code == 2 and "not written by evalreport" in capsys.readouterr().err
+    assert (victim / "thesis.tex").read_text() == "precious"
+    # a folder evalreport wrote is replaced by the next run
+    out = files / "cmp"
+    for _ in range(2):
+        code, _ = _run(["compare", str(files / "gold.tsv"), str(files / "s1.tsv"), str(files / "s2.tsv"),
+                        "--bootstrap", "0", "--out", str(out)])
+        assert code == 0 and (out / "scores.csv").exists()
