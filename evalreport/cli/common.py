@@ -55,6 +55,16 @@ def add_measure_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--costs", help="cost matrix file for cost-sensitive measures (square CSV, rows = gold)")
 
 
+def add_scoring_command(sub, name: str, *, help: str, description: str, func) -> argparse.ArgumentParser:
+    """A command that reads inputs and computes measures: the shared input, measure and format options."""
+    p = sub.add_parser(name, help=help, description=description)
+    add_input_options(p)
+    add_measure_options(p)
+    add_format_option(p)
+    p.set_defaults(func=func)
+    return p
+
+
 def add_format_option(p: argparse.ArgumentParser, default: str = "table") -> None:
     p.add_argument("--format", choices=FORMATS, default=default, help=f"output format (default: {default})")
 

@@ -3,26 +3,22 @@ from __future__ import annotations
 
 import sys
 
-from evalreport.cli.common import add_format_option, add_input_options, add_measure_options, emit, load
+from evalreport.cli.common import add_scoring_command, emit, load
 from evalreport.errors import InputError
 
 ORDER = ("pooled", "mean", "mean_defined", "pr_re", "pr_re_defined", "avg", "merge")
 
 
 def register(sub) -> None:
-    p = sub.add_parser(
-        "cv", help="cross-validation: pooled vs fold-averaged estimates (F_tp,fp, F_avg, ..., AUC_avg, AUC_merge)",
+    add_scoring_command(
+        sub, "cv", help="cross-validation: pooled vs fold-averaged estimates (F_tp,fp, F_avg, ..., AUC_avg, AUC_merge)",
         description="For data from k-fold cross-validation (a 'fold' column in the gold file), compute every "
                     "measure under each aggregation over folds: pooled (sum the fold matrices, then compute), "
                     "mean (every fold counts; undefined folds count with the policy's value, by default the "
                     "measure's convention), mean_defined (undefined folds skipped); for F-measures of the "
                     "--positive class also pr_re and pr_re_defined (harmonic mean of fold-averaged precision "
                     "and recall), and with scores AUC / average precision avg and merge. Forman & Scholz "
-                    "(2010) recommend publishing F_tp,fp (pooled) and AUC_avg.")
-    add_input_options(p)
-    add_measure_options(p)
-    add_format_option(p)
-    p.set_defaults(func=run)
+                    "(2010) recommend publishing F_tp,fp (pooled) and AUC_avg.", func=run)
 
 
 def run(args) -> int:

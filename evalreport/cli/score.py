@@ -1,18 +1,14 @@
 """``evalreport score``: every measure for every system."""
 from __future__ import annotations
 
-from evalreport.cli.common import add_format_option, add_input_options, add_measure_options, emit, load
+from evalreport.cli.common import add_scoring_command, emit, load
 
 
 def register(sub) -> None:
-    p = sub.add_parser("score", help="compute measures for every system (a systems x measures table)",
-                       description="Compute measures for every system. Without --measures, every measure that "
-                                   "applies to the data (binary ones need --positive; their one-vs-rest averages "
-                                   "are always computed).")
-    add_input_options(p)
-    add_measure_options(p)
-    add_format_option(p)
-    p.set_defaults(func=run)
+    add_scoring_command(sub, "score", help="compute measures for every system (a systems x measures table)",
+                        description="Compute measures for every system. Without --measures, every measure that "
+                                    "applies to the data (binary ones need --positive; their one-vs-rest averages "
+                                    "are always computed).", func=run)
 
 
 def run(args) -> int:
