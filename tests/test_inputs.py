@@ -641,46 +641,25 @@ def test_imagenet_files():
     assert np.array_equal(counts.tensor[0], dense)
 
 
-def test_confusion_negative_count(tmp_path):
-    path = write(tmp_path / "m.csv", ",a,b\na,1,2\nb,-3,4\n")
-    with raises("negative count -3 in column 'a'", path=path, line=3):
-        read_confusion(path)
+# bad confusion-matrix files: (file name, content, problem, line (None: not checked), reader kwargs)
+BAD_CONFUSION = [
+    ("m.csv", ",a,b\na,1,2\nb,-3,4\n", "negative count -3 in column 'a'", 3, {}),
+    ("long.csv", "gold,predicted,count\na,a,1\na,b,two\n", "count 'two' in column 'count' is not a number", 3, {}),
+    ("t.json", "0\t0\t5\n\n1\t1\t-2\n", "negative count -2", 3, {}),
+    ("m.csv", "a,b,c\n1,2,3\n", "not a square confusion matrix", None, {}),
+    ("m.csv", ",a,b\na,1,2\nc,3,4\n", "gold class 'c' is not in the header", 3, {}),
+    ("m.json", '{"labels": ["a", "b"]}\n', "gold<TAB>predicted<TAB>count", 1, {}),
+    ("m.csv", ",a,b\na,1,2\nb,3,4\n", "'b' are not in the labels list", None, {"labels": ["a", "c"]}),
+]
 
 
-def test_confusion_non_numeric_count(tmp_path):
-    path = write(tmp_path / "long.csv", "gold,predicted,count\na,a,1\na,b,two\n")
-    with raises("count 'two' in column 'count' is not a number", path=path, line=3):
-        read_confusion(path)
-
-
-def test_confusion_negative_triplet(tmp_path):
-    path = write(tmp_path / "t.json", "0\t0\t5\n\n1\t1\t-2\n")
-    with raises("negative count -2", path=path, line=3):
-        read_confusion(path)
-
-
-def test_confusion_not_square(tmp_path):
-    path = write(tmp_path / "m.csv", "a,b,c\n1,2,3\n")
-    with raises("not a square confusion matrix", path=path):
-        read_confusion(path)
-
-
-def test_confusion_row_name_not_in_header(tmp_path):
-    path = write(tmp_path / "m.csv", ",a,b\na,1,2\nc,3,4\n")
-    with raises("gold class 'c' is not in the header", path=path, line=3):
-        read_confusion(path)
-
-
-def test_confusion_json_not_triplets(tmp_path):
-    path = write(tmp_path / "m.json", '{"labels": ["a", "b"]}\n')
-    with raises("gold<TAB>predicted<TAB>count", path=path, line=1):
-        read_confusion(path)
-
-
-def test_confusion_class_not_in_labels(tmp_path):
-    path = write(tmp_path / "m.csv", ",a,b\na,1,2\nb,3,4\n")
-    with raises("'b' are not in the labels list", path=path):
-        read_confusion(path, labels=["a", "c"])
+@pytest.mark.parametrize("name, content, problem, line, kwargs", BAD_CONFUSION,
+                         ids=[case[2][:30] for case in BAD_CONFUSION])
+def test_bad_confusion_file(tmp_path, name, content, problem, line, kwargs):
+    path = write(tmp_path / name, content)
+    where = {"path": path} if line is None else {"path": path, "line": line}
+    with raises(problem, **where):
+        read_confusion(path, **kwargs)
 
 
 def test_confusion_duplicate_row(tmp_path):

@@ -80,6 +80,17 @@ def _select(df: pd.DataFrame, column: str, value, what: str) -> pd.DataFrame:
     return rows
 
 
+def _restrict(df: pd.DataFrame, column: str, keep, what: str):
+    """Rows whose ``column`` is in ``keep`` (all if None) and the panel order: ``keep``'s order,
+    else order of appearance. Asking for a value with no rows is an error that names it."""
+    if keep is None:
+        return df, _ordered(df[column])
+    missing = [v for v in keep if v not in set(df[column])]
+    if missing:
+        raise ValueError(f"{what}: no rows for {column}(s) {missing}")
+    return df[df[column].isin(list(keep))], list(keep)
+
+
 def _ordered(values) -> list:
     """Distinct values in order of first appearance."""
     return pd.Series(pd.unique(pd.Series(values))).tolist()  # Python scalars: JSON-safe in a spec
@@ -473,12 +484,7 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
     df = _require(scores, ["system", "measure", "value", "calibrated"], "calibration_dumbbell")
     df = df[["system", "measure", "value", "calibrated"]]
     df["system"] = df["system"].astype(str)
-    if measures is not None:
-        missing = [m for m in measures if m not in set(df["measure"])]
-        if missing:
-            raise ValueError(f"calibration_dumbbell: no rows for measure(s) {missing}")
-        df = df[df["measure"].isin(list(measures))]
-    order = list(measures) if measures is not None else _ordered(df["measure"])
+    df, order = _restrict(df, "measure", measures, "calibration_dumbbell")
     df["calibrated"] = df["calibrated"].astype(bool)
     if df["calibrated"].nunique() < 2:
         raise ValueError("calibration_dumbbell: needs both raw (calibrated=False) and calibrated "
@@ -657,12 +663,7 @@ def confusion_grid(confusion: pd.DataFrame, *, columns: int | None = None, syste
     df = _require(confusion, ["system", "gold", "predicted", "count", "rate"], "confusion_grid")
     df = df[["system", "gold", "predicted", "count", "rate"]]
     df[["system", "gold", "predicted"]] = df[["system", "gold", "predicted"]].astype(str)
-    if systems is not None:
-        missing = [s for s in systems if s not in set(df["system"])]
-        if missing:
-            raise ValueError(f"confusion_grid: no rows for system(s) {missing}")
-        df = df[df["system"].isin(list(systems))]
-    order = list(systems) if systems is not None else _ordered(df["system"])
+    df, order = _restrict(df, "system", systems, "confusion_grid")
     classes = _ordered(pd.concat([df["gold"], df["predicted"]]))
     k = len(classes)
     if columns is None:
