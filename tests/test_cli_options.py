@@ -59,3 +59,23 @@ def test_compare_refuses_to_replace_a_folder_it_did_not_write(files, capsys):
         code, _ = _run(["compare", str(files / "gold.tsv"), str(files / "s1.tsv"), str(files / "s2.tsv"),
                         "--bootstrap", "0", "--out", str(out)])
         assert code == 0 and (out / "scores.csv").exists()
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json", "markdown", "latex"])
+@pytest.mark.parametrize("extra", [[], ["--all-columns"]])
+def test_measures_lists_the_catalogue_in_every_format(fmt, extra):
+    code, out = _run(["measures", "--format", fmt, *extra])
+    assert code == 0 and "accuracy" in out.lower()
+    if fmt != "table":                 # a table is wrapped to the terminal's width
+        assert "balanced_accuracy" in out and "paper 002" in out
+
+
+def test_measures_csv_lists_each_quantity_once_with_its_aliases():
+    from evalreport.measures import ALIASES, REGISTRY
+
+    code, out = _run(["measures", "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert code == 0 and len(rows) == len(REGISTRY)
+    assert not {r["id"] for r in rows} & set(ALIASES)
+    by_id = {r["id"]: r for r in rows}
+    assert "micro_f1" in by_id["accuracy"]["aliases"].split(", ") and by_id["jaccard"]["aliases"] == "f_star"

@@ -11,7 +11,8 @@ import pytest
 from evalreport import measures as M
 from evalreport.counts import confusion_from_codes
 from evalreport.errors import MeasureError
-from evalreport.measures import REGISTRY
+from evalreport.measures import ALIASES, REGISTRY
+from evalreport.measures._core import SHADOWED
 from evalreport.measures.binary import BINARY
 
 # The stable ids the report, the CLI and users rely on (issue 2).
@@ -73,16 +74,71 @@ def test_ids_are_unique_and_registration_refuses_duplicates():
 
 
 def test_stable_ids_are_registered():
-    missing = [i for i in STABLE_IDS if i not in REGISTRY]
+    missing = [i for i in STABLE_IDS if i not in REGISTRY and i not in ALIASES]
     assert not missing
     for base in STABLE_BINARY:
-        assert base in BINARY, base
+        assert base in BINARY or ALIASES[base][0] in BINARY, base
         for avg in ("macro", "micro", "weighted"):
-            m = REGISTRY[f"{base}_{avg}"]
-            assert m.averaging == avg and m.base == base and m.kind == "multiclass"
-    # every binary declaration has its three averages
+            m = M.get(f"{base}_{avg}")
+            assert m.id == f"{base}_{avg}" and m.kind == "multiclass"
+            if m.alias_of is None:
+                assert m.averaging == avg and m.base == base
+    # every binary declaration has its three averages (registered, or an alias of the same quantity)
     for base in BINARY:
-        assert all(f"{base}_{avg}" in REGISTRY for avg in ("macro", "micro", "weighted")), base
+        assert all(f"{base}_{avg}" in REGISTRY or f"{base}_{avg}" in ALIASES for avg in ("macro", "micro", "weighted"))
+
+
+# --------------------------------------------------------------------------- aliases: one record per quantity
+
+
+def test_an_alias_is_the_canonical_record_under_its_own_name():
+    m = M.get("macro_recall")
+    assert (m.id, m.label, m.alias_of) == ("macro_recall", "Macro recall", "balanced_accuracy")
+    assert "paper 002" in m.source and "eq. 8" in m.source
+    canon = REGISTRY["balanced_accuracy"]
+    for attr in ("fn", "range", "higher_is_better", "chance", "undefined", "convention", "claims", "kind", "needs"):
+        assert getattr(m, attr) == getattr(canon, attr), attr
+    assert "macro_recall" in M.aliases_of("balanced_accuracy") and "recall_macro" in M.aliases_of("balanced_accuracy")
+    assert M.get("MACRO_RECALL").id == "macro_recall"                       # case-insensitive like every id
+    assert {a for a in ALIASES if ALIASES[a][0] == "jaccard"} == {"f_star"}
+    assert M.get("f_star_macro").alias_of == "jaccard_macro"
+    # an alias cannot be declared twice nor shadow a record
+    with pytest.raises(MeasureError, match="already registered"):
+        M.register_alias("macro_recall", "accuracy")
+    with pytest.raises(MeasureError, match="already registered"):
+        M.register_alias("accuracy", "macro_f1")
+    with pytest.raises(MeasureError, match="no registered measure"):
+        M.register_alias("brand_new", "no_such_measure")
+    assert "brand_new" not in ALIASES
+
+
+def test_results_carry_the_id_that_was_asked_for():
+    C = np.array([[[3, 1, 0], [1, 2, 2], [0, 1, 4]]])
+    f = M.evaluate(C, ["balanced_accuracy", "macro_recall", "recall_macro"])
+    assert list(f.measure) == ["balanced_accuracy", "macro_recall", "recall_macro"]
+    assert f.value.nunique() == 1
+    assert set(M.catalogue_frame().id).isdisjoint(ALIASES)                  # the catalogue lists quantities once
+    row = M.catalogue_frame().set_index("id").loc["balanced_accuracy"]
+    assert row.aliases == "recall_macro, macro_recall"       # declaration order
+
+
+@pytest.mark.parametrize("alias", sorted(SHADOWED))
+@pytest.mark.parametrize("policy", ["nan", "zero", "one"])
+def test_every_generated_average_replaced_by_a_record_equals_it(alias, policy, rng):
+    """precision_macro = macro_precision, f1_micro = accuracy, recall_weighted = accuracy, ...: each
+    identity that made a generated one-vs-rest average an alias is checked on random matrices with
+    empty rows and columns, values and undefined cells, under every policy."""
+    C = rng.integers(0, 4, (400, 4, 4)).astype(float)
+    C[:60, 1, :] = 0
+    C[60:120, :, 2] = 0
+    C[120:130] = 0
+    C[130:140, :, :] = 0
+    C[130:140, 3, 3] = 5                                    # one class only, predicted perfectly
+    generated = M.compute(SHADOWED[alias], C, policy=policy)
+    canonical = M.compute(alias, C, policy=policy)
+    np.testing.assert_array_equal(generated.value, canonical.value)
+    if policy == "nan":
+        np.testing.assert_array_equal(generated.undefined, canonical.undefined)
 
 
 def test_catalogue_order_and_frame():

@@ -30,6 +30,10 @@ def register(sub) -> None:
                    help="one undefined-value policy for all properties (default: each paper's own)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random search (default: 0)")
     p.add_argument("--consistency", action="store_true", help="run the consistency study instead of the audit")
+    p.add_argument("--identities", action="store_true",
+                   help="list the measures that are the same quantity, or always rank systems alike, on seeded "
+                        "samples of confusion matrices with --classes classes (default 2,3: scope 'all' holds for "
+                        "every class count given, 'binary' only for 2)")
     add_format_option(p)
     p.set_defaults(func=run)
 
@@ -38,6 +42,17 @@ def run(args) -> int:
     from evalreport.analyses.audit import PAPER_004_TABLE_3, audit, consistency, indistinguishable_groups
     from evalreport.errors import InputError
 
+    if args.identities and args.consistency:
+        raise InputError("--identities and --consistency are two different studies: choose one")
+    if args.identities:
+        from evalreport.analyses.audit.identities import identities
+
+        frame = identities(args.measures, classes=_classes(args), seed=args.seed, policy=args.policy or "nan")
+        wide = frame.drop_duplicates(["scope", "relation", "group"])[["scope", "relation", "members"]]
+        wide.index = wide.pop("scope") + ": " + wide.pop("relation")
+        emit(frame, args.format, wide=wide,
+             title="measures that are one quantity or rank alike")
+        return 0
     if args.consistency:
         max_n = 10 if args.max_n is None else args.max_n
         if max_n < 2:
@@ -50,12 +65,7 @@ def run(args) -> int:
             frame = frame.assign(consistent=frame["consistent"].map({True: "true", False: "false"}))
         emit(frame, args.format, wide=wide, title="indistinguishable measures (paper 004, Table 3)")
         return 0
-    try:
-        classes = tuple(int(k) for k in args.classes)
-    except ValueError:
-        raise InputError(f"--classes must be integers >= 2, got {','.join(args.classes)}") from None
-    if any(k < 2 for k in classes):
-        raise InputError("--classes must be integers >= 2")
+    classes = _classes(args)
     max_n = 8 if args.max_n is None else args.max_n
     if max_n < 3:
         raise InputError("--max-n must be at least 3")
@@ -69,3 +79,15 @@ def run(args) -> int:
     wide = wide.loc[list(dict.fromkeys(frame["measure"]))]
     emit(frame, args.format, wide=wide, title="evalreport audit")
     return 0
+
+
+def _classes(args) -> tuple[int, ...]:
+    from evalreport.errors import InputError
+
+    try:
+        classes = tuple(int(k) for k in args.classes)
+    except ValueError:
+        raise InputError(f"--classes must be integers >= 2, got {','.join(args.classes)}") from None
+    if any(k < 2 for k in classes):
+        raise InputError("--classes must be integers >= 2")
+    return classes

@@ -15,6 +15,7 @@ def run(args) -> int:
     from evalreport.measures import catalogue_frame
 
     frame = catalogue_frame()
-    cols = list(frame.columns) if args.all_columns else ["label", "direction", "range", "chance", "source"]
+    cols = ([c for c in frame.columns if c != "id"] if args.all_columns
+            else ["label", "direction", "range", "chance", "source", "aliases"])
     emit(frame, args.format, wide=frame.set_index("id")[cols], title="evalreport measures")
     return 0

@@ -4,12 +4,13 @@
 >>> measures.get("macro_f1").source
 'Opitz 2022 (paper 002), eq. 18-19'
 """
-from evalreport.measures._core import (POLICIES, REGISTRY, Context, Measure, Result, catalogue, compute, get,
-                                       register, resolve_positive)
+from evalreport.measures._core import (ALIASES, POLICIES, REGISTRY, Context, Measure, Result, aliases_of, catalogue,
+                                       compute, get, register, register_alias, resolve_positive)
 from evalreport.measures import binary as _binary  # noqa: F401  (registers)
 from evalreport.measures import multiclass as _multiclass  # noqa: F401  (registers)
 from evalreport.measures import ordinal as _ordinal  # noqa: F401  (registers)
 from evalreport.measures.evaluate import evaluate, applicable, default_measures, catalogue_frame
 
-__all__ = ["POLICIES", "REGISTRY", "Context", "Measure", "Result", "catalogue", "compute", "get", "register",
+__all__ = ["ALIASES", "POLICIES", "REGISTRY", "Context", "Measure", "Result", "aliases_of", "catalogue", "compute",
+           "get", "register", "register_alias",
            "resolve_positive", "evaluate", "applicable", "default_measures", "catalogue_frame"]

@@ -137,6 +137,7 @@ class Measure:
     needs: tuple[str, ...] = ()       # "positive", "costs", "order"
     claims: Mapping[str, object] = field(default_factory=dict)  # property -> expected verdict (audit)
     notes: str = ""
+    alias_of: str | None = None       # set on the record :func:`get` returns for an alias id
 
     def chance_value(self, n_classes: int) -> float | None:
         """The expected value of a random classifier where the papers show it is a constant."""
@@ -168,15 +169,64 @@ def _fmt(v) -> str:
 
 REGISTRY: dict[str, Measure] = {}
 
+#: Other ids of a registered quantity: alias id -> (canonical id, label, source of the name). An
+#: alias has no record of its own: :func:`get` returns the canonical record under the alias's id,
+#: label and source, so every fact about the quantity (function, range, chance, undefined cases,
+#: convention, claims) is declared once.
+ALIASES: dict[str, tuple[str, str, str]] = {}
 
-def register(measure: Measure) -> Measure:
-    """Add a measure to the registry; a duplicate id is an error."""
-    if measure.id in REGISTRY:
-        raise MeasureError(f"measure id {measure.id!r} is already registered")
-    if not re.fullmatch(r"[a-z][a-z0-9_]*", measure.id):
-        raise MeasureError(f"measure id {measure.id!r} must be lower-case letters, digits and _")
+#: Generated one-vs-rest records that a hand-declared record replaced because they are the same
+#: quantity (e.g. ``precision_macro`` = ``macro_precision``). Kept so that a test can check the
+#: equality numerically under every policy: the alias is a theorem, not an assumption.
+SHADOWED: dict[str, Measure] = {}
+
+
+def _check_new_id(ident: str) -> None:
+    if ident in REGISTRY or ident in ALIASES:
+        raise MeasureError(f"measure id {ident!r} is already registered")
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", ident):
+        raise MeasureError(f"measure id {ident!r} must be lower-case letters, digits and _")
+
+
+def register(measure: Measure, *, same_as: tuple[str, ...] = ()) -> Measure:
+    """Add a measure to the registry; a duplicate id is an error.
+
+    ``same_as``: ids of already registered *generated* records (one-vs-rest averages) that are
+    the same quantity as ``measure``. They become aliases of it, and their derived claims join
+    its own; a claim on which the two disagree is an error.
+    """
+    _check_new_id(measure.id)
+    claims = dict(measure.claims) if same_as else {}   # (generated claims are derived lazily: do not touch)
+    for other in same_as:
+        gen = REGISTRY.get(other)
+        if gen is None or gen.averaging is None:
+            raise MeasureError(f"{measure.id!r} same_as {other!r}: not a registered one-vs-rest average")
+        for key, value in gen.claims.items():
+            if key in claims and claims[key] != value:
+                raise MeasureError(f"{measure.id!r} and {other!r} are one quantity but claim {key} differently: "
+                                   f"{claims[key]!r} vs {value!r}")
+            claims.setdefault(key, value)
+    if same_as:
+        measure = replace(measure, claims=claims)
     REGISTRY[measure.id] = measure
+    for other in same_as:
+        SHADOWED[other] = REGISTRY.pop(other)
+        ALIASES[other] = (measure.id, SHADOWED[other].label, SHADOWED[other].source)
     return measure
+
+
+def register_alias(alias: str, of: str, *, label: str = "", source: str = "") -> None:
+    """Declare ``alias`` as another id of the registered measure ``of`` (with its own label and
+    the source that defines the quantity under that name)."""
+    _check_new_id(alias)
+    if of not in REGISTRY:
+        raise MeasureError(f"alias {alias!r}: no registered measure {of!r}")
+    ALIASES[alias] = (of, label or REGISTRY[of].label, source or REGISTRY[of].source)
+
+
+def aliases_of(ident: str) -> list[str]:
+    """The alias ids of a registered measure, in declaration order."""
+    return [a for a, (of, _, _) in ALIASES.items() if of == ident]
 
 
 _CALL = re.compile(r"^\s*([a-z][a-z0-9_]*)\s*(?:\((.*)\))?\s*$")
@@ -192,11 +242,15 @@ def get(spec: "str | Measure") -> Measure:
     if not m:
         raise MeasureError(f"cannot parse measure {spec!r}; expected an id such as 'macro_f1' or 'fbeta(beta=2)'")
     name, args = m.group(1), m.group(2)
-    if name not in REGISTRY:
+    if name in ALIASES:
+        of, label, source = ALIASES[name]
+        base = replace(REGISTRY[of], id=name, label=label, source=source, alias_of=of)
+    elif name in REGISTRY:
+        base = REGISTRY[name]
+    else:
         close = _suggest(name)
         raise MeasureError(f"unknown measure {name!r}" + (f"; did you mean {close}?" if close else
                            "; `evalreport measures` lists them"))
-    base = REGISTRY[name]
     if args is None or not args.strip():
         return base
     params = {}
@@ -218,13 +272,14 @@ def get(spec: "str | Measure") -> Measure:
 def _suggest(name: str) -> str:
     import difflib
 
-    hits = difflib.get_close_matches(name, list(REGISTRY), n=3)
+    hits = difflib.get_close_matches(name, [*REGISTRY, *ALIASES], n=3)
     return ", ".join(repr(h) for h in hits)
 
 
 def catalogue() -> list[Measure]:
-    """Every registered measure: multi-class measures first, then binary ones (for a positive
-    class), then one-vs-rest averages; registration order within each group."""
+    """Every registered measure (one record per quantity; aliases are not repeated): multi-class
+    measures first, then binary ones (for a positive class), then one-vs-rest averages;
+    registration order within each group."""
     def group(m: Measure) -> int:
         return 2 if m.averaging else (1 if m.kind == "binary" else 0)
 

@@ -25,7 +25,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from evalreport.errors import MeasureError
-from evalreport.measures._core import REGISTRY, Measure, register
+from evalreport.measures._core import REGISTRY, Measure, register, register_alias
 
 P000 = "Sebastiani 2015 (paper 000)"
 P003 = "Hand, Christen & Kirielle 2021 (paper 003)"
@@ -304,13 +304,6 @@ def fbeta(tp, fp, fn, tn, ctx):
     return _fbeta(tp, fp, fn, float(ctx.params.get("beta", 1.0)), ctx, "F-beta")
 
 
-@binary("f_star", "F* (F / (2 - F))", source=f"{P003}, eq. 2", formula="F/(2-F) = TP / (TP + FP + FN)",
-        undefined="TP = FP = FN = 0", **R01)
-def f_star(tp, fp, fn, tn, ctx):
-    # written in counts (paper 003: F* = TP / (n - TN)) so that 0/0 arises only where F is 0/0
-    return ctx.div(tp, tp + fp + fn, "F*: no gold and no predicted positives (TP = FP = FN = 0)")
-
-
 @binary("f_prime", "F' (F / 2(1 - F))", source=f"{P003}, section 2", formula="F/(2(1-F)) = TP / (FP + FN)",
         range=(0.0, float("inf")), undefined="FP = FN = 0 (no errors)")
 def f_prime(tp, fp, fn, tn, ctx):
@@ -326,9 +319,20 @@ def f_prime(tp, fp, fn, tn, ctx):
         },
         source=f"{P004}, Table 1", formula="TP / (TP + FP + FN)",
         undefined="TP = FP = FN = 0", convention=0.0, convention_source="scikit-learn zero_division default",
-        **R01)
+        notes="Also called F* (paper 003, eq. 2: F* = F / (2 - F), a monotone transform of F1).", **R01)
 def jaccard(tp, fp, fn, tn, ctx):
     return ctx.div(tp, tp + fp + fn, "Jaccard: no gold and no predicted positives (TP = FP = FN = 0)")
+
+
+def binary_alias(id: str, of: str, *, label: str, source: str) -> None:
+    """Another id for a declared binary measure (and for its three one-vs-rest averages)."""
+    register_alias(id, of, label=label, source=source)
+    for avg in ("macro", "micro", "weighted"):
+        register_alias(f"{id}_{avg}", f"{of}_{avg}", label=f"{label} ({avg})", source=f"{source}; {AVG_SOURCE}")
+
+
+# paper 003, eq. 2: F* = F / (2 - F) = TP / (TP + FP + FN), which is the Jaccard coefficient
+binary_alias("f_star", "jaccard", label="F* (F / (2 - F))", source=f"{P003}, eq. 2 (F* = F/(2-F) = TP / (n - TN))")
 
 
 @binary("k", "K (Sebastiani)", plain=False, source=f"{P000}, eq. 5", range=(-1.0, 1.0), chance=0.0,

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.errors import MeasureError
-from evalreport.measures._core import Measure, catalogue, compute, get, resolve_positive
+from evalreport.measures._core import Measure, aliases_of, catalogue, compute, get, resolve_positive
 
 
 def applicable(measure, *, positive=None, costs=None) -> tuple[bool, str]:
@@ -78,7 +78,9 @@ def _unpack(data, labels, systems):
 
 
 def catalogue_frame(measures=None) -> pd.DataFrame:
-    """The registry as a table: one row per measure with its declared metadata."""
+    """The registry as a table: one row per measure with its declared metadata. Each quantity is
+    listed once, under its canonical id, with its other ids in ``aliases`` (an alias asked for by
+    name gets its own row, with ``alias_of`` set)."""
     rows = []
     for m in (catalogue() if measures is None else [get(x) for x in measures]):
         rows.append({
@@ -87,6 +89,7 @@ def catalogue_frame(measures=None) -> pd.DataFrame:
             "chance": ("1/K" if callable(m.chance) else ("" if m.chance is None else f"{m.chance:g}")),
             "undefined": m.undefined, "convention": "" if m.convention is None else f"{m.convention:g}",
             "params": ", ".join(f"{k}={v:g}" if not isinstance(v, str) else f"{k}={v}" for k, v in m.params.items()), "formula": m.formula,
-            "source": m.source,
+            "source": m.source, "aliases": ", ".join(aliases_of(m.alias_of or m.id)),
+            "alias_of": m.alias_of or "",
         })
     return pd.DataFrame(rows)

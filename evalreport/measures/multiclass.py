@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalreport.measures._core import REGISTRY, Measure, register
+from evalreport.measures._core import REGISTRY, Measure, register, register_alias
 from evalreport.measures.binary import P000, P004
 
 P002 = "Opitz 2022 (paper 002)"
@@ -20,9 +20,11 @@ def marginals(C):
     return (np.diagonal(C, axis1=-2, axis2=-1), C.sum(axis=-1), C.sum(axis=-2), C.sum(axis=(-2, -1)))
 
 
-def _reg(id, label, **meta):
+def _reg(id, label, *, same_as=(), **meta):
+    """Register a multi-class measure; ``same_as``: generated one-vs-rest averages that are the same
+    quantity, which become its aliases (see :func:`~evalreport.measures._core.register`)."""
     def deco(f):
-        register(Measure(id=id, label=label, fn=f, **meta))
+        register(Measure(id=id, label=label, fn=f, **meta), same_as=same_as)
         return f
     return deco
 
@@ -41,7 +43,7 @@ def _inv_k(K):
     return 1.0 / K
 
 
-@_reg("accuracy", "Accuracy", claims={
+@_reg("accuracy", "Accuracy", same_as=("f1_micro", "precision_micro", "recall_micro"), claims={
           # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
           "sebastiani.IMB.binary": False,
           # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
@@ -53,13 +55,21 @@ def _inv_k(K):
       },
       source=f"{P002}, eq. 7; {P004}, Table 1", formula="sum_i c_ii / n",
       chance=None, chance_note="equals the sum over classes of gold x predicted prevalence; not constant",
-      undefined="n = 0")
+      undefined="n = 0",
+      notes="On single-label data also micro F1 = micro precision = micro recall (paper 002, Appendix A): "
+            "micro_f1, f1_micro, precision_micro, recall_micro. recall_weighted equals it too, except on an "
+            "empty matrix under the zero/one policies (a weighted mean with no weight is NaN), so it keeps "
+            "its own record.")
 def accuracy(C, ctx):
     d, a, b, n = marginals(C)
     return ctx.div(d.sum(-1), n, "empty confusion matrix (n = 0)")
 
 
-@_reg("balanced_accuracy", "Balanced accuracy", claims={
+register_alias("micro_f1", "accuracy", label="Micro F1",
+               source=f"{P002}, Appendix A (micro F1 = accuracy on single-label data); {P004}, section 2")
+
+
+@_reg("balanced_accuracy", "Balanced accuracy", same_as=("recall_macro",), claims={
           # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": True, "opitz.PV": True,
           "opitz.PV_strict": True, "opitz.PV_complete": False,
@@ -72,29 +82,21 @@ def accuracy(C, ctx):
           "goesgens.Mon.multiclass": {"paper": True, "audit": False, "why": "docs/audit.md#ba-mon"},
       },
       source=f"{P004}, Table 1", formula="(1/m) sum_i c_ii / a_i",
-      chance=_inv_k, undefined="per class: a_i = 0 (class absent from gold); skipped with the nan policy "
+      chance=_inv_k, chance_note="strictly chance corrected, c(n) = 1/n (paper 002, Appendix B.5)",
+      undefined="per class: a_i = 0 (class absent from gold); skipped with the nan policy "
       "(as scikit-learn does), counted as 0/1 with zero/one", convention=0.0,
-      convention_source="as macro_recall: paper 002, after eq. 18 (R_i = 0 if the denominator is zero)",
-      notes="Numerically identical to macro_recall (paper 002, eq. 14-16: macro recall is the "
-            "prevalence-calibrated accuracy).")
+      convention_source="paper 002, after eq. 18 (R_i = 0 if the denominator is zero)",
+      notes="Also called macro recall (paper 002, eq. 8; eq. 14-16: it is the prevalence-calibrated "
+            "accuracy) and recall_macro (the macro average of one-vs-rest recall, paper 004 section 2).")
 def balanced_accuracy(C, ctx):
     return ctx.mean(_recalls(C, ctx), what="class recalls")
 
 
-@_reg("macro_recall", "Macro recall", claims={
-          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
-          "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": True, "opitz.PV": True,
-          "opitz.PV_strict": True, "opitz.PV_complete": False,
-      },
-      source=f"{P002}, eq. 8", formula="(1/n) sum_i R_i, R_i = c_ii / a_i",
-      chance=_inv_k, chance_note="strictly chance corrected, c(n) = 1/n (paper 002, Appendix B.5)",
-      undefined="per class: a_i = 0; skipped (nan policy) or counted as 0/1", convention=0.0,
-      convention_source="paper 002, after eq. 18: R_i = 0 if the denominator is zero")
-def macro_recall(C, ctx):
-    return ctx.mean(_recalls(C, ctx), what="class recalls")
+register_alias("macro_recall", "balanced_accuracy", label="Macro recall",
+               source=f"{P002}, eq. 8 ((1/n) sum_i R_i, R_i = c_ii / a_i)")
 
 
-@_reg("macro_precision", "Macro precision", claims={
+@_reg("macro_precision", "Macro precision", same_as=("precision_macro",), claims={
           # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": False, "opitz.PV": True,
           "opitz.PV_strict": True, "opitz.PV_complete": False,
@@ -107,7 +109,7 @@ def macro_precision(C, ctx):
     return ctx.mean(_precisions(C, ctx), what="class precisions")
 
 
-@_reg("macro_f1", "Macro F1 (mean of class F1, eq. 18)", claims={
+@_reg("macro_f1", "Macro F1 (mean of class F1, eq. 18)", same_as=("f1_macro",), claims={
           # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": False, "opitz.PV": True,
           "opitz.PV_strict": False, "opitz.PV_complete": False,
@@ -144,23 +146,15 @@ def macro_f1_hm(C, ctx):
     return ctx.div(2 * mp * mr, mp + mr, "macro F1': macro precision + macro recall = 0")
 
 
-@_reg("micro_f1", "Micro F1", claims={
-          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
-          "opitz.PI": True, "opitz.PII": False, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": False,
-      },
-      source=f"{P002}, Appendix A; {P004}, section 2 (micro averaging)",
-      formula="F1 of the summed one-vs-rest matrices = accuracy", undefined="n = 0",
-      notes="Equal to accuracy on single-label data (paper 002, Appendix A); same function as f1_micro.")
-def micro_f1(C, ctx):
-    return REGISTRY["f1_micro"].fn(C, ctx)
+_F1_WEIGHTED = REGISTRY["f1_weighted"].fn   # the generated weighted average, before weighted_f1 takes its id
 
 
-@_reg("weighted_f1", "Weighted F1", source=f"{P004}, section 2 (weighted averaging)",
+@_reg("weighted_f1", "Weighted F1", same_as=("f1_weighted",), source=f"{P004}, section 2 (weighted averaging)",
       formula="(1/n) sum_i a_i F1_i", undefined="per class as F1 (TP = FP = FN = 0 only for an empty class, weight 0)",
       convention=0.0, convention_source="scikit-learn zero_division default",
-      notes="scikit-learn's f1_score(average='weighted'); same function as f1_weighted.")
+      notes="scikit-learn's f1_score(average='weighted'); also called f1_weighted.")
 def weighted_f1(C, ctx):
-    return REGISTRY["f1_weighted"].fn(C, ctx)
+    return _F1_WEIGHTED(C, ctx)
 
 
 @_reg("gmean_recall", "Geometric mean of class recalls (GmacR)", claims={

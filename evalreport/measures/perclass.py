@@ -8,13 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evalreport.measures._core import Context
+from evalreport.measures._core import ALIASES, Context
 from evalreport.measures.binary import BINARY, ovr_counts
 
 
 def per_class(C, measure: str, *, policy: str = "nan"):
     """Values of binary measure ``measure`` with each class as positive: ``(values, undefined)``
-    of shape ``C.shape[:-2] + (K,)``."""
+    of shape ``C.shape[:-2] + (K,)``. An alias of a binary measure (``f_star``) gives its values."""
+    measure = ALIASES.get(measure, (measure,))[0]
     if measure not in BINARY:
         raise KeyError(f"{measure!r} is not a binary measure; per-class values exist for: {', '.join(BINARY)}")
     base = BINARY[measure]

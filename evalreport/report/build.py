@@ -135,6 +135,12 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     extra["inputs"] = pd.DataFrame([{"role": s.role, "system": s.system or "", "path": s.path, "rows": s.rows,
                                      "sha256": s.sha256} for s in facts["sources"]],
                                    columns=["role", "system", "path", "rows", "sha256"])
+    # measures of this report that are one quantity or always rank alike (their correlation is 1 by construction)
+    from evalreport.analyses.audit.identities import identities
+
+    K = len(counts.labels)
+    extra["identities"] = identities(list(comp.measures), classes=(2,) if K == 2 else (3, 4),
+                                     positive=pos if pos is not None else 0, policy=policy, seed=seed)
     included = {"audit": False, "crossval": False, "ordinal": any(get(m).kind == "ordinal" for m in comp.measures)}
     if audit:
         from evalreport.analyses.audit import audit as run_audit

@@ -186,6 +186,26 @@ class ReportData:
                      caption=f"{method.capitalize()} rank correlation between the system rankings of every pair "
                              "of measures.")
 
+    def identities_note(self) -> Note:
+        ids = self.table("identities")
+        if ids.empty:
+            return Note("No two measures of this report are the same quantity or always rank systems alike "
+                        "(checked on seeded samples of confusion matrices), so every correlation above is "
+                        "a fact about these systems.")
+        lines = []
+        for relation, text in (("equal", "the same quantity"),
+                               ("same order", "always rank systems alike (one is an increasing function of the other)")):
+            groups = list(dict.fromkeys(ids.loc[ids["relation"] == relation, "members"]))
+            if relation == "same order":   # an equal group is also same-order: name only what is new
+                equal = set(ids.loc[ids["relation"] == "equal", "members"])
+                groups = [g for g in groups if g not in equal]
+            for g in groups:
+                lines.append(f"- {', '.join(f'`{m}`' for m in g.split(', '))}: {text}")
+        return Note("Correlation 1 by construction. These measures of the report are related whatever the "
+                    "systems (found by computing every measure on seeded samples of confusion matrices, "
+                    "`identities.csv`; paper 003 and paper 004, section 5.1 discuss such pairs):\n\n"
+                    + "\n".join(lines))
+
     def inconsistency_table(self) -> Table | Note:
         inc = self.table("inconsistency")
         if inc.empty:

@@ -82,6 +82,7 @@ from evalreport.analyses.audit import properties as P
 from evalreport.analyses.audit.averaging import AVERAGINGS, preservation, table_2_averaging
 from evalreport.analyses.audit.consistency import (PAPER_004_TABLE_3, binary_pairs_space, consistency,
                                                    indistinguishable_groups)
+from evalreport.analyses.audit.identities import identities
 from evalreport.analyses.audit.space import Space
 from evalreport.errors import MeasureError
 from evalreport.measures import catalogue, get
@@ -90,7 +91,7 @@ from evalreport.measures.binary import AVERAGING_PRESERVES, average_claims
 
 __all__ = ["audit", "consistency", "indistinguishable_groups", "PROPERTIES", "PAPERS", "PAPER_POLICY",
            "claims_frame", "check_claims", "PAPER_004_TABLE_3", "binary_pairs_space", "Space",
-           "AVERAGINGS", "AVERAGING_PRESERVES", "average_claims", "preservation", "table_2_averaging"]
+           "AVERAGINGS", "AVERAGING_PRESERVES", "average_claims", "preservation", "table_2_averaging", "identities"]
 
 #: paper key -> (number, short citation)
 PAPERS = {"sebastiani": ("000", "Sebastiani 2015"), "opitz": ("002", "Opitz 2022"),

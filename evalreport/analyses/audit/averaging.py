@@ -19,7 +19,7 @@ from __future__ import annotations
 import pandas as pd
 
 from evalreport.errors import MeasureError
-from evalreport.measures import REGISTRY
+from evalreport.measures import get
 from evalreport.measures.binary import AVERAGING_PRESERVES, BINARY, TABLE_2_PROPERTIES
 
 __all__ = ["AVERAGINGS", "preservation", "table_2_averaging"]
@@ -62,7 +62,8 @@ def preservation(bases=None, properties=None, *, K: int = 3, max_n: int = 8, see
     qualified = [f"goesgens.{p}" for p in props]
     opts = dict(max_n=max_n, seed=seed, policy=policy, n_random=n_random)
     binary = audit([BINARY[b] for b in bases], qualified, classes=(2,), **opts)
-    averages = audit([REGISTRY[f"{b}_{avg}"] for b in bases for avg in AVERAGINGS], qualified, classes=(K,), **opts)
+    # get(): some averages are aliases of a hand-declared record (precision_macro = macro_precision)
+    averages = audit([get(f"{b}_{avg}") for b in bases for avg in AVERAGINGS], qualified, classes=(K,), **opts)
     binary = binary.set_index(["measure", "property"]).verdict
     averages = averages.set_index(["measure", "property"])
     rows = []
