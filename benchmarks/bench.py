@@ -212,6 +212,7 @@ def run_with_rusage(cmd: list[str]) -> tuple[float, float, int]:
 def scenario_b(quick: bool, data_dir: Path) -> None:
     import pandas as pd
 
+    from evalreport.counts import count
     from evalreport.inputs import read_runs
     from evalreport.measures import evaluate
 
@@ -233,7 +234,7 @@ def scenario_b(quick: bool, data_dir: Path) -> None:
              repeats=len(results), peak_mb=rss, note="exit " + ",".join(str(r[2]) for r in results))
         # the same in-process, split by stage
         t_read, loaded = timed(lambda: read_runs(gold_path, runs), 1)
-        t_count, counts = timed(lambda: loaded.confusion(), 3)
+        t_count, counts = timed(lambda: count(loaded), 3)
         t_meas, _ = timed(lambda: evaluate(counts), 3)
         emit(scenario="B", case=case, tool="  read_runs (files -> codes, incl. SHA-256)", seconds=t_read, repeats=1)
         emit(scenario="B", case=case, tool="  counting (confusion tensors)", seconds=t_count, repeats=3)
@@ -292,7 +293,7 @@ def scenario_c(quick: bool) -> None:
 def scenario_d(quick: bool) -> None:
     from scipy import stats
 
-    from evalreport.inputs import read_confusions
+    from evalreport.counts import read_confusions
     from evalreport.measures import evaluate
 
     if not IMAGENET.is_dir():

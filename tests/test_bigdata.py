@@ -1,4 +1,4 @@
-"""Out-of-core counting (evalreport.inputs.bigdata): DuckDB and Spark give exactly the counts of
+"""Out-of-core counting (evalreport.counts.bigdata): DuckDB and Spark give exactly the counts of
 the in-memory reader, validation errors name the problem, and a file larger than the memory a
 process may use is counted through DuckDB."""
 from __future__ import annotations
@@ -20,7 +20,8 @@ import pytest
 
 from evalreport.errors import InputError
 from evalreport.inputs import read_runs
-from evalreport.inputs.bigdata import ENGINES, PatternCounts, count_confusions, count_patterns
+from evalreport.counts import count
+from evalreport.counts.bigdata import ENGINES, PatternCounts, count_confusions, count_patterns
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -76,7 +77,7 @@ def data(tmp_path_factory):
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_duckdb_counts_equal_in_memory_counts(data, fmt):
-    expected = in_memory(data).confusion()
+    expected = count(in_memory(data))
     got = count_confusions(data[f"gold_{fmt}"], data[f"runs_{fmt}"])
     assert got.labels == expected.labels
     assert got.systems == expected.systems == ("sys1", "sys2", "sys3", "sys10")   # natural order
@@ -85,7 +86,7 @@ def test_duckdb_counts_equal_in_memory_counts(data, fmt):
 
 
 def test_duckdb_per_fold_counts_equal_in_memory(data):
-    expected = in_memory(data).confusion(per_fold=True)
+    expected = count(in_memory(data), per_fold=True)
     got = count_confusions(data["gold_parquet"], data["runs_csv"], per_fold=True)
     assert got.fold_names == expected.fold_names == ("f0", "f1", "f2")
     np.testing.assert_array_equal(got.tensor, expected.tensor)
@@ -94,7 +95,7 @@ def test_duckdb_per_fold_counts_equal_in_memory(data):
 
 def test_label_list_and_system_selection(data):
     labels = ["pos", "neg", "neu", "x2", "x10", "unused"]
-    expected = in_memory(data, labels=labels).confusion().select(["sys10", "sys1"])
+    expected = count(in_memory(data, labels=labels)).select(["sys10", "sys1"])
     got = count_confusions(data["gold_csv"], data["runs_parquet"], labels=labels, systems=["sys10", "sys1"])
     assert got.labels == tuple(labels) and got.systems == ("sys10", "sys1")
     np.testing.assert_array_equal(got.tensor, expected.tensor)
@@ -120,9 +121,9 @@ def test_patterns_are_the_joint_distribution(data):
     np.testing.assert_array_equal(got[key], want)
     np.testing.assert_array_equal(pat.counts[key], counts)
     # the patterns reproduce the counts, and expand back into Runs with the same confusions
-    np.testing.assert_array_equal(pat.confusion().tensor, in_memory(data).confusion().tensor)
-    np.testing.assert_array_equal(pat.to_runs().confusion(per_fold=True).tensor,
-                                  in_memory(data).confusion(per_fold=True).tensor)
+    np.testing.assert_array_equal(pat.confusion().tensor, count(in_memory(data)).tensor)
+    np.testing.assert_array_equal(count(pat.to_runs(), per_fold=True).tensor,
+                                  count(in_memory(data), per_fold=True).tensor)
 
 
 def test_patterns_feed_the_paired_bootstrap(data):
@@ -231,7 +232,7 @@ def test_spark_gives_the_same_counts_and_patterns(data):
     expected = in_memory(data)
     got = count_confusions(data["gold_parquet"], data["runs_csv"], engine="spark", per_fold=True)
     assert got.systems == expected.systems and got.labels == expected.labels
-    np.testing.assert_array_equal(got.tensor, expected.confusion(per_fold=True).tensor)
+    np.testing.assert_array_equal(got.tensor, count(expected, per_fold=True).tensor)
     pat_spark = count_patterns(data["gold_csv"], data["runs_parquet"], engine="spark")
     pat_duck = count_patterns(data["gold_csv"], data["runs_parquet"])
     np.testing.assert_array_equal(pat_spark.patterns, pat_duck.patterns)
@@ -249,7 +250,7 @@ BUDGET = 1024 * 2**20
 CHILD = textwrap.dedent("""
     import json, re, resource, sys
     import pyarrow, pyarrow.parquet, pandas as pd
-    from evalreport.inputs.bigdata import count_confusions
+    from evalreport.counts.bigdata import count_confusions
     pyarrow.set_cpu_count(2); pyarrow.set_io_thread_count(2)
     mapped = int(re.search(r"VmSize:\\s+(\\d+)", open("/proc/self/status").read()).group(1)) * 1024
     limit = mapped + {budget}

@@ -8,6 +8,7 @@ import pytest
 
 from evalreport.analyses.compare import COMPARE_MEASURES, TABLES, Comparison, compare
 from evalreport.cli import main
+from evalreport.counts import count
 from evalreport.inputs import Runs
 from evalreport.measures import REGISTRY, get
 
@@ -70,7 +71,7 @@ def test_compare_without_resampling_tables_and_columns():
 
 
 def test_compare_confusion_input_says_intervals_unavailable():
-    counts = make_runs().confusion()
+    counts = count(make_runs())
     c = compare(counts, bootstrap=100)
     assert c.intervals.empty and c.pairwise.empty
     assert any("confusion-matrix input" in n for n in c.notes)

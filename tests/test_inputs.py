@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 
 from evalreport.errors import InputError
-from evalreport.inputs import (ABSTAIN, Runs, hash_file, natural_sorted, read_confusion, read_confusions,
-                               read_runs)
+from evalreport.counts import count, read_confusion, read_confusions
+from evalreport.inputs import ABSTAIN, Runs, hash_file, natural_sorted, read_runs
 
 IMAGENET = Path("/work/shared/data/gosgens2021/imagenet")
 
@@ -105,7 +105,7 @@ def test_confusion_equals_brute_force(tmp_path):
         pd.DataFrame({"id": np.array(ids)[order], "label": p[order]}).to_csv(tmp_path / f"s{s}.csv", index=False)
         files.append(tmp_path / f"s{s}.csv")
     runs = read_runs(tmp_path / "gold.csv", files, labels=names)
-    tensor = runs.confusion().tensor
+    tensor = count(runs).tensor
     assert np.array_equal(tensor, brute_force_confusion(runs))
     # and against the raw strings, independent of the encoding
     for s, f in enumerate(files):
@@ -189,7 +189,7 @@ def test_explicit_labels_order_and_absent_class(tmp_path, gold):
     assert runs.labels == ("z", "y", "x", "w")
     assert runs.gold.tolist() == [2, 1, 2, 0]
     assert runs.pred.tolist() == [[3, 1, 2, 0]]
-    assert runs.confusion().tensor[0, :, 3].tolist() == [0, 0, 1, 0]  # "w" has no gold items
+    assert count(runs).tensor[0, :, 3].tolist() == [0, 0, 1, 0]  # "w" has no gold items
 
 
 def test_natural_label_sort():
@@ -213,9 +213,9 @@ def test_folds(tmp_path):
     runs = read_runs(gold, [run, plain])
     assert runs.fold_names == ("f2", "f10")
     assert runs.folds.tolist() == [1, 0, 0, 1]
-    per_fold = runs.confusion(per_fold=True).tensor
+    per_fold = count(runs, per_fold=True).tensor
     assert per_fold.shape == (2, 2, 2, 2)
-    assert per_fold.sum(axis=1).tolist() == runs.confusion().tensor.tolist()
+    assert per_fold.sum(axis=1).tolist() == count(runs).tensor.tolist()
     assert read_runs(gold, [run], fold_col=None).folds is None
 
 
@@ -264,7 +264,7 @@ def test_missing_abstain(tmp_path, gold):
     assert runs.abstain == 3
     assert runs.pred.tolist() == [[0, 1, 0, 2], [0, 3, 0, 3]]
     assert np.isnan(runs.scores[1, [1, 3]]).all() and runs.scores[1, [0, 2]].tolist() == [0.9, 0.3]
-    C = runs.confusion().tensor
+    C = count(runs).tensor
     assert C[1].trace() == 2 and C[1, :, 3].sum() == 2 and C[1, 3].sum() == 0
     # nothing missing: no synthetic class
     assert read_runs(gold, [full], missing="abstain").labels == ("x", "y", "z")
@@ -275,7 +275,7 @@ def test_allow_unknown_adds_classes(tmp_path, gold):
     runs = read_runs(gold, [run], allow_unknown=True)
     assert runs.labels == ("x", "y", "z", "q2", "q10")
     assert runs.pred.tolist() == [[3, 1, 4, 3]]
-    C = runs.confusion().tensor[0]
+    C = count(runs).tensor[0]
     assert C[3:].sum() == 0 and C.trace() == 1  # extra classes have no gold items: always wrong
 
 
@@ -294,7 +294,7 @@ def test_many_classes_dtype(tmp_path):
     runs = read_runs(gold, [run])
     assert runs.n_classes == n and runs.gold.dtype == np.int16
     assert runs.labels[:3] == ("c0", "c1", "c2")
-    assert np.array_equal(runs.confusion().tensor, brute_force_confusion(runs))
+    assert np.array_equal(count(runs).tensor, brute_force_confusion(runs))
 
 
 def test_hash_file(tmp_path):

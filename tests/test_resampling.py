@@ -12,7 +12,7 @@ from scipy import stats
 
 from evalreport import measures
 from evalreport.analyses import resampling as rs
-from evalreport.counts import confusion_from_codes
+from evalreport.counts import confusion_from_codes, count
 from evalreport.errors import InputError, MeasureError
 from evalreport.inputs.runs import Runs
 
@@ -82,7 +82,7 @@ def test_resampled_confusions_equal_the_expanded_items(rng):
         expected = confusion_from_codes(pat.gold[items], pat.pred[:, items], runs.n_classes)
         np.testing.assert_array_equal(T[b], expected)
     # the unresampled counts give the data's own tensor
-    np.testing.assert_array_equal(rs.resampled_confusions(pat, pat.counts[None])[0], runs.confusion().tensor)
+    np.testing.assert_array_equal(rs.resampled_confusions(pat, pat.counts[None])[0], count(runs).tensor)
 
 
 def test_draws_keep_fold_sizes_and_match_item_resampling_in_distribution(rng):
@@ -312,7 +312,7 @@ def test_progress_is_reported(rng):
 def test_bad_arguments_are_input_errors(rng):
     runs = make_runs(rng, n=50, S=2)
     with pytest.raises(InputError, match="Runs"):
-        rs.bootstrap(runs.confusion(), ["accuracy"])
+        rs.bootstrap(count(runs), ["accuracy"])
     with pytest.raises(InputError, match="n_resamples"):
         rs.bootstrap(runs, ["accuracy"], n_resamples=0)
     with pytest.raises(InputError, match="level"):

@@ -1,6 +1,6 @@
 """Paired resampling straight from pattern counts (issue 7 + issue 3).
 
-A :class:`~evalreport.inputs.bigdata.PatternCounts` (what ``count_patterns`` gets from DuckDB or
+A :class:`~evalreport.counts.bigdata.PatternCounts` (what ``count_patterns`` gets from DuckDB or
 Spark) is resampled as it is - a multinomial over its P patterns, within folds - and never
 expanded to its N items. The claim tested here: with distinct rows (as ``count_patterns``
 returns them) every number equals, with the same seed, the number computed on the expanded items
@@ -20,8 +20,8 @@ from scipy import stats
 from evalreport.analyses import resampling as rs
 from evalreport.analyses.compare import compare
 from evalreport.errors import InputError
-from evalreport.inputs import bigdata
-from evalreport.inputs.bigdata import PatternCounts
+from evalreport.counts import bigdata, count
+from evalreport.counts.bigdata import PatternCounts
 from evalreport.inputs.runs import Source
 
 SOME = ["accuracy", "macro_f1", "mcc", "kappa", "confusion_entropy"]   # incl. non-decomposable, lower-is-better
@@ -235,7 +235,7 @@ def test_report_facts_of_pattern_counts(rng):
     facts = _describe(pc, src)
     assert facts["n_items"] == int(pc.counts.sum()) and facts["n_systems"] == len(pc.systems)
     assert facts["n_classes"] == len(pc.labels) and facts["n_folds"] == 2 and facts["sources"] == tuple(src)
-    np.testing.assert_array_equal(facts["counts"].tensor, pc.to_runs().confusion().tensor)
+    np.testing.assert_array_equal(facts["counts"].tensor, count(pc.to_runs()).tensor)
 
 
 # ----------------------------------------------------------------------------- the CLI on DuckDB

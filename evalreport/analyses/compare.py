@@ -25,7 +25,7 @@ manifest.json              settings, measures, systems, labels and notes
 
 Intervals, rank distributions and pairwise tests come from
 :mod:`evalreport.analyses.resampling` and need item-level predictions (Runs) or the joint
-patterns of the items with counts (:class:`~evalreport.inputs.bigdata.PatternCounts`, as counted
+patterns of the items with counts (:class:`~evalreport.counts.bigdata.PatternCounts`, as counted
 out of core; resampled without expanding them to items); with confusion-matrix input those files
 are written empty (with their columns) and the manifest's notes say why.
 """
@@ -179,7 +179,7 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     """Compare systems under every measure: the analysis of issue 3 as one object.
 
     ``data``: :class:`~evalreport.inputs.Runs` (item-level: everything, including bootstrap
-    intervals and significance), :class:`~evalreport.inputs.bigdata.PatternCounts` (the same
+    intervals and significance), :class:`~evalreport.counts.bigdata.PatternCounts` (the same
     results as its ``to_runs()``, without making the items) or :class:`~evalreport.counts.Counts`
     / a tensor (confusion matrices only: no resampling). ``measures``: ids (default :func:`comparison_measures`);
     ``primary`` is always included and heads the leaderboard. ``bootstrap``: resamples for the
@@ -187,7 +187,7 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     Holm-corrected p-values define the significance groups (``bootstrap`` or ``randomization``;
     systems are walked in the order of the primary measure's ranking).
     """
-    from evalreport.inputs.bigdata import PatternCounts
+    from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
 
     if not 0 < alpha < 1:
@@ -271,10 +271,12 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
 
 
 def _as_counts(data) -> Counts:
-    from evalreport.inputs.bigdata import PatternCounts
+    from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
 
-    if isinstance(data, (Runs, PatternCounts)):
+    if isinstance(data, Runs):
+        return Counts.from_runs(data)
+    if isinstance(data, PatternCounts):
         return data.confusion()
     if isinstance(data, Counts):
         return data

@@ -522,7 +522,7 @@ def cross_validate(runs, measures=None, *, positive=None, policy: str = "nan", c
         if asked_scores and (positive is None or runs.scores is None):
             raise InputError(f"{', '.join(asked_scores)} need(s) scores (a 'score' column in the runs) and the "
                              "positive class (--positive)")
-    counts = runs.confusion(per_fold=True)
+    counts = Counts.from_runs(runs, per_fold=True)
     estimates = aggregate(counts, measures, positive=positive, policy=policy, costs=costs)
     f_table = invalid = sfolds = None
     has_scores = positive is not None and runs.scores is not None

@@ -127,7 +127,7 @@ def what_if(counts, measures=None, prevalence=None, *, positive=None, policy: st
         from evalreport.inputs.runs import Runs
 
         if isinstance(counts, Runs):
-            counts = counts.confusion()
+            counts = Counts.from_runs(counts)
         else:
             arr = np.asarray(counts)
             arr = arr[None] if arr.ndim == 2 else arr

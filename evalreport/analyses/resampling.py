@@ -84,8 +84,8 @@ undefined for one of the systems) gives a NaN p-value, which the corrections lea
 Pattern counts: resampling data that was never in memory
 --------------------------------------------------------
 :func:`bootstrap` and :func:`pairwise` also take a
-:class:`~evalreport.inputs.bigdata.PatternCounts` - the distinct (fold, gold, predictions)
-patterns with counts that :func:`~evalreport.inputs.bigdata.count_patterns` gets from DuckDB or
+:class:`~evalreport.counts.bigdata.PatternCounts` - the distinct (fold, gold, predictions)
+patterns with counts that :func:`~evalreport.counts.bigdata.count_patterns` gets from DuckDB or
 Spark - and resample it as it is: its rows are the patterns (rows with count 0 dropped, a repeated
 row merged into its first occurrence), N = ``counts.sum()``, and the multinomial draw above runs
 over them within folds. Nothing of size N is made: the light-pattern item list of the split draw
@@ -115,7 +115,7 @@ import pandas as pd
 from scipy import sparse, stats
 
 from evalreport.errors import InputError, MeasureError
-from evalreport.inputs.bigdata import PatternCounts
+from evalreport.counts.bigdata import PatternCounts
 from evalreport.inputs.runs import Runs
 from evalreport.measures import Measure, applicable, compute, default_measures, get, resolve_positive
 
@@ -142,7 +142,7 @@ Progress = Callable[[int, int], None] | None
 @dataclass(frozen=True, eq=False)
 class Patterns:
     """The distinct item patterns ``(fold, gold, pred_1..pred_S)`` of a :class:`Runs` or a
-    :class:`~evalreport.inputs.bigdata.PatternCounts`.
+    :class:`~evalreport.counts.bigdata.PatternCounts`.
 
     ``counts`` (P,) items per pattern; ``gold`` (P,), ``pred`` (S, P), ``fold`` (P,) the pattern's
     codes; ``inverse`` (N,) the pattern of every item, or ``None`` when the patterns were given
@@ -210,7 +210,7 @@ def _first_order(first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def patterns(data) -> Patterns:
     """Reduce runs to their distinct (fold, gold, predictions) patterns, with counts.
 
-    ``data``: a :class:`Runs` (items), or a :class:`~evalreport.inputs.bigdata.PatternCounts`
+    ``data``: a :class:`Runs` (items), or a :class:`~evalreport.counts.bigdata.PatternCounts`
     (patterns with counts, as counted out of core): its rows with a positive count are the
     patterns, in their order; rows that repeat a pattern are merged into its first row. Nothing
     of size N (the number of items) is made: the result has ``inverse = None``.
@@ -472,7 +472,7 @@ def bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None 
     """Paired bootstrap over items: intervals and rank distributions for every system x measure.
 
     ``data``: a :class:`~evalreport.inputs.Runs`, or a
-    :class:`~evalreport.inputs.bigdata.PatternCounts` (resampled as pattern counts, never expanded
+    :class:`~evalreport.counts.bigdata.PatternCounts` (resampled as pattern counts, never expanded
     to items; see the module docstring). ``measures``: ids or records (default:
     :func:`evalreport.measures.default_measures`). Items are resampled with replacement - the
     same resample for every system; within folds when the runs have folds. ``progress``: an
@@ -724,7 +724,7 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
     bootstrap and randomisation tests it is also the ``statistic``. See the module docstring for
     the tests. ``n_resamples`` is B for the bootstrap and R for the randomisation test (the
     count of defined resamples is in the ``n_resamples`` column). ``data``: a
-    :class:`~evalreport.inputs.Runs` or a :class:`~evalreport.inputs.bigdata.PatternCounts`.
+    :class:`~evalreport.inputs.Runs` or a :class:`~evalreport.counts.bigdata.PatternCounts`.
     """
     runs = _check_data(data)
     R = _check_count(n_resamples, "n_resamples")

@@ -78,6 +78,7 @@ class Loaded:
 
 def load(args) -> Loaded:
     """Read the inputs named on the command line (files or confusion matrices)."""
+    from evalreport.counts import Counts, read_confusions
     from evalreport.inputs import readers
 
     if args.confusion:
@@ -88,7 +89,7 @@ def load(args) -> Loaded:
                                          ("--allow-unknown", args.allow_unknown)) if given]
         if unused:
             raise InputError(f"{', '.join(unused)} apply to gold and run files, not to --confusion input")
-        counts = _renamed(readers.read_confusions(args.confusion, labels=args.labels), args.names)
+        counts = _renamed(read_confusions(args.confusion, labels=args.labels), args.names)
         runs = None
     else:
         if not args.gold:
@@ -97,7 +98,7 @@ def load(args) -> Loaded:
             raise InputError("no run files given (RUN... or --runs-dir DIR)")
         backend = getattr(args, "backend", "memory")
         if backend != "memory":
-            from evalreport.inputs.bigdata import count_confusions, count_patterns
+            from evalreport.counts.bigdata import count_confusions, count_patterns
 
             tables = list(args.runs) + ([args.runs_dir] if args.runs_dir else [])
             kw = dict(engine=backend, labels=args.labels, id_col=args.id_col, label_col=args.label_col,
@@ -117,20 +118,20 @@ def load(args) -> Loaded:
         runs = readers.read_runs(args.gold, args.runs, runs_dir=args.runs_dir, names=args.names,
                                  id_col=args.id_col, label_col=args.label_col, labels=args.labels,
                                  missing=args.missing, allow_unknown=args.allow_unknown)
-        counts = runs.confusion()
+        counts = Counts.from_runs(runs)
     costs = cost_matrix(args, counts.labels)
     return Loaded(runs, counts, costs)
 
 
 def _renamed(counts, names):
     """``--names`` for confusion-matrix input: the systems in file order get these names."""
+    from evalreport.counts import Counts
+
     if not names:
         return counts
     if len(names) != len(counts.systems):
         raise InputError(f"--names gives {len(names)} names for {len(counts.systems)} systems "
                          f"({', '.join(counts.systems)})")
-    from evalreport.counts import Counts
-
     return Counts(counts.tensor, counts.labels, names, counts.fold_names)
 
 

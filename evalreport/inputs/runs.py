@@ -98,12 +98,6 @@ class Runs:
     def n_folds(self) -> int:
         return len(self.fold_names) if self.folds is not None else 0
 
-    def confusion(self, *, per_fold: bool = False):
-        """Confusion tensors of all systems as :class:`evalreport.counts.Counts`."""
-        from evalreport.counts import Counts
-
-        return Counts.from_runs(self, per_fold=per_fold)
-
     def select(self, systems) -> "Runs":
         """A Runs with only the named systems (in the given order)."""
         idx = [self.systems.index(s) for s in systems]

@@ -62,7 +62,7 @@ def _unpack(data, labels, systems):
     from evalreport.inputs.runs import Runs
 
     if isinstance(data, Runs):
-        data = data.confusion()
+        data = Counts.from_runs(data)
     if isinstance(data, Counts):
         return np.asarray(data.tensor), list(data.labels), list(data.systems), list(data.fold_names)
     tensor = np.asarray(data)

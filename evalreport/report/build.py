@@ -66,7 +66,7 @@ def _describe(data, sources=None) -> dict:
     """Facts of the input shown in the overview: Runs (item level), PatternCounts (item patterns with
     counts, counted out of core) or Counts (confusion matrices)."""
     from evalreport.counts import Counts
-    from evalreport.inputs.bigdata import PatternCounts
+    from evalreport.counts.bigdata import PatternCounts
 
     if isinstance(data, Counts):
         tensor = np.asarray(data.tensor)
@@ -77,7 +77,7 @@ def _describe(data, sources=None) -> dict:
         return {"counts": data.confusion(), "n_items": data.n_items, "n_classes": len(data.labels),
                 "n_systems": len(data.systems), "n_folds": len(data.fold_names) if data.folds is not None else 0,
                 "folds": data.folds, "sources": tuple(sources or ())}
-    return {"counts": data.confusion(), "n_items": data.n_items, "n_classes": data.n_classes,
+    return {"counts": Counts.from_runs(data), "n_items": data.n_items, "n_classes": data.n_classes,
             "n_systems": data.n_systems, "n_folds": data.n_folds, "folds": data.folds,
             "sources": tuple(sources or data.sources)}
 
@@ -88,7 +88,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     """Run every analysis of a report and write its tables into ``tables``; return what was included.
 
     ``runs``: :class:`~evalreport.inputs.Runs` (everything),
-    :class:`~evalreport.inputs.bigdata.PatternCounts` (everything but score-based measures: the
+    :class:`~evalreport.counts.bigdata.PatternCounts` (everything but score-based measures: the
     patterns are resampled without expanding them to items) or :class:`~evalreport.counts.Counts`
     (confusion matrices only: no bootstrap intervals, significance tests or cross-validation).
     """

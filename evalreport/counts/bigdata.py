@@ -7,7 +7,7 @@ them alone:
 
 * :func:`count_confusions` - ``GROUP BY (system, fold, gold, predicted) COUNT(*)`` after joining
   the predictions to the gold labels on the item id: the confusion tensors as
-  :class:`evalreport.counts.Counts`, exactly those of ``read_runs(...).confusion()``.
+  :class:`evalreport.counts.Counts`, exactly those of ``count(read_runs(...))``.
 * :func:`count_patterns` - ``GROUP BY (fold, gold, prediction of system 1, ..., system S)``:
   the distinct joint patterns of an item with their counts (:class:`PatternCounts`), the
   sufficient statistics of a *paired* resampling of items (see
@@ -165,7 +165,7 @@ def count_confusions(gold, runs, *, engine: str = "duckdb", labels: Sequence[str
     switch off only for data known to be clean). ``memory_limit``/``temp_directory``/``threads``:
     DuckDB settings. ``spark``: an existing SparkSession for ``engine="spark"``.
 
-    The result equals ``read_runs(gold, <one file per system>).confusion()`` exactly.
+    The result equals ``count(read_runs(gold, <one file per system>))`` exactly.
     """
     with _Job(gold, runs, engine=engine, id_col=id_col, label_col=label_col, system_col=system_col,
               fold_col=fold_col, memory_limit=memory_limit, temp_directory=temp_directory, threads=threads,

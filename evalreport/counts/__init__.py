@@ -12,6 +12,11 @@ Opitz (paper 002, section 2) uses the transpose: ``m_ij`` counts predictions ``i
 
 Shapes: ``(S, K, K)`` for S systems, ``(S, F, K, K)`` per fold. Every measure accepts any
 number of leading axes.
+
+Three ways in: :func:`count` (the item-level :class:`~evalreport.inputs.Runs` of the inputs
+stage, by bincount), :mod:`.files` (confusion-matrix files: already counted) and :mod:`.bigdata`
+(tables too big for memory, counted where they lie by DuckDB or Spark, and the joint-pattern
+counts that paired resampling needs).
 """
 from __future__ import annotations
 
@@ -19,7 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Counts", "confusion_from_codes", "confusion_matrix", "to_opitz", "from_opitz"]
+__all__ = ["Counts", "count", "confusion_from_codes", "confusion_matrix", "to_opitz", "from_opitz",
+           "read_confusion", "read_confusions"]
 
 
 def confusion_from_codes(gold, pred, n_classes: int, *, folds=None, n_folds: int | None = None,
@@ -161,3 +167,18 @@ class Counts:
     def select(self, systems) -> "Counts":
         idx = [self.systems.index(s) for s in systems]
         return Counts(self.tensor[idx], self.labels, tuple(self.systems[i] for i in idx), self.fold_names)
+
+
+def count(runs, *, per_fold: bool = False) -> Counts:
+    """The counting stage: confusion tensors ``(S, K, K)`` of every system of a
+    :class:`~evalreport.inputs.Runs` (``(S, F, K, K)`` with ``per_fold``), in one bincount pass."""
+    return Counts.from_runs(runs, per_fold=per_fold)
+
+
+def __getattr__(name):
+    # confusion-matrix files: imported on first use (they bring the file toolkit of the inputs stage)
+    if name in ("read_confusion", "read_confusions"):
+        from evalreport.counts import files
+
+        return getattr(files, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
