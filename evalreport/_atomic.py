@@ -1,8 +1,9 @@
 """Atomic output folders: build next to the target, rename into place, never leave half a result.
 
 Every folder written this way carries a marker file (:data:`MARKER`). An existing target is
-replaced only if it is empty or carries the marker, i.e. was written by evalreport: ``-o`` /
-``--out`` pointed at the wrong folder (the inputs, a home directory) is an error, never a loss.
+replaced only if it is empty or carries the marker, i.e. was written by evalreport, and never if
+it holds one of the run's inputs (e.g. the ``data/`` that ``evalreport demo`` writes inside its
+own output): ``-o`` / ``--out`` pointed at the wrong folder is an error, never a loss.
 """
 from __future__ import annotations
 
@@ -19,11 +20,13 @@ MARKER = ".evalreport-output"
 
 
 @contextmanager
-def atomic_dir(target, *, overwrite: bool = True) -> Iterator[Path]:
+def atomic_dir(target, *, overwrite: bool = True, inputs=()) -> Iterator[Path]:
     """Yield an empty staging folder beside ``target``; when the block succeeds the staging
     folder replaces ``target`` (a previous evalreport output is swapped out in one rename, then
-    deleted); when it fails the staging folder is removed and ``target`` is left as it was."""
+    deleted); when it fails the staging folder is removed and ``target`` is left as it was.
+    ``inputs``: files or folders that must survive, so ``target`` may not contain them."""
     target = Path(target)
+    check_outside(target, inputs)
     if target.exists():
         if not target.is_dir():
             raise OutputError(f"{target} exists and is not a folder")
@@ -52,6 +55,18 @@ def atomic_dir(target, *, overwrite: bool = True) -> Iterator[Path]:
     finally:
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
+
+
+def check_outside(target, inputs) -> None:
+    """An :class:`OutputError` if writing ``target`` would replace one of ``inputs``."""
+    where = Path(target).resolve()
+    for item in inputs:
+        if item is None or str(item) == "":
+            continue
+        path = Path(item).resolve()
+        if path == where or where in path.parents:
+            raise OutputError(f"{target} holds the input {item}: writing the output there would delete it; "
+                              "choose another output folder (nothing was written)")
 
 
 def _usual_mode(folder: Path) -> None:

@@ -1,13 +1,16 @@
 """Shared fixtures: random confusion matrices, label arrays from counts, the published data sets."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-# Data published with Gösgens et al. 2021 (paper 004); see its README. Never copied into the repo.
-GOSGENS_DIR = Path(__file__).resolve().parents[2] / "shared" / "data" / "gosgens2021"
+# Data published with Gösgens et al. 2021 (paper 004); see its README. Never copied into the repo:
+# it lies in shared/data beside the checkout, or where EVALREPORT_GOSGENS_DATA points.
+GOSGENS_DIR = Path(os.environ.get("EVALREPORT_GOSGENS_DATA")
+                   or Path(__file__).resolve().parents[2] / "shared" / "data" / "gosgens2021")
 
 
 def make_confusions(rng: np.random.Generator, K: int, S: int, *, high: int = 7, p_zero: float = 0.3,
@@ -40,5 +43,6 @@ def rng():
 def gosgens_dir():
     """Directory of the Gösgens et al. data; skips the test when it is absent."""
     if not GOSGENS_DIR.is_dir():
-        pytest.skip(f"Gösgens et al. 2021 data not found at {GOSGENS_DIR} (see the data README)")
+        pytest.skip(f"Gösgens et al. 2021 data not found at {GOSGENS_DIR} (set EVALREPORT_GOSGENS_DATA to its "
+                    "folder; the paper 004 Table 5/6 tests need it)")
     return GOSGENS_DIR

@@ -1,6 +1,8 @@
 """The compare verb (analyses.compare) and ``evalreport compare`` end to end on tiny files."""
 import dataclasses
+import io
 import json
+from contextlib import redirect_stdout
 
 import numpy as np
 import pandas as pd
@@ -217,3 +219,25 @@ def test_cli_binary_primary_needs_positive(files, capsys):
                "--format", "csv"])
     assert rc == 0
     assert "f1" in capsys.readouterr().out
+
+
+def test_an_id_given_twice_or_an_alias_beside_its_record_is_one_measure():
+    """f1_macro is macro_f1: two columns of one quantity would be counted twice in the rank
+    correlations and inconsistency rates, so compare keeps the first id and says so."""
+    comp = compare(make_runs(), measures=["macro_f1", "mcc", "MCC", "f1_macro"], primary="f1_macro", bootstrap=0)
+    assert comp.measures == ("f1_macro", "mcc")
+    assert any("macro_f1 is f1_macro" in n for n in comp.notes)
+    assert set(comp.rank_correlation.measure_a) <= {"f1_macro", "mcc", "f1_macro_c", "mcc_c"}   # _c: calibrated
+
+
+def test_score_with_a_repeated_id(tmp_path):
+    gold, run = tmp_path / "g.tsv", tmp_path / "s.tsv"
+    gold.write_text("id\tlabel\n1\ta\n2\tb\n3\tb\n")
+    run.write_text("id\tlabel\n1\ta\n2\tb\n3\ta\n")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["score", str(gold), str(run), "--measures", "mcc,MCC,macro_recall,balanced_accuracy",
+                     "--format", "csv"]) == 0
+    rows = pd.read_csv(io.StringIO(out.getvalue()))
+    # the same id once; an alias asked for beside its record keeps both names (what the user asked)
+    assert list(rows.measure) == ["mcc", "macro_recall", "balanced_accuracy"]

@@ -15,10 +15,11 @@ import pandas as pd
 import pytest
 
 from evalreport.errors import InputError
+from conftest import GOSGENS_DIR
 from evalreport.counts import count, read_confusion, read_confusions
 from evalreport.inputs import ABSTAIN, Runs, hash_file, natural_sorted, read_runs
 
-IMAGENET = Path("/work/shared/data/gosgens2021/imagenet")
+IMAGENET = GOSGENS_DIR / "imagenet"
 
 
 # ----------------------------------------------------------------------------- helpers

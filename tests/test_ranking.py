@@ -140,8 +140,11 @@ def _runs_counts(gold, preds, K):
                   [f"s{i}" for i in range(len(preds))])
 
 
+# Not gm1_macro: its class values can be negative, so skipping a class that became undefined can
+# raise the mean (paper 004 Table 2's macro row vs docs/audit.md#avg-mon-skipped; hypothesis found
+# gold [1,1,1,1,1,1,1,2] with one correct item made wrong: -0.1429 -> -0.1178).
 MONOTONE = ["accuracy", "macro_recall", "macro_precision", "macro_f1", "macro_f1_hm", "weighted_f1", "sba", "k",
-            "gmean_recall", "hmean_recall", "jaccard_macro", "gm1_macro"]
+            "gmean_recall", "hmean_recall", "jaccard_macro"]
 
 
 def test_identical_systems_tie_everywhere():

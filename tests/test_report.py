@@ -201,3 +201,66 @@ def test_every_chart_draws_in_a_browser(demo, tmp_path):
     assert len(chunks) == len(refs.charts)
     drawn = [("marks" in chunk.split('class="vega-chart')[0][:200000]) for chunk in chunks]
     assert all(drawn), f"{drawn.count(False)} of {len(drawn)} charts did not draw"
+
+
+def _cli(*argv, timeout=300):
+    return subprocess.run([sys.executable, "-m", "evalreport", *map(str, argv)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_report_with_a_positive_class_and_stated_needs(tmp_path):
+    """--positive adds the binary measures; --needs goesgens.CB (the README's form) names the
+    measures whose audit verdict is 'satisfied' for CB in the data's setting."""
+    from evalreport.examples import load_demo
+
+    load_demo(tmp_path / "data")
+    out = tmp_path / "out"
+    proc = _cli("report", tmp_path / "data" / "gold.tsv", "--runs-dir", tmp_path / "data" / "runs", "-o", out,
+                "--positive", "one", "--needs", "goesgens.CB", "--measures", "mcc,kappa,macro_f1,f1",
+                "--bootstrap", "0", "--format", "html", "--quiet")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    audit = pd.read_csv(out / "tables" / "audit.csv")
+    cb = audit[(audit.property == "CB") & (audit.setting == "multiclass")].set_index("measure").verdict
+    assert cb["mcc"] == cb["kappa"] == "satisfied" and cb["macro_f1"] == "violated"
+    html = (out / "report.html").read_text(encoding="utf-8")
+    fit = html[html.index("satisfy every stated need"):][:400]
+    assert "goesgens.CB" in fit and "<code>mcc</code>" in fit and "<code>kappa</code>" in fit
+    assert "macro_f1" not in fit and "none." not in fit
+    assert "f1" in set(pd.read_csv(out / "tables" / "scores.csv").measure)
+
+
+def test_unknown_needs_and_needs_without_audit_exit_2(tmp_path):
+    from evalreport.examples import load_demo
+
+    load_demo(tmp_path / "data")
+    args = ["report", tmp_path / "data" / "gold.tsv", "--runs-dir", tmp_path / "data" / "runs", "-o", tmp_path / "o"]
+    bad = _cli(*args, "--needs", "goesgens.XYZ")
+    assert bad.returncode == 2 and "'goesgens.XYZ' is unknown" in bad.stderr
+    off = _cli(*args, "--needs", "CB", "--no-audit")
+    assert off.returncode == 2 and "--no-audit" in off.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_an_output_folder_holding_the_inputs_is_refused(tmp_path):
+    """`evalreport demo` writes its inputs inside its own output: pointing compare/report at that
+    folder must not delete them (it used to: the folder carries evalreport's marker)."""
+    from evalreport._atomic import MARKER
+    from evalreport.analyses.compare import compare
+    from evalreport.errors import OutputError
+    from evalreport.examples import load_demo
+    from evalreport.report.build import build_report
+
+    out = tmp_path / "out"
+    runs = load_demo(out / "data")
+    (out / MARKER).write_text("")
+    before = sorted(p.relative_to(out) for p in out.rglob("*"))
+    gold, runs_dir = out / "data" / "gold.tsv", out / "data" / "runs"
+    for command in (["compare", gold, "--runs-dir", runs_dir, "--out", out],
+                    ["report", gold, "--runs-dir", runs_dir, "-o", out]):
+        proc = _cli(*command, "--bootstrap", "0")
+        assert proc.returncode == 2 and "holds the input" in proc.stderr, proc.stderr[-2000:]
+    with pytest.raises(OutputError, match="holds the input"):
+        build_report(runs, out, bootstrap=0, progress=False)
+    with pytest.raises(OutputError, match="holds the input"):
+        compare(runs, bootstrap=0).to_dir(out, inputs=[gold])
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == before

@@ -48,6 +48,7 @@ from evalreport.analyses.prevalence import PrevalenceWarning, calibrate
 from evalreport.counts import Counts
 from evalreport.errors import MeasureError
 from evalreport.measures import applicable, evaluate, get, resolve_positive
+from evalreport.measures._core import unique
 
 __all__ = ["compare", "Comparison", "COMPARE_MEASURES", "comparison_measures", "TABLES"]
 
@@ -132,15 +133,16 @@ class Comparison:
                 "labels": list(self.labels), "settings": dict(self.settings), "notes": list(self.notes),
                 "files": [f"{name}.csv" for name in TABLES] + [f"{name}.json" for name in TABLES]}
 
-    def to_dir(self, path, *, overwrite: bool = True) -> Path:
+    def to_dir(self, path, *, overwrite: bool = True, inputs=()) -> Path:
         """Write every table as ``<name>.csv`` and ``<name>.json`` plus ``manifest.json``.
 
         Atomic: everything is written to a temporary folder next to ``path`` and renamed into
         place at the end, so a failure never leaves a half-written output folder. An existing
-        folder is replaced (``overwrite=True``) or an error is raised.
+        folder is replaced (``overwrite=True``) or an error is raised; never one that holds one
+        of ``inputs`` (paths of the input files).
         """
         target = Path(path)
-        with atomic_dir(target, overwrite=overwrite) as tmp:
+        with atomic_dir(target, overwrite=overwrite, inputs=inputs) as tmp:
             for name, frame in self.tables().items():
                 frame.to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
                 with open(tmp / f"{name}.json", "w", encoding="utf-8") as fh:
@@ -206,9 +208,16 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     if measures is None:
         ids = comparison_measures(positive=pos, costs=costs, primary=primary_m.id)
     else:
-        ids = [get(m).id for m in measures]
-        ids = [primary_m.id] + [m for m in ids if m != primary_m.id]
+        ids = [primary_m.id] + [get(m).id for m in measures]
     notes: list[str] = []
+    # one column per quantity: an alias next to its record (f1_macro, macro_f1) would be counted
+    # twice in the rank correlations and the inconsistency rates
+    kept = unique(ids, by_quantity=True)
+    for m in unique(ids):
+        if m.id not in {k.id for k in kept}:
+            same = next(k for k in kept if (k.alias_of or k.id) == (m.alias_of or m.id))
+            notes.append(f"{m.id} is {same.id} (one quantity under two ids): computed once, as {same.id}")
+    ids = [m.id for m in kept]
 
     # scores, raw and prevalence-calibrated (paper 002, eq. 6)
     raw = evaluate(counts, ids, positive=pos, policy=policy, costs=costs).assign(calibrated=False)

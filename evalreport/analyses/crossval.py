@@ -57,6 +57,7 @@ from scipy.stats import rankdata
 from evalreport.counts import Counts
 from evalreport.errors import InputError, MeasureError
 from evalreport.measures import Context, compute, default_measures, get, resolve_positive
+from evalreport.measures._core import unique
 
 __all__ = ["AGGREGATIONS", "F_AGGREGATIONS", "SCORE_AGGREGATIONS", "SCORE_MEASURES", "ESTIMATOR_NAMES", "CVResult",
            "aggregate", "aggregate_arrays", "f_estimators", "f_estimator_arrays", "undefined_folds",
@@ -243,7 +244,7 @@ def aggregate(data, measures=None, *, positive=None, policy: str = "nan", costs=
     C, labels, systems, folds = _fold_tensor(data)
     K = C.shape[-1]
     pos = resolve_positive(positive, labels, K) if positive is not None else None
-    chosen = default_measures(positive=pos, costs=costs) if measures is None else [get(x) for x in measures]
+    chosen = default_measures(positive=pos, costs=costs) if measures is None else unique(measures)
     frames = []
     validity = None
     for m in chosen:

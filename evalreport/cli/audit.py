@@ -22,8 +22,9 @@ def register(sub) -> None:
     p.add_argument("--max-n", type=int, default=None,
                    help="exhaustive bound on the number of items (default: 8; for --consistency: 10, "
                         "i.e. n = 2..10 as in paper 004)")
-    p.add_argument("--classes", type=csv_list, default=["2", "3"],
-                   help="numbers of classes to check, comma-separated; 2 is the binary setting (default: 2,3)")
+    p.add_argument("--classes", type=csv_list, default=None,
+                   help="numbers of classes to check, comma-separated; 2 is the binary setting (default: 2,3; "
+                        "for --identities: 2,3,4)")
     from evalreport.measures import POLICIES
 
     p.add_argument("--policy", choices=POLICIES,
@@ -44,10 +45,19 @@ def run(args) -> int:
 
     if args.identities and args.consistency:
         raise InputError("--identities and --consistency are two different studies: choose one")
+    study = "--identities" if args.identities else "--consistency" if args.consistency else None
+    unused = [opt for opt, given, applies in (
+        ("--properties", args.properties is not None, study is None),
+        ("--max-n", args.max_n is not None, study != "--identities"),
+        ("--classes", args.classes is not None, study != "--consistency"),
+        ("--seed", args.seed != 0, study != "--consistency")) if given and not applies]
+    if unused:
+        raise InputError(f"{', '.join(unused)} do(es) not apply to {study} (nothing was computed)")
     if args.identities:
         from evalreport.analyses.audit.identities import identities
 
-        frame = identities(args.measures, classes=_classes(args), seed=args.seed, policy=args.policy or "nan")
+        frame = identities(args.measures, classes=_classes(args, ("2", "3", "4")), seed=args.seed,
+                           policy=args.policy or "nan")
         wide = frame.drop_duplicates(["scope", "relation", "group"])[["scope", "relation", "members"]]
         wide.index = wide.pop("scope") + ": " + wide.pop("relation")
         emit(frame, args.format, wide=wide,
@@ -81,13 +91,14 @@ def run(args) -> int:
     return 0
 
 
-def _classes(args) -> tuple[int, ...]:
+def _classes(args, default=("2", "3")) -> tuple[int, ...]:
     from evalreport.errors import InputError
 
+    given = args.classes if args.classes is not None else default
     try:
-        classes = tuple(int(k) for k in args.classes)
+        classes = tuple(int(k) for k in given)
     except ValueError:
-        raise InputError(f"--classes must be integers >= 2, got {','.join(args.classes)}") from None
+        raise InputError(f"--classes must be integers >= 2, got {','.join(given)}") from None
     if any(k < 2 for k in classes):
         raise InputError("--classes must be integers >= 2")
     return classes

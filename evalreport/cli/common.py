@@ -123,6 +123,14 @@ def load(args) -> Loaded:
     return Loaded(runs, counts, costs)
 
 
+def input_paths(args) -> list:
+    """Every input file or folder named on the command line (an output folder must not hold one)."""
+    paths = [getattr(args, "gold", None), getattr(args, "runs_dir", None), getattr(args, "costs", None)]
+    for name in ("runs", "confusion"):
+        paths += list(getattr(args, name, None) or [])
+    return [p for p in paths if p]
+
+
 def _renamed(counts, names):
     """``--names`` for confusion-matrix input: the systems in file order get these names."""
     from evalreport.counts import Counts

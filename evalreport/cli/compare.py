@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from evalreport.cli.common import _fmt, add_format_option, add_input_options, add_measure_options, emit, load
+from evalreport.cli.common import (_fmt, add_format_option, add_input_options, add_measure_options, emit, input_paths,
+                                   load)
 from evalreport.errors import InputError
 
 
@@ -108,6 +109,10 @@ def run(args) -> int:
     from evalreport.analyses.compare import compare
 
     _check(args)
+    if args.out:                       # before any work: -o must not be the folder of the inputs
+        from evalreport._atomic import check_outside
+
+        check_outside(args.out, input_paths(args))
     loaded = load(args)
     with _ProgressBar(enabled=args.bootstrap > 0 and not args.no_progress and loaded.runs is not None) as bar:
         result = compare(loaded.runs if loaded.runs is not None else loaded.counts, measures=args.measures,
@@ -119,6 +124,6 @@ def run(args) -> int:
     for note in result.notes:
         print(f"evalreport: note: {note}", file=sys.stderr)
     if args.out:
-        path = result.to_dir(args.out)
+        path = result.to_dir(args.out, inputs=input_paths(args))
         print(f"evalreport: wrote {len(result.tables())} tables to {path}", file=sys.stderr)
     return 0

@@ -5,7 +5,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from evalreport.cli.common import add_input_options, add_measure_options, csv_list
+from evalreport.cli.common import add_input_options, add_measure_options, csv_list, input_paths
 from evalreport.errors import InputError
 
 
@@ -108,8 +108,11 @@ def run_report(args) -> int:
     from evalreport.cli.common import load
     from evalreport.report.build import build_report
 
+    from evalreport._atomic import check_outside
+
     formats = _check_formats(args.formats)
     _check_numbers(args)
+    check_outside(args.out, input_paths(args))      # before any work: -o must not hold the inputs
     loaded = load(args)
     data, sources = loaded.runs, None
     if data is None or args.backend != "memory":  # counts, or item patterns counted out of core
@@ -129,7 +132,7 @@ def run_report(args) -> int:
                          positive=args.positive, policy=args.policy, costs=loaded.costs, order=args.order,
                          bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, formats=formats,
                          engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
-                         progress=not args.quiet)
+                         progress=not args.quiet, inputs=input_paths(args))
     _done(paths)
     return 0
 

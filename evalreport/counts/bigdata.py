@@ -584,7 +584,7 @@ class _Job:
             item = None if row is None else row[0]
             raise InputError(f"system {plan.systems[s]!r} has no prediction for gold id {item!r}; "
                              f"{plan.missing_rows[s]} of {n_rows} gold ids are missing from it "
-                             f"({len(plan.missing_rows)} system(s) incomplete); pass missing='abstain' "
+                             f"({len(plan.missing_rows)} system(s) incomplete); use --missing abstain (Python: missing='abstain') "
                              "to count them as wrong", path=self.runs_label, item=item)
         if not check_duplicates and any(per_system[s] > n_rows for s in suspect):
             raise InputError("some system has more rows than there are gold items (duplicate rows)",
@@ -624,7 +624,7 @@ class _Plan:
                              path=job.gold_label)
         if len(classes) < 2:
             raise InputError(f"the gold labels hold only one class ({_listing(classes)}); measures need at least "
-                             "two (pass labels=[...] to declare the other classes)", path=job.gold_label)
+                             "two (--labels a,b,c; Python: labels=[...]) to declare the other classes", path=job.gold_label)
         self.classes = list(classes)
         self.n_known = len(classes)
         index = {c: k for k, c in enumerate(classes)}

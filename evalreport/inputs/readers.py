@@ -105,7 +105,7 @@ def _check_file(path, role: str, formats=_FORMATS) -> tuple[Path, str]:
         raise InputError(f"{role} file not found", path=path)
     if path.is_dir():
         raise InputError(f"{role} file is a directory, not a file"
-                         + (" (pass runs_dir= to read every run file in a folder)" if role == "run" else ""),
+                         + (" (--runs-dir DIR, Python: runs_dir=..., reads every run file in a folder)" if role == "run" else ""),
                          path=path)
     fmt = formats.get(path.suffix.lower())
     if fmt is None:
@@ -548,7 +548,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
     if runs_dir is not None:
         run_paths += _runs_in_folder(Path(runs_dir), exclude=gold_path)
     if not run_paths:
-        raise InputError("no run files given (pass runs=[...] or runs_dir=...)")
+        raise InputError("no run files given (RUN... or --runs-dir DIR; Python: runs=[...] or runs_dir=...)")
     systems = _system_names(run_paths, names)
 
     # ---- gold ---------------------------------------------------------------------------
@@ -616,7 +616,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
             raise r.error(f"predicted label {uniques[int(local[row])]!r} is not a class "
                           f"({'of the labels list' if labels is not None else 'in the gold file'}: "
                           f"{_listing(classes)}); {len(names_unknown)} unknown label(s): {_listing(names_unknown)}; "
-                          "pass allow_unknown=True to count them as wrong", row=row, item=ids[row].as_py())
+                          "use --allow-unknown (Python: allow_unknown=True) to count them as wrong", row=row, item=ids[row].as_py())
         if code_dtype(n_known + len(extras)) != pred.dtype:
             pred = pred.astype(code_dtype(n_known + len(extras)))
         values = lut[local]
@@ -630,7 +630,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
                     item = gold_ids[first].as_py()
                     raise r.error(f"no prediction for gold id {item!r} (gold {g.where(first)}); "
                                   f"{gone.size} of {n_items} gold ids are missing from this run; "
-                                  "pass missing='abstain' to count them as wrong", item=item)
+                                  "use --missing abstain (Python: missing='abstain') to count them as wrong", item=item)
                 any_missing, complete = True, False
                 pred[s] = -1
             pred[s, pos] = values
@@ -688,7 +688,7 @@ def _system_names(paths: list[Path], names) -> list[str]:
     for k, name in enumerate(names):
         if name in seen:
             raise InputError(f"system name {name!r} is used twice ({paths[seen[name]]} and {paths[k]}); "
-                             "pass names=[...] to tell them apart")
+                             "use --names (Python: names=[...]) to tell them apart")
         seen[name] = k
     return names
 
@@ -715,7 +715,7 @@ def _class_list(labels, gold_uniques: list[str], g: _Table) -> list[str]:
         raise g.error(f"{ABSTAIN!r} is reserved for predictions a run lacks; rename that class")
     if len(classes) < 2:
         raise g.error(f"the gold labels hold only one class ({_listing(classes)}); measures need at "
-                      "least two (pass labels=[...] to declare the other classes)")
+                      "least two (--labels a,b,c; Python: labels=[...]) to declare the other classes")
     return classes
 
 

@@ -269,6 +269,17 @@ def get(spec: "str | Measure") -> Measure:
     return base.with_params(**params)
 
 
+def unique(measures, *, by_quantity: bool = False) -> list[Measure]:
+    """The records of ``measures`` (ids or records) without repeats, first occurrence kept: an id
+    given twice (``mcc,MCC``) is one measure; with ``by_quantity`` an alias and its record
+    (``f1_macro``, ``macro_f1``) are one too."""
+    out: dict[str, Measure] = {}
+    for spec in measures:
+        m = get(spec)
+        out.setdefault((m.alias_of or m.id) if by_quantity else m.id, m)
+    return list(out.values())
+
+
 def _suggest(name: str) -> str:
     import difflib
 

@@ -325,13 +325,18 @@ def jaccard(tp, fp, fn, tn, ctx):
 
 
 def binary_alias(id: str, of: str, *, label: str, source: str) -> None:
-    """Another id for a declared binary measure (and for its three one-vs-rest averages)."""
+    """Another id for a declared binary measure (and for its three one-vs-rest averages, labelled
+    as the average of the per-class values, which is what they are)."""
     register_alias(id, of, label=label, source=source)
+    what = {"macro": "mean over classes", "micro": "of the summed one-vs-rest matrices",
+            "weighted": "mean over classes weighted by gold size"}
     for avg in ("macro", "micro", "weighted"):
-        register_alias(f"{id}_{avg}", f"{of}_{avg}", label=f"{label} ({avg})", source=f"{source}; {AVG_SOURCE}")
+        register_alias(f"{id}_{avg}", f"{of}_{avg}", label=f"{label.split(' (')[0]} ({avg}: {what[avg]})",
+                       source=f"{source}; {AVG_SOURCE}")
 
 
-# paper 003, eq. 2: F* = F / (2 - F) = TP / (TP + FP + FN), which is the Jaccard coefficient
+# paper 003, eq. 2: F* = F / (2 - F) = TP / (TP + FP + FN), which is the Jaccard coefficient. Per
+# class only: f_star_macro is the mean of the per-class F*, not F1_macro / (2 - F1_macro).
 binary_alias("f_star", "jaccard", label="F* (F / (2 - F))", source=f"{P003}, eq. 2 (F* = F/(2-F) = TP / (n - TN))")
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.errors import MeasureError
-from evalreport.measures._core import Measure, aliases_of, catalogue, compute, get, resolve_positive
+from evalreport.measures._core import Measure, aliases_of, catalogue, compute, get, resolve_positive, unique
 
 
 def applicable(measure, *, positive=None, costs=None) -> tuple[bool, str]:
@@ -38,7 +38,7 @@ def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=N
     tensor, labels, systems, folds = _unpack(data, labels, systems)
     if positive is not None:
         positive = resolve_positive(positive, labels, tensor.shape[-1])
-    chosen = default_measures(positive=positive, costs=costs) if measures is None else [get(m) for m in measures]
+    chosen = default_measures(positive=positive, costs=costs) if measures is None else unique(measures)
     for m in chosen:
         ok, why = applicable(m, positive=positive, costs=costs)
         if not ok:

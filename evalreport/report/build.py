@@ -23,11 +23,12 @@ import numpy as np
 import pandas as pd
 
 from evalreport._atomic import atomic_dir
+from evalreport.errors import InputError, MeasureError
 
 #: Above this many classes confusion.csv lists only the non-zero cells.
 SPARSE_CONFUSION_ABOVE = 30
 
-#: Properties the report's audit section checks by default (all of them are cheap at this bound).
+#: Exhaustive bound of the report's audit (it checks every property; all are cheap at this bound).
 AUDIT_MAX_N = 6
 
 _VERSIONED = ("evalreport", "numpy", "pandas", "scipy", "altair", "vl-convert-python", "papermill", "nbconvert",
@@ -139,8 +140,9 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     from evalreport.analyses.audit.identities import identities
 
     K = len(counts.labels)
-    extra["identities"] = identities(list(comp.measures), classes=(2,) if K == 2 else (3, 4),
-                                     positive=pos if pos is not None else 0, policy=policy, seed=seed)
+    # (on sampled matrices; which class is positive does not matter there: class 0 stands for it)
+    extra["identities"] = identities(list(comp.measures), classes=(2,) if K == 2 else (3, 4), policy=policy,
+                                     seed=seed)
     included = {"audit": False, "crossval": False, "ordinal": any(get(m).kind == "ordinal" for m in comp.measures)}
     if audit:
         from evalreport.analyses.audit import audit as run_audit
@@ -164,6 +166,20 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     return {"comparison": comp, "included": included, "measures": list(comp.measures), "facts": facts}
 
 
+def _needs(needs, audit: bool) -> list[str]:
+    """The stated needs as qualified property ids (``goesgens.CB``); unknown ones are an error."""
+    if not needs:
+        return []
+    from evalreport.analyses.audit import resolve_properties
+
+    if not audit:
+        raise InputError("--needs is answered by the audit section: drop --no-audit")
+    try:
+        return [f"{p.paper}.{p.id}" for p in resolve_properties(list(needs))]
+    except MeasureError as exc:
+        raise InputError(f"--needs: {exc}") from None
+
+
 def _pos_index(positive, labels):
     if positive is None:
         return None
@@ -176,17 +192,22 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
                  positive=None, policy: str = "nan", costs=None, order=None, bootstrap: int = 1000, seed: int = 0,
                  alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto", audit: bool = True,
                  audit_max_n: int = AUDIT_MAX_N, needs=None, command: str | None = None,
-                 progress: bool = True, sources=None, what_if=None, include=None) -> dict[str, Path]:
+                 progress: bool = True, sources=None, what_if=None, include=None, inputs=()) -> dict[str, Path]:
     """The product's main job: a report folder from item-level runs (or, with fewer sections,
     from confusion matrices: :class:`~evalreport.counts.Counts` plus their ``sources``).
 
     ``out_dir`` receives ``report.html``, ``report.pdf`` (per ``formats``), ``notebooks/`` (the
     executed notebooks), ``tables/`` (every table behind the report as CSV and JSON, plus
-    ``report.json`` with settings, versions, seed and input hashes). Returns the paths.
+    ``report.json`` with settings, versions, seed and input hashes). Returns the paths. An
+    ``out_dir`` that holds one of the inputs (``inputs``, ``sources`` or the runs' own sources)
+    is refused.
     """
     out_dir = Path(out_dir)
+    needs = _needs(needs, audit)
+    own = sources if sources is not None else getattr(runs, "sources", ())
+    inputs = [*inputs, *(s.path for s in own or ())]
     stages = Stages(progress)
-    with atomic_dir(out_dir) as staging:
+    with atomic_dir(out_dir, inputs=inputs) as staging:
         tables = staging / "tables"
         result = analyse(runs, tables, primary=primary, measures=measures, positive=positive, policy=policy,
                          costs=costs, bootstrap=bootstrap, seed=seed, alpha=alpha, audit=audit,

@@ -32,10 +32,16 @@ def open_report(tables) -> "ReportData":
     return ReportData(Path(tables))
 
 
+#: Columns that hold names, never numbers, whatever they look like.
+_TEXT_COLUMNS = ("paper", "system", "system_a", "system_b", "class", "gold", "predicted", "measure", "measure_a",
+                 "measure_b", "fold", "label", "members", "role", "path", "sha256")
+
+
 def _read(path: Path) -> pd.DataFrame:
     if not path.exists():
         return pd.DataFrame()
-    df = pd.read_csv(path, keep_default_na=False, na_values=[""])  # "n/a" verdicts, "NA" classes stay text
+    # "n/a" verdicts and "NA" classes stay text; names stay text too ("004" is a paper, "1" a system)
+    df = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={c: str for c in _TEXT_COLUMNS})
     for col in ("reason", "counterexample", "detail", "note"):
         if col in df:
             df[col] = df[col].fillna("").astype(str)
@@ -347,13 +353,20 @@ class ReportData:
             return Note("The measure audit was not run.")
         au = au.assign(cell=au["verdict"].map({"satisfied": "✓", "violated": "✗"}).fillna("n/a"),
                        column=au["paper"].astype(str) + " " + au["property"].astype(str))
-        settings = list(dict.fromkeys(au["setting"]))
-        au = au[au["setting"] == settings[-1]] if len(settings) > 1 else au
+        setting = self._audit_setting(au)
+        au = au[au["setting"] == setting]
         wide = au.pivot_table(index="measure", columns="column", values="cell", aggfunc="first")
         wide = wide.reindex([m for m in self.measures if m in wide.index] or wide.index)
-        return Table(wide, caption=f"Which properties each measure of this report has ({settings[-1]} setting), "
+        return Table(wide, caption=f"Which properties each measure of this report has ({setting} setting), "
                                    "computed by enumeration and random search (✓ satisfied, ✗ violated, n/a). "
                                    "Counterexamples follow.")
+
+    def _audit_setting(self, au: pd.DataFrame) -> str:
+        """The audit setting that matches the data: binary for two classes, else the multi-class one."""
+        settings = list(dict.fromkeys(au["setting"]))
+        if self.meta.get("n_classes") == 2 and "binary" in settings:
+            return "binary"
+        return settings[-1]
 
     def audit_counterexamples(self) -> Table | Note:
         au = self.table("audit")
@@ -371,11 +384,15 @@ class ReportData:
         if not wanted:
             return Note("State the properties you need with `--needs` (e.g. `--needs goesgens.CB,goesgens.Mon`) "
                         "and the report lists the measures that have all of them.")
-        ok = au.assign(key=au["paper"].astype(str) + "." + au["property"].astype(str))
-        ok = ok[ok["key"].isin(wanted) | ok["property"].isin(wanted)]
+        from evalreport.analyses.audit import PAPERS
+
+        name = {number: key for key, (number, _) in PAPERS.items()}      # "004" -> "goesgens"
+        ok = au.assign(key=au["paper"].astype(str).map(lambda p: name.get(p, p)) + "." + au["property"].astype(str))
+        ok = ok[(ok["key"].isin(wanted) | ok["property"].isin(wanted)) & (ok["setting"] == self._audit_setting(au))]
         fits = ok.groupby("measure")["verdict"].agg(lambda v: bool((v == "satisfied").all()))
         names = [m for m in fits.index if fits[m]]
-        return Note(f"Measures of this report that satisfy every stated need ({', '.join(wanted)}): "
+        return Note(f"Measures of this report that satisfy every stated need ({', '.join(wanted)}; "
+                    f"{self._audit_setting(au)} setting): "
                     + (", ".join(f"`{m}`" for m in names) if names else "none."))
 
     # ------------------------------------------------------------------ cross-validation

@@ -86,6 +86,7 @@ from evalreport.analyses.audit.identities import identities
 from evalreport.analyses.audit.space import Space
 from evalreport.errors import MeasureError
 from evalreport.measures import catalogue, get
+from evalreport.measures._core import unique
 from evalreport.measures._core import Measure
 from evalreport.measures.binary import AVERAGING_PRESERVES, average_claims
 
@@ -196,7 +197,7 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
     """
     if isinstance(measures, (str, Measure)):
         measures = [measures]
-    ms = catalogue() if measures is None else [get(m) for m in measures]
+    ms = catalogue() if measures is None else unique(measures)
     props = resolve_properties(properties)
     if max_n < 3:
         raise MeasureError("max_n must be at least 3")

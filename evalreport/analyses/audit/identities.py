@@ -5,7 +5,7 @@ empty gold class, a never-predicted class, one class only, and perfect and all-w
 predictions, where the 0/0 cases live):
 
 ``equal``
-    the same value (to 10 decimals) and the same undefined cells on every matrix,
+    the same value (within a relative 1e-9) and the same undefined cells on every matrix,
     e.g. micro F1 and accuracy (paper 002, Appendix A), or ``mcc_micro`` and ``kappa_micro``
     (the summed one-vs-rest matrix has FP = FN).
 ``same order``
@@ -19,8 +19,9 @@ only refute one); declared aliases (``macro_recall`` -> ``balanced_accuracy``) a
 the registry already knows, and a test checks each of them under every policy.
 
 The check is one vectorised call per measure on one stacked tensor per class count; grouping
-is by hashing each measure's values (``equal``) and its dense ranks (``same order``), so there
-is no loop over pairs of measures.
+is by hashing each measure's dense ranks (undefined cells set apart, floating noise counted as a
+tie), so there is no loop over pairs of measures; measures with equal ranks are then compared
+value by value for ``equal``.
 """
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from evalreport.measures import compute, get
+from evalreport.errors import MeasureError
+from evalreport.measures import compute
+from evalreport.measures._core import unique
 from evalreport.measures.evaluate import default_measures
 
 COLUMNS = ["scope", "relation", "group", "measure", "members"]
@@ -57,46 +60,88 @@ def identities(measures=None, *, classes=(2, 3, 4), n_random: int = 3000, seed: 
                policy: str = "nan") -> pd.DataFrame:
     """Groups of measures that are equal, or order-equivalent, on every sampled matrix.
 
-    ``measures``: ids or records (default: every measure that applies without a cost matrix,
-    binary ones with class ``positive`` as positive). ``classes``: the class counts; a relation
+    ``measures``: ids or records (default: every measure that applies without a cost matrix).
+    Binary measures take class ``positive`` of the sampled matrices as the positive class (an
+    index below every class count; the samples treat every class alike, so 0 stands for any). ``classes``: the class counts; a relation
     must hold for all of them (scope ``"all"``); relations that hold only for K = 2 are listed
     with scope ``"binary"``. Returns a tidy frame with columns ``scope``, ``relation``
     (``equal``, ``same order``), ``group`` (the first member, in the order given), ``measure``
     and ``members`` (the whole group, comma-separated); only groups with two or more members.
     """
-    chosen = default_measures(positive=positive) if measures is None else [get(m) for m in measures]
+    classes = tuple(sorted({int(k) for k in classes}))
+    if not classes or classes[0] < 2:
+        raise MeasureError(f"class counts must be integers >= 2; got {classes}")
+    if not (isinstance(positive, (int, np.integer)) and 0 <= positive < classes[0]):
+        raise MeasureError(f"positive must be a class index below {classes[0]} (the smallest class count sampled); "
+                           f"got {positive!r}")
+    chosen = default_measures(positive=positive) if measures is None else unique(measures)
     chosen = [m for m in chosen if "costs" not in m.needs]
     ids = [m.id for m in chosen]
-    classes = tuple(sorted({int(k) for k in classes}))
-    keys = {K: _keys(chosen, sample(K, n_random=n_random, seed=seed), positive, policy) for K in classes}
+    per_k = {K: _profile(chosen, sample(K, n_random=n_random, seed=seed), positive, policy) for K in classes}
     rows = []
     scopes = [("all", classes)] + ([("binary", (2,))] if 2 in classes and len(classes) > 1 else [])
+    found_all = {}
     for scope, ks in scopes:
         for relation in ("equal", "same order"):
-            found = _group(ids, [tuple(keys[K][relation][i] for K in ks) for i in range(len(ids))])
-            if scope == "binary":   # only what is new for K = 2
-                everywhere = {frozenset(g) for g in _group(ids, [tuple(keys[K][relation][i] for K in classes)
-                                                                 for i in range(len(ids))])}
-                found = [g for g in found if frozenset(g) not in everywhere]
+            found = _groups(ids, [per_k[K] for K in ks], relation)
+            if scope == "all":
+                found_all[relation] = {frozenset(g) for g in found}
+            else:                       # only what is new for K = 2
+                found = [g for g in found if frozenset(g) not in found_all[relation]]
             for g in found:
                 rows += [{"scope": scope, "relation": relation, "group": g[0], "measure": m,
                           "members": ", ".join(g)} for m in g]
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _keys(measures, C, positive, policy):
-    """Per measure: a hash of its values + undefined cells, and a hash of its direction-aware dense ranks."""
-    equal, order = [], []
+#: Relative tolerance under which two values of one measure count as tied (floating noise).
+TIE = 1e-9
+
+
+def _profile(measures, C, positive, policy):
+    """Per measure: values, undefined cells, and hashes of its dense ranks (as computed, and
+    oriented by the measure's direction), undefined cells set apart."""
+    out = []
     for m in measures:
         r = compute(m, C, positive=positive if "positive" in m.needs else None, policy=policy, explain=False)
         v = np.asarray(r.value, dtype=float)
         nan = np.isnan(v)
-        rounded = np.where(nan, 0.0, np.round(v, 10))      # floating noise is not a difference
-        equal.append(_digest(rounded, nan, r.undefined))
-        oriented = np.where(nan, 0.0, rounded if m.higher_is_better else -rounded)
-        ranks = rankdata(oriented, method="dense").astype(np.int64)
-        order.append(_digest(np.where(nan, -1, ranks), nan))
-    return {"equal": equal, "same order": order}
+        ranks = _dense(v, nan)
+        oriented = ranks if m.higher_is_better else np.where(nan, -1, ranks.max(initial=0) - ranks)
+        out.append({"value": v, "undefined": np.asarray(r.undefined), "nan": nan,
+                    "rank": _digest(nan, ranks, r.undefined), "order": _digest(nan, oriented)})
+    return out
+
+
+def _dense(v, nan):
+    """Dense ranks of the defined values (ties within :data:`TIE`, relative), -1 where undefined."""
+    ranks = np.full(v.shape, -1, dtype=np.int64)
+    defined = np.flatnonzero(~nan)
+    if len(defined):
+        order = defined[np.argsort(v[defined], kind="stable")]
+        x = v[order]
+        with np.errstate(invalid="ignore"):   # inf - inf: a tie
+            new = np.diff(x) > TIE * np.maximum(1.0, np.abs(x[1:]))
+        ranks[order] = np.concatenate([[0], np.cumsum(new)])
+    return ranks
+
+
+def _groups(ids, profiles, relation):
+    """Groups (2+ members, in the order given) of measures related on every profiled class count."""
+    if relation == "same order":
+        return _group(ids, [tuple(p[i]["order"] for p in profiles) for i in range(len(ids))])
+    # equal: the same ranks and undefined cells (hashed), then the same values within tolerance
+    out = []
+    for candidates in _group(ids, [tuple(p[i]["rank"] for p in profiles) for i in range(len(ids))]):
+        index = [ids.index(c) for c in candidates]
+        while index:
+            first, rest = index[0], index[1:]
+            same = [j for j in rest if all(np.allclose(p[first]["value"], p[j]["value"], rtol=TIE, atol=TIE,
+                                                       equal_nan=True) for p in profiles)]
+            if same:
+                out.append([ids[first]] + [ids[j] for j in same])
+            index = [j for j in rest if j not in same]
+    return out
 
 
 def _digest(*arrays) -> str:
