@@ -311,3 +311,16 @@ def test_cli_score_with_cost_file(tmp_path, capsys):
     frame = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("measure")
     # errors: mid->high 1, mid->low 3, high->mid 3 over 6 items
     assert frame.loc["mae", "value"] == pytest.approx(7 / 6)
+
+
+@pytest.mark.parametrize("body,line,what", [(",a,b\na,0,1\nb,-2,0\n", 3, "finite and >= 0"),
+                                            (",a,b\na,0,inf\nb,1,0\n", 2, "finite and >= 0"),
+                                            (",a,b\na,0,1\nb,1,3\n", 3, "diagonal must be 0")])
+def test_cost_file_value_errors_name_the_line(tmp_path, body, line, what):
+    from evalreport.errors import InputError
+    from evalreport.inputs.costs import read_costs
+
+    path = tmp_path / "costs.csv"
+    path.write_text(body)
+    with pytest.raises(InputError, match=f"line {line}: .*{what}"):
+        read_costs(path, ["a", "b"])

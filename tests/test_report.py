@@ -9,6 +9,7 @@ in a headless browser.
 from __future__ import annotations
 
 import ast
+import hashlib
 import json
 import shutil
 import subprocess
@@ -122,6 +123,10 @@ def test_tables_behind_the_report(demo):
     assert meta["seed"] == 0 and meta["bootstrap"] == 200
     assert meta["provenance"]["versions"]["numpy"]
     hashes = {Path(i["path"]).name: i["sha256"] for i in meta["provenance"]["inputs"]}
+    # the demo's inputs are recorded where the report keeps them (OUT/data), with their hashes
+    for i in meta["provenance"]["inputs"]:
+        assert Path(i["path"]).resolve().is_relative_to((out / "data").resolve()), i["path"]
+        assert hashlib.sha256(Path(i["path"]).read_bytes()).hexdigest() == i["sha256"]
     assert "gold.tsv" in hashes and all(len(h) == 64 for h in hashes.values())
     # macro recall and K (paper 000, eq. 10: an affine function of it) rank alike by construction
     ident = pd.read_csv(t / "identities.csv")

@@ -45,3 +45,13 @@ def test_lower_is_better_measures_rank_the_smallest_first():
         best = one.sort_values("value").iloc[0]
         assert best["rank"] == 1.0
     assert isinstance(ranks, pd.DataFrame)
+
+
+def test_reversed_prevalence_keeps_absent_classes_absent():
+    """Classes listed with --labels but absent from the gold labels get no share: the present
+    classes trade theirs (here a: 6, b: 3, c: 1 -> a: 1, b: 3, c: 6; d, e: 0)."""
+    C = np.zeros((1, 5, 5), dtype=np.int64)
+    C[0, 0, 0], C[0, 1, 1], C[0, 2, 2] = 6, 3, 1
+    C[0, 0, 3] = 0
+    shares = reversed_prevalence(Counts(C, list("abcde"), ["s"]))
+    np.testing.assert_allclose(shares, [0.1, 0.3, 0.6, 0.0, 0.0])

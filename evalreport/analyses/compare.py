@@ -266,6 +266,11 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
             groups = resampling.groups(pairwise, alpha=alpha, test=pairwise_test, order=order)
         notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile {100 * (1 - alpha):g}% "
                      f"intervals, seed {seed}")
+        if not isinstance(runs, Runs):
+            notes.append("resampled from item patterns counted out of core: the same bootstrap distribution as "
+                         "in memory, but the patterns come in another order, so for the same seed the intervals, "
+                         "rank probabilities and p-values are another Monte-Carlo draw (they agree within "
+                         "Monte-Carlo error, not digit for digit); point values and ranks are identical")
 
     board = _leaderboard(primary_m.id, ranks, intervals, rank_dist, groups)
     settings = {"primary": primary_m.id, "positive": None if pos is None else labels[pos], "policy": policy,

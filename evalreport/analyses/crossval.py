@@ -544,12 +544,20 @@ def cross_validate(runs, measures=None, *, positive=None, policy: str = "nan", c
         summary = auc if f_table is None else f_table.drop(columns="invalid_folds").merge(auc, on="system").assign(
             invalid_folds=f_table["invalid_folds"].to_numpy())
     return CVResult(estimates, f_table, invalid, sfolds,
-                    recommendation(estimates, invalid_folds=invalid, has_scores=has_scores), summary)
+                    recommendation(estimates, invalid_folds=invalid, has_scores=has_scores, score_folds=sfolds,
+                                   has_positive=positive is not None), summary)
 
 
 def recommendation(estimates: pd.DataFrame | None = None, *, invalid_folds: pd.DataFrame | None = None,
-                   has_scores: bool = False) -> str:
-    """Which estimate to publish, after paper 001's conclusion (section 5), with the reasons."""
+                   has_scores: bool = False, score_folds: pd.DataFrame | None = None,
+                   has_positive: bool = True) -> str:
+    """Which estimate to publish, after paper 001's conclusion (section 5), with the reasons.
+    ``score_folds``: :func:`score_folds`, whose one-class folds AUC_avg skips (named here)."""
+    if not has_positive:
+        return ("Publish the pooled value of every measure (aggregation 'pooled': sum the fold confusion "
+                "matrices, then compute) and name the aggregation: Forman & Scholz (paper 001, sections 4-5) "
+                "find averaging over folds biased when folds lack predicted or gold positives. Give a positive "
+                "class (--positive) to see the five F estimators of their paper side by side.")
     lines = [
         "Publish F_tp,fp (aggregation 'pooled': sum the fold confusion matrices, then compute F). Forman & "
         "Scholz (paper 001, sections 4-5) find it the only nearly unbiased estimator: F_avg and F_pr,re are "
@@ -563,6 +571,13 @@ def recommendation(estimates: pd.DataFrame | None = None, *, invalid_folds: pd.D
         lines.append("Publish AUC_avg (aggregation 'avg': the mean of per-fold AUCs). AUC_merge sorts scores "
                      "of different fold models together and so also penalises scores that are not calibrated "
                      "across folds (paper 001, sections 2.4 and 3.2).")
+    if score_folds is not None and len(score_folds):
+        bad = score_folds[(score_folds["measure"] == "auc") & score_folds["undefined"].astype(bool)]
+        bad = bad.drop_duplicates("fold")
+        if len(bad):
+            lines.append("Folds with only one class, where AUC is undefined and AUC_avg averages the other folds "
+                         "only (paper 001, section 2.4, warns of software that skips them silently): "
+                         + "; ".join(f"fold {r.fold} ({r.reason})" for r in bad.itertuples()) + ".")
     if invalid_folds is not None and len(invalid_folds):
         n = invalid_folds.groupby("system").size()
         lines.append("Folds with undefined precision or recall (V(i) = 0): " + "; ".join(

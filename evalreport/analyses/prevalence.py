@@ -218,10 +218,12 @@ def reversed_prevalence(counts: Counts) -> np.ndarray:
     """The observed gold class shares reversed by size: the rarest class gets the largest share.
 
     A stress scenario for :func:`what_if_ranks`: a leaderboard that survives it does not hinge on
-    which classes happen to be frequent in this test set.
+    which classes happen to be frequent in this test set. Classes absent from the gold labels
+    (listed with ``--labels``) stay absent: only the present classes trade shares.
     """
     a = np.asarray(counts.pooled().tensor, dtype=float)[0].sum(axis=1)
-    order = np.argsort(a, kind="stable")
-    out = np.empty_like(a)
+    present = np.flatnonzero(a > 0)
+    order = present[np.argsort(a[present], kind="stable")]
+    out = np.zeros_like(a)
     out[order] = a[order[::-1]]
     return out / out.sum()

@@ -811,7 +811,9 @@ def groups(pairwise_df: pd.DataFrame, *, alpha: float = 0.05, test: str = "boots
     best system and everything tied with it. ``order`` lists the systems best first; by default
     they are ordered by their mean ``difference`` against all others (for the bootstrap and
     randomisation tests that is the measure's value minus the mean value, so the order of the
-    scores). ``correction``: ``holm``, ``bh`` or ``none``.
+    scores). ``correction``: ``holm``, ``bh`` or ``none``. A system with no defined p-value at all
+    (its measure value is undefined, so no test could run) is in no group: ``group`` NaN,
+    ``leader`` empty.
     """
     if correction not in CORRECTIONS:
         raise InputError(f"unknown correction {correction!r}; choose from {', '.join(CORRECTIONS)}")
@@ -831,6 +833,8 @@ def groups(pairwise_df: pd.DataFrame, *, alpha: float = 0.05, test: str = "boots
     p = df[CORRECTIONS[correction]].to_numpy(dtype=float)
     separable = np.zeros((S, S), dtype=bool)
     separable[ia, ib] = separable[ib, ia] = p < alpha                        # NaN -> not separable
+    tested = np.zeros(S, dtype=bool)
+    tested[ia[~np.isnan(p)]] = tested[ib[~np.isnan(p)]] = True
     if order is None:
         diff = df["difference"].to_numpy(dtype=float)
         score = np.bincount(ia, weights=np.nan_to_num(diff), minlength=S) - np.bincount(
@@ -846,6 +850,9 @@ def groups(pairwise_df: pd.DataFrame, *, alpha: float = 0.05, test: str = "boots
     g = 0
     current = None
     for s in seq:  # a walk over S systems, not a hot path
+        if not tested[pos[s]]:
+            group[s], leader[s] = np.nan, ""
+            continue
         if current is None or separable[pos[current], pos[s]]:
             g += 1
             current = s

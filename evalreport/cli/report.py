@@ -121,10 +121,10 @@ def run_report(args) -> int:
 
         data = loaded.counts if data is None else data
         if args.confusion:
-            sources = [Source("confusion", str(p), hash_file(p), 0) for p in _confusion_files(args.confusion)]
+            sources = [Source("confusion", str(p), hash_file(p), None) for p in _confusion_files(args.confusion)]
         else:  # counted out of core (--backend duckdb|spark)
-            sources = [Source("gold", str(args.gold), hash_file(args.gold), 0)] + [
-                Source("runs", str(p), hash_file(p), 0)
+            sources = [Source("gold", str(args.gold), hash_file(args.gold), None)] + [   # rows: not counted
+                Source("runs", str(p), hash_file(p), None)
                 for p in _confusion_files(list(args.runs) + ([args.runs_dir] if args.runs_dir else []))]
     title = args.title or f"Evaluation of {len(loaded.counts.systems)} systems"
     scenarios = _what_if(args.what_if, list(loaded.counts.labels))
@@ -157,6 +157,7 @@ def _confusion_files(paths) -> list[Path]:
 
 
 def run_demo(args) -> int:
+    import dataclasses
     import tempfile
 
     from evalreport.examples import DEMO_CLASSES, make_demo
@@ -170,6 +171,10 @@ def run_demo(args) -> int:
             print("evalreport: making the built-in example (scikit-learn classifiers on digits) ...", file=sys.stderr)
         paths = make_demo(Path(tmp) / "data", seed=args.seed)
         runs = read_runs(paths["gold"], runs_dir=paths["runs_dir"], labels=[name for name, _, _ in DEMO_CLASSES])
+        # record the inputs where the report keeps them (OUT/data), not in the temporary folder
+        kept = Path(args.out) / "data"
+        runs = dataclasses.replace(runs, sources=tuple(
+            dataclasses.replace(s, path=str(kept / Path(s.path).relative_to(Path(tmp) / "data"))) for s in runs.sources))
         result = build_report(runs, Path(args.out), title=args.title or "evalreport demo: eight classifiers on imbalanced digits",
                               primary=args.primary, policy=args.policy, bootstrap=args.bootstrap, seed=args.seed,
                               alpha=args.alpha, formats=formats, engine=args.engine, audit=not args.no_audit,

@@ -695,8 +695,8 @@ class _Plan:
                               f"ON r.{job.rlab} = o.raw")
             where = "" if row is None else f"; e.g. system {_text(row[0])!r}, id {row[1]!r}"
             raise InputError(f"{len(unknown)} predicted label(s) are not classes "
-                             f"(classes: {_listing(self.classes)}): {_listing(unknown)}{where}; pass "
-                             "allow_unknown=True to count them as wrong", path=job.runs_label,
+                             f"(classes: {_listing(self.classes)}): {_listing(unknown)}{where}; use "
+                             "--allow-unknown (Python: allow_unknown=True) to count them as wrong", path=job.runs_label,
                              item=None if row is None else row[1])
         self.extras = unknown
         final = list(self.classes) + unknown

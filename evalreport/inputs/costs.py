@@ -73,6 +73,13 @@ def read_costs(path, labels) -> np.ndarray:
         except ValueError:
             bad = next(c for c in row[1:] if not _is_number(c))
             raise InputError(f"cost {bad.strip()!r} is not a number", path=path, line=line) from None
+        for j, value in enumerate(body[name]):     # the checks of validate_costs, with the line
+            where = f"cost of predicting {header[j]!r} for gold {name!r}"
+            if not np.isfinite(value) or value < 0:
+                raise InputError(f"{where} is {row[j + 1].strip()}; costs must be finite and >= 0", path=path, line=line)
+            if header[j] == name and value != 0:
+                raise InputError(f"{where} is {row[j + 1].strip()}: the diagonal must be 0 (paper 000, section 6: "
+                                 "Delta(c, c) = 0)", path=path, line=line)
     _same_classes(list(body), labels, path, line=None, what="row names")
     col = [header.index(x) for x in labels]
     matrix = np.array([[body[x][j] for j in col] for x in labels], dtype=float)

@@ -21,12 +21,13 @@ def code_dtype(n_classes: int) -> np.dtype:
 
 @dataclass(frozen=True)
 class Source:
-    """One input file: its role (``gold``, ``run``, ``confusion``, ``costs``), path, hash."""
+    """One input file: its role (``gold``, ``run``, ``confusion``, ``costs``), path, hash, and
+    its number of data rows (``None`` where it was not counted, e.g. read out of core)."""
 
     role: str
     path: str
     sha256: str
-    rows: int
+    rows: int | None
     system: str | None = None
 
 

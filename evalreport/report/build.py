@@ -128,11 +128,15 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     extra["measures"] = catalogue_frame(comp.measures)
     # how the leaderboard moves under other class distributions (paper 002, eq. 5): equal
     # prevalence, the observed shares reversed (rare classes frequent), and the user's scenarios
-    from evalreport.analyses.prevalence import reversed_prevalence, what_if_ranks
+    from evalreport.analyses.prevalence import PrevalenceWarning, reversed_prevalence, what_if_ranks
 
     scenarios = {"equal prevalence": "uniform", "reversed prevalence": reversed_prevalence(counts),
                  **dict(what_if or {})}
-    extra["what_if"] = what_if_ranks(counts, comp.primary, scenarios, positive=pos, policy=policy, costs=costs)
+    import warnings
+
+    with warnings.catch_warnings():   # an absent class: compare's notes already say what calibration did
+        warnings.simplefilter("ignore", PrevalenceWarning)
+        extra["what_if"] = what_if_ranks(counts, comp.primary, scenarios, positive=pos, policy=policy, costs=costs)
     extra["inputs"] = pd.DataFrame([{"role": s.role, "system": s.system or "", "path": s.path, "rows": s.rows,
                                      "sha256": s.sha256} for s in facts["sources"]],
                                    columns=["role", "system", "path", "rows", "sha256"])
@@ -160,6 +164,8 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
             extra["cv_summary"] = cv.summary
         if cv.invalid_folds is not None:
             extra["cv_invalid_folds"] = cv.invalid_folds
+        if cv.score_folds is not None:
+            extra["cv_score_folds"] = cv.score_folds
         (tables / "cv_recommendation.md").write_text(cv.recommendation + "\n", encoding="utf-8")
         included["crossval"] = True
     _write_frames(tables, extra)
@@ -206,6 +212,9 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
     needs = _needs(needs, audit)
     own = sources if sources is not None else getattr(runs, "sources", ())
     inputs = [*inputs, *(s.path for s in own or ())]
+    # inputs recorded where this report's own copies will be (``include``, e.g. the demo's data/) are not at risk
+    copies = [(out_dir / name).resolve() for name in (include or {})]
+    inputs = [p for p in inputs if not any(c == Path(p).resolve() or c in Path(p).resolve().parents for c in copies)]
     stages = Stages(progress)
     with atomic_dir(out_dir, inputs=inputs) as staging:
         tables = staging / "tables"

@@ -142,7 +142,7 @@ class Chart:
 
 def _escape_md_cell(text: str) -> str:
     text = text.replace("\\", "\\\\")
-    for ch in "|*_`[]<>#":
+    for ch in "|*_`[]<>#^~$@":   # ^...^ and ~...~ would be super/subscripts (b_i^2)(n^2), $ maths
         text = text.replace(ch, "\\" + ch)
     return " ".join(text.split())
 

@@ -46,7 +46,8 @@ def _read(path: Path) -> pd.DataFrame:
         if col in df:
             df[col] = df[col].fillna("").astype(str)
     for col in ("undefined", "calibrated", "tied", "nan_last"):
-        if col in df and df[col].dtype != bool:
+        # flags only: measures.csv's "undefined" is the text of the undefined cases, kept as it is
+        if col in df and df[col].dtype != bool and df[col].astype(str).str.lower().isin(["true", "false"]).all():
             df[col] = df[col].astype(str).str.lower().eq("true")
     return df
 
@@ -114,20 +115,29 @@ class ReportData:
     # ------------------------------------------------------------------ 2. leaderboard
     def leaderboard_table(self) -> Table:
         board = self.table("leaderboard")
+        undefined = board["value"].isna()
         show = pd.DataFrame({"rank": board["rank"], "system": board["system"], self.primary: board["value"]})
         if board["lo"].notna().any():
-            show["interval"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(board["lo"], board["hi"])]
+            show["interval"] = ["—" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(board["lo"], board["hi"])]
         if "p_best" in board and board["p_best"].notna().any():
             show["P(best)"] = board["p_best"]
         if "group" in board and board["group"].notna().any():
-            show["group"] = board["group"].map(lambda g: "" if pd.isna(g) else f"{g:g}" if isinstance(g, float) else g)
+            show["group"] = board["group"].map(lambda g: "—" if pd.isna(g) else f"{g:g}" if isinstance(g, float) else g)
         if "rank_calibrated" in board:
             show["rank (calibrated)"] = board["rank_calibrated"]
-        whole = {c: "{:.0f}" for c in ("rank", "rank (calibrated)") if c in show}
-        return Table(show, formats=whole, index=False,
-                     caption=f"Leaderboard under {self._label(self.primary)}: bootstrap interval, probability of being "
-                             "best, significance group (systems in the same group are not separable at the chosen "
-                             "alpha) and the rank after prevalence calibration.")
+        ranks = {c: "{:g}" for c in ("rank", "rank (calibrated)") if c in show}   # ties are halves: 1.5
+        caption = (f"Leaderboard under {self._label(self.primary)}: bootstrap interval, probability of being best, "
+                   "significance group (systems in the same group are not separable at the chosen alpha) and the "
+                   "rank after prevalence calibration. Tied systems share the mean of their ranks (1.5).")
+        flags = reasons = None
+        if undefined.any():
+            scores = self.table("scores")
+            why = scores[(scores["measure"] == self.primary) & ~scores["calibrated"]].set_index("system")["reason"]
+            flags = pd.DataFrame({self.primary: undefined}, index=show.index)
+            reasons = pd.DataFrame({self.primary: board["system"].map(why).fillna("")}, index=show.index)
+            caption += (" A system whose value is undefined is ranked last and is in no significance group: no "
+                        "test can compare an undefined value.")
+        return Table(show, formats=ranks, index=False, caption=caption, undefined=flags, reasons=reasons)
 
     def leaderboard_chart(self) -> Chart | Note:
         iv = self.table("intervals")
@@ -237,10 +247,10 @@ class ReportData:
         show = pd.DataFrame({"other measure": prim["measure_b"], "system A": prim["system_a"],
                              "system B": prim["system_b"], f"{p}: A": prim["value_a1"], f"{p}: B": prim["value_a2"],
                              "other: A": prim["value_b1"], "other: B": prim["value_b2"]})
+        shown = f"first 30 of {len(show)}; " if len(show) > 30 else ""
         return Table(show.head(30), index=False,
                      caption=f"System pairs whose order under {self._label(self.primary)} flips under another measure, "
-                             f"with both measures' values (first 30 of {len(show)}; all pairs of measures in "
-                             "disagreements.csv).")
+                             f"with both measures' values ({shown}all pairs of measures in disagreements.csv).")
 
     # ------------------------------------------------------------------ 5. calibration
     def calibration_chart(self) -> Chart:
@@ -305,9 +315,14 @@ class ReportData:
         base = self.table("baselines")
         if base.empty:
             return Note("No chance baselines were computed.")
-        wide = base.pivot_table(index="measure", columns="baseline", values="value", aggfunc="first")
+        wide = base.pivot_table(index="measure", columns="baseline", values="value", aggfunc="first", dropna=False)
         wide = wide.reindex([m for m in self.measures if m in wide.index])
-        return Table(wide, caption="What a system with no skill scores: constant-class and majority predictors, and "
+        # a baseline whose value is undefined (e.g. MCC of a constant predictor: 0/0) is marked, not blank
+        flags = wide.isna()
+        reasons = pd.DataFrame("undefined for this baseline (0/0); see baselines.csv", index=wide.index,
+                               columns=wide.columns)
+        return Table(wide, undefined=flags if flags.any().any() else None, reasons=reasons,
+                     caption="What a system with no skill scores: constant-class and majority predictors, and "
                                    "the expected value under named random-classifier models (exact where the "
                                    "measure is linear in the cells, else enumerated or Monte Carlo; see "
                                    "baselines.csv for the method and standard error).")
@@ -335,7 +350,7 @@ class ReportData:
         pw = self.table("pairwise")
         if pw.empty:
             return Note("No pairwise tests.")
-        pw = pw[pw["measure"] == self.primary]
+        pw = pw[(pw["measure"] == self.primary) | (pw["test"] == "mcnemar")]   # McNemar: on accuracy
         wide = pw.pivot_table(index=["system_a", "system_b"], columns="test", values="p_holm", aggfunc="first")
         wide.columns = [f"p ({t}, Holm)" for t in wide.columns]
         diff = pw[pw["test"] != "mcnemar"].groupby(["system_a", "system_b"])["difference"].first()
@@ -403,6 +418,25 @@ class ReportData:
         return Table(cv, index=False, caption="The five ways to compute F over folds (Forman & Scholz, paper 001, "
                                               "section 3) and AUC averaged per fold vs merged, per system.")
 
+    def cv_folds_table(self) -> Table | Note:
+        """The folds where a per-fold value is undefined: the folds the *_defined / avg estimators skip."""
+        parts = []
+        inv = self.table("cv_invalid_folds")
+        if not inv.empty:
+            parts.append(pd.DataFrame({"system": inv["system"], "fold": inv["fold"], "what": "precision or recall (F)",
+                                       "reason": inv["reason"]}))
+        sf = self.table("cv_score_folds")
+        if not sf.empty:
+            sf = sf[sf["undefined"]]
+            parts.append(pd.DataFrame({"system": sf["system"], "fold": sf["fold"], "what": sf["measure"],
+                                       "reason": sf["reason"]}))
+        rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        if rows.empty:
+            return Note("Every fold has defined per-fold precision, recall and AUC: the fold-averaging estimators "
+                        "skip nothing.")
+        return Table(rows, index=False, caption="Folds where a per-fold value is undefined: F_avg counts them as 0, "
+                                                "F~_avg, F~_pr,re and AUC_avg leave them out (paper 001, section 2.4).")
+
     def cv_chart(self) -> Chart | Note:
         est = self.table("cv_estimates")
         f = est[est.get("measure", pd.Series(dtype=str)).astype(str).str.startswith("f")] if not est.empty else est
@@ -417,8 +451,14 @@ class ReportData:
         est = self.table("cv_estimates")
         if est.empty:
             return Note("No cross-validation estimates.")
-        wide = est.pivot_table(index=["measure", "aggregation"], columns="system", values="value", aggfunc="first")
-        return Table(wide, caption="Every measure aggregated over folds each way: pooled (sum the fold matrices), "
+        key = ["measure", "aggregation"]
+        wide = est.pivot_table(index=key, columns="system", values="value", aggfunc="first", dropna=False)
+        flags = est.pivot_table(index=key, columns="system", values="undefined", aggfunc="any", dropna=False)
+        why = est.assign(reason=est["reason"].fillna("").astype(str)).pivot_table(
+            index=key, columns="system", values="reason", aggfunc="first", dropna=False)
+        flags = flags.reindex_like(wide).fillna(False).astype(bool) | wide.isna()
+        return Table(wide, undefined=flags if flags.any().any() else None, reasons=why.reindex_like(wide),
+                     caption="Every measure aggregated over folds each way: pooled (sum the fold matrices), "
                                    "mean of fold values, mean over folds where defined.")
 
     def cv_recommendation(self) -> Note:
@@ -439,11 +479,16 @@ class ReportData:
 
     # ------------------------------------------------------------------ appendix
     def definitions_table(self) -> Table:
-        defs = self.table("measures")
-        cols = [c for c in ("id", "label", "formula", "direction", "range", "chance", "undefined", "convention",
-                            "source") if c in defs]
-        return Table(defs[cols], index=False, caption="Every measure in this report: definition, direction, range, "
-                                                      "chance value, undefined cases and their convention, source.")
+        defs = self.table("measures").fillna("")
+        # five columns of text (not nine narrow ones) so that the PDF page can hold the table
+        facts = [f"{d} is better; range {r}" + (f"; chance {c}" if str(c) else "")
+                 + (f"; convention for 0/0: {v}" if str(v) else "")
+                 for d, r, c, v in zip(defs["direction"], defs["range"], defs["chance"], defs["convention"])]
+        show = pd.DataFrame({"measure": defs["id"] + ": " + defs["label"], "formula": defs["formula"],
+                             "range and chance": facts, "undefined when": defs["undefined"],
+                             "source": defs["source"]})
+        return Table(show, index=False, caption="Every measure in this report: definition, direction, range, "
+                                                "chance value, undefined cases and their convention, source.")
 
     def policy_note(self) -> Note:
         policy = self.meta.get("policy", "nan")

@@ -1,0 +1,90 @@
+"""What the report's sections show, on a small hand-made case: tied ranks, an undefined primary
+value, undefined baselines, the appendix definitions, the cross-validation folds that the
+fold-averaging estimators skip (paper 001, section 2.4)."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from evalreport.analyses import resampling
+from evalreport.analyses.crossval import cross_validate
+from evalreport.inputs import Runs
+from evalreport.report.build import analyse
+from evalreport.report.display import UNDEFINED_MARK, _escape_md_cell
+from evalreport.report.sections import open_report
+
+GOLD = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 1, 2])
+GOOD = np.array([0, 0, 1, 1, 1, 2, 2, 2, 0, 0, 1, 2])
+OTHER = np.array([0, 1, 1, 1, 0, 2, 2, 1, 0, 0, 1, 1])
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    """A and its copy tie; `one` predicts class a only, so its MCC is undefined (0/0)."""
+    runs = Runs(gold=GOLD, pred=np.stack([GOOD, GOOD, OTHER, np.zeros_like(GOLD)]), labels=("a", "b", "c"),
+                systems=("A", "A_copy", "B", "one"))
+    tables = tmp_path_factory.mktemp("report") / "tables"
+    analyse(runs, tables, primary="mcc", measures=["mcc", "accuracy", "macro_f1"], bootstrap=60, seed=1,
+            audit=False)
+    return open_report(tables)
+
+
+def test_tied_systems_show_the_mean_of_their_ranks(report):
+    md = report.leaderboard_table()._markdown()
+    rows = {line.split("|")[2].strip().replace("\\_", "_"): line.split("|")[1].strip()
+            for line in md.splitlines()[2:] if line.startswith("|")}
+    assert rows["A"] == rows["A_copy"] == "1.5" and rows["B"] == "3" and rows["one"] == "4"
+
+
+def test_an_undefined_primary_value_is_marked_with_its_reason_and_in_no_group(report):
+    table = report.leaderboard_table()
+    md = table._markdown()
+    line = next(line for line in md.splitlines() if "| one |" in line)
+    assert UNDEFINED_MARK in line
+    assert "MCC" in md.split(":::")[-2] or "one class" in md          # the lettered reason under the table
+    board = report.table("leaderboard").set_index("system")
+    assert np.isnan(board.loc["one", "group"]) and board.loc["A", "group"] == 1
+
+
+def test_groups_leave_out_a_system_no_test_could_compare():
+    pw = pd.DataFrame({"system_a": ["x", "x", "y"], "system_b": ["y", "z", "z"], "measure": "m",
+                       "test": "bootstrap", "difference": [0.1, np.nan, np.nan],
+                       "p_holm": [0.5, np.nan, np.nan]})
+    g = resampling.groups(pw, order=["x", "y", "z"]).set_index("system")
+    assert g.loc["x", "group"] == g.loc["y", "group"] == 1 and np.isnan(g.loc["z", "group"])
+    assert g.loc["z", "leader"] == ""
+
+
+def test_undefined_baselines_are_marked_not_blank(report):
+    md = report.baselines_table()._markdown()
+    mcc = next(line for line in md.splitlines() if line.startswith("| mcc"))
+    assert UNDEFINED_MARK in mcc                                      # MCC of a constant predictor is 0/0
+
+
+def test_appendix_keeps_the_undefined_text_and_escapes_markup(report):
+    table = report.definitions_table()
+    text = " ".join(table.df["undefined when"])
+    assert "False" not in text and "a_i" in text                     # the text of measures.csv, not a flag
+    assert _escape_md_cell("(b_i^2)(n^2)") == r"(b\_i\^2)(n\^2)"    # no superscripts in the PDF
+
+
+def test_cv_recommendation_and_folds_with_one_class(tmp_path):
+    """Paper 001, section 2.4: software must not skip single-class folds silently."""
+    gold = np.array([1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0])
+    folds = np.repeat([0, 1, 2], 4)                                   # fold 2 (items 8-11) has positives,
+    gold[4:8] = 0                                                     # fold 1 has none
+    pred = np.stack([gold, 1 - gold])
+    scores = np.stack([gold * 0.8 + 0.1, (1 - gold) * 0.8 + 0.1])
+    runs = Runs(gold=gold, pred=pred, labels=("0", "1"), systems=("s", "t"), folds=folds,
+                fold_names=("1", "2", "3"), scores=scores)
+    cv = cross_validate(runs, ["f1"], positive="1")
+    assert "fold 2 (no gold positives in the fold)" in cv.recommendation
+    no_pos = cross_validate(runs, ["accuracy"])
+    assert no_pos.recommendation.startswith("Publish the pooled value") and "--positive" in no_pos.recommendation
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    cv.score_folds.to_csv(tables / "cv_score_folds.csv", index=False)
+    cv.invalid_folds.to_csv(tables / "cv_invalid_folds.csv", index=False)
+    shown = open_report(tables).cv_folds_table().df
+    assert {"auc", "precision or recall (F)"} <= set(shown["what"]) and set(shown["fold"].astype(str)) >= {"2"}
