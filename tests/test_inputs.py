@@ -412,39 +412,25 @@ def test_nan_label_parquet(tmp_path, gold):
         read_runs(gold, [run])
 
 
-def test_empty_id(tmp_path, gold):
-    run = write(tmp_path / "r.tsv", "id\tlabel\na\tx\n\ty\n")
-    with raises("empty id", path=run, line=3):
-        read_runs(gold, [run])
+#: One bad run file each: (file name, content, message, line named in the error or None).
+BAD_RUN_FILES = [
+    pytest.param("r.tsv", "id\tlabel\na\tx\n\ty\n", "empty id", 3, id="empty_id"),
+    pytest.param("r.tsv", "id\tlabel\na\tx\nb\t".encode() + "caf\u00e9".encode("latin-1") + b"\n", "not valid UTF-8", 3, id="not_utf8"),
+    pytest.param("r.csv", b"id,lab\xe9l\na,x\n", "not valid UTF-8", 1, id="not_utf8_header"),
+    pytest.param("r.jsonl", b'{"id": "a", "label": "x"}\n{"id": "b", "label": "\xff"}\n', "not valid UTF-8", 2, id="not_utf8_jsonl"),
+    pytest.param("r.tsv", "id\tlabel\na\tx\n\nb\ty\textra\nc\tx\n", "has 3 fields but the header has 2", 4, id="too_many_fields"),
+    pytest.param("r.csv", "id,label\na,x\nb,y\nc\n", "has 1 fields but the header has 2", 4, id="too_few_fields"),
+    pytest.param("r.xlsx", "whatever", "unsupported file type '.xlsx'", None, id="unsupported_extension"),
+    pytest.param("r.parquet", b"PAR1 this is not parquet at all", "cannot read as Parquet", None, id="bad_parquet"),
+    pytest.param("r.jsonl", '{"id": "a", "label": "x"}\n\n{"id": "b", label: "y"}\n', "not valid JSON", 3, id="bad_jsonl_line"),
+    pytest.param("r.jsonl", '{"id": "a", "label": "x"}\n["b", "y"]\n', "expected a JSON object", 2, id="jsonl_not_object"),
+]
 
 
-def test_not_utf8(tmp_path, gold):
-    run = write(tmp_path / "r.tsv", "id\tlabel\na\tx\nb\t".encode() + "caf\u00e9".encode("latin-1") + b"\n")
-    with raises("not valid UTF-8", path=run, line=3):
-        read_runs(gold, [run])
-
-
-def test_not_utf8_header(tmp_path, gold):
-    run = write(tmp_path / "r.csv", b"id,lab\xe9l\na,x\n")
-    with raises("not valid UTF-8", path=run, line=1):
-        read_runs(gold, [run])
-
-
-def test_not_utf8_jsonl(tmp_path, gold):
-    run = write(tmp_path / "r.jsonl", b'{"id": "a", "label": "x"}\n{"id": "b", "label": "\xff"}\n')
-    with raises("not valid UTF-8", path=run, line=2):
-        read_runs(gold, [run])
-
-
-def test_too_many_fields(tmp_path, gold):
-    run = write(tmp_path / "r.tsv", "id\tlabel\na\tx\n\nb\ty\textra\nc\tx\n")
-    with raises("has 3 fields but the header has 2", path=run, line=4):
-        read_runs(gold, [run])
-
-
-def test_too_few_fields(tmp_path, gold):
-    run = write(tmp_path / "r.csv", "id,label\na,x\nb,y\nc\n")
-    with raises("has 1 fields but the header has 2", path=run, line=4):
+@pytest.mark.parametrize("name,content,message,line", BAD_RUN_FILES)
+def test_bad_run_file(tmp_path, gold, name, content, message, line):
+    run = write(tmp_path / name, content)
+    with raises(message, path=run, line=line):
         read_runs(gold, [run])
 
 
@@ -475,30 +461,6 @@ def test_run_is_directory(tmp_path, gold):
     folder.mkdir()
     with raises("is a directory", path=folder):
         read_runs(gold, [folder])
-
-
-def test_unsupported_extension(tmp_path, gold):
-    run = write(tmp_path / "r.xlsx", "whatever")
-    with raises("unsupported file type '.xlsx'", path=run):
-        read_runs(gold, [run])
-
-
-def test_bad_parquet(tmp_path, gold):
-    run = write(tmp_path / "r.parquet", b"PAR1 this is not parquet at all")
-    with raises("cannot read as Parquet", path=run):
-        read_runs(gold, [run])
-
-
-def test_bad_jsonl_line(tmp_path, gold):
-    run = write(tmp_path / "r.jsonl", '{"id": "a", "label": "x"}\n\n{"id": "b", label: "y"}\n')
-    with raises("not valid JSON", path=run, line=3):
-        read_runs(gold, [run])
-
-
-def test_jsonl_not_object(tmp_path, gold):
-    run = write(tmp_path / "r.jsonl", '{"id": "a", "label": "x"}\n["b", "y"]\n')
-    with raises("expected a JSON object", path=run, line=2):
-        read_runs(gold, [run])
 
 
 def test_fold_disagrees(tmp_path):
