@@ -67,7 +67,7 @@ def test_measures_lists_the_catalogue_in_every_format(fmt, extra):
     code, out = _run(["measures", "--format", fmt, *extra])
     assert code == 0 and "accuracy" in out.lower()
     if fmt != "table":                 # a table is wrapped to the terminal's width
-        assert "balanced_accuracy" in out and "paper 002" in out
+        assert ("balanced\\_accuracy" if fmt == "latex" else "balanced_accuracy") in out and "paper 002" in out
 
 
 def test_measures_csv_lists_each_quantity_once_with_its_aliases():
@@ -79,3 +79,18 @@ def test_measures_csv_lists_each_quantity_once_with_its_aliases():
     assert not {r["id"] for r in rows} & set(ALIASES)
     by_id = {r["id"]: r for r in rows}
     assert "micro_f1" in by_id["accuracy"]["aliases"].split(", ") and by_id["jaccard"]["aliases"] == "f_star"
+
+
+def test_latex_and_markdown_outputs_escape_names(tmp_path):
+    """Paper authors paste these: a system named sys&1%# and ids with _ must not break LaTeX, and a
+    | in a formula must not split a markdown row."""
+    (tmp_path / "gold.tsv").write_text("id\tlabel\n1\ta\n2\tb\n3\tb\n")
+    (tmp_path / "sys&1%#.tsv").write_text("id\tlabel\n1\ta\n2\tb\n3\ta\n")
+    code, out = _run(["score", str(tmp_path / "gold.tsv"), str(tmp_path / "sys&1%#.tsv"), "--measures",
+                      "macro_f1,mcc", "--format", "latex"])
+    assert code == 0 and r"sys\&1\%\#" in out and r"macro\_f1" in out and "sys&1" not in out
+    code, out = _run(["measures", "--format", "markdown", "--all-columns"])
+    header = out.splitlines()[0]
+    columns = header.count(" | ") + 1
+    for line in out.splitlines()[2:]:
+        assert len([c for c in line.replace("\\|", "").split(" | ")]) == columns, line[:120]

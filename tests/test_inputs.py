@@ -664,3 +664,44 @@ def test_jsonl_nested_values(tmp_path, gold):
     bad = write(tmp_path / "bad.jsonl", '{"id": "a", "label": 1}\n{"id": "b", "label": ["y"]}\n')
     with raises("field 'label' holds a JSON list", path=bad, line=2):
         read_runs(gold, [bad])
+
+
+def test_tsv_with_a_stray_quote_is_an_error_not_shifted_items(tmp_path):
+    """A text column holding '"Great movie' made pyarrow's CSV quoting swallow lines 2-4 into one
+    item: accuracy 1.0 over 5 items instead of 5/6. One item per line is now required."""
+    gold = write(tmp_path / "g.tsv", 'id\ttext\tlabel\n1\t"Great movie\tpos\n2\tok\tneg\n3\tfine"\tpos\n4\tx\tneg\n')
+    run = write(tmp_path / "r.tsv", "id\tlabel\n1\tneg\n2\tneg\n3\tpos\n4\tneg\n")
+    with raises("runs from this line to line 4", path=gold, line=2):
+        read_runs(gold, [run])
+    # a quoted field on one line is fine (pandas and R quote fields that hold tabs or quotes)
+    ok = write(tmp_path / "ok.tsv", 'id\ttext\tlabel\n1\t"a\tb"\tpos\n2\t"say ""hi"""\tneg\n')
+    assert read_runs(ok, [write(tmp_path / "r2.tsv", "id\tlabel\n1\tpos\n2\tpos\n")]).n_items == 2
+
+
+def test_jsonl_date_like_text_stays_text(tmp_path):
+    gold = write(tmp_path / "g.tsv", "id\tlabel\n2021-01-01\ta\n2021-01-02\tb\n")
+    run = write(tmp_path / "r.jsonl", '{"id": "2021-01-01", "label": "a"}\n{"id": "2021-01-02", "label": "b"}\n')
+    runs = read_runs(gold, [run])
+    assert list(runs.ids) == ["2021-01-01", "2021-01-02"] and (runs.pred[0] == runs.gold).all()
+
+
+def test_runs_folder_names_what_it_did_not_read(tmp_path):
+    gold = write(tmp_path / "g.tsv", "id\tlabel\n1\ta\n2\tb\n")
+    folder = tmp_path / "runs"
+    (folder / "sub").mkdir(parents=True)
+    write(folder / "A.tsv", "id\tlabel\n1\ta\n2\tb\n")
+    write(folder / "B.txt", "id\tlabel\n1\ta\n2\tb\n")
+    with pytest.warns(UserWarning, match=r"2 entries .* not read: 'B.txt', 'sub/'"):
+        runs = read_runs(gold, runs_dir=folder)
+    assert runs.systems == ("A",)
+
+
+def test_prediction_only_classes_are_announced(tmp_path):
+    """One team's unknown labels become classes of every team's matrix (they change class-counting
+    measures such as K for all): the reader says so."""
+    gold = write(tmp_path / "g.tsv", "id\tlabel\n1\ta\n2\tb\n")
+    good = write(tmp_path / "good.tsv", "id\tlabel\n1\ta\n2\tb\n")
+    odd = write(tmp_path / "odd.tsv", "id\tlabel\n1\tfoo\n2\tb\n")
+    with pytest.warns(UserWarning, match=r"1 class\(es\) occur only in predictions \('foo'"):
+        runs = read_runs(gold, [good, odd], allow_unknown=True)
+    assert runs.labels == ("a", "b", "foo")

@@ -88,3 +88,21 @@ def test_cv_recommendation_and_folds_with_one_class(tmp_path):
     cv.invalid_folds.to_csv(tables / "cv_invalid_folds.csv", index=False)
     shown = open_report(tables).cv_folds_table().df
     assert {"auc", "precision or recall (F)"} <= set(shown["what"]) and set(shown["fold"].astype(str)) >= {"2"}
+
+
+def test_prevalence_chart_with_many_classes(tmp_path):
+    """1,000 bars made a 14,000-pixel chart (ImageNet): a balanced set gets a sentence, an
+    unbalanced one its largest and smallest classes."""
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    K = 1000
+    pd.DataFrame({"class": [f"c{k}" for k in range(K)], "count": 50, "share": 1 / K}).to_csv(
+        tables / "prevalence.csv", index=False)
+    note = open_report(tables).prevalence_chart()
+    assert "All 1,000 classes" in note.text and "50 items each" in note.text
+    counts = np.arange(1, K + 1)
+    pd.DataFrame({"class": [f"c{k}" for k in range(K)], "count": counts, "share": counts / counts.sum()}).to_csv(
+        tables / "prevalence.csv", index=False)
+    chart = open_report(tables).prevalence_chart()
+    shown = {d["class"] for d in chart.spec["datasets"][next(iter(chart.spec["datasets"]))]}
+    assert len(shown) == 24 and {"c999", "c0"} <= shown and "1,000 classes" in chart.caption

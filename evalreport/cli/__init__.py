@@ -38,8 +38,16 @@ def main(argv=None) -> int:
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
+    import warnings
+
+    def note(message, category, filename, lineno, file=None, line=None):
+        # the library's warnings are notes to the user: one line, no Python source location
+        print(f"evalreport: note: {message}", file=sys.stderr)
+
     try:
-        return int(args.func(args) or 0)
+        with warnings.catch_warnings():
+            warnings.showwarning = note
+            return int(args.func(args) or 0)
     except EvalReportError as exc:
         print(f"evalreport: error: {exc}", file=sys.stderr)
         return 2

@@ -172,10 +172,10 @@ def emit(frame: pd.DataFrame, fmt: str, *, wide: pd.DataFrame | None = None, tit
     else:
         show = wide if wide is not None else frame
         if fmt == "markdown":
-            file.write(show.to_markdown() if _has_tabulate() else _markdown(show))
+            file.write(_markdown(show))
             file.write("\n")
-        elif fmt == "latex":
-            file.write(show.to_latex(float_format=lambda v: f"{v:.4f}"))
+        elif fmt == "latex":   # every cell as the table shows it, LaTeX's specials escaped (_ % & # $ ...)
+            file.write(_formatted(show).to_latex(escape=True))
         else:
             _rich_table(show, title=title, file=file)
 
@@ -194,14 +194,6 @@ def _records(frame: pd.DataFrame) -> list[dict]:
             clean[k] = v
         out.append(clean)
     return out
-
-
-def _has_tabulate() -> bool:
-    try:
-        import tabulate  # noqa: F401
-        return True
-    except ImportError:
-        return False
 
 
 def _fmt(v, integer: bool = False) -> str:
@@ -225,12 +217,23 @@ def _integer_columns(df: pd.DataFrame) -> list[bool]:
     return out
 
 
+def _formatted(df: pd.DataFrame) -> pd.DataFrame:
+    """Every cell as text, as the table and markdown show it (4 decimals, ``undefined`` for NaN)."""
+    out = pd.DataFrame(index=df.index)
+    for (name, col), whole in zip(df.items(), _integer_columns(df)):
+        out[name] = [_fmt(v, whole) for v in col.tolist()]
+    return out
+
+
 def _markdown(df: pd.DataFrame) -> str:
+    def cell(v) -> str:
+        return " ".join(str(v).replace("|", "\\|").split())      # a | would split the row
+
+    text = _formatted(df)
     cols = [df.index.name or ""] + [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
-    ints = _integer_columns(df)
-    for idx, row in df.iterrows():
-        lines.append("| " + " | ".join([str(idx)] + [_fmt(v, i) for v, i in zip(row.tolist(), ints)]) + " |")
+    lines = ["| " + " | ".join(cell(c) for c in cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for idx, row in text.iterrows():
+        lines.append("| " + " | ".join(cell(v) for v in [idx, *row.tolist()]) + " |")
     return "\n".join(lines)
 
 

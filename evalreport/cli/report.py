@@ -51,7 +51,7 @@ def register(sub) -> None:
     d.set_defaults(func=run_demo)
 
     s = sub.add_parser("simulate", help="re-run the cross-validation bias simulation of Forman & Scholz (paper 001)",
-                       description="Simulate 10-fold cross-validation of a 1,000-case data set (1%%-25%% positives, true "
+                       description="Simulate 10-fold cross-validation of a 1,000-case data set (1%-25% positives, true "
                                    "F 0.6-0.95, stratified and unstratified) and report the relative bias and standard "
                                    "deviation of the five F estimators (paper 001, section 4, Figures 5-8).")
     s.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output folder (replaced atomically)")

@@ -395,8 +395,28 @@ def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None)
         if utf8 is not None:
             raise utf8 from None
         raise InputError(f"cannot read as {fmt.upper()}: {exc}", path=path) from None
+    if fmt == "tsv":
+        _check_tsv_records(path, result.num_rows, names is None)
     columns = {name: result.column(g) for name, g in zip(header, generated)}
     return _Table(path, fmt, columns, result.num_rows, header=names is None)
+
+
+def _check_tsv_records(path: Path, n_rows: int, header: bool) -> None:
+    """TSV is read with CSV quoting (what pandas and R write), so a stray ``"`` at the start of a
+    field would swallow the following lines and silently shift ids and labels: one record per
+    line is required, and the first record that spans lines is an error."""
+    if b'"' not in path.read_bytes() or _data_line_numbers(path, "tsv", header, n_rows) is not None:
+        return
+    with open(path, newline="", encoding="utf-8-sig") as handle:
+        reader = csv.reader(handle, delimiter="\t")
+        previous = 0
+        for _ in reader:
+            if reader.line_num - previous > 1:
+                start = previous + 1
+                raise InputError(f"a field starting with a double quote runs from this line to line {reader.line_num}: "
+                                 "TSV fields may be quoted (\"...\") but one item must stay on one line; remove the "
+                                 "stray quote or quote the field", path=path, line=start)
+            previous = reader.line_num
 
 
 def _line_with_field_count(path: Path, delimiter: str, expected: int, skip: int) -> int | None:
@@ -419,7 +439,9 @@ def _read_jsonl(path: Path) -> _Table:
         columns = {name: result.column(name) for name in result.column_names}
         for col in columns.values():
             col.validate(full=True)   # invalid UTF-8 -> the slow reader, which names the line
-        return _Table(path, "jsonl", columns, result.num_rows, header=False)
+        # pyarrow turns date-like strings ("2021-01-01") into timestamps: keep text as written
+        if not any(pa.types.is_temporal(col.type) for col in columns.values()):
+            return _Table(path, "jsonl", columns, result.num_rows, header=False)
     except pa.ArrowInvalid:
         pass
     return _read_jsonl_slow(path)
@@ -658,6 +680,13 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
             pred[s] = remap[pred[s].astype(np.intp) + 1]
     gold_codes = gold_codes.astype(dtype)
     score_array, score_labels = scores.result()
+    added = final[n_known:]
+    if added:   # prediction-only classes join the class set of every system: say what that changes
+        warnings.warn(f"{len(added)} class(es) occur only in predictions ({_listing(added)}: unknown labels "
+                      "counted as wrong, or missing predictions as abstain). They are classes of every system's "
+                      "confusion matrix, so measures that count classes (k, confusion_entropy, 1/K chance values) "
+                      "and averages under --policy zero/one change for all systems; the default nan policy skips "
+                      "them in the macro averages of systems that never predict them.", stacklevel=2)
     return Runs(gold=gold_codes, pred=pred, labels=tuple(final), systems=tuple(systems),
                 ids=np.asarray(gold_ids.to_numpy(zero_copy_only=False)), folds=folds, fold_names=fold_names,
                 scores=score_array, sources=tuple(sources), abstain=abstain, score_labels=score_labels)
@@ -669,11 +698,15 @@ def _runs_in_folder(folder: Path, *, exclude: Path) -> list[Path]:
     if not folder.is_dir():
         raise InputError("runs_dir is not a folder", path=folder)
     skip = exclude.resolve() if exclude.exists() else None
-    found = [p for p in folder.iterdir()
-             if p.is_file() and not p.name.startswith(".") and p.suffix.lower() in _FORMATS
-             and (skip is None or p.resolve() != skip)]
+    entries = [p for p in folder.iterdir() if not p.name.startswith(".") and (skip is None or p.resolve() != skip)]
+    found = [p for p in entries if p.is_file() and p.suffix.lower() in _FORMATS]
     if not found:
         raise InputError(f"no run files ({', '.join(_FORMATS)}) in the runs folder", path=folder)
+    ignored = natural_sorted(p.name + ("/" if p.is_dir() else "") for p in entries if p not in found)
+    if ignored:   # an organiser must not lose a team's run without noticing
+        warnings.warn(f"{folder}: {len(ignored)} entr{'y' if len(ignored) == 1 else 'ies'} of the runs folder "
+                      f"are not run files ({', '.join(_FORMATS)}) and were not read: {_listing(ignored)}",
+                      stacklevel=2)
     return sorted(found, key=lambda p: _natural_key(p.name))
 
 

@@ -100,9 +100,22 @@ class ReportData:
                 lines.append(f"Note: {note}.")
         return Note("\n\n".join(lines))
 
-    def prevalence_chart(self) -> Chart:
-        return Chart(charts.prevalence_bar(self.table("prevalence")), name="prevalence",
-                     caption="Share of each class in the gold labels.")
+    def prevalence_chart(self) -> Chart | Note:
+        prev = self.table("prevalence")
+        present = prev[prev["count"] > 0]
+        if len(prev) > MAX_CLASSES_SHOWN and present["count"].nunique() == 1:
+            return Note(f"All {len(present):,} classes present in the gold labels have {int(present['count'].iloc[0]):,} "
+                        "items each (a balanced test set)"
+                        + (f"; {len(prev) - len(present):,} listed classes have none." if len(present) < len(prev)
+                           else "."))
+        caption = "Share of each class in the gold labels."
+        if len(prev) > MAX_CLASSES_SHOWN:     # 1,000 bars would be a 14,000-pixel chart
+            half = MAX_CLASSES_SHOWN // 2
+            order = prev.sort_values("count", ascending=False, kind="stable")
+            prev = pd.concat([order.head(half), order.tail(half)])
+            caption += (f" Only the {half} largest and {half} smallest of {len(order):,} classes; every class is in "
+                        "prevalence.csv.")
+        return Chart(charts.prevalence_bar(prev), name="prevalence", caption=caption)
 
     def inputs_table(self) -> Table:
         df = self.table("inputs")
