@@ -118,3 +118,11 @@ def test_figure_frames():
     assert len(f6) == 3 * len(sim.F_VALUES) * 5
     with pytest.raises(ValueError, match="lack"):
         sim.figure_frames(small[small["prevalence"] < 0.2])
+
+
+def test_monte_carlo_standard_error_of_the_bias(results):
+    """rel_bias_se = sd / f / sqrt(defined repetitions): a bias of a few SE is noise, not bias."""
+    defined = results["repetitions"] * (1 - results["undefined_rate"])
+    np.testing.assert_allclose(results["rel_bias_se"], results["rel_sd"] / np.sqrt(defined), rtol=1e-9)
+    pooled = results[results["estimator"] == "pooled"]
+    assert (pooled["rel_bias"].abs() < 5 * pooled["rel_bias_se"] + 0.01).all()

@@ -29,6 +29,8 @@ section 4.3 describes it as stratified; ``figure5`` therefore holds both (column
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -146,6 +148,8 @@ def run(*, prevalences=PREVALENCES, f_values=F_VALUES, stratified=(True, False),
                     rows.append({"stratified": bool(strat), "prevalence": float(prev), "positives": positives,
                                  "f_true": float(f), "estimator": k, "label": ESTIMATOR_NAMES[("f", k)],
                                  "mean": mean, "sd": sd, "rel_bias": (mean - f) / f, "rel_sd": sd / f,
+                                 # Monte Carlo standard error of rel_bias: tells a bias from noise
+                                 "rel_bias_se": sd / f / math.sqrt(max(cnt, 1)),
                                  "invalid_rate": res["invalid_rate"], "undefined_rate": 1.0 - cnt / repetitions,
                                  "repetitions": repetitions})
     return pd.DataFrame(rows)
