@@ -705,3 +705,22 @@ def test_prediction_only_classes_are_announced(tmp_path):
     with pytest.warns(UserWarning, match=r"1 class\(es\) occur only in predictions \('foo'"):
         runs = read_runs(gold, [good, odd], allow_unknown=True)
     assert runs.labels == ("a", "b", "foo")
+
+
+@pytest.mark.parametrize("gold_label,run_text,hint", [
+    ("caf\u00e9", "id\tlabel\n1\tcafe\u0301\n2\tb\n", "after Unicode normalisation"),          # NFC vs NFD
+    ("1.0", '{"id": "1", "label": 1.0}\n{"id": "2", "label": "b"}\n', "as a number"),       # 1.0 vs 1
+])
+def test_unknown_label_that_nearly_matches_gets_a_hint(tmp_path, gold_label, run_text, hint):
+    gold = write(tmp_path / "g.tsv", f"id\tlabel\n1\t{gold_label}\n2\tb\n")
+    run = write(tmp_path / ("r.jsonl" if run_text.startswith("{") else "r.tsv"), run_text)
+    with raises(hint, path=run):
+        read_runs(gold, [run])
+
+
+def test_a_very_long_label_is_shortened_in_messages(tmp_path):
+    gold = write(tmp_path / "g.tsv", "id\tlabel\n1\t" + "x" * 5000 + "\n2\tb\n")
+    run = write(tmp_path / "r.tsv", "id\tlabel\n1\ty\n2\tb\n")
+    with pytest.raises(InputError) as info:
+        read_runs(gold, [run])
+    assert len(str(info.value)) < 500 and "(5000 characters)" in str(info.value)

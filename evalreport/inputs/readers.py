@@ -85,9 +85,37 @@ def natural_sorted(names: Iterable[str]) -> list[str]:
     return sorted(names, key=_natural_key)
 
 
+def _short(text, width: int = 60) -> str:
+    """A value for a message: at most ``width`` characters (a 5,000-character label is not repeated)."""
+    text = str(text)
+    return repr(text) if len(text) <= width else repr(text[:width]) + f"... ({len(text)} characters)"
+
+
 def _listing(names: Sequence[str], limit: int = _MAX_LISTED) -> str:
-    shown = ", ".join(repr(str(n)) for n in list(names)[:limit])
+    shown = ", ".join(_short(n) for n in list(names)[:limit])
     return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
+def _near_miss(label: str, classes: Sequence[str]) -> str:
+    """A hint when an unknown label equals a class after Unicode (NFC) or number normalisation."""
+    import unicodedata
+
+    def number(text):
+        try:
+            value = float(text)
+        except ValueError:
+            return None
+        return value if value == value else None     # NaN is no number here
+
+    nfc = unicodedata.normalize("NFC", label)
+    for c in classes:
+        if c != label and unicodedata.normalize("NFC", c) == nfc:
+            return (f" (it equals class {_short(c)} after Unicode normalisation: the two files write "
+                    "accented letters differently, NFC vs NFD)")
+        if number(label) is not None and number(c) == number(label):
+            return (f" (it equals class {_short(c)} as a number: JSON Lines and Parquet numbers are written in their "
+                    "shortest form, text files as written)")
+    return ""
 
 
 def _as_paths(value) -> list[Path]:
@@ -635,7 +663,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
         if unknown and not allow_unknown:
             row = int(np.flatnonzero(np.isin(local, unknown))[0])
             names_unknown = [uniques[k] for k in unknown]
-            raise r.error(f"predicted label {uniques[int(local[row])]!r} is not a class "
+            first = uniques[int(local[row])]
+            raise r.error(f"predicted label {_short(first)} is not a class{_near_miss(first, classes)} "
                           f"({'of the labels list' if labels is not None else 'in the gold file'}: "
                           f"{_listing(classes)}); {len(names_unknown)} unknown label(s): {_listing(names_unknown)}; "
                           "use --allow-unknown (Python: allow_unknown=True) to count them as wrong", row=row, item=ids[row].as_py())
