@@ -697,8 +697,8 @@ def test_runs_folder_names_what_it_did_not_read(tmp_path):
 
 
 def test_prediction_only_classes_are_announced(tmp_path):
-    """One team's unknown labels become classes of every team's matrix (they change class-counting
-    measures such as K for all): the reader says so."""
+    """One team's unknown labels are classes of its own matrix only (tests/test_task_classes.py): the
+    reader says how they are scored."""
     gold = write(tmp_path / "g.tsv", "id\tlabel\n1\ta\n2\tb\n")
     good = write(tmp_path / "good.tsv", "id\tlabel\n1\ta\n2\tb\n")
     odd = write(tmp_path / "odd.tsv", "id\tlabel\n1\tfoo\n2\tb\n")

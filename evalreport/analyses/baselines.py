@@ -289,8 +289,11 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
     b = _sizes(sizes, a, labels)
     rng = np.random.default_rng(seed)
 
+    task = getattr(data, "n_task", None)      # prediction-only classes (Runs.n_task) stay out of the averages
+
     def values(m, tables):
-        return compute(m, tables, positive=pos, policy=policy, costs=costs, labels=labels, explain=False).value
+        return compute(m, tables, positive=pos, policy=policy, costs=costs, labels=labels, explain=False,
+                       task=task).value
 
     rows: list[dict] = []
     if predictors:

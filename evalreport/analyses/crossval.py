@@ -153,7 +153,7 @@ def f_validity(C, positive: int):
 
 
 def aggregate_arrays(measure, C, *, positive=None, policy: str = "nan", costs=None,
-                     validity=None) -> dict[str, Aggregate]:
+                     validity=None, task: int | None = None) -> dict[str, Aggregate]:
     """Every aggregation of one measure over the fold axis of ``C`` (S, F, K, K), as arrays.
 
     The fast path used by :func:`aggregate` and by the bias simulation (no reason texts).
@@ -162,11 +162,11 @@ def aggregate_arrays(measure, C, *, positive=None, policy: str = "nan", costs=No
     m = get(measure)
     C = np.asarray(C, dtype=float)
     S, F = C.shape[:2]
-    fold_user = compute(m, C, positive=positive, policy=policy, costs=costs, explain=False)
+    fold_user = compute(m, C, positive=positive, policy=policy, costs=costs, explain=False, task=task)
     if policy == "nan":
         fold_nan = fold_user
     else:
-        fold_nan = compute(m, C, positive=positive, policy="nan", costs=costs, explain=False)
+        fold_nan = compute(m, C, positive=positive, policy="nan", costs=costs, explain=False, task=task)
     bad = np.isnan(fold_nan.value)
     f_like = is_f_measure(m)
     if f_like:
@@ -174,7 +174,7 @@ def aggregate_arrays(measure, C, *, positive=None, policy: str = "nan", costs=No
             validity = f_validity(C, positive)
         pr_ok, re_ok, pr_val, re_val = validity
         bad = bad | ~(pr_ok & re_ok)
-    pooled = compute(m, C.sum(axis=1), positive=positive, policy=policy, costs=costs, explain=False)
+    pooled = compute(m, C.sum(axis=1), positive=positive, policy=policy, costs=costs, explain=False, task=task)
     out = {"pooled": Aggregate(pooled.value, pooled.undefined | np.isnan(pooled.value), np.full(S, F), bad)}
 
     sub = _substitute(m, policy)
@@ -242,6 +242,7 @@ def aggregate(data, measures=None, *, positive=None, policy: str = "nan", costs=
     undefined, n_folds, reason``; ``estimator`` is paper 001's name where it has one.
     """
     C, labels, systems, folds = _fold_tensor(data)
+    task = getattr(data, "n_task", None)      # prediction-only classes (Runs.n_task)
     K = C.shape[-1]
     pos = resolve_positive(positive, labels, K) if positive is not None else None
     chosen = default_measures(positive=pos, costs=costs) if measures is None else unique(measures)
@@ -253,8 +254,9 @@ def aggregate(data, measures=None, *, positive=None, policy: str = "nan", costs=
         if is_f_measure(m) and validity is None:
             validity = f_validity(C, pos)
         aggs = aggregate_arrays(m, C, positive=pos, policy=policy, costs=costs,
-                                validity=validity if is_f_measure(m) else None)
-        pooled_reason = compute(m, C.sum(axis=1), positive=pos, policy=policy, costs=costs, labels=labels).reason
+                                validity=validity if is_f_measure(m) else None, task=task)
+        pooled_reason = compute(m, C.sum(axis=1), positive=pos, policy=policy, costs=costs, labels=labels,
+                                task=task).reason
         for agg_id, a in aggs.items():
             sub = _substitute(m, policy) if agg_id == "mean" else (
                 _substitute(get("precision"), policy) if agg_id == "pr_re" else math.nan)

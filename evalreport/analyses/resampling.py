@@ -380,13 +380,13 @@ def _streams(seed):
     return np.random.default_rng(boot), np.random.default_rng(rand)
 
 
-def _point_values(pat: Patterns, measures, A, *, positive, policy, costs) -> np.ndarray:
+def _point_values(pat: Patterns, measures, A, *, positive, policy, costs, task=None) -> np.ndarray:
     T0 = resampled_confusions(pat, pat.counts[None, :], A)[0]
-    return np.stack([compute(m, T0, positive=positive, policy=policy, costs=costs, explain=False).value
-                     for m in measures], axis=-1)            # (S, M)
+    return np.stack([compute(m, T0, positive=positive, policy=policy, costs=costs, explain=False,
+                             task=task).value for m in measures], axis=-1)            # (S, M)
 
 
-def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, positive, policy, costs,
+def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, positive, policy, costs, task=None,
                      progress: Progress, total: int | None = None) -> np.ndarray:
     """``(B, S, M)`` values of every measure on B paired bootstrap resamples."""
     S, K, P = pat.n_systems, pat.n_classes, pat.n_patterns
@@ -405,7 +405,7 @@ def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, posit
             T[s0 - start:s1 - start] = resampled_confusions(pat, _draw_weights(pat, rng, s1 - s0, plan), A)
         for j, m in enumerate(measures):
             out[start:stop, :, j] = compute(m, T, positive=positive, policy=policy, costs=costs,
-                                            explain=False).value
+                                            explain=False, task=task).value
         if progress is not None:
             progress(stop, B if total is None else total)
     return out
@@ -487,7 +487,7 @@ def bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None 
     chosen = _measures(measures, positive, costs)
     pat = patterns(runs)
     A = pat.indicator()
-    kw = dict(positive=positive, policy=policy, costs=costs)
+    kw = dict(positive=positive, policy=policy, costs=costs, task=getattr(runs, "n_task", None))
     point = _point_values(pat, chosen, A, **kw)                                   # (S, M)
     rng, _ = _streams(seed)
     samples = _resample_values(pat, chosen, B, rng, A, progress=progress, **kw)  # (B, S, M)
@@ -649,7 +649,7 @@ def _random_bits(rng, units: int, rounds: int, dtype) -> np.ndarray:
 
 
 def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, observed, R: int, rng, *,
-                   positive, policy, costs, progress, done: int, total: int):
+                   positive, policy, costs, progress, done: int, total: int, task=None):
     """Approximate randomisation p-values for the pairs (first[i], second[i]), in that order.
 
     ``C`` (S, K, K) pooled tensors; ``observed`` the oriented observed differences. The swap
@@ -702,7 +702,8 @@ def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, obse
             T = np.broadcast_to(base, (r,) + base.shape).copy()
             T[:, :, 0] += delta
             T[:, :, 1] -= delta
-            v = compute(m, T, positive=positive, policy=policy, costs=costs, explain=False).value  # (r, npb, 2)
+            v = compute(m, T, positive=positive, policy=policy, costs=costs, explain=False,
+                        task=task).value                                              # (r, npb, 2)
             d = np.round(sign * (v[..., 0] - v[..., 1]), _ROUND)
             ok = ~np.isnan(d)
             hits[lo:hi] += ((np.abs(d) >= np.abs(obs) - 10.0 ** -_ROUND) & ok).sum(axis=0)
@@ -736,7 +737,7 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
     if positive is not None:
         positive = resolve_positive(positive, runs.labels, len(runs.labels))
     (m,) = _measures([measure], positive, costs)
-    kw = dict(positive=positive, policy=policy, costs=costs)
+    kw = dict(positive=positive, policy=policy, costs=costs, task=getattr(runs, "n_task", None))
     S = len(runs.systems)
     a_idx, b_idx = np.triu_indices(S, 1)
     names = np.asarray(runs.systems, dtype=object)

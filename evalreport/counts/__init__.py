@@ -125,6 +125,7 @@ class Counts:
     labels: tuple[str, ...]
     systems: tuple[str, ...]
     fold_names: tuple[str, ...] = ()
+    n_task: int | None = None          # as Runs.n_task: leading task classes; the rest prediction-only
 
     def __post_init__(self):
         t = np.asarray(self.tensor)
@@ -149,7 +150,8 @@ class Counts:
         tensor = confusion_from_codes(runs.gold, runs.pred, runs.n_classes,
                                       folds=runs.folds if per_fold else None,
                                       n_folds=runs.n_folds if per_fold else None)
-        return cls(tensor, runs.labels, runs.systems, runs.fold_names if per_fold else ())
+        return cls(tensor, runs.labels, runs.systems, runs.fold_names if per_fold else (),
+                   getattr(runs, "n_task", None))
 
     @property
     def per_fold(self) -> bool:
@@ -159,14 +161,15 @@ class Counts:
         """Sum over folds (the pooled matrix of paper 001's F_tp,fp)."""
         if not self.per_fold:
             return self
-        return Counts(self.tensor.sum(axis=1), self.labels, self.systems)
+        return Counts(self.tensor.sum(axis=1), self.labels, self.systems, n_task=self.n_task)
 
     def with_tensor(self, tensor) -> "Counts":
-        return Counts(tensor, self.labels, self.systems, self.fold_names)
+        return Counts(tensor, self.labels, self.systems, self.fold_names, self.n_task)
 
     def select(self, systems) -> "Counts":
         idx = [self.systems.index(s) for s in systems]
-        return Counts(self.tensor[idx], self.labels, tuple(self.systems[i] for i in idx), self.fold_names)
+        return Counts(self.tensor[idx], self.labels, tuple(self.systems[i] for i in idx), self.fold_names,
+                      self.n_task)
 
 
 def count(runs, *, per_fold: bool = False) -> Counts:

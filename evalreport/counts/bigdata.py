@@ -89,6 +89,7 @@ class PatternCounts:
     folds: np.ndarray | None = None
     fold_names: tuple[str, ...] = ()
     abstain: int | None = None
+    n_task: int | None = None          # as Runs.n_task
 
     @property
     def gold(self) -> np.ndarray:
@@ -126,7 +127,7 @@ class PatternCounts:
         weights = np.broadcast_to(self.counts, (S, self.n_patterns)).ravel()
         tensor = np.bincount(flat, weights=weights, minlength=S * F * K * K).round().astype(np.int64)
         tensor = tensor.reshape((S, F, K, K) if per_fold else (S, K, K))
-        return Counts(tensor, self.labels, self.systems, self.fold_names if per_fold else ())
+        return Counts(tensor, self.labels, self.systems, self.fold_names if per_fold else (), self.n_task)
 
     def to_runs(self) -> Runs:
         """Expand to item level: pattern p repeated ``counts[p]`` times (memory N x (S + 1) codes).
@@ -141,7 +142,7 @@ class PatternCounts:
         folds = None if self.folds is None else np.repeat(self.folds, self.counts)
         return Runs(gold=rows[:, 0], pred=np.ascontiguousarray(rows[:, 1:].T), labels=self.labels,
                     systems=self.systems, folds=folds, fold_names=self.fold_names if folds is not None else (),
-                    abstain=self.abstain)
+                    abstain=self.abstain, n_task=self.n_task)
 
 
 # ----------------------------------------------------------------------------- public API
@@ -729,7 +730,12 @@ class _Plan:
             counted = tensor[..., :self.n_known, :].sum(axis=-1)                  # (S, F, K_known)
             tensor[..., :self.n_known, self.abstain] = totals[None] - counted
         tensor = tensor if per_fold else tensor[:, 0]
-        return Counts(tensor, self.labels, self.systems, self.fold_names if per_fold else ())
+        return Counts(tensor, self.labels, self.systems, self.fold_names if per_fold else (), self.n_task)
+
+    @property
+    def n_task(self) -> int | None:
+        """Leading task classes (as Runs.n_task); None when every class is one."""
+        return self.n_known if len(self.labels) > self.n_known else None
 
     def patterns(self, frame: dict, S: int) -> PatternCounts:
         n = np.asarray(frame["n"], dtype=np.int64)
@@ -755,7 +761,8 @@ class _Plan:
         dtype = code_dtype(len(self.labels))
         folds = fold[order].astype(code_dtype(max(len(self.fold_names), 1))) if self.fold_names else None
         return PatternCounts(patterns=codes[order].astype(dtype), counts=n[order], labels=self.labels,
-                             systems=self.systems, folds=folds, fold_names=self.fold_names, abstain=self.abstain)
+                             systems=self.systems, folds=folds, fold_names=self.fold_names, abstain=self.abstain,
+                             n_task=self.n_task)
 
 
 def _keys(values) -> list:

@@ -710,15 +710,15 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
     gold_codes = gold_codes.astype(dtype)
     score_array, score_labels = scores.result()
     added = final[n_known:]
-    if added:   # prediction-only classes join the class set of every system: say what that changes
+    if added:   # say how prediction-only classes are scored
         warnings.warn(f"{len(added)} class(es) occur only in predictions ({_listing(added)}: unknown labels "
-                      "counted as wrong, or missing predictions as abstain). They are classes of every system's "
-                      "confusion matrix, so measures that count classes (k, confusion_entropy, 1/K chance values) "
-                      "and averages under --policy zero/one change for all systems; the default nan policy skips "
-                      "them in the macro averages of systems that never predict them.", stacklevel=2)
+                      "counted as wrong, or missing predictions as abstain). Each counts as a class only for the "
+                      "systems that predict it (as in scikit-learn), so other systems' scores do not change; K's "
+                      "class count |C| is the task's classes only.", stacklevel=2)
     return Runs(gold=gold_codes, pred=pred, labels=tuple(final), systems=tuple(systems),
                 ids=np.asarray(gold_ids.to_numpy(zero_copy_only=False)), folds=folds, fold_names=fold_names,
-                scores=score_array, sources=tuple(sources), abstain=abstain, score_labels=score_labels)
+                scores=score_array, sources=tuple(sources), abstain=abstain, score_labels=score_labels,
+                n_task=n_known if len(final) > n_known else None)
 
 
 def _runs_in_folder(folder: Path, *, exclude: Path) -> list[Path]:

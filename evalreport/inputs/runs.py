@@ -47,6 +47,9 @@ class Runs:
     sources : the files read, with SHA-256 hashes (recorded in every report).
     abstain : code of the synthetic "abstain" class (gold ids missing from a run, counted as
         wrong) or ``None``.
+    n_task : the first ``n_task`` labels are the task's classes (gold labels and ``labels``);
+        the rest occur only in predictions (unknown labels counted as wrong, ``abstain``) and are
+        classes of a system only where it predicts them. ``None``: every label is a task class.
     """
 
     gold: np.ndarray
@@ -60,6 +63,7 @@ class Runs:
     sources: tuple[Source, ...] = ()
     abstain: int | None = None
     score_labels: tuple[str, ...] = field(default=())
+    n_task: int | None = None
 
     def __post_init__(self):
         gold = np.asarray(self.gold)
@@ -106,7 +110,7 @@ class Runs:
         return Runs(gold=self.gold, pred=self.pred[idx], labels=self.labels,
                     systems=tuple(self.systems[i] for i in idx), ids=self.ids, folds=self.folds,
                     fold_names=self.fold_names, scores=scores, sources=self.sources,
-                    abstain=self.abstain, score_labels=self.score_labels)
+                    abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task)
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:

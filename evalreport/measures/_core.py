@@ -48,7 +48,8 @@ class Context:
     """
 
     def __init__(self, batch: tuple[int, ...], *, policy: str = "nan", convention: float | None = None,
-                 params: Mapping | None = None, positive: int | None = None, costs=None, n_classes: int = 0):
+                 params: Mapping | None = None, positive: int | None = None, costs=None, n_classes: int = 0,
+                 classes=None, task: int | None = None):
         if policy not in POLICIES:
             raise MeasureError(f"unknown undefined-value policy {policy!r}; choose one of {', '.join(POLICIES)}")
         self.batch = tuple(batch)
@@ -59,7 +60,31 @@ class Context:
         self.positive = positive
         self.costs = costs
         self.n_classes = n_classes
+        #: ``batch + (K,)`` bool: which classes count for each matrix (None: all). A class that occurs
+        #: only in predictions (Runs.n_task) counts only for the systems that predict it.
+        self.classes = None if classes is None else np.asarray(classes, dtype=bool)
+        self.task = task                  # the number of task classes (None: all K)
         self.events: list[tuple[str, np.ndarray]] = []
+
+    def class_count(self, C) -> np.ndarray | int:
+        """K, or per matrix the number of classes that count (see :attr:`classes`)."""
+        return C.shape[-1] if self.classes is None else self.classes.sum(axis=-1)
+
+    def task_count(self, C) -> int:
+        """The number of the task's classes (|C| of paper 000, eq. 10): prediction-only classes
+        (unknown labels, abstain) are errors, not classes of the task."""
+        return C.shape[-1] if self.task is None else min(self.task, C.shape[-1])
+
+    def class_sum(self, values) -> np.ndarray:
+        """Sum over the class axis of the classes that count."""
+        values = np.asarray(values, dtype=float)
+        return values.sum(axis=-1) if self.classes is None else np.where(self.classes, values, 0.0).sum(axis=-1)
+
+    def _per_class(self, mask: np.ndarray) -> np.ndarray:
+        """An event mask without the classes that do not count (their 0/0 is no case of this matrix)."""
+        if self.classes is not None and mask.ndim == self.classes.ndim and mask.shape[-1] == self.classes.shape[-1]:
+            return mask & self.classes
+        return mask
 
     # the one division helper --------------------------------------------------------
     def div(self, num, den, reason: str | None):
@@ -76,12 +101,12 @@ class Context:
         out = np.full(num.shape, math.nan if reason is None else self.fill, dtype=float)
         np.divide(num, den, out=out, where=~zero)
         if reason is not None and zero.any():
-            self.events.append((reason, zero))
+            self.events.append((reason, self._per_class(zero)))
         return out
 
     def flag(self, mask, reason: str):
         """Record an undefined case that is not a division (e.g. log of zero)."""
-        mask = np.asarray(mask, dtype=bool)
+        mask = self._per_class(np.asarray(mask, dtype=bool))
         if mask.any():
             self.events.append((reason, mask))
 
@@ -97,9 +122,11 @@ class Context:
         if weights is None:
             weights = np.ones_like(values)
         weights = np.broadcast_to(np.asarray(weights, dtype=float), values.shape)
+        if self.classes is not None and self.classes.shape == values.shape:
+            weights = np.where(self.classes, weights, 0.0)      # classes that do not count weigh nothing
         w = np.where(nan, 0.0, weights)
         total = w.sum(axis=-1)
-        acc = np.where(nan, 0.0, values * w).sum(axis=-1)
+        acc = np.where(nan | (w == 0), 0.0, values * w).sum(axis=-1)   # (-inf x weight 0 is no NaN)
         allnan = total == 0
         out = np.divide(acc, total, out=np.full(total.shape, np.nan), where=~allnan)
         skipped = nan & (weights > 0)      # a NaN of weight 0 would not count anyway
@@ -311,14 +338,16 @@ class Result:
 
 
 def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, labels=None,
-            explain: bool = True) -> Result:
+            explain: bool = True, task: int | None = None) -> Result:
     """Compute one measure for every confusion matrix in ``C`` (shape ``(..., K, K)``).
 
     ``positive``: index (or label, with ``labels``) of the positive class for binary measures.
     ``costs``: (K, K) cost matrix, ``costs[i, j]`` = cost of predicting j for gold i.
     ``labels``: class names, used to resolve ``positive`` and to name classes in reasons.
     ``explain``: build the ``reason`` texts (turn off inside resampling loops; ``undefined``
-    is always computed).
+    is always computed). ``task``: the first ``task`` classes are the task's (``Runs.n_task``);
+    a later class (only in predictions: unknown labels, abstain) counts for a matrix only where
+    it is predicted, so one system's stray labels leave the others' values alone.
     """
     m = get(measure)
     C = np.asarray(C, dtype=float)
@@ -334,8 +363,11 @@ def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, label
         costs = np.asarray(costs, dtype=float)
         if costs.shape != (K, K):
             raise MeasureError(f"cost matrix has shape {costs.shape}; expected ({K}, {K})")
+    classes = None
+    if task is not None and task < K:
+        classes = (np.arange(K) < task) | (C.sum(axis=-2) > 0)
     ctx = Context(C.shape[:-2], policy=policy, convention=m.convention, params=m.params,
-                  positive=pos, costs=costs, n_classes=K)
+                  positive=pos, costs=costs, n_classes=K, classes=classes, task=task)
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.asarray(m.fn(C, ctx), dtype=float)
     if value.shape != ctx.batch:

@@ -189,8 +189,8 @@ def binary(id: str, label: str, *, plain: bool = True, chance=None, **meta):
 def _averaged(f, avg: str, label: str):
     def fn(C, ctx):
         tp, fp, fn_, tn = ovr_counts(C)
-        if avg == "micro":
-            return f(tp.sum(-1), fp.sum(-1), fn_.sum(-1), tn.sum(-1), ctx)
+        if avg == "micro":    # (the TN of a class that does not count would add n per such class)
+            return f(ctx.class_sum(tp), ctx.class_sum(fp), ctx.class_sum(fn_), ctx.class_sum(tn), ctx)
         first = len(ctx.events)
         per_class = f(tp, fp, fn_, tn, ctx)
         weights = None if avg == "macro" else tp + fn_  # gold class sizes a_i

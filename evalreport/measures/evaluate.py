@@ -36,6 +36,7 @@ def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=N
     ``measure``, ``value``, ``undefined``, ``reason``.
     """
     tensor, labels, systems, folds = _unpack(data, labels, systems)
+    task = getattr(data, "n_task", None)          # Counts / Runs: classes only in predictions
     if positive is not None:
         positive = resolve_positive(positive, labels, tensor.shape[-1])
     chosen = default_measures(positive=positive, costs=costs) if measures is None else unique(measures)
@@ -43,7 +44,8 @@ def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=N
         ok, why = applicable(m, positive=positive, costs=costs)
         if not ok:
             raise MeasureError(f"measure {m.id!r}: {why}")
-    results = [compute(m, tensor, positive=positive, policy=policy, costs=costs, labels=labels) for m in chosen]
+    results = [compute(m, tensor, positive=positive, policy=policy, costs=costs, labels=labels, task=task)
+               for m in chosen]
     cells = int(np.prod(tensor.shape[:-2]))          # systems (x folds) per measure
     frame = {"system": np.tile(np.repeat(np.asarray(systems, dtype=object), cells // max(len(systems), 1)),
                                len(chosen))}

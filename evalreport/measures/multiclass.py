@@ -253,7 +253,7 @@ def sba(C, ctx):
             "two classes eq. 10 is eq. 5, including its AP = 0 and AN = 0 cases.")
 def k(C, ctx):
     d, a, b, n = marginals(C)
-    K = C.shape[-1]
+    K = ctx.task_count(C)        # |C|: the task's classes; predictions of other labels are errors
     present = a > 0
     rho = ctx.div(d, a, None)
     mean_rho = ctx.div(np.where(present, rho, 0.0).sum(-1), present.sum(-1), "K: empty confusion matrix (n = 0)")
@@ -276,8 +276,8 @@ def k(C, ctx):
             "t (1 - log2 t) on a symmetric 2 x 2 matrix, maximal 2/(e ln 2) = 1.0615 at t = 2/e.")
 def confusion_entropy(C, ctx):
     d, a, b, n = marginals(C)
-    K = C.shape[-1]
-    off = C * (1 - np.eye(K))
+    off = C * (1 - np.eye(C.shape[-1]))
+    K = ctx.class_count(C)       # m of the log base; a class with a_j + b_j = 0 adds no term
     s = a + b                                   # a_j + b_j
     # term with the class j on the row side (c_jk) and on the column side (c_kj)
     row = ctx.div(off, s[..., :, None], None)

@@ -110,7 +110,7 @@ def _gold_sizes(C):
             "all off-diagonal costs 1 (single-label classification) eq. 11 is eq. 9 and k_cost equals k.")
 def k_cost(C, ctx):
     a = _gold_sizes(C)
-    K = C.shape[-1]
+    K = ctx.task_count(C)        # as in k: |C| is the task's class set
     present = a > 0
     rho = _cost_recalls(C, _error_matrix(ctx), ctx)
     mean_rho = ctx.div(np.where(present, rho, 0.0).sum(-1), present.sum(-1),

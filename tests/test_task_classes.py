@@ -1,0 +1,96 @@
+"""Classes that occur only in predictions (unknown labels counted as wrong, missing predictions as
+<abstain>) are classes of a system only where it predicts them: one team's stray labels must not
+change another team's scores (a shared task's leaderboard), while the team itself is scored as
+scikit-learn scores it (its labels are the union of gold and predicted labels)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.metrics import f1_score, precision_score, recall_score
+
+from evalreport import measures as M
+from evalreport.analyses import resampling
+from evalreport.analyses.compare import compare
+from evalreport.counts import count
+from evalreport.inputs import read_runs
+
+GOLD = ["a", "b", "b", "c", "a", "c", "b", "a"]
+CLEAN = ["a", "b", "c", "c", "b", "c", "b", "a"]
+STRAY = ["a", "foo", "b", "bar", "a", "c", "b", "foo"]
+PARTIAL = {0: "a", 1: "b", 2: "b", 4: "c", 6: "b", 7: "a"}          # items 3 and 5 missing
+
+
+def _write(path, rows):
+    path.write_text("id\tlabel\n" + "".join(f"{i}\t{label}\n" for i, label in rows))
+    return path
+
+
+@pytest.fixture()
+def files(tmp_path):
+    gold = _write(tmp_path / "gold.tsv", enumerate(GOLD))
+    clean = _write(tmp_path / "clean.tsv", enumerate(CLEAN))
+    stray = _write(tmp_path / "stray.tsv", enumerate(STRAY))
+    partial = _write(tmp_path / "partial.tsv", PARTIAL.items())
+    return gold, clean, stray, partial
+
+
+def _read(gold, runs):
+    with pytest.warns(UserWarning) if len(runs) > 1 else _nothing():
+        return read_runs(gold, runs, allow_unknown=True, missing="abstain")
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+@pytest.mark.parametrize("policy", ["nan", "zero", "one", "convention"])
+def test_a_teams_scores_do_not_depend_on_other_teams_stray_labels(files, policy):
+    gold, clean, stray, partial = files
+    alone = count(read_runs(gold, [clean]))
+    together = count(_read(gold, [clean, stray, partial]))
+    assert together.labels[:3] == ("a", "b", "c") and together.n_task == 3 and alone.n_task is None
+    ids = [m.id for m in M.default_measures(positive=None)]
+    a = M.evaluate(alone, ids, policy=policy).set_index(["system", "measure"])
+    b = M.evaluate(together, ids, policy=policy).set_index(["system", "measure"]).loc["clean"]
+    a = a.loc["clean"]
+    np.testing.assert_allclose(b["value"].to_numpy(), a["value"].to_numpy(), equal_nan=True, rtol=1e-12)
+    assert (b["undefined"].to_numpy() == a["undefined"].to_numpy()).all()
+    assert not b["reason"].str.contains("foo|bar|abstain").any()
+
+
+@pytest.mark.parametrize("zero_division", [0.0, 1.0])
+def test_the_team_with_stray_labels_is_scored_as_scikit_learn_scores_it(files, zero_division):
+    gold, clean, stray, partial = files
+    counts = count(_read(gold, [clean, stray, partial]))
+    policy = {0.0: "zero", 1.0: "one"}[zero_division]
+    got = M.evaluate(counts, ["macro_f1", "macro_precision", "macro_recall"], policy=policy)
+    got = got[got.system == "stray"].set_index("measure")["value"]
+    for fn, mid in ((f1_score, "macro_f1"), (precision_score, "macro_precision"), (recall_score, "macro_recall")):
+        want = fn(GOLD, STRAY, average="macro", zero_division=zero_division)   # labels: gold and predicted
+        assert got[mid] == pytest.approx(want, abs=1e-12), mid
+
+
+def test_k_counts_the_task_classes_only(files):
+    """Paper 000, eq. 10: |C| is the task's class set; a prediction of another label is an error."""
+    gold, clean, stray, partial = files
+    counts = count(_read(gold, [clean, stray, partial]))
+    k = M.evaluate(counts, ["k"]).set_index("system")["value"]
+    C = np.asarray(counts.tensor)[1][:3, :3]                  # stray: its recalls of a, b, c
+    rho = np.diag(C) / np.array([GOLD.count(c) for c in "abc"])
+    assert k["stray"] == pytest.approx(3 / 2 * rho.mean() - 1 / 2, abs=1e-12)
+
+
+def test_bootstrap_and_compare_use_the_same_classes(files):
+    gold, clean, stray, partial = files
+    runs = _read(gold, [clean, stray, partial])
+    boot = resampling.bootstrap(runs, ["macro_f1", "k"], n_resamples=20, seed=0)
+    point = M.evaluate(count(runs), ["macro_f1", "k"]).set_index(["system", "measure"])["value"]
+    got = boot.intervals.set_index(["system", "measure"])["value"]
+    np.testing.assert_allclose(got.loc[point.index].to_numpy(), point.to_numpy(), rtol=1e-12)
+    scores = compare(runs, measures=["macro_f1"], primary="macro_f1", bootstrap=0).scores
+    raw = scores[~scores.calibrated].set_index("system")["value"]
+    assert raw["clean"] == pytest.approx(point[("clean", "macro_f1")])
