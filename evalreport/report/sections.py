@@ -444,6 +444,8 @@ class ReportData:
             parts.append(pd.DataFrame({"system": sf["system"], "fold": sf["fold"], "what": sf["measure"],
                                        "reason": sf["reason"]}))
         rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        if not parts:
+            return Note("Per-fold precision, recall and AUC need a positive class (--positive).")
         if rows.empty:
             return Note("Every fold has defined per-fold precision, recall and AUC: the fold-averaging estimators "
                         "skip nothing.")
