@@ -2,7 +2,7 @@
 replace a folder evalreport did not write."""
 import csv
 import io
-from contextlib import redirect_stdout
+from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
 
@@ -94,3 +94,19 @@ def test_latex_and_markdown_outputs_escape_names(tmp_path):
     columns = header.count(" | ") + 1
     for line in out.splitlines()[2:]:
         assert len([c for c in line.replace("\\|", "").split(" | ")]) == columns, line[:120]
+
+
+def test_score_and_compare_do_not_read_an_optional_score_column(tmp_path):
+    """Measures of labels do not need scores: a blank score must not stop `score`; `cv` (AUC) still
+    reports it with its line."""
+    (tmp_path / "g.tsv").write_text("id\tlabel\tfold\n1\ta\t1\n2\tb\t1\n")
+    (tmp_path / "r.tsv").write_text("id\tlabel\tscore\n1\ta\t0.9\n2\tb\t\n")
+    args = [str(tmp_path / "g.tsv"), str(tmp_path / "r.tsv")]
+    code, out = _run(["score", *args, "--measures", "accuracy", "--format", "csv"])
+    assert code == 0 and "r,accuracy,1.0" in out
+    code, _ = _run(["compare", *args, "--measures", "accuracy", "--bootstrap", "0", "--format", "csv"])
+    assert code == 0
+    err = io.StringIO()
+    with redirect_stderr(err):
+        code, _ = _run(["cv", *args, "--measures", "accuracy"])
+    assert code == 2 and "empty score in column 'score'" in err.getvalue() and "line 3" in err.getvalue()

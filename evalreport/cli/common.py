@@ -117,7 +117,8 @@ def load(args) -> Loaded:
             return Loaded(None, counts, cost_matrix(args, counts.labels))
         runs = readers.read_runs(args.gold, args.runs, runs_dir=args.runs_dir, names=args.names,
                                  id_col=args.id_col, label_col=args.label_col, labels=args.labels,
-                                 missing=args.missing, allow_unknown=args.allow_unknown)
+                                 missing=args.missing, allow_unknown=args.allow_unknown,
+                                 score_col="score" if getattr(args, "read_scores", True) else None)
         counts = Counts.from_runs(runs)
     costs = cost_matrix(args, counts.labels)
     return Loaded(runs, counts, costs)

@@ -30,7 +30,7 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="DIR", help="write every table (CSV + JSON) to this folder")
     p.add_argument("--no-progress", action="store_true", help="do not show a progress bar on stderr")
     add_format_option(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, read_scores=False)    # labels only: an optional score column is not read
 
 
 def _check(args) -> None:

@@ -5,10 +5,11 @@ from evalreport.cli.common import add_scoring_command, emit, load
 
 
 def register(sub) -> None:
-    add_scoring_command(sub, "score", help="compute measures for every system (a systems x measures table)",
-                        description="Compute measures for every system. Without --measures, every measure that "
-                                    "applies to the data (binary ones need --positive; their one-vs-rest averages "
-                                    "are always computed).", func=run)
+    p = add_scoring_command(sub, "score", help="compute measures for every system (a systems x measures table)",
+                            description="Compute measures for every system. Without --measures, every measure that "
+                                        "applies to the data (binary ones need --positive; their one-vs-rest "
+                                        "averages are always computed).", func=run)
+    p.set_defaults(read_scores=False)     # measures of labels only: an optional score column is not read
 
 
 def run(args) -> int:
