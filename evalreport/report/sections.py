@@ -141,7 +141,9 @@ class ReportData:
         ranks = {c: "{:g}" for c in ("rank", "rank (calibrated)") if c in show}   # ties are halves: 1.5
         caption = (f"Leaderboard under {self._label(self.primary)}: bootstrap interval, probability of being best, "
                    "significance group (systems in the same group are not separable at the chosen alpha) and the "
-                   "rank after prevalence calibration. Tied systems share the mean of their ranks (1.5).")
+                   "rank after prevalence calibration.")
+        if (board["rank"] % 1 != 0).any():
+            caption += " Tied systems share the mean of their ranks (e.g. 1.5)."
         flags = reasons = None
         if undefined.any():
             scores = self.table("scores")
