@@ -94,3 +94,23 @@ def test_bootstrap_and_compare_use_the_same_classes(files):
     scores = compare(runs, measures=["macro_f1"], primary="macro_f1", bootstrap=0).scores
     raw = scores[~scores.calibrated].set_index("system")["value"]
     assert raw["clean"] == pytest.approx(point[("clean", "macro_f1")])
+
+
+def test_cost_measures_and_baselines_are_the_tasks(files):
+    """k_cost's max(E_j) and expected_cost's trivial system range over the classes that count; the
+    chance baselines predict the task's classes (a stray team must not move another's reference)."""
+    from evalreport.analyses.baselines import baselines
+    from evalreport.measures.ordinal import costs_from_order
+
+    gold, clean, stray, partial = files
+    alone, together = read_runs(gold, [clean]), _read(gold, [clean, stray, partial])
+    D3 = costs_from_order(list("abc"), list("abc"))
+    Dall = costs_from_order(list(together.labels), list(together.labels))
+    for mid in ("k_cost", "expected_cost", "mae", "macro_mae"):
+        a = M.evaluate(count(alone), [mid], costs=D3).set_index("system")["value"]["clean"]
+        b = M.evaluate(count(together), [mid], costs=Dall).set_index("system")["value"]["clean"]
+        assert b == pytest.approx(a, abs=1e-12), mid
+    base_a = baselines(count(alone), ["macro_f1", "accuracy", "k"]).set_index(["measure", "baseline"])["value"]
+    base_b = baselines(count(together), ["macro_f1", "accuracy", "k"]).set_index(["measure", "baseline"])["value"]
+    assert list(base_b.index) == list(base_a.index)                   # no constant:foo, constant:<abstain>
+    np.testing.assert_allclose(base_b.to_numpy(), base_a.to_numpy(), rtol=1e-9, atol=0.02)  # MC models: SE

@@ -277,6 +277,10 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
     ``method`` (``exact``, ``linear``, ``enumeration``, ``monte_carlo``) and ``note``.
     """
     a, labels = gold_sizes(data, labels)
+    task = getattr(data, "n_task", None)
+    if task is not None:   # a system with no skill predicts the task's classes, not another team's stray labels
+        a, labels = a[:task], list(labels)[:task]
+        costs = None if costs is None else np.asarray(costs, dtype=float)[:task, :task]
     K, n = len(a), int(a.sum())
     if n == 0:
         raise ValueError("no gold items: chance baselines are undefined")
@@ -289,11 +293,8 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
     b = _sizes(sizes, a, labels)
     rng = np.random.default_rng(seed)
 
-    task = getattr(data, "n_task", None)      # prediction-only classes (Runs.n_task) stay out of the averages
-
     def values(m, tables):
-        return compute(m, tables, positive=pos, policy=policy, costs=costs, labels=labels, explain=False,
-                       task=task).value
+        return compute(m, tables, positive=pos, policy=policy, costs=costs, labels=labels, explain=False).value
 
     rows: list[dict] = []
     if predictors:

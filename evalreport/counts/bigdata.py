@@ -55,7 +55,7 @@ import numpy as np
 
 from evalreport.counts import Counts
 from evalreport.errors import InputError
-from evalreport.inputs.readers import ABSTAIN, MISSING_LABELS, natural_sorted
+from evalreport.inputs.readers import ABSTAIN, MISSING_LABELS, announce_prediction_only, natural_sorted
 from evalreport.inputs.runs import Runs, code_dtype
 
 __all__ = ["count_confusions", "count_patterns", "PatternCounts", "ENGINES"]
@@ -707,6 +707,7 @@ class _Plan:
             final.append(ABSTAIN)
         self.labels = tuple(final)
         self.abstain = abstain
+        announce_prediction_only(final[self.n_known:])
         full = {c: k for k, c in enumerate(final)}
         self.pred_raw = uniq
         self.pred_codes = np.array([full[t] for t in texts], dtype=np.int64)

@@ -709,16 +709,22 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
             pred[s] = remap[pred[s].astype(np.intp) + 1]
     gold_codes = gold_codes.astype(dtype)
     score_array, score_labels = scores.result()
-    added = final[n_known:]
-    if added:   # say how prediction-only classes are scored
-        warnings.warn(f"{len(added)} class(es) occur only in predictions ({_listing(added)}: unknown labels "
-                      "counted as wrong, or missing predictions as abstain). Each counts as a class only for the "
-                      "systems that predict it (as in scikit-learn), so other systems' scores do not change; K's "
-                      "class count |C| is the task's classes only.", stacklevel=2)
+    announce_prediction_only(final[n_known:])
     return Runs(gold=gold_codes, pred=pred, labels=tuple(final), systems=tuple(systems),
                 ids=np.asarray(gold_ids.to_numpy(zero_copy_only=False)), folds=folds, fold_names=fold_names,
                 scores=score_array, sources=tuple(sources), abstain=abstain, score_labels=score_labels,
                 n_task=n_known if len(final) > n_known else None)
+
+
+def announce_prediction_only(added) -> None:
+    """Say how classes that occur only in predictions are scored (shared by the in-memory and the
+    out-of-core readers)."""
+    if added:
+        warnings.warn(f"{len(added)} class(es) occur only in predictions ({_listing(added)}: unknown labels "
+                      "counted as wrong, or missing predictions as abstain). Each counts as a class only for the "
+                      "systems that predict it (as in scikit-learn), so other systems' scores do not change; K's "
+                      "class count |C|, the cost baselines and the chance baselines use the task's classes only.",
+                      stacklevel=3)
 
 
 def _runs_in_folder(folder: Path, *, exclude: Path) -> list[Path]:

@@ -121,7 +121,12 @@ def k_cost(C, ctx):
 def _cost_recalls(C, E, ctx):
     """rho_j of eq. 11 for every class (batch, K); classes with AP_j = 0 hold 0 (dropped by xi_j)."""
     a = _gold_sizes(C)
-    max_e = E.max(axis=-1)                             # max(E_j): the costliest prediction for gold j
+    if ctx.classes is not None:      # the costliest prediction among the classes that count for this matrix
+        E = np.where(ctx.classes[..., None, :], E, -np.inf)
+        max_e = E.max(axis=-1)
+        E = np.where(np.isfinite(E), E, 0.0)
+    else:
+        max_e = E.max(axis=-1)                         # max(E_j): the costliest prediction for gold j
     err = (C * E).sum(axis=-1)                         # sum over the items d of class j of E(d)
     # eq. 11 written as one ratio, rho_j = (AP_j max(E_j) - sum_d E(d)) / (AP_j max(E_j)), so that the
     # policy applies to rho_j itself; classes with AP_j = 0 are dropped by xi_j (eq. 8), not divided
@@ -215,5 +220,7 @@ def expected_cost(C, ctx):
     a = C.sum(axis=-1)
     total = (C * D).sum(axis=(-2, -1))
     constant = (a[..., :, None] * D).sum(axis=-2)           # cost of always predicting class k
+    # the trivial system predicts one of the task's classes (not another team's stray label)
+    constant = constant[..., :ctx.task_count(C)]
     return ctx.div(total, constant.min(axis=-1),
                    "expected cost: the best constant prediction costs 0 (nothing to normalise by)")

@@ -68,7 +68,8 @@ def _script_json(obj: Any) -> str:
 def _markdown_to_html(text: str) -> str:
     import mistune  # a dependency of nbconvert, always present with the report extra
 
-    return mistune.html(text)
+    # escape=True: text from the inputs (a class named <abstain>, a system named <b>) shows as written
+    return mistune.create_markdown(escape=True, plugins=["strikethrough", "footnotes", "table"])(text)
 
 
 # The per-chart script: finds its own figure through document.currentScript (so duplicate
