@@ -38,7 +38,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["DEMO_CLASSES", "Demo", "demo_data", "binary_demo_data", "make_demo", "make_binary_demo",
-           "load_demo"]
+           "load_demo", "shared_task_data"]
 
 #: The digit classes kept in the multi-class demo and how many items of each: (name, digit, size).
 DEMO_CLASSES = (
@@ -227,3 +227,47 @@ def load_demo(out_dir=None, *, binary: bool = False, seed: int = 0):
     with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
         paths = make(tmp, seed=seed)
         return read_runs(paths["gold"], runs_dir=paths["runs_dir"], labels=labels)
+
+
+#: Names a participant might give a run: long, with version tags and underscores (for the long-names shape).
+_LONG_NAME_PARTS = ("transformer", "ensemble", "multilingual", "baseline", "finetuned", "distilled", "contrastive",
+                    "augmented", "retrieval", "prompted")
+
+
+def shared_task_data(*, n_systems: int = 25, n_classes: int = 3, n_items: int = 600, long_names: bool = False,
+                     seed: int = 0) -> Demo:
+    """A synthetic shared task: ``n_systems`` runs of different skill on ``n_items`` items.
+
+    The gold classes are imbalanced (shares decreasing geometrically by 0.6 per class). Each
+    system has its own accuracy (spread between 0.45 and 0.85, several close to each other, so
+    the leaderboard has near-ties) and its own bias towards the majority class, so accuracy and
+    the class-balanced measures disagree. Used for the report's data shapes (few systems, many
+    systems, long names) in tests and in ``benchmarks/report_shapes.py``.
+    """
+    if n_systems < 1 or n_classes < 2 or n_items < n_classes:
+        raise ValueError("need n_systems >= 1, n_classes >= 2 and n_items >= n_classes")
+    rng = np.random.default_rng(seed)
+    shares = 0.6 ** np.arange(n_classes)
+    shares /= shares.sum()
+    y = np.concatenate([np.arange(n_classes), rng.choice(n_classes, size=n_items - n_classes, p=shares)])
+    rng.shuffle(y)
+    labels = tuple(f"class_{chr(ord('a') + k)}" if n_classes <= 26 else f"c{k:04d}" for k in range(n_classes))
+    names = np.asarray(labels, dtype=object)
+    ids = np.char.add("item-", np.char.zfill(np.arange(n_items).astype(str), 5)).astype(object)
+    gold = pd.DataFrame({"id": ids, "label": names[y]})
+    skills = np.sort(rng.uniform(0.45, 0.85, size=n_systems))[::-1]
+    runs = {}
+    for s, skill in enumerate(skills):
+        majority_bias = rng.uniform(0.0, 0.6)             # how much of its errors go to the majority class
+        right = rng.random(n_items) < skill
+        wrong = (y + rng.integers(1, n_classes, size=n_items)) % n_classes
+        to_major = (rng.random(n_items) < majority_bias) & (y != 0)
+        wrong = np.where(to_major, 0, wrong)
+        pred = np.where(right, y, wrong)
+        if long_names:
+            parts = rng.choice(_LONG_NAME_PARTS, size=3, replace=False)
+            name = f"team{s + 1:02d}_{'_'.join(parts)}_run{s % 3 + 1}_v{s % 4 + 1}.{s % 10}"
+        else:
+            name = f"system_{s + 1:02d}"
+        runs[name] = pd.DataFrame({"id": ids, "label": names[pred]})
+    return Demo(gold=gold, runs=runs, labels=labels)
