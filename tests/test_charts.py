@@ -1,4 +1,4 @@
-"""Chart builders (evalreport.charts.builders): every spec validates against the Vega-Lite
+"""Chart builders (evalreport.charts: points, heatmaps, crossval): every spec validates against the Vega-Lite
 schema (``to_dict()``), shows what it must (marks, encodings, sort orders, printed values),
 and handles empty, NaN and mis-specified inputs with a clear ValueError or a marked cell.
 Rendering to SVG is tested separately (marked slow)."""
@@ -12,7 +12,8 @@ import pytest
 
 alt = pytest.importorskip("altair")
 
-from evalreport.charts import builders as b  # noqa: E402
+from evalreport import charts as b  # noqa: E402
+from evalreport.charts import _common as c  # noqa: E402
 
 SYSTEMS = ["alpha", "beta", "gamma", "delta"]
 MEASURES = ["accuracy", "macro_f1", "mcc", "confusion_entropy"]
@@ -250,11 +251,13 @@ def test_not_a_frame_is_a_type_error():
 
 
 def test_public_names_exported():
-    import evalreport.charts as charts
+    from evalreport.charts import crossval, heatmaps, points
 
-    for name in b.__all__:
-        assert getattr(charts, name) is getattr(b, name)
-    assert set(CASES) == set(b.__all__)
+    builders = set(b.__all__) - {"THEME_NAME", "use_theme", "measure_label", "short_measure_label",
+                                 "identical_rankings"}
+    assert set(CASES) == builders
+    for name in builders:
+        assert any(getattr(m, name, None) is getattr(b, name) for m in (points, heatmaps, crossval))
 
 
 # --------------------------------------------------------------------------------------------
@@ -293,16 +296,18 @@ def test_leaderboard_sorts_systems_by_value_and_draws_baselines_and_groups():
     assert points[0]["encoding"]["x"]["scale"]["domain"][0] < 1 / 3
 
 
-def test_leaderboard_shows_chosen_baselines_and_merges_close_labels():
+def test_leaderboard_shows_chosen_baselines_on_separate_lines():
     many = pd.DataFrame({"measure": "accuracy",
                          "baseline": ["constant:a", "majority", "uniform", "prevalence", "contingency"],
                          "value": [0.05, 0.60, 0.333, 0.34, 0.338]})
     spec = b.leaderboard_intervals(intervals(), measure="accuracy", baselines=many).to_dict()
     dashed = next(v for v in views(spec) if mark_type(v) == "rule" and v["mark"].get("strokeDash"))
     assert sorted(view_rows(spec, dashed)["baseline"]) == ["majority", "prevalence", "uniform"]
-    texts = sorted(pd.concat([view_rows(spec, v) for v in text_views(spec)])["text"])
-    # uniform and prevalence are 0.007 apart: one label for both, written once
-    assert texts == ["majority = 0.600", "uniform = 0.333 / prevalence = 0.340"]
+    labels = pd.concat([view_rows(spec, v) for v in text_views(spec)])
+    assert sorted(labels["text"]) == ["majority = 0.600", "prevalence = 0.340", "uniform = 0.333"]
+    # uniform and prevalence are 0.007 apart: their labels go on different lines above the plot
+    y = labels.set_index("text")["y"]
+    assert y["uniform = 0.333"] != y["prevalence = 0.340"] and (y < 0).all()
     spec = b.leaderboard_intervals(intervals(), measure="accuracy", baselines=many, show_baselines=None).to_dict()
     dashed = next(v for v in views(spec) if mark_type(v) == "rule" and v["mark"].get("strokeDash"))
     assert len(view_rows(spec, dashed)) == 5
@@ -365,7 +370,7 @@ def test_rank_heatmap_prints_ranks_and_orders_systems_by_mean_rank():
     assert row["label"] == f"{row['fill']:.0f}"
     # rank 1 is dark (reversed colour scale), and its text white
     assert rect["encoding"]["fill"]["scale"]["domain"][0] == 1
-    assert set(data.loc[data["fill"] == 1, "ink"]) == {b.DARK_INK}
+    assert set(data.loc[data["fill"] == 1, "ink"]) == {c.DARK_INK}
 
 
 def test_rank_heatmap_calibrated_rows_and_nan_ranks():
@@ -374,7 +379,7 @@ def test_rank_heatmap_calibrated_rows_and_nan_ranks():
     data = rows(b.rank_heatmap(df, calibrated=True).to_dict())
     assert len(data) == int(df["calibrated"].sum())
     cell = data[(data["system"] == "gamma") & (data["measure"] == "mcc")].iloc[0]
-    assert cell["label"] == b.UNDEFINED_TEXT and not cell["defined"]
+    assert cell["label"] == c.UNDEFINED_TEXT and not cell["defined"]
     with pytest.raises(ValueError, match="'calibrated' column"):
         b.rank_heatmap(df.drop(columns="calibrated"), calibrated=True)
 
@@ -383,7 +388,7 @@ def test_heatmap_orientation_puts_the_longer_list_on_rows():
     many = pd.DataFrame([(s, f"measure_{i}", 1.0 + j) for i in range(10) for j, s in enumerate(SYSTEMS)],
                         columns=["system", "measure", "rank"])
     rect = next(v for v in views(b.rank_heatmap(many).to_dict()) if mark_type(v) == "rect")
-    assert rect["encoding"]["y"]["field"] == "measure"
+    assert rect["encoding"]["y"]["field"] == "measure_name"
     rect = next(v for v in views(b.rank_heatmap(many, orient="systems_rows").to_dict()) if mark_type(v) == "rect")
     assert rect["encoding"]["y"]["field"] == "system"
     with pytest.raises(ValueError, match="orient"):
@@ -393,11 +398,11 @@ def test_heatmap_orientation_puts_the_longer_list_on_rows():
 def test_score_heatmap_marks_undefined_cells_with_the_reason():
     spec = b.score_heatmap(scores()).to_dict()
     _heatmap_layers(spec)
-    grey = [v for v in views(spec) if mark_type(v) == "rect" and v["mark"].get("color") == b.UNDEFINED_FILL]
+    grey = [v for v in views(spec) if mark_type(v) == "rect" and v["mark"].get("color") == c.UNDEFINED_FILL]
     assert grey and grey[0]["transform"] == [{"filter": "!datum.defined"}]
     data = rows(spec)
     cell = data[(data["system"] == "gamma") & (data["measure"] == "mcc")].iloc[0]
-    assert cell["label"] == b.UNDEFINED_TEXT and cell["reason"] == "0/0: constant prediction"
+    assert cell["label"] == c.UNDEFINED_TEXT and cell["reason"] == "0/0: constant prediction"
     assert cell["shown"] == "undefined"
     tooltip_fields = {t["field"] for t in grey[0]["encoding"]["tooltip"]}
     assert {"reason", "shown"} <= tooltip_fields
@@ -411,7 +416,7 @@ def test_score_heatmap_colours_best_dark_in_the_measures_direction():
         best = rows_m.loc[rows_m["value"].idxmin() if best_is_min else rows_m["value"].idxmax()]
         worst = rows_m.loc[rows_m["value"].idxmax() if best_is_min else rows_m["value"].idxmin()]
         assert best["fill"] == pytest.approx(1.0) and worst["fill"] == pytest.approx(0.0)
-        assert best["ink"] == b.DARK_INK
+        assert best["ink"] == c.DARK_INK
     # printed values: 3 decimals, and never "-0.000"
     df = scores()
     df.loc[0, "value"] = -1e-9
@@ -428,8 +433,9 @@ def test_correlation_heatmap_fixed_diverging_scale_values_printed_and_mirrored()
     n = len(MEASURES)
     assert len(data) == n * n  # upper triangle given, full matrix drawn
     pair = data[(data["measure_a"] == "mcc") & (data["measure_b"] == "accuracy")].iloc[0]
-    assert pair["label"] == f"{0.9 - 0.35 * 2 - 0.1:.2f}"
-    assert rect["encoding"]["x"]["sort"] == MEASURES
+    assert pair["label"] == f"{0.9 - 0.35 * 2 - 0.1:.2f}".replace("0.", ".", 1)  # ".10": no leading zero
+    # measures shown by their short registry labels, in the given order
+    assert rect["encoding"]["x"]["sort"] == ["Accuracy", "Macro F1", "MCC", "Confusion entropy"]
     with pytest.raises(ValueError, match="available: spearman, kendall"):
         b.correlation_heatmap(rank_correlation(), method="pearson")
 
@@ -445,7 +451,8 @@ def test_correlation_heatmap_drops_text_when_cells_are_too_small():
 
 def test_calibration_dumbbell_facets_by_measure_with_raw_and_calibrated():
     spec = b.calibration_dumbbell(scores(), measures=["mcc", "accuracy"]).to_dict()
-    assert spec["facet"]["field"] == "measure" and spec["facet"]["sort"] == ["mcc", "accuracy"]
+    # panels headed by the measures' short labels, in the order asked for
+    assert spec["facet"]["field"] == "measure_name" and spec["facet"]["sort"] == ["MCC", "Accuracy"]
     assert spec["resolve"]["scale"]["x"] == "independent"
     marks = [mark_type(v) for v in views(spec)]
     assert "rule" in marks and "circle" in marks
@@ -497,7 +504,7 @@ def test_per_class_heatmap_one_panel_per_metric_with_undefined_marked():
     assert spec["facet"]["row"]["sort"] == ["recall", "precision", "f1"]
     _heatmap_layers(spec)
     data = rows(spec)
-    assert (data.loc[data["value"].isna(), "label"] == b.UNDEFINED_TEXT).all()
+    assert (data.loc[data["value"].isna(), "label"] == c.UNDEFINED_TEXT).all()
     assert data["value"].isna().sum() == 2
     only = rows(b.per_class_heatmap(per_class(), metrics=("f1",)).to_dict())
     assert set(only["metric"]) == {"f1"}
@@ -605,7 +612,7 @@ def test_score_heatmap_without_undefined_and_reason_columns():
     df = scores().drop(columns=["undefined", "reason"])
     data = rows(b.score_heatmap(df).to_dict())
     cell = data[(data["system"] == "gamma") & (data["measure"] == "mcc")].iloc[0]
-    assert cell["label"] == b.UNDEFINED_TEXT and cell["shown"] == "undefined" and cell["reason"] == ""
+    assert cell["label"] == c.UNDEFINED_TEXT and cell["shown"] == "undefined" and cell["reason"] == ""
 
 
 def test_simulation_refuses_to_mix_settings_in_one_line():

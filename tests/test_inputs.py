@@ -174,14 +174,17 @@ def test_runs_dir_and_names(tmp_path):
         tsv(folder / f"{name}.tsv", GOLD_ROWS)
     write(folder / ".hidden.tsv", "junk")
     write(folder / "notes.txt", "not a run")
-    runs = read_runs(gold, runs_dir=folder)
+    with pytest.warns(UserWarning, match=r"not read: '.hidden.tsv \(hidden\)', 'notes.txt'"):
+        runs = read_runs(gold, runs_dir=folder)
     assert runs.systems == ("m1", "m2", "m10")
-    named = read_runs(gold, runs_dir=folder, names=["A", "B", "C"])
+    with pytest.warns(UserWarning, match="not read"):
+        named = read_runs(gold, runs_dir=folder, names=["A", "B", "C"])
     assert named.systems == ("A", "B", "C")
     assert [s.system for s in named.sources[1:]] == ["A", "B", "C"]
     # given files first, then the folder
     extra = tsv(tmp_path / "z0.tsv", GOLD_ROWS)
-    assert read_runs(gold, [extra], runs_dir=folder).systems == ("z0", "m1", "m2", "m10")
+    with pytest.warns(UserWarning, match="not read"):
+        assert read_runs(gold, [extra], runs_dir=folder).systems == ("z0", "m1", "m2", "m10")
 
 
 def test_explicit_labels_order_and_absent_class(tmp_path, gold):

@@ -23,6 +23,7 @@ import importlib  # noqa: E402
 
 # evalreport.report re-exports the render() function under the module's name.
 render_mod = importlib.import_module("evalreport.report.render")
+from evalreport.report import quarto as quarto_mod  # noqa: E402
 
 from evalreport.report.display import Chart, Heading, Note, Table  # noqa: E402
 from evalreport.report.render import execute, render  # noqa: E402
@@ -223,6 +224,36 @@ def test_execute_kernel_is_this_interpreter(tmp_path):
     assert Path(printed).resolve() == Path(sys.executable).resolve()
 
 
+def test_kernel_shutdown_sends_no_interrupt(tmp_path, monkeypatch):
+    """Issue 10, section 5: jupyter_client interrupts (SIGINT) a kernel before shutting it down;
+    landing inside a message handler, that made ipykernel print "KeyboardInterrupt caught in
+    kernel." at random. execute() shuts the kernel down with the request alone."""
+    import signal
+
+    from jupyter_client.manager import KernelManager
+
+    sent = []
+    real = KernelManager._async_signal_kernel
+
+    async def recording(self, signum):
+        sent.append(signum)
+        return await real(self, signum)
+
+    monkeypatch.setattr(KernelManager, "_async_signal_kernel", recording)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("x = 1")]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, str(tmp_path / "k.ipynb"))
+    execute(tmp_path / "k.ipynb", tmp_path / "k-out.ipynb", {}, progress=False)
+    assert signal.SIGINT not in sent
+    # the control: papermill's default kernel manager does interrupt the kernel on shutdown
+    import papermill as pm
+
+    pm.execute_notebook(str(tmp_path / "k.ipynb"), str(tmp_path / "k-default.ipynb"), kernel_name="python3",
+                        progress_bar=False)
+    assert signal.SIGINT in sent
+
+
 def test_execute_failure_names_the_cell(tmp_path):
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("1 / 0")]
@@ -287,6 +318,16 @@ def test_pdf_has_pages_and_chart_images(rendered):
     assert pdf.read_bytes().startswith(b"%PDF-")
     assert _pdf_pages(pdf) >= 1
     assert _pdf_images(pdf) >= len(CHART_NAMES)
+
+
+def test_rendered_pdf_reads_without_poppler_errors(rendered):
+    """Typst writes /Suspects false; poppler calls it a syntax error: render() removes it (issue 10, section 4)."""
+    if not shutil.which("pdfinfo"):
+        pytest.skip("pdfinfo (poppler-utils) not installed")
+    pdf = rendered["result"]["pdf"]
+    assert b"/Suspects false" not in pdf.read_bytes()
+    proc = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    assert proc.stderr.strip() == "", proc.stderr
 
 
 def test_pdf_text_has_table_note_and_headings(rendered):
@@ -365,12 +406,13 @@ def test_quarto_config_parses_and_names_existing_files():
     html = config["format"]["html"]
     assert html["embed-resources"] is True and html["html-math-method"] == "mathml"
     assert "typst" in config["format"]
-    files = render_mod._quarto_files(config)
+    assert config["project"]["render"] == ["report.ipynb"]
+    files = quarto_mod._quarto_files(config)
     assert "templates/html/report.css" in files
     for rel in files:
         assert (cfg_path.parent / rel).is_file(), rel
     header = (cfg_path.parent / html["include-in-header"]).read_text(encoding="utf-8")
-    assert render_mod._BUNDLE_MARKER in header
+    assert quarto_mod.BUNDLE_MARKER in header
 
 
 def test_quarto_project_and_commands(rendered, tmp_path):
@@ -379,17 +421,21 @@ def test_quarto_project_and_commands(rendered, tmp_path):
     path = render_mod.quarto_project([("overview", nb)], tmp_path / "proj", meta)
     project = path.parent
     config = yaml.safe_load((project / "_quarto.yml").read_text(encoding="utf-8"))
-    for rel in render_mod._quarto_files(config):
+    for rel in quarto_mod._quarto_files(config):
         assert (project / rel).is_file(), rel
     header = (project / config["format"]["html"]["include-in-header"]).read_text(encoding="utf-8")
-    assert header.count("window.vegaEmbed=") == 1 and render_mod._BUNDLE_MARKER not in header
+    assert header.count("window.vegaEmbed=") == 1 and quarto_mod.BUNDLE_MARKER not in header
     merged = nbformat.read(str(path), as_version=4)
     nbformat.validate(merged)
     front = merged.cells[0]
     assert front.cell_type == "raw"
-    assert yaml.safe_load(front.source.strip().strip("-")) == {"title": "Q <title>", "date": "2024", "lang": "en"}
+    doc = yaml.safe_load(front.source.strip().strip("-"))
+    assert doc == {"title": "Q <title>", "date": "2024", "lang": "en", "format": config["format"],
+                   "execute": config["execute"]}
     code = [c for c in merged.cells if c.cell_type == "code"]
     assert code and all(c.source.startswith("#| echo: false\n") for c in code)
+    chart = next(c for c in code if "scores-by-system" in c.source)
+    assert '#| fig-cap: "Scores of each system \\\\<\\\\/script\\\\> \\\\<b\\\\>safe\\\\<\\\\/b\\\\>"' in chart.source
     cmds = render_mod.quarto_commands("/bin/quarto", "report.ipynb", ("html", "pdf"))
     assert cmds == [
         ["/bin/quarto", "render", "report.ipynb", "--to", "html", "--no-execute"],

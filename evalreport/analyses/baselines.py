@@ -187,7 +187,8 @@ def enumerate_tables(a, model: str, sizes=None, *, max_tables: int = 20000):
         p = _row_probability(model, a, K)
         with np.errstate(divide="ignore"):
             logp = np.where(p > 0, np.log(np.where(p > 0, p, 1.0)), -np.inf)
-        cell = np.where(tables > 0, tables * logp[None, None, :], 0.0).sum(axis=(1, 2))
+        with np.errstate(invalid="ignore"):   # 0 * log 0 cells are masked out; no warning for them
+            cell = np.where(tables > 0, tables * logp[None, None, :], 0.0).sum(axis=(1, 2))
         logw = gammaln(a + 1.0).sum() - logfact + cell
     elif model == "contingency":
         logw = np.zeros(len(tables))
@@ -319,7 +320,8 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
                 v = values(m, tables)
                 ok = np.isfinite(v)
                 p_undef = float(w[~ok].sum())
-                mean = float(np.sum(w[ok] * v[ok]) / w[ok].sum()) if ok.any() else math.nan
+                total = float(w[ok].sum())
+                mean = float(np.sum(w[ok] * v[ok]) / total) if ok.any() and total > 0 else math.nan
                 rows.append(_row(m, model, mean, 0.0, "enumeration", _join(note_model, _undef_note(p_undef))))
                 continue
             if samples is None:

@@ -129,6 +129,7 @@ MCNEMAR_EXACT_BELOW = 25          # exact binomial McNemar when b + c is below t
 
 _DRAW_BUDGET = 2 ** 22            # elements of one (b, P) weight block or (b, N_f) block of item draws
 _TENSOR_BUDGET = 2 ** 21          # elements of one (b, S, K, K) block handed to compute()
+_TENSOR_CAP = 2 ** 24             # at most this many elements of (b, S, K, K) tensors at once (also memory-bound)
 _ITEM_DRAW_RATIO = 8              # cost of one binomial draw / cost of one uniform item draw
 _BIT_CELL_MAX = 2048              # randomisation: cells up to this size are drawn as random bits
 _ROUND = 12                       # decimals kept when comparing values for ranks and tests
@@ -397,18 +398,81 @@ def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, posit
     # blocks of resamples handed to compute(): within the tensor budget, and at least ~10 blocks
     # so that progress is reported while a long run goes on
     b_tensor = max(b_draw, min(B, _TENSOR_BUDGET // (S * K * K), -(-B // 10)))
+    # the blocks above fix the order of the random draws (so the results of a seed); the tensors
+    # themselves are made and measured at most `rows` resamples at a time, so that memory bounds
+    # the block and a larger K costs time, not memory (every row is measured on its own: the
+    # values do not depend on `rows`)
+    rows = _rows_in_memory(S * K * K)
+    kw = dict(positive=positive, policy=policy, costs=costs, explain=False, task=task)
     for start in range(0, B, b_tensor):
         stop = min(B, start + b_tensor)
-        T = np.empty((stop - start, S, K, K), dtype=float)
-        for s0 in range(start, stop, b_draw):
-            s1 = min(stop, s0 + b_draw)
-            T[s0 - start:s1 - start] = resampled_confusions(pat, _draw_weights(pat, rng, s1 - s0, plan), A)
-        for j, m in enumerate(measures):
-            out[start:stop, :, j] = compute(m, T, positive=positive, policy=policy, costs=costs,
-                                            explain=False, task=task).value
+        if stop - start <= rows:
+            T = np.empty((stop - start, S, K, K), dtype=float)
+            for s0 in range(start, stop, b_draw):
+                s1 = min(stop, s0 + b_draw)
+                T[s0 - start:s1 - start] = resampled_confusions(pat, _draw_weights(pat, rng, s1 - s0, plan), A)
+            for j, m in enumerate(measures):
+                out[start:stop, :, j] = compute(m, T, **kw).value
+            del T
+        else:
+            for s0 in range(start, stop, b_draw):
+                s1 = min(stop, s0 + b_draw)
+                W = _draw_weights(pat, rng, s1 - s0, plan)
+                for r0 in range(s0, s1, rows):
+                    r1 = min(s1, r0 + rows)
+                    T = resampled_confusions(pat, W[r0 - s0:r1 - s0], A)
+                    for j, m in enumerate(measures):
+                        out[r0:r1, :, j] = compute(m, T, **kw).value
+                    del T
         if progress is not None:
             progress(stop, B if total is None else total)
     return out
+
+
+def _available_memory() -> int:
+    """Bytes this process may still allocate: the least of the free memory, the cgroup's room and the
+    address-space limit (``ulimit -v``) left; 2 GiB when none can be read."""
+    found = []
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    found.append(int(line.split()[1]) * 1024)
+    except (OSError, ValueError, IndexError):
+        pass
+    for limit, usage in (("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"),
+                         ("/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes")):
+        try:
+            with open(limit) as fh:
+                text = fh.read().strip()
+            if text != "max" and int(text) < 2 ** 60:
+                with open(usage) as fh:
+                    found.append(int(text) - int(fh.read().strip()))
+            break
+        except (OSError, ValueError):
+            continue
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            used = 0
+            with open("/proc/self/status") as fh:
+                for line in fh:
+                    if line.startswith("VmSize:"):
+                        used = int(line.split()[1]) * 1024
+            found.append(soft - used)
+    except (ImportError, OSError, ValueError):
+        pass
+    return max(0, min(found)) if found else 2 ** 31
+
+
+def _rows_in_memory(cells: int) -> int:
+    """Resamples whose ``(b, S, K, K)`` tensors (``cells`` = S*K*K each) are made and measured at once:
+    a block of at most 1/32 of the available memory (the measures make a few temporaries of its size)
+    and of at most ``_TENSOR_CAP`` elements; at least one."""
+    budget = min(_TENSOR_CAP, _available_memory() // (32 * 8))
+    return max(1, budget // max(cells, 1))
 
 
 def _rank_key(values: np.ndarray, higher_is_better: bool) -> np.ndarray:

@@ -1,10 +1,43 @@
-"""Chart builders (``frame -> alt.Chart``, no display, no I/O) and the shared theme."""
-from evalreport.charts.builders import (calibration_dumbbell, confusion_grid, correlation_heatmap, cv_estimates,
-                                       leaderboard_intervals, per_class_heatmap, prevalence_bar, pvalue_heatmap,
-                                       rank_distribution_chart, rank_heatmap, score_heatmap, simulation_bias,
-                                       simulation_sd)
+"""Stage 5 - chart builders: one function per figure, ``tidy frame -> alt.Chart``, and the shared theme.
+
+Each builder takes the tidy frame an analysis returns (its column contract is in the
+docstring), keyword options, and returns an Altair chart: no display, no file I/O, no
+analysis. The little arithmetic done here is presentation only (sorting, the position of a
+value within its measure for the colour of a cell, the text printed in a cell).
+
+Conventions shared by every builder:
+
+* Inputs are validated: a missing column, an empty frame, or a filter (``measure=``,
+  ``method=``, ``test=``) that selects no rows raises :class:`ValueError` naming what was
+  expected and what is there. A chart is never drawn from nothing.
+* NaN values are undefined values (0/0 under the nan policy): heatmap cells are grey with
+  a "—" and the reason in the tooltip; point charts leave the system out and name it in the
+  subtitle.
+* Sizes fit an A4 portrait page (at most ~500 px wide including axis labels): cell sizes
+  are derived from the number of rows and columns, long measure ids are angled or
+  truncated with the full name in the tooltip, and many measures go on the vertical axis.
+* Dark cells mean "good" in every heatmap (rank 1, best value of a measure, small p-value,
+  large rate); the text in a cell is white on dark and black on light fills.
+* Styling comes from the one registered theme (:mod:`evalreport.charts.theme`); builders
+  set only what is specific to a chart.
+* Measures are shown by their registry labels (short ones on axes), the ids in the tooltips.
+* A chart is never larger than it needs: small charts stay small (the report's CSS never
+  scales a chart up, and scales it down only when it is wider than the column).
+
+Modules: :mod:`~evalreport.charts.points` (prevalence, leaderboard, calibration, rank
+distribution), :mod:`~evalreport.charts.heatmaps` (ranks, scores, correlations, p-values,
+per-class values, confusion matrices), :mod:`~evalreport.charts.crossval` (paper 001's
+estimators and simulation figures); the helpers they share are in ``_common``.
+"""
+from evalreport.charts._common import measure_label, short_measure_label
+from evalreport.charts.crossval import cv_estimates, simulation_bias, simulation_sd
+from evalreport.charts.heatmaps import (confusion_grid, correlation_heatmap, identical_rankings, per_class_heatmap,
+                                        pvalue_heatmap, rank_heatmap, score_heatmap)
+from evalreport.charts.points import (calibration_dumbbell, leaderboard_intervals, prevalence_bar,
+                                      rank_distribution_chart)
 from evalreport.charts.theme import THEME_NAME, use_theme
 
 __all__ = ["THEME_NAME", "use_theme", "prevalence_bar", "leaderboard_intervals", "rank_heatmap", "score_heatmap",
            "correlation_heatmap", "calibration_dumbbell", "rank_distribution_chart", "pvalue_heatmap",
-           "per_class_heatmap", "confusion_grid", "cv_estimates", "simulation_bias", "simulation_sd"]
+           "per_class_heatmap", "confusion_grid", "cv_estimates", "simulation_bias", "simulation_sd",
+           "measure_label", "short_measure_label", "identical_rankings"]

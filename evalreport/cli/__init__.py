@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 
@@ -44,21 +45,116 @@ def main(argv=None) -> int:
         # the library's warnings are notes to the user: one line, no Python source location
         print(f"evalreport: note: {message}", file=sys.stderr)
 
+    import signal
+
+    stopped: list[int] = []
+
+    def stop(signum, frame):
+        # Ctrl-C, timeout(1), kill, a closed terminal: end the notebook kernels at once, then unwind like
+        # Ctrl-C (kernels shut down, staging folder removed); a second signal exits without unwinding
+        _stop_kernels()
+        if stopped:
+            os._exit(128 + signum)
+        stopped.append(signum)
+        raise KeyboardInterrupt
+
+    _log_warnings_as_notes()
+    previous = {}
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+        signum = getattr(signal, name, None)
+        try:
+            if signum is not None and signal.getsignal(signum) is not signal.SIG_IGN:
+                previous[signum] = signal.signal(signum, stop)
+        except ValueError:      # not the main thread: leave signals alone
+            break
     try:
         with warnings.catch_warnings():
             warnings.showwarning = note
             return int(args.func(args) or 0)
     except EvalReportError as exc:
+        if stopped:
+            return _interrupted(stopped)
         print(f"evalreport: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `evalreport measures | head`
-        import os
-
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except KeyboardInterrupt:
-        print("evalreport: interrupted", file=sys.stderr)
-        return 130
+        return _interrupted(stopped or [getattr(signal, "SIGINT", 2)])
+    except OSError as exc:      # a file-system error no check foresaw: one line, not a traceback
+        if stopped:
+            return _interrupted(stopped)
+        where = " -> ".join(os.fsdecode(f) for f in (exc.filename, exc.filename2) if f is not None)
+        reason = exc.strerror or str(exc) or type(exc).__name__
+        print(f"evalreport: error: {where + ': ' if where else ''}{reason}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        _stop_kernels()
+        print("evalreport: error: out of memory (fewer resamples, --bootstrap, or fewer classes or systems "
+              "need less)", file=sys.stderr)
+        return 2
+    finally:
+        for signum, handler in previous.items():
+            if handler is not None:     # None: a handler not set from Python, which cannot be put back
+                signal.signal(signum, handler)
+
+
+def _log_warnings_as_notes() -> None:
+    """The library logs what a user must see (e.g. Quarto's warnings) at WARNING on the ``evalreport``
+    logger: print those as one-line notes like the library's warnings; debug and info stay quiet."""
+    import logging
+
+    logger = logging.getLogger("evalreport")
+    if any(getattr(h, "_evalreport_cli", False) for h in logger.handlers):
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.WARNING)
+    handler.setFormatter(logging.Formatter("evalreport: note: %(message)s"))
+    handler._evalreport_cli = True
+    logger.addHandler(handler)     # (with a handler here, Python's last-resort handler stays silent)
+
+
+def _interrupted(stopped) -> int:
+    import signal
+
+    _stop_kernels()
+    try:
+        name = signal.Signals(stopped[0]).name
+    except ValueError:
+        name = str(stopped[0])
+    print("evalreport: interrupted" if name == "SIGINT" else f"evalreport: stopped ({name})", file=sys.stderr)
+    return 128 + int(stopped[0])
+
+
+def _stop_kernels() -> None:
+    """Kill the notebook kernels this process started and that are still running (Linux; elsewhere the
+    kernels end by themselves when their parent is gone)."""
+    import signal
+
+    me = str(os.getpid())
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                ppid = fh.read().rsplit(b")", 1)[1].split()[1].decode()
+            if ppid != me:
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                if b"ipykernel_launcher" not in fh.read():
+                    continue
+            pid = int(entry)
+            # a kernel leads its own process group (jupyter_client starts it in a new session)
+            if os.getpgid(pid) == pid:
+                os.killpg(pid, signal.SIGKILL)
+            else:
+                os.kill(pid, signal.SIGKILL)
+        except (OSError, IndexError, ValueError):
+            continue
 
 
 if __name__ == "__main__":  # pragma: no cover

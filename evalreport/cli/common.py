@@ -30,6 +30,10 @@ def add_input_options(p: argparse.ArgumentParser, *, runs_required: bool = False
     p.add_argument("--names", type=csv_list, help="system names, comma-separated (override file stems)")
     p.add_argument("--id-col", default="id", help="item id column (default: id)")
     p.add_argument("--label-col", default="label", help="label column (default: label)")
+    p.add_argument("--gold-id-col", metavar="NAME",
+                   help="the gold file's item id column, where its name differs from the runs' (default: --id-col)")
+    p.add_argument("--gold-label-col", metavar="NAME",
+                   help="the gold file's label column, where its name differs from the runs' (default: --label-col)")
     p.add_argument("--labels", type=csv_list, help="class set and order, comma-separated (may list classes "
                    "absent from the gold labels)")
     p.add_argument("--missing", choices=("error", "abstain"), default="error",
@@ -85,6 +89,8 @@ def load(args) -> Loaded:
         if args.gold or args.runs or args.runs_dir:
             raise InputError("give either --confusion or GOLD and RUNs, not both")
         unused = [opt for opt, given in (("--id-col", args.id_col != "id"), ("--label-col", args.label_col != "label"),
+                                         ("--gold-id-col", bool(getattr(args, "gold_id_col", None))),
+                                         ("--gold-label-col", bool(getattr(args, "gold_label_col", None))),
                                          ("--missing", args.missing != "error"),
                                          ("--allow-unknown", args.allow_unknown)) if given]
         if unused:
@@ -106,6 +112,9 @@ def load(args) -> Loaded:
             if args.names:
                 raise InputError("--names is not supported with --backend duckdb|spark: the system names come "
                                  "from the 'system' column of the run tables")
+            if getattr(args, "gold_id_col", None) or getattr(args, "gold_label_col", None):
+                raise InputError("--gold-id-col and --gold-label-col are not supported with --backend duckdb|spark: "
+                                 "give the gold table the runs' column names (--id-col, --label-col)")
             if getattr(args, "bootstrap", 0) > 0:
                 # compare/report with resampling: the joint item patterns with counts, resampled as
                 # they are (never expanded to items); the confusion tensors follow from them
@@ -118,7 +127,9 @@ def load(args) -> Loaded:
         runs = readers.read_runs(args.gold, args.runs, runs_dir=args.runs_dir, names=args.names,
                                  id_col=args.id_col, label_col=args.label_col, labels=args.labels,
                                  missing=args.missing, allow_unknown=args.allow_unknown,
-                                 score_col="score" if getattr(args, "read_scores", True) else None)
+                                 score_col="score" if getattr(args, "read_scores", True) else None,
+                                 gold_id_col=getattr(args, "gold_id_col", None),
+                                 gold_label_col=getattr(args, "gold_label_col", None))
         counts = Counts.from_runs(runs)
     costs = cost_matrix(args, counts.labels)
     return Loaded(runs, counts, costs)

@@ -41,6 +41,8 @@ def _check(args) -> None:
         raise InputError(f"--bootstrap must be >= 0; got {args.bootstrap}")
     if not 0 < args.alpha < 1:
         raise InputError(f"--alpha must lie strictly between 0 and 1; got {args.alpha}")
+    if args.seed < 0:   # numpy's generators take seeds >= 0
+        raise InputError(f"--seed must be 0 or more; got {args.seed}")
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
         raise InputError("exists and is not a folder", path=args.out)
     get(args.primary)

@@ -72,6 +72,24 @@ def _check_numbers(args) -> None:
         raise InputError(f"--alpha must lie strictly between 0 and 1; got {args.alpha:g}")
     if args.bootstrap < 0:
         raise InputError(f"--bootstrap must be 0 or more; got {args.bootstrap}")
+    if args.seed < 0:   # numpy's generators take seeds >= 0
+        raise InputError(f"--seed must be 0 or more; got {args.seed}")
+    _check_report_extra()
+
+
+def _check_report_extra() -> None:
+    import importlib.util
+
+    from evalreport.errors import EvalReportError
+
+    # the report's packages are an optional extra: one line that says so, not an import traceback later
+    needed = {"altair": "altair", "vl_convert": "vl-convert-python", "papermill": "papermill",
+              "ipykernel": "ipykernel", "nbconvert": "nbconvert", "nbformat": "nbformat", "typst": "typst",
+              "pypandoc": "pypandoc-binary", "sklearn": "scikit-learn"}
+    missing = [pkg for module, pkg in needed.items() if importlib.util.find_spec(module) is None]
+    if missing:
+        raise EvalReportError(f"the report needs the optional packages of evalreport[report] (missing: "
+                              f"{', '.join(missing)}); install evalreport[report], e.g. pip install 'evalreport[report]'")
 
 
 def _check_formats(formats) -> tuple[str, ...]:
@@ -83,6 +101,8 @@ def _check_formats(formats) -> tuple[str, ...]:
 
 def _what_if(specs, labels) -> dict:
     """``["a=0.5,b=0.5", ...]`` -> ``{"what-if: a=0.5,b=0.5": {"a": 0.5, "b": 0.5}, ...}``."""
+    import math
+
     out = {}
     for spec in specs:
         shares = {}
@@ -95,6 +115,8 @@ def _what_if(specs, labels) -> dict:
                 shares[label] = float(value)
             except ValueError:
                 raise InputError(f"--what-if {spec!r}: share of {label!r} must be a number") from None
+            if not math.isfinite(shares[label]):
+                raise InputError(f"--what-if {spec!r}: share of {label!r} must be a finite number; got {value.strip()}")
             if shares[label] < 0:
                 raise InputError(f"--what-if {spec!r}: shares must not be negative")
         if sum(shares.values()) <= 0:
@@ -193,6 +215,9 @@ def run_simulate(args) -> int:
 
     if args.repetitions < 2:
         raise InputError("--repetitions must be at least 2")
+    if args.seed < 0:
+        raise InputError(f"--seed must be 0 or more; got {args.seed}")
+    _check_report_extra()
     paths = build_simulation_report(Path(args.out), repetitions=args.repetitions, seed=args.seed,
                                     formats=_check_formats(args.formats), engine=args.engine, command=_command(),
                                     progress=not args.quiet)

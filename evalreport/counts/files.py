@@ -6,6 +6,7 @@ directly. It is parsed and validated with the same file toolkit as gold and run 
 """
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Sequence
 
@@ -13,8 +14,10 @@ import numpy as np
 
 from evalreport.counts import Counts
 from evalreport.errors import InputError
-from evalreport.inputs.readers import (_DELIMITER, _FORMATS, _INTEGER, _Table, _as_paths, _check_file, _listing,
-                                       _natural_key, _read_table, _utf8_error, MISSING_LABELS, natural_sorted)
+from evalreport.inputs.checks import (_FORMATS, _INTEGER, _SCAN_CHUNK, _as_paths, _check_file, _listing, _natural_key,
+                                      _utf8_error, natural_sorted)
+from evalreport.inputs.readers import too_many_classes
+from evalreport.inputs.tables import _DELIMITER, MISSING_LABELS, _read_table, _Table
 
 __all__ = ["read_confusion", "read_confusions"]
 
@@ -68,6 +71,11 @@ def read_confusions(paths, *, labels: Sequence[str] | None = None) -> Counts:
                         and p.suffix.lower() in _CONFUSION_FORMATS), key=lambda p: _natural_key(p.name))
         if not files:
             raise InputError("no confusion files in the folder", path=folder)
+        skipped = natural_sorted(_entry(p) for p in folder.iterdir() if p not in files)
+        if skipped:   # as for a runs folder: a team's file is never left out without a word
+            warnings.warn(f"{folder}: {len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'} of the folder not read "
+                          f"(confusion files end in {', '.join(_CONFUSION_FORMATS)}; hidden files are skipped): "
+                          f"{_listing(skipped)}", stacklevel=2)
     if not files:
         raise InputError("no confusion files given")
     parts = [read_confusion(p, labels=labels) for p in files]
@@ -77,6 +85,9 @@ def read_confusions(paths, *, labels: Sequence[str] | None = None) -> Counts:
         union = list(parts[0].labels)
     else:
         union = natural_sorted({lab for p in parts for lab in p.labels})
+    problem = too_many_classes(len(union), "classes in the files together")
+    if problem:
+        raise InputError(problem)
     index = {lab: k for k, lab in enumerate(union)}
     systems: list[str] = []
     owner: dict[str, Path] = {}
@@ -100,11 +111,19 @@ def read_confusions(paths, *, labels: Sequence[str] | None = None) -> Counts:
     return Counts(out, tuple(union), tuple(systems))
 
 
+def _entry(path: Path) -> str:
+    if path.is_symlink() and not path.exists():
+        return f"{path.name} (broken or looping symbolic link)"
+    if path.name.startswith(".") and path.is_file():
+        return f"{path.name} (hidden)"
+    return path.name + ("/" if path.is_dir() else "")
+
+
 def _read_confusion_table(path) -> tuple[_Table, Path, str]:
     path, fmt = _check_file(path, "confusion", _CONFUSION_FORMATS)
     if fmt == "triplets":
         with open(path, "rb") as handle:
-            first = handle.readline()
+            first = handle.readline(_SCAN_CHUNK)
         try:
             fields = first.decode("utf-8-sig").strip("\r\n").split("\t")
         except UnicodeDecodeError:
@@ -178,6 +197,9 @@ def _square(table: _Table, path: Path, labels, system) -> Counts:
         raise InputError(f"not a square confusion matrix: the header has {len(header)} fields and there are "
                          f"{n_rows} rows (expected as many rows as classes, with or without a first column "
                          "of gold class names); a long file needs columns gold, predicted, count", path=path)
+    problem = too_many_classes(len(classes), "classes in the header")
+    if problem:
+        raise InputError(problem, path=path, line=1)
     for name in classes:
         if name in MISSING_LABELS:
             raise InputError("empty class name in the header", path=path, line=1)
@@ -188,6 +210,7 @@ def _square(table: _Table, path: Path, labels, system) -> Counts:
     tensor = np.zeros((1, len(final), len(final)), dtype=matrix.dtype)
     tensor[0, index[:, None], index[None, :]] = matrix
     _check_classes(final, path)
+    _check_not_empty(tensor, (system or path.stem,), path)
     return Counts(_finish(tensor), tuple(final), (system or path.stem,))
 
 
@@ -209,6 +232,9 @@ def _long(table: _Table, path: Path, labels, system) -> Counts:
     if keep is not None:
         gold_local, pred_local, counts = gold_local[keep], pred_local[keep], counts[keep]
     found = sorted(set(gold_uniques) | set(pred_uniques))
+    problem = too_many_classes(len(found), "distinct class names")
+    if problem:
+        raise InputError(problem, path=path)
     final = _order(found, labels, table, default_sorted=True)
     index = {c: k for k, c in enumerate(final)}
     K, S = len(final), len(sys_uniques)
@@ -217,9 +243,18 @@ def _long(table: _Table, path: Path, labels, system) -> Counts:
     flat = (sys_local.astype(np.int64) * K + g) * K + p
     tensor = np.bincount(flat, weights=counts, minlength=S * K * K).reshape(S, K, K)
     _check_classes(final, path)
+    _check_not_empty(tensor, tuple(sys_uniques), path)
     return Counts(_finish(tensor), tuple(final), tuple(sys_uniques))
 
 
 def _check_classes(classes: list[str], path: Path):
     if len(classes) < 2:
         raise InputError(f"only one class ({_listing(classes)}); measures need at least two", path=path)
+
+
+def _check_not_empty(tensor: np.ndarray, systems, path: Path):
+    """A matrix whose counts are all 0 holds no items: nothing to evaluate, every measure would be 0/0."""
+    empty = np.flatnonzero(tensor.sum(axis=(-2, -1)) == 0)
+    if empty.size:
+        who = "" if len(systems) == 1 else f"system {systems[int(empty[0])]!r}: "
+        raise InputError(f"{who}every count is 0: the confusion matrix holds no items to evaluate", path=path)

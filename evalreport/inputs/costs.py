@@ -48,6 +48,11 @@ def read_costs(path, labels) -> np.ndarray:
     path = Path(path)
     if not path.exists():
         raise InputError("cost matrix file not found", path=path)
+    if not path.is_file():     # a folder, or a named pipe / device that would block or never end
+        raise InputError("cost matrix file is not a regular file", path=path)
+    from evalreport.inputs.checks import _check_text
+
+    _check_text(path)          # compressed, NUL bytes, CR-only line endings
     delimiter = "," if path.suffix.lower() == ".csv" else "\t"
     try:
         with path.open(newline="", encoding="utf-8") as fh:
@@ -55,6 +60,8 @@ def read_costs(path, labels) -> np.ndarray:
                     if any(cell.strip() for cell in r)]
     except UnicodeDecodeError:
         raise InputError("not a UTF-8 text file", path=path) from None
+    except csv.Error as exc:   # e.g. a field over 128 KiB: no cost matrix looks like that
+        raise InputError(f"cannot read as a cost matrix: {exc}", path=path) from None
     if not rows:
         raise InputError("empty cost matrix file", path=path)
     header = [c.strip() for c in rows[0][1][1:]]

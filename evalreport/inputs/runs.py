@@ -87,6 +87,22 @@ class Runs:
             if value is not None:
                 object.__setattr__(self, name, _frozen(np.asarray(value)))
 
+    def __repr__(self) -> str:
+        """A summary, not the arrays: a Runs of a shared task holds thousands of ids."""
+        def some(names, limit=5):
+            shown = ", ".join(repr(_clip(n)) for n in names[:limit])
+            return f"[{shown}{', ...' if len(names) > limit else ''}]"
+
+        extra = []
+        if self.folds is not None:
+            extra.append(f"{self.n_folds} folds")
+        if self.scores is not None:
+            extra.append(f"scores {tuple(self.scores.shape)}")
+        if self.abstain is not None:
+            extra.append("abstain")
+        return (f"Runs({self.n_systems} systems {some(self.systems)}, {self.n_items:,} items, "
+                f"{self.n_classes} classes {some(self.labels)}" + "".join(f", {e}" for e in extra) + ")")
+
     @property
     def n_items(self) -> int:
         return int(self.gold.shape[0])
@@ -111,6 +127,10 @@ class Runs:
                     systems=tuple(self.systems[i] for i in idx), ids=self.ids, folds=self.folds,
                     fold_names=self.fold_names, scores=scores, sources=self.sources,
                     abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task)
+
+
+def _clip(text: str, width: int = 40) -> str:
+    return text if len(text) <= width else text[:width - 3] + "..."
 
 
 def _frozen(a: np.ndarray) -> np.ndarray:

@@ -1,5 +1,10 @@
 """The measure registry, the one division helper, and ``compute``.
 
+Formula texts share one notation: K classes, N items (N = sum of the cells), c_ij the items of
+gold class i predicted j, a_i / b_j the gold / predicted class sizes; binary measures use TP, FP,
+FN, TN, AP, AN, PP, PN (paper 000). No formula writes n or m (papers 002 and 004 use them for
+either count); tests/test_registry.py checks this.
+
 A measure is declared once, as a :class:`Measure` record: its id, label, source, formula,
 range, direction, chance value, undefined cases, convention for them, parameters and the
 properties the papers claim for it. Its function takes a float confusion tensor ``C`` of shape
@@ -141,6 +146,47 @@ class Context:
 
 
 @dataclass(frozen=True)
+class Interval:
+    """The numbers a parameter may take (declared in :attr:`Measure.domain`); always finite."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    low_closed: bool = True
+    high_closed: bool = True
+
+    def __contains__(self, value) -> bool:
+        v = float(value)
+        return (math.isfinite(v) and (v > self.low or (self.low_closed and v == self.low))
+                and (v < self.high or (self.high_closed and v == self.high)))
+
+    def __str__(self) -> str:
+        parts = []
+        if self.low > -math.inf:
+            parts.append(f"{'>=' if self.low_closed else '>'} {self.low:g}")
+        if self.high < math.inf:
+            parts.append(f"{'<=' if self.high_closed else '<'} {self.high:g}")
+        return "a finite number" + (" " + " and ".join(parts) if parts else "")
+
+
+def check_params(ident: str, params: Mapping, domain: Mapping) -> None:
+    """Raise MeasureError unless every parameter value lies in its declared domain: a number is
+    finite (and in its :class:`Interval`, if declared), a text is one of its declared names."""
+    for name, value in params.items():
+        allowed = domain.get(name)
+        if isinstance(value, str):
+            if allowed is not None and value not in allowed:
+                raise MeasureError(f"measure {ident!r}: unknown {name} {value!r}; choose one of {', '.join(allowed)}")
+            continue
+        rule = allowed if isinstance(allowed, Interval) else Interval()
+        try:
+            ok = value in rule
+        except (TypeError, ValueError):
+            ok = False
+        if not ok:
+            raise MeasureError(f"measure {ident!r}: parameter {name} must be {rule}; got {value!r}")
+
+
+@dataclass(frozen=True)
 class Measure:
     """One measure, declared once. See the module docstring for the function contract."""
 
@@ -158,6 +204,9 @@ class Measure:
     convention: float | None = None
     convention_source: str = ""
     params: Mapping = field(default_factory=dict)
+    #: What each parameter may take: an :class:`Interval` for a number (default: any finite
+    #: number), a tuple of names for a text. Checked by :meth:`with_params`.
+    domain: Mapping = field(default_factory=dict)
     family: str | None = None         # id of the parametrised family this instance belongs to
     averaging: str | None = None      # "macro", "micro", "weighted" for one-vs-rest averages
     base: str | None = None           # the binary measure an average is built from
@@ -184,6 +233,7 @@ class Measure:
                                f"its parameters: {', '.join(self.params) or 'none'}")
         merged = {**self.params, **params}
         fam = self.family or self.id
+        check_params(fam, params, self.domain)
         ident = f"{fam}(" + ",".join(f"{k}={_fmt(v)}" for k, v in merged.items()) + ")"
         label = f"{REGISTRY[fam].label if fam in REGISTRY else self.label} (" + ", ".join(
             f"{k}={_fmt(v)}" for k, v in merged.items()) + ")"

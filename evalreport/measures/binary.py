@@ -8,7 +8,7 @@ Each declaration yields up to four registry records:
 ``<id>_macro``, ``<id>_micro``, ``<id>_weighted``
     one-vs-rest averages as defined by Gösgens et al. (paper 004, section 2): macro = plain
     mean of the K one-vs-rest values; micro = the measure of the summed one-vs-rest matrices
-    (TP = sum c_ii, FP = FN = n - sum c_ii, TN = (K - 2) n + sum c_ii); weighted = mean
+    (TP = sum c_ii, FP = FN = N - sum c_ii, TN = (K - 2) N + sum c_ii); weighted = mean
     weighted by the gold class sizes a_i.
 
 Where the plain id already names a multi-class measure that equals the binary one on two
@@ -16,7 +16,7 @@ classes (``accuracy``, ``mcc``, ``kappa``, ``balanced_accuracy``, ``k``), only t
 are generated here; the multi-class record owns the plain id.
 
 Names of the cells follow paper 000 (Sebastiani), section 2.1: AP = TP + FN, AN = TN + FP,
-PP = TP + FP, PN = TN + FN.
+PP = TP + FP, PN = TN + FN, N = TP + FP + FN + TN (the items); K is the number of classes.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from evalreport.errors import MeasureError
-from evalreport.measures._core import REGISTRY, Measure, register, register_alias
+from evalreport.measures._core import REGISTRY, Interval, Measure, register, register_alias
 
 P000 = "Sebastiani 2015 (paper 000)"
 P003 = "Hand, Christen & Kirielle 2021 (paper 003)"
@@ -179,7 +179,7 @@ def binary(id: str, label: str, *, plain: bool = True, chance=None, **meta):
                            + ("; with the nan policy undefined classes are skipped in the average, "
                               "with zero/one they count as 0/1" if avg != "micro" else "")),
                 convention=meta.get("convention"), convention_source=meta.get("convention_source", ""),
-                params=meta.get("params", {}), claims=_AverageClaims(id, avg, owner),
+                params=meta.get("params", {}), domain=meta.get("domain", {}), claims=_AverageClaims(id, avg, owner),
             ))
         return f
 
@@ -260,16 +260,16 @@ def elusion(tp, fp, fn, tn, ctx):
 # --------------------------------------------------------------------- combined measures (Table 2)
 
 
-@binary("accuracy", "Accuracy", plain=False, source=f"{P000}, Table 2", formula="(TP + TN) / n",
-        undefined="n = 0", **R01)
+@binary("accuracy", "Accuracy", plain=False, source=f"{P000}, Table 2", formula="(TP + TN) / N",
+        undefined="N = 0", **R01)
 def accuracy(tp, fp, fn, tn, ctx):
-    return ctx.div(tp + tn, tp + fp + fn + tn, "empty confusion matrix (n = 0)")
+    return ctx.div(tp + tn, tp + fp + fn + tn, "empty confusion matrix (N = 0)")
 
 
 @binary("error_rate", "Error rate", source=f"{P000}, section 1 (complement of accuracy)",
-        formula="(FP + FN) / n", undefined="n = 0", higher_is_better=False, **R01)
+        formula="(FP + FN) / N", undefined="N = 0", higher_is_better=False, **R01)
 def error_rate(tp, fp, fn, tn, ctx):
-    return ctx.div(fp + fn, tp + fp + fn + tn, "empty confusion matrix (n = 0)")
+    return ctx.div(fp + fn, tp + fp + fn + tn, "empty confusion matrix (N = 0)")
 
 
 def _fbeta(tp, fp, fn, beta, ctx, name):
@@ -297,7 +297,7 @@ def f1(tp, fp, fn, tn, ctx):
     return _fbeta(tp, fp, fn, 1.0, ctx, "F1")
 
 
-@binary("fbeta", "F-beta", source=f"{P004}, Table 1", params={"beta": 1.0},
+@binary("fbeta", "F-beta", source=f"{P004}, Table 1", params={"beta": 1.0}, domain={"beta": Interval(0.0)},
         formula="(1 + beta^2) TP / ((1 + beta^2) TP + beta^2 FN + FP)", undefined="TP = FP = FN = 0",
         convention=0.0, convention_source="scikit-learn zero_division default", **R01)
 def fbeta(tp, fp, fn, tn, ctx):
@@ -342,7 +342,7 @@ binary_alias("f_star", "jaccard", label="F* (F / (2 - F))", source=f"{P003}, eq.
 
 @binary("k", "K (Sebastiani)", plain=False, source=f"{P000}, eq. 5", range=(-1.0, 1.0), chance=0.0,
         formula="rho + sigma - 1 if AP > 0 and AN > 0; 2 sigma - 1 if AP = 0; 2 rho - 1 if AN = 0",
-        undefined="only n = 0 (eq. 5 defines the AP = 0 and AN = 0 cases)")
+        undefined="only N = 0 (eq. 5 defines the AP = 0 and AN = 0 cases)")
 def k_binary(tp, fp, fn, tn, ctx):
     return _k(tp, fp, fn, tn, ctx)
 
@@ -352,7 +352,7 @@ def _k(tp, fp, fn, tn, ctx):
     rho = ctx.div(tp, ap, None)
     sigma = ctx.div(tn, an, None)
     out = np.where((ap > 0) & (an > 0), rho + sigma - 1, np.where(ap == 0, 2 * sigma - 1, 2 * rho - 1))
-    ctx.flag((ap == 0) & (an == 0), "K: empty confusion matrix (n = 0)")
+    ctx.flag((ap == 0) & (an == 0), "K: empty confusion matrix (N = 0)")
     return out
 
 
@@ -462,8 +462,8 @@ def _gm(tp, fp, fn, tn, r, ctx):
             "goesgens.Dist": False, "goesgens.Mon": True, "goesgens.SMon": True, "goesgens.CB": True,
             "goesgens.ACB": True,
         },
-        source=f"{P004}, Definition 10", params={"r": 1.0},
-        formula="(n TP - AP PP) / ((1/2)((AP AN)^r + (PP PN)^r))^(1/r)", range=(-1.0, 1.0), chance=0.0,
+        source=f"{P004}, Definition 10", params={"r": 1.0}, domain={"r": Interval()},
+        formula="(N TP - AP PP) / ((1/2)((AP AN)^r + (PP PN)^r))^(1/r)", range=(-1.0, 1.0), chance=0.0,
         undefined="the mean is 0: for r > 0 when both AP AN and PP PN are 0; for r <= 0 when either is",
         notes="r = 0 is the geometric mean (= MCC, paper 004 Statement 2); r = -1 gives "
               "BA(C) + BA(C^T) - 1 = 2 SBA - 1.")
@@ -478,7 +478,7 @@ def gm(tp, fp, fn, tn, ctx):
             "goesgens.ACB": True,
         },
         source=f"{P004}, Definition 10 with r = 1",
-        formula="(n TP - AP PP) / ((AP AN + PP PN) / 2)", range=(-1.0, 1.0), chance=0.0,
+        formula="(N TP - AP PP) / ((AP AN + PP PN) / 2)", range=(-1.0, 1.0), chance=0.0,
         undefined="AP AN = PP PN = 0")
 def gm1(tp, fp, fn, tn, ctx):
     return _gm(tp, fp, fn, tn, 1.0, ctx)

@@ -1,9 +1,10 @@
 """Multi-class measures: functions of the whole (K, K) confusion matrix.
 
-Notation of paper 004 (Gösgens et al.), section 2: c_ij = items of gold class i predicted j,
-a_i = sum_j c_ij (gold class sizes, our row sums), b_j = sum_i c_ij (predicted class sizes,
-our column sums), n = sum c_ij. Opitz (paper 002) writes the transpose: his prevalence(i) is
-our a_i and his bias(i) our b_i.
+Notation (every formula text of the registry): K classes, N = sum c_ij items; c_ij = items of
+gold class i predicted j, a_i = sum_j c_ij (gold class sizes, our row sums), b_j = sum_i c_ij
+(predicted class sizes, our column sums), as in paper 004 (Gösgens et al.), section 2, except
+that paper 004 writes m for K and n for N, and Opitz (paper 002) writes n for K. Opitz also
+writes the transpose: his prevalence(i) is our a_i and his bias(i) our b_i.
 """
 from __future__ import annotations
 
@@ -53,9 +54,9 @@ def _inv_k(K):
           "goesgens.Dist": True, "goesgens.Mon": True, "goesgens.SMon": True, "goesgens.CB": False,
           "goesgens.ACB": False,
       },
-      source=f"{P002}, eq. 7; {P004}, Table 1", formula="sum_i c_ii / n",
+      source=f"{P002}, eq. 7; {P004}, Table 1", formula="sum_i c_ii / N",
       chance=None, chance_note="equals the sum over classes of gold x predicted prevalence; not constant",
-      undefined="n = 0",
+      undefined="N = 0",
       notes="On single-label data also micro F1 = micro precision = micro recall (paper 002, Appendix A): "
             "micro_f1, f1_micro, precision_micro, recall_micro. recall_weighted equals it too, except on an "
             "empty matrix under the zero/one policies (a weighted mean with no weight is NaN), so it keeps "
@@ -81,8 +82,8 @@ register_alias("micro_f1", "accuracy", label="Micro F1",
           "goesgens.Mon.binary": True,
           "goesgens.Mon.multiclass": {"paper": True, "audit": False, "why": "docs/audit.md#ba-mon"},
       },
-      source=f"{P004}, Table 1", formula="(1/m) sum_i c_ii / a_i",
-      chance=_inv_k, chance_note="strictly chance corrected, c(n) = 1/n (paper 002, Appendix B.5)",
+      source=f"{P004}, Table 1", formula="(1/K) sum_i c_ii / a_i",
+      chance=_inv_k, chance_note="strictly chance corrected, 1/K (paper 002, Appendix B.5)",
       undefined="per class: a_i = 0 (class absent from gold); skipped with the nan policy "
       "(as scikit-learn does), counted as 0/1 with zero/one", convention=0.0,
       convention_source="paper 002, after eq. 18 (R_i = 0 if the denominator is zero)",
@@ -101,8 +102,8 @@ register_alias("macro_recall", "balanced_accuracy", label="Macro recall",
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": False, "opitz.PV": True,
           "opitz.PV_strict": True, "opitz.PV_complete": False,
       },
-      source=f"{P002}, eq. 17", formula="(1/n) sum_i P_i, P_i = c_ii / b_i",
-      chance=_inv_k, chance_note="strictly chance corrected, 1/n (paper 002, Appendix C.5)",
+      source=f"{P002}, eq. 17", formula="(1/K) sum_i P_i, P_i = c_ii / b_i",
+      chance=_inv_k, chance_note="strictly chance corrected, 1/K (paper 002, Appendix C.5)",
       undefined="per class: b_i = 0 (never predicted); skipped (nan policy) or counted as 0/1", convention=0.0,
       convention_source="paper 002, after eq. 18: P_i = 0 if the denominator is zero")
 def macro_precision(C, ctx):
@@ -115,8 +116,8 @@ def macro_precision(C, ctx):
           "opitz.PV_strict": False, "opitz.PV_complete": False,
       },
       source=f"{P002}, eq. 18-19",
-      formula="(1/n) sum_i 2 P_i R_i / (P_i + R_i) = (2/n) sum_i c_ii / (a_i + b_i)",
-      chance=None, chance_note="chance corrected but not strictly: at most 1/n (paper 002, Appendix D.5)",
+      formula="(1/K) sum_i 2 P_i R_i / (P_i + R_i) = (2/K) sum_i c_ii / (a_i + b_i)",
+      chance=None, chance_note="chance corrected but not strictly: at most 1/K (paper 002, Appendix D.5)",
       undefined="per class: a_i + b_i = 0 (class neither in gold nor predicted)", convention=0.0,
       convention_source="paper 002, after eq. 18: F1_i = 0 if the denominator is zero",
       notes="scikit-learn's f1_score(average='macro'). Not the same as macro_f1_hm (eq. 20).")
@@ -133,9 +134,9 @@ def macro_f1(C, ctx):
       },
       source=f"{P002}, eq. 20",
       formula="2 macP macR / (macP + macR)", chance=_inv_k,
-      chance_note="1/n on the expected matrix a_i b_j / n (paper 002, Appendix E.5): an approximate "
+      chance_note="1/K on the expected matrix a_i b_j / N (paper 002, Appendix E.5): an approximate "
                   "constant baseline only (paper 004, Definition 9). The harmonic mean is not linear in the "
-                  "cells, so a random classifier's expected value differs from 1/n (e.g. about 0.353 for n = 3 "
+                  "cells, so a random classifier's expected value differs from 1/K (e.g. about 0.353 for K = 3 "
                   "classes of sizes 1, 2, 4 and predicted sizes 3, 3, 1).",
       undefined="macro P + macro R = 0, or a class-level 0/0 inside macro P or macro R", convention=0.0,
       convention_source="the limit of 2PR / (P + R) as P + R -> 0; paper 002 sets class-level 0/0 to 0 (after eq. 18)",
@@ -150,7 +151,7 @@ _F1_WEIGHTED = REGISTRY["f1_weighted"].fn   # the generated weighted average, be
 
 
 @_reg("weighted_f1", "Weighted F1", same_as=("f1_weighted",), source=f"{P004}, section 2 (weighted averaging)",
-      formula="(1/n) sum_i a_i F1_i", undefined="per class as F1 (TP = FP = FN = 0 only for an empty class, weight 0)",
+      formula="(1/N) sum_i a_i F1_i", undefined="per class as F1 (TP = FP = FN = 0 only for an empty class, weight 0)",
       convention=0.0, convention_source="scikit-learn zero_division default",
       notes="scikit-learn's f1_score(average='weighted'); also called f1_weighted.")
 def weighted_f1(C, ctx):
@@ -162,14 +163,14 @@ def weighted_f1(C, ctx):
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": True, "opitz.PV": True,
       },
       source=f"{P002}, eq. 25",
-      formula="(prod_i R_i)^(1/n)", chance=None, undefined="per class: a_i = 0 (skipped with the nan policy)")
+      formula="(prod_i R_i)^(1/K)", chance=None, undefined="per class: a_i = 0 (skipped with the nan policy)")
 def gmean_recall(C, ctx):
     r = ctx.mean(np.log(_recalls(C, ctx)), what="class recalls")
     return np.exp(r)
 
 
 @_reg("hmean_recall", "Harmonic mean of class recalls (HmacR)", source=f"{P002}, Appendix G (Table 8)",
-      formula="n / sum_i (1 / R_i); 0 if some R_i = 0", chance=None,
+      formula="K / sum_i (1 / R_i); 0 if some R_i = 0", chance=None,
       undefined="per class: a_i = 0 (skipped with the nan policy)")
 def hmean_recall(C, ctx):
     inv = ctx.mean(1.0 / _recalls(C, ctx), what="class recalls")
@@ -190,7 +191,7 @@ def hmean_recall(C, ctx):
           "goesgens.SMon.multiclass": False,
       },
       source=f"{P002}, eq. 23; {P004}, Table 1",
-      formula="(n sum_i c_ii - sum_i a_i b_i) / sqrt((n^2 - sum_i b_i^2)(n^2 - sum_i a_i^2))",
+      formula="(N sum_i c_ii - sum_i a_i b_i) / sqrt((N^2 - sum_i b_i^2)(N^2 - sum_i a_i^2))",
       range=(-1.0, 1.0), chance=0.0, chance_note="completely chance corrected, 0 (paper 002, F.5)",
       undefined="all gold labels in one class, or all predictions in one class", convention=0.0,
       convention_source="scikit-learn matthews_corrcoef returns 0",
@@ -212,9 +213,9 @@ def mcc(C, ctx):
           "goesgens.Mon.binary": True, "goesgens.Mon.multiclass": False,
       },
       source=f"{P002}, eq. 24; {P004}, Table 1",
-      formula="(n sum_i c_ii - sum_i a_i b_i) / (n^2 - sum_i a_i b_i)", range=(-1.0, 1.0), chance=0.0,
+      formula="(N sum_i c_ii - sum_i a_i b_i) / (N^2 - sum_i a_i b_i)", range=(-1.0, 1.0), chance=0.0,
       chance_note="completely chance corrected, 0 (paper 002, F.5)",
-      undefined="sum_i a_i b_i = n^2: gold and predictions all in the same single class")
+      undefined="sum_i a_i b_i = N^2: gold and predictions all in the same single class")
 def kappa(C, ctx):
     d, a, b, n = marginals(C)
     ab = (a * b).sum(-1)
@@ -232,7 +233,7 @@ def kappa(C, ctx):
           "goesgens.SMon.multiclass": {"paper": True, "audit": False, "why": "docs/audit.md#sba-smon"},
       },
       source=f"{P004}, Table 1 and Statement 2",
-      formula="(1/2m) sum_i (c_ii / a_i + c_ii / b_i) = (BA(C) + BA(C^T)) / 2", chance=_inv_k,
+      formula="(1/2K) sum_i (c_ii / a_i + c_ii / b_i) = (BA(C) + BA(C^T)) / 2", chance=_inv_k,
       undefined="per class: a_i = 0 (in BA(C)) or b_i = 0 (in BA(C^T)); skipped in its mean with the nan "
                 "policy. Reading taken: each of the two means runs over the classes where its ratio is defined.")
 def sba(C, ctx):
@@ -247,7 +248,7 @@ def sba(C, ctx):
       },
       source=f"{P000}, eq. 5 (binary) and eq. 10 (single-label multi-class)",
       formula="K/(K-1) * (sum_{j: AP_j > 0} rho_j) / (sum_j xi_j) - 1/(K-1)", range=(-1.0, 1.0), chance=0.0,
-      chance_note="paper 000, Property 5.6", undefined="only n = 0: classes absent from gold are left out "
+      chance_note="paper 000, Property 5.6", undefined="N = 0, or only one class (K - 1 = 0); classes absent from gold are left out "
       "through the indicator xi_j (eq. 8)",
       notes="K counts every class in the class set (including listed classes absent from gold) in K/(K-1); on "
             "two classes eq. 10 is eq. 5, including its AP = 0 and AN = 0 cases.")
@@ -256,8 +257,9 @@ def k(C, ctx):
     K = ctx.task_count(C)        # |C|: the task's classes; predictions of other labels are errors
     present = a > 0
     rho = ctx.div(d, a, None)
-    mean_rho = ctx.div(np.where(present, rho, 0.0).sum(-1), present.sum(-1), "K: empty confusion matrix (n = 0)")
-    return K / (K - 1) * mean_rho - 1.0 / (K - 1)
+    mean_rho = ctx.div(np.where(present, rho, 0.0).sum(-1), present.sum(-1), "K: empty confusion matrix (N = 0)")
+    # K/(K-1) mean_rho - 1/(K-1) as one ratio, so that a one-class matrix is a flagged 0/0, not a crash
+    return ctx.div(K * mean_rho - 1.0, K - 1, "K: only one class (K - 1 = 0); K needs two or more")
 
 
 @_reg("confusion_entropy", "Confusion entropy", claims={
@@ -267,11 +269,11 @@ def k(C, ctx):
           "goesgens.SMon": False, "goesgens.CB": False, "goesgens.ACB": False,
       },
       source=f"{P004}, Table 1 (Wei et al. 2010)",
-      formula="-(1/2n) sum_{i != j} (c_ji log(c_ji/(a_j+b_j)) + c_ij log(c_ij/(a_j+b_j))), log base 2(m-1)",
-      higher_is_better=False, undefined="n = 0", range=(0.0, float(2 / (np.e * np.log(2)))),
-      notes="The extracted paper text prints the log base as 2^(m-2); the base is 2(m-1) as in Wei et al. "
-            "(for m = 2 a base 2^0 = 1 would be meaningless); this base reproduces 1 - CE = 93.41 / 93.51 of "
-            "paper 004, Table 5. 0 log 0 = 0. Range: at most 1 for m >= 3 classes, but on two classes CE "
+      formula="-(1/2N) sum_{i != j} (c_ji log(c_ji/(a_j+b_j)) + c_ij log(c_ij/(a_j+b_j))), log base 2(K-1)",
+      higher_is_better=False, undefined="N = 0, or only one class (log base 2(K - 1) = 0)", range=(0.0, float(2 / (np.e * np.log(2)))),
+      notes="The extracted paper text prints the log base as 2^(K-2) (its m is our K); the base is 2(K-1) as in Wei et al. "
+            "(for K = 2 a base 2^0 = 1 would be meaningless); this base reproduces 1 - CE = 93.41 / 93.51 of "
+            "paper 004, Table 5. 0 log 0 = 0. Range: at most 1 for K >= 3 classes, but on two classes CE "
             "exceeds 1 (Delgado & Nunez-Gonzalez 2019, paper 004 ref. [7]): with off-diagonal share t it is "
             "t (1 - log2 t) on a symmetric 2 x 2 matrix, maximal 2/(e ln 2) = 1.0615 at t = 2/e.")
 def confusion_entropy(C, ctx):
@@ -284,7 +286,9 @@ def confusion_entropy(C, ctx):
     col = ctx.div(off, s[..., None, :], None)
     t = np.where(off > 0, off * np.log(np.where(off > 0, row, 1.0)), 0.0).sum((-2, -1)) \
         + np.where(off > 0, off * np.log(np.where(off > 0, col, 1.0)), 0.0).sum((-2, -1))
-    return -ctx.div(t, 2 * n, "empty confusion matrix (n = 0)") / np.log(2 * (K - 1))
+    base = np.log(np.maximum(2 * (K - 1), 1))   # log of 2(K-1); 0 (undefined) for one class
+    return ctx.div(-ctx.div(t, 2 * n, "empty confusion matrix (N = 0)"), base,
+                   "confusion entropy: only one class (log base 2(K - 1) = 0)")
 
 
 @_reg("correlation_distance", "Correlation distance", claims={

@@ -17,7 +17,7 @@ Measures
     eq. 11). Parameter ``error``: ``"ae"`` (absolute error, E = Delta) or ``"se"`` (squared
     error, E = Delta^2); ``k_cost(error=se)`` asks for the latter.
 ``mae``
-    mean cost per item, sum_ij c_ij Delta_ij / n: the mean absolute error when the costs are
+    mean cost per item, sum_ij c_ij Delta_ij / N: the mean absolute error when the costs are
     the distances on a class order.
 ``macro_mae``
     mean over the gold classes present of the class MAE (Baccianella, Esuli & Sebastiani
@@ -99,12 +99,13 @@ def _gold_sizes(C):
 
 @_reg("k_cost", "K, cost-sensitive / ordinal (Sebastiani)",
       source=f"{P000}, eq. 10 with the recall of eq. 11 (Example 6.1)", params={"error": "ae"},
+      domain={"error": tuple(ERRORS)},
       formula="K/(K-1) * (sum_{j: AP_j > 0} rho_j) / (sum_j xi_j) - 1/(K-1), "
               "rho_j = (1/AP_j) sum_{d in c_j} (1 - E(d) / max(E_j)), E = Delta (ae) or Delta^2 (se)",
       range=(-1.0, 1.0), chance=None,
       chance_note="0 when every misclassification costs the same (then k_cost = k, Property 5.6); with "
                   "unequal costs a random classifier's value depends on the cost matrix",
-      undefined="n = 0; a gold class whose every prediction costs 0 (max(E_j) = 0)",
+      undefined="N = 0; only one class (K - 1 = 0); a gold class whose every prediction costs 0 (max(E_j) = 0)",
       notes="max(E_j) is the largest error possible for an item of gold class j: the maximum of row j "
             "of E. Classes absent from the gold labels are left out through xi_j (eq. 8), as in k. With "
             "all off-diagonal costs 1 (single-label classification) eq. 11 is eq. 9 and k_cost equals k.")
@@ -114,8 +115,8 @@ def k_cost(C, ctx):
     present = a > 0
     rho = _cost_recalls(C, _error_matrix(ctx), ctx)
     mean_rho = ctx.div(np.where(present, rho, 0.0).sum(-1), present.sum(-1),
-                       "K (costs): empty confusion matrix (n = 0)")
-    return K / (K - 1) * mean_rho - 1.0 / (K - 1)
+                       "K (costs): empty confusion matrix (N = 0)")
+    return ctx.div(K * mean_rho - 1.0, K - 1, "K (costs): only one class (K - 1 = 0); K needs two or more")
 
 
 def _cost_recalls(C, E, ctx):
@@ -144,13 +145,13 @@ def cost_recalls(C, costs, *, error: str = "ae", policy: str = "nan") -> np.ndar
 
 
 @_reg("mae", "Mean absolute error (mean cost)", source="ordinal regression; the AE of paper 000, section 6.2",
-      formula="(1/n) sum_ij c_ij Delta_ij", range=(0.0, float("inf")), higher_is_better=False,
-      undefined="n = 0",
+      formula="(1/N) sum_ij c_ij Delta_ij", range=(0.0, float("inf")), higher_is_better=False,
+      undefined="N = 0",
       notes="With costs from a class order, Delta_ij = |pos(i) - pos(j)| and this is the mean absolute "
             "error of the predicted positions. With a general cost matrix it is the mean cost per item.")
 def mae(C, ctx):
     D = np.asarray(ctx.costs, dtype=float)
-    return ctx.div((C * D).sum(axis=(-2, -1)), C.sum(axis=(-2, -1)), "MAE: empty confusion matrix (n = 0)")
+    return ctx.div((C * D).sum(axis=(-2, -1)), C.sum(axis=(-2, -1)), "MAE: empty confusion matrix (N = 0)")
 
 
 @_reg("macro_mae", "Macro-averaged mean absolute error",
@@ -179,12 +180,12 @@ def _weighted_kappa(C, W, ctx, name):
                    "or every disagreement weighs 0)")
 
 
-_KAPPA_NOTE = ("1 - sum_ij w_ij o_ij / sum_ij w_ij e_ij with o_ij = c_ij / n and e_ij = a_i b_j / n^2 "
+_KAPPA_NOTE = ("1 - sum_ij w_ij o_ij / sum_ij w_ij e_ij with o_ij = c_ij / N and e_ij = a_i b_j / N^2 "
                "(Cohen 1968).")
 
 
 @_reg("kappa_linear", "Weighted kappa (linear weights)", source="Cohen 1968; ordinal agreement",
-      formula="1 - sum_ij Delta_ij c_ij / sum_ij Delta_ij a_i b_j / n", range=(-1.0, 1.0), chance=0.0,
+      formula="1 - sum_ij Delta_ij c_ij / sum_ij Delta_ij a_i b_j / N", range=(-1.0, 1.0), chance=0.0,
       chance_note="chance corrected: 0 in expectation for predictions independent of gold",
       undefined="sum_ij Delta_ij a_i b_j = 0",
       notes=_KAPPA_NOTE + " Weights w_ij = Delta_ij: with an order, |pos(i) - pos(j)|, as scikit-learn's "
@@ -194,7 +195,7 @@ def kappa_linear(C, ctx):
 
 
 @_reg("kappa_quadratic", "Weighted kappa (quadratic weights)", source="Cohen 1968; ordinal agreement",
-      formula="1 - sum_ij Delta_ij^2 c_ij / sum_ij Delta_ij^2 a_i b_j / n", range=(-1.0, 1.0), chance=0.0,
+      formula="1 - sum_ij Delta_ij^2 c_ij / sum_ij Delta_ij^2 a_i b_j / N", range=(-1.0, 1.0), chance=0.0,
       chance_note="chance corrected: 0 in expectation for predictions independent of gold",
       undefined="sum_ij Delta_ij^2 a_i b_j = 0",
       notes=_KAPPA_NOTE + " Weights w_ij = Delta_ij^2: with an order, (pos(i) - pos(j))^2, as scikit-learn's "

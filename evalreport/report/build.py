@@ -168,6 +168,11 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
             extra["cv_score_folds"] = cv.score_folds
         (tables / "cv_recommendation.md").write_text(cv.recommendation + "\n", encoding="utf-8")
         included["crossval"] = True
+    # the report's opening findings (issue 10): leader, how sure, how fragile, does the measure matter
+    from evalreport.analyses.findings import findings
+
+    with stages.stage("summarising the findings (fragility of the first place)"):
+        extra.update(findings(comp, counts, what_if=extra["what_if"], costs=costs).tables())
     _write_frames(tables, extra)
     return {"comparison": comp, "included": included, "measures": list(comp.measures), "facts": facts}
 
@@ -252,20 +257,27 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
 
 
 def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle) -> dict:
-    """Run the named notebooks (parameter: ``../tables``) into ``staging/notebooks``, then render."""
+    """Run the named notebooks (parameter: ``../tables``) into ``staging/notebooks``, then render;
+    the folder also becomes a Quarto project that ``quarto render`` or ``evalreport render``
+    renders again (:mod:`evalreport.report.project`)."""
+    from evalreport.report.project import write_project
     from evalreport.report.render import execute, render
     from evalreport.report.resources import notebooks_dir
 
     nb_out = staging / "notebooks"
     nb_out.mkdir()
     executed = []
+    parameters = {"tables": "../tables"}
     for i, name in enumerate(notebooks, 1):
         with stages.stage(f"executing notebook {i}/{len(notebooks)}: {name}.ipynb"):
             executed.append(execute(notebooks_dir() / f"{name}.ipynb", nb_out / f"{name}.ipynb",
-                                    {"tables": "../tables"}, cwd=nb_out, progress=False))
+                                    parameters, cwd=nb_out, progress=False))
     with stages.stage(f"rendering {', '.join(formats)} ({engine} engine)"):
-        return render(executed, staging, title=title, formats=tuple(formats), engine=engine,
-                      metadata={"subtitle": subtitle})
+        paths = render(executed, staging, title=title, formats=tuple(formats), engine=engine,
+                       metadata={"subtitle": subtitle})
+        write_project(staging, executed, title=title, metadata={"subtitle": subtitle}, parameters=parameters,
+                      formats=tuple(formats))
+    return paths
 
 
 def _write_frames(tables: Path, frames: dict) -> None:

@@ -8,7 +8,9 @@ object     HTML page (builtin engine, Quarto HTML)      PDF (Typst via pandoc, Q
 =========  =========================================  ======================================
 Chart      ``text/html``: a ``div.vega-chart``, its     ``image/png`` made by vl-convert
            spec as JSON and a tiny ``vegaEmbed`` call   (ppi 144, text baked in)
-Table      ``text/html`` (styled ``table.er-table``)    ``text/markdown`` (pipe table)
+Table      ``text/html`` (styled ``table.er-table``)    Typst source (``MIME_TYPST``, laid out
+                                                       in :mod:`.typst_table`); ``text/markdown``
+                                                       (pipe table) for other consumers
 Note       ``text/html``                                ``text/markdown``
 Heading    ``text/markdown`` (a real heading, so the    ``text/markdown``
            table of contents sees it)
@@ -32,6 +34,8 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
+
+from evalreport.report.typst_table import MIME_TYPST, PROSE_EM, choose_layout, table_source, text_width
 
 __all__ = ["Chart", "Table", "Note", "Heading", "UNDEFINED_MARK", "CHART_PPI"]
 
@@ -160,6 +164,18 @@ def _is_number(v: Any) -> bool:
     )
 
 
+def _whole_column(series: Any) -> bool:
+    """Floats that are whole numbers, some beyond 1 (ranks, counts), print without decimals; so
+    do ranks with ties (halves, all at least 1): "1", "2.5", "2.5", "4"."""
+    if getattr(series.dtype, "kind", "") != "f":
+        return False
+    values = series.dropna()
+    values = values[values.abs() != float("inf")]
+    if not len(values) or not bool((values.abs() >= 2).any()):
+        return False
+    return bool((values % 1 == 0).all()) or bool(((values * 2) % 1 == 0).all() and (values >= 1).all())
+
+
 def _note_letter(i: int) -> str:
     letters = ""
     i += 1
@@ -177,7 +193,11 @@ class Table:
     :data:`UNDEFINED_MARK` with a superscript letter, and ``reasons`` (a frame of strings,
     same shape) gives the text of each letter, listed under the table and as tooltips in HTML.
     ``digits`` sets decimals for floats; ``formats`` maps a column to a format string
-    (``"{:.1%}"``) or a callable. The index is shown when it is named or not a plain range.
+    (``"{:.1%}"``) or a callable. A float column whose values are all whole numbers, some of
+    them beyond 1 (ranks, counts that became floats through a missing value), prints without
+    decimals, and so does a column of ranks with ties (halves, all at least 1: only a tie shows
+    a decimal); a column of 0.0/1.0 keeps them (a score). The index is shown when it is named or
+    not a plain range.
     """
 
     def __init__(
@@ -202,6 +222,7 @@ class Table:
         if index is None:
             index = not (isinstance(df.index, pd.RangeIndex) and df.index.name is None)
         self.index = index
+        self._whole = {c for c in df.columns if _whole_column(df[c])}
         self.undefined = self._align(undefined, bool_frame=True)
         self.reasons = self._align(reasons, bool_frame=False)
 
@@ -241,6 +262,8 @@ class Table:
         if isinstance(value, bool):
             return str(value)
         if isinstance(value, float) or (hasattr(value, "dtype") and value.dtype.kind == "f"):
+            if col in self._whole and math.isfinite(value):
+                return str(int(value)) if float(value) % 1 == 0 else f"{float(value):g}"
             text = f"{float(value):.{self.digits}f}"
             return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.000"
         return str(value)
@@ -282,19 +305,53 @@ class Table:
         return " / ".join(str(i) for i in idx) if isinstance(idx, tuple) else str(idx)
 
     # -- representations --------------------------------------------------------------------
+    def _html_columns(self, rows) -> tuple[list[bool], list[str]]:
+        """Per column (index first): header set upright, and a ``min-width`` style.
+
+        Upright: the same decision as in the PDF, for a ~960 px column at 13.5 px text (many
+        narrow columns under long headers). A text column is kept at least as wide as its
+        widest short text (at most 16 em), so labels such as measure names do not wrap word by
+        word while number columns take the room."""
+        header = [_column_label(c) for c in self.df.columns]
+        texts = [[c[0] for c in cells] for _, cells in rows]
+        if self.index:
+            header.insert(0, self._index_label())
+            texts = [[self._index_text(idx)] + t for (idx, _), t in zip(rows, texts)]
+        layout = choose_layout(header, texts, attempts=((13.5, False, False, True), (13.5, True, False, True)),
+                               portrait_pt=840.0)   # sans-serif: ~15% wider than the metrics
+        upright = layout.rotated or [False] * len(header)
+        numeric = [False] * self.index + self._numeric_columns()
+        ems = []
+        for j, num in enumerate(numeric):
+            short = [text_width(t[j]) for t in texts if text_width(t[j]) <= PROSE_EM]
+            em = min(1.1 * max(short, default=0.0), 16.0)
+            ems.append(em if not num and em >= 4 else 0.0)
+        # the minimums of all text columns together leave room for the rest (no forced scrolling)
+        scale = min(1.0, 40.0 / sum(ems)) if sum(ems) else 1.0
+        styles = [f' style="min-width:{em * scale:.1f}em"' if em else "" for em in ems]
+        return upright, styles
+
     def _html(self) -> str:
         rows, legend = self._cells()
         numeric = self._numeric_columns()
         esc = html.escape
-        out = ['<div class="er-table-wrap">', '<table class="er-table">']
+        # The caption is outside the scrolling box: a wide table scrolls, its caption does not.
+        out = ['<figure class="er-table-figure">']
         if self.caption:
-            out.append(f"<caption>{esc(self.caption)}</caption>")
+            out.append(f"<figcaption>{esc(self.caption)}</figcaption>")
+        upright, widths = self._html_columns(rows)
+        dense = " er-dense" if any(upright) else ""    # many narrow columns: tighter cells
+        out += ['<div class="er-table-wrap">', f'<table class="er-table{dense}">']
         head = []
         if self.index:
-            head.append(f'<th scope="col" class="er-index">{esc(self._index_label())}</th>')
-        for col, num in zip(self.df.columns, numeric):
-            cls = ' class="num"' if num else ""
-            head.append(f'<th scope="col"{cls}>{esc(_column_label(col))}</th>')
+            head.append(f'<th scope="col" class="er-index"{widths[0]}>{esc(self._index_label())}</th>')
+            upright, widths = upright[1:], widths[1:]
+        for col, num, up, width in zip(self.df.columns, numeric, upright, widths):
+            cls = " ".join(["num"] * num + ["er-upright"] * up)
+            cls = f' class="{cls}"' if cls else ""
+            text = esc(_column_label(col))
+            head.append(f'<th scope="col"{cls}{width}><span>{text}</span></th>' if up
+                        else f'<th scope="col"{cls}{width}>{text}</th>')
         out.append("<thead><tr>" + "".join(head) + "</tr></thead>")
         out.append("<tbody>")
         for idx, cells in rows:
@@ -312,13 +369,14 @@ class Table:
                     tds.append(f"<td{cls}>{esc(text)}</td>")
             out.append("<tr>" + "".join(tds) + "</tr>")
         out.append("</tbody></table>")
+        out.append("</div>")
         if legend:
             items = "".join(
                 f"<li><sup>{letter}</sup> {UNDEFINED_MARK} {esc(reason)}</li>"
                 for letter, reason in legend.items()
             )
             out.append(f'<ul class="er-table-notes">{items}</ul>')
-        out.append("</div>")
+        out.append("</figure>")
         return "\n".join(out)
 
     def _markdown(self) -> str:
@@ -356,10 +414,29 @@ class Table:
             ) + "\n:::"
         return md + "\n"
 
+    def _typst(self) -> str:
+        rows, legend = self._cells()
+        numeric = self._numeric_columns()
+        header = [_column_label(c) for c in self.df.columns]
+        if self.index:
+            header.insert(0, self._index_label())
+            numeric = [False] + numeric
+        body = []
+        for idx, cells in rows:
+            row = [(self._index_text(idx), None)] if self.index else []
+            row += [(text, letter) for text, _num, letter, _reason in cells]
+            body.append(row)
+        # a column is right-aligned when it holds numbers (undefined marks included)
+        for j in range(int(self.index), len(header)):
+            k = j - int(self.index)
+            numeric[j] = numeric[j] or all(c[k][1] for _, c in rows) and bool(rows)
+        return table_source(header, body, numeric, caption=self.caption, legend=list(legend.items()))
+
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {
             _MIME_HTML: self._html(),
             _MIME_MD: self._markdown(),
+            MIME_TYPST: {"evalreport": "typst-table", "typst": self._typst()},
             _MIME_PLAIN: self.df.to_string(),
         }
 
@@ -403,7 +480,8 @@ class Heading:
         self.level = level
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        md = "#" * self.level + " " + self.text
+        # the text is plain text (often a name from the data): no markup, no raw Typst/HTML
+        md = "#" * self.level + " " + _escape_md_cell(self.text)
         return {_MIME_MD: md, _MIME_PLAIN: self.text}
 
     def __repr__(self) -> str:

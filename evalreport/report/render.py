@@ -10,16 +10,19 @@ Two engines behind :func:`render`:
     documents are joined, written as Typst with ``templates/typst/report.typ`` and compiled
     with the typst Python binding (embedded fonts only, so every machine gives the same PDF).
 ``quarto``
-    A temporary Quarto project: ``_quarto.yml`` plus the files it names, one notebook that
-    joins the executed notebooks, rendered with ``quarto render --no-execute``.
+    A temporary Quarto project (see :mod:`evalreport.report.quarto`): ``_quarto.yml`` plus the
+    files it names, one notebook that joins the executed notebooks (carrying the same options
+    in its front matter), rendered with ``quarto render --no-execute``; its HTML is cleaned of
+    the CDN scripts Quarto adds.
 
-Nothing is executed while rendering. Outputs appear atomically: everything is built in a
-temporary directory inside ``out_dir`` and moved into place only when every format worked.
+Whichever engine made it, the HTML must not load anything from the network
+(:func:`evalreport.report.output.check_offline`), or nothing is written. Nothing is executed
+while rendering. Outputs appear atomically: everything is built in a temporary directory
+inside ``out_dir`` and moved into place only when every format worked.
 """
 from __future__ import annotations
 
 import contextlib
-import copy
 import html as html_mod
 import json
 import logging
@@ -30,12 +33,14 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from evalreport.errors import EvalReportError
-from evalreport.report.resources import data_root, quarto_config, templates_dir
+from evalreport.report.output import RenderError, check_offline
+from evalreport.report.quarto import quarto_commands, quarto_project
+from evalreport.report.resources import templates_dir
+from evalreport.report.typst_pdf import drop_false_suspects
 
 __all__ = [
     "RenderError",
@@ -56,25 +61,19 @@ ENGINES = ("auto", "quarto", "builtin")
 #: Keys accepted in ``render(metadata=...)`` (all optional strings).
 METADATA_KEYS = ("subtitle", "author", "date", "lang")
 
-_BUNDLE_MARKER = "<!-- evalreport:vega-bundle -->"
-
-
-class RenderError(EvalReportError, RuntimeError):
-    """A notebook could not be executed or a report could not be rendered."""
-
-
 # --------------------------------------------------------------------------------------------
 # Execution
 # --------------------------------------------------------------------------------------------
 @contextlib.contextmanager
-def _running_interpreter_kernel() -> Iterator[None]:
+def _running_interpreter_kernel(where: Path | None = None) -> Iterator[None]:
     """Make the ``python3`` kernel mean *this* interpreter while executing.
 
     jupyter_client already maps ``python3`` to ``sys.executable`` when no ``python3``
     kernelspec is installed, but a user-level one (pointing at another Python) would win. A
     private kernelspec first on JUPYTER_PATH removes that doubt without installing anything.
+    It is written under ``where`` (a report's staging folder, swept if the process is killed).
     """
-    with tempfile.TemporaryDirectory(prefix="evalreport-kernel-") as tmp:
+    with tempfile.TemporaryDirectory(prefix=".evalreport-kernel-", dir=where) as tmp:
         spec_dir = Path(tmp) / "kernels" / "python3"
         spec_dir.mkdir(parents=True)
         spec = {
@@ -95,6 +94,36 @@ def _running_interpreter_kernel() -> Iterator[None]:
                 os.environ.pop("JUPYTER_PATH", None)
             else:
                 os.environ["JUPYTER_PATH"] = old
+
+
+def _quiet_kernel_manager():
+    """An AsyncKernelManager that does not interrupt an idle kernel to shut it down.
+
+    jupyter_client's ``shutdown_kernel`` first sends SIGINT, then the shutdown request. When
+    the signal lands while ipykernel is inside a message handler (a race: the kernel is idle
+    for papermill but still finishing a reply), ipykernel logs ``[IPKernelApp] ERROR |
+    KeyboardInterrupt caught in kernel.`` on the terminal. papermill only shuts a kernel down
+    after every cell has replied, so the interrupt has nothing to stop; the shutdown request
+    (and, after the wait, the kill) still end the kernel.
+    """
+    from jupyter_client import AsyncKernelManager
+
+    class QuietShutdownKernelManager(AsyncKernelManager):
+        _evalreport_shutting_down = False
+
+        async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+            self._evalreport_shutting_down = True
+            try:
+                await super().shutdown_kernel(now=now, restart=restart)
+            finally:
+                self._evalreport_shutting_down = False
+
+        async def _async_interrupt_kernel(self) -> None:
+            if self._evalreport_shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
+    return QuietShutdownKernelManager
 
 
 def execute(
@@ -119,7 +148,7 @@ def execute(
     out.parent.mkdir(parents=True, exist_ok=True)
     cwd = Path(cwd) if cwd is not None else out.parent
     started = time.perf_counter()
-    with _running_interpreter_kernel():
+    with _running_interpreter_kernel(out.parent):
         try:
             pm.execute_notebook(
                 str(notebook),
@@ -129,6 +158,7 @@ def execute(
                 language="python",
                 progress_bar=progress,
                 cwd=str(cwd),
+                kernel_manager_class=_quiet_kernel_manager(),
             )
         except pm.PapermillExecutionError as exc:
             raise RenderError(
@@ -304,12 +334,12 @@ def _unique_chart_ids(sections: list[str]) -> list[str]:
     return [_CHART_ID_RE.sub(fix, s) for s in sections]
 
 
-def _html_exporter():
+def _html_exporter(tdir: Path):
     from nbconvert import HTMLExporter
     from traitlets.config import Config
 
     c = Config()
-    c.HTMLExporter.extra_template_basedirs = [str(templates_dir() / "html")]
+    c.HTMLExporter.extra_template_basedirs = [str(tdir / "html")]
     c.HTMLExporter.template_name = "cells"
     c.HTMLExporter.require_js_url = ""
     c.HTMLExporter.mathjax_url = ""
@@ -321,19 +351,21 @@ def _html_exporter():
     return HTMLExporter(config=c)
 
 
-def _builtin_html(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping[str, str]) -> Path:
+def _builtin_html(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping[str, str],
+                  templates: Path | None = None) -> Path:
     import jinja2
     import vl_convert as vlc
     from markupsafe import Markup
 
-    exporter = _html_exporter()
+    templates = Path(templates) if templates is not None else templates_dir()
+    exporter = _html_exporter(templates)
     bodies = []
     for name, nb in notebooks:
         body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": name}})
         bodies.append(body)
     bodies, toc = _link_headings(_unique_chart_ids(bodies))
     needs_vega = any('class="vega-chart"' in b for b in bodies)
-    tdir = templates_dir() / "html"
+    tdir = templates / "html"
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(tdir)), autoescape=True, undefined=jinja2.StrictUndefined
     )
@@ -381,12 +413,13 @@ def _run(cmd: list[str], *, cwd: Path, input_text: str | None = None, what: str)
     return proc.stdout
 
 
-def _builtin_pdf(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping[str, str]) -> Path:
+def _builtin_pdf(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping[str, str],
+                 templates: Path | None = None) -> Path:
     import nbformat
     import typst
 
     work.mkdir(parents=True, exist_ok=True)
-    tdir = templates_dir() / "typst"
+    tdir = (Path(templates) if templates is not None else templates_dir()) / "typst"
     pandoc = _pandoc()
     started = time.perf_counter()
     blocks: list = []
@@ -424,105 +457,6 @@ def _builtin_pdf(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping
 
 
 # --------------------------------------------------------------------------------------------
-# Quarto
-# --------------------------------------------------------------------------------------------
-def _quarto_files(config: Mapping[str, Any]) -> list[str]:
-    """Relative paths of the files a ``_quarto.yml`` names (css, includes, partials)."""
-    found: list[str] = []
-
-    def walk(node: Any, key: str | None = None) -> None:
-        if isinstance(node, Mapping):
-            for k, v in node.items():
-                walk(v, str(k))
-        elif isinstance(node, list):
-            for v in node:
-                walk(v, key)
-        elif isinstance(node, str) and key in {
-            "css", "include-in-header", "include-before-body", "include-after-body",
-            "template", "template-partials",
-        }:
-            found.append(node)
-
-    walk(config)
-    return found
-
-
-def _merged_notebook(notebooks: Sequence[tuple[str, Any]], meta: Mapping[str, str]):
-    import nbformat
-    import yaml
-
-    merged = nbformat.v4.new_notebook()
-    merged.metadata = copy.deepcopy(notebooks[0][1].metadata) if notebooks else {}
-    merged.metadata.pop("papermill", None)
-    front = {k: v for k, v in meta.items() if k in ("title", "subtitle", "author", "date", "lang")}
-    merged.cells.append(
-        nbformat.v4.new_raw_cell("---\n" + yaml.safe_dump(front, allow_unicode=True, sort_keys=False) + "---")
-    )
-    for _, nb in notebooks:
-        for cell in nb.cells:
-            cell = copy.deepcopy(cell)
-            cell["id"] = f"evalreport-{len(merged.cells):04d}"  # unique across notebooks
-            if cell.cell_type == "code":
-                # Belt and braces next to `execute: echo: false` in _quarto.yml.
-                if not cell.source.lstrip().startswith("#| echo:"):
-                    cell.source = "#| echo: false\n" + cell.source
-            merged.cells.append(cell)
-    return merged
-
-
-def quarto_project(
-    notebooks: Sequence[tuple[str, Any]], project: Path, meta: Mapping[str, str]
-) -> Path:
-    """Write a Quarto project rendering the joined notebooks; return the notebook path."""
-    import nbformat
-    import yaml
-
-    project.mkdir(parents=True, exist_ok=True)
-    cfg_path = quarto_config()
-    config = yaml.safe_load(cfg_path.read_text(encoding="utf-8"))
-    root = cfg_path.parent if (cfg_path.parent / "templates").is_dir() else data_root()
-    for rel in _quarto_files(config):
-        src, dst = root / rel, project / rel
-        if not src.is_file():
-            raise RenderError(f"{cfg_path} names {rel}, which does not exist")
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        text = src.read_text(encoding="utf-8")
-        if _BUNDLE_MARKER in text:
-            text = text.replace(_BUNDLE_MARKER, "<script>\n" + vega_bundle() + "</script>")
-        dst.write_text(text, encoding="utf-8")
-    (project / "_quarto.yml").write_text(cfg_path.read_text(encoding="utf-8"), encoding="utf-8")
-    nb_path = project / "report.ipynb"
-    nbformat.write(_merged_notebook(notebooks, meta), str(nb_path))
-    return nb_path
-
-
-def quarto_commands(quarto: str, notebook_name: str, formats: Iterable[str]) -> list[list[str]]:
-    """The ``quarto render`` calls (one per format; nothing is executed)."""
-    to = {"html": "html", "pdf": "typst"}
-    return [[quarto, "render", notebook_name, "--to", to[f], "--no-execute"] for f in formats]
-
-
-def _quarto_render(
-    notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping[str, str], formats: Sequence[str]
-) -> dict[str, Path]:
-    quarto = shutil.which("quarto")
-    if quarto is None:
-        raise RenderError("engine='quarto' needs the quarto executable on PATH (pip install quarto-cli)")
-    project = work / "quarto"
-    nb_path = quarto_project(notebooks, project, meta)
-    built = {}
-    for fmt, cmd in zip(formats, quarto_commands(quarto, nb_path.name, formats)):
-        started = time.perf_counter()
-        _run(cmd, cwd=project, what=" ".join(cmd[1:]))
-        out = project / f"{nb_path.stem}.{fmt}"
-        if not out.is_file():
-            raise RenderError(f"quarto reported success but wrote no {out.name}")
-        log.info("quarto %s in %.2f s", fmt, time.perf_counter() - started)
-        built[fmt] = out
-    return built
-
-
-# --------------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------------
 def _resolve_engine(engine: str) -> str:
@@ -541,13 +475,17 @@ def render(
     formats: Sequence[str] = FORMATS,
     engine: str = "auto",
     metadata: Mapping[str, Any] | None = None,
+    resources: Path | None = None,
 ) -> dict[str, Path]:
     """Render already executed notebooks, in order, as ONE report per format.
 
     Returns ``{"html": out_dir/"report.html", "pdf": out_dir/"report.pdf"}`` (the formats
     asked for). ``metadata`` may hold :data:`METADATA_KEYS`. ``engine="auto"`` uses Quarto
-    when ``quarto`` is on PATH, else the builtin engine. Either every format is written or
-    none is (existing files are only replaced on success).
+    when ``quarto`` is on PATH, else the builtin engine. ``resources``: a folder holding
+    ``templates/`` (and, for Quarto, ``_quarto.yml``) used instead of evalreport's own, e.g. a
+    report folder whose templates a user edited. Either every format is written or none is
+    (existing files are only replaced on success); an HTML page that would load anything
+    from the network is refused (:class:`RenderError`).
     """
     formats = tuple(formats)
     bad = [f for f in formats if f not in FORMATS]
@@ -562,6 +500,7 @@ def render(
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
+    tdir = Path(resources).resolve() / "templates" if resources is not None else None
     stage = Path(tempfile.mkdtemp(prefix=".evalreport-render-", dir=out_dir))
     try:
         built: dict[str, Path] = {}
@@ -569,12 +508,19 @@ def render(
             for fmt in formats:
                 started = time.perf_counter()
                 if fmt == "html":
-                    built[fmt] = _builtin_html(notebooks, stage, meta)
+                    built[fmt] = _builtin_html(notebooks, stage, meta, tdir)
                 else:
-                    built[fmt] = _builtin_pdf(notebooks, stage / "pdf", meta)
+                    built[fmt] = _builtin_pdf(notebooks, stage / "pdf", meta, tdir)
                 log.info("builtin %s in %.2f s", fmt, time.perf_counter() - started)
         else:
-            built = _quarto_render(notebooks, stage, meta, formats)
+            from evalreport.report.quarto import render_quarto
+
+            built = render_quarto(notebooks, stage, meta, formats,
+                                  templates_root=Path(resources).resolve() if resources is not None else None)
+        if "html" in built:
+            check_offline(Path(built["html"]).read_text(encoding="utf-8"), f"report.html ({engine} engine)")
+        if "pdf" in built:   # Typst's "/Suspects false" makes poppler print a syntax error (either engine)
+            drop_false_suspects(built["pdf"])
         result = {}
         for fmt in formats:
             final = out_dir / f"report.{fmt}"

@@ -1,14 +1,24 @@
 -- evalreport: choose, for each notebook cell output, the representation Typst can use.
 -- Run on `pandoc -f ipynb --ipynb-output=all` so that every representation is present:
 --   * images (image/png, image/svg+xml)         -> kept (charts); wider than the text -> 100%
---   * text/markdown                             -> parsed as Markdown (tables, notes, headings)
+--   * application/vnd.evalreport.typst+json     -> its "typst" source, as raw Typst (tables laid
+--                                                  out by evalreport.report.typst_table); pandoc's
+--                                                  ipynb reader gives it as a `json` code block
+--                                                  {"evalreport": "typst-table", "typst": ...}
+--   * text/markdown                             -> parsed as Markdown (notes, headings; tables
+--                                                  when there is no Typst source)
 --   * raw typst                                 -> kept
 --   * text/html, text/latex, ...                -> dropped
 --   * text/plain                                -> kept only when nothing better exists
 -- Code (cell inputs) and stderr streams are removed; cell wrappers are unwrapped.
 
--- Widest image, in CSS pixels, shown at natural size (A4 text width at 96 px/in).
-local MAX_WIDTH_PX = 620
+-- Widest image, in CSS pixels, shown at natural size (A4 text width at 96 px/in, 2 cm margins).
+local MAX_WIDTH_PX = 640
+-- Tallest image: about 70% of the text height, so a chart fits on a page together with its
+-- heading, introducing sentences (which stick to it) and caption; a taller chart is scaled
+-- down (a chart much taller than this is too dense for a page anyway: charts should be made
+-- wide rather than tall).
+local MAX_HEIGHT_PX = 670
 
 local function has_class(el, name)
   for _, c in ipairs(el.classes) do
@@ -26,29 +36,34 @@ local function single_image(block)
 end
 
 local function fit_image(img)
-  local w = img.attributes["width"]
-  local n = w and tonumber(w)
+  local n = tonumber(img.attributes["width"] or "")
+  local h = tonumber(img.attributes["height"] or "")
+  if n and h and h > MAX_HEIGHT_PX then
+    n = n * MAX_HEIGHT_PX / h
+    img.attributes["width"] = string.format("%.0f", n)
+    h = MAX_HEIGHT_PX
+  end
+  img.attributes["er-height"] = h and string.format("%.0f", h) or nil
   if n and n > MAX_WIDTH_PX then
     img.attributes["width"] = "100%"
-    img.attributes["height"] = nil
-  elseif n then
-    -- Keep the aspect ratio from the width alone.
-    img.attributes["height"] = nil
   end
+  -- Keep the aspect ratio from the width alone.
+  img.attributes["height"] = nil
   return img
 end
 
--- Boxes for the fenced divs our display objects write (evalreport.report.display).
+-- Boxes for the fenced divs our display objects write (evalreport.report.display). A note may
+-- run over a page break (a long findings block must not push a whole page ahead).
 local function typst(text) return pandoc.RawBlock("typst", text) end
 
 local STYLES = {
   ["er-note"] = {
     "#block(width: 100%, inset: (x: 10pt, y: 7pt), fill: rgb(\"#eef6fb\"), "
-      .. "stroke: (left: 3pt + rgb(\"#0072b2\")), breakable: false)[",
+      .. "stroke: (left: 3pt + rgb(\"#0072b2\")), breakable: true)[",
     "]" },
   ["er-note-warning"] = {
     "#block(width: 100%, inset: (x: 10pt, y: 7pt), fill: rgb(\"#fdf1ea\"), "
-      .. "stroke: (left: 3pt + rgb(\"#d55e00\")), breakable: false)[",
+      .. "stroke: (left: 3pt + rgb(\"#d55e00\")), breakable: true)[",
     "]" },
   ["er-table-notes"] = { "#align(center)[#text(size: 8.5pt, fill: luma(70))[", "]]" },
 }
@@ -68,11 +83,24 @@ function styled(blocks)
   })
 end
 
+-- The Typst representation of a display object: a `json` code block {"typst": "..."}.
+local function typst_payload(block)
+  if block.t ~= "CodeBlock" or not has_class(block, "json") then return nil end
+  local ok, obj = pcall(pandoc.json.decode, block.text, false)
+  if ok and type(obj) == "table" and obj.evalreport == "typst-table" and type(obj.typst) == "string" then
+    return pandoc.RawBlock("typst", obj.typst)
+  end
+  return nil
+end
+
 local function choose(blocks)
   local image, markdown, typst, plain
   for _, b in ipairs(blocks) do
     local img = single_image(b)
-    if img and not image then
+    local payload = typst_payload(b)
+    if payload then
+      typst = typst or payload
+    elseif img and not image then
       image = img
     elseif b.t == "RawBlock" then
       local f = b.format:lower()
@@ -129,6 +157,78 @@ local function cell_div(div)
   return kept
 end
 
+-- A heading, the short text introducing what follows and a figure or table stay together:
+-- the heading is sticky by itself (Typst), the introducing paragraphs are made sticky here, so
+-- a page never ends with a heading and its first sentences while the figure starts the next.
+local MAX_STICKY_CHARS = 900
+
+local function image_height(b)
+  local img = single_image(b)
+  if not img and b.t == "Figure" and #b.content == 1 then img = single_image(b.content[1]) end
+  return img and tonumber(img.attributes["er-height"] or "") or nil
+end
+
+-- A figure or table that can share a page with what introduces it.
+local function is_float(b)
+  if b.t == "Figure" or single_image(b) ~= nil then
+    local h = image_height(b)
+    return h == nil or h <= MAX_HEIGHT_PX
+  end
+  return b.t == "Table" or (b.t == "RawBlock" and b.format == "typst" and b.text:find("#figure", 1, true) ~= nil)
+end
+
+-- The helper attribute is for this filter only.
+local function drop_helper_attributes(img)
+  img.attributes["er-height"] = nil
+  return img
+end
+
+-- A table set on a landscape page (evalreport.report.typst_table) is wrapped in
+-- `#page(flipped: true)[ ... ]`, a page break no stickiness crosses: its heading and
+-- introducing paragraphs go on the landscape page with it.
+local function landscape_inner(b)
+  if b.t ~= "RawBlock" or b.format ~= "typst" then return nil end
+  return b.text:match("^#page%(flipped: true%)%[\n(.*)\n%]\n?$")
+end
+
+local function sticky_intros(doc)
+  local blocks = doc.blocks
+  local out = pandoc.Blocks({})
+  local i = 1
+  while i <= #blocks do
+    local b = blocks[i]
+    out:insert(b)
+    i = i + 1
+    if b.t == "Header" then
+      -- paragraphs right after the heading, then a figure/table?
+      local j, chars = i, 0
+      while j <= #blocks and (blocks[j].t == "Para" or blocks[j].t == "Plain") do
+        chars = chars + #pandoc.utils.stringify(blocks[j])
+        j = j + 1
+      end
+      local inner = j <= #blocks and chars <= MAX_STICKY_CHARS and landscape_inner(blocks[j])
+      if inner then
+        out:remove(#out)
+        out:insert(typst("#page(flipped: true)["))
+        out:insert(b)
+        for k = i, j - 1 do out:insert(blocks[k]) end
+        out:insert(typst(inner))
+        out:insert(typst("]"))
+        i = j + 1
+      elseif j > i and j <= #blocks and is_float(blocks[j]) and chars <= MAX_STICKY_CHARS then
+        for k = i, j - 1 do
+          out:insert(typst("#block(sticky: true)["))
+          out:insert(blocks[k])
+          out:insert(typst("]"))
+        end
+        i = j
+      end
+    end
+  end
+  doc.blocks = out:walk({ Image = drop_helper_attributes })
+  return doc
+end
+
 -- Top-down, so a cell is seen before its outputs; cells are not descended into again.
 return {
   {
@@ -141,4 +241,5 @@ return {
       end
     end,
   },
+  { Pandoc = sticky_intros },
 }

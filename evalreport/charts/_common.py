@@ -1,0 +1,290 @@
+"""Shared helpers of the chart builders: input validation, cell texts and inks, sizes, the
+heatmap skeleton, titles, and measure labels. Presentation only: no analysis, no I/O."""
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+#: Usable plot width on an A4 portrait page (px), axis labels and legend excluded.
+PLOT_WIDTH = 360
+#: Width of a full-width chart including its axis labels (the report's figure width).
+PAGE_WIDTH = 500
+UNDEFINED_FILL = "#d9d9d9"
+UNDEFINED_TEXT = "—"
+DARK_INK, LIGHT_INK = "white", "#222222"
+LABEL_LIMIT = 150  # px; longer axis labels are truncated with an ellipsis
+
+
+# --------------------------------------------------------------------------------------------
+# validation and small presentation helpers
+
+
+def _require(df, columns: Sequence[str], what: str) -> pd.DataFrame:
+    """A copy of ``df`` with the required columns, or a ValueError saying what is wrong."""
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise ValueError(f"{what}: missing column(s) {missing}; the frame has {list(df.columns)}")
+    if df.empty:
+        raise ValueError(f"{what}: the frame has no rows - nothing to plot")
+    return df.copy()
+
+
+def _select(df: pd.DataFrame, column: str, value, what: str) -> pd.DataFrame:
+    """Rows where ``column == value``; a ValueError listing the available values if none."""
+    rows = df[df[column] == value]
+    if rows.empty:
+        available = ", ".join(map(str, _ordered(df[column])))
+        raise ValueError(f"{what}: no rows with {column} = {value!r}; available: {available}")
+    return rows
+
+
+def _restrict(df: pd.DataFrame, column: str, keep, what: str):
+    """Rows whose ``column`` is in ``keep`` (all if None) and the panel order: ``keep``'s order,
+    else order of appearance. Asking for a value with no rows is an error that names it."""
+    if keep is None:
+        return df, _ordered(df[column])
+    missing = [v for v in keep if v not in set(df[column])]
+    if missing:
+        raise ValueError(f"{what}: no rows for {column}(s) {missing}")
+    return df[df[column].isin(list(keep))], list(keep)
+
+
+def _ordered(values) -> list:
+    """Distinct values in order of first appearance."""
+    return pd.Series(pd.unique(pd.Series(values))).tolist()  # Python scalars: JSON-safe in a spec
+
+
+def _texts(values, fmt: str = "{:.3f}") -> np.ndarray:
+    """Cell texts: formatted numbers, and the undefined marker for NaN."""
+    v = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
+    out = np.full(v.shape, UNDEFINED_TEXT, dtype=object)
+    ok = np.isfinite(v)
+    out[ok] = [fmt.format(x) for x in v[ok]]
+    out[ok] = [t[1:] if t.startswith("-") and float(t) == 0 else t for t in out[ok]]  # no "-0.000"
+    return out
+
+
+def _ink(darkness) -> np.ndarray:
+    """Text colour per cell from the darkness of its fill in [0, 1]."""
+    d = np.asarray(darkness, dtype=float)
+    return np.where(np.nan_to_num(d, nan=0.0) > 0.6, DARK_INK, LIGHT_INK)
+
+
+def _step(n: int, room: float = PLOT_WIDTH, lo: float = 14, hi: float = 46) -> float:
+    """Band size (px) for ``n`` categories sharing ``room`` px, kept readable."""
+    return float(np.clip(room / max(n, 1), lo, hi))
+
+
+def _font(step: float) -> float:
+    return float(np.clip(step * 0.38, 7, 11))
+
+
+#: Light-to-dark blue for "dark = good" fills; the light end is almost white so that empty
+#: (zero) cells read as empty.
+SEQUENTIAL = ("#f7fbff", "#6baed6", "#08306b")
+
+
+def _sequential(lo: float, hi: float, *, reverse: bool = False) -> alt.Scale:
+    """Linear scale from ``lo`` (light) to ``hi`` (dark); ``reverse`` makes ``lo`` dark."""
+    colours = list(SEQUENTIAL[::-1] if reverse else SEQUENTIAL)
+    return alt.Scale(domain=[lo, (lo + hi) / 2, hi], range=colours, interpolate="hcl")
+
+
+def _legend(**kw) -> alt.Legend:
+    """A horizontal legend under the chart (keeps the figure within the page width)."""
+    return alt.Legend(orient="bottom", direction="horizontal", gradientLength=160, titleOrient="left",
+                      titleAnchor="start", **kw)
+
+
+def _direction(measure: str, override: bool | None = None) -> bool:
+    """Whether higher is better for ``measure`` (the registry's declaration; True if unknown)."""
+    if override is not None:
+        return bool(override)
+    try:
+        from evalreport.measures import get
+
+        return bool(get(measure).higher_is_better)
+    except Exception:  # not a registered measure: charts still draw, best assumed high
+        return True
+
+
+def _axis(angle: int = 0, limit: int = LABEL_LIMIT, **kw) -> alt.Axis:
+    return alt.Axis(labelAngle=angle, labelLimit=limit, **kw)
+
+
+#: Width (px) of a character of an 11 px axis label, generous (Liberation Sans averages ~6).
+CHAR_WIDTH = 6.5
+
+
+def _text_width(text, size: float = 11) -> float:
+    """Estimated width (px) of ``text`` at font ``size``."""
+    return len(str(text)) * CHAR_WIDTH * size / 11
+
+
+def _nominal_axis_for(values, step: float | None = None, *, limit: int = 110) -> alt.Axis:
+    """An x axis for nominal labels: horizontal when every label fits in its band of ``step``
+    px (default: the band a full-width axis would give), else angled at -40 degrees and
+    truncated at ``limit`` px (the full text is in the tooltip)."""
+    labels = [str(v) for v in _ordered(values)]
+    if step is None:
+        step = PLOT_WIDTH / max(len(labels), 1)
+    longest = max((_text_width(s) for s in labels), default=0)
+    if longest + 6 <= step:
+        return _axis(0)
+    if step >= 16:
+        return _axis(-40, limit=limit, labelAlign="right", labelBaseline="top")
+    # narrow bands: upright labels, their font no taller than the band
+    return _axis(-90, limit=limit, labelAlign="right", labelBaseline="middle", labelFontSize=_band_font(step))
+
+
+def _band_font(step: float) -> float:
+    """Font size (px) of axis labels one per band of ``step`` px: 11, smaller for narrow bands."""
+    return float(np.clip(step - 1, 7, 11))
+
+
+#: Longest system label (px) before it is truncated (the full name is in the tooltip).
+MAX_SYSTEM_LABEL = 250
+
+
+def _label_limit(names, cap: int = MAX_SYSTEM_LABEL) -> int:
+    """A label limit (px) that fits the longest of ``names`` (at 11 px), at most ``cap``."""
+    longest = max((_text_width(n) for n in names), default=0)
+    return int(min(cap, max(60, longest + 8)))
+
+
+# --------------------------------------------------------------------------------------------
+# measure labels: readers see the registry's names, the ids stay in the tooltips
+
+#: Long words of registry labels and their usual abbreviations (for the short labels).
+_ABBREVIATIONS = {"Matthews correlation coefficient": "MCC"}
+#: Above this many characters a short label is abbreviated.
+SHORT_LABEL = 22
+
+
+def measure_label(measure_id) -> str:
+    """The registry's label of a measure (e.g. ``sba`` -> "Symmetric balanced accuracy"); the
+    id itself when it is not a registered measure (a scenario, a fold estimator)."""
+    try:
+        from evalreport.measures import get
+
+        return str(get(str(measure_id)).label)
+    except Exception:
+        return str(measure_id)
+
+
+def short_measure_label(measure_id) -> str:
+    """A label that fits an axis: the registry label without its explanation in parentheses
+    ("Macro F1 (mean of class F1, eq. 18)" -> "Macro F1"), an acronym the label gives for a
+    long name ("Geometric mean of class recalls (GmacR)" -> "GmacR"), common abbreviations
+    ("Matthews correlation coefficient (macro)" -> "MCC (macro)")."""
+    label = measure_label(measure_id)
+    if len(label) <= SHORT_LABEL:
+        return label
+    for long, short in _ABBREVIATIONS.items():
+        label = label.replace(long, short)
+    label = re.sub(r"\(\s*\)", "", label)
+    depth = 0
+    for ch in label:
+        depth += (ch == "(") - (ch == ")")
+        if depth > 1 or depth < 0:     # nested brackets ("F' (F / 2(1 - F))"): a formula, keep it
+            return label
+    parts = re.findall(r"\(([^()]*)\)", label)
+    base = re.sub(r"\s*\([^()]*\)", "", label).strip()
+    keep = []
+    for part in parts:
+        if re.fullmatch(r"[A-Za-z][\w'-]{0,7}", part.strip()) and any(ch.isupper() for ch in part) \
+                and len(base) > SHORT_LABEL - 6:
+            return part.strip()          # "(GmacR)": the acronym the label itself gives
+        if len(part) <= 8 and "eq." not in part and "," not in part:
+            keep.append(part.strip())    # "(macro)": part of the name
+    short = " ".join([base] + [f"({k})" for k in keep]).strip() or str(measure_id)
+    return short
+
+
+def _name_measures(df: pd.DataFrame, column: str = "measure", *, labels: bool = True, order=None):
+    """``df`` with ``<column>_name`` (the short label shown on an axis; the id itself when
+    ``labels`` is False) and ``<column>_label`` (the full label, for the tooltip), and the names
+    in ``order`` (default: order of appearance)."""
+    ids = list(order) if order is not None else _ordered(df[column])
+    names = measure_names(ids) if labels else {m: str(m) for m in ids}
+    full = {m: measure_label(m) if labels else str(m) for m in ids}
+    df = df.assign(**{f"{column}_name": df[column].map(names).fillna(df[column].astype(str)),
+                      f"{column}_label": df[column].map(full).fillna(df[column].astype(str))})
+    return df, [names[m] for m in ids]
+
+
+def measure_names(ids, *, short: bool = True) -> dict:
+    """``{id: label}`` for the given measure ids, labels made unique (a label two ids share gets
+    the id appended)."""
+    ids = _ordered(ids)
+    names = {m: (short_measure_label(m) if short else measure_label(m)) for m in ids}
+    counts = pd.Series(list(names.values())).value_counts()
+    return {m: (f"{n} [{m}]" if counts[n] > 1 else n) for m, n in names.items()}
+
+
+#: Smallest cell (px) that gets its value printed, and the smallest font of a printed value.
+MIN_TEXT_CELL, MIN_TEXT_FONT = 14, 8
+
+
+def _heatmap(data: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str, colour: alt.Fill,
+             tooltip: list, x_sort=None, y_sort=None, text: bool = True, width=None, height=None,
+             x_axis=None, y_axis=None, extra=(), x_limit: int = 110, y_limit: int = LABEL_LIMIT) -> alt.LayerChart:
+    """Rect + text layers over a frame with columns x, y, ``fill`` (NaN = undefined),
+    ``label`` (printed text) and ``ink`` (its colour). The data sits on the layer chart (not
+    on the layers), so the result can be faceted. ``extra``: functions ``base -> layer``
+    drawn on top (e.g. an outline of some cells). The values are printed only when ``text``
+    and the cells are at least :data:`MIN_TEXT_CELL` px (else the tooltip has them); x labels
+    are angled when they do not fit their band."""
+    nx, ny = data[x].nunique(), data[y].nunique()
+    # the cells share what the row labels leave of the page width
+    y_labels = min(y_limit, max((_text_width(v) for v in _ordered(data[y])), default=0))
+    room = float(np.clip(PAGE_WIDTH - y_labels - 50, 200, PLOT_WIDTH))
+    sx = width / max(nx, 1) if width is not None else _step(nx, room=room)
+    sy = height / max(ny, 1) if height is not None else _step(ny, lo=14, hi=28)
+    data = data.assign(defined=np.isfinite(pd.to_numeric(data["fill"], errors="coerce").to_numpy(float)))
+    base = alt.Chart().encode(
+        x=alt.X(f"{x}:N", title=x_title, sort=x_sort,
+                axis=x_axis if x_axis is not None else _nominal_axis_for(data[x], sx, limit=x_limit)),
+        y=alt.Y(f"{y}:N", title=y_title, sort=y_sort,
+                axis=y_axis if y_axis is not None else _axis(0, limit=y_limit, labelFontSize=_band_font(sy))),
+        tooltip=tooltip,
+    )
+    layers = [
+        base.mark_rect(color=UNDEFINED_FILL, stroke="white", strokeWidth=0.5)
+        .transform_filter("!datum.defined"),
+        base.mark_rect(stroke="white", strokeWidth=0.5).encode(fill=colour).transform_filter("datum.defined"),
+    ]
+    longest = max((len(str(t)) for t in data["label"]), default=1) if "label" in data else 1
+    # the font that fits the longest printed value in a cell, at most 11 px
+    size = float(min(11, sy * 0.65, (sx - 3) / (max(longest, 1) * 0.62)))
+    if text and min(sx, sy) >= MIN_TEXT_CELL and size >= MIN_TEXT_FONT:
+        layers.append(base.mark_text(baseline="middle", fontSize=round(size, 1)).encode(
+            text="label:N", color=alt.Color("ink:N", scale=None)))
+    layers.extend(f(base) for f in extra)
+    return alt.layer(*layers, data=data).properties(width=alt.Step(sx), height=alt.Step(sy))
+
+
+def _rank_values(worst: float) -> list[int]:
+    """Legend values of a rank scale from 1 to ``worst``: every rank up to 10, else 1 and round
+    steps (1, 5, 10, 15, 20, 25 for 25 systems), so that the labels never run together."""
+    worst = max(int(np.floor(worst)), 1)
+    if worst <= 10:
+        return list(range(1, worst + 1))
+    k = next(k for k in (5, 10, 20, 50, 100, 200, 500, 1000) if worst / k <= 5)
+    return [1] + list(range(k, worst + 1, k))
+
+
+def _subtitle(*parts) -> list[str]:
+    return [p for p in parts if p]
+
+
+def _title(text: str, *subtitle) -> alt.TitleParams:
+    sub = _subtitle(*subtitle)
+    return alt.TitleParams(text, subtitle=sub) if sub else alt.TitleParams(text)
+

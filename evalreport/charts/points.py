@@ -1,0 +1,330 @@
+"""Point and bar charts: class prevalence, the leaderboard with intervals and chance baselines,
+raw vs calibrated values, and the bootstrap rank distribution."""
+from __future__ import annotations
+
+import altair as alt
+import numpy as np
+import pandas as pd
+
+from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, _axis, _direction, _label_limit, _legend,
+                                       _name_measures, _ordered, _require, _restrict, _select, _sequential, _step,
+                                       _text_width, _title, measure_label, short_measure_label)
+
+
+# --------------------------------------------------------------------------------------------
+# 1. overview
+
+
+def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence") -> alt.LayerChart:
+    """Bar per class of its share of the gold labels, largest first, count printed at the bar.
+
+    ``prevalence``: (class, count, share).
+    """
+    df = _require(prevalence, ["class", "count", "share"], "prevalence_bar")[["class", "count", "share"]]
+    df["class"] = df["class"].astype(str)
+    df = df.sort_values("count", ascending=False, kind="stable")
+    df["label"] = [f"{int(c)} ({s:.1%})" for c, s in zip(df["count"], df["share"])]
+    n = len(df)
+    ratio = df["count"].max() / max(df["count"].min(), 1)
+    base = alt.Chart(df).encode(
+        y=alt.Y("class:N", sort=df["class"].tolist(), title="Class", axis=_axis(0)),
+        x=alt.X("share:Q", title="Share of items", axis=alt.Axis(format="%"),
+                scale=alt.Scale(domain=[0, float(df["share"].max()) * 1.25])),
+        tooltip=[alt.Tooltip("class:N", title="Class"), alt.Tooltip("count:Q", title="Items"),
+                 alt.Tooltip("share:Q", title="Share", format=".1%")],
+    )
+    bars = base.mark_bar()
+    text = base.mark_text(align="left", dx=4, baseline="middle").encode(text="label:N")
+    return alt.layer(bars, text).properties(
+        width=PLOT_WIDTH, height=alt.Step(_step(n, lo=14, hi=24)),
+        title=_title(title, f"{n} classes, {int(df['count'].sum())} items; largest / smallest = {ratio:.1f}"),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 2. leaderboard
+
+
+DEFAULT_BASELINES = ("majority", "uniform", "prevalence")
+#: A baseline widens the value axis only while the systems' values still fill at least
+#: 1 / ZOOM of it; the others are named in the subtitle as off the axis.
+ZOOM = 4.0
+#: Font size and line height (px) of the baseline labels above the plot.
+BASELINE_FONT, BASELINE_LINE = 10, 13
+
+
+def _baseline_rows(base: pd.DataFrame, lo: float, hi: float, width: float) -> pd.DataFrame:
+    """Where each baseline label goes above the plot: baselines within 3 px share one label
+    ("majority / prevalence = 0.157"); each label starts at its rule (or ends there near the
+    right edge) on the first line above the plot where it overlaps no other label."""
+    px = (base["value"].to_numpy(float) - lo) / (hi - lo) * width
+    cluster = np.concatenate([[0], np.cumsum(np.diff(px) > 3)])
+    rows = []
+    for c in np.unique(cluster):
+        members = base[cluster == c]
+        names = " / ".join(members["baseline"].astype(str))
+        value = float(members["value"].iloc[0])
+        rows.append({"value": value, "text": f"{names} = {value:.3f}", "px": float(px[cluster == c][0])})
+    labels = pd.DataFrame(rows)
+    lines: list[list[tuple[float, float]]] = []
+    align, line = [], []
+    for p, text in zip(labels["px"], labels["text"]):
+        w = _text_width(text, BASELINE_FONT) + 4
+        a = "left" if p + w <= width + 4 else "right"
+        span = (p, p + w) if a == "left" else (p - w, p)
+        for k, used in enumerate(lines):
+            if all(span[1] + 4 <= u0 or span[0] >= u1 + 4 for u0, u1 in used):
+                used.append(span)
+                break
+        else:
+            lines.append([span])
+            k = len(lines) - 1
+        align.append(a)
+        line.append(k)
+    labels["align"], labels["line"] = align, line
+    labels["y"] = -4 - labels["line"] * BASELINE_LINE
+    return labels
+
+
+def _fmt_baselines(b: pd.DataFrame) -> str:
+    """'majority, uniform = 0.001; prevalence = 0.002' (equal values named together)."""
+    parts = []
+    for value, rows in b.groupby(b["value"].round(3), sort=True):
+        parts.append(f"{', '.join(rows['baseline'].astype(str))} = {value:.3f}")
+    return "; ".join(parts)
+
+
+def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: pd.DataFrame | None = None,
+                          groups: pd.DataFrame | None = None, show_baselines=DEFAULT_BASELINES,
+                          higher_is_better: bool | None = None, title: str | None = None,
+                          zoom: float = ZOOM) -> alt.LayerChart:
+    """Each system's value under ``measure`` with its interval, best system on top.
+
+    ``intervals``: (system, measure, value, lo, hi); ``lo``/``hi`` may be NaN (no interval,
+    e.g. confusion-matrix input). ``baselines``: (measure, baseline, value), drawn as dashed
+    vertical rules, their names written horizontally above the plot (on several lines when
+    they would overlap; baselines within 3 px share one label); ``show_baselines`` picks which
+    (default: the majority-class, uniform-random and prevalence-random systems; all of them
+    when none of the names is present, or with ``None``). The value axis is zoomed to the
+    systems: a baseline widens it only while the systems still fill at least 1/``zoom`` of
+    it; the others are named in the subtitle as off the axis. ``groups``: (system, group) -
+    the significance groups; points are coloured by group (a system in several groups gets
+    the joined label, e.g. ``"a,b"``). Systems whose value is undefined are named in the
+    subtitle. System names are truncated past 250 px (full name in the tooltip); the measure
+    is shown by its registry label.
+    """
+    df = _select(_require(intervals, ["system", "measure", "value", "lo", "hi"], "leaderboard_intervals"),
+                 "measure", measure, "leaderboard_intervals")[["system", "value", "lo", "hi"]]
+    df["system"] = df["system"].astype(str)
+    for col in ("value", "lo", "hi"):
+        df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
+    undefined = df.loc[~np.isfinite(df["value"]), "system"].tolist()
+    df = df[np.isfinite(df["value"])]
+    if df.empty:
+        raise ValueError(f"leaderboard_intervals: {measure!r} is undefined for every system")
+    hib = _direction(measure, higher_is_better)
+    df = df.sort_values("value", ascending=not hib, kind="stable")
+    order = df["system"].tolist()
+    name = short_measure_label(measure)
+    has_intervals = bool(np.isfinite(df[["lo", "hi"]].to_numpy(float)).any())
+
+    colour = None
+    if groups is not None:
+        g = _require(groups, ["system", "group"], "leaderboard_intervals(groups)")
+        g["system"] = g["system"].astype(str)
+        joined = g.groupby("system", sort=False)["group"].agg(lambda s: ",".join(sorted(map(str, s.unique()))))
+        df["group"] = df["system"].map(joined).fillna("none")
+        one_group = df["group"].nunique() == 1
+        # one group for all: a legend with a single entry says less than the subtitle
+        colour = None if one_group else alt.Color("group:N", title="Significance group", legend=_legend())
+    direction = "higher is better" if hib else "lower is better"
+    tooltip = [alt.Tooltip("system:N", title="System"),
+               alt.Tooltip("value:Q", title=f"{measure_label(measure)} ({measure})", format=".4f")]
+    if has_intervals:
+        tooltip += [alt.Tooltip("lo:Q", title="interval low", format=".4f"),
+                    alt.Tooltip("hi:Q", title="interval high", format=".4f")]
+    if groups is not None:
+        tooltip.append(alt.Tooltip("group:N", title="Significance group"))
+
+    lo = float(np.nanmin(df[["value", "lo", "hi"]].to_numpy(float)))
+    hi = float(np.nanmax(df[["value", "lo", "hi"]].to_numpy(float)))
+    span = max(hi - lo, 0.01 * max(abs(hi), abs(lo), 1e-9))
+    shown = off = None
+    if baselines is not None:
+        b = _require(baselines, ["measure", "baseline", "value"], "leaderboard_intervals(baselines)")
+        b = b[(b["measure"] == measure)][["baseline", "value"]]
+        b["value"] = pd.to_numeric(b["value"], errors="coerce").astype(float)
+        b = b[np.isfinite(b["value"])]
+        if show_baselines is not None and b["baseline"].isin(list(show_baselines)).any():
+            b = b[b["baseline"].isin(list(show_baselines))]
+        if not b.empty:
+            # nearest first: each baseline widens the axis while the systems still fill 1/zoom of it
+            b = b.assign(distance=np.maximum(lo - b["value"], b["value"] - hi).clip(lower=0))
+            b = b.sort_values(["distance", "value"], kind="stable")
+            keep = []
+            for v in b["value"]:
+                if max(hi, v) - min(lo, v) <= zoom * span:
+                    lo, hi = min(lo, v), max(hi, v)
+                    keep.append(True)
+                else:
+                    keep.append(False)
+            keep = np.array(keep)
+            shown = b[keep].sort_values("value", kind="stable").reset_index(drop=True)
+            off = b[~keep].sort_values("value", kind="stable")
+    pad = 0.05 * (hi - lo) if hi > lo else 0.05
+    domain = [lo - pad, hi + pad]
+
+    limit = _label_limit(order)
+    width = float(np.clip(PAGE_WIDTH - limit - 40, 220, PLOT_WIDTH))
+    x_scale = alt.Scale(domain=domain, zero=False, nice=False)
+    x_title = f"{name} ({direction})"
+    x = alt.X("value:Q", title=x_title, scale=x_scale)
+    y = alt.Y("system:N", sort=order, title=None, axis=_axis(0, limit=limit))
+    base = alt.Chart(df).encode(y=y, tooltip=tooltip)
+    layers = []
+    if has_intervals:
+        layers.append(base.mark_rule(strokeWidth=2, color="#888888").encode(
+            x=alt.X("lo:Q", scale=x_scale, title=x_title), x2="hi:Q"))
+    point = base.mark_point(filled=True, size=70).encode(x=x)
+    layers.append(point.encode(color=colour) if colour is not None else point)
+    if shown is not None and not shown.empty:
+        layers.append(alt.Chart(shown).mark_rule(strokeDash=[5, 4], color="#555555").encode(
+            x=alt.X("value:Q", scale=x_scale),
+            tooltip=[alt.Tooltip("baseline:N", title="Baseline"), alt.Tooltip("value:Q", format=".4f")]))
+        labels = _baseline_rows(shown, domain[0], domain[1], width)
+        for align in ("left", "right"):
+            rows = labels[labels["align"] == align]
+            if not rows.empty:
+                layers.append(alt.Chart(rows).mark_text(
+                    align=align, baseline="bottom", dx=3 if align == "left" else -3, fontSize=BASELINE_FONT,
+                    color="#555555").encode(x=alt.X("value:Q", scale=x_scale), y=alt.Y("y:Q", scale=None),
+                                            text="text:N"))
+    subtitle = [f"points: value on all items; {'bars: interval; ' if has_intervals else ''}{direction}"
+                + ("; dashed: chance baselines" if shown is not None and not shown.empty else "")]
+    if off is not None and not off.empty:
+        side = "below" if (off["value"] < lo).all() else "above" if (off["value"] > hi).all() else "away from"
+        subtitle.append(f"off the axis, far {side} every system: {_fmt_baselines(off)}")
+    if groups is not None and colour is None:
+        subtitle.append("every system in one significance group (none separable)")
+    if undefined:
+        subtitle.append(f"undefined (not drawn): {', '.join(undefined)}")
+    return alt.layer(*layers).properties(
+        width=width, height=alt.Step(_step(len(order), lo=16, hi=26)),
+        title=_title(title or f"Leaderboard: {name}", *subtitle),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# 5. prevalence calibration
+
+
+def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 3,
+                         title: str | None = None) -> alt.FacetChart:
+    """Raw vs prevalence-calibrated value of every system, one small panel per measure: a
+    line from the raw (grey) to the calibrated (orange) value.
+
+    ``scores``: (system, measure, value, calibrated[bool], ...). ``measures`` restricts and
+    orders the panels, headed by the measures' short registry labels. Each panel has its own
+    value axis (measures differ in range). System names are truncated past 240 px (full name in
+    the tooltip); with long names the grid has fewer columns than ``columns``.
+    """
+    df = _require(scores, ["system", "measure", "value", "calibrated"], "calibration_dumbbell")
+    df = df[["system", "measure", "value", "calibrated"]]
+    df["system"] = df["system"].astype(str)
+    df, order = _restrict(df, "measure", measures, "calibration_dumbbell")
+    df["calibrated"] = df["calibrated"].astype(bool)
+    if df["calibrated"].nunique() < 2:
+        raise ValueError("calibration_dumbbell: needs both raw (calibrated=False) and calibrated "
+                         "(calibrated=True) rows")
+    df["version"] = np.where(df["calibrated"], "calibrated", "raw")
+    df["value"] = pd.to_numeric(df["value"], errors="coerce").astype(float)
+    df = df[np.isfinite(df["value"])]
+    wide = df.pivot_table(index=["measure", "system"], columns="version", values="value",
+                          aggfunc="first").reset_index()
+    wide = wide.dropna(subset=[c for c in ("raw", "calibrated") if c in wide.columns])
+    df = df.merge(wide[["measure", "system"]], on=["measure", "system"])
+    if df.empty:
+        raise ValueError("calibration_dumbbell: no system has both a raw and a calibrated value")
+    systems = _ordered(df["system"])
+    df, names = _name_measures(df, order=order)
+    limit = int(min(240, max(_text_width(x) for x in systems) + 6))
+    columns = max(1, min(columns, len(order)))
+    while columns > 1 and (PAGE_WIDTH - limit - 20) / columns - 18 < 90:
+        columns -= 1   # long system names: fewer, wider panels (a panel needs ~90 px for its axis)
+    width = (PAGE_WIDTH - limit - 20) / columns - 18
+    y = alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=limit))
+    x_axis = alt.Axis(tickCount=3, labelOverlap="greedy", labelSeparation=8, labelFlush=True)
+    rule = alt.Chart().mark_rule(color="#aaaaaa", strokeWidth=2).encode(
+        y=y, x=alt.X("raw:Q", title=None, scale=alt.Scale(zero=False, padding=7), axis=x_axis), x2="calibrated:Q",
+        tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("raw:Q", format=".4f"),
+                 alt.Tooltip("calibrated:Q", format=".4f")],
+    ).transform_pivot("version", value="value", groupby=["measure_name", "system"])
+    points = alt.Chart().mark_circle(size=40, opacity=1).encode(
+        y=y, x=alt.X("value:Q", title=None, scale=alt.Scale(zero=False, padding=7), axis=x_axis),
+        color=alt.Color("version:N", title=None, scale=alt.Scale(domain=["raw", "calibrated"],
+                                                                  range=["#777777", "#E69F00"]),
+                        legend=_legend()),
+        tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("version:N", title="Version"),
+                 alt.Tooltip("value:Q", format=".4f")],
+    )
+    return alt.layer(rule, points, data=df).properties(
+        width=width, height=alt.Step(_step(len(systems), lo=11, hi=16))
+    ).facet(
+        facet=alt.Facet("measure_name:N", sort=names, title=None,
+                        header=alt.Header(labelFontWeight="bold", labelLimit=int(width + 10))),
+        columns=columns,
+    ).resolve_scale(x="independent").properties(title=_title(
+        title or "Raw vs prevalence-calibrated values",
+        "grey: raw; orange: calibrated to balanced prevalence (Opitz, paper 002, eq. 5-6)"))
+
+
+# --------------------------------------------------------------------------------------------
+# 8. rank uncertainty
+
+
+def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, min_probability: float = 0.005,
+                            title: str | None = None) -> alt.LayerChart:
+    """Bubble chart of P(rank = k) for every system under ``measure``: one row per system
+    (ordered by expected rank), bubble area and shade proportional to the probability, the
+    probability printed in the bubbles big enough to hold it (at least 30%). The chart stays
+    within the page width: rank columns narrow down to 14 px and long system names are
+    truncated (full name in the tooltip).
+
+    ``rank_distribution``: (system, measure, rank, probability).
+    """
+    df = _require(rank_distribution, ["system", "measure", "rank", "probability"], "rank_distribution_chart")
+    df = _select(df, "measure", measure, "rank_distribution_chart")[["system", "rank", "probability"]]
+    df["system"] = df["system"].astype(str)
+    df["probability"] = pd.to_numeric(df["probability"], errors="coerce").astype(float)
+    expected = (df["rank"] * df["probability"]).groupby(df["system"]).sum() / \
+        df["probability"].groupby(df["system"]).sum()
+    systems = expected.sort_values(kind="stable").index.tolist()
+    df = df[df["probability"] >= min_probability]
+    ranks = sorted(pd.unique(df["rank"]))
+    limit = int(min(_label_limit(systems), 180, max(110, PAGE_WIDTH - 40 - 14 * len(ranks))))
+    step = _step(len(ranks), room=PAGE_WIDTH - limit - 30, lo=14, hi=44)
+    row = _step(len(systems), lo=18, hi=32)
+    cell = min(step, row)
+    biggest = (0.95 * cell) ** 2  # area of the bubble of P = 1: fills its cell
+    # a bubble's diameter is 1.07 * cell * sqrt(p): print "NN%" (9 px) only where it fits inside
+    printed = float(np.clip(((_text_width("100%", 9) + 2) / (1.07 * cell)) ** 2, 0.3, 1.01))
+    df["text"] = np.where(df["probability"] >= printed,
+                          (df["probability"] * 100).round().astype(int).astype(str) + "%", "")
+    base = alt.Chart(df).encode(
+        x=alt.X("rank:O", title="Rank (1 = best)", axis=_axis(0), scale=alt.Scale(domain=ranks)),
+        y=alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=limit)),
+        tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("rank:O", title="Rank"),
+                 alt.Tooltip("probability:Q", title="P(rank)", format=".1%")],
+    )
+    bubbles = base.mark_circle(opacity=0.9).encode(
+        size=alt.Size("probability:Q", title="P(rank = k)", scale=alt.Scale(domain=[0, 1], range=[0, biggest]),
+                      legend=_legend(format=".0%", values=[0.1, 0.5, 1.0], symbolFillColor="#4292c6")),
+        color=alt.Color("probability:Q", scale=_sequential(-0.3, 1), legend=None),
+    )
+    text = base.mark_text(fontSize=9, baseline="middle", color="white").encode(text="text:N")
+    shown = f"printed from {printed:.0%}" if printed <= 1 else "hover for it"
+    return alt.layer(bubbles, text).properties(
+        width=alt.Step(step), height=alt.Step(row),
+        title=_title(title or f"Rank uncertainty: {short_measure_label(measure)}",
+                     f"bubble area = P(rank = k) ({shown}); systems by expected rank"))
+

@@ -1,0 +1,483 @@
+"""Reading one input table: the :class:`_Table` of a file's columns and the TSV/CSV, JSON Lines
+and Parquet readers that fill it (:func:`_read_table` picks one by extension).
+
+A :class:`_Table` holds pyarrow columns plus what is needed to name the line of a row in a
+message; it turns columns into ids, dictionary-encoded labels and numbers, refusing empty,
+missing-value and non-numeric values. Also here: the limit :data:`MAX_LINE_BYTES`, the
+missing-value markers :data:`MISSING_LABELS` and the line-locating helpers used on error
+paths. The formats and the rules they follow are described in :mod:`evalreport.inputs.readers`,
+which re-exports these names.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pa_csv
+import pyarrow.json as pa_json
+import pyarrow.parquet as pq
+
+from evalreport.errors import InputError
+from evalreport.inputs.checks import _FORMATS, _SCAN_CHUNK, _check_file, _short, _utf8_error
+
+__all__ = ["MISSING_LABELS", "MAX_LINE_BYTES"]
+
+#: Label texts read as "no label" (an error): besides these, null (JSON/Parquet) and NaN.
+#: ``NA`` and ``None`` are deliberately *not* here: they are plausible class names.
+MISSING_LABELS = ("", "nan", "NaN", "NAN", "null", "NULL", "Null", "<NA>")
+
+_DELIMITER = {"tsv": "\t", "csv": ","}
+
+#: The longest line of a TSV/CSV file (header or data), in bytes.
+MAX_LINE_BYTES = 64 * 2 ** 20
+
+
+# ----------------------------------------------------------------------------- tables
+
+
+class _Table:
+    """The columns of one input file (pyarrow arrays) plus what is needed to locate a row."""
+
+    def __init__(self, path: Path, fmt: str, columns: dict[str, pa.Array | pa.ChunkedArray], n_rows: int,
+                 *, header: bool = True, all_names: Sequence[str] | None = None):
+        self.path = path
+        self.fmt = fmt
+        self.columns = columns            # the columns read (Parquet: only those asked for)
+        self.all_names = list(all_names if all_names is not None else columns)
+        self.n_rows = n_rows
+        self.header = header
+        self.id_col: str | None = None   # names items in messages, when set
+        self.unusable: dict[str, InputError] = {}   # columns that hold values of no use, and why
+        self._lines: np.ndarray | None | bool = False  # False = not computed yet
+        self._text_cache: dict[str, pa.Array] = {}
+
+    # -- locating rows -------------------------------------------------------------------
+    def line(self, row: int | None) -> int | None:
+        """1-based line in the file of data row ``row`` (0-based), or None if unknown."""
+        if row is None or self.fmt == "parquet":
+            return None
+        if self._lines is False:
+            self._lines = _data_line_numbers(self.path, self.fmt, self.header, self.n_rows)
+        return None if self._lines is None else int(self._lines[row])
+
+    def error(self, problem: str, *, row: int | None = None, item=None, line: int | None = None) -> InputError:
+        if row is not None and self.fmt == "parquet":
+            problem = f"row {row + 1}: {problem}"
+        return InputError(problem, path=self.path, line=line if line is not None else self.line(row), item=item)
+
+    def where(self, row: int) -> str:
+        """``line k`` or ``row k`` for use inside a message."""
+        line = self.line(row)
+        return f"line {line}" if line is not None else f"row {row + 1}"
+
+    # -- columns ---------------------------------------------------------------------------
+    def require(self, *names: str) -> None:
+        missing = [n for n in names if n not in self.columns]
+        if missing:
+            found = ", ".join(repr(c) for c in self.all_names) or "(none)"
+            word = "column" if len(missing) == 1 else "columns"
+            raise InputError(f"missing {word} {', '.join(repr(m) for m in missing)}; the columns found are: {found}",
+                             path=self.path, line=1 if self.fmt in _DELIMITER and self.header else None)
+
+    def column(self, name: str) -> pa.Array:
+        """Column ``name`` as one contiguous array."""
+        if name in self.unusable:
+            raise self.unusable[name]
+        col = self.columns[name]
+        if isinstance(col, pa.ChunkedArray):
+            col = self.columns[name] = col.combine_chunks()
+        return col
+
+    def text(self, name: str) -> pa.Array:
+        """Column ``name`` as trimmed strings (numbers in their shortest form, ``1`` not ``1.0``)."""
+        if name not in self._text_cache:
+            self._text_cache[name] = _to_text(self.column(name), name, self)
+        return self._text_cache[name]
+
+    def ids(self, name: str) -> pa.Array:
+        """Item ids: trimmed strings, none empty or null."""
+        ids = self.text(name)
+        bad = pc.or_kleene(pc.is_null(ids), pc.equal(ids, ""))
+        if pc.any(bad).as_py():
+            row = _first_true(bad)
+            raise self.error(f"empty id in column {name!r}", row=row)
+        return ids
+
+    def labels(self, name: str, what: str = "label") -> tuple[np.ndarray, list[str]]:
+        """Dictionary-encode a label column: (codes (n,) int32, distinct labels in first-seen order).
+
+        Empty, null, NaN and the :data:`MISSING_LABELS` markers are errors.
+        """
+        encoded = pc.dictionary_encode(self.text(name))
+        uniques = encoded.dictionary.to_pylist()
+        codes = encoded.indices
+        if codes.null_count:
+            row = _first_true(pc.is_null(codes))
+            raise self.error(f"missing {what} (null) in column {name!r}", row=row, item=self._item(row))
+        codes = codes.to_numpy(zero_copy_only=False)
+        bad = [k for k, u in enumerate(uniques) if u in MISSING_LABELS]
+        if bad:
+            row = int(np.flatnonzero(np.isin(codes, bad))[0])
+            value = uniques[int(codes[row])]
+            problem = f"empty {what} in column {name!r}" if value == "" else \
+                f"{what} {value!r} in column {name!r} is a missing-value marker, not a {what}"
+            raise self.error(problem, row=row, item=self._item(row))
+        return codes, uniques
+
+    def numbers(self, name: str, what: str) -> np.ndarray:
+        """A numeric column as float64; empty, non-numeric and NaN values are errors."""
+        col = self.column(name)
+        if pa.types.is_dictionary(col.type):
+            col = col.dictionary_decode()
+        if pa.types.is_integer(col.type) or pa.types.is_floating(col.type) or pa.types.is_decimal(col.type):
+            values = pc.cast(col, pa.float64())
+        else:
+            text = self.text(name)
+            empty = pc.or_kleene(pc.is_null(text), pc.equal(text, ""))
+            if pc.any(empty).as_py():
+                row = _first_true(empty)
+                raise self.error(f"empty {what} in column {name!r}", row=row, item=self._item(row))
+            try:
+                values = pc.cast(text, pa.float64())
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                row, value = _first_non_number(text)
+                raise self.error(f"{what} {value!r} in column {name!r} is not a number", row=row,
+                                 item=self._item(row)) from None
+        if values.null_count:
+            row = _first_true(pc.is_null(values))
+            raise self.error(f"empty {what} in column {name!r}", row=row, item=self._item(row))
+        out = values.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+        nan = np.isnan(out)
+        if nan.any():
+            row = int(np.flatnonzero(nan)[0])
+            raise self.error(f"{what} in column {name!r} is NaN", row=row, item=self._item(row))
+        return out
+
+    def _item(self, row: int):
+        """The id of a row, when the table has an id column (for messages)."""
+        if self.id_col is None or self.id_col not in self.columns:
+            return None
+        try:
+            return self.text(self.id_col)[row].as_py()
+        except InputError:
+            return None
+
+
+def _first_true(mask) -> int:
+    """Index of the first true value of a boolean (pyarrow or numpy) array."""
+    if isinstance(mask, (pa.Array, pa.ChunkedArray)):
+        mask = pc.fill_null(mask, False).to_numpy(zero_copy_only=False)
+    return int(np.flatnonzero(mask)[0])
+
+
+def _first_non_number(text: pa.Array) -> tuple[int, str]:
+    """Locate the first value pyarrow cannot read as a number (error path): bisect on slices,
+    each cast vectorised, about 2n values cast in all."""
+    lo, hi = 0, len(text)          # text[:lo] is known to cast; text[lo:hi] holds a bad value
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        try:
+            pc.cast(text[lo:mid], pa.float64())
+            lo = mid
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            hi = mid
+    return lo, text[lo].as_py()
+
+
+def _to_text(col: pa.Array, name: str, table: _Table) -> pa.Array:
+    """Any scalar column as trimmed ``large_string``; integral floats lose their ``.0``."""
+    t = col.type
+    if pa.types.is_dictionary(t):
+        col = col.dictionary_decode()
+        t = col.type
+    if pa.types.is_floating(t):
+        col = pc.if_else(pc.is_nan(col), pa.scalar(None, t), col)
+        integral = pc.and_(pc.is_finite(col), pc.and_(pc.equal(pc.floor(col), col),
+                                                      pc.less(pc.abs(col), 2.0 ** 53)))
+        as_int = pc.cast(pc.cast(pc.if_else(integral, col, 0.0), pa.int64()), pa.large_string())
+        col = pc.if_else(integral, as_int, pc.cast(col, pa.large_string()))
+    elif pa.types.is_nested(t):
+        raise table.error(f"column {name!r} holds {t} values; expected text or numbers")
+    elif not pa.types.is_large_string(t):
+        try:
+            col = pc.cast(col, pa.large_string())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise table.error(f"column {name!r} holds {t} values that cannot be read as text: {exc}") from None
+    return pc.utf8_trim_whitespace(col)
+
+
+def _data_line_numbers(path: Path, fmt: str, header: bool, n_rows: int) -> np.ndarray | None:
+    """Physical line numbers (1-based) of the data rows of a text file, or None if they cannot
+    be matched to the rows (e.g. a quoted field spanning lines). Vectorised over the bytes."""
+    buf = np.frombuffer(path.read_bytes(), dtype=np.uint8)
+    newlines = np.flatnonzero(buf == 10)
+    starts = np.concatenate([[0], newlines + 1])
+    ends = np.concatenate([newlines, [buf.size]])
+    if fmt == "jsonl":   # whitespace-only lines are skipped
+        ink = ~np.isin(buf, (9, 10, 13, 32))
+        cum = np.concatenate([[0], np.cumsum(ink)])
+        blank = cum[ends] - cum[starts] == 0
+    else:                # only truly empty lines are skipped
+        length = ends - starts
+        first = buf[np.minimum(starts, max(buf.size - 1, 0))] if buf.size else np.zeros(0, np.uint8)
+        blank = (length == 0) | ((length == 1) & (first == 13))
+    lines = np.flatnonzero(~blank) + 1
+    if header:
+        lines = lines[1:]
+    return lines if lines.size == n_rows else None
+
+
+# ----------------------------------------------------------------------------- file readers
+
+
+def _read_table(path, role: str, *, formats=_FORMATS, id_col: str | None = None,
+                names: Sequence[str] | None = None, fmt: str | None = None, wanted=None) -> tuple[_Table, Path]:
+    """Read one input file into a :class:`_Table` (text formats: every column as strings).
+
+    ``names``: column names of a headerless text file. ``wanted`` (name -> bool): the
+    columns needed, used to skip reading others where the format allows (Parquet)."""
+    path, found = _check_file(path, role, formats)
+    fmt = fmt or found
+    if fmt in _DELIMITER:
+        table = _read_delimited(path, fmt, names=names)
+    elif fmt == "jsonl":
+        table = _read_jsonl(path)
+    else:
+        table = _read_parquet(path, wanted)
+    table.id_col = id_col
+    if table.n_rows == 0:
+        raise InputError(f"{role} file has no rows" + (" (only a header)" if fmt in _DELIMITER and names is None else ""),
+                         path=path)
+    return table, path
+
+
+def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None) -> _Table:
+    """TSV/CSV with a header on line 1 (or headerless with the given column ``names``)."""
+    delimiter = _DELIMITER[fmt]
+    with open(path, "rb") as handle:
+        first = handle.readline(MAX_LINE_BYTES + 1)
+    if len(first) > MAX_LINE_BYTES:
+        raise InputError(f"line 1 is longer than {MAX_LINE_BYTES // 2 ** 20} MiB; not a header of column names",
+                         path=path, line=1)
+    try:
+        first_text = first.decode("utf-8-sig").rstrip("\r\n")
+    except UnicodeDecodeError:
+        raise _utf8_error(path) from None
+    if names is None:
+        if not first_text.strip():
+            raise InputError("line 1 is empty; the header (column names) must be the first line", path=path, line=1)
+        with _csv_field_limit():
+            header = [f.strip() for f in next(csv.reader([first_text], delimiter=delimiter))]
+        seen = set()
+        for field in header:
+            if field in seen:
+                raise InputError(f"column {_short(field)} appears twice in the header", path=path, line=1)
+            seen.add(field)
+        skip = 1
+        if _only_blank_after(path, len(first)):
+            # only a header (with or without a final newline): pyarrow cannot skip a line that does not end
+            empty = pa.array([], type=pa.large_string())
+            return _Table(path, fmt, {name: empty for name in header}, 0, header=True)
+    else:
+        header, skip = list(names), 0
+    generated = [f"c{i}" for i in range(len(header))]
+    bad_rows = []
+
+    def on_bad_row(row):
+        bad_rows.append(row)
+        return "error"
+
+    block = max(2 ** 20, 2 * len(first))       # pyarrow: a line (the header too) must fit in one block
+    while True:
+        try:
+            result = pa_csv.read_csv(
+                path,
+                read_options=pa_csv.ReadOptions(column_names=generated, skip_rows=skip, block_size=block),
+                parse_options=pa_csv.ParseOptions(delimiter=delimiter, invalid_row_handler=on_bad_row),
+                convert_options=pa_csv.ConvertOptions(column_types={g: pa.large_string() for g in generated}),
+            )
+            break
+        except pa.ArrowInvalid as exc:
+            if "straddl" in str(exc) and not bad_rows and block < MAX_LINE_BYTES:
+                block = min(4 * block, MAX_LINE_BYTES)     # a very long line: a larger block, up to the limit
+                continue
+            if bad_rows:
+                row = bad_rows[0]
+                line = _line_with_field_count(path, delimiter, len(header), skip)
+                what = "the header has" if names is None else "expected"
+                raise InputError(f"line has {row.actual_columns} fields but {what} {len(header)}"
+                                 f" (separator {'TAB' if delimiter == chr(9) else repr(delimiter)})",
+                                 path=path, line=line) from None
+            utf8 = _utf8_error(path)
+            if utf8 is not None:
+                raise utf8 from None
+            if "straddl" in str(exc):
+                raise InputError(f"a line is longer than {MAX_LINE_BYTES // 2 ** 20} MiB", path=path) from None
+            raise InputError(f"cannot read as {fmt.upper()}: {exc}", path=path) from None
+    if fmt == "tsv":
+        _check_tsv_records(path, result.num_rows, names is None)
+    columns = {name: result.column(g) for name, g in zip(header, generated)}
+    return _Table(path, fmt, columns, result.num_rows, header=names is None)
+
+
+def _only_blank_after(path: Path, start: int) -> bool:
+    """Whether the file holds nothing but line breaks after byte ``start`` (reads no further than the first other byte)."""
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        while block := handle.read(_SCAN_CHUNK):
+            if block.strip(b"\r\n"):
+                return False
+    return True
+
+
+@contextmanager
+def _csv_field_limit():
+    """Python's csv module refuses fields over 128 KiB; lines are bounded by MAX_LINE_BYTES instead."""
+    old = csv.field_size_limit()
+    csv.field_size_limit(max(old, MAX_LINE_BYTES))
+    try:
+        yield
+    finally:
+        csv.field_size_limit(old)
+
+
+def _check_tsv_records(path: Path, n_rows: int, header: bool) -> None:
+    """TSV is read with CSV quoting (what pandas and R write), so a stray ``"`` at the start of a
+    field would swallow the following lines and silently shift ids and labels: one record per
+    line is required, and the first record that spans lines is an error."""
+    if b'"' not in path.read_bytes() or _data_line_numbers(path, "tsv", header, n_rows) is not None:
+        return
+    with open(path, newline="", encoding="utf-8-sig") as handle, _csv_field_limit():
+        reader = csv.reader(handle, delimiter="\t")
+        previous = 0
+        for _ in reader:
+            if reader.line_num - previous > 1:
+                start = previous + 1
+                raise InputError(f"a field starting with a double quote runs from this line to line {reader.line_num}: "
+                                 "TSV fields may be quoted (\"...\") but one item must stay on one line; remove the "
+                                 "stray quote or quote the field", path=path, line=start)
+            previous = reader.line_num
+
+
+def _line_with_field_count(path: Path, delimiter: str, expected: int, skip: int) -> int | None:
+    """Line of the first record whose field count differs from ``expected`` (error path)."""
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle, _csv_field_limit():
+        reader = csv.reader(handle, delimiter=delimiter)
+        for index, fields in enumerate(reader):
+            if index < skip or not fields:
+                continue
+            if len(fields) != expected:
+                return reader.line_num
+    return None
+
+
+def _read_jsonl(path: Path) -> _Table:
+    """JSON Lines: pyarrow's reader, or (mixed types, syntax errors) a line-by-line reader that
+    names the failing line."""
+    try:
+        result = pa_json.read_json(path)
+        columns = {name: result.column(name) for name in result.column_names}
+        for col in columns.values():
+            col.validate(full=True)   # invalid UTF-8 -> the slow reader, which names the line
+        # pyarrow turns date-like strings ("2021-01-01") into timestamps: keep text as written
+        if not any(pa.types.is_temporal(col.type) for col in columns.values()):
+            return _Table(path, "jsonl", columns, result.num_rows, header=False)
+    except pa.ArrowInvalid:
+        pass
+    return _read_jsonl_slow(path)
+
+
+def _json_text(value):
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        if value != value:
+            return None
+        return str(int(value)) if value.is_integer() and abs(value) < 2 ** 53 else repr(value)
+    if isinstance(value, int):
+        return str(value)
+    raise TypeError(type(value).__name__)
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs) -> dict:
+    """``object_pairs_hook`` for json.loads: a key given twice is an error, not "the later value wins"."""
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return out
+
+
+def _read_jsonl_slow(path: Path) -> _Table:
+    columns: dict[str, list] = {}
+    nested: dict[str, InputError] = {}   # first array/object value per field: an error if used
+    n = 0
+    with open(path, "rb") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            try:
+                text = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
+            except UnicodeDecodeError as exc:
+                raise InputError(f"not valid UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                                 "save the file as UTF-8", path=path, line=line_no) from None
+            if not text.strip():
+                continue
+            try:
+                record = json.loads(text, object_pairs_hook=_unique_keys)
+            except json.JSONDecodeError as exc:
+                raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=line_no) from None
+            except _DuplicateKey as exc:
+                raise InputError(f"key {_short(exc.args[0])} appears twice in one JSON object (which value counts "
+                                 "would be a guess); keep one", path=path, line=line_no) from None
+            if not isinstance(record, dict):
+                raise InputError(f"expected a JSON object per line, found {type(record).__name__}",
+                                 path=path, line=line_no)
+            for key, value in record.items():
+                try:
+                    value = _json_text(value)
+                except TypeError as exc:
+                    nested.setdefault(key, InputError(f"field {key!r} holds a JSON {exc.args[0]}; expected "
+                                                      "text or a number", path=path, line=line_no))
+                    value = None
+                columns.setdefault(key, [None] * n).append(value)
+            n += 1
+            for values in columns.values():
+                if len(values) < n:
+                    values.append(None)
+    arrays = {k: pa.array(v, type=pa.large_string()) for k, v in columns.items()}
+    table = _Table(path, "jsonl", arrays, n, header=False)
+    table.unusable = nested
+    return table
+
+
+def _read_parquet(path: Path, wanted=None) -> _Table:
+    """A Parquet file; with ``wanted`` (name -> bool) only those columns are read."""
+    try:
+        names = pq.read_schema(path).names
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
+    twice = [n for k, n in enumerate(names) if n in names[:k]]
+    if twice:
+        raise InputError(f"column {_short(twice[0])} appears twice in the Parquet schema; rename one of them",
+                         path=path)
+    try:
+        chosen = names if wanted is None else [n for n in names if wanted(n)]
+        result = pq.read_table(path, columns=chosen)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
+    columns = {name: result.column(i) for i, name in enumerate(result.column_names)}
+    return _Table(path, "parquet", columns, result.num_rows, header=False, all_names=names)

@@ -1,0 +1,205 @@
+"""The measure-audit section of the report: the property matrix, the property legend and the
+counterexamples a reader asks for, computed from audit.csv.
+
+Properties are named as the CLI names them (``goesgens.CB``: ``evalreport audit --properties``,
+``evalreport report --needs``), in words (``constant baseline``) and with their definition
+(the first sentence of the check's docstring in :mod:`evalreport.analyses.audit.properties`),
+so that nobody needs the papers to read the table. In HTML the matrix's column headers link to
+the legend rows (:class:`LinkedTable`).
+"""
+from __future__ import annotations
+
+import html
+import re
+
+import pandas as pd
+
+from evalreport.analyses.audit import PAPERS, PROPERTIES
+from evalreport.measures import get
+from evalreport.report.display import Table
+
+MARK = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
+#: paper number ("004") -> the CLI's paper key ("goesgens")
+PAPER_KEY = {number: key for key, (number, _) in PAPERS.items()}
+_PAPER_OF_KEY = {key: number for number, key in PAPER_KEY.items()}
+
+
+def cli_name(paper: str, prop: str) -> str:
+    """``004`` + ``CB`` -> ``goesgens.CB``: what ``--properties`` and ``--needs`` accept."""
+    return f"{PAPER_KEY.get(str(paper), str(paper))}.{prop}"
+
+
+def anchor(name: str) -> str:
+    """HTML id of a property's legend row."""
+    return "audit-" + re.sub(r"[^A-Za-z0-9_-]+", "-", name)
+
+
+def _first_sentence(doc: str) -> str:
+    text = " ".join((doc or "").strip().split("\n\n")[0].split())
+    m = re.match(r"(.*?\.)(?=\s+[A-Z]|$)", text)
+    text = m.group(1) if m else text
+    # "Definition 8 (exact): ..." / "Axiom 1: ..." -> the statement only (name and source have columns)
+    return re.sub(r"^(Axiom|Property|Definition)\b[^:]{0,60}:\s*", "", text)
+
+
+def legend(names: list[str]) -> pd.DataFrame:
+    """One row per property (CLI name): its name in words with where the paper defines it, its definition."""
+    rows = []
+    for name in names:
+        key, _, pid = name.partition(".")
+        p = PROPERTIES.get(pid)
+        if p is None or p.paper != key:
+            rows.append((name, "", ""))
+            continue
+        number, cite = PAPERS[p.paper]
+        rows.append((name, f"{p.title} ({p.ref})", _first_sentence(p.check.__doc__)))
+    return pd.DataFrame(rows, columns=["property", "name", "definition"])
+
+
+def papers_sentence(names) -> str:
+    """Which paper each prefix of the property names stands for."""
+    keys = list(dict.fromkeys(n.partition(".")[0] for n in names))
+    return "; ".join(f"{k}: {PAPERS[k][1]} (paper {PAPERS[k][0]})" for k in keys if k in PAPERS)
+
+
+def _label(measure_id: str) -> str:
+    try:
+        return get(measure_id).label
+    except Exception:
+        return measure_id
+
+
+def _is_binary(measure_id: str) -> bool:
+    try:
+        return get(measure_id).kind == "binary"
+    except Exception:
+        return False
+
+
+def _order_props(names) -> list[str]:
+    pos = {cli_name(PAPERS[p.paper][0], p.id): i for i, p in enumerate(PROPERTIES.values())}
+    return sorted(dict.fromkeys(names), key=lambda n: pos.get(n, len(pos)))
+
+
+def verdicts(au: pd.DataFrame, setting: str, measures: list[str], primary: str) -> tuple[pd.DataFrame, dict]:
+    """Measures (ids, primary first) x properties (CLI names) of verdicts in ``setting``; a binary
+    measure that the setting cannot evaluate (all n/a) takes its binary-setting verdicts (it is
+    computed on the positive class). Also returns {measure: setting used}."""
+    au = au.assign(name=[cli_name(p, q) for p, q in zip(au["paper"].astype(str), au["property"].astype(str))])
+    order = list(dict.fromkeys([primary] + [m for m in measures if m in set(au["measure"])]
+                               + list(dict.fromkeys(au["measure"]))))
+    order = [m for m in order if m in set(au["measure"])]
+    rows, used = {}, {}
+    for m in order:
+        sub = au[(au["measure"] == m) & (au["setting"] == setting)]
+        if (sub.empty or (sub["verdict"] == "n/a").all()) and setting != "binary" and _is_binary(m):
+            alt = au[(au["measure"] == m) & (au["setting"] == "binary")]
+            if not alt.empty:
+                sub, used[m] = alt, "binary"
+        used.setdefault(m, setting)
+        rows[m] = sub.drop_duplicates("name").set_index("name")["verdict"]
+    wide = pd.DataFrame(rows).T
+    wide = wide.reindex(columns=_order_props(wide.columns)).fillna("n/a") if not wide.empty else wide
+    return wide, used
+
+
+def matrix(au: pd.DataFrame, setting: str, measures: list[str], primary: str):
+    """The audit matrix as shown: ``(table, notes)`` with the table's rows the measure labels and
+    its columns the properties where the measures differ; ``notes`` are sentences for what was
+    left out (properties every measure has or lacks, rows or columns of n/a only)."""
+    wide, used = verdicts(au, setting, measures, primary)
+    notes = []
+    if wide.empty:
+        return wide, notes
+    all_na_rows = [m for m in wide.index if (wide.loc[m] == "n/a").all()]
+    if all_na_rows:
+        notes.append(f"Not evaluable in the {setting} setting (left out): "
+                     + ", ".join(_label(m) for m in all_na_rows) + ".")
+        wide = wide.drop(index=all_na_rows)
+    all_na_cols = [c for c in wide.columns if (wide[c] == "n/a").all()]
+    if all_na_cols:
+        notes.append("Not evaluable for any measure here (left out): " + ", ".join(all_na_cols) + ".")
+        wide = wide.drop(columns=all_na_cols)
+    if len(wide) > 1:
+        every = [c for c in wide.columns if (wide[c] == "satisfied").all()]
+        none = [c for c in wide.columns if (wide[c] == "violated").all()]
+        if every:
+            notes.append("Every measure shown has " + ", ".join(f"{c} ({_title(c)})" for c in every) + ".")
+        if none:
+            notes.append("No measure shown has " + ", ".join(f"{c} ({_title(c)})" for c in none) + ".")
+        wide = wide.drop(columns=every + none)
+    binary_rows = [m for m in wide.index if used.get(m) == "binary" and setting != "binary"]
+    shown = wide.apply(lambda col: col.map(lambda v: MARK.get(v, v)))
+    shown.index = [_label(m) + (" (binary, positive class)" if m in binary_rows else "")
+                   + (" — primary" if m == primary else "") for m in wide.index]
+    shown.index.name = "measure"
+    return shown, notes
+
+
+def _title(name: str) -> str:
+    p = PROPERTIES.get(name.partition(".")[2])
+    return p.title if p else name
+
+
+_MATRIX_RE = re.compile(r"\[\[([-0-9., ]+(?:\],\s*\[[-0-9., ]+)*)\]\]")
+
+
+def readable(text: str) -> str:
+    """``C=[[0,0],[0,1]]`` -> ``C=[0 0; 0 1]`` (rows = gold classes, separated by ';')."""
+    def one(m: re.Match) -> str:
+        rows = re.split(r"\],\s*\[", m.group(1))
+        return "[" + "; ".join(" ".join(x.strip() for x in r.split(",")) for r in rows) + "]"
+    return _MATRIX_RE.sub(one, str(text))
+
+
+def counterexamples(au: pd.DataFrame, setting: str, measures: list[str], primary: str,
+                    top: int | None = None) -> tuple[pd.DataFrame, int]:
+    """One counterexample per property: the primary measure's when it violates the property, else
+    that of the first measure (in report order) that violates it while the primary has it; the
+    primary's own first, then by how many measures violate the property; the first ``top`` rows and
+    the number of rows there are. Columns: property (CLI name and words), measure, counterexample
+    (matrices row by row), how many other measures violate it."""
+    wide, used = verdicts(au, setting, measures, primary)
+    if wide.empty:
+        return pd.DataFrame(), 0
+    au = au.assign(name=[cli_name(p, q) for p, q in zip(au["paper"].astype(str), au["property"].astype(str))])
+    own, other = [], []
+    for name in wide.columns:
+        bad = [m for m in wide.index if wide.at[m, name] == "violated"]
+        if not bad:
+            continue
+        who = primary if primary in bad else bad[0]
+        hit = au[(au["measure"] == who) & (au["name"] == name) & (au["setting"] == used.get(who, setting))]
+        text = readable(hit["counterexample"].iloc[0]) if not hit.empty else ""
+        row = {"property": f"{name}: {_title(name)}", "measure": _label(who), "counterexample": text,
+               "others violating it": len(bad) - 1}
+        (own if who == primary else other).append((len(bad), row))
+    # the primary measure's own violations first, then the properties it has that most others lack
+    other.sort(key=lambda t: -t[0])
+    rows = [r for _, r in own] + [r for _, r in other]
+    return pd.DataFrame(rows[:top] if top else rows), len(rows)
+
+
+class LinkedTable(Table):
+    """A :class:`Table` whose HTML column headers link to anchors (``links``: header -> id) and
+    whose rows carry ids (``row_ids``: first-cell text -> id). The Markdown (PDF) is unchanged."""
+
+    def __init__(self, df, *, links: dict[str, str] | None = None, row_ids: dict[str, str] | None = None, **kw):
+        super().__init__(df, **kw)
+        self.links = dict(links or {})
+        self.row_ids = dict(row_ids or {})
+
+    def _html(self) -> str:
+        out = super()._html()
+        for text, target in self.links.items():
+            esc = html.escape(str(text))
+            # the header text may sit in a <span> (an upright header)
+            out = re.sub(rf'(<th scope="col"[^>]*>(?:<span[^>]*>)?){re.escape(esc)}((?:</span>)?</th>)',
+                         lambda m: f'{m.group(1)}<a href="#{html.escape(target, quote=True)}">{esc}</a>{m.group(2)}',
+                         out, count=1)
+        for text, rid in self.row_ids.items():
+            esc = html.escape(str(text))
+            out = re.sub(rf'<tr>(<t[hd])((?: [^>]*)?>){re.escape(esc)}(</t[hd]>)',
+                         lambda m: f'<tr id="{html.escape(rid, quote=True)}">{m.group(1)}{m.group(2)}{esc}{m.group(3)}',
+                         out, count=1)
+        return out

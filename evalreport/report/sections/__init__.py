@@ -1,0 +1,43 @@
+"""What each report section shows: one method per table or figure, each returning ONE
+display object (:class:`~evalreport.report.display.Chart`, ``Table`` or ``Note``).
+
+The report notebooks are thin: a ``parameters`` cell, ``rep = open_report(tables)``, then one
+cell per call below. Everything here reads the tables that :mod:`evalreport.report.build`
+wrote (the same CSV files the user gets), so what the report shows is exactly what is on
+disk. Choices about what to show (which measures, how many classes fit a chart) live here,
+not in the notebooks.
+
+The methods are grouped by report part, one mixin class per module of this package; they share
+:class:`~evalreport.report.sections._core.ReportBase` (the tables, the primary measure, the
+labels) and :class:`ReportData` puts them together:
+
+- :mod:`.overview`: findings, overview, leaderboard and every measure (report.ipynb, sections 0-3);
+- :mod:`.robustness`: agreement between measures, calibration, per class, chance baselines and
+  rank uncertainty (report.ipynb, sections 4-8);
+- :mod:`.audit`: the measure audit (audit.ipynb);
+- :mod:`.supplements`: cross-validation, ordinal measures, appendix and simulation (the other
+  notebooks).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from evalreport import charts
+# the constants and the reader stay importable from here, as before the split into modules
+from evalreport.report.section_tables import MAX_FLIPS, MAX_INCONSISTENT, MAX_PAIRS_ALL, NOISE_SE  # noqa: F401
+from evalreport.report.sections._core import (MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS,  # noqa: F401
+                                              _TEXT_COLUMNS, ReportBase, _read)
+from evalreport.report.sections.audit import AuditSections
+from evalreport.report.sections.overview import OverviewSections
+from evalreport.report.sections.robustness import RobustnessSections
+from evalreport.report.sections.supplements import SupplementSections
+
+
+def open_report(tables) -> "ReportData":
+    """The report's data, read from the ``tables`` folder written by the build step."""
+    charts.use_theme()
+    return ReportData(Path(tables))
+
+
+class ReportData(OverviewSections, RobustnessSections, AuditSections, SupplementSections, ReportBase):
+    """Lazy access to the report tables, and the display objects built from them."""

@@ -1,0 +1,83 @@
+"""What every report section shares: the constants, the reader of the tables the build wrote,
+and :class:`ReportBase` (the tables, the primary measure, the labels) that the mixins of this
+package extend."""
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalreport.measures import get
+
+#: Above this many classes the per-class chart shows the classes where systems differ most.
+MAX_CLASSES_SHOWN = 24
+#: Above this many classes the confusion matrices are not drawn (they would be unreadable).
+MAX_CLASSES_CONFUSION = 12
+#: Rows of a long list (undefined cases, counterexamples); the CSV files keep every row.
+MAX_ROWS = 15
+
+#: Columns that hold names, never numbers, whatever they look like.
+_TEXT_COLUMNS = ("paper", "system", "system_a", "system_b", "class", "gold", "predicted", "measure", "measure_a",
+                 "measure_b", "fold", "label", "members", "role", "path", "sha256")
+
+
+def _read(path: Path) -> pd.DataFrame:
+    if not path.exists():
+        return pd.DataFrame()
+    # "n/a" verdicts and "NA" classes stay text; names stay text too ("004" is a paper, "1" a system)
+    df = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={c: str for c in _TEXT_COLUMNS})
+    for col in ("reason", "counterexample", "detail", "note"):
+        if col in df:
+            # an all-empty column is read as float: cast before filling (pandas 4 refuses "" in a float column)
+            df[col] = df[col].astype(object).where(df[col].notna(), "").astype(str)
+    for col in ("undefined", "calibrated", "tied", "nan_last"):
+        # flags only: measures.csv's "undefined" is the text of the undefined cases, kept as it is
+        if col in df and df[col].dtype != bool and df[col].astype(str).str.lower().isin(["true", "false"]).all():
+            df[col] = df[col].astype(str).str.lower().eq("true")
+    return df
+
+
+class ReportBase:
+    """The report folder and the facts every section uses: its tables, the primary measure, the
+    measures shown and their labels."""
+
+    def __init__(self, folder: Path):
+        self.folder = Path(folder)
+        meta = self.folder / "report.json"
+        self.meta = json.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
+        manifest = self.folder / "manifest.json"
+        self.manifest = json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else {}
+
+    def table(self, name: str) -> pd.DataFrame:
+        return _read(self.folder / f"{name}.csv")
+
+    # ------------------------------------------------------------------ shared facts
+    @cached_property
+    def primary(self) -> str:
+        return self.manifest.get("primary") or self.meta.get("primary", "macro_f1")
+
+    @cached_property
+    def measures(self) -> list[str]:
+        return list(self.manifest.get("measures", []))
+
+    def _label(self, measure_id: str) -> str:
+        try:
+            return get(measure_id).label
+        except Exception:
+            return measure_id
+
+    @staticmethod
+    def _calibration_changes_nothing(frame: pd.DataFrame, column: str) -> bool:
+        """True when the calibrated rows of ``frame`` (system, measure, calibrated, ``column``)
+        equal the raw ones: a balanced test set, where calibration is the identity."""
+        if frame.empty or "calibrated" not in frame or frame["calibrated"].nunique() < 2:
+            return False
+        wide = frame.pivot_table(index=["system", "measure"], columns="calibrated", values=column, aggfunc="first")
+        if wide.shape[1] < 2:
+            return False
+        raw, cal = wide[False].to_numpy(float), wide[True].to_numpy(float)
+        same = np.isclose(raw, cal, rtol=0, atol=1e-9) | (np.isnan(raw) & np.isnan(cal))
+        return bool(same.all())

@@ -1,0 +1,87 @@
+"""The measure-audit sections (audit.ipynb); the tables are made by
+:mod:`evalreport.report.audit_section`."""
+from __future__ import annotations
+
+import pandas as pd
+
+from evalreport.report import audit_section
+from evalreport.report.display import Note, Table
+from evalreport.report.sections._core import MAX_ROWS, ReportBase
+
+
+class AuditSections(ReportBase):
+    """Which properties the report's measures have, their legend, counterexamples and fit."""
+
+    # ------------------------------------------------------------------ audit
+    def audit_table(self) -> Table | Note:
+        au = self.table("audit")
+        if au.empty:
+            return Note("The measure audit was not run.")
+        setting = self._audit_setting(au)
+        shown, notes = audit_section.matrix(au, setting, self.measures, self.primary)
+        if shown.empty or shown.shape[1] == 0:
+            return Note(f"Measure audit ({setting} setting): the measures of this report do not differ in any "
+                        "property. " + " ".join(notes))
+        links = {c.partition(".")[2]: audit_section.anchor(c) for c in shown.columns}
+        shown.columns = [c.partition(".")[2] for c in shown.columns]     # the ids are unique: MON, Mon, CB, ...
+        return audit_section.LinkedTable(
+            shown, links=links,
+            caption=f"Which properties each measure of this report has ({setting} setting; ✓ satisfied, "
+                    "✗ violated, n/a: cannot be evaluated), computed by enumeration and random search. Columns: the "
+                    "properties where the measures differ, by the ids that `evalreport audit --properties` and "
+                    "`--needs` accept "
+                    "(also as paper.ID: sebastiani.MON, opitz.PIV, goesgens.CB); the next table names and defines "
+                    "each. " + "".join(n + " " for n in notes) + "Every verdict is in audit.csv.")
+
+    def audit_legend(self) -> Table | Note:
+        au = self.table("audit")
+        if au.empty:
+            return Note("The measure audit was not run.")
+        setting = self._audit_setting(au)
+        wide, _ = audit_section.verdicts(au, setting, self.measures, self.primary)
+        leg = audit_section.legend(list(wide.columns))
+        return audit_section.LinkedTable(
+            leg, index=False, row_ids={n: audit_section.anchor(n) for n in leg["property"]},
+            caption="The properties of the audit: the name to give `--properties` or `--needs` ("
+                    + audit_section.papers_sentence(leg["property"]) + "), the property in words and where the paper "
+                    "defines it, and what is checked (docs/audit.md says where a check differs from a paper and why).")
+
+    def _audit_setting(self, au: pd.DataFrame) -> str:
+        """The audit setting that matches the data: binary for two classes, else the multi-class one."""
+        settings = list(dict.fromkeys(au["setting"]))
+        if self.meta.get("n_classes") == 2 and "binary" in settings:
+            return "binary"
+        return settings[-1]
+
+    def audit_counterexamples(self) -> Table | Note:
+        au = self.table("audit")
+        if au.empty:
+            return Note("The measure audit was not run.")
+        setting = self._audit_setting(au)
+        ce, n = audit_section.counterexamples(au, setting, self.measures, self.primary, top=MAX_ROWS)
+        p = self._label(self.primary)
+        if ce.empty:
+            return Note(f"No measure of this report violates a property in the {setting} setting.")
+        shown = f" First {len(ce)} of {n} violated properties." if n > len(ce) else ""
+        return Table(ce, index=False,
+                     caption=f"One counterexample per violated property: first {p}'s own, then, for the properties "
+                             f"{p} has, that of the first measure that lacks it. Confusion matrices are written row by "
+                             "row, rows = gold classes, e.g. [0 1; 2 3]." + shown + " The smallest counterexample for "
+                             "every measure and property is in audit.csv.")
+
+    def audit_fit(self) -> Note:
+        au = self.table("audit")
+        if au.empty:
+            return Note("The measure audit was not run.")
+        wanted = self.meta.get("needs") or []
+        if not wanted:
+            return Note("State the properties you need with `--needs` (e.g. `--needs goesgens.CB,goesgens.Mon`) "
+                        "and the report lists the measures that have all of them.")
+        ok = au.assign(key=[audit_section.cli_name(p, q) for p, q in zip(au["paper"].astype(str),
+                                                                         au["property"].astype(str))])
+        ok = ok[(ok["key"].isin(wanted) | ok["property"].isin(wanted)) & (ok["setting"] == self._audit_setting(au))]
+        fits = ok.groupby("measure")["verdict"].agg(lambda v: bool((v == "satisfied").all()))
+        names = [m for m in fits.index if fits[m]]
+        return Note(f"Measures of this report that satisfy every stated need ({', '.join(wanted)}; "
+                    f"{self._audit_setting(au)} setting): "
+                    + (", ".join(f"{self._label(m)} (`{m}`)" for m in names) if names else "none."))

@@ -1,0 +1,171 @@
+"""Report sections 0-3 (report.ipynb): findings, overview, leaderboard and every measure."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalreport import charts
+from evalreport.measures import get
+from evalreport.report.display import Chart, Note, Table
+from evalreport.report.section_tables import integer_ranks
+from evalreport.report.sections._core import MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase
+from evalreport.report.summary import escape
+
+
+class OverviewSections(ReportBase):
+    """Findings, overview, leaderboard and the table of every measure."""
+
+    # ------------------------------------------------------------------ 0. findings
+    def findings(self) -> Note:
+        """The opening findings block, made from findings.csv only (:mod:`evalreport.report.summary`)."""
+        from evalreport.report.summary import findings_note
+
+        return findings_note(self.table("findings"), primary=self.primary, alpha=self.meta.get("alpha", 0.05),
+                             n_items=self.meta.get("n_items"))
+
+    # ------------------------------------------------------------------ 1. overview
+    def overview(self) -> Note:
+        m = self.meta
+        lines = [
+            f"**{m.get('n_items', '?'):,} items**, **{m.get('n_classes', '?')} classes**, "
+            f"**{m.get('n_systems', '?')} systems**. Primary measure: **{self._label(self.primary)}** "
+            f"(`{self.primary}`).",
+        ]
+        if m.get("bootstrap"):
+            lines.append(f"Uncertainty: {m['bootstrap']:,} paired bootstrap resamples over items, seed "
+                         f"{m.get('seed')}; intervals are {100 * (1 - m.get('alpha', 0.05)):g}% percentile intervals.")
+        if m.get("positive"):
+            lines.append(f"Positive class for binary measures: **{m['positive']}**.")
+        if m.get("folds"):
+            lines.append(f"Cross-validation folds: {m['folds']} (see the cross-validation section).")
+        for note in self.manifest.get("notes", []):
+            # intervals: said above; confusion-matrix input: the findings say what it cannot tell
+            if not note.startswith(("intervals:", "confusion-matrix input")):
+                lines.append(f"Note: {escape(note)}.")   # notes quote class names from the data
+        return Note("\n\n".join(lines))
+
+    def prevalence_chart(self) -> Chart | Note:
+        prev = self.table("prevalence")
+        present = prev[prev["count"] > 0]
+        if len(prev) > MAX_CLASSES_SHOWN and present["count"].nunique() == 1:
+            return Note(f"All {len(present):,} classes present in the gold labels have {int(present['count'].iloc[0]):,} "
+                        "items each (a balanced test set)"
+                        + (f"; {len(prev) - len(present):,} listed classes have none." if len(present) < len(prev)
+                           else "."))
+        caption = "Share of each class in the gold labels."
+        if len(prev) > MAX_CLASSES_SHOWN:     # 1,000 bars would be a 14,000-pixel chart
+            half = MAX_CLASSES_SHOWN // 2
+            order = prev.sort_values("count", ascending=False, kind="stable")
+            prev = pd.concat([order.head(half), order.tail(half)])
+            caption += (f" Only the {half} largest and {half} smallest of {len(order):,} classes; every class is in "
+                        "prevalence.csv.")
+        return Chart(charts.prevalence_bar(prev), name="prevalence", caption=caption)
+
+    def inputs_table(self) -> Table:
+        df = self.table("inputs")
+        if df.empty:
+            return Table(pd.DataFrame({"input": ["(given in memory)"]}), caption="Inputs")
+        df = df.assign(sha256=df["sha256"].astype(str).str[:16] + "…", file=df["path"].map(lambda p: Path(p).name))
+        cols = [c for c in ("role", "system", "file", "rows", "sha256") if c in df]
+        return Table(df[cols], caption="Input files and their SHA-256 hashes (first 16 hex digits).", index=False)
+
+    # ------------------------------------------------------------------ 2. leaderboard
+    def leaderboard_table(self) -> Table:
+        board = self.table("leaderboard")
+        undefined = board["value"].isna()
+        p_label = self._label(self.primary)
+        show = pd.DataFrame({"rank": integer_ranks(board["rank"]), "system": board["system"], p_label: board["value"]})
+        if board["lo"].notna().any():
+            show["interval"] = ["—" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(board["lo"], board["hi"])]
+        if "p_best" in board and board["p_best"].notna().any():
+            show["P(best)"] = board["p_best"]
+        if "group" in board and board["group"].notna().any():
+            show["group"] = board["group"].map(lambda g: "—" if pd.isna(g) else f"{g:g}" if isinstance(g, float) else g)
+        if "rank_calibrated" in board:
+            show["rank (calibrated)"] = integer_ranks(board["rank_calibrated"])
+        ranks = {c: (lambda r: "" if pd.isna(r) else f"{r:g}") for c in ("rank", "rank (calibrated)") if c in show}
+        caption = (f"Leaderboard under {p_label}: bootstrap interval, probability of being best, "
+                   "significance group (systems in the same group are not separable at the chosen alpha) and the "
+                   "rank after prevalence calibration.")
+        if (board["rank"] % 1 != 0).any():
+            caption += " Tied systems share the mean of their ranks (e.g. 1.5)."
+        flags = reasons = None
+        if undefined.any():
+            scores = self.table("scores")
+            why = scores[(scores["measure"] == self.primary) & ~scores["calibrated"]].set_index("system")["reason"]
+            flags = pd.DataFrame({p_label: undefined}, index=show.index)
+            reasons = pd.DataFrame({p_label: board["system"].map(why).fillna("")}, index=show.index)
+            caption += (" A system whose value is undefined is ranked last and is in no significance group: no "
+                        "test can compare an undefined value.")
+        return Table(show, formats=ranks, index=False, caption=caption, undefined=flags, reasons=reasons)
+
+    def leaderboard_chart(self) -> Chart | Note:
+        iv = self.table("intervals")
+        if iv.empty:
+            scores = self.table("scores")
+            iv = scores[(scores["measure"] == self.primary) & ~scores["calibrated"]].assign(lo=np.nan, hi=np.nan)
+        iv = iv[iv["measure"] == self.primary]
+        base = self.table("baselines")
+        base = base[base["measure"] == self.primary] if not base.empty else None
+        groups = self.table("groups")
+        chart = charts.leaderboard_intervals(iv, measure=self.primary, baselines=base,
+                                             groups=groups if not groups.empty else None,
+                                             higher_is_better=get(self.primary).higher_is_better)
+        intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
+        return Chart(chart, name="leaderboard",
+                     caption=f"Systems under {self._label(self.primary)} {intervals}. What trivial or random "
+                             "systems score (chance baselines) is drawn as dashed lines when near the systems; the "
+                             "axis is zoomed to the systems, and a baseline far from them is named in the chart's "
+                             "subtitle instead.")
+
+    # ------------------------------------------------------------------ 3. every measure
+    def scores_table(self, *, calibrated: bool = False) -> Table:
+        scores = self.table("scores")
+        scores = scores[scores["calibrated"] == calibrated]
+        order_m = list(dict.fromkeys(scores["measure"]))
+        order_s = list(dict.fromkeys(scores["system"]))
+
+        def wide(column):
+            return scores.pivot(index="measure", columns="system", values=column).reindex(index=order_m,
+                                                                                           columns=order_s)
+
+        values = wide("value")
+        # a cell is marked only when it has no value: a defined average with a skipped class keeps its number
+        mark = wide("undefined").astype(object).where(wide("undefined").notna(), False).astype(bool) & values.isna()
+        reasons = wide("reason").astype(object).where(mark, "")
+        values.index = [f"{self._label(m)} ({'↑' if get(m).higher_is_better else '↓'})" for m in values.index]
+        values.index.name = "measure"
+        mark.index = reasons.index = values.index
+        return Table(values, undefined=mark, reasons=reasons,
+                     caption=("Every measure (rows; ↑ higher is better, ↓ lower is better) for every system (columns)"
+                              + (" after prevalence calibration" if calibrated else "")
+                              + ". Undefined (0/0) cells are marked and the reason is given; the measures' ids and "
+                                "definitions are in the appendix."))
+
+    def undefined_table(self) -> Table | Note:
+        scores = self.table("scores")
+        flagged = scores[(scores["reason"] != "") & ~scores["calibrated"]]
+        if flagged.empty:
+            return Note("No measure hit an undefined (0/0) case on these systems.")
+        show = pd.DataFrame({"system": flagged["system"], "measure": flagged["measure"].map(self._label),
+                             "value": flagged["value"], "reason": flagged["reason"]})
+        shown = (f" First {MAX_ROWS} of {len(show):,}; all in scores.csv (column reason)."
+                 if len(show) > MAX_ROWS else "")
+        return Table(show.head(MAX_ROWS), index=False,
+                     caption="Every 0/0 case met while computing the measures, named (no value: the measure is "
+                             "undefined; a number: the case was inside an average and skipped or replaced as the "
+                             "policy says)." + shown)
+
+    def rank_heatmap(self, *, calibrated: bool = False) -> Chart | Note | None:
+        ranks = self.table("ranks")
+        if calibrated and self._calibration_changes_nothing(ranks, "rank"):
+            if self._calibration_changes_nothing(self.table("scores"), "value"):
+                return None   # a balanced test set: the calibration chart's note says so already
+            return Note("Prevalence calibration changes no system's rank under any measure: the calibrated ranks "
+                        "are those of the rank chart above.")
+        return Chart(charts.rank_heatmap(ranks, calibrated=calibrated),
+                     name="ranks-calibrated" if calibrated else "ranks",
+                     caption="Rank of every system under every measure (1 = best)"
+                             + (" after prevalence calibration." if calibrated else "."))

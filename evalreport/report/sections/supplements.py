@@ -1,0 +1,170 @@
+"""The other notebooks' sections: cross-validation (crossval.ipynb), ordinal measures
+(ordinal.ipynb), appendix (appendix.ipynb) and simulation (simulation.ipynb)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalreport import charts
+from evalreport.measures import get
+from evalreport.report.display import Chart, Note, Table
+from evalreport.report.section_tables import cv_differences
+from evalreport.report.section_tables import label as measure_label
+from evalreport.report.sections._core import ReportBase
+
+
+class SupplementSections(ReportBase):
+    """Cross-validation, ordinal, appendix and simulation sections."""
+
+    # ------------------------------------------------------------------ cross-validation
+    def cv_table(self) -> Table | Note:
+        cv = self.table("cv_summary")
+        if cv.empty:
+            return Note("No cross-validation summary (a positive class is needed for the F estimators).")
+        if "invalid_folds" in cv:
+            cv = cv.rename(columns={"invalid_folds": "folds without precision or recall"})
+        values = cv.drop(columns=[c for c in cv.columns if c == "system" or cv[c].dtype.kind not in "f"])
+        flags = values.isna().reindex(columns=cv.columns, fill_value=False)
+        return Table(cv, index=False, undefined=flags if flags.any().any() else None,
+                     reasons=pd.DataFrame("undefined in every fold: nothing to average", index=cv.index,
+                                          columns=cv.columns),
+                     caption="The five ways to compute F over folds (Forman & Scholz, paper 001, section 3) and AUC "
+                             "averaged per fold vs merged, per system.")
+
+    def cv_folds_table(self) -> Table | Note:
+        """The folds where a per-fold value is undefined: the folds the *_defined / avg estimators skip."""
+        parts = []
+        inv = self.table("cv_invalid_folds")
+        if not inv.empty:
+            parts.append(pd.DataFrame({"system": inv["system"], "fold": inv["fold"], "what": "precision or recall (F)",
+                                       "reason": inv["reason"]}))
+        sf = self.table("cv_score_folds")
+        if not sf.empty:
+            sf = sf[sf["undefined"]]
+            parts.append(pd.DataFrame({"system": sf["system"], "fold": sf["fold"],
+                                       "what": sf["measure"].map(measure_label),
+                                       "reason": sf["reason"]}))
+        rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+        if not parts:
+            return Note("Per-fold precision, recall and AUC need a positive class (--positive).")
+        if rows.empty:
+            return Note("Every fold has defined per-fold precision, recall and AUC: the fold-averaging estimators "
+                        "skip nothing.")
+        # one row per system, value and reason: the folds listed together
+        rows = rows.groupby(["system", "what", "reason"], sort=False)["fold"] \
+            .agg(lambda f: ", ".join(map(str, f))).reset_index().rename(columns={"fold": "folds"})
+        rows = rows[["system", "folds", "what", "reason"]]
+        return Table(rows, index=False, caption="Folds where a per-fold value is undefined: F_avg counts them as 0, "
+                                                "F~_avg, F~_pr,re and AUC_avg leave them out (paper 001, section 2.4).")
+
+    def cv_chart(self) -> Chart | Note:
+        est = self.table("cv_estimates")
+        f = est[est.get("measure", pd.Series(dtype=str)).astype(str).str.startswith("f")] if not est.empty else est
+        if f.empty or "estimator" not in f:
+            return Note("No F estimates to draw.")
+        f = f.assign(aggregation=f["estimator"])
+        measure = f["measure"].iloc[0]
+        return Chart(charts.cv_estimates(f[f["measure"] == measure], measure=measure), name="cv-estimates",
+                     caption="The F estimators side by side: the spread is the aggregation's effect, not the system's.")
+
+    def cv_aggregates_table(self) -> Table | Note:
+        est = self.table("cv_estimates")
+        if est.empty:
+            return Note("No cross-validation estimates.")
+        rows, flags, reasons, same, n_differ = cv_differences(est)
+        agree = (f" The aggregations agree (to 3 decimals, for every system) for {', '.join(same)}." if same else "")
+        if rows.empty:
+            return Note("Every measure gives the same value however it is aggregated over the folds (pooled, mean of "
+                        "fold values, mean over folds where defined)." + agree + " All values are in cv_estimates.csv.")
+        shown = (f"The {len(set(rows['measure']) - {''})} measures (of {n_differ}) where the aggregations differ most"
+                 if n_differ > len(set(rows["measure"]) - {""}) else "The measures where the aggregations differ")
+        return Table(rows, index=False, undefined=flags, reasons=reasons,
+                     caption=f"{shown}, aggregated over folds each way: pooled (sum the fold confusion matrices), mean "
+                             "of fold values, mean over folds where defined; aggregations that agree share a row. "
+                             "F, AUC and AP are in the summary above." + agree
+                             + " Every measure and aggregation is in cv_estimates.csv.")
+
+    def cv_recommendation(self) -> Note:
+        path = self.folder / "cv_recommendation.md"
+        text = path.read_text(encoding="utf-8") if path.exists() else "No recommendation."
+        return Note(text)
+
+    # ------------------------------------------------------------------ ordinal
+    def ordinal_table(self) -> Table | Note:
+        scores = self.table("scores")
+        ids = [m for m in dict.fromkeys(scores["measure"]) if get(m).kind == "ordinal"] if not scores.empty else []
+        if not ids:
+            return Note("No ordinal or cost-sensitive measures (give --order or --costs).")
+        sub = scores[scores["measure"].isin(ids) & ~scores["calibrated"]]
+        wide = sub.pivot(index="system", columns="measure", values="value").reindex(columns=ids)
+        wide.columns = [f"{self._label(m)} ({'↑' if get(m).higher_is_better else '↓'})" for m in ids]
+        return Table(wide, caption="Ordinal / cost-sensitive measures (↑ higher is better, ↓ lower is better): K "
+                                   "with cost-sensitive recall (paper 000, eq. 11), mean absolute error, macro MAE, "
+                                   "weighted kappa, expected cost.")
+
+    # ------------------------------------------------------------------ appendix
+    def definitions_table(self) -> Table:
+        defs = self.table("measures")
+        defs = defs.astype(object).where(defs.notna(), "")   # text columns only: no float fill (pandas 4)
+        # five columns of text (not nine narrow ones) so that the PDF page can hold the table
+        facts = [f"{d} is better; range {r}" + (f"; chance {c}" if str(c) else "")
+                 + (f"; convention for 0/0: {v}" if str(v) else "")
+                 for d, r, c, v in zip(defs["direction"], defs["range"], defs["chance"], defs["convention"])]
+        show = pd.DataFrame({"measure": defs["id"] + ": " + defs["label"], "formula": defs["formula"],
+                             "range and chance": facts, "undefined when": defs["undefined"],
+                             "source": defs["source"]})
+        return Table(show, index=False, caption="Every measure in this report: definition, direction, range, "
+                                                "chance value, undefined cases and their convention, source.")
+
+    def policy_note(self) -> Note:
+        policy = self.meta.get("policy", "nan")
+        text = {
+            "nan": "Undefined (0/0) cases are reported as undefined; inside averages over classes the undefined "
+                   "classes are skipped (and named in the table of undefined cases).",
+            "zero": "Undefined (0/0) cases are replaced by 0 (and still named); inside averages they count as 0.",
+            "one": "Undefined (0/0) cases are replaced by 1 (and still named); inside averages they count as 1.",
+            "convention": "Undefined (0/0) cases take each measure's documented convention (column 'convention' "
+                          "above), NaN where it has none.",
+        }.get(policy, policy)
+        return Note(f"**Undefined-value policy: `{policy}`.** {text}")
+
+    def provenance_table(self) -> Table:
+        prov = self.meta.get("provenance", {})
+        rows = [("evalreport command", prov.get("command", "")), ("seed", str(self.meta.get("seed", ""))),
+                ("bootstrap resamples", str(self.meta.get("bootstrap", ""))),
+                ("created", prov.get("created", ""))]
+        rows += [(f"version: {k}", v) for k, v in prov.get("versions", {}).items()]
+        rows += [(f"sha256: {Path(s['path']).name}", s["sha256"]) for s in prov.get("inputs", [])]
+        return Table(pd.DataFrame(rows, columns=["item", "value"]), index=False,
+                     caption="Provenance: versions, seed and input hashes. The same inputs and seed give the same "
+                             "numbers.")
+
+    # ------------------------------------------------------------------ simulation (paper 001, section 4)
+    def simulation_chart(self, figure: int) -> Chart:
+        """Paper 001's Figures 5-8 re-run: 5 = bias vs share of positives (F = 0.8); 6 / 7 = bias vs
+        true F, stratified / unstratified folds; 8 = relative standard deviation, stratified."""
+        df = self.table(f"figure{figure}")
+        if figure == 5:
+            chart = charts.simulation_bias(df, x="prevalence", column="stratified")
+        elif figure == 8:
+            chart = charts.simulation_sd(df, x="f_true", column="panel")
+        else:
+            chart = charts.simulation_bias(df, x="f_true", column="panel")
+        what = {5: "relative bias against the share of positives, true F = 0.8 (paper 001, Figure 5)",
+                6: "relative bias against the true F, stratified folds (paper 001, Figure 6)",
+                7: "relative bias against the true F, unstratified folds (paper 001, Figure 7)",
+                8: "relative standard deviation, stratified folds (paper 001, Figure 8)"}[figure]
+        return Chart(chart, name=f"simulation-figure{figure}", caption=f"The five F estimators: {what}.")
+
+    def simulation_table(self) -> Table:
+        sim = self.table("simulation")
+        summary = sim.groupby(["stratified", "label"], sort=False)[["rel_bias", "rel_sd"]].agg(
+            lambda v: float(np.mean(np.abs(v)))).reset_index().rename(
+            columns={"label": "estimator", "rel_bias": "mean |relative bias|", "rel_sd": "mean relative sd"})
+        return Table(summary, index=False, caption="Over all simulated settings: mean absolute relative bias and mean "
+                                                   "relative standard deviation of each estimator.")
+
+    def simulation_note(self) -> Note:
+        return Note(self.meta.get("simulation_note", ""))

@@ -1,0 +1,142 @@
+"""A stand-in for the ``quarto`` executable, behaving like Quarto 1.7/1.10 in the ways evalreport
+depends on (docs/toolchain facts; Quarto itself cannot be installed on these machines).
+
+``quarto render NB --to html|typst --no-execute`` in the current folder:
+
+* a project path with a component starting with ``.`` makes it ignore ``_quarto.yml``
+  (quarto-cli issue 3186); the notebook's front matter (first raw ``---`` cell) always counts;
+* HTML: without ``embed-resources`` the page links ``report_files/libs/...`` (as Quarto does);
+  with it, the CSS and the header include are inlined; any ``text/html`` output adds the
+  require.js/jQuery CDN tags and the ``define('jquery')`` stub (jsdelivr as 1.10.18, cdnjs with
+  FAKE_QUARTO_VERSION=1.7);
+* a figure cell gets "Figure N: caption" from ``#| fig-cap:`` (markdown backslash escapes
+  undone), or a bare "Figure N" when it has a ``fig-`` label and no caption;
+* typst: writes ``report.pdf`` (a stub naming the paper size and the captions).
+
+Environment: FAKE_QUARTO_LOG (append one JSON line per run), FAKE_QUARTO_FAIL (exit 3 after a few
+stderr lines), FAKE_QUARTO_WARN (warnings on stderr), FAKE_QUARTO_REMOTE (also link a web font
+that no clean-up removes).
+"""
+import html
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+CDN = {
+    "1.10": ['<script src="https://cdn.jsdelivr.net/npm/jquery@3.5.1/dist/jquery.min.js" integrity="sha384-..." crossorigin="anonymous"></script>',
+             '<script src="https://cdn.jsdelivr.net/npm/requirejs@2.3.6/require.min.js" integrity="sha384-..." crossorigin="anonymous"></script>'],
+    "1.7": ['<script src="https://cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min.js" integrity="sha512-..." crossorigin="anonymous"></script>',
+            '<script src="https://cdnjs.cloudflare.com/ajax/libs/jquery/3.5.1/jquery.min.js" integrity="sha512-..." crossorigin="anonymous" data-relocate-top="true"></script>'],
+}
+STUB = "<script type=\"application/javascript\">define('jquery', [],function() {return window.jQuery;})</script>"
+
+
+def merge(a, b):
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def text(value):
+    return "".join(value) if isinstance(value, list) else (value or "")
+
+
+def options(source):
+    opts = {}
+    for line in source.splitlines():
+        if not line.startswith("#|"):
+            break
+        opts.update(yaml.safe_load(line[2:].strip()) or {})
+    return opts
+
+
+def main(argv):
+    if len(argv) < 4 or argv[0] != "render" or "--to" not in argv:
+        print(f"fake quarto: unsupported arguments {argv}", file=sys.stderr)
+        return 64
+    nb_name, to = argv[1], argv[argv.index("--to") + 1]
+    if os.environ.get("FAKE_QUARTO_FAIL"):
+        print("Starting python3 kernel...", file=sys.stderr)
+        print("ERROR: TypstError: unknown font family: libertinus serif", file=sys.stderr)
+        print("Stack trace: at render (file:///quarto/src/render.ts:42)", file=sys.stderr)
+        return 3
+    nb_path = Path.cwd() / nb_name
+    hidden = any(p.startswith(".") for p in nb_path.resolve().parts)
+    nb = json.loads(nb_path.read_text(encoding="utf-8"))
+    front = {}
+    if nb["cells"] and nb["cells"][0]["cell_type"] == "raw" and text(nb["cells"][0]["source"]).startswith("---"):
+        front = yaml.safe_load(text(nb["cells"][0]["source"]).strip().strip("-")) or {}
+    project = {}
+    if not hidden and (Path.cwd() / "_quarto.yml").is_file():
+        project = yaml.safe_load((Path.cwd() / "_quarto.yml").read_text(encoding="utf-8")) or {}
+    config = merge(project, front)
+    fmt_opts = (config.get("format") or {}).get(to) or {}
+    if os.environ.get("FAKE_QUARTO_LOG"):
+        with open(os.environ["FAKE_QUARTO_LOG"], "a", encoding="utf-8") as fh:
+            fh.write(json.dumps({"cwd": str(Path.cwd()), "hidden": hidden, "project_config": bool(project),
+                                 "front_matter_format": sorted((front.get("format") or {})), "to": to,
+                                 "options": fmt_opts}) + "\n")
+    if os.environ.get("FAKE_QUARTO_WARN"):
+        print("WARN: Could not fetch resource https://cdn.jsdelivr.net/npm/requirejs@2.3.6/require.min.js",
+              file=sys.stderr)
+        print("[WARNING] Could not fetch resource https://cdn.jsdelivr.net/npm/jquery@3.5.1/dist/jquery.min.js",
+              file=sys.stderr)
+    body, captions, figure, any_html = [], [], 0, False
+    for cell in nb["cells"][1 if front else 0:]:
+        source = text(cell.get("source"))
+        if cell["cell_type"] == "markdown":
+            body.append(f"<div class=\"md\">{html.escape(source)}</div>")
+            continue
+        if cell["cell_type"] != "code":
+            continue
+        opts = options(source)
+        for out in cell.get("outputs", []):
+            data = out.get("data") or {}
+            if "text/html" in data:
+                any_html = True
+                body.append(text(data["text/html"]))
+            elif "text/markdown" in data:
+                body.append(f"<div class=\"md\">{html.escape(text(data['text/markdown']))}</div>")
+            elif "text" in out:
+                body.append(f"<pre>{html.escape(text(out['text']))}</pre>")
+        label = str(opts.get("label", ""))
+        if "fig-cap" in opts or label.startswith("fig-"):
+            figure += 1
+            cap = re.sub(r"\\(.)", r"\1", str(opts["fig-cap"])) if "fig-cap" in opts else None
+            captions.append(f"Figure {figure}: {cap}" if cap else f"Figure {figure}")
+            body.append(f"<figcaption>{html.escape(captions[-1])}</figcaption>")
+    out_name = nb_path.stem + (".html" if to == "html" else ".pdf")
+    if to == "html":
+        head = []
+        if fmt_opts.get("embed-resources"):
+            if fmt_opts.get("css"):
+                head.append("<style>" + (nb_path.parent / fmt_opts["css"]).read_text(encoding="utf-8") + "</style>")
+        else:
+            head.append('<script src="report_files/libs/quarto-html/quarto.js"></script>')
+            head.append('<link href="report_files/libs/bootstrap/bootstrap.min.css" rel="stylesheet">')
+        if fmt_opts.get("include-in-header"):
+            head.append((nb_path.parent / fmt_opts["include-in-header"]).read_text(encoding="utf-8"))
+        if any_html:
+            head += CDN["1.7" if os.environ.get("FAKE_QUARTO_VERSION") == "1.7" else "1.10"] + [STUB]
+        if os.environ.get("FAKE_QUARTO_REMOTE"):
+            head.append('<link rel="stylesheet" href="https://fonts.googleapis.com/css2?family=Inter">')
+        title = html.escape(str(config.get("title", "")))
+        page = ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">\n<title>" + title + "</title>\n"
+                + "\n".join(head) + "\n</head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+        (nb_path.parent / out_name).write_text(page, encoding="utf-8")
+    else:
+        stub = ("%PDF-1.7\n% fake quarto typst\n% papersize=" + str(fmt_opts.get("papersize", "us-letter"))
+                + "\n% toc=" + str(fmt_opts.get("toc", False)) + "\n" + "".join(f"% {c}\n" for c in captions)
+                + "%%EOF\n")
+        (nb_path.parent / out_name).write_text(stub, encoding="utf-8")
+    print(f"Output created: {out_name}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,57 @@
+"""Resampling in blocks sized to memory (issue 16): the values do not depend on the block size,
+and a large K no longer allocates every resample's (S, K, K) tensor at once."""
+import numpy as np
+import pytest
+
+from evalreport.analyses import resampling
+from evalreport.inputs import Runs
+from evalreport.measures import REGISTRY, applicable, get
+
+
+def make_runs(K=6, S=4, N=300, seed=5):
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(0, K, N)
+    pred = np.where(rng.random((S, N)) < 0.6, gold, rng.integers(0, K, (S, N)))
+    return Runs(gold=gold, pred=pred, labels=tuple(f"c{i}" for i in range(K)),
+                systems=tuple(f"s{i}" for i in range(S)), folds=rng.integers(0, 3, N))
+
+
+@pytest.mark.parametrize("rows", [1, 3, 17])
+def test_the_values_are_bit_identical_whatever_the_block(monkeypatch, rows):
+    runs = make_runs()
+    measures = [m for m in REGISTRY if applicable(get(m), positive=None, costs=None)[0]]
+    base = resampling.bootstrap(runs, measures, n_resamples=120, seed=7)
+    pair = resampling.pairwise(runs, "macro_f1", n_resamples=120, seed=7, tests=("bootstrap",))
+    monkeypatch.setattr(resampling, "_rows_in_memory", lambda cells: rows)
+    chunked = resampling.bootstrap(runs, measures, n_resamples=120, seed=7)
+    assert np.array_equal(base.samples, chunked.samples, equal_nan=True)
+    assert base.intervals.equals(chunked.intervals) and base.rank_distribution.equals(chunked.rank_distribution)
+    assert pair.equals(resampling.pairwise(runs, "macro_f1", n_resamples=120, seed=7, tests=("bootstrap",)))
+
+
+def test_no_tensor_block_is_larger_than_the_budget(monkeypatch):
+    """K = 60, 4 systems: the old code made one (b, 4, 60, 60) block of every resample drawn at once."""
+    runs = make_runs(K=60, S=4, N=2000)
+    cells = 4 * 60 * 60
+    monkeypatch.setattr(resampling, "_available_memory", lambda: 32 * 8 * 5 * cells)   # room for 5 resamples
+    assert resampling._rows_in_memory(cells) == 5
+    seen = []
+    real = resampling.resampled_confusions
+
+    def spy(pat, weights, indicator=None):
+        T = real(pat, weights, indicator)
+        seen.append(T.shape[0])
+        return T
+
+    monkeypatch.setattr(resampling, "resampled_confusions", spy)
+    result = resampling.bootstrap(runs, ["accuracy", "macro_f1"], n_resamples=200, seed=1)
+    assert max(seen[1:]) <= 5 and sum(seen[1:]) == 200        # seen[0]: the point estimate
+    monkeypatch.setattr(resampling, "resampled_confusions", real)
+    monkeypatch.setattr(resampling, "_available_memory", lambda: 2 ** 40)
+    assert np.array_equal(result.samples, resampling.bootstrap(runs, ["accuracy", "macro_f1"], n_resamples=200,
+                                                               seed=1).samples, equal_nan=True)
+
+
+def test_available_memory_is_read():
+    assert resampling._available_memory() > 0
+    assert resampling._rows_in_memory(10 ** 12) == 1
