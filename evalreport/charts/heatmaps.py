@@ -163,22 +163,16 @@ def identical_rankings(rank_correlation: pd.DataFrame, *, method: str = "spearma
     undefined (e.g. it gives every system the same value) is a group of its own."""
     df, measures = _correlation_frame(rank_correlation, method, order, "identical_rankings")
     same = df[df["value"] >= 1 - 1e-9]
-    parent = {m: m for m in measures}
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
 
-    def root(m):
-        while parent[m] != m:
-            parent[m] = parent[parent[m]]
-            m = parent[m]
-        return m
-
-    for a, b_ in zip(same["measure_a"], same["measure_b"]):
-        ra, rb = root(a), root(b_)
-        if ra != rb:
-            first, second = sorted((ra, rb), key=measures.index)
-            parent[second] = first
+    where = {m: i for i, m in enumerate(measures)}
+    edges = coo_matrix((np.ones(len(same)), (same["measure_a"].map(where), same["measure_b"].map(where))),
+                       shape=(len(measures), len(measures)))
+    _, component = connected_components(edges, directed=False)
     groups: dict = {}
-    for m in measures:
-        groups.setdefault(root(m), []).append(m)
+    for m, c in zip(measures, component):     # groups and members in ``measures`` order
+        groups.setdefault(c, []).append(m)
     return list(groups.values())
 
 

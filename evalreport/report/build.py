@@ -177,6 +177,13 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     return {"comparison": comp, "included": included, "measures": list(comp.measures), "facts": facts}
 
 
+def _short_label(measure_id: str) -> str:
+    """The measure's short label, as the charts show it ("Macro F1", "MCC", "K (Sebastiani)")."""
+    from evalreport.charts import short_measure_label
+
+    return short_measure_label(measure_id)
+
+
 def _needs(needs, audit: bool) -> list[str]:
     """The stated needs as qualified property ids (``goesgens.CB``); unknown ones are an error."""
     if not needs:
@@ -246,7 +253,8 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
         chosen = ["report"] + [n for n in ("audit", "crossval", "ordinal") if result["included"][n]] + ["appendix"]
         paths = _execute_and_render(staging, chosen, title=title, formats=formats, engine=engine, stages=stages,
                                     subtitle=f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
-                                             f"{facts['n_classes']} classes; primary measure {comp.primary}")
+                                             f"{facts['n_classes']} classes; primary measure "
+                                             f"{_short_label(comp.primary)}")
         for name, folder in dict(include or {}).items():   # e.g. the demo's input files, as OUTDIR/data
             shutil.copytree(folder, staging / name)
         timings = {k: round(v, 2) for k, v in stages.times.items()}
