@@ -121,7 +121,8 @@ def check_outside(target, inputs) -> None:
 
 
 def _absolute(target) -> Path:
-    """``target`` as an absolute path with a real last component (``.`` and ``x/..`` resolved), symlinks kept."""
+    """``target`` as an absolute path with a real last component (``.`` and ``x/..`` resolved); other symlinks
+    are kept, but a last component that links to a folder is followed."""
     try:
         path = Path(os.path.abspath(os.fspath(target)))
     except OSError as exc:                            # the current folder was deleted
@@ -129,6 +130,10 @@ def _absolute(target) -> Path:
                           "(nothing was written)") from None
     if not path.name:
         raise OutputError(f"{target}: the root folder cannot be an output folder (nothing was written)")
+    if path.is_symlink() and path.is_dir():
+        # a link to an output folder: replace the folder it points to and keep the link (replacing the
+        # link itself would leave a real folder here and the stale report behind the link)
+        path = path.resolve()
     return path
 
 

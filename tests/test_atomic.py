@@ -292,3 +292,16 @@ def test_other_os_errors_of_the_work_are_not_disguised(tmp_path):
         with atomic_dir(tmp_path / "out"):
             open(tmp_path / "missing-input.tsv")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_symlinked_output_folder_is_replaced_behind_its_link(tmp_path):
+    """Review L6: the link stays a link and the folder it points to gets the new output."""
+    real = tmp_path / "real"
+    with atomic_dir(real) as staging:
+        (staging / "a.txt").write_text("old", encoding="utf-8")
+    link = tmp_path / "link"
+    link.symlink_to(real, target_is_directory=True)
+    with atomic_dir(link) as staging:
+        (staging / "a.txt").write_text("new", encoding="utf-8")
+    assert link.is_symlink() and (real / "a.txt").read_text(encoding="utf-8") == "new"
+    assert (link / "a.txt").read_text(encoding="utf-8") == "new"

@@ -130,7 +130,7 @@ def test_fragility_many_classes_is_fast_and_a_verified_bound():
     t = time.perf_counter()
     f1 = fragility(counts, "macro_f1", "a")
     elapsed = time.perf_counter() - t
-    assert elapsed < 60, elapsed
+    assert elapsed < 10, elapsed          # a few seconds (about 1.5 s alone)
     assert len(f1) <= MAX_CHALLENGERS and not f1["exact"].any()
     row = f1.iloc[0]
     assert row["moves"] >= 1
@@ -377,4 +377,241 @@ def test_report_opens_with_findings_naming_the_leader(tmp_path):
     assert findings_h2 < start < overview_h2
     frag = int(rows.loc[rows["finding"] == "fragility", "value"].iloc[0])
     assert frag == (46 + 44) - (40 + 41)
-    assert f"Fragility: {frag} test items" in block
+    assert f"Fragility: {frag} changed predictions" in block
+
+
+# ----------------------------------------------------------------------------- review fixes
+
+
+def _one_at_a_time(measure, X, Y, cap=200):
+    """Reference: each round applies the single change that narrows the gap most (first of equals);
+    the changes found as a distance between matrices (None: stuck or over ``cap``)."""
+    from evalreport.analyses.findings import _after, _candidates, _level, _Oriented
+
+    f = _Oriented(measure)
+    X0, Y0, X, Y = X, Y, X.copy(), Y.copy()
+    for _ in range(cap):
+        vx, vy = f(np.stack([X, Y]))
+        if _level(np.array([vy]), np.array([vx]))[0]:
+            return int(np.maximum(X0 - X, 0).sum() + np.maximum(Y0 - Y, 0).sum())
+        mx, my = _candidates(X, lower=True, rows=None), _candidates(Y, lower=False, rows=None)
+        with np.errstate(invalid="ignore"):
+            gain = np.concatenate([vx - _after(f, X, mx), _after(f, Y, my) - vy])
+        gain = np.where(np.isnan(gain), -np.inf, gain)
+        if not len(gain) or not gain.max() > 0:
+            return None
+        j = int(np.argmax(gain))
+        M, (g, p, q) = (X, mx[j]) if j < len(mx) else (Y, my[j - len(mx)])
+        M[g, p] -= 1
+        M[g, q] += 1
+    return None
+
+
+@pytest.mark.parametrize("measure", ["macro_f1", "mcc", "kappa", "confusion_entropy", "sba"])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pair=pairs())
+def test_greedy_bound_between_brute_force_and_one_at_a_time(measure, pair):
+    """H1: the greedy bound alone (no exhaustive proof) is never below the true minimum and never
+    above the one-at-a-time best-move search."""
+    X, Y = pair
+    got = pair_fragility(measure, X, Y, exhaustive=False)
+    ref = _one_at_a_time(measure, X, Y)
+    expected = brute_force(measure, X, Y)
+    if ref is not None:
+        assert got.moves is not None and got.moves <= ref, (got, ref)
+    if got.moves is not None:
+        assert expected is not None and got.moves >= expected, (got, expected)
+        assert got.leader_moves + got.challenger_moves == got.moves
+
+
+def _reviewer_case(K, n):
+    """/tmp/review/fr.py: the leader right on 80% of the items, the challenger on 60%."""
+    rng = np.random.default_rng(0)
+    g = rng.integers(0, K, n)
+
+    def mk(acc):
+        p = np.where(rng.random(n) < acc, g, rng.integers(0, K, n))
+        C = np.zeros((K, K))
+        np.add.at(C, (g, p), 1)
+        return C
+    return mk(0.8), mk(0.6)
+
+
+@pytest.mark.parametrize("measure", ["macro_f1", "kappa"])
+def test_greedy_bound_on_the_reviewers_case(measure):
+    """H1: K = 20, n = 20,000. The old batched search reported 9,618 (macro F1) and 12,145 (kappa)
+    changes; the challenger is 3,797 correct items behind and fixing that many of its errors spread
+    over the classes closes the gap, so a sound bound is close to that."""
+    import time
+
+    X, Y = _reviewer_case(20, 20_000)
+    t = time.perf_counter()
+    got = pair_fragility(measure, X, Y, exhaustive=False)
+    assert time.perf_counter() - t < 10
+    assert got.moves is not None and got.moves <= 4_000, got
+    assert got.leader_moves + got.challenger_moves == got.moves
+
+
+def test_pruning_leaves_no_removable_change():
+    """H1: after the pruning pass, undoing any single change leaves the challenger behind."""
+    from evalreport.analyses.findings import _greedy, _Oriented, _reverts, _after
+
+    X, Y = _reviewer_case(6, 600)
+    f = _Oriented("macro_f1")
+    moves, a, b = _greedy(f, X, Y, max_steps=10_000)
+    assert moves is not None
+    # rebuild the end state: the search is deterministic, so run the pieces and check the invariant
+    from evalreport.analyses.findings import _search
+    from evalreport.analyses import findings as fmod
+    seen = {}
+    orig = fmod._prune
+
+    def spy(f_, X0, Y0, Xe, Ye):
+        out = orig(f_, X0, Y0, Xe, Ye)
+        seen.setdefault("end", out)
+        return out
+    fmod._prune = spy
+    try:
+        _search(f, X, Y, max_steps=10_000)
+    finally:
+        fmod._prune = orig
+    Xe, Ye = seen["end"]
+    vx, vy = f(np.stack([Xe, Ye]))
+    assert vy >= vx
+    rx, ry = _reverts(X, Xe), _reverts(Y, Ye)
+    assert not (_after(f, Xe, rx) <= vy).any() if len(rx) else True
+    assert not (_after(f, Ye, ry) >= vx).any() if len(ry) else True
+
+
+def _flat_comp(bootstrap=99):
+    """best, mid and a system predicting one class only: MCC undefined for it."""
+    tensor = [_conf((48, 47)), _conf((30, 28)), [[50, 0], [50, 0]]]
+    runs = _runs(tensor, ["best", "mid", "flat"])
+    return compare(runs, bootstrap=bootstrap, primary="mcc"), Counts.from_runs(runs)
+
+
+def test_untested_systems_are_named_not_counted():
+    """M3: a system without a primary value is in no significance group: neither separated from
+    the leader nor said to beat chance; it is named as untested."""
+    from evalreport.report.summary import findings_note
+
+    comp, counts = _flat_comp()
+    F = findings(comp, counts)
+    assert int(_frame(F, "separable_count")["value"].iloc[0]) == 1          # mid only, not flat
+    assert _frame(F, "untested")["system"].tolist() == ["flat"]
+    assert _frame(F, "no_value")["system"].tolist() == ["flat"]
+    assert "flat" not in set(_frame(F, "inseparable")["system"])
+    text = findings_note(F.findings, primary="mcc").text
+    assert "every other tested system" in text and "Not tested" in text
+    assert "every system with a value beats" in text and "not compared: flat" in text
+    assert "every system beats" not in text
+
+
+def test_p_floor_counts_pairs_with_a_p_value():
+    """M2: 3 pairs, 2 with an undefined p (the flat system): the floor is 1 / (B + 1), the same rule
+    as the pairwise table's caption (one function in the analyses layer)."""
+    from evalreport.analyses.resampling import p_floor as rule
+    from evalreport.report.section_tables import p_floor as table_rule
+
+    comp, counts = _flat_comp(bootstrap=99)
+    F = findings(comp, counts)
+    assert _frame(F, "p_floor")["value"].iloc[0] == pytest.approx(1 / 100)
+    assert _frame(F, "p_floor")["detail"].iloc[0].startswith("1 pair with a p-value and 99 resamples")
+    assert table_rule is rule and rule(comp.pairwise, "bootstrap")["pairs"] == 1
+
+
+@pytest.mark.parametrize("m, alpha", [(3, 0.05), (15, 0.05), (28, 0.05), (1, 0.05), (7, 0.01), (10, 0.04)])
+def test_resamples_needed_is_the_smallest_enough(m, alpha):
+    """L1: the smallest B with m / (B + 1) < alpha (m / alpha - 1 is one too few: its floor equals alpha)."""
+    from evalreport.analyses.resampling import resamples_needed
+    from evalreport.report.section_tables import p_floor_sentence
+
+    B = resamples_needed(m, alpha)
+    assert m / (B + 1) < alpha and not m / B < alpha
+    floor = {"test": "bootstrap", "B": 19, "pairs": m, "raw": 1 / 20, "holm": min(1.0, m / 20), "at_floor": 0}
+    assert f"at least {B:,} resamples" in p_floor_sentence(floor, alpha=alpha)
+
+
+def test_p_floor_note_says_how_many_resamples():
+    from evalreport.report.summary import findings_note
+
+    tensor = [_conf((48, 47))] + [_conf((20 + k, 20)) for k in range(5)]
+    runs = _runs(tensor, ["top"] + [f"s{k}" for k in range(5)])
+    comp = compare(runs, bootstrap=99, primary="accuracy")       # 15 pairs: 300 resamples needed
+    F = findings(comp, Counts.from_runs(runs))
+    assert int(_frame(F, "resamples_needed")["value"].iloc[0]) == 300
+    assert "at least 300 resamples would be needed" in findings_note(F.findings, primary="accuracy").text
+
+
+def test_undefined_split_from_defined_after_skipping():
+    """M4: a class average with an undefined class skipped has a value: not listed as 0/0."""
+    from evalreport.report.summary import findings_note
+
+    comp, counts = _flat_comp()
+    F = findings(comp, counts)
+    und, skipped = _frame(F, "undefined"), _frame(F, "undefined_skipped")
+    assert und["value"].isna().all() and "mcc" in set(und["measure"])
+    assert len(skipped) and skipped["value"].notna().all() and "macro_precision" in set(skipped["measure"])
+    text = findings_note(F.findings, primary="mcc").text
+    zero = text[text.index("**No value (0/0):**"):].split("\n")[0]
+    assert "Macro precision" not in zero
+    assert "Macro precision" in text[text.index("**Defined after skipping undefined classes:**"):]
+
+
+def test_fragility_exact_with_an_undefined_system():
+    """L5: a system without a value cannot be a challenger; the count stays exact, and L8: the note
+    keeps the part of the method that makes it exact."""
+    from evalreport.report.summary import findings_note
+
+    comp, counts = _flat_comp()
+    F = findings(comp, counts)
+    frag = _frame(F, "fragility").iloc[0]
+    assert frag["detail"].startswith("exact") and "challengers:" not in frag["detail"]
+    text = findings_note(F.findings, primary="mcc").text
+    assert "finds no shorter one" in text and "(exact;" in text
+    # M1: the count is of changed predictions (an item changed in both systems counts twice)
+    assert f"**Fragility: {int(frag['value'])} changed predictions**" in text and "test items**" not in text
+
+
+def test_tie_does_not_count_the_co_leader_as_another_system():
+    """L8: with a tie for first, 'the other N systems' leaves out the co-leader."""
+    from evalreport.report.summary import findings_note
+
+    rows = pd.DataFrame([
+        ("leader", "A", "accuracy", 0.8, "tied"), ("leader", "B", "accuracy", 0.8, "tied"),
+        ("inseparable", "B", "accuracy", 1.0, ""), ("inseparable", "C", "accuracy", 0.6, ""),
+        ("inseparable", "D", "accuracy", 0.7, ""), ("inseparable", "E", "accuracy", 0.9, ""),
+        ("separable_count", "A", "accuracy", 0, "")], columns=["finding", "system", "measure", "value", "detail"])
+    text = findings_note(rows, primary="accuracy").text
+    assert "any of the other 3 tested systems" in text and "other 4" not in text
+
+
+def test_short_reason_is_structural():
+    """L2: class names holding ')' or ';' do not leak into the grouped reason."""
+    from evalreport.report.summary import _short_reason
+
+    assert _short_reason("precision: class never predicted (b_i = 0) (class a) b; c)") == \
+        "precision: class never predicted (b_i = 0)"
+    assert _short_reason("precision: class never predicted (b_i = 0) (class x; y, z)") == \
+        "precision: class never predicted (b_i = 0)"
+    assert _short_reason("MCC: all in one class; more (class k)") == "MCC: all in one class"
+
+
+def test_baseline_name_and_value_are_separate_fields():
+    """L3: a class named 'x = 1': the baseline's name is the detail, its value its own row."""
+    from evalreport.report.summary import findings_note
+
+    good = [[78, 2], [4, 16]]
+    weak = [[60, 20], [10, 10]]
+    counts = Counts(np.array([good, weak], dtype=float), ["x = 1", "y"], ["good", "weak"])
+    F = findings(compare(counts, primary="accuracy"), counts)
+    below = _frame(F, "at_or_below_baseline").iloc[0]
+    base = _frame(F, "baseline").set_index("system")["value"]
+    assert base[below["detail"]] == pytest.approx(0.8)
+    rows = pd.DataFrame([("leader", "good", "accuracy", 0.94, "sole"),
+                         ("baseline_best", "majority", "accuracy", 0.8, "majority"),
+                         ("at_or_below_baseline", "weak", "accuracy", 0.7, "constant:x = 1"),
+                         ("baseline", "constant:x = 1", "accuracy", 0.8, "")],
+                        columns=["finding", "system", "measure", "value", "detail"])
+    text = findings_note(rows, primary="accuracy").text
+    assert "no better than always predicting x \\= 1: 0.800)" in text

@@ -121,7 +121,6 @@ def test_render_after_editing_markdown_changes_html_and_leaves_tables(built):
     md.source += "\n\nAn edited paragraph, EDIT-7f3a."
     nbformat.write(nb, str(nb_path))
     tables = _digest(out / "tables")
-    data_before = {p.name: p.stat().st_ino for p in (out / "tables").iterdir()}
     proc = _cli("render", out, "--engine", "builtin")
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "executing" not in proc.stderr                     # text only: nothing re-executed
@@ -130,7 +129,6 @@ def test_render_after_editing_markdown_changes_html_and_leaves_tables(built):
     assert "EDIT-7f3a" in (out / "report.ipynb").read_text(encoding="utf-8")   # quarto render sees it too
     assert (out / "report.pdf").read_bytes().startswith(b"%PDF")
     assert _digest(out / "tables") == tables
-    assert {p.name: p.stat().st_ino for p in (out / "tables").iterdir()} == data_before   # the very files
     assert not [p for p in out.parent.iterdir() if p.name.startswith(".report")]      # no staging left
 
 
@@ -182,6 +180,51 @@ def test_failed_rerender_leaves_the_folder_as_it_was(built):
     assert _digest(out) == before
     nb.cells.pop()
     nbformat.write(nb, str(nb_path))
+
+
+def test_failed_rerender_that_wrote_to_tables_leaves_them_as_they_were(built):
+    """A notebook that writes into ../tables and then fails changes nothing of the folder (review H2)."""
+    out, _, _ = built
+    nb_path = out / "notebooks" / "appendix.ipynb"
+    original = nb_path.read_bytes()
+    nb = nbformat.read(str(nb_path), as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell(
+        "open('../tables/leaderboard.csv', 'a').write('tampered,1\\n')\nraise SystemError('boom')"))
+    nbformat.write(nb, str(nb_path))
+    before = _digest(out)
+    try:
+        proc = _cli("render", out, "--engine", "builtin", "--formats", "html")
+        assert proc.returncode == 2 and "SystemError" in proc.stderr
+        assert _digest(out) == before
+        assert "tampered" not in (out / "tables" / "leaderboard.csv").read_text(encoding="utf-8")
+    finally:
+        nb_path.write_bytes(original)
+
+
+def test_render_after_editing_a_table_executes_the_notebooks_again(built):
+    """The report shows what tables/ says: an edited table makes every notebook run again (review M5)."""
+    out, _, _ = built
+    board = out / "tables" / "leaderboard.csv"
+    original = board.read_text(encoding="utf-8")
+    lines = original.splitlines()
+    header = lines[0].split(",")
+    first = lines[1].split(",")
+    first[header.index("system")] = "EDITED-SYSTEM-5c1"
+    board.write_text("\n".join([lines[0], ",".join(first), *lines[2:]]) + "\n", encoding="utf-8")
+    try:
+        proc = _cli("render", out, "--engine", "builtin", "--formats", "html")
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        assert "(tables changed)" in proc.stderr
+        assert "EDITED-SYSTEM-5c1" in (out / "report.html").read_text(encoding="utf-8")
+        again = _cli("render", out, "--engine", "builtin", "--formats", "html")    # the manifest took the new hash
+        assert again.returncode == 0 and "executing" not in again.stderr
+    finally:   # the table as it was, and the manifest agreeing with it (for the tests that follow)
+        from evalreport.report.project import tables_hash
+
+        board.write_text(original, encoding="utf-8")
+        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+        manifest["tables"] = tables_hash(out / "tables")
+        (out / MANIFEST).write_text(json.dumps(manifest), encoding="utf-8")
 
 
 # --------------------------------------------------------------------------------------------

@@ -251,6 +251,13 @@ def test_define_stub_kept_when_require_is_not_removed():
     '<div style="background-image: url(http://x.org/a.png)"></div>',
     '<object data="https://x.org/a.svg"></object>',
     '<svg><image href="https://x.org/a.png"/></svg>',
+    # found by review: refresh targets, background attributes, every SVG href, image-set()
+    '<meta http-equiv="refresh" content="0;url=https://x.org/a">',
+    '<table background="https://x.org/b.png"></table>',
+    '<svg><use href="https://x.org/s.svg#a"/></svg>',
+    '<svg><filter><feImage href="https://x.org/f.png"/></filter></svg>',
+    '<svg><script xlink:href="https://x.org/s.js"></script></svg>',
+    """<div style='background: image-set("https://x.org/i.png" 1x)'></div>""",
 ])
 def test_offline_check_refuses_every_network_load(snippet):
     with pytest.raises(RenderError, match="network"):
@@ -264,6 +271,8 @@ def test_offline_check_refuses_every_network_load(snippet):
     '<style>p { background: url(data:image/svg+xml;base64,AA); }</style>',
     '<script>var u = "https://vega.github.io/schema/vega-lite/v5.json";</script>',  # data inside a script
     '<a href="#scores">scores</a>',
+    '<img srcset="data:image/png;base64,AAAA 2x" src="data:image/png;base64,AA">',   # commas inside data:
+    '<svg><use href="#marker"/></svg>',
 ])
 def test_offline_check_allows_links_data_uris_and_script_text(snippet):
     check_offline(f"<html><head></head><body>{snippet}</body></html>")

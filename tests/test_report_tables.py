@@ -161,7 +161,7 @@ def test_pairwise_caption_states_the_floor(tmp_path):
     rep = _tables(tmp_path / "many", pairwise=pw)
     rep.meta = {"alpha": 0.05, "pairwise_test": "bootstrap"}
     table = rep.pairwise_table()
-    assert "300/1,001 = 0.3" in table.caption and "5,999 resamples" in table.caption
+    assert "300/1,001 = 0.3" in table.caption and "6,000 resamples" in table.caption  # 300/6,001 < 0.05
     assert len(table.df) <= 15
 
 

@@ -141,10 +141,12 @@ class Comparison:
         folder is replaced (``overwrite=True``) or an error is raised; never one that holds one
         of ``inputs`` (paths of the input files).
         """
+        from evalreport.escape import csv_frame   # CSV policy: names that look like formulas get a '
+
         target = Path(path)
         with atomic_dir(target, overwrite=overwrite, inputs=inputs) as tmp:
             for name, frame in self.tables().items():
-                frame.to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
+                csv_frame(frame).to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
                 with open(tmp / f"{name}.json", "w", encoding="utf-8") as fh:
                     json.dump(_records(frame), fh, indent=1, allow_nan=False)
                     fh.write("\n")

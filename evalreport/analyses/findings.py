@@ -13,9 +13,15 @@ challenger. The rows (``finding``):
 ``inseparable``       a system the corrected pairwise tests cannot separate from the leader (its
                       significance group); value = the corrected p-value of the pair; detail =
                       the test and correction
-``separable_count``   how many systems the tests do separate from the leader (value)
-``p_floor``           the smallest Holm-corrected p-value the resampling test can give (m pairs,
-                      B resamples: m / (B + 1)); when it is above alpha no pair can be separated
+``separable_count``   how many systems the tests do separate from the leader (value); only
+                      systems with a defined primary value and a significance group count
+``untested``          a system in no significance group (its primary value undefined, or not
+                      tested): neither separated nor inseparable; detail = why
+``p_floor``           the smallest Holm-corrected p-value the resampling test can give (m pairs
+                      with a defined p-value, B resamples: m / (B + 1),
+                      :func:`evalreport.analyses.resampling.p_floor`); at or above alpha no pair
+                      can be separated
+``resamples_needed``  then: the fewest resamples B with m / (B + 1) < alpha (value)
 ``winner`` / ``winner_calibrated``  per measure, the system(s) ranked first on the raw /
                       prevalence-calibrated matrices (paper 002, eq. 6); value = its value
 ``winner_what_if``    per what-if class distribution, the system(s) ranked first under the primary
@@ -28,8 +34,12 @@ challenger. The rows (``finding``):
                       the fewest changes; detail = ``"exact: <how>"`` or ``"upper bound: <how>"``
 ``baseline_best``     the strongest chance baseline under the primary measure (detail = its name)
 ``at_or_below_baseline``  a system whose primary value is at or below a chance baseline; value =
-                      the system's value, detail = the baseline's name and value
-``undefined``         a measure undefined (0/0) for a system; detail = the reason from scores.csv
+                      the system's value, detail = the baseline's name
+``baseline``          each baseline named by those rows: system = its name, value = its value
+``no_value``          a system whose primary value is undefined (ranked last, in no comparison)
+``undefined``         a measure with no value (0/0) for a system; detail = the reason from scores.csv
+``undefined_skipped`` a class average that has a value only because undefined classes were
+                      skipped; value = that value, detail = the reason
 ``not_available``     what cannot be said with this input, and why (detail)
 
 Noise
@@ -62,10 +72,13 @@ so F is a distance in matrix space. How it is computed:
   :data:`FULL_CLASSES` classes: every change has a constant effect, so taking the changes with
   the largest effects first, over every possible change, is optimal (exact).
 * any other measure: a greedy search - each round evaluates every candidate change on the stacked
-  ``(n, K, K)`` tensors and applies the ones that narrow the gap most (as many as the best one
-  suggests are needed; when they close the gap, a binary search keeps the shortest closing
-  prefix); every count it reports is a sequence of changes checked on the matrices, so it is an
-  *upper bound*. Challengers are searched closest first, each only up to the best count so far.
+  ``(n, K, K)`` tensors and applies a batch of the strong ones only (each narrowing the gap by at
+  least half as much as the best one; as many as the best one suggests are needed; when they
+  close the gap, a binary search keeps the shortest closing prefix), re-evaluating between
+  batches; a pruning pass then undoes every change whose removal still leaves the challenger
+  level. When cheap (:data:`SINGLE_CELLS`) the one-at-a-time best-move search runs too and the
+  smaller count is kept. Every count it reports is a pair of matrices checked on the measure, so
+  it is an *upper bound*. Challengers are searched closest first, each only up to the best count so far.
   With few classes and a small bound, an exhaustive search over every matrix within ``bound - 1``
   changes of the leader and of each challenger proves the bound minimal (or finds the minimum),
   and the row says ``exact``.
@@ -75,7 +88,7 @@ so F is a distance in matrix space. How it is computed:
   error in row g, for the :data:`MAX_ROWS` classes with the fewest gold plus predicted items
   (where one item weighs most); and only the :data:`MAX_CHALLENGERS` systems closest to the
   leader are challengers. Counts found so are upper bounds. Timing, 11 ImageNet systems x 1,000
-  classes: accuracy 0.04 s, macro F1 1 s, kappa and MCC under 1 s, confusion entropy (0.1 s per
+  classes: accuracy 0.04 s, macro F1 1.5 s, kappa and MCC under 1 s, confusion entropy (0.1 s per
   matrix evaluation) about 15 s. Everything is deterministic (no time limits).
 """
 from __future__ import annotations
@@ -88,6 +101,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.errors import MeasureError
+from evalreport.analyses.resampling import p_floor, resamples_needed
 from evalreport.measures import compute, get
 
 __all__ = ["findings", "Findings", "fragility", "pair_fragility", "FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS",
@@ -227,19 +241,46 @@ def _rows_for(X: np.ndarray, Y: np.ndarray, K: int) -> tuple[np.ndarray | None, 
     return pick(X, True), pick(Y, False)
 
 
-@np.errstate(invalid="ignore")
+#: The one-at-a-time search also runs when (count so far) x (candidates) x K^2 is at most this many cells.
+SINGLE_CELLS = 20_000_000
+
+
 def _greedy(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int) -> tuple[int | None, int, int]:
-    """Greedy search: (moves, leader moves, challenger moves) of a verified sequence, or None.
+    """Greedy search: (moves, leader moves, challenger moves) of a verified pair of matrices, or None.
+
+    The batched search of :func:`_search`; when that is cheap enough (:data:`SINGLE_CELLS`) the
+    one-at-a-time best-move search (each round applies the single change that narrows the gap
+    most) runs as well, up to the count found, and the smaller count is kept.
+    """
+    found = _search(f, X, Y, max_steps=max_steps)
+    K = X.shape[-1]
+    cap = max_steps if found[0] is None else found[0]
+    cands = 2 * K * K * (K - 1) if K <= FULL_CLASSES else 4 * MAX_ROWS
+    if cap * cands * K * K <= SINGLE_CELLS:
+        single = _search(f, X, Y, max_steps=cap, single=True)
+        if single[0] is not None and (found[0] is None or single[0] < found[0]):
+            return single
+    return found
+
+
+@np.errstate(invalid="ignore")
+def _search(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int,
+            single: bool = False) -> tuple[int | None, int, int]:
+    """One greedy search (``single``: one change per round, the best).
 
     Each round evaluates every candidate change on the current matrices (one stacked tensor per
-    system), then applies a batch: the candidates in order of how much they narrow the gap, each
-    repeated while it has items to move, as many changes as the best one suggests are needed.
-    A batch that closes the gap is cut to its shortest closing prefix (binary search); one that does
-    not narrow it is replaced by the single best change.
+    system) and applies a batch of the *strong* changes only: those narrowing the gap by at least
+    half as much as the best one (one destination per source cell, taken in turn, each cell's
+    items at most once per turn), at most as many as the best one suggests are needed. A batch
+    that closes the gap is cut to its shortest closing prefix (binary search); one that narrows it
+    by less than the best change alone is replaced by that change. The values are re-evaluated
+    between batches. A pruning pass then undoes every change whose removal still leaves the
+    challenger level (:func:`_prune`), and the count is the distance ``sum (X - X')^+`` of the
+    matrices found, so a change undone later (p -> q -> p) is not counted.
     """
-    X, Y = X.astype(float).copy(), Y.astype(float).copy()
+    X0, Y0 = X.astype(float), Y.astype(float)
+    X, Y = X0.copy(), Y0.copy()
     K = X.shape[-1]
-    a = b = 0
     vx, vy = f(np.stack([X, Y]))
 
     def applied(batch, k):
@@ -255,9 +296,12 @@ def _greedy(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int) -> tu
         v = f(np.stack([nx, ny]))
         return bool(_level(v[1:], v[:1])[0]), v
 
+    def used():
+        return int(np.maximum(X0 - X, 0).sum() + np.maximum(Y0 - Y, 0).sum())
+
     while not _level(np.array([vy]), np.array([vx]))[0]:
-        if a + b >= max_steps:
-            return None, a, b
+        if used() >= max_steps:
+            return None, 0, 0
         rx, ry = _rows_for(X, Y, K)
         mx, my = _candidates(X, lower=True, rows=rx), _candidates(Y, lower=False, rows=ry)
         gx = _after(f, X, mx)                                    # leader's new values
@@ -265,26 +309,31 @@ def _greedy(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int) -> tu
         gain = np.concatenate([vx - gx, gy - vy])               # how much each move narrows the gap
         gain = np.where(np.isnan(gain), -np.inf, gain)
         if not len(gain) or not np.max(gain) > 0:
-            return None, a, b
+            return None, 0, 0
         gap = vx - vy
         order = np.argsort(-gain, kind="stable")
-        positive = order[gain[order] > 0]
-        best = gain[positive[0]]
+        best = gain[order[0]]
+        strong = order[(gain[order] > 0) & (gain[order] >= best / 2)] if np.isfinite(best) else order[:1]
         need = int(np.ceil(gap / best)) if np.isfinite(best) and np.isfinite(gap) else 1
-        target = max(1, min(need, max_steps - a - b))
-        rep = max(1, -(-target // len(positive)))
-        batch = []
-        left: dict = {}          # items still movable per (system, cell): moves may share a source cell
-        for j in positive:
+        target = 1 if single else max(1, min(need, max_steps - used()))
+        # one destination per source cell (the strongest), the cells taken in turn
+        picked, units, seen = [], [], set()
+        for j in strong:
             side, mv = (0, mx[j]) if j < len(mx) else (1, my[j - len(mx)])
             key = (side, int(mv[0]), int(mv[1]))
-            units = left.setdefault(key, int((X if side == 0 else Y)[mv[0], mv[1]]))
-            take = min(rep, units)
-            left[key] = units - take
-            batch += [(side, *mv)] * take
-            if len(batch) >= target:
+            if key in seen:
+                continue
+            seen.add(key)
+            picked.append((side, *mv))
+            units.append(int((X if side == 0 else Y)[mv[0], mv[1]]))
+        batch, turn = [], 0
+        while len(batch) < target:
+            more = [mv for mv, u in zip(picked, units) if u > turn]
+            if not more:
                 break
-        batch = np.array(batch[:target], dtype=np.int64)
+            batch += more[:target - len(batch)]
+            turn += 1
+        batch = np.array(batch, dtype=np.int64)
         ok, v = closes(batch, len(batch))
         if ok:
             lo, hi = 0, len(batch)                 # not closed after lo changes, closed after hi
@@ -295,15 +344,80 @@ def _greedy(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int) -> tu
                 else:
                     lo = mid
             k = hi
-        elif v[0] - v[1] < gap:
+        elif v[0] - v[1] <= gap - best and len(batch) > 1:
             k = len(batch)
         else:
             k = 1
-        a += int((batch[:k, 0] == 0).sum())
-        b += int((batch[:k, 0] == 1).sum())
         X, Y = applied(batch, k)
         vx, vy = f(np.stack([X, Y]))
+    X, Y = _prune(f, X0, Y0, X, Y)
+    a, b = int(np.maximum(X0 - X, 0).sum()), int(np.maximum(Y0 - Y, 0).sum())
     return a + b, a, b
+
+
+def _reverts(M0: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """Moves (g, q, p) that undo one change of M0 -> M: one item of row g back from a cell q that
+    gained items to a cell p that lost some (each lowers the distance ``sum (M0 - M)^+`` by one)."""
+    D = M - M0
+    out = []
+    for g in np.flatnonzero((D > 0).any(axis=1)):
+        gained, lost = np.flatnonzero(D[g] > 0), np.flatnonzero(D[g] < 0)
+        q, p = np.repeat(gained, len(lost)), np.tile(lost, len(gained))
+        out.append(np.stack([np.full(len(q), g), q, p], axis=1))
+    return np.concatenate(out).astype(np.int64) if out else np.zeros((0, 3), dtype=np.int64)
+
+
+@np.errstate(invalid="ignore")
+def _prune(f: _Oriented, X0: np.ndarray, Y0: np.ndarray, X: np.ndarray, Y: np.ndarray):
+    """Undo changes while the challenger stays level: each round evaluates undoing every single
+    change (of either system), then undoes as many of those that keep it level as it can at once,
+    the ones leaving the widest margin first (binary search on that order, each step verified).
+    Ends when undoing any one change would leave the challenger behind."""
+    X, Y = X.copy(), Y.copy()
+    while True:
+        vx, vy = f(np.stack([X, Y]))
+        rx, ry = _reverts(X0, X), _reverts(Y0, Y)
+        if not len(rx) + len(ry):
+            return X, Y
+        nx, ny = _after(f, X, rx), _after(f, Y, ry)
+        margin = np.concatenate([np.where(np.isfinite(vy), vy - nx, -np.inf),
+                                 np.where(np.isfinite(ny), ny - vx, -np.inf)])
+        margin = np.where(np.isnan(margin), -np.inf, margin)
+        keep = np.flatnonzero(margin >= 0)
+        if not len(keep):
+            return X, Y
+        keep = keep[np.argsort(-margin[keep], kind="stable")]
+        undo = np.array([(0, *rx[j]) if j < len(rx) else (1, *ry[j - len(rx)]) for j in keep], dtype=np.int64)
+
+        def state(k):
+            nx_, ny_ = X.copy(), Y.copy()
+            for M, side in ((nx_, 0), (ny_, 1)):
+                part = undo[:k][undo[:k, 0] == side]
+                np.add.at(M, (part[:, 1], part[:, 2]), -1)
+                np.add.at(M, (part[:, 1], part[:, 3]), 1)
+            return nx_, ny_
+
+        def fine(k):
+            nx_, ny_ = state(k)
+            if (nx_ < 0).any() or (ny_ < 0).any():
+                return False
+            if (np.maximum(X0 - nx_, 0).sum() + np.maximum(Y0 - ny_, 0).sum()
+                    != np.maximum(X0 - X, 0).sum() + np.maximum(Y0 - Y, 0).sum() - k):
+                return False                      # two undos of the same cell pair overshoot
+            v = f(np.stack([nx_, ny_]))
+            return bool(_level(v[1:], v[:1])[0])
+
+        lo, hi = 1, len(undo)                     # lo: fine (a single undo keeping level); hi: unknown
+        if fine(hi):
+            lo = hi
+        else:
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if fine(mid):
+                    lo = mid
+                else:
+                    hi = mid
+        X, Y = state(lo)
 
 
 def _is_linear(f: _Oriented, X: np.ndarray, Y: np.ndarray, rng) -> bool:
@@ -590,20 +704,29 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
     if len(pw) and len(comp.groups):
         g = comp.groups.set_index("system")["group"]
         lead_group = g.get(leader)
-        for s in comp.groups["system"]:
-            if s == leader:
-                continue
+        valued = set(defined["system"])
+        # tested: a defined primary value and a significance group; the others are named, not counted
+        tested = [s for s in comp.groups["system"] if s != leader and s in valued and pd.notna(g.get(s))]
+        for s in board["system"]:
+            if s != leader and s not in tested:
+                add("untested", s, primary, np.nan, "no significance group: " + (
+                    f"{m.label} is undefined" if s not in valued else "not tested against the others"))
+        for s in tested:
             pair = pw[((pw["system_a"] == leader) & (pw["system_b"] == s))
                       | ((pw["system_b"] == leader) & (pw["system_a"] == s))]
             p = float(pair["p_holm"].iloc[0]) if len(pair) else np.nan
             if pd.notna(lead_group) and g.get(s) == lead_group:
                 add("inseparable", s, primary, p, f"{test} test, Holm-corrected, alpha {alpha:g}")
-        n_sep = int(sum(1 for s in comp.groups["system"] if s != leader and g.get(s) != lead_group))
-        # the smallest Holm-corrected p the test can give: m pairs x 1 / (B + 1)
-        B = pw["n_resamples"].max() if "n_resamples" in pw and test != "mcnemar" else np.nan
-        if pd.notna(B) and B > 0:
-            add("p_floor", "", primary, min(1.0, len(pw) / (float(B) + 1.0)),
-                f"{len(pw)} pairs and {int(B):,} resamples: Holm's smallest attainable p")
+        n_sep = int(sum(1 for s in tested if pd.notna(lead_group) and g.get(s) != lead_group))
+        # the smallest Holm-corrected p the test can give: m pairs with a defined p x 1 / (B + 1)
+        floor = p_floor(pw, test) if "n_resamples" in pw else None
+        if floor is not None:
+            add("p_floor", "", primary, floor["holm"],
+                f"{floor['pairs']} pair{'s' * (floor['pairs'] != 1)} with a p-value and {floor['B']:,} resamples: "
+                "Holm's smallest attainable p")
+            if floor["holm"] >= alpha:
+                add("resamples_needed", "", primary, resamples_needed(floor["pairs"], alpha),
+                    f"the fewest resamples B with {floor['pairs']} / (B + 1) below alpha {alpha:g}")
         add("separable_count", leader, primary, n_sep, f"{test} test, Holm-corrected, alpha {alpha:g}")
 
     # who wins under each measure: raw, calibrated, what-if distributions
@@ -647,7 +770,8 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
             best = found.loc[found["moves"].astype(float).idxmin()]
             F = int(best["moves"])
             tied_min = found[found["moves"] == F]
-            every = len(frag) == len(defined) - 1
+            # every system with a defined value, the leader aside, was a challenger
+            every = set(defined["system"]) - {leader} <= set(frag["system"])
             # exact when every other system was a challenger and none can need fewer than F
             exact = every and bool(frag["at_least"].notna().all()) and int(frag["at_least"].min()) >= F
             how = ("exact: " if exact else "upper bound: ") + str(best["method"])
@@ -658,6 +782,10 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
                 f"challenger changes {int(best['challenger_moves'])}"
                 + (f"; {len(tied_min)} challengers need as few" if len(tied_min) > 1 else ""))
 
+    # systems without a primary value: never tested, never compared with a baseline
+    for s in board.loc[board["value"].isna(), "system"]:
+        add("no_value", str(s), primary, np.nan, f"{m.label} is undefined")
+
     # chance baselines under the primary measure
     base = comp.baselines[comp.baselines["measure"] == primary] if len(comp.baselines) else comp.baselines
     base = base[base["value"].notna()] if len(base) else base
@@ -667,20 +795,26 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
         equal = base[sign * base["value"] >= top_v - 10.0 ** -_ROUND]
         strongest = equal.iloc[int(np.argmin([str(b).startswith("constant:") for b in equal["baseline"]]))]
         add("baseline_best", str(strongest["baseline"]), primary, float(strongest["value"]), str(strongest["baseline"]))
+        named: dict = {}
         for _, r in board.iterrows():
             if pd.isna(r["value"]):
                 continue
             beaten = base[sign * base["value"] >= sign * r["value"] - 10.0 ** -_ROUND]
             if len(beaten):
                 b = beaten.loc[(sign * beaten["value"]).idxmax()]
-                add("at_or_below_baseline", r["system"], primary, float(r["value"]),
-                    f"{b['baseline']} = {float(b['value']):.3f}")
+                add("at_or_below_baseline", r["system"], primary, float(r["value"]), str(b["baseline"]))
+                named.setdefault(str(b["baseline"]), float(b["value"]))
+        for name, v in named.items():       # the value of each baseline named above, in its own row
+            add("baseline", name, primary, v, "a chance baseline a system is at or below")
 
     # undefined measures and why
     sc = comp.scores[comp.scores["undefined"].astype(bool) & ~comp.scores["calibrated"].astype(bool)]
     for _, r in sc.iterrows():
         reason = "" if pd.isna(r["reason"]) else str(r["reason"])
-        add("undefined", r["system"], r["measure"], np.nan, reason)
+        if pd.isna(r["value"]):
+            add("undefined", r["system"], r["measure"], np.nan, reason)
+        else:           # a class average with undefined classes skipped: it has a value
+            add("undefined_skipped", r["system"], r["measure"], float(r["value"]), reason)
 
     # what this input cannot tell
     if not resampled:
@@ -688,7 +822,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
         why = ("with confusion matrices only there are no bootstrap intervals, P(best) or significance tests (they "
                "resample test items, which need item-level predictions), so whether the leader's lead is larger than "
                "the sampling noise cannot be said"
-               + ("; the fragility count still shows how many test items it rests on" if counted else "")
+               + ("; the fragility count still shows how many changed predictions it rests on" if counted else "")
                if comp.settings.get("input") == "confusion matrices" else
                "no resampling was requested (bootstrap = 0), so there are no intervals, P(best) or significance "
                "tests, and whether the leader's lead is larger than the sampling noise cannot be said")

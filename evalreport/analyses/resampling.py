@@ -121,7 +121,7 @@ from evalreport.measures import Measure, applicable, compute, default_measures, 
 
 __all__ = ["bootstrap", "BootstrapResult", "pairwise", "groups", "holm", "benjamini_hochberg",
            "mcnemar", "Patterns", "patterns", "resampled_confusions", "TESTS", "CORRECTIONS",
-           "MCNEMAR_EXACT_BELOW"]
+           "MCNEMAR_EXACT_BELOW", "p_floor", "resamples_needed"]
 
 TESTS = ("bootstrap", "randomization", "mcnemar")
 CORRECTIONS = {"holm": "p_holm", "bh": "p_bh", "none": "p_value"}
@@ -613,6 +613,40 @@ def holm(p_values) -> np.ndarray:
         res[order] = adj
         out[ok] = res
     return out
+
+
+def p_floor(pairwise: pd.DataFrame, test: str = "bootstrap") -> dict | None:
+    """The smallest p-value a resampling test can give, raw and after Holm's correction.
+
+    The bootstrap and randomisation p-values are ``(1 + count) / (1 + B)`` with B the number of
+    defined resamples (:func:`_centred_p`), so no raw p is below ``1 / (B + 1)``; Holm multiplies
+    the smallest of the m *defined* p-values by m (:func:`holm` leaves undefined ones out), so no
+    Holm-corrected p is below ``min(1, m / (B + 1))``. None for a test without resamples (McNemar)
+    or without a defined p-value.
+    """
+    if pairwise.empty or "n_resamples" not in pairwise:
+        return None
+    sub = pairwise[(pairwise["test"] == test) & pairwise["p_value"].notna()]
+    if sub.empty or test == "mcnemar":
+        return None
+    B = int(pd.to_numeric(sub["n_resamples"], errors="coerce").max())
+    if B <= 0:
+        return None
+    m = len(sub)
+    raw = 1.0 / (B + 1)
+    return {"test": test, "B": B, "pairs": m, "raw": raw, "holm": min(1.0, m * raw),
+            "at_floor": int((sub["p_value"] <= raw * (1 + 1e-9)).sum())}
+
+
+def resamples_needed(pairs: int, alpha: float) -> int:
+    """The fewest resamples B with a Holm floor ``pairs / (B + 1)`` below ``alpha`` (p < alpha is
+    significant): the smallest integer B > pairs / alpha - 1."""
+    B = max(0, math.floor(pairs / alpha) - 1)
+    while pairs / (B + 1) >= alpha:
+        B += 1
+    while B > 0 and pairs / B < alpha:
+        B -= 1
+    return B
 
 
 def benjamini_hochberg(p_values) -> np.ndarray:

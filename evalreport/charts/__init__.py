@@ -21,6 +21,11 @@ Conventions shared by every builder:
 * Styling comes from the one registered theme (:mod:`evalreport.charts.theme`); builders
   set only what is specific to a chart.
 * Measures are shown by their registry labels (short ones on axes), the ids in the tooltips.
+* Names from the data (classes, systems, baselines) longer than :data:`MAX_TEXT` characters are
+  shown by :func:`display_text` (their beginning and a hash of the whole): a chart never carries
+  a megabyte label, which Vega would measure for minutes; the full text stays in the tables.
+* :func:`use_theme` also lifts Altair's 5,000-row limit: a chart carries all its data (200
+  systems make a 39,800-cell p-value heatmap).
 * A chart is never larger than it needs: small charts stay small (the report's CSS never
   scales a chart up, and scales it down only when it is wider than the column).
 
@@ -29,7 +34,7 @@ distribution), :mod:`~evalreport.charts.heatmaps` (ranks, scores, correlations, 
 per-class values, confusion matrices), :mod:`~evalreport.charts.crossval` (paper 001's
 estimators and simulation figures); the helpers they share are in ``_common``.
 """
-from evalreport.charts._common import measure_label, short_measure_label
+from evalreport.charts._common import MAX_TEXT, display_text, measure_label, short_measure_label
 from evalreport.charts.crossval import cv_estimates, simulation_bias, simulation_sd
 from evalreport.charts.heatmaps import (confusion_grid, correlation_heatmap, identical_rankings, per_class_heatmap,
                                         pvalue_heatmap, rank_heatmap, score_heatmap)

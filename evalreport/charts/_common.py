@@ -2,6 +2,7 @@
 heatmap skeleton, titles, and measure labels. Presentation only: no analysis, no I/O."""
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Sequence
 
@@ -17,14 +18,44 @@ UNDEFINED_FILL = "#d9d9d9"
 UNDEFINED_TEXT = "—"
 DARK_INK, LIGHT_INK = "white", "#222222"
 LABEL_LIMIT = 150  # px; longer axis labels are truncated with an ellipsis
+#: Longest text (characters) a chart carries for one name from the data (a class, a system, a
+#: baseline): a longer one is cut and keeps a short hash of its full text, so two names that
+#: share a beginning stay apart. The full text stays in the tables (CSV/JSON).
+MAX_TEXT = 80
 
 
 # --------------------------------------------------------------------------------------------
 # validation and small presentation helpers
 
 
+def display_text(value):
+    """``value`` as a chart shows it: a string longer than :data:`MAX_TEXT` characters becomes its
+    beginning, an ellipsis and a 6-digit hash of the whole (``"Lxxx…[3fa2c1]"``, at most
+    MAX_TEXT characters); anything else is returned unchanged. The same text always gives the
+    same result, so frames shortened separately still join."""
+    if not isinstance(value, str) or len(value) <= MAX_TEXT:
+        return value
+    digest = hashlib.sha1(value.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+    return f"{value[:MAX_TEXT - 9].rstrip()}…[{digest}]"
+
+
+def _shorten(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every text cell longer than :data:`MAX_TEXT` replaced by :func:`display_text`
+    (names from the data can be megabytes long: Vega would measure and embed them whole)."""
+    for column in df.columns:
+        col = df[column]
+        if not (col.dtype == object or pd.api.types.is_string_dtype(col)):
+            continue
+        long = col.map(lambda v: isinstance(v, str) and len(v) > MAX_TEXT)
+        if bool(long.any()):
+            short = {v: display_text(v) for v in pd.unique(col[long])}
+            df[column] = col.astype(object).where(~long, col[long].map(short))
+    return df
+
+
 def _require(df, columns: Sequence[str], what: str) -> pd.DataFrame:
-    """A copy of ``df`` with the required columns, or a ValueError saying what is wrong."""
+    """A copy of ``df`` with the required columns (long texts shortened by :func:`display_text`),
+    or a ValueError saying what is wrong."""
     if not isinstance(df, pd.DataFrame):
         raise TypeError(f"{what}: expected a pandas DataFrame, got {type(df).__name__}")
     missing = [c for c in columns if c not in df.columns]
@@ -32,11 +63,12 @@ def _require(df, columns: Sequence[str], what: str) -> pd.DataFrame:
         raise ValueError(f"{what}: missing column(s) {missing}; the frame has {list(df.columns)}")
     if df.empty:
         raise ValueError(f"{what}: the frame has no rows - nothing to plot")
-    return df.copy()
+    return _shorten(df.copy())
 
 
 def _select(df: pd.DataFrame, column: str, value, what: str) -> pd.DataFrame:
     """Rows where ``column == value``; a ValueError listing the available values if none."""
+    value = display_text(value)
     rows = df[df[column] == value]
     if rows.empty:
         available = ", ".join(map(str, _ordered(df[column])))
@@ -49,6 +81,7 @@ def _restrict(df: pd.DataFrame, column: str, keep, what: str):
     else order of appearance. Asking for a value with no rows is an error that names it."""
     if keep is None:
         return df, _ordered(df[column])
+    keep = [display_text(v) for v in keep]
     missing = [v for v in keep if v not in set(df[column])]
     if missing:
         raise ValueError(f"{what}: no rows for {column}(s) {missing}")

@@ -9,7 +9,7 @@ import pandas as pd
 from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, UNDEFINED_TEXT, _axis, _direction, _font, _heatmap,
                                        _ink, _label_limit, _legend, _name_measures, _nominal_axis_for, _ordered,
                                        _rank_values, _require, _restrict, _select, _sequential, _step, _text_width,
-                                       _texts, _title, measure_names, short_measure_label)
+                                       _texts, _title, display_text, measure_names, short_measure_label)
 
 
 # --------------------------------------------------------------------------------------------
@@ -152,7 +152,7 @@ def _correlation_frame(rank_correlation: pd.DataFrame, method: str, order, what:
     mirror = df.rename(columns={"measure_a": "measure_b", "measure_b": "measure_a"})
     df = pd.concat([df, mirror], ignore_index=True).drop_duplicates(["measure_a", "measure_b"], keep="first")
     found = _ordered(pd.concat([df["measure_a"], df["measure_b"]]))
-    measures = [m for m in order if m in set(found)] if order is not None else found
+    measures = [m for m in map(display_text, order) if m in set(found)] if order is not None else found
     return df[df["measure_a"].isin(measures) & df["measure_b"].isin(measures)], measures
 
 
@@ -255,7 +255,8 @@ def pvalue_heatmap(pairwise: pd.DataFrame, *, measure: str, test: str, column: s
     mirror = df.rename(columns={"system_a": "system_b", "system_b": "system_a"})
     df = pd.concat([df, mirror], ignore_index=True).drop_duplicates(["system_a", "system_b"])
     df = df[df["system_a"] != df["system_b"]]
-    systems = list(order) if order is not None else _ordered(pd.concat([df["system_a"], df["system_b"]]))
+    systems = [display_text(v) for v in order] if order is not None else _ordered(pd.concat([df["system_a"],
+                                                                                           df["system_b"]]))
     df["p"] = pd.to_numeric(df["p"], errors="coerce").astype(float)
     given = floor is not None
     floor = float(np.clip(floor if given else 1e-4, 1e-6, 0.5))

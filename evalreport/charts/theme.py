@@ -96,5 +96,22 @@ def _evalreport_theme() -> alt.theme.ThemeConfig:
 
 
 def use_theme() -> None:
-    """Enable the evalreport theme for every chart made after this call."""
+    """Enable the evalreport theme for every chart made after this call, and let those charts
+    carry their data whatever its size.
+
+    Altair refuses to embed more than 5,000 rows (``MaxRowsError``), a guard for interactive
+    notebooks that would otherwise ship megabytes of JSON. Our charts are built from the
+    report's own tables and must show all of them (200 systems make a 39,800-cell p-value
+    heatmap), so the limit is lifted here, deliberately, for the process that draws the report.
+    """
     alt.theme.enable(THEME_NAME)
+    allow_all_rows()
+
+
+def allow_all_rows() -> None:
+    """Lift Altair's 5,000-row limit, keeping the active data transformer (e.g. ``vegafusion``)."""
+    transformers = alt.data_transformers
+    if transformers.active == "default":
+        transformers.enable("default", max_rows=None)
+    else:
+        transformers.disable_max_rows()

@@ -175,9 +175,11 @@ def cost_matrix(args, labels) -> np.ndarray | None:
 def emit(frame: pd.DataFrame, fmt: str, *, wide: pd.DataFrame | None = None, title: str | None = None,
          file=None) -> None:
     """Print a tidy frame as csv/json, or its wide view (``wide``) as a table/markdown/latex."""
+    from evalreport import escape
+
     file = file or sys.stdout
-    if fmt == "csv":
-        frame.to_csv(file, index=False, lineterminator="\n")
+    if fmt == "csv":   # names a spreadsheet would run as formulas get a leading ' (README, "Files written")
+        escape.csv_frame(frame).to_csv(file, index=False, lineterminator="\n")
     elif fmt == "json":
         json.dump(_records(frame), file, indent=1, allow_nan=False)
         file.write("\n")
@@ -187,7 +189,7 @@ def emit(frame: pd.DataFrame, fmt: str, *, wide: pd.DataFrame | None = None, tit
             file.write(_markdown(show))
             file.write("\n")
         elif fmt == "latex":   # every cell as the table shows it, LaTeX's specials escaped (_ % & # $ ...)
-            file.write(_formatted(show).to_latex(escape=True))
+            file.write(_latex(show))
         else:
             _rich_table(show, title=title, file=file)
 
@@ -237,28 +239,58 @@ def _formatted(df: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def _markdown(df: pd.DataFrame) -> str:
-    def cell(v) -> str:
-        return " ".join(str(v).replace("|", "\\|").split())      # a | would split the row
-
+def _text_cells(df: pd.DataFrame, esc) -> pd.DataFrame:
+    """:func:`_formatted` with ``esc`` applied to every cell that is text in ``df`` (names, labels;
+    not the numbers, whose formatting is ours), and to the header and the index."""
     text = _formatted(df)
-    cols = [df.index.name or ""] + [str(c) for c in df.columns]
-    lines = ["| " + " | ".join(cell(c) for c in cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
+    for j, col in enumerate(df.columns):
+        raw = df.iloc[:, j].tolist()
+        text.iloc[:, j] = [esc(t) if isinstance(v, str) else t for v, t in zip(raw, text.iloc[:, j].tolist())]
+    text.columns = [esc(_column_text(c)) for c in df.columns]
+    text.index = [esc(_column_text(i)) for i in df.index]
+    text.index.name = esc(df.index.name) if df.index.name is not None else None
+    return text
+
+
+def _column_text(col) -> str:
+    return " / ".join(str(c) for c in col if str(c) != "") if isinstance(col, tuple) else str(col)
+
+
+def _markdown(df: pd.DataFrame) -> str:
+    """A pipe table; text from the data is literal Markdown (:func:`evalreport.escape.markdown`)."""
+    from evalreport import escape
+
+    text = _text_cells(df, escape.markdown)
+    cols = [text.index.name or ""] + list(text.columns)
+    lines = ["| " + " | ".join(cols) + " |", "|" + "|".join("---" for _ in cols) + "|"]
     for idx, row in text.iterrows():
-        lines.append("| " + " | ".join(cell(v) for v in [idx, *row.tolist()]) + " |")
+        lines.append("| " + " | ".join(str(v) for v in [idx, *row.tolist()]) + " |")
     return "\n".join(lines)
+
+
+def _latex(df: pd.DataFrame) -> str:
+    """A tabular; text from the data is literal LaTeX (:func:`evalreport.escape.latex`)."""
+    from evalreport import escape
+
+    return _text_cells(df, escape.latex).to_latex(escape=False)
 
 
 def _rich_table(df: pd.DataFrame, *, title=None, file=None) -> None:
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
-    table = Table(title=title, show_lines=False)
-    table.add_column(df.index.name or "", style="bold")
+    from evalreport.escape import printable
+
+    def plain(v) -> Text:   # never console markup ([link=...]) nor terminal control sequences
+        return Text(printable(v))
+
+    table = Table(title=plain(title) if title else None, show_lines=False)
+    table.add_column(plain(df.index.name or ""), style="bold")
     for c in df.columns:
         numeric = pd.api.types.is_numeric_dtype(df[c])
-        table.add_column(str(c), justify="right" if numeric else "left")
+        table.add_column(plain(c), justify="right" if numeric else "left")
     ints = _integer_columns(df)
     for idx, row in df.iterrows():
-        table.add_row(str(idx), *[_fmt(v, i) for v, i in zip(row.tolist(), ints)])
+        table.add_row(plain(idx), *[plain(_fmt(v, i)) for v, i in zip(row.tolist(), ints)])
     Console(file=file, width=max(100, 14 * (len(df.columns) + 1))).print(table)

@@ -9,8 +9,12 @@ from evalreport.errors import InputError
 ORDER = ("pooled", "mean", "mean_defined", "pr_re", "pr_re_defined", "avg", "merge")
 
 
+#: Shown without --positive (no F estimators then): the pooled and fold-averaged values of these.
+HEADLINE = ("accuracy", "balanced_accuracy", "macro_f1", "mcc", "k")
+
+
 def register(sub) -> None:
-    add_scoring_command(
+    p = add_scoring_command(
         sub, "cv", help="cross-validation: pooled vs fold-averaged estimates (F_tp,fp, F_avg, ..., AUC_avg, AUC_merge)",
         description="For data from k-fold cross-validation (a 'fold' column in the gold file), compute every "
                     "measure under each aggregation over folds: pooled (sum the fold matrices, then compute), "
@@ -18,7 +22,13 @@ def register(sub) -> None:
                     "measure's convention), mean_defined (undefined folds skipped); for F-measures of the "
                     "--positive class also pr_re and pr_re_defined (harmonic mean of fold-averaged precision "
                     "and recall), and with scores AUC / average precision avg and merge. Forman & Scholz "
-                    "(2010) recommend publishing F_tp,fp (pooled) and AUC_avg.", func=run)
+                    "(2010) recommend publishing F_tp,fp (pooled) and AUC_avg. By default the output is the "
+                    "five F estimators of the --positive class per system (and AUC_avg, AUC_merge where the runs "
+                    "carry scores); --all (or --measures) gives every measure under every aggregation.",
+        func=run)
+    p.add_argument("--all", dest="all_measures", action="store_true",
+                   help="every measure under every aggregation (default: the five F estimators of --positive, "
+                        "and AUC where the runs carry scores; the measures of --measures when given)")
 
 
 def run(args) -> int:
@@ -34,14 +44,32 @@ def run(args) -> int:
                          "the fold whose model predicted the item)", path=args.gold)
     result = cross_validate(loaded.runs, args.measures, positive=args.positive, policy=args.policy,
                             costs=loaded.costs)
-    frame = result.estimates
-    if args.format in ("csv", "json"):
-        emit(frame, args.format)
-        return 0
-    emit_wide = _wide(frame)
-    emit(frame, args.format, wide=emit_wide, title=f"evalreport cv ({loaded.runs.n_folds} folds)")
     out = sys.stdout
-    if result.invalid_folds is not None and len(result.invalid_folds):
+    title = f"evalreport cv ({loaded.runs.n_folds} folds)"
+    full = args.all_measures or args.measures is not None
+    if not full and result.summary is not None:
+        # what paper 001 compares: the five F estimators (and AUC) per system, one row each
+        summary = result.summary
+        if args.format in ("csv", "json"):
+            emit(summary, args.format)
+            return 0
+        emit(summary, args.format, wide=summary.set_index("system"),
+             title=title + f": F estimators of {args.positive!r}"
+                   + (", AUC" if "AUC_avg" in summary.columns else ""))
+        if args.format == "table":
+            out.write("\nEvery measure under every aggregation: --all (or --measures a,b,...).\n")
+    else:
+        frame = result.estimates
+        if not full:     # no positive class: no F estimators; the headline measures, not all of them
+            frame = frame[frame["measure"].isin(HEADLINE)]
+        if args.format in ("csv", "json"):
+            emit(frame, args.format)
+            return 0
+        emit(frame, args.format, wide=_wide(frame), title=title)
+        if not full and args.format == "table":
+            out.write("\nThe five F estimators of paper 001 need the positive class (--positive CLASS); every "
+                      "measure under every aggregation: --all.\n")
+    if full and result.invalid_folds is not None and len(result.invalid_folds):   # (else: a column of the summary)
         emit(result.invalid_folds.set_index("system"), args.format,
              wide=result.invalid_folds.set_index("system"),
              title="folds with undefined precision or recall (paper 001: V(i) = 0)")
@@ -52,10 +80,15 @@ def run(args) -> int:
                  title="folds with only one class (AUC undefined)")
     if args.positive is None and loaded.runs.scores is not None:
         out.write("\nAUC and average precision need the positive class (--positive).\n")
+    from evalreport import escape
+
+    # the recommendation quotes system names: data, so escaped for the target
     if args.format == "table":
-        out.write("\nRecommendation\n" + result.recommendation + "\n")
+        out.write("\nRecommendation\n" + "\n".join(escape.printable(line)
+                                                     for line in result.recommendation.splitlines()) + "\n")
     elif args.format == "markdown":
-        out.write("\n**Recommendation.** " + result.recommendation.replace("\n", "\n\n") + "\n")
+        out.write("\n**Recommendation.** " + "\n\n".join(escape.markdown(line)
+                                                         for line in result.recommendation.splitlines()) + "\n")
     return 0
 
 

@@ -16,8 +16,7 @@ def _add_report_options(p) -> None:
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000; 0 = none)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
-    p.add_argument("--format", dest="formats", type=csv_list, default=["html", "pdf"],
-                   help="output formats, comma-separated: html,pdf (default both)")
+    _add_formats_option(p)
     p.add_argument("--engine", choices=("auto", "quarto", "builtin"), default="auto",
                    help="renderer: quarto when a quarto executable is found (auto), or builtin (nbconvert + typst)")
     p.add_argument("--no-audit", action="store_true", help="leave out the measure-audit section")
@@ -25,6 +24,29 @@ def _add_report_options(p) -> None:
                    help="properties you need, e.g. goesgens.CB,opitz.PIV: the audit section names the measures "
                         "that have them all")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+
+
+def _add_formats_option(p) -> None:
+    """``--formats html,pdf``; ``--format`` is its hidden, deprecated alias (elsewhere ``--format`` picks
+    table/csv/json/...: a different thing, hence the new name)."""
+    import argparse
+
+    p.add_argument("--formats", dest="formats", type=csv_list, default=None, metavar="html,pdf",
+                   help="output formats, comma-separated: html,pdf (default both)")
+    p.add_argument("--format", dest="formats_deprecated", type=csv_list, default=None, help=argparse.SUPPRESS)
+
+
+def _formats(args) -> list[str]:
+    """The formats asked for, from --formats or its deprecated alias --format (with a note)."""
+    old = getattr(args, "formats_deprecated", None)
+    if old is not None:
+        if args.formats is not None:
+            raise InputError("give --formats only (--format is its deprecated old name)")
+        if not getattr(args, "quiet", False):
+            print(f"evalreport: note: --format is deprecated on {args.command}; use --formats {','.join(old)}",
+                  file=sys.stderr)
+        return old
+    return args.formats if args.formats is not None else ["html", "pdf"]
 
 
 def register(sub) -> None:
@@ -61,7 +83,7 @@ def register(sub) -> None:
     s.add_argument("--repetitions", type=int, default=20_000,
                    help="repetitions per setting (default 20,000; the paper used 1,000,000)")
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    s.add_argument("--format", dest="formats", type=csv_list, default=["html", "pdf"], help="html,pdf")
+    _add_formats_option(s)
     s.add_argument("--engine", choices=("auto", "quarto", "builtin"), default="auto", help="renderer")
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     s.set_defaults(func=run_simulate)
@@ -95,7 +117,7 @@ def _check_report_extra() -> None:
 def _check_formats(formats) -> tuple[str, ...]:
     bad = [f for f in formats if f not in ("html", "pdf")]
     if bad or not formats:
-        raise InputError(f"--format takes html and/or pdf; got {','.join(formats) or 'nothing'}")
+        raise InputError(f"--formats takes html and/or pdf; got {','.join(formats) or 'nothing'}")
     return tuple(dict.fromkeys(formats))
 
 
@@ -135,7 +157,7 @@ def run_report(args) -> int:
 
     from evalreport._atomic import check_outside
 
-    formats = _check_formats(args.formats)
+    formats = _check_formats(_formats(args))
     _check_numbers(args)
     check_outside(args.out, input_paths(args))      # before any work: -o must not hold the inputs
     loaded = load(args)
@@ -189,7 +211,7 @@ def run_demo(args) -> int:
     from evalreport.inputs.readers import read_runs
     from evalreport.report.build import build_report
 
-    formats = _check_formats(args.formats)
+    formats = _check_formats(_formats(args))
     _check_numbers(args)
     with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
         if not args.quiet:
@@ -219,7 +241,7 @@ def run_simulate(args) -> int:
         raise InputError(f"--seed must be 0 or more; got {args.seed}")
     _check_report_extra()
     paths = build_simulation_report(Path(args.out), repetitions=args.repetitions, seed=args.seed,
-                                    formats=_check_formats(args.formats), engine=args.engine, command=_command(),
+                                    formats=_check_formats(_formats(args)), engine=args.engine, command=_command(),
                                     progress=not args.quiet)
     _done(paths)
     return 0

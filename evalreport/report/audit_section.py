@@ -9,13 +9,13 @@ the legend rows (:class:`LinkedTable`).
 """
 from __future__ import annotations
 
-import html
 import re
 
 import pandas as pd
 
 from evalreport.analyses.audit import PAPERS, PROPERTIES
 from evalreport.measures import get
+from evalreport import escape
 from evalreport.report.display import Table
 
 MARK = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
@@ -192,14 +192,14 @@ class LinkedTable(Table):
     def _html(self) -> str:
         out = super()._html()
         for text, target in self.links.items():
-            esc = html.escape(str(text))
+            esc = escape.html(text)
             # the header text may sit in a <span> (an upright header)
             out = re.sub(rf'(<th scope="col"[^>]*>(?:<span[^>]*>)?){re.escape(esc)}((?:</span>)?</th>)',
-                         lambda m: f'{m.group(1)}<a href="#{html.escape(target, quote=True)}">{esc}</a>{m.group(2)}',
+                         lambda m: f'{m.group(1)}<a href="#{escape.html(target)}">{esc}</a>{m.group(2)}',
                          out, count=1)
         for text, rid in self.row_ids.items():
-            esc = html.escape(str(text))
+            esc = escape.html(text)
             out = re.sub(rf'<tr>(<t[hd])((?: [^>]*)?>){re.escape(esc)}(</t[hd]>)',
-                         lambda m: f'<tr id="{html.escape(rid, quote=True)}">{m.group(1)}{m.group(2)}{esc}{m.group(3)}',
+                         lambda m: f'<tr id="{escape.html(rid)}">{m.group(1)}{m.group(2)}{esc}{m.group(3)}',
                          out, count=1)
         return out

@@ -234,8 +234,11 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
                          costs=costs, bootstrap=bootstrap, seed=seed, alpha=alpha, audit=audit,
                          audit_max_n=audit_max_n, stages=stages, progress=None, sources=sources, what_if=what_if)
         comp, facts = result["comparison"], result["facts"]
+        # the task's classes; labels that occur only in predictions (--allow-unknown, abstain) are counted apart
+        n_task = getattr(facts["counts"], "n_task", None) or facts["n_classes"]
         meta = {
-            "title": title, "primary": comp.primary, "n_items": facts["n_items"], "n_classes": facts["n_classes"],
+            "title": title, "primary": comp.primary, "n_items": facts["n_items"], "n_classes": n_task,
+            "n_prediction_only": facts["n_classes"] - n_task,
             "n_systems": facts["n_systems"], "positive": comp.settings.get("positive"), "policy": policy,
             "bootstrap": bootstrap if comp.settings.get("input") in ("runs", "patterns") else 0, "seed": seed,
             "alpha": alpha,
@@ -253,7 +256,7 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
         chosen = ["report"] + [n for n in ("audit", "crossval", "ordinal") if result["included"][n]] + ["appendix"]
         paths = _execute_and_render(staging, chosen, title=title, formats=formats, engine=engine, stages=stages,
                                     subtitle=f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
-                                             f"{facts['n_classes']} classes; primary measure "
+                                             f"{n_task} classes; primary measure "
                                              f"{_short_label(comp.primary)}")
         for name, folder in dict(include or {}).items():   # e.g. the demo's input files, as OUTDIR/data
             shutil.copytree(folder, staging / name)
@@ -269,8 +272,35 @@ def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, sta
     the folder also becomes a Quarto project that ``quarto render`` or ``evalreport render``
     renders again (:mod:`evalreport.report.project`)."""
     from evalreport.report.project import write_project
-    from evalreport.report.render import execute, render
+    from evalreport.report.render import RenderError, execute, render
     from evalreport.report.resources import notebooks_dir
+
+    def _keep_failed(staging: Path, notebook: Path, message: str) -> str:
+        """Copy a failed notebook and the tables it read out of ``staging`` (which is removed when the
+        build fails) into a new folder ``NAME.failed-XXXXXXXX`` beside the output (or, where that
+        cannot be written, in the system's temporary folder); return ``message`` naming the copy."""
+        import re
+        import tempfile
+
+        match = re.fullmatch(r"\.(.+)\.\d+-[^.]+\.tmp", staging.name)
+        name = match.group(1) if match else "evalreport"
+        kept = None
+        for where in (staging.parent, None):
+            try:
+                kept = Path(tempfile.mkdtemp(prefix=f"{name}.failed-", dir=where))
+                if (staging / "tables").is_dir():       # the notebook reads ../tables: keep that layout
+                    shutil.copytree(staging / "tables", kept / "tables")
+                (kept / "notebooks").mkdir()
+                if notebook.is_file():
+                    shutil.copy2(notebook, kept / "notebooks" / notebook.name)
+                break
+            except OSError:
+                if kept is not None:
+                    shutil.rmtree(kept, ignore_errors=True)
+                kept = None
+        if kept is None or not (kept / "notebooks" / notebook.name).is_file():
+            return message.replace(f" (partly executed notebook: {notebook})", "")
+        return message.replace(str(notebook), str(kept / "notebooks" / notebook.name))
 
     nb_out = staging / "notebooks"
     nb_out.mkdir()
@@ -278,8 +308,12 @@ def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, sta
     parameters = {"tables": "../tables"}
     for i, name in enumerate(notebooks, 1):
         with stages.stage(f"executing notebook {i}/{len(notebooks)}: {name}.ipynb"):
-            executed.append(execute(notebooks_dir() / f"{name}.ipynb", nb_out / f"{name}.ipynb",
-                                    parameters, cwd=nb_out, progress=False))
+            try:
+                executed.append(execute(notebooks_dir() / f"{name}.ipynb", nb_out / f"{name}.ipynb",
+                                        parameters, cwd=nb_out, progress=False))
+            except RenderError as exc:
+                # the staging folder is removed on the way out: name a copy the user can open
+                raise RenderError(_keep_failed(staging, nb_out / f"{name}.ipynb", str(exc))) from exc
     with stages.stage(f"rendering {', '.join(formats)} ({engine} engine)"):
         paths = render(executed, staging, title=title, formats=tuple(formats), engine=engine,
                        metadata={"subtitle": subtitle})
@@ -289,8 +323,12 @@ def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, sta
 
 
 def _write_frames(tables: Path, frames: dict) -> None:
+    """Each frame as CSV (participant-derived text that a spreadsheet would run as a formula gets a
+    leading ``'``: :func:`evalreport.escape.csv_frame`) and as JSON (raw: data, not a sheet)."""
+    from evalreport.escape import csv_frame
+
     for name, frame in frames.items():
-        frame.to_csv(tables / f"{name}.csv", index=False, lineterminator="\n")
+        csv_frame(frame).to_csv(tables / f"{name}.csv", index=False, lineterminator="\n")
         frame.to_json(tables / f"{name}.json", orient="records", indent=1, force_ascii=False)
 
 

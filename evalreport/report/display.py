@@ -28,13 +28,13 @@ These objects only present data; they compute nothing.
 from __future__ import annotations
 
 import base64
-import html
 import json
 import math
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from evalreport import escape
 from evalreport.report.typst_table import MIME_TYPST, PROSE_EM, choose_layout, table_source, text_width
 
 __all__ = ["Chart", "Table", "Note", "Heading", "UNDEFINED_MARK", "CHART_PPI"]
@@ -89,6 +89,19 @@ _EMBED_JS = (
 )
 
 
+def _printable_spec(node: Any) -> Any:
+    """``node`` (a Vega-Lite spec) with the control characters of every string (keys too, so field
+    names still match) shown as U+FFFD (:func:`evalreport.escape.printable`)."""
+    if isinstance(node, str):
+        return escape.printable(node)
+    if isinstance(node, dict):
+        return {escape.printable(k) if isinstance(k, str) else k: _printable_spec(v)
+                for k, v in node.items()}
+    if isinstance(node, list):
+        return [_printable_spec(v) for v in node]
+    return node
+
+
 class Chart:
     """An Altair chart shown live in HTML and as a static PNG in PDF.
 
@@ -101,7 +114,9 @@ class Chart:
         self.caption = caption
         # to_dict() validates the spec against the Vega-Lite schema: a bad chart fails in the
         # notebook cell that made it, not in the browser.
-        self.spec: dict = chart.to_dict()
+        # Control characters from the data (a label "a\x07b") show as U+FFFD: vl-convert's text
+        # measurement panics on them and takes the whole kernel (the report) down.
+        self.spec: dict = _printable_spec(chart.to_dict())
 
     def _png(self) -> tuple[bytes, int, int]:
         import vl_convert as vlc
@@ -114,8 +129,8 @@ class Chart:
         return png, round(w / scale), round(h / scale)
 
     def _html(self) -> str:
-        cap = f"\n<figcaption>{html.escape(self.caption)}</figcaption>" if self.caption else ""
-        label = html.escape(self.caption or self.name, quote=True)
+        cap = f"\n<figcaption>{escape.html(self.caption)}</figcaption>" if self.caption else ""
+        label = escape.html(self.caption or self.name)
         return (
             f'<figure class="er-chart">\n'
             f'<div class="vega-chart" id="chart-{self.name}" role="img" aria-label="{label}">'
@@ -146,10 +161,8 @@ class Chart:
 
 
 def _escape_md_cell(text: str) -> str:
-    text = text.replace("\\", "\\\\")
-    for ch in "|*_`[]<>#^~$@":   # ^...^ and ~...~ would be super/subscripts (b_i^2)(n^2), $ maths
-        text = text.replace(ch, "\\" + ch)
-    return " ".join(text.split())
+    """A table cell, caption or heading as literal Markdown (:func:`evalreport.escape.markdown`)."""
+    return escape.markdown(text)
 
 
 def _column_label(col: Any) -> str:
@@ -334,7 +347,7 @@ class Table:
     def _html(self) -> str:
         rows, legend = self._cells()
         numeric = self._numeric_columns()
-        esc = html.escape
+        esc = escape.html
         # The caption is outside the scrolling box: a wide table scrolls, its caption does not.
         out = ['<figure class="er-table-figure">']
         if self.caption:
@@ -361,7 +374,7 @@ class Table:
             for (text, num, letter, reason), col_num in zip(cells, numeric):
                 if letter is not None:
                     tds.append(
-                        f'<td class="num er-undefined" title="{esc(reason, quote=True)}">'
+                        f'<td class="num er-undefined" title="{esc(reason)}">'
                         f"{esc(text)}<sup>{letter}</sup></td>"
                     )
                 else:
@@ -399,8 +412,8 @@ class Table:
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
         for idx, cells in rows:
             parts = [_escape_md_cell(self._index_text(idx))] if self.index else []
-            for text, _num, letter, _reason in cells:
-                cell = _escape_md_cell(text)
+            for text, num, letter, _reason in cells:
+                cell = text if num else _escape_md_cell(text)    # a number is ours: 0.500, not 0\.500
                 if letter is not None:
                     cell += f"^{letter}^"
                 parts.append(cell)
@@ -417,20 +430,23 @@ class Table:
     def _typst(self) -> str:
         rows, legend = self._cells()
         numeric = self._numeric_columns()
-        header = [_column_label(c) for c in self.df.columns]
+        # string literals (typst_table); control characters and bidi overrides as U+FFFD, as in the HTML
+        show = escape.printable
+        header = [show(_column_label(c)) for c in self.df.columns]
         if self.index:
-            header.insert(0, self._index_label())
+            header.insert(0, show(self._index_label()))
             numeric = [False] + numeric
         body = []
         for idx, cells in rows:
-            row = [(self._index_text(idx), None)] if self.index else []
-            row += [(text, letter) for text, _num, letter, _reason in cells]
+            row = [(show(self._index_text(idx)), None)] if self.index else []
+            row += [(show(text), letter) for text, _num, letter, _reason in cells]
             body.append(row)
         # a column is right-aligned when it holds numbers (undefined marks included)
         for j in range(int(self.index), len(header)):
             k = j - int(self.index)
             numeric[j] = numeric[j] or all(c[k][1] for _, c in rows) and bool(rows)
-        return table_source(header, body, numeric, caption=self.caption, legend=list(legend.items()))
+        return table_source(header, body, numeric, caption=show(self.caption) if self.caption else None,
+                            legend=[(letter, show(reason)) for letter, reason in legend.items()])
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         return {

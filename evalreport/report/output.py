@@ -8,8 +8,10 @@ What counts as a *load* (refused when it points at ``http://``, ``https://`` or 
 ``<script src>``, ``<link href>`` (except purely navigational ``rel`` values such as
 ``canonical`` or ``license``, which a browser never fetches), ``src`` of ``img``, ``source``,
 ``iframe``, ``embed``, ``video``, ``audio``, ``track`` and ``input``, ``<video poster>``,
-``<object data>``, SVG ``<image href>``, every ``srcset`` candidate, and in ``<style>``
-elements and ``style`` attributes every CSS ``url(...)`` and ``@import``.
+``<object data>``, ``background`` attributes, ``href``/``xlink:href`` of every element but
+``<a>``/``<area>`` (SVG ``image``, ``use``, ``feImage``, ``script``), a ``<meta http-equiv=refresh>``
+target, every ``srcset`` candidate, and in ``<style>`` elements and ``style`` attributes every
+CSS ``url(...)``, ``image-set("...")`` and ``@import``.
 The same elements pointing at a relative path (``report_files/libs/...``) are refused too:
 ``report.html`` is one file, and Quarto links such files when it skipped ``_quarto.yml``
 (``embed-resources``), then they are gone with its temporary folder. ``data:`` URIs and
@@ -40,11 +42,19 @@ _NAVIGATIONAL_REL = frozenset({"canonical", "alternate", "author", "license", "h
                                "next", "prev", "external", "me", "privacy-policy", "terms-of-service"})
 _CSS_URL = re.compile(r"""url\(\s*(['"]?)(.*?)\1\s*\)""", re.IGNORECASE | re.DOTALL)
 _CSS_IMPORT = re.compile(r"""@import\s+(?:url\(\s*)?(['"]?)([^'")\s;]+)""", re.IGNORECASE)
+# image-set("a.png" 1x, "b.png" 2x): quoted strings inside image-set(...) are URLs too
+_CSS_IMAGE_SET = re.compile(r"""image-set\(([^)]*)\)""", re.IGNORECASE)
+_CSS_STRING = re.compile(r"""(['"])(.*?)\1""", re.DOTALL)
+# srcset candidates are separated by a comma followed by white space (a data: URI holds bare commas)
+_SRCSET_SPLIT = re.compile(r",\s+")
+_META_URL = re.compile(r"""url\s*=\s*['"]?([^'";]+)""", re.IGNORECASE)
 
 
 def _css_loads(css: str) -> list[str]:
     found = [m.group(2).strip() for m in _CSS_URL.finditer(css)]
     found += [m.group(2).strip() for m in _CSS_IMPORT.finditer(css)]
+    for group in _CSS_IMAGE_SET.finditer(css):
+        found += [m.group(2).strip() for m in _CSS_STRING.finditer(group.group(1))]
     return [u for u in found if _REMOTE.match(u)]
 
 
@@ -73,10 +83,17 @@ class _Loads(HTMLParser):
             self._add(tag, "poster", a.get("poster"))
         if tag == "object":
             self._add(tag, "data", a.get("data"))
-        if tag == "image":  # inline SVG
-            self._add(tag, "href", a.get("href") or a.get("xlink:href"))
-        for candidate in (a.get("srcset") or "").split(","):
-            self._add(tag, "srcset", candidate.strip().split(" ")[0] if candidate.strip() else "")
+        if tag not in ("a", "area", "link"):   # SVG image, use, feImage, script ... fetch their href
+            for attr in ("href", "xlink:href"):
+                self._add(tag, attr, a.get(attr))
+        if a.get("background"):
+            self._add(tag, "background", a["background"])
+        if tag == "meta" and a.get("http-equiv", "").lower() == "refresh":
+            target = _META_URL.search(a.get("content", ""))
+            if target:
+                self._add(tag, "http-equiv=refresh url", target.group(1))
+        for candidate in _SRCSET_SPLIT.split((a.get("srcset") or "").strip()):
+            self._add(tag, "srcset", candidate.strip().split()[0] if candidate.strip() else "")
         if a.get("style"):
             self.loads += [f"<{tag} style=url({u})>" for u in _css_loads(a["style"])]
         if tag == "style":

@@ -14,13 +14,15 @@ After ``evalreport report`` (or ``demo``, ``simulate``) the folder holds, next t
 ``notebooks/*.ipynb`` and ``templates/``: a notebook whose code changed is executed again
 with papermill against the folder's ``tables/`` (all of them with ``execute_all``); a
 notebook whose markdown alone changed is only re-rendered. The analyses never run again.
-The folder is replaced atomically (``tables/`` are hard links to the same files).
+When a file of ``tables/`` changed since the notebooks ran (a hash of the tables is in the
+manifest), every notebook is executed again, so the report shows what the tables say. The
+folder is replaced atomically; ``tables/`` is copied into the staging folder, so a notebook that
+writes there (or fails half-way) never changes the original tables.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -46,6 +48,23 @@ def code_hash(notebook: Path) -> str:
         if cell.cell_type != "code" or "injected-parameters" in cell.metadata.get("tags", []):
             continue
         h.update(cell.source.encode("utf-8") + b"\0")
+    return h.hexdigest()
+
+
+#: Written after the notebooks ran (not read by them): left out of the tables' hash.
+_UNHASHED = ("timings.json",)
+
+
+def tables_hash(tables: Path) -> str:
+    """SHA-256 over the names and contents of the files in ``tables/`` the notebooks read."""
+    h = hashlib.sha256()
+    for path in sorted(Path(tables).rglob("*")):
+        if path.is_file() and path.name not in _UNHASHED:
+            h.update(path.relative_to(tables).as_posix().encode("utf-8") + b"\0")
+            with open(path, "rb") as fh:
+                for block in iter(lambda: fh.read(1 << 20), b""):
+                    h.update(block)
+            h.update(b"\0")
     return h.hexdigest()
 
 
@@ -76,6 +95,7 @@ def write_project(folder: Path, executed: Sequence[Path], *, title: str, metadat
         "parameters": dict(parameters),
         "formats": list(formats),
         "code": {Path(p).stem: code_hash(Path(p)) for p in executed},
+        "tables": tables_hash(folder / "tables") if (folder / "tables").is_dir() else None,
     }
     (folder / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
 
@@ -103,23 +123,15 @@ def read_manifest(folder: Path) -> dict:
     return manifest
 
 
-def _link_or_copy(src: str, dst: str) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copy2(src, dst)
-
-
 def _copy_report(src: Path, dst: Path) -> None:
-    """Everything of ``src`` into the (empty) staging folder ``dst``; ``tables/`` as hard links
-    (never written while re-rendering), the rest as copies (the render writes over them)."""
+    """Everything of ``src`` into the (empty) staging folder ``dst``, as copies: nothing done while
+    re-rendering (a notebook writing to ``tables/`` included) reaches the original files."""
     for entry in src.iterdir():
         if entry.name == MARKER or entry.name.startswith(".evalreport-render-"):
             continue
         target = dst / entry.name
         if entry.is_dir() and not entry.is_symlink():
-            shutil.copytree(entry, target, symlinks=True,
-                            copy_function=_link_or_copy if entry.name == "tables" else shutil.copy2)
+            shutil.copytree(entry, target, symlinks=True, copy_function=shutil.copy2)
         else:
             shutil.copy2(entry, target, follow_symlinks=False)
 
@@ -139,11 +151,12 @@ def rerender(folder: Path, *, engine: str = "auto", formats: Sequence[str] | Non
         _copy_report(folder, staging)
         nb_dir = staging / "notebooks"
         executed = []
+        tables_changed = manifest.get("tables") is not None and tables_hash(folder / "tables") != manifest["tables"]
         for i, name in enumerate(names, 1):
             src, out = folder / "notebooks" / f"{name}.ipynb", nb_dir / f"{name}.ipynb"
             changed = code_hash(src) != manifest.get("code", {}).get(name)
-            if execute_all or changed:
-                why = "code changed" if changed else "--execute"
+            if execute_all or changed or tables_changed:
+                why = "code changed" if changed else "tables changed" if tables_changed else "--execute"
                 with stages.stage(f"executing notebook {i}/{len(names)}: {name}.ipynb ({why})"):
                     execute(src, out, manifest.get("parameters", {}), cwd=nb_dir, progress=False)
             executed.append(out)

@@ -17,7 +17,6 @@ Facts about Quarto this module is built around (Quarto 1.7 and 1.10, see docs):
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import os
 import re
@@ -29,6 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from evalreport import escape
 from evalreport.report.output import RenderError
 from evalreport.report.resources import data_root, quarto_config
 
@@ -128,19 +128,15 @@ def front_matter(meta: Mapping[str, str], config: Mapping[str, Any]) -> str:
             "# on this folder\n" + yaml.safe_dump(doc, allow_unicode=True, sort_keys=False, width=1000) + "---")
 
 
-_MD_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")   # every ASCII punctuation character
-
-
 def caption_option(caption: str) -> str:
     """``#| fig-cap: ...`` for a caption shown literally.
 
-    Quarto reads a caption as markdown: every ASCII punctuation character is backslash-escaped
-    (pandoc's markdown lets any of them be escaped), so ``*x*``, ``[a](http://x)``, ``<b>``,
+    Quarto reads a caption as markdown: it goes through :func:`evalreport.escape.markdown`
+    (every ASCII punctuation character backslash-escaped), so ``*x*``, ``[a](http://x)``, ``<b>``,
     ``@ref`` or `` `x`{=typst} `` stay text. The value is then written as a double-quoted YAML
-    scalar (JSON's string syntax is a subset of it).
+    scalar (:func:`evalreport.escape.yaml`).
     """
-    text = " ".join(str(caption).split())
-    return "#| fig-cap: " + json.dumps(_MD_PUNCT.sub(r"\\\1", text), ensure_ascii=False)
+    return "#| fig-cap: " + escape.yaml(escape.markdown(caption))
 
 
 def _chart_caption(cell) -> str | None:

@@ -161,8 +161,10 @@ def execute(
                 kernel_manager_class=_quiet_kernel_manager(),
             )
         except pm.PapermillExecutionError as exc:
+            # one line: the exception's first line (Altair's MaxRowsError, for one, runs to ten)
+            first = next((line.strip() for line in str(exc.evalue).splitlines() if line.strip()), "")
             raise RenderError(
-                f"{notebook.name}: cell {exc.cell_index} failed: {exc.ename}: {exc.evalue} "
+                f"{notebook.name}: cell {exc.cell_index} failed: {exc.ename}{': ' + first if first else ''} "
                 f"(partly executed notebook: {out})"
             ) from exc
     log.info("executed %s in %.2f s", notebook.name, time.perf_counter() - started)

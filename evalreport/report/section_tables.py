@@ -61,26 +61,8 @@ def integer_ranks(ranks: pd.Series) -> pd.Series:
 
 
 # ----------------------------------------------------------------------------- p-value floor
-def p_floor(pairwise: pd.DataFrame, test: str = "bootstrap") -> dict | None:
-    """The smallest p-value a resampling test can give, raw and after Holm's correction.
-
-    The bootstrap and randomisation p-values are ``(1 + count) / (1 + B)`` with B the number of
-    defined resamples (:func:`evalreport.analyses.resampling._centred_p`), so no raw p is below
-    ``1 / (B + 1)``; Holm multiplies the smallest of the m p-values by m, so no Holm-corrected p is
-    below ``min(1, m / (B + 1))``. None for a test without resamples (McNemar) or without rows.
-    """
-    if pairwise.empty or "n_resamples" not in pairwise:
-        return None
-    sub = pairwise[(pairwise["test"] == test) & pairwise["p_value"].notna()]
-    if sub.empty or test == "mcnemar":
-        return None
-    B = int(pd.to_numeric(sub["n_resamples"], errors="coerce").max())
-    if B <= 0:
-        return None
-    m = len(sub)
-    raw = 1.0 / (B + 1)
-    return {"test": test, "B": B, "pairs": m, "raw": raw, "holm": min(1.0, m * raw),
-            "at_floor": int((sub["p_value"] <= raw * (1 + 1e-9)).sum())}
+# the rule lives in the analyses layer (the findings block states the same floor)
+from evalreport.analyses.resampling import p_floor, resamples_needed  # noqa: E402
 
 
 def p_floor_sentence(floor: dict, *, alpha: float | None = None) -> str:
@@ -93,8 +75,8 @@ def p_floor_sentence(floor: dict, *, alpha: float | None = None) -> str:
         text += (f" {floor['at_floor']:,} pair(s) have the smallest raw p: the difference was never reached by "
                  f"chance in {B:,} resamples, the strongest evidence this many resamples can give (more resamples "
                  "lower the floor).")
-    if alpha is not None and floor["holm"] > alpha:
-        need = math.ceil(m / alpha) - 1
+    if alpha is not None and floor["holm"] >= alpha:          # significant: p < alpha
+        need = resamples_needed(m, alpha)
         text += (f" That floor is above alpha = {alpha:g}: with this many pairs no difference can be significant after "
                  f"Holm's correction; at least {need:,} resamples would be needed.")
     return text

@@ -14,6 +14,7 @@ import re
 import pandas as pd
 
 from evalreport.measures import get
+from evalreport import escape as _escape
 from evalreport.report.display import Note
 
 __all__ = ["findings_note", "escape"]
@@ -22,8 +23,6 @@ __all__ = ["findings_note", "escape"]
 MAX_NAMED = 6
 #: At most this many measures are listed as undefined.
 MAX_UNDEFINED = 4
-
-_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")     # every ASCII punctuation character
 
 BASELINE_WORDS = {
     "majority": "always predicting the majority class",
@@ -37,9 +36,9 @@ BASELINE_WORDS = {
 
 
 def escape(text) -> str:
-    """Text from the data as literal Markdown: every ASCII punctuation character backslash-escaped
-    (CommonMark and pandoc both accept that for any of them), whitespace runs made one space."""
-    return _PUNCT.sub(r"\\\1", " ".join(str(text).split()))
+    """Text from the data as literal Markdown (:func:`evalreport.escape.markdown`: every
+    ASCII punctuation character backslash-escaped, whitespace runs made one space)."""
+    return _escape.markdown(text)
 
 
 def _label(measure_id: str) -> str:
@@ -76,9 +75,15 @@ def _baseline(name: str) -> str:
 
 
 def _short_reason(reason: str) -> str:
-    """The first clause of a reason, without its list of classes: ``precision: class never predicted``."""
-    first = str(reason).split(";")[0].strip()
-    return re.sub(r"\s*\((?:class|classes) [^)]*\)$", "", first)
+    """The first clause of a reason, without its list of classes: ``precision: class never predicted``.
+
+    Structural, not a pattern over class names: a clause is ``text`` or ``text (class a, b)``
+    (:func:`evalreport.measures._core._summarise`), so everything from the first ``" (class "``
+    on is class names (which may hold ``)`` or ``;``) and the first clause ends before it or at
+    the first ``;`` of the text."""
+    text = str(reason)
+    cut = text.find(" (class ")
+    return (text if cut < 0 else text[:cut]).split(";")[0].strip()
 
 
 def _winner_groups(rows: pd.DataFrame, key: str) -> list[tuple[tuple, list]]:
@@ -143,11 +148,14 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
     sep = first("separable_count")
     if sep is not None:
         floor = first("p_floor")
-        if len(insep) and int(sep["value"]) == 0 and len(insep) > 2:
+        untested = of("untested")
+        others = insep[~insep["system"].isin(lead["system"])]          # co-leaders are not "other systems"
+        if len(insep) and int(sep["value"]) == 0 and len(others) > 2:
             ps = insep["value"].dropna()
-            s += (f" The Holm-corrected pairwise tests (alpha {alpha:g}) cannot separate it from any of the other "
-                  f"{len(insep)} systems" + (f" (corrected p from {ps.min():.3f} to {ps.max():.3f})" if len(ps) else "")
-                  + ".")
+            s += (f" The Holm-corrected pairwise tests (alpha {alpha:g}) cannot separate "
+                  + ("it" if len(lead) == 1 else f"{_names(lead['system'])} from each other or")
+                  + f" from any of the other {len(others)} tested systems"
+                  + (f" (corrected p from {ps.min():.3f} to {ps.max():.3f})" if len(ps) else "") + ".")
         elif len(insep):
             pairs = [f"{escape(r['system'])} ({_p(float(r['value']))})" if not pd.isna(r["value"])
                      else escape(r["system"]) for _, r in insep.iterrows()]
@@ -155,11 +163,17 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
             s += (f" The Holm-corrected pairwise tests (alpha {alpha:g}) cannot separate it from "
                   + (" and ".join(shown) if len(shown) <= 2 else ", ".join(shown[:-1]) + " and " + shown[-1]) + ".")
         else:
-            s += f" The Holm-corrected pairwise tests (alpha {alpha:g}) separate it from every other system."
+            s += (f" The Holm-corrected pairwise tests (alpha {alpha:g}) separate it from every other "
+                  + ("tested " if len(untested) else "") + "system.")
+        if len(untested):
+            s += (f" Not tested (no defined value or no significance group, so neither separated nor inseparable): "
+                  f"{_names(untested['system'])}.")
         if len(insep) and floor is not None and float(floor["value"]) >= alpha:
+            need = first("resamples_needed")
             s += (f" With {escape(floor['detail'].split(':')[0])}, no corrected p-value can be below "
-                  f"{float(floor['value']):.3f}, so these tests cannot separate any pair at alpha {alpha:g}: more "
-                  "resamples would be needed.")
+                  f"{float(floor['value']):.3f}, so these tests cannot separate any pair at alpha {alpha:g}: "
+                  + (f"at least {int(need['value']):,} resamples would be needed." if need is not None
+                     else "more resamples would be needed."))
     items.append(s)
 
     # 2. how fragile the top position is, and the gap against the noise
@@ -181,15 +195,17 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
         if k == 0:
             parts.append("**Fragility: 0** (the first place is shared).")
         else:
-            t = f"**Fragility: {k if exact else f'at most {k}'} test item{'s' * (k > 1)}**"
+            # a change is one item's prediction in one system: one item changed in both systems counts twice
+            t = f"**Fragility: {k if exact else f'at most {k}'} changed prediction{'s' * (k > 1)}**"
             if n_items:
-                t += f" of {n_items:,}"
+                t += f" ({n_items:,} test items)"
             split = re.search(r"leader changes (\d+), challenger changes (\d+)", detail)
             who = [f"{k} predictions"]
             if split:
                 a, b = int(split.group(1)), int(split.group(2))
                 who = ([f"{a} of the leader's predictions"] if a else []) + ([f"{b} of {rival}'s"] if b else [])
-            method = detail.split(":", 1)[1].split(";")[0].strip() if ":" in detail else detail
+            # the whole "how" (e.g. "...; exhaustive search ... finds no shorter one", which makes it exact)
+            method = (detail.split(":", 1)[1] if ":" in detail else detail).split("; leader changes")[0].strip()
             t += (f": changing {' and '.join(who)} would bring {rival} level with the leader "
                   f"({'exact' if exact else 'an upper bound'}; {escape(method)}).")
             parts.append(t)
@@ -221,22 +237,31 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
     below = of("at_or_below_baseline")
     if best is not None:
         strongest = f"{_baseline(best['system'])} ({_num(best['value'])})"
+        no_value = of("no_value")
+        unvalued = (f" No value under the primary measure, so not compared: {_names(no_value['system'])}."
+                    if len(no_value) else "")
         if below.empty:
-            items.append(f"**Chance:** every system beats the strongest chance baseline under the primary measure, "
-                         f"{strongest}.")
+            items.append(f"**Chance:** every system {'with a value ' if len(no_value) else ''}beats the strongest "
+                         f"chance baseline under the primary measure, {strongest}." + unvalued)
         else:
+            # the baseline's name (detail) and value (its own "baseline" row) are separate fields
+            values = of("baseline").drop_duplicates("system").set_index("system")["value"]
             lst = []
             for _, r in below.head(MAX_NAMED).iterrows():
-                name, _, val = str(r["detail"]).partition(" = ")
-                lst.append(f"{escape(r['system'])} ({_num(r['value'])}, no better than "
-                           f"{_baseline(name)}: {escape(val)})")
+                name = str(r["detail"])
+                val = f": {_num(values[name])}" if name in values.index else ""
+                lst.append(f"{escape(r['system'])} ({_num(r['value'])}, no better than {_baseline(name)}{val})")
             more = f" and {len(below) - MAX_NAMED} more" if len(below) > MAX_NAMED else ""
             items.append("**At or below chance** under the primary measure: " + "; ".join(lst) + more
-                         + f". The strongest chance baseline is {strongest}.")
+                         + f". The strongest chance baseline is {strongest}." + unvalued)
 
     # 5. undefined values: grouped by the systems concerned, with the short form of each reason
-    und = of("undefined")
-    if len(und):
+    # (no value at all vs a class average that has a value because undefined classes were skipped)
+    for kind, head in (("undefined", "**No value (0/0):** "),
+                       ("undefined_skipped", "**Defined after skipping undefined classes:** ")):
+        und = of(kind)
+        if not len(und):
+            continue
         groups: dict[tuple, list] = {}
         for m, one in und.groupby("measure", sort=False):
             groups.setdefault(tuple(dict.fromkeys(one["system"])), []).append(m)
@@ -250,7 +275,7 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
                 why += f"; {len(reasons) - 3} more reason{'s' * (len(reasons) > 4)}"
             parts.append(f"{', '.join(shown)} for {_names(systems)}" + (f" ({why})" if why else ""))
         more = f"; {len(groups) - MAX_UNDEFINED} more groups" if len(groups) > MAX_UNDEFINED else ""
-        items.append("**Undefined (0/0):** " + "; ".join(parts) + more
+        items.append(head + "; ".join(parts) + more
                      + ". Every case and its full reason: the table of undefined values and scores.csv.")
 
     # 6. what this input cannot tell

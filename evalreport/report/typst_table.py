@@ -22,6 +22,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from evalreport import escape
+
 __all__ = ["typst_string", "text_width", "Layout", "choose_layout", "table_source", "MIME_TYPST"]
 
 #: Mime type of the Typst representation in a display bundle. pandoc's ipynb reader turns a
@@ -74,25 +76,9 @@ def _longest_word(text: str, *, bold: bool = False) -> float:
 
 
 def typst_string(text: str) -> str:
-    """``text`` as a Typst string literal: shown exactly as written, whatever it contains."""
-    out = ['"']
-    for ch in str(text):
-        if ch == "\\":
-            out.append("\\\\")
-        elif ch == '"':
-            out.append('\\"')
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif unicodedata.category(ch) in ("Cc", "Cs") or ch in "\u2028\u2029":
-            out.append(f"\\u{{{ord(ch):x}}}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
+    """``text`` as a Typst string literal: shown exactly as written, whatever it contains
+    (:func:`evalreport.escape.typst`, the one Typst escaping function)."""
+    return escape.typst(text)
 
 
 @dataclass

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.measures import get
+from evalreport.escape import csv_unquote
 
 #: Above this many classes the per-class chart shows the classes where systems differ most.
 MAX_CLASSES_SHOWN = 24
@@ -29,6 +30,7 @@ def _read(path: Path) -> pd.DataFrame:
         return pd.DataFrame()
     # "n/a" verdicts and "NA" classes stay text; names stay text too ("004" is a paper, "1" a system)
     df = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={c: str for c in _TEXT_COLUMNS})
+    csv_unquote(df)    # names that looked like spreadsheet formulas were written with a leading '
     for col in ("reason", "counterexample", "detail", "note"):
         if col in df:
             # an all-empty column is read as float: cast before filling (pandas 4 refuses "" in a float column)

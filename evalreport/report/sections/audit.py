@@ -75,7 +75,7 @@ class AuditSections(ReportBase):
             return Note("The measure audit was not run.")
         wanted = self.meta.get("needs") or []
         if not wanted:
-            return Note("State the properties you need with `--needs` (e.g. `--needs goesgens.CB,goesgens.Mon`) "
+            return Note("State the properties you need with `--needs` (e.g. `--needs goesgens.CB,goesgens.Max`) "
                         "and the report lists the measures that have all of them.")
         ok = au.assign(key=[audit_section.cli_name(p, q) for p, q in zip(au["paper"].astype(str),
                                                                          au["property"].astype(str))])

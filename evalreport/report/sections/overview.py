@@ -11,7 +11,7 @@ from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
 from evalreport.report.section_tables import integer_ranks
 from evalreport.report.sections._core import MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase
-from evalreport.report.summary import escape
+from evalreport.escape import markdown as escape
 
 
 class OverviewSections(ReportBase):
@@ -29,15 +29,17 @@ class OverviewSections(ReportBase):
     def overview(self) -> Note:
         m = self.meta
         lines = [
-            f"**{m.get('n_items', '?'):,} items**, **{m.get('n_classes', '?')} classes**, "
-            f"**{m.get('n_systems', '?')} systems**. Primary measure: **{self._label(self.primary)}** "
+            f"**{m.get('n_items', '?'):,} items**, **{m.get('n_classes', '?')} classes**"
+            + (f" (and {m['n_prediction_only']} label(s) found only in predictions, counted as wrong)"
+               if m.get("n_prediction_only") else "") + ", "
+            f"**{m.get('n_systems', '?')} systems**. Primary measure: **{escape(self._label(self.primary))}** "
             f"(`{self.primary}`).",
         ]
         if m.get("bootstrap"):
             lines.append(f"Uncertainty: {m['bootstrap']:,} paired bootstrap resamples over items, seed "
                          f"{m.get('seed')}; intervals are {100 * (1 - m.get('alpha', 0.05)):g}% percentile intervals.")
         if m.get("positive"):
-            lines.append(f"Positive class for binary measures: **{m['positive']}**.")
+            lines.append(f"Positive class for binary measures: **{escape(m['positive'])}**.")   # a name from the data
         if m.get("folds"):
             lines.append(f"Cross-validation folds: {m['folds']} (see the cross-validation section).")
         for note in self.manifest.get("notes", []):

@@ -7,6 +7,7 @@ import pandas as pd
 
 from evalreport import charts
 from evalreport.report.display import Chart, Note, Table
+from evalreport.escape import markdown as escape
 from evalreport.report.section_tables import (MAX_FLIPS, MAX_INCONSISTENT, MAX_PAIRS_ALL, NOISE_SE, baselines_wide,
                                                flips, p_floor, p_floor_sentence)
 from evalreport.report.sections._core import MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase
@@ -171,9 +172,9 @@ class RobustnessSections(ReportBase):
         ranks = wi.assign(measure=wi["scenario"])[["system", "measure", "rank"]]
         scenarios = list(dict.fromkeys(wi["scenario"]))
         if len(scenarios) > 1 and (ranks.groupby("system")["rank"].nunique(dropna=False) == 1).all():
-            return Note(f"Every system keeps its rank under {self._label(self.primary)} in every class distribution "
-                        f"tried ({', '.join(scenarios)}): this ranking does not depend on the test set's class "
-                        "distribution. The values are in the table below.")
+            return Note(f"Every system keeps its rank under {escape(self._label(self.primary))} in every class "
+                        f"distribution tried ({', '.join(escape(s) for s in scenarios)}): this ranking does not "
+                        "depend on the test set's class distribution. The values are in the table below.")
         chart = charts.rank_heatmap(ranks, title=f"{charts.short_measure_label(self.primary)}: rank under other "
                                                   "class distributions",
                                     measure_title="Class distribution", measure_labels=False)

@@ -10,6 +10,7 @@ import pandas as pd
 from evalreport import charts
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
+from evalreport.escape import markdown as escape
 from evalreport.report.section_tables import cv_differences
 from evalreport.report.section_tables import label as measure_label
 from evalreport.report.sections._core import ReportBase
@@ -89,7 +90,9 @@ class SupplementSections(ReportBase):
     def cv_recommendation(self) -> Note:
         path = self.folder / "cv_recommendation.md"
         text = path.read_text(encoding="utf-8") if path.exists() else "No recommendation."
-        return Note(text)
+        # plain text that quotes system names, fold names and reasons from the data: each line one
+        # literal paragraph (F~_avg, F_pr,re and a system named [x](http://e.x) show as written)
+        return Note("\n\n".join(escape(line) for line in text.splitlines() if line.strip()))
 
     # ------------------------------------------------------------------ ordinal
     def ordinal_table(self) -> Table | Note:

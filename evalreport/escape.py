@@ -1,0 +1,138 @@
+"""One escaping function per output target, for text that comes from the data.
+
+In a shared task the system names (file stems), predicted labels (``--allow-unknown``), class
+names, ``--positive`` and file names come from participants: they are data, never markup or
+code. Every place where such text enters a target language goes through the function for that
+target, and nowhere else is text escaped by hand:
+
+===========  ===========================================================================
+target       function
+===========  ===========================================================================
+Markdown     :func:`markdown` -- notes, headings, captions, pipe-table cells. Every ASCII
+             punctuation character is backslash-escaped (CommonMark and pandoc's Markdown
+             both take ``\\`` before any of them), so no link, image, emphasis, code span,
+             raw attribute (```x`{=typst}``), raw HTML, citation (``@x``), maths (``$``),
+             fenced div (``:::``) or heading attribute (``{#x}``) can be formed.
+HTML         :func:`html` -- ``&``, ``<``, ``>``, ``"`` and ``'`` as entities.
+Typst        :func:`typst` -- a Typst string literal (``"..."``), shown exactly as written.
+LaTeX        :func:`latex` -- the ten special characters as commands.
+YAML         :func:`yaml` -- a double-quoted scalar (JSON's string syntax, a subset of YAML).
+CSV          :func:`csv_cell` / :func:`csv_frame` -- OWASP's advice against spreadsheet
+             formulas: a text cell of a participant-derived column (:data:`CSV_TEXT_COLUMNS`)
+             that begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a
+             leading ``'``; so does one that begins with ``'`` itself, which makes the rule
+             reversible (:func:`csv_unquote`: the report reads its CSV files back and shows
+             the names as written). Numbers and the other columns (measure formulas,
+             reasons) are never changed. JSON is data, not a spreadsheet, and stays raw.
+===========  ===========================================================================
+
+Control characters (C0 but tab/newline/CR, DEL, C1) cannot be shown and some break tools
+downstream (vl-convert panics on them), and bidirectional overrides let a name reorder the text
+around it; the display targets (Markdown, HTML, LaTeX, chart specs) show each of them as U+FFFD
+(:func:`printable`; the CSV and JSON files keep the raw text), and Markdown folds runs of white
+space into one space (a name is one line). Typst string literals and YAML keep every character,
+written as an escape sequence where needed.
+"""
+from __future__ import annotations
+
+import html as _html
+import json
+import re
+import unicodedata
+from typing import Any
+
+__all__ = ["markdown", "html", "typst", "latex", "yaml", "printable", "csv_cell", "csv_frame", "CSV_TEXT_COLUMNS",
+           "FORMULA_START", "csv_unquote"]
+
+_PUNCT = re.compile(r"([!-/:-@\[-`{-~])")          # every ASCII punctuation character
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")   # C0, DEL, C1, bidi
+
+#: Cells beginning with one of these are read as formulas by spreadsheet programs (OWASP).
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+#: Columns of evalreport's CSV files that hold participant-derived text (names, labels, paths).
+CSV_TEXT_COLUMNS = frozenset({
+    "system", "system_a", "system_b", "A", "B", "class", "gold", "predicted", "label", "path", "file",
+    "members", "fold", "folds", "baseline", "prefers_a", "prefers_b", "name", "positive",
+})
+
+
+def printable(text: Any) -> str:
+    """``text`` as a string whose control characters (other than white space) and bidirectional
+    embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069) show as U+FFFD: a
+    right-to-left override in a name could otherwise reorder the sentence around it."""
+    return _CONTROL.sub("\ufffd", str(text))
+
+
+def markdown(text: Any) -> str:
+    """Literal Markdown (CommonMark, pandoc, Quarto): shown exactly as written, on one line."""
+    return _PUNCT.sub(r"\\\1", " ".join(printable(text).split()))
+
+
+def html(text: Any, *, quote: bool = True) -> str:
+    """Literal HTML text or attribute value."""
+    return _html.escape(printable(text), quote=quote)
+
+
+def typst(text: Any) -> str:
+    """``text`` as a Typst string literal: shown exactly as written, whatever it contains."""
+    out = ['"']
+    for ch in str(text):
+        if ch == "\\":
+            out.append("\\\\")
+        elif ch == '"':
+            out.append('\\"')
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif unicodedata.category(ch) in ("Cc", "Cs") or ch in "\u2028\u2029":
+            out.append(f"\\u{{{ord(ch):x}}}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+_LATEX = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "$": r"\$", "&": r"\&", "#": r"\#", "%": r"\%",
+          "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_RE = re.compile(r"[\\{}$&#%_~^]")
+
+
+def latex(text: Any) -> str:
+    """Literal LaTeX text (no command, group, maths, comment or alignment can be formed)."""
+    return _LATEX_RE.sub(lambda m: _LATEX[m.group(0)], " ".join(printable(text).split()))
+
+
+def yaml(text: Any) -> str:
+    """A YAML double-quoted scalar holding ``text`` exactly (tags, anchors, ``#`` comments inert)."""
+    return json.dumps(str(text), ensure_ascii=False)
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` with a leading ``'`` when it is text a spreadsheet would read as a formula."""
+    if isinstance(value, str) and value.startswith((*FORMULA_START, "'")):
+        return "'" + value
+    return value
+
+
+def csv_frame(frame, columns=CSV_TEXT_COLUMNS):
+    """``frame`` for a CSV file: the text cells of ``columns`` (participant-derived) through
+    :func:`csv_cell`; numbers and every other column unchanged. Returns a copy when it changes."""
+    names = [c for c in frame.columns if str(c) in columns and frame[c].dtype.kind not in "iufcbmM"]
+    if not names:
+        return frame
+    out = frame.copy()
+    for c in names:
+        out[c] = out[c].map(csv_cell)
+    return out
+
+
+def csv_unquote(frame, columns=CSV_TEXT_COLUMNS):
+    """The inverse of :func:`csv_frame` for a frame read from one of evalreport's CSV files."""
+    names = [c for c in frame.columns if str(c) in columns and frame[c].dtype.kind not in "iufcbmM"]
+    for c in names:
+        frame[c] = frame[c].map(lambda v: v[1:] if isinstance(v, str) and v.startswith("'") else v)
+    return frame

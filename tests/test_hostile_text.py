@@ -1,0 +1,328 @@
+"""Issue 16, security: a participant's text is data, never code, in every output.
+
+System names (file stems), predicted labels (``--allow-unknown``), class names and ``--positive``
+come from participants. One small report (builtin engine: nbconvert HTML, pandoc -> Typst PDF) is
+built from a table of hostile texts used in each role, and every output is checked:
+
+* the HTML as a browser builds it (headless Chromium ``--dump-dom``): no link to evil.example, no
+  image with a remote source, no element made from a payload;
+* the PDF text (pdftotext): typst ran, the payloads are there as text and none was evaluated
+  (``TYPSTPWN`` absent, ``#("TYPST"+"PWN")`` present);
+* the CSV files: participant text a spreadsheet would run as a formula starts with ``'``;
+  numbers and measure formulas are untouched; the JSON twins keep the raw text;
+* ``--format latex`` / ``markdown`` / ``csv`` of ``evalreport score``.
+
+A file name cannot hold ``/`` or NUL and has at most 255 bytes: the system-name variants of the
+payloads use ``:`` for ``/`` and a 240-character name; the predicted labels carry the payloads
+exactly (and a 300-character label).
+"""
+from __future__ import annotations
+
+import csv
+import json
+import re
+import shutil
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evalreport import escape
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
+
+LONG = "L" * 290 + "-long-name"                 # 300 characters
+RLO = "\u200fRTL\u202eevil"                     # right-to-left mark and override
+
+#: (case, predicted label (exact payload), system name (a file stem that can hold it))
+HOSTILE = [
+    ("html", "<img src=x onerror=alert(1)>", "<img src=x onerror=alert(1)>"),
+    ("md-link", "[PHISHLINK](https://evil.example/x)", "[PHISHLINK](https:evil.example)"),
+    ("md-image", "![beacon](https://evil.example/b.png)", "![beacon](https:evil.example:b.png)"),
+    ("typst-code", '#("TYPST"+"PWN")', '#("TYPST"+"PWN") sys'),
+    ("typst-raw", '`#read("/etc/passwd")`{=typst}', '`#("TYPST"+"PWN")`{=typst}'),
+    ("latex", r"\input{/etc/passwd}", r"\input{passwd}"),
+    ("pandoc-raw-html", "`<b>x</b>`{=html}", "`<b>y<:b>`{=html}"),
+    ("formula", '=HYPERLINK("http://e.x","c")', '=HYPERLINK("http:e.x","c")'),
+    ("dde", "+cmd|' -C calc'!A0", "+cmd|' -C calc'!A1"),
+    ("at-minus", "@SUM(1+1)", "-2+3"),
+    ("long", LONG, LONG[:230] + "-sys"),
+    ("control", "ctl\x07bell\x1b[31mred", "ctl\x07bell\x1b[31mred-sys"),
+    ("rtl", RLO, RLO + "-sys"),
+]
+POSITIVE = '#("TYPST"+"PWN") pos'    # a gold class, used as --positive
+CLASSES = ["cat", POSITIVE]
+N_ITEMS = 60
+
+
+def write_inputs(folder: Path) -> tuple[Path, Path]:
+    """gold.tsv (two classes, 5 folds) and one run file per hostile system name."""
+    folder.mkdir(parents=True, exist_ok=True)
+    gold = [(f"item-{i:03d}", CLASSES[i % 2], i % 5) for i in range(N_ITEMS)]
+    with open(folder / "gold.tsv", "w", encoding="utf-8", newline="") as fh:
+        w = csv.writer(fh, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+        w.writerow(["id", "label", "fold"])
+        w.writerows(gold)
+    runs = folder / "runs"
+    runs.mkdir(exist_ok=True)
+    for k, (_case, label, stem) in enumerate(HOSTILE):
+        rows = []
+        for i, (item, cls, _fold) in enumerate(gold):
+            if i % len(HOSTILE) == k or i % 7 == k % 7:
+                pred = label                                  # the hostile predicted label
+            elif (i + k) % (3 + k % 4) == 0:
+                pred = CLASSES[1 - CLASSES.index(cls)]        # an error: systems differ
+            else:
+                pred = cls
+            if k in (1, 3, 4) and _fold == 0 and pred == POSITIVE:
+                pred = "cat"            # no predicted positive in fold 0: the CV advice names the system
+            rows.append((item, pred))
+        with open(runs / f"{stem}.tsv", "w", encoding="utf-8", newline="") as fh:
+            w = csv.writer(fh, delimiter="\t", lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+            w.writerow(["id", "label"])
+            w.writerows(rows)
+    return folder / "gold.tsv", runs
+
+
+def _cli(*argv, timeout=300):
+    return subprocess.run([sys.executable, "-m", "evalreport", *map(str, argv)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+# --------------------------------------------------------------------------------------------
+# The escaping functions, one per target, on every payload
+# --------------------------------------------------------------------------------------------
+PAYLOADS = [label for _, label, _ in HOSTILE] + [stem for _, _, stem in HOSTILE] + [POSITIVE]
+
+
+@pytest.mark.parametrize("text", PAYLOADS)
+def test_markdown_escape_gives_plain_text_in_pandoc_and_mistune(text):
+    import importlib
+
+    from evalreport.report.display import _markdown_to_html
+
+    render_mod = importlib.import_module("evalreport.report.render")
+
+    md = f"Name: {escape.markdown(text)}."
+    out = subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "json"], input=md, capture_output=True,
+                         text=True, check=True).stdout
+    inlines = json.loads(out)["blocks"][0]["c"]
+    assert {i["t"] for i in inlines} <= {"Str", "Space"}       # no Link, Image, Code, RawInline, Math, Cite
+    shown = "".join(i["c"] if i["t"] == "Str" else " " for i in inlines)
+    assert shown == "Name: " + " ".join(escape.printable(text).split()) + "."
+    html = _markdown_to_html(md)
+    assert re.fullmatch(r"<p>[^<]*</p>\s*", html), html            # one paragraph, no element inside
+
+
+@pytest.mark.parametrize("text", PAYLOADS)
+def test_latex_yaml_and_csv_escapes(text):
+    import yaml
+
+    tex = escape.latex(text)
+    assert not re.search(r"(?<!\\)[{}$&#%_~^]", tex.replace(r"\textbackslash{}", "").replace(
+        r"\textasciitilde{}", "").replace(r"\textasciicircum{}", "")), tex
+    assert "\\input" not in tex
+    assert yaml.safe_load("k: " + escape.yaml(text))["k"] == text
+    cell = escape.csv_cell(text)
+    assert (cell == "'" + text) == text.startswith(("=", "+", "-", "@", "\t", "\r", "'"))
+    assert escape.csv_cell(-2.5) == -2.5 and escape.csv_cell(3) == 3        # numbers are never touched
+
+
+# --------------------------------------------------------------------------------------------
+# One report with every payload as a system name, a predicted label and --positive
+# --------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    base = tmp_path_factory.mktemp("hostile")
+    gold, runs = write_inputs(base / "data")
+    out = base / "out"
+    proc = _cli("report", gold, "--runs-dir", runs, "-o", out, "--allow-unknown", "--positive", POSITIVE,
+                "--bootstrap", "50", "--no-audit", "--engine", "builtin", "--quiet")
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr
+    return {"base": base, "gold": gold, "runs": runs, "out": out}
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    return None
+
+
+class _Dom(HTMLParser):
+    """Elements and text of a page (script contents are text to the parser, never elements)."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, dict]] = []
+        self.text: list[str] = []
+        self._in: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+        self._in.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag in self._in:
+            while self._in and self._in.pop() != tag:
+                pass
+
+    def handle_data(self, data):
+        if not (self._in and self._in[-1] in ("script", "style")):
+            self.text.append(data)
+
+
+def _squash(text: str) -> str:
+    return "".join(text.split())
+
+
+@pytest.mark.skipif(_chromium() is None, reason="no chromium/chrome executable (apt-get install chromium)")
+def test_rendered_dom_has_no_element_from_the_data(hostile, tmp_path):
+    html = hostile["out"] / "report.html"
+    cmd = [_chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--no-first-run",
+           f"--user-data-dir={tmp_path / 'profile'}", "--virtual-time-budget=10000"]
+    dom = subprocess.run(cmd + ["--dump-dom", html.as_uri()], capture_output=True, text=True, timeout=120).stdout
+    assert "</html>" in dom
+    page = _Dom()
+    page.feed(dom)
+    for tag, attrs in page.elements:
+        assert not (tag == "a" and "evil.example" in attrs.get("href", "")), attrs
+        assert not (tag == "img" and not str(attrs.get("src", "data:")).startswith("data:")), attrs
+        assert not (tag in ("img", "image") and any(k.startswith("on") for k in attrs)), attrs
+        assert not any(k == "onerror" for k in attrs), (tag, attrs)
+        assert "evil.example" not in " ".join(str(v) for k, v in attrs.items() if k in ("href", "src", "xlink:href"))
+    assert not [a for t, a in page.elements if t == "b"], "a <b> element was made from a payload"
+    text = _squash("".join(page.text))
+    for label in ("<img src=x onerror=alert(1)>", "[PHISHLINK](https://evil.example/x)",
+                  "![beacon](https://evil.example/b.png)", '`#read("/etc/passwd")`{=typst}', "`<b>x</b>`{=html}",
+                  r"\input{/etc/passwd}", '=HYPERLINK("http://e.x","c")', POSITIVE):
+        assert _squash(label) in text, label                      # shown as written, as text
+    # a right-to-left override in a name cannot reorder the text around it: shown as U+FFFD
+    page_text = "".join(page.text)
+    assert "\u202e" not in page_text and "\u200fRTL\ufffdevil" in page_text
+
+
+def test_pdf_shows_the_payloads_as_text(hostile, tmp_path):
+    pdf = hostile["out"] / "report.pdf"
+    assert pdf.stat().st_size > 10_000                            # typst did not fail
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) not installed")
+    subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), str(tmp_path / "r.txt")], check=True, timeout=60)
+    text = _squash((tmp_path / "r.txt").read_text(encoding="utf-8")).replace("\u2212", "-")
+    assert "TYPSTPWN" not in text                                 # no Typst code ran
+    assert _squash('#("TYPST"+"PWN")') in text
+    for label in ("<img src=x onerror=alert(1)>", "[PHISHLINK](https://evil.example/x)",
+                  "![beacon](https://evil.example/b.png)", '`#read("/etc/passwd")`{=typst}', "`<b>x</b>`{=html}",
+                  r"\input{/etc/passwd}", '=HYPERLINK("http://e.x","c")', "+cmd|'-Ccalc'!A0", "@SUM(1+1)",
+                  POSITIVE, "ctl\ufffdbell\ufffd[31mred"):
+        assert _squash(label) in text, label
+    for _case, _label, stem in HOSTILE[:10]:                      # the system names too (as file stems)
+        assert _squash(stem) in text, stem
+
+
+def _csv_rows(path: Path):
+    with open(path, newline="", encoding="utf-8") as fh:
+        yield from csv.DictReader(fh)
+
+
+def test_csv_prefixes_formula_names_and_keeps_numbers_and_formulas(hostile):
+    tables = hostile["out"] / "tables"
+    prefixed = 0
+    for path in tables.glob("*.csv"):
+        for row in _csv_rows(path):
+            for col, value in row.items():
+                if col in escape.CSV_TEXT_COLUMNS:
+                    assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), (path.name, col, value)
+                    prefixed += value.startswith("'")
+                elif value and value[0] in "-+" and col in ("value", "lo", "hi", "difference", "statistic"):
+                    float(value)                                          # a number, written as a number
+    assert prefixed > 100
+    scores = list(_csv_rows(tables / "scores.csv"))
+    assert {"'=HYPERLINK(\"http:e.x\",\"c\")", "'+cmd|' -C calc'!A1", "'-2+3"} <= {r["system"] for r in scores}
+    confusion = {r["predicted"] for r in _csv_rows(tables / "confusion.csv")}
+    assert {"'=HYPERLINK(\"http://e.x\",\"c\")", "'+cmd|' -C calc'!A0", "'@SUM(1+1)"} <= confusion
+    formulas = [r["formula"] for r in _csv_rows(tables / "measures.csv")]
+    assert any(f.startswith("-") for f in formulas)                       # measure formula text stays readable
+    # JSON is data, not a spreadsheet: raw names
+    systems = {r["system"] for r in json.loads((tables / "scores.json").read_text(encoding="utf-8"))}
+    assert '=HYPERLINK("http:e.x","c")' in systems and "-2+3" in systems
+    # the report reads its CSV files back: the names it shows are the raw ones
+    from evalreport.report.sections import open_report
+
+    assert '=HYPERLINK("http:e.x","c")' in set(open_report(tables).table("scores")["system"])
+
+
+@pytest.mark.parametrize("fmt", ["latex", "markdown", "csv", "table"])
+def test_cli_formats_escape_the_names(hostile, fmt):
+    proc = _cli("score", hostile["gold"], "--runs-dir", hostile["runs"], "--allow-unknown", "--measures",
+                "accuracy,macro_f1", "--format", fmt, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = proc.stdout
+    if fmt == "latex":
+        assert r"\input{" not in out and r"\textbackslash{}input\{passwd\}" in out
+        assert r'\#("TYPST"+"PWN") sys' in out and "\x07" not in out
+    elif fmt == "markdown":
+        assert "[PHISHLINK](" not in out and r"\[PHISHLINK\]\(https\:evil\.example\)" in out
+        assert not re.search(r"(?<!\\)[<`\[]", out)                  # every <, ` and [ escaped
+    elif fmt == "csv":
+        rows = list(csv.DictReader(out.splitlines()))
+        names = {r["system"] for r in rows}
+        assert "'=HYPERLINK(\"http:e.x\",\"c\")" in names and "'-2+3" in names
+        assert all(not r["value"].startswith("'") for r in rows)
+    else:
+        assert "\x1b" not in out and "\x07" not in out                # no terminal control sequence
+        assert "<img src=x onerror=alert(1)>" in out
+
+
+def test_rich_table_shows_console_markup_as_text():
+    import io
+
+    from evalreport.cli.common import emit
+
+    frame = pd.DataFrame({"value": [0.5]}, index=pd.Index(["[link=https://evil.example]x[/link]"], name="system"))
+    buf = io.StringIO()
+    emit(frame, "table", wide=frame, file=buf)
+    assert "[link=https://evil.example]x[/link]" in buf.getvalue()
+
+
+def test_control_characters_in_chart_data_do_not_kill_the_kernel():
+    """vl-convert panics (and takes the notebook kernel, i.e. the report, down) on a C0 control
+    character in a text it measures: the chart shows U+FFFD instead."""
+    import altair as alt
+
+    from evalreport.report.display import Chart
+
+    frame = pd.DataFrame({"system": ["ctl\x07bell\x1b[31mred", "ok"], "value": [1.0, 2.0]})
+    chart = Chart(alt.Chart(frame).mark_bar().encode(y="system:N", x="value:Q").properties(title="t\x01"),
+                  name="ctl", caption="caption \x0b")
+    data, _meta = chart._repr_mimebundle_()
+    assert data["image/png"] and "\x07" not in json.dumps(chart.spec, ensure_ascii=False)
+    assert "ctl\ufffdbell\ufffd[31mred" in json.dumps(chart.spec, ensure_ascii=False)
+
+
+def test_display_objects_markdown_is_inert_for_pandoc_and_quarto():
+    """What the Quarto engine (and pandoc for other consumers) reads: the Markdown of a Table
+    (cells, header, caption, undefined-reason legend) and a Heading made of hostile names."""
+    import importlib
+
+    from evalreport.report.display import Heading, Table
+
+    render_mod = importlib.import_module("evalreport.report.render")
+    names = [label for _, label, _ in HOSTILE]
+    frame = pd.DataFrame({"system": names, names[1]: [0.5] * len(names)})
+    flags = pd.DataFrame({names[1]: [True] + [False] * (len(names) - 1)})
+    reasons = pd.DataFrame({names[1]: [names[2]] * len(names)})
+    md = Table(frame, index=False, caption=names[4], undefined=flags, reasons=reasons)._markdown()
+    md += "\n\n" + "\n\n".join(Heading(n)._repr_mimebundle_()["text/markdown"] for n in names)
+    doc = json.loads(subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "json"], input=md,
+                                    capture_output=True, text=True, check=True).stdout)
+    kinds = set(re.findall(r'"t":"(\w+)"', json.dumps(doc, separators=(",", ":"))))
+    # (a Superscript is the undefined-note letter ^a^, ours)
+    assert not kinds & {"Link", "Image", "RawInline", "RawBlock", "Code", "CodeBlock", "Math", "Cite", "Emph",
+                        "Strong", "Subscript", "Strikeout"}, kinds
+    assert "Table" in kinds and "Header" in kinds
