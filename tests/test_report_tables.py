@@ -137,27 +137,25 @@ def test_p_floor_is_what_the_bootstrap_can_give():
     assert floor["holm"] == pytest.approx(3 / (B + 1)) and pw["p_holm"].min() == pytest.approx(floor["holm"])
 
 
-def test_pairwise_caption_states_the_floor(tmp_path):
-    S = 8
+def _all_pairs_at_the_floor(S: int, B: int = 1000) -> pd.DataFrame:
+    """Pairwise bootstrap rows for S systems, every raw p at its floor 1/(B + 1)."""
     a, b = np.triu_indices(S, 1)
     names = np.array([f"s{i}" for i in range(S)])
-    p = np.full(len(a), 1 / 1001)
-    pw = pd.DataFrame({"system_a": names[a], "system_b": names[b], "measure": "macro_f1", "test": "bootstrap",
-                       "statistic": 0.1, "difference": 0.1, "p_value": p, "p_holm": resampling.holm(p),
-                       "p_bh": p, "n_resamples": 1000, "detail": ""})
+    p = np.full(len(a), 1 / (B + 1))
+    return pd.DataFrame({"system_a": names[a], "system_b": names[b], "measure": "macro_f1", "test": "bootstrap",
+                         "statistic": 0.1, "difference": 0.1, "p_value": p, "p_holm": resampling.holm(p),
+                         "p_bh": p, "n_resamples": B, "detail": ""})
+
+
+def test_pairwise_caption_states_the_floor(tmp_path):
+    pw = _all_pairs_at_the_floor(8)
     rep = _tables(tmp_path, pairwise=pw)
     rep.meta = {"alpha": 0.05, "pairwise_test": "bootstrap"}
     caption = rep.pairwise_table().caption
     assert "28/1,001 = 0.028" in caption and "1/(1,000 + 1)" in caption
     assert round(pw["p_holm"].min(), 3) == 0.028
     # 25 systems: 300 pairs put the floor above alpha; the caption says so and how many resamples would do
-    S = 25
-    a, b = np.triu_indices(S, 1)
-    names = np.array([f"s{i}" for i in range(S)])
-    p = np.full(len(a), 1 / 1001)
-    pw = pd.DataFrame({"system_a": names[a], "system_b": names[b], "measure": "macro_f1", "test": "bootstrap",
-                       "statistic": 0.1, "difference": 0.1, "p_value": p, "p_holm": resampling.holm(p),
-                       "p_bh": p, "n_resamples": 1000, "detail": ""})
+    pw = _all_pairs_at_the_floor(25)
     rep = _tables(tmp_path / "many", pairwise=pw)
     rep.meta = {"alpha": 0.05, "pairwise_test": "bootstrap"}
     table = rep.pairwise_table()
@@ -237,3 +235,21 @@ def test_audit_counterexamples_one_per_property_primary_first(audited):
     assert df.iloc[0]["measure"] == get("macro_f1").label
     assert not df["counterexample"].str.contains(r"\[\[").any()            # matrices written row by row
     assert audit_section.readable("C=[[0,1],[2,3]]") == "C=[0 1; 2 3]"
+
+
+def test_pvalue_heatmap_of_many_systems_shows_the_best_ones(tmp_path):
+    """issue 16 (scale): 60 systems, 1,770 pairs; the chart keeps the 40 best, every pair stays in the CSV."""
+    from evalreport.report.sections.robustness import MAX_PVALUE_SYSTEMS
+
+    S = MAX_PVALUE_SYSTEMS + 20
+    pw = _all_pairs_at_the_floor(S)
+    board = pd.DataFrame({"rank": np.arange(1, S + 1), "system": [f"s{S - 1 - i}" for i in range(S)],
+                          "value": np.linspace(0.9, 0.3, S)})
+    rep = _tables(tmp_path, pairwise=pw, leaderboard=board)
+    rep.meta = {"alpha": 0.05, "pairwise_test": "bootstrap"}
+    chart = rep.pvalue_chart()
+    shown = {v for row in chart.spec["datasets"].values() for r in row for k, v in r.items()
+             if k in ("system_a", "system_b", "A", "B") and isinstance(v, str)}
+    best = {f"s{S - 1 - i}" for i in range(MAX_PVALUE_SYSTEMS)}
+    assert shown and shown <= best
+    assert f"the {MAX_PVALUE_SYSTEMS} best systems" in chart.caption and f"of {S}" in chart.caption

@@ -12,6 +12,9 @@ from evalreport.report.section_tables import (MAX_FLIPS, MAX_INCONSISTENT, MAX_P
                                                flips, p_floor, p_floor_sentence)
 from evalreport.report.sections._core import MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase
 
+#: Above this many systems the p-value heatmap shows the best ones (all pairs stay in pairwise.csv).
+MAX_PVALUE_SYSTEMS = 40
+
 
 class RobustnessSections(ReportBase):
     """Agreement, calibration, per-class, chance-baseline and rank-uncertainty sections."""
@@ -274,14 +277,22 @@ class RobustnessSections(ReportBase):
         if pw.empty:
             return Note("Pairwise tests need item-level predictions, at least two systems and bootstrap resamples.")
         test = self.meta.get("pairwise_test", "bootstrap")
-        floor = p_floor(pw, test)
+        floor = p_floor(pw, test)     # over every pair: Holm corrects over all of them
+        caption = (f"Holm-corrected p-values of the paired {test} test between every pair of systems under "
+                   f"{self._label(self.primary)}.")
+        board = self.table("leaderboard")
+        if not board.empty and board["system"].nunique() > MAX_PVALUE_SYSTEMS:   # 200 systems: a 6 MB chart
+            top = set(board.sort_values("rank", kind="stable")["system"].head(MAX_PVALUE_SYSTEMS))
+            pw = pw[pw["system_a"].isin(top) & pw["system_b"].isin(top)]
+            caption = (f"Holm-corrected p-values of the paired {test} test between the {MAX_PVALUE_SYSTEMS} "
+                       f"best systems under {self._label(self.primary)} (of {board['system'].nunique()}; every "
+                       "pair is in pairwise.csv).")
         return Chart(charts.pvalue_heatmap(pw, measure=self.primary, test=test, column="p_holm",
                                            alpha=self.meta.get("alpha", 0.05),
                                            floor=floor["holm"] if floor else None,
                                            floor_note=(f"smallest attainable: {floor['holm']:.3g} ({floor['B']:,} "
                                                        f"resamples, {floor['pairs']} pairs)") if floor else None),
-                     name="pvalues", caption=f"Holm-corrected p-values of the paired {test} test between every pair "
-                                             f"of systems under {self._label(self.primary)}.")
+                     name="pvalues", caption=caption)
 
     def pairwise_table(self) -> Table | Note | None:
         pw = self.table("pairwise")
