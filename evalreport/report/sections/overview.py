@@ -70,7 +70,9 @@ class OverviewSections(ReportBase):
         if df.empty:
             return Table(pd.DataFrame({"input": ["(given in memory)"]}), caption="Inputs")
         df = df.assign(sha256=df["sha256"].astype(str).str[:16] + "…", file=df["path"].map(lambda p: Path(p).name))
-        cols = [c for c in ("role", "system", "file", "rows", "sha256") if c in df]
+        # a column with nothing in it (rows of confusion matrices, systems named inside one file) is left out
+        cols = [c for c in ("role", "system", "file", "rows", "sha256")
+                if c in df and not df[c].replace("", np.nan).isna().all()]
         return Table(df[cols], caption="Input files and their SHA-256 hashes (first 16 hex digits).", index=False)
 
     # ------------------------------------------------------------------ 2. leaderboard
@@ -88,9 +90,12 @@ class OverviewSections(ReportBase):
         if "rank_calibrated" in board:
             show["rank (calibrated)"] = integer_ranks(board["rank_calibrated"])
         ranks = {c: (lambda r: "" if pd.isna(r) else f"{r:g}") for c in ("rank", "rank (calibrated)") if c in show}
-        caption = (f"Leaderboard under {p_label}: bootstrap interval, probability of being best, "
-                   "significance group (systems in the same group are not separable at the chosen alpha) and the "
-                   "rank after prevalence calibration.")
+        shown = [what for column, what in (
+            ("interval", "bootstrap interval"), ("P(best)", "probability of being best"),
+            ("group", "significance group (systems in the same group are not separable at the chosen alpha)"),
+            ("rank (calibrated)", "the rank after prevalence calibration")) if column in show]
+        caption = (f"Leaderboard under {p_label}" + (": " + ", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "")
+                                                     + shown[-1] if shown else "") + ".")
         if (board["rank"] % 1 != 0).any():
             caption += " Tied systems share the mean of their ranks (e.g. 1.5)."
         flags = reasons = None
