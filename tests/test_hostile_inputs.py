@@ -414,3 +414,16 @@ def test_confusion_folder_names_what_it_did_not_read(tmp_path):
     with pytest.warns(UserWarning, match=r"2 entries of the folder not read .*: '.late.csv \(hidden\)', 'README.md'"):
         counts = read_confusions(folder)
     assert counts.systems == ("A",)
+
+
+def test_no_numpy_warning_reaches_the_user_on_a_one_item_input(tmp_path, capsys):
+    """issue 16 (inputs): `compare` on one item printed numpy's 'invalid value encountered in multiply'
+    (chance baselines, enumeration with a zero-probability class) as a note."""
+    g = tsv(tmp_path / "g.tsv", [["1", "a"]])
+    r1 = tsv(tmp_path / "s1.tsv", [["1", "a"]])
+    r2 = tsv(tmp_path / "s2.tsv", [["1", "b"]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)     # a numpy warning anywhere fails the command
+        assert main(["compare", str(g), str(r1), str(r2), "--labels", "a,b", "--bootstrap", "20"]) == 0
+    err = capsys.readouterr().err
+    assert "encountered" not in err and "RuntimeWarning" not in err
