@@ -1,5 +1,3 @@
-import sys
+from evalreport.cli import run
 
-from evalreport.cli import main
-
-sys.exit(main())
+run()

@@ -99,6 +99,24 @@ def main(argv=None) -> int:
                 signal.signal(signum, handler)
 
 
+def run() -> None:
+    """The ``evalreport`` executable: :func:`main`, then leave without the interpreter's teardown.
+
+    Everything evalreport writes is complete and closed when :func:`main` returns (outputs are
+    swapped in atomically, kernels are shut down). The teardown after that only runs native
+    destructors, and pyarrow's thread pool has been seen to abort there at random ("terminate
+    called without an active exception", exit status -6 instead of 2, about once in 50 runs), so
+    the process ends with ``os._exit`` once the standard streams are flushed.
+    """
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):       # a closed pipe (`evalreport measures | head`)
+            pass
+    os._exit(code)
+
+
 def _log_warnings_as_notes() -> None:
     """The library logs what a user must see (e.g. Quarto's warnings) at WARNING on the ``evalreport``
     logger: print those as one-line notes like the library's warnings; debug and info stay quiet."""
