@@ -204,6 +204,16 @@ def _apply(X: np.ndarray, moves: np.ndarray) -> np.ndarray:
     return out
 
 
+def _apply_both(X: np.ndarray, Y: np.ndarray, moves: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Copies of X (side 0) and Y (side 1) with the first ``k`` of ``moves`` (side, gold, from, to) applied."""
+    out = X.copy(), Y.copy()
+    for side, M in enumerate(out):
+        part = moves[:k][moves[:k, 0] == side]
+        np.add.at(M, (part[:, 1], part[:, 2]), -1)
+        np.add.at(M, (part[:, 1], part[:, 3]), 1)
+    return out
+
+
 def _after(f: "_Oriented", X: np.ndarray, moves: np.ndarray) -> np.ndarray:
     """The oriented value of X after each move alone, evaluated in chunks of stacked matrices.
 
@@ -284,12 +294,7 @@ def _search(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int,
     vx, vy = f(np.stack([X, Y]))
 
     def applied(batch, k):
-        nx, ny = X.copy(), Y.copy()
-        for M, side in ((nx, 0), (ny, 1)):
-            part = batch[:k][batch[:k, 0] == side]
-            np.add.at(M, (part[:, 1], part[:, 2]), -1)
-            np.add.at(M, (part[:, 1], part[:, 3]), 1)
-        return nx, ny
+        return _apply_both(X, Y, batch, k)
 
     def closes(batch, k):
         nx, ny = applied(batch, k)
@@ -390,12 +395,7 @@ def _prune(f: _Oriented, X0: np.ndarray, Y0: np.ndarray, X: np.ndarray, Y: np.nd
         undo = np.array([(0, *rx[j]) if j < len(rx) else (1, *ry[j - len(rx)]) for j in keep], dtype=np.int64)
 
         def state(k):
-            nx_, ny_ = X.copy(), Y.copy()
-            for M, side in ((nx_, 0), (ny_, 1)):
-                part = undo[:k][undo[:k, 0] == side]
-                np.add.at(M, (part[:, 1], part[:, 2]), -1)
-                np.add.at(M, (part[:, 1], part[:, 3]), 1)
-            return nx_, ny_
+            return _apply_both(X, Y, undo, k)
 
         def fine(k):
             nx_, ny_ = state(k)
