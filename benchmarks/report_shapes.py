@@ -10,6 +10,9 @@ demo      the built-in example: 8 scikit-learn classifiers x 6 imbalanced classe
 few       3 systems x 3 classes x 300 items (examples.shared_task_data)
 many      25 systems with long participant-style names x 4 classes x 2,000 items (a shared task)
 imagenet  the 11 ImageNet confusion matrices of Goesgens et al. (1,000 classes; shared/data)
+bench13x2 a benchmark (issue 11): the benchmark demo's 13 classifiers on two of its tasks (digits, wine)
+bench20x6 a benchmark: 20 systems x 6 tasks x 10,000 items per task, 1,000 resamples
+          (examples.shared_benchmark_data; issue 11's timing)
 
 Each report is built by the CLI in a subprocess (``evalreport report`` / ``demo``), so the time is
 what a user waits, imports included. ``--pictures`` adds ``OUT/<shape>/shots/page.png`` (the whole
@@ -27,14 +30,19 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHAPES = ("demo", "few", "many", "imagenet")
+SHAPES = ("demo", "few", "many", "imagenet", "bench13x2", "bench20x6")
 IMAGENET = ROOT.parent / "shared" / "data" / "gosgens2021" / "imagenet"
 
 
 def _data(shape: str, where: Path) -> list[str]:
     """The CLI arguments that read this shape's inputs (written under ``where``)."""
-    from evalreport.examples import shared_task_data
+    from evalreport.examples import benchmark_demo_data, shared_benchmark_data, shared_task_data, write_benchmark
 
+    if shape == "bench13x2":
+        return ["benchmark", str(write_benchmark(benchmark_demo_data(tasks=("digits", "wine")), where))]
+    if shape == "bench20x6":
+        tasks = write_benchmark(shared_benchmark_data(n_systems=20, n_tasks=6, n_items=10_000), where)
+        return ["benchmark", str(tasks), "--bootstrap", "1000"]
     if shape == "few":
         paths = shared_task_data(n_systems=3, n_classes=3, n_items=300, seed=1).write(where)
         return ["report", str(paths["gold"]), "--runs-dir", str(paths["runs_dir"])]
@@ -131,7 +139,8 @@ def main(argv=None) -> int:
         if args.pictures:
             shots = base / "shots"
             shots.mkdir()
-            screenshot_html(base / "report" / "report.html", shots / "page.png")
+            screenshot_html(base / "report" / "report.html", shots / "page.png",
+                            width=1400 if shape.startswith("bench") else 1280)
             tile(shots / "page.png")
             pdf_pages(base / "report" / "report.pdf", shots / "pdf")
     table = ["| shape | seconds (CLI, wall) | PDF pages |", "|---|---:|---:|"]

@@ -54,6 +54,8 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CSV_TEXT_COLUMNS = frozenset({
     "system", "system_a", "system_b", "A", "B", "class", "gold", "predicted", "label", "path", "file",
     "members", "fold", "folds", "baseline", "prefers_a", "prefers_b", "name", "positive",
+    # a benchmark's tables (issue 11): task names come from folder names or data
+    "task", "systems", "tasks", "excluded_systems",
 })
 
 
@@ -136,3 +138,45 @@ def csv_unquote(frame, columns=CSV_TEXT_COLUMNS):
     for c in names:
         frame[c] = frame[c].map(lambda v: v[1:] if isinstance(v, str) and v.startswith("'") else v)
     return frame
+
+
+# ----------------------------------------------------------------------------- LaTeX, literally
+# latex() makes every special character inert; latex_literal() also undoes what LaTeX's fonts would
+# change in print: the ligatures -- and --- (dashes), `` and '' (curly quotes), ,, and !` ?`
+# (T1 fonts), and < > | " which OT1 fonts print as other glyphs.
+_LATEX_LITERAL = {"-": "-{}", "`": r"\textasciigrave{}", "'": r"\textquotesingle{}", "<": r"\textless{}",
+                  ">": r"\textgreater{}", "|": r"\textbar{}", '"': r"\textquotedbl{}", ",": ",{}",
+                  "!": "!{}", "?": "?{}"}
+_LATEX_LITERAL_RE = re.compile(r"[-`'<>|\",!?]")
+
+
+def latex_literal(text: Any) -> str:
+    """Literal LaTeX text that also *prints* as written: :func:`latex` plus no ligature (``--``,
+    ``''``, ``,,``) and no OT1 substitute glyph (``<``, ``>``, ``|``, ``"``). Needs ``\\textquotedbl``
+    (T1 font encoding, as ``main-example.tex`` loads)."""
+    escaped = latex(text)
+    # the specials are escaped first; the ligature characters never occur inside an escape
+    return _LATEX_LITERAL_RE.sub(lambda m: _LATEX_LITERAL[m.group(0)], escaped)
+
+
+def latex_unsupported(text: Any) -> set[str]:
+    """Characters of ``text`` (after :func:`printable`) that pdfLaTeX's default fonts cannot print:
+    everything beyond Latin-1 and Latin Extended-A except a few common typographic marks."""
+    return {ch for ch in printable(text)
+            if ord(ch) > 0x17F and ch not in "\u2013\u2014\u2018\u2019\u201c\u201d\u2026\u20ac\u2191\u2193"}
+
+
+#: The LaTeX macro :func:`latex_portable` writes for a character pdfLaTeX cannot print; whoever
+#: includes such text defines it (evalreport's appendix.tex does, with ``\providecommand``).
+LATEX_CHAR_MACRO = "evalreportchar"
+
+
+def latex_portable(text: Any, *, literal: bool = True) -> str:
+    """:func:`latex_literal` (or :func:`latex` with ``literal=False``) in which every character of
+    :func:`latex_unsupported` is written ``\\evalreportchar{HEX}{c}``: the macro can print the
+    character itself under XeLaTeX/LuaLaTeX and its code point under pdfLaTeX, instead of the run
+    stopping at an undeclared Unicode character."""
+    out = (latex_literal if literal else latex)(text)
+    for ch in sorted(latex_unsupported(out)):
+        out = out.replace(ch, f"\\{LATEX_CHAR_MACRO}{{{ord(ch):04X}}}{{{ch}}}")
+    return out

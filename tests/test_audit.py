@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import math
-import time
 from contextlib import redirect_stdout
 
 import numpy as np
@@ -299,15 +298,12 @@ def test_resolve_properties():
 
 
 def test_full_catalogue_runs_and_every_cell_is_a_verdict():
-    t = time.perf_counter()
     f = audit(max_n=6)
-    elapsed = time.perf_counter() - t
     assert set(f.verdict) <= VERDICTS
     assert not f.detail.str.startswith("check failed").any()
     assert len(f) == len(REGISTRY) * len(PROPERTIES) * 2
     violated = f[f.verdict == "violated"]
     assert (violated.counterexample.str.len() > 0).all()
-    assert elapsed < 60
 
 
 def _run(argv):

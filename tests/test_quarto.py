@@ -389,3 +389,18 @@ def test_builtin_engine_output_passes_the_offline_check_and_is_refused_otherwise
     with pytest.raises(RenderError, match="cdn.example.org"):
         render_mod.render([nb], tmp_path / "bad", title="x", engine="builtin", formats=("html",))
     assert list((tmp_path / "bad").iterdir()) == []
+
+
+def test_a_notebook_joined_twice_gets_unique_labels():
+    """A benchmark shows report.ipynb once per task: Quarto needs every cross-reference label once,
+    so the second copy's labels get -2 (the first keep theirs: links into a single-task report stay)."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("#| label: findings\nrep.findings()"),
+                nbformat.v4.new_code_cell("#| label: tbl-leaderboard\nrep.leaderboard_table()"),
+                nbformat.v4.new_code_cell("rep = open_report(tables)")]
+    merged = q.joined_notebook([("a", nb), ("b", nb), ("c", nb)], {"title": "T"}, {})
+    labels = [line.split(":", 1)[1].strip() for c in merged.cells if c.cell_type == "code"
+              for line in c.source.splitlines() if line.startswith("#| label:")]
+    assert labels == ["findings", "tbl-leaderboard", "findings-2", "tbl-leaderboard-2",
+                      "findings-3", "tbl-leaderboard-3"]
+    assert len(set(labels)) == len(labels)

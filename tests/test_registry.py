@@ -35,6 +35,8 @@ def _kw(m, K, positive=0):
         kw["positive"] = positive
     if "costs" in m.needs:
         kw["costs"] = np.abs(np.subtract.outer(np.arange(K), np.arange(K))).astype(float)
+    if "gains" in m.needs:     # (gain measures: the 0/1 gains, 1 for a correct item)
+        kw["gains"] = np.eye(K)
     return kw
 
 
@@ -49,7 +51,7 @@ def test_every_measure_is_fully_declared(m):
     assert lo < hi and not math.isnan(lo) and not math.isnan(hi), m.id
     assert m.direction in ("higher", "lower") and isinstance(m.higher_is_better, bool)
     assert m.kind in ("multiclass", "binary", "ordinal")
-    assert set(m.needs) <= {"positive", "costs", "order"}
+    assert set(m.needs) <= {"positive", "costs", "order", "gains"}
     assert ("positive" in m.needs) == (m.kind == "binary"), m.id
     if m.averaging:
         assert m.averaging in ("macro", "micro", "weighted") and m.base in BINARY

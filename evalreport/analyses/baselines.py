@@ -52,7 +52,8 @@ import pandas as pd
 from scipy.special import gammaln
 
 from evalreport.counts import Counts
-from evalreport.measures import compute, default_measures, get, resolve_positive
+from evalreport.measures import bind, compute, default_measures, resolve_positive
+from evalreport.measures.subsets import restrict
 
 __all__ = ["baselines", "RANDOM_MODELS", "expected_table", "enumerate_tables", "sample_tables", "is_linear",
            "gold_sizes", "constant_tables"]
@@ -278,6 +279,7 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
     ``method`` (``exact``, ``linear``, ``enumeration``, ``monte_carlo``) and ``note``.
     """
     a, labels = gold_sizes(data, labels)
+    all_labels = list(labels)
     task = getattr(data, "n_task", None)
     if task is not None:   # a system with no skill predicts the task's classes, not another team's stray labels
         a, labels = a[:task], list(labels)[:task]
@@ -286,7 +288,9 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
     if n == 0:
         raise ValueError("no gold items: chance baselines are undefined")
     pos = resolve_positive(positive, labels, K) if positive is not None else None
-    chosen = default_measures(positive=pos, costs=costs) if measures is None else [get(m) for m in measures]
+    # measures bound to the task's classes (class subsets, gain matrix; measures/subsets.py)
+    chosen = default_measures(positive=pos, costs=costs) if measures is None else [
+        restrict(bind(m, all_labels), K) for m in measures]
     models = (models,) if isinstance(models, str) else tuple(models)
     for model in models:
         if model not in RANDOM_MODELS:

@@ -47,7 +47,7 @@ from evalreport.analyses import ranking
 from evalreport.analyses.prevalence import PrevalenceWarning, calibrate
 from evalreport.counts import Counts
 from evalreport.errors import MeasureError
-from evalreport.measures import applicable, evaluate, get, resolve_positive
+from evalreport.measures import applicable, bind, catalogue, evaluate, get, resolve_positive
 from evalreport.measures._core import unique
 
 __all__ = ["compare", "Comparison", "COMPARE_MEASURES", "comparison_measures", "TABLES"]
@@ -123,6 +123,13 @@ class Comparison:
     leaderboard: pd.DataFrame
     notes: tuple[str, ...] = ()
     settings: Mapping = field(default_factory=dict)
+    #: The records of ``measures``, bound to the comparison's classes (class subsets) and gain matrix:
+    #: analyses that follow (cross-validation, findings, the audit) take these, not the ids.
+    records: tuple = ()
+
+    def record(self, measure_id: str):
+        """The bound record of one of :attr:`measures`."""
+        return next((m for m in self.records if m.id == measure_id), None) or get(measure_id)
 
     def tables(self) -> dict[str, pd.DataFrame]:
         """Every table by name (the file stems of :meth:`to_dir`)."""
@@ -179,7 +186,7 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 
 def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, policy: str = "nan", costs=None,
             bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05, progress=None,
-            baseline_samples: int = 2000, pairwise_test: str = "bootstrap") -> Comparison:
+            baseline_samples: int = 2000, pairwise_test: str = "bootstrap", gains=None) -> Comparison:
     """Compare systems under every measure: the analysis of issue 3 as one object.
 
     ``data``: :class:`~evalreport.inputs.Runs` (item-level: everything, including bootstrap
@@ -189,7 +196,9 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     ``primary`` is always included and heads the leaderboard. ``bootstrap``: resamples for the
     intervals, rank distributions and pairwise tests (0 = none). ``pairwise_test``: which test's
     Holm-corrected p-values define the significance groups (``bootstrap`` or ``randomization``;
-    systems are walked in the order of the primary measure's ranking).
+    systems are walked in the order of the primary measure's ranking). ``gains``: (K, K) gain
+    matrix of the gain measures. Every measure is bound to the data's classes (class subsets) and
+    ``gains`` once (:func:`evalreport.measures.bind`); the records travel on, not the ids.
     """
     from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
@@ -203,14 +212,16 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     labels, systems = counts.labels, counts.systems
     K = len(labels)
     pos = resolve_positive(positive, labels, K) if positive is not None else None
-    primary_m = get(primary)
+    primary_m = bind(primary, labels, gains=gains)
     ok, why = applicable(primary_m, positive=pos, costs=costs)
     if not ok:
         raise MeasureError(f"primary measure {primary_m.id!r}: {why}")
     if measures is None:
-        ids = comparison_measures(positive=pos, costs=costs, primary=primary_m.id)
+        ids = [primary_m] + comparison_measures(positive=pos, costs=costs, primary=primary_m.id)[1:]
+        if gains is not None:        # the gain measures of a gain matrix given
+            ids += [m.id for m in catalogue() if "gains" in m.needs and m.id != primary_m.id]
     else:
-        ids = [primary_m.id] + [get(m).id for m in measures]
+        ids = [primary_m] + [bind(m, labels, gains=gains) for m in measures]
     notes: list[str] = []
     # one column per quantity: an alias next to its record (f1_macro, macro_f1) would be counted
     # twice in the rank correlations and the inconsistency rates
@@ -219,15 +230,16 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
         if m.id not in {k.id for k in kept}:
             same = next(k for k in kept if (k.alias_of or k.id) == (m.alias_of or m.id))
             notes.append(f"{m.id} is {same.id} (one quantity under two ids): computed once, as {same.id}")
+    records = [bind(m, labels, gains=gains) for m in kept]
     ids = [m.id for m in kept]
 
     # scores, raw and prevalence-calibrated (paper 002, eq. 6)
-    raw = evaluate(counts, ids, positive=pos, policy=policy, costs=costs).assign(calibrated=False)
+    raw = evaluate(counts, records, positive=pos, policy=policy, costs=costs).assign(calibrated=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrevalenceWarning)
         calibrated_counts = calibrate(counts)
     notes += [f"prevalence calibration: {w.message}" for w in caught if issubclass(w.category, PrevalenceWarning)]
-    cal = evaluate(calibrated_counts, ids, positive=pos, policy=policy, costs=costs).assign(calibrated=True)
+    cal = evaluate(calibrated_counts, records, positive=pos, policy=policy, costs=costs).assign(calibrated=True)
     scores = pd.concat([raw, cal], ignore_index=True)[
         ["system", "measure", "value", "calibrated", "undefined", "reason"]]
 
@@ -238,7 +250,7 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     incons = ranking.inconsistency(scores, calibrated=False)
 
     try:
-        base = chance_baselines(counts, ids, positive=pos, policy=policy, costs=costs, seed=seed,
+        base = chance_baselines(counts, records, positive=pos, policy=policy, costs=costs, seed=seed,
                                     n_samples=baseline_samples)
     except ValueError as exc:
         base = pd.DataFrame(columns=_EMPTY["baselines"])
@@ -256,12 +268,12 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     else:
         from evalreport.analyses import resampling
 
-        boot = resampling.bootstrap(runs, ids, n_resamples=bootstrap, seed=seed, positive=pos, policy=policy,
+        boot = resampling.bootstrap(runs, records, n_resamples=bootstrap, seed=seed, positive=pos, policy=policy,
                                     costs=costs, level=1 - alpha, progress=progress)
         intervals = boot.intervals
         rank_dist = boot.rank_distribution
         if len(systems) > 1:
-            pairwise = resampling.pairwise(runs, primary_m.id, n_resamples=bootstrap, seed=seed, positive=pos,
+            pairwise = resampling.pairwise(runs, records[0], n_resamples=bootstrap, seed=seed, positive=pos,
                                            policy=policy, costs=costs, progress=progress)
             order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
             order = order.sort_values("rank", kind="stable")["system"].tolist()
@@ -277,13 +289,13 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     board = _leaderboard(primary_m.id, ranks, intervals, rank_dist, groups)
     settings = {"primary": primary_m.id, "positive": None if pos is None else labels[pos], "policy": policy,
                 "bootstrap": bootstrap, "seed": seed, "alpha": alpha, "pairwise_test": pairwise_test,
-                "baseline_samples": baseline_samples, "costs": costs is not None,
+                "baseline_samples": baseline_samples, "costs": costs is not None, "gains": gains is not None,
                 "input": "confusion matrices" if runs is None else "runs" if isinstance(runs, Runs) else "patterns"}
     return Comparison(primary=primary_m.id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
                       scores=scores, ranks=ranks, rank_correlation=corr, calibration_correlation=cal_corr,
                       disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,
                       rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
-                      notes=tuple(notes), settings=settings)
+                      notes=tuple(notes), settings=settings, records=tuple(records))
 
 
 def _as_counts(data) -> Counts:

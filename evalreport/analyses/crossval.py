@@ -56,7 +56,7 @@ from scipy.stats import rankdata
 
 from evalreport.counts import Counts
 from evalreport.errors import InputError, MeasureError
-from evalreport.measures import Context, compute, default_measures, get, resolve_positive
+from evalreport.measures import Context, bind, compute, default_measures, get, resolve_positive
 from evalreport.measures._core import unique
 
 __all__ = ["AGGREGATIONS", "F_AGGREGATIONS", "SCORE_AGGREGATIONS", "SCORE_MEASURES", "ESTIMATOR_NAMES", "CVResult",
@@ -245,7 +245,8 @@ def aggregate(data, measures=None, *, positive=None, policy: str = "nan", costs=
     task = getattr(data, "n_task", None)      # prediction-only classes (Runs.n_task)
     K = C.shape[-1]
     pos = resolve_positive(positive, labels, K) if positive is not None else None
-    chosen = default_measures(positive=pos, costs=costs) if measures is None else unique(measures)
+    chosen = default_measures(positive=pos, costs=costs) if measures is None else [
+        bind(m, labels) for m in unique(measures)]         # class subsets resolved to this task's classes
     frames = []
     validity = None
     for m in chosen:

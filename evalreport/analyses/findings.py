@@ -102,7 +102,7 @@ import pandas as pd
 
 from evalreport.errors import MeasureError
 from evalreport.analyses.resampling import p_floor, resamples_needed
-from evalreport.measures import compute, get
+from evalreport.measures import bind, compute, get
 
 __all__ = ["findings", "Findings", "fragility", "pair_fragility", "FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS",
            "COLUMNS"]
@@ -623,7 +623,8 @@ def fragility(counts, primary: str, leader: str, *, positive=None, policy: str =
     systems = list(counts.systems)
     K = tensor.shape[-1]
     L = systems.index(leader)
-    f = _Oriented(primary, positive=positive, policy=policy, costs=costs, task=getattr(counts, "n_task", None))
+    f = _Oriented(bind(primary, counts.labels), positive=positive, policy=policy, costs=costs,
+                  task=getattr(counts, "n_task", None))
     if challengers is None:
         v = f(tensor)
         order = [int(i) for i in np.argsort(-v, kind="stable") if i != L]
@@ -673,7 +674,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
     :func:`evalreport.analyses.prevalence.what_if_ranks` (optional).
     """
     primary = comp.primary
-    m = get(primary)
+    m = comp.record(primary)            # bound to the comparison's classes and gain matrix
     alpha = comp.settings.get("alpha", 0.05) if alpha is None else alpha
     rows: list[dict] = []
 
@@ -761,7 +762,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
         add("fragility", str(top["system"].iloc[1]), primary, 0, "exact: tied for first")
     elif fragility_count and counts is not None and runner is not None:
         try:
-            frag = fragility(counts, primary, leader, positive=_positive(comp),
+            frag = fragility(counts, m, leader, positive=_positive(comp),
                              policy=comp.settings.get("policy", "nan"), costs=costs)
         except (MeasureError, ValueError) as exc:        # the count is an extra: say why it is missing
             add("not_available", measure=primary, detail=f"fragility count not computed: {exc}")

@@ -117,7 +117,7 @@ from scipy import sparse, stats
 from evalreport.errors import InputError, MeasureError
 from evalreport.counts.bigdata import PatternCounts
 from evalreport.inputs.runs import Runs
-from evalreport.measures import Measure, applicable, compute, default_measures, get, resolve_positive
+from evalreport.measures import Measure, applicable, bind, compute, default_measures, resolve_positive
 
 __all__ = ["bootstrap", "BootstrapResult", "pairwise", "groups", "holm", "benjamini_hochberg",
            "mcnemar", "Patterns", "patterns", "resampled_confusions", "TESTS", "CORRECTIONS",
@@ -360,9 +360,10 @@ def _check_count(n, what: str) -> int:
     return int(n)
 
 
-def _measures(measures, positive, costs) -> list[Measure]:
+def _measures(measures, positive, costs, labels) -> list[Measure]:
+    """The records, bound to the data's classes (class subsets; a gain measure comes bound)."""
     chosen = default_measures(positive=positive, costs=costs) if measures is None else [
-        get(m) for m in ([measures] if isinstance(measures, (str, Measure)) else measures)]
+        bind(m, labels) for m in ([measures] if isinstance(measures, (str, Measure)) else measures)]
     if not chosen:
         raise MeasureError("no measures to compute")
     for m in chosen:
@@ -548,7 +549,7 @@ def bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None 
         raise InputError(f"level must lie strictly between 0 and 1; got {level!r}")
     if positive is not None:
         positive = resolve_positive(positive, runs.labels, len(runs.labels))
-    chosen = _measures(measures, positive, costs)
+    chosen = _measures(measures, positive, costs, runs.labels)
     pat = patterns(runs)
     A = pat.indicator()
     kw = dict(positive=positive, policy=policy, costs=costs, task=getattr(runs, "n_task", None))
@@ -834,7 +835,7 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
                          f"choose from {', '.join(TESTS)}")
     if positive is not None:
         positive = resolve_positive(positive, runs.labels, len(runs.labels))
-    (m,) = _measures([measure], positive, costs)
+    (m,) = _measures([measure], positive, costs, runs.labels)
     kw = dict(positive=positive, policy=policy, costs=costs, task=getattr(runs, "n_task", None))
     S = len(runs.systems)
     a_idx, b_idx = np.triu_indices(S, 1)

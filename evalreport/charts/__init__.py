@@ -32,9 +32,14 @@ Conventions shared by every builder:
 Modules: :mod:`~evalreport.charts.points` (prevalence, leaderboard, calibration, rank
 distribution), :mod:`~evalreport.charts.heatmaps` (ranks, scores, correlations, p-values,
 per-class values, confusion matrices), :mod:`~evalreport.charts.crossval` (paper 001's
-estimators and simulation figures); the helpers they share are in ``_common``.
+estimators and simulation figures), :mod:`~evalreport.charts.benchmark` and
+:mod:`~evalreport.charts.critical_difference` (issue 11: the charts of a benchmark of several
+tasks, and Demšar's critical-difference diagram); the helpers they
+share are in ``_common``.
 """
 from evalreport.charts._common import MAX_TEXT, display_text, measure_label, short_measure_label
+from evalreport.charts.benchmark import (cd_diagram, consensus_methods, consensus_rank_distribution, rank_frequency,
+                                         task_rank_heatmap)
 from evalreport.charts.crossval import cv_estimates, simulation_bias, simulation_sd
 from evalreport.charts.heatmaps import (confusion_grid, correlation_heatmap, identical_rankings, per_class_heatmap,
                                         pvalue_heatmap, rank_heatmap, score_heatmap)
@@ -45,4 +50,5 @@ from evalreport.charts.theme import THEME_NAME, use_theme
 __all__ = ["THEME_NAME", "use_theme", "prevalence_bar", "leaderboard_intervals", "rank_heatmap", "score_heatmap",
            "correlation_heatmap", "calibration_dumbbell", "rank_distribution_chart", "pvalue_heatmap",
            "per_class_heatmap", "confusion_grid", "cv_estimates", "simulation_bias", "simulation_sd",
-           "measure_label", "short_measure_label", "identical_rankings"]
+           "measure_label", "short_measure_label", "identical_rankings", "cd_diagram", "task_rank_heatmap",
+           "rank_frequency", "consensus_rank_distribution", "consensus_methods"]

@@ -70,6 +70,9 @@ def main(argv=None) -> int:
     try:
         with warnings.catch_warnings():
             warnings.showwarning = note
+            from evalreport.cli.common import prepare
+
+            args = prepare(parser, args, argv)     # --task-file, plugins
             return int(args.func(args) or 0)
     except EvalReportError as exc:
         if stopped:

@@ -1,7 +1,7 @@
 """``evalreport audit``: which properties each measure has, computed, with counterexamples."""
 from __future__ import annotations
 
-from evalreport.cli.common import add_format_option, csv_list, emit
+from evalreport.cli.common import add_format_option, add_task_options, csv_list, emit
 
 MARK = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
 
@@ -36,6 +36,7 @@ def register(sub) -> None:
                         "samples of confusion matrices with --classes classes (default 2,3: scope 'all' holds for "
                         "every class count given, 'binary' only for 2)")
     add_format_option(p)
+    add_task_options(p, ignore=("policy", "seed"))      # a task's 0/0 policy and seed are not the audit's
     p.set_defaults(func=run)
 
 

@@ -57,6 +57,39 @@ def add_measure_options(p: argparse.ArgumentParser) -> None:
                         "averages), zero, one, or each measure's documented convention")
     p.add_argument("--order", type=csv_list, help="class order for ordinal measures, comma-separated")
     p.add_argument("--costs", help="cost matrix file for cost-sensitive measures (square CSV, rows = gold)")
+    p.add_argument("--gains", help="gain matrix file for the gain measures gain_total, gain_mean, gain_relative "
+                                   "(square CSV, rows = gold, like --costs; any finite gains)")
+
+
+def add_task_options(p: argparse.ArgumentParser, *, plugins: bool = True, ignore: tuple[str, ...] = ()) -> None:
+    """``--task-file FILE`` (the settings an organiser fixes once; options given here override it) and,
+    for commands that compute measures, ``--plugin FILE.py`` (repeatable). Applied by :func:`prepare`.
+    ``ignore``: task keys this command leaves alone although it has an option of that name (the
+    audit's ``--policy`` and ``--seed`` mean something else than a task's)."""
+    p.add_argument("--task-file", metavar="FILE",
+                   help="a task file (TOML or YAML) with the task's settings: primary, measures, positive, labels, "
+                        "costs, seed, ... (docs/plugins.md); options given on the command line override it")
+    if plugins:
+        p.add_argument("--plugin", action="append", default=[], metavar="FILE.py",
+                       help="a Python file that registers measures of its own (repeatable; docs/plugins.md)")
+    p.set_defaults(_command_parser=p, _task_ignore=tuple(ignore))
+
+
+def prepare(parser: argparse.ArgumentParser, args, argv=None):
+    """Before a command runs: apply its ``--task-file`` (the file's settings become the defaults of the
+    command's options, and the command line is parsed again, so options given there win), then load
+    the measures of installed ``evalreport.measures`` entry points and of the ``--plugin`` files."""
+    task_file = getattr(args, "task_file", None)
+    if task_file:
+        from evalreport.inputs.taskfile import apply_to_parser, load_task_file
+
+        apply_to_parser(args._command_parser, load_task_file(task_file), ignore=args._task_ignore)
+        args = parser.parse_args(argv)
+    if hasattr(args, "plugin"):
+        from evalreport.measures.plugins import load_plugins
+
+        load_plugins(args.plugin)
+    return args
 
 
 def add_scoring_command(sub, name: str, *, help: str, description: str, func) -> argparse.ArgumentParser:
@@ -65,6 +98,7 @@ def add_scoring_command(sub, name: str, *, help: str, description: str, func) ->
     add_input_options(p)
     add_measure_options(p)
     add_format_option(p)
+    add_task_options(p)
     p.set_defaults(func=func)
     return p
 
@@ -137,8 +171,10 @@ def load(args) -> Loaded:
 
 def input_paths(args) -> list:
     """Every input file or folder named on the command line (an output folder must not hold one)."""
-    paths = [getattr(args, "gold", None), getattr(args, "runs_dir", None), getattr(args, "costs", None)]
-    for name in ("runs", "confusion"):
+    paths = [getattr(args, "gold", None), getattr(args, "runs_dir", None), getattr(args, "costs", None),
+             getattr(args, "gains", None),
+             getattr(args, "task_file", None)]
+    for name in ("runs", "confusion", "plugin"):
         paths += list(getattr(args, name, None) or [])
     return [p for p in paths if p]
 
@@ -170,6 +206,16 @@ def cost_matrix(args, labels) -> np.ndarray | None:
 
         return read_costs(path, labels)
     return None
+
+
+def gain_matrix(args, labels) -> np.ndarray | None:
+    """The gain matrix from ``--gains`` (same format and checks as ``--costs``), or None."""
+    path = getattr(args, "gains", None)
+    if not path:
+        return None
+    from evalreport.inputs.costs import read_gains
+
+    return read_gains(path, labels)
 
 
 def emit(frame: pd.DataFrame, fmt: str, *, wide: pd.DataFrame | None = None, title: str | None = None,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from evalreport.cli.common import (_fmt, add_format_option, add_input_options, add_measure_options, emit, input_paths,
-                                   load)
+from evalreport.cli.common import (_fmt, add_format_option, add_input_options, add_measure_options, add_task_options,
+                                   emit, gain_matrix, input_paths, load)
 from evalreport.errors import InputError
 
 
@@ -30,6 +30,7 @@ def register(sub) -> None:
     p.add_argument("--out", metavar="DIR", help="write every table (CSV + JSON) to this folder")
     p.add_argument("--no-progress", action="store_true", help="do not show a progress bar on stderr")
     add_format_option(p)
+    add_task_options(p)
     p.set_defaults(func=run, read_scores=False)    # labels only: an optional score column is not read
 
 
@@ -119,7 +120,8 @@ def run(args) -> int:
     with _ProgressBar(enabled=args.bootstrap > 0 and not args.no_progress and loaded.runs is not None) as bar:
         result = compare(loaded.runs if loaded.runs is not None else loaded.counts, measures=args.measures,
                          primary=args.primary, positive=args.positive, policy=args.policy, costs=loaded.costs,
-                         bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, progress=bar)
+                         bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, progress=bar,
+                         gains=gain_matrix(args, loaded.counts.labels))
     board = result.leaderboard
     emit(board, args.format, wide=_display(board, result.settings.get("alpha", args.alpha)),
          title=f"evalreport compare: {result.primary}")

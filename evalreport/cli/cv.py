@@ -32,7 +32,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from evalreport.analyses.crossval import cross_validate
+    from evalreport.analyses.crossval import SCORE_MEASURES, cross_validate
 
     loaded = load(args)
     if loaded.runs is None:
@@ -42,7 +42,13 @@ def run(args) -> int:
     if loaded.runs.folds is None:
         raise InputError("the gold file has no fold column: cv needs the fold of every item (column 'fold', "
                          "the fold whose model predicted the item)", path=args.gold)
-    result = cross_validate(loaded.runs, args.measures, positive=args.positive, policy=args.policy,
+    from evalreport.cli.common import gain_matrix
+    from evalreport.measures import bind
+
+    gains = gain_matrix(args, loaded.counts.labels)     # bound to the measures, with the class subsets
+    measures = None if args.measures is None else [
+        m if m.strip() in SCORE_MEASURES else bind(m, loaded.counts.labels, gains=gains) for m in args.measures]
+    result = cross_validate(loaded.runs, measures, positive=args.positive, policy=args.policy,
                             costs=loaded.costs)
     out = sys.stdout
     title = f"evalreport cv ({loaded.runs.n_folds} folds)"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import fnmatch
 import sys
 
-from evalreport.cli.common import add_format_option, emit
+from evalreport.cli.common import add_format_option, add_task_options, emit
 from evalreport.errors import InputError
 
 #: Columns of the default table (``--all-columns``: every metadata column).
@@ -28,6 +28,7 @@ def register(sub) -> None:
                    help="only measures whose id, alias or label contains PATTERN (or matches it as a glob)")
     add_format_option(p)
     p.add_argument("--all-columns", action="store_true", help="table format: show every metadata column")
+    add_task_options(p)
     p.set_defaults(func=run)
 
 

@@ -5,7 +5,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from evalreport.cli.common import add_input_options, add_measure_options, csv_list, input_paths
+from evalreport.cli.common import add_input_options, add_measure_options, add_task_options, csv_list, input_paths
 from evalreport.errors import InputError
 
 
@@ -24,6 +24,8 @@ def _add_report_options(p) -> None:
                    help="properties you need, e.g. goesgens.CB,opitz.PIV: the audit section names the measures "
                         "that have them all")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    p.add_argument("--appendix", action="store_true",
+                   help="also write OUTDIR/appendix: the paper appendix (LaTeX and Typst; see `evalreport appendix`)")
 
 
 def _add_formats_option(p) -> None:
@@ -59,6 +61,7 @@ def register(sub) -> None:
     p.add_argument("--what-if", action="append", default=[], metavar="CLASS=SHARE,...",
                    help="a class distribution to re-rank the systems under (repeatable), e.g. "
                         "--what-if pos=0.5,neg=0.5; shares are normalised")
+    add_task_options(p)
     p.set_defaults(func=run_report)
 
     d = sub.add_parser("demo", help="the full report on a built-in example (scikit-learn classifiers on digits)",
@@ -73,6 +76,10 @@ def register(sub) -> None:
     d.add_argument("--positive", default="nine",
                    help="positive class of the binary measures and of the cross-validation section (default: "
                         "nine, the rarest class: 3 items per fold, where paper 001's five F estimators part ways)")
+    d.add_argument("--benchmark", action="store_true",
+                   help="the benchmark example instead: 13 classifiers on 6 data sets that ship with scikit-learn, "
+                        "ranked together (see `evalreport benchmark`)")
+    add_task_options(d)
     d.set_defaults(func=run_demo)
 
     s = sub.add_parser("simulate", help="re-run the cross-validation bias simulation of Forman & Scholz (paper 001)",
@@ -86,6 +93,7 @@ def register(sub) -> None:
     _add_formats_option(s)
     s.add_argument("--engine", choices=("auto", "quarto", "builtin"), default="auto", help="renderer")
     s.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    add_task_options(s, plugins=False)
     s.set_defaults(func=run_simulate)
 
 
@@ -152,7 +160,7 @@ def _command() -> str:
 
 
 def run_report(args) -> int:
-    from evalreport.cli.common import load
+    from evalreport.cli.common import gain_matrix, load
     from evalreport.report.build import build_report
 
     from evalreport._atomic import check_outside
@@ -179,7 +187,12 @@ def run_report(args) -> int:
                          positive=args.positive, policy=args.policy, costs=loaded.costs, order=args.order,
                          bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, formats=formats,
                          engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
-                         progress=not args.quiet, inputs=input_paths(args))
+                         progress=not args.quiet, inputs=input_paths(args), plugins=args.plugin,
+                         gains=gain_matrix(args, loaded.counts.labels), gains_file=args.gains)
+    if getattr(args, "appendix", False):
+        from evalreport.cli.appendix import add_to_report
+
+        paths["appendix"] = add_to_report(args.out, progress=not args.quiet)
     _done(paths)
     return 0
 
@@ -211,6 +224,10 @@ def run_demo(args) -> int:
     from evalreport.inputs.readers import read_runs
     from evalreport.report.build import build_report
 
+    if getattr(args, "benchmark", False):
+        from evalreport.cli.benchmark import run_benchmark_demo
+
+        return run_benchmark_demo(args)
     formats = _check_formats(_formats(args))
     _check_numbers(args)
     with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
@@ -227,7 +244,11 @@ def run_demo(args) -> int:
                               bootstrap=args.bootstrap, seed=args.seed,
                               alpha=args.alpha, formats=formats, engine=args.engine, audit=not args.no_audit,
                               needs=args.needs, command=_command(), progress=not args.quiet,
-                              include={"data": Path(tmp) / "data"})
+                              include={"data": Path(tmp) / "data"}, plugins=args.plugin)
+    if getattr(args, "appendix", False):
+        from evalreport.cli.appendix import add_to_report
+
+        result["appendix"] = add_to_report(args.out, progress=not args.quiet)
     _done(result)
     return 0
 
@@ -248,6 +269,6 @@ def run_simulate(args) -> int:
 
 
 def _done(paths) -> None:
-    for key in ("html", "pdf", "tables", "notebooks"):
+    for key in ("html", "pdf", "tables", "notebooks", "appendix"):
         if key in paths:
             print(f"{key}: {paths[key]}")

@@ -1,7 +1,7 @@
 """``evalreport score``: every measure for every system."""
 from __future__ import annotations
 
-from evalreport.cli.common import add_scoring_command, emit, load
+from evalreport.cli.common import add_scoring_command, emit, gain_matrix, load
 
 
 def register(sub) -> None:
@@ -17,7 +17,7 @@ def run(args) -> int:
 
     loaded = load(args)
     frame = evaluate(loaded.counts, args.measures, positive=args.positive, policy=args.policy,
-                     costs=loaded.costs)
+                     costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
     wide = frame.pivot(index="system", columns="measure", values="value")
     wide = wide[list(dict.fromkeys(frame["measure"]))].loc[list(dict.fromkeys(frame["system"]))]
     emit(frame, args.format, wide=wide, title="evalreport score")

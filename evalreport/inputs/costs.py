@@ -1,4 +1,5 @@
-"""Reading and checking a cost matrix (``--costs FILE``) for cost-sensitive measures.
+"""Reading and checking a cost matrix (``--costs FILE``) for cost-sensitive measures, and a gain
+matrix (``--gains FILE``) for the gain measures (evalreport/measures/gains.py).
 
 File format: a square table with a header row of class names and one row per gold class,
 whose first cell is that class's name (the header's first cell is free, e.g. ``gold``)::
@@ -13,6 +14,10 @@ gold, as everywhere in evalreport; paper 000 writes Delta(c_j, c_i) for it). Com
 (``.csv``) or tab-separated (``.tsv``, ``.tab``, ``.txt``). Rows and columns may come in any order;
 they are reordered to the class list. Paper 000 (section 6) requires Delta(c, c) = 0 and
 Delta >= 0.
+
+A gain matrix has the same format and goes through the same reader with the same errors (file
+not found, not a regular file, wrong shape, unknown / missing class, duplicate row, non-numeric,
+NaN or infinite entries); a gain may be any finite number, and the diagonal is free.
 """
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ import numpy as np
 
 from evalreport.errors import InputError
 
-__all__ = ["read_costs", "validate_costs"]
+__all__ = ["read_costs", "validate_costs", "read_gains"]
 
 
 def validate_costs(costs, labels=None, *, path=None) -> np.ndarray:
@@ -45,11 +50,34 @@ def validate_costs(costs, labels=None, *, path=None) -> np.ndarray:
 
 def read_costs(path, labels) -> np.ndarray:
     """Read a square cost-matrix file and return it as (K, K) floats in the order of ``labels``."""
+    def check(value, text, where, same, line):
+        if not np.isfinite(value) or value < 0:
+            raise InputError(f"{where} is {text}; costs must be finite and >= 0", path=path, line=line)
+        if same and value != 0:
+            raise InputError(f"{where} is {text}: the diagonal must be 0 (paper 000, section 6: "
+                             "Delta(c, c) = 0)", path=path, line=line)
+
+    return validate_costs(_read_square(path, labels, "cost", check), labels, path=path)
+
+
+def read_gains(path, labels) -> np.ndarray:
+    """Read a square gain-matrix file (``--gains``; rows = gold, any finite numbers) and return it
+    as (K, K) floats in the order of ``labels``."""
+    def check(value, text, where, same, line):
+        if not np.isfinite(value):
+            raise InputError(f"{where} is {text}; gains must be finite numbers", path=path, line=line)
+
+    return _read_square(path, labels, "gain", check)
+
+
+def _read_square(path, labels, what: str, check) -> np.ndarray:
+    """The matrix of a square class x class file; ``check(value, text, where, on_diagonal, line)``
+    raises for a bad entry."""
     path = Path(path)
     if not path.exists():
-        raise InputError("cost matrix file not found", path=path)
+        raise InputError(f"{what} matrix file not found", path=path)
     if not path.is_file():     # a folder, or a named pipe / device that would block or never end
-        raise InputError("cost matrix file is not a regular file", path=path)
+        raise InputError(f"{what} matrix file is not a regular file", path=path)
     from evalreport.inputs.checks import _check_text
 
     _check_text(path)          # compressed, NUL bytes, CR-only line endings
@@ -61,16 +89,16 @@ def read_costs(path, labels) -> np.ndarray:
     except UnicodeDecodeError:
         raise InputError("not a UTF-8 text file", path=path) from None
     except csv.Error as exc:   # e.g. a field over 128 KiB: no cost matrix looks like that
-        raise InputError(f"cannot read as a cost matrix: {exc}", path=path) from None
+        raise InputError(f"cannot read as a {what} matrix: {exc}", path=path) from None
     if not rows:
-        raise InputError("empty cost matrix file", path=path)
+        raise InputError(f"empty {what} matrix file", path=path)
     header = [c.strip() for c in rows[0][1][1:]]
     labels = [str(x) for x in labels]
     _same_classes(header, labels, path, line=rows[0][0], what="header")
     body = {}
     for line, row in rows[1:]:
         if len(row) != len(header) + 1:
-            raise InputError(f"expected {len(header) + 1} fields (a class name and {len(header)} costs), "
+            raise InputError(f"expected {len(header) + 1} fields (a class name and {len(header)} {what}s), "
                              f"found {len(row)}", path=path, line=line)
         name = row[0].strip()
         if name in body:
@@ -79,18 +107,13 @@ def read_costs(path, labels) -> np.ndarray:
             body[name] = [float(c) for c in row[1:]]
         except ValueError:
             bad = next(c for c in row[1:] if not _is_number(c))
-            raise InputError(f"cost {bad.strip()!r} is not a number", path=path, line=line) from None
-        for j, value in enumerate(body[name]):     # the checks of validate_costs, with the line
-            where = f"cost of predicting {header[j]!r} for gold {name!r}"
-            if not np.isfinite(value) or value < 0:
-                raise InputError(f"{where} is {row[j + 1].strip()}; costs must be finite and >= 0", path=path, line=line)
-            if header[j] == name and value != 0:
-                raise InputError(f"{where} is {row[j + 1].strip()}: the diagonal must be 0 (paper 000, section 6: "
-                                 "Delta(c, c) = 0)", path=path, line=line)
+            raise InputError(f"{what} {bad.strip()!r} is not a number", path=path, line=line) from None
+        for j, value in enumerate(body[name]):     # (validate_costs's checks, with the line)
+            check(value, row[j + 1].strip(), f"{what} of predicting {header[j]!r} for gold {name!r}",
+                  header[j] == name, line)
     _same_classes(list(body), labels, path, line=None, what="row names")
     col = [header.index(x) for x in labels]
-    matrix = np.array([[body[x][j] for j in col] for x in labels], dtype=float)
-    return validate_costs(matrix, labels, path=path)
+    return np.array([[body[x][j] for j in col] for x in labels], dtype=float)
 
 
 def _is_number(text: str) -> bool:

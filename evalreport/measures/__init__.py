@@ -9,8 +9,10 @@ from evalreport.measures._core import (ALIASES, POLICIES, REGISTRY, Context, Mea
 from evalreport.measures import binary as _binary  # noqa: F401  (registers)
 from evalreport.measures import multiclass as _multiclass  # noqa: F401  (registers)
 from evalreport.measures import ordinal as _ordinal  # noqa: F401  (registers)
+from evalreport.measures import gains as _gains  # noqa: F401  (registers)
+from evalreport.measures.subsets import bind, for_synthetic
 from evalreport.measures.evaluate import evaluate, applicable, default_measures, catalogue_frame
 
 __all__ = ["ALIASES", "POLICIES", "REGISTRY", "Context", "Measure", "Result", "aliases_of", "catalogue", "compute",
-           "get", "register", "register_alias",
+           "get", "register", "register_alias", "bind", "for_synthetic",
            "resolve_positive", "evaluate", "applicable", "default_measures", "catalogue_frame"]

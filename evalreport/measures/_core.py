@@ -54,7 +54,7 @@ class Context:
 
     def __init__(self, batch: tuple[int, ...], *, policy: str = "nan", convention: float | None = None,
                  params: Mapping | None = None, positive: int | None = None, costs=None, n_classes: int = 0,
-                 classes=None, task: int | None = None):
+                 classes=None, task: int | None = None, gains=None):
         if policy not in POLICIES:
             raise MeasureError(f"unknown undefined-value policy {policy!r}; choose one of {', '.join(POLICIES)}")
         self.batch = tuple(batch)
@@ -64,6 +64,7 @@ class Context:
         self.params = dict(params or {})
         self.positive = positive
         self.costs = costs
+        self.gains = gains                # (K, K) gain matrix of a bound gain measure (measures/gains.py)
         self.n_classes = n_classes
         #: ``batch + (K,)`` bool: which classes count for each matrix (None: all). A class that occurs
         #: only in predictions (Runs.n_task) counts only for the systems that predict it.
@@ -210,7 +211,14 @@ class Measure:
     family: str | None = None         # id of the parametrised family this instance belongs to
     averaging: str | None = None      # "macro", "micro", "weighted" for one-vs-rest averages
     base: str | None = None           # the binary measure an average is built from
-    needs: tuple[str, ...] = ()       # "positive", "costs", "order"
+    needs: tuple[str, ...] = ()       # "positive", "costs", "order", "gains"
+    #: How the record averages over classes ("macro", "micro", "weighted"), declared where its function
+    #: averages with :meth:`Context.mean` / :meth:`Context.class_sum` (so honours ``Context.classes``):
+    #: such a record takes ``classes=`` / ``exclude=`` (measures/subsets.py). None: no class subset.
+    class_average: str | None = None
+    #: What :func:`~evalreport.measures.subsets.bind` resolved for one task: ``subset`` (class indices),
+    #: ``n_classes`` (the task's K), ``gains`` (the (K, K) gain matrix). Empty: not bound.
+    bound: Mapping = field(default_factory=dict, compare=False, repr=False)
     claims: Mapping[str, object] = field(default_factory=dict)  # property -> expected verdict (audit)
     notes: str = ""
     alias_of: str | None = None       # set on the record :func:`get` returns for an alias id
@@ -252,6 +260,11 @@ REGISTRY: dict[str, Measure] = {}
 #: convention, claims) is declared once.
 ALIASES: dict[str, tuple[str, str, str]] = {}
 
+#: Alias id -> the generated one-vs-rest record that computes it over a class subset, where the
+#: alias names a quantity that only equals its canonical record on the full class set (micro F1
+#: is accuracy, but micro F1 over a subset is not; declared with ``register_alias(subset_as=)``).
+SUBSET_AS: dict[str, str] = {}
+
 #: Generated one-vs-rest records that a hand-declared record replaced because they are the same
 #: quantity (e.g. ``precision_macro`` = ``macro_precision``). Kept so that a test can check the
 #: equality numerically under every policy: the alias is a theorem, not an assumption.
@@ -292,13 +305,16 @@ def register(measure: Measure, *, same_as: tuple[str, ...] = ()) -> Measure:
     return measure
 
 
-def register_alias(alias: str, of: str, *, label: str = "", source: str = "") -> None:
+def register_alias(alias: str, of: str, *, label: str = "", source: str = "", subset_as: str | None = None) -> None:
     """Declare ``alias`` as another id of the registered measure ``of`` (with its own label and
-    the source that defines the quantity under that name)."""
+    the source that defines the quantity under that name). ``subset_as``: the generated average
+    that computes the alias over a class subset (see :data:`SUBSET_AS`)."""
     _check_new_id(alias)
     if of not in REGISTRY:
         raise MeasureError(f"alias {alias!r}: no registered measure {of!r}")
     ALIASES[alias] = (of, label or REGISTRY[of].label, source or REGISTRY[of].source)
+    if subset_as is not None:
+        SUBSET_AS[alias] = subset_as
 
 
 def aliases_of(ident: str) -> list[str]:
@@ -310,7 +326,10 @@ _CALL = re.compile(r"^\s*([a-z][a-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
 
 def get(spec: "str | Measure") -> Measure:
-    """Look up a measure by id, or by ``family(param=value, ...)`` for a parametrised one."""
+    """Look up a measure by id, or by ``family(param=value, ...)`` for a parametrised one.
+
+    A class average also takes ``classes=A|B`` or ``exclude=O`` (class names separated by ``|``):
+    see :mod:`evalreport.measures.subsets`."""
     if isinstance(spec, Measure):
         return spec
     text = str(spec).strip()
@@ -330,11 +349,14 @@ def get(spec: "str | Measure") -> Measure:
                            "; `evalreport measures` lists them"))
     if args is None or not args.strip():
         return base
-    params = {}
+    params, subset = {}, {}
     for part in args.split(","):
         if "=" not in part:
             raise MeasureError(f"measure {spec!r}: parameters are written name=value")
         k, v = (s.strip() for s in part.split("=", 1))
+        if k in ("classes", "exclude"):   # class names: case and spelling kept
+            subset[k] = v
+            continue
         default = base.params.get(k)
         if isinstance(default, str):  # a string parameter (e.g. k_cost's error=ae|se): taken as written
             params[k] = v.strip("'\"").lower()
@@ -343,7 +365,12 @@ def get(spec: "str | Measure") -> Measure:
             params[k] = type(default)(v) if default is not None else float(v)
         except ValueError:
             raise MeasureError(f"measure {spec!r}: parameter {k} must be a number") from None
-    return base.with_params(**params)
+    measure = base.with_params(**params) if params else base
+    if subset:
+        from evalreport.measures.subsets import with_subset
+
+        measure = with_subset(measure, name, subset)
+    return measure
 
 
 def unique(measures, *, by_quantity: bool = False) -> list[Measure]:
@@ -388,11 +415,14 @@ class Result:
 
 
 def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, labels=None,
-            explain: bool = True, task: int | None = None) -> Result:
+            explain: bool = True, task: int | None = None, gains=None) -> Result:
     """Compute one measure for every confusion matrix in ``C`` (shape ``(..., K, K)``).
 
     ``positive``: index (or label, with ``labels``) of the positive class for binary measures.
     ``costs``: (K, K) cost matrix, ``costs[i, j]`` = cost of predicting j for gold i.
+    ``gains``: (K, K) gain matrix of the gain measures (measures/gains.py), unless bound to the
+    record already. A class-subset record (``macro_f1(classes=A|B)``) resolves its class names
+    against ``labels`` unless it is bound already (:func:`~evalreport.measures.subsets.bind`).
     ``labels``: class names, used to resolve ``positive`` and to name classes in reasons.
     ``explain``: build the ``reason`` texts (turn off inside resampling loops; ``undefined``
     is always computed). ``task``: the first ``task`` classes are the task's (``Runs.n_task``);
@@ -404,6 +434,10 @@ def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, label
     if C.ndim < 2 or C.shape[-1] != C.shape[-2]:
         raise MeasureError(f"a confusion tensor must end in (K, K); got shape {C.shape}")
     K = C.shape[-1]
+    from evalreport.measures.subsets import bind, bound_gains, is_subset, subset_mask
+
+    if (labels is not None and is_subset(m) and "subset" not in m.bound) or gains is not None:
+        m = bind(m, labels, gains=gains)     # class names resolved against this call's class list
     pos = resolve_positive(positive, labels, K) if positive is not None else None
     if "positive" in m.needs and pos is None:
         raise MeasureError(f"measure {m.id!r} is a binary measure: give the positive class (--positive)")
@@ -416,8 +450,11 @@ def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, label
     classes = None
     if task is not None and task < K:
         classes = (np.arange(K) < task) | (C.sum(axis=-2) > 0)
+    subset = subset_mask(m, K)
+    if subset is not None:      # averages run over the subset; per-class values still use all of C
+        classes = np.broadcast_to(subset, C.shape[:-2] + (K,)) if classes is None else classes & subset
     ctx = Context(C.shape[:-2], policy=policy, convention=m.convention, params=m.params,
-                  positive=pos, costs=costs, n_classes=K, classes=classes, task=task)
+                  positive=pos, costs=costs, n_classes=K, classes=classes, task=task, gains=bound_gains(m, K))
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.asarray(m.fn(C, ctx), dtype=float)
     if value.shape != ctx.batch:

@@ -169,7 +169,7 @@ def binary(id: str, label: str, *, plain: bool = True, chance=None, **meta):
         for avg in ("macro", "micro", "weighted"):
             register(Measure(
                 id=f"{id}_{avg}", label=f"{label} ({avg})", fn=_averaged(f, avg, label), kind="multiclass",
-                averaging=avg, base=id,
+                averaging=avg, class_average=avg, base=id,
                 source=f"{meta.get('source', '')}; {AVG_SOURCE}",
                 formula=f"{avg}-average over the K one-vs-rest matrices of: {meta.get('formula', '')}",
                 range=meta.get("range", (0.0, 1.0)), higher_is_better=meta.get("higher_is_better", True),

@@ -6,40 +6,44 @@ import pandas as pd
 
 from evalreport.errors import MeasureError
 from evalreport.measures._core import Measure, aliases_of, catalogue, compute, get, resolve_positive, unique
+from evalreport.measures.subsets import bind
 
 
-def applicable(measure, *, positive=None, costs=None) -> tuple[bool, str]:
+def applicable(measure, *, positive=None, costs=None, gains=None) -> tuple[bool, str]:
     """Whether a measure can be computed with what was given, and if not, why."""
     m = get(measure)
     if "positive" in m.needs and positive is None:
         return False, "binary measure: needs a positive class (--positive)"
     if "costs" in m.needs and costs is None:
         return False, "needs a class order (--order) or a cost matrix (--costs)"
+    if "gains" in m.needs and gains is None and "gains" not in m.bound:
+        return False, "needs a gain matrix (--gains)"
     return True, ""
 
 
-def default_measures(*, positive=None, costs=None) -> list[Measure]:
+def default_measures(*, positive=None, costs=None, gains=None) -> list[Measure]:
     """Every registered measure that applies to the data, except the open parametrised
     families (``fbeta``, ``gm``: ask for them by name, e.g. ``fbeta(beta=2)``). A measure whose
     parameters are all choices among names (``k_cost``, error=ae|se) is included at its default."""
     return [m for m in catalogue() if not any(not isinstance(v, str) for v in m.params.values())
-            and applicable(m, positive=positive, costs=costs)[0]]
+            and applicable(m, positive=positive, costs=costs, gains=gains)[0]]
 
 
 def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=None, labels=None,
-             systems=None) -> pd.DataFrame:
+             systems=None, gains=None) -> pd.DataFrame:
     """Compute measures for every system.
 
     ``data``: :class:`~evalreport.counts.Counts`, :class:`~evalreport.inputs.Runs`, or an
     array ``(S, K, K)`` / ``(K, K)`` / ``(S, F, K, K)``. ``measures``: ids / records (default:
-    :func:`default_measures`). Returns a tidy frame with columns ``system``, (``fold``),
+    :func:`default_measures`), bound to the data's classes (and ``gains``, a (K, K) gain matrix). Returns a tidy frame with columns ``system``, (``fold``),
     ``measure``, ``value``, ``undefined``, ``reason``.
     """
     tensor, labels, systems, folds = _unpack(data, labels, systems)
     task = getattr(data, "n_task", None)          # Counts / Runs: classes only in predictions
     if positive is not None:
         positive = resolve_positive(positive, labels, tensor.shape[-1])
-    chosen = default_measures(positive=positive, costs=costs) if measures is None else unique(measures)
+    chosen = default_measures(positive=positive, costs=costs, gains=gains) if measures is None else unique(measures)
+    chosen = [bind(m, labels, gains=gains) for m in chosen]
     for m in chosen:
         ok, why = applicable(m, positive=positive, costs=costs)
         if not ok:

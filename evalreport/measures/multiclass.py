@@ -66,7 +66,7 @@ def accuracy(C, ctx):
     return ctx.div(d.sum(-1), n, "empty confusion matrix (n = 0)")
 
 
-register_alias("micro_f1", "accuracy", label="Micro F1",
+register_alias("micro_f1", "accuracy", label="Micro F1", subset_as="f1_micro",
                source=f"{P002}, Appendix A (micro F1 = accuracy on single-label data); {P004}, section 2")
 
 
@@ -82,7 +82,7 @@ register_alias("micro_f1", "accuracy", label="Micro F1",
           "goesgens.Mon.binary": True,
           "goesgens.Mon.multiclass": {"paper": True, "audit": False, "why": "docs/audit.md#ba-mon"},
       },
-      source=f"{P004}, Table 1", formula="(1/K) sum_i c_ii / a_i",
+      source=f"{P004}, Table 1", formula="(1/K) sum_i c_ii / a_i", class_average="macro",
       chance=_inv_k, chance_note="strictly chance corrected, 1/K (paper 002, Appendix B.5)",
       undefined="per class: a_i = 0 (class absent from gold); skipped with the nan policy "
       "(as scikit-learn does), counted as 0/1 with zero/one", convention=0.0,
@@ -102,7 +102,7 @@ register_alias("macro_recall", "balanced_accuracy", label="Macro recall",
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": False, "opitz.PV": True,
           "opitz.PV_strict": True, "opitz.PV_complete": False,
       },
-      source=f"{P002}, eq. 17", formula="(1/K) sum_i P_i, P_i = c_ii / b_i",
+      source=f"{P002}, eq. 17", formula="(1/K) sum_i P_i, P_i = c_ii / b_i", class_average="macro",
       chance=_inv_k, chance_note="strictly chance corrected, 1/K (paper 002, Appendix C.5)",
       undefined="per class: b_i = 0 (never predicted); skipped (nan policy) or counted as 0/1", convention=0.0,
       convention_source="paper 002, after eq. 18: P_i = 0 if the denominator is zero")
@@ -115,7 +115,7 @@ def macro_precision(C, ctx):
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": False, "opitz.PV": True,
           "opitz.PV_strict": False, "opitz.PV_complete": False,
       },
-      source=f"{P002}, eq. 18-19",
+      source=f"{P002}, eq. 18-19", class_average="macro",
       formula="(1/K) sum_i 2 P_i R_i / (P_i + R_i) = (2/K) sum_i c_ii / (a_i + b_i)",
       chance=None, chance_note="chance corrected but not strictly: at most 1/K (paper 002, Appendix D.5)",
       undefined="per class: a_i + b_i = 0 (class neither in gold nor predicted)", convention=0.0,
@@ -151,6 +151,7 @@ _F1_WEIGHTED = REGISTRY["f1_weighted"].fn   # the generated weighted average, be
 
 
 @_reg("weighted_f1", "Weighted F1", same_as=("f1_weighted",), source=f"{P004}, section 2 (weighted averaging)",
+      class_average="weighted",
       formula="(1/N) sum_i a_i F1_i", undefined="per class as F1 (TP = FP = FN = 0 only for an empty class, weight 0)",
       convention=0.0, convention_source="scikit-learn zero_division default",
       notes="scikit-learn's f1_score(average='weighted'); also called f1_weighted.")

@@ -85,8 +85,13 @@ def _describe(data, sources=None) -> dict:
 
 def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=None, policy="nan", costs=None,
             bootstrap=1000, seed=0, alpha=0.05, audit=True, audit_max_n=AUDIT_MAX_N, stages=None,
-            progress=None, sources=None, what_if=None) -> dict:
+            progress=None, sources=None, what_if=None, gains=None, comparison=None) -> dict:
     """Run every analysis of a report and write its tables into ``tables``; return what was included.
+
+    ``comparison``: the :class:`~evalreport.analyses.compare.Comparison` of these runs when it is
+    computed already (a benchmark compares every task once, in
+    :func:`~evalreport.analyses.benchmark.compare_benchmark`): it is written, not computed again,
+    and its measures are the report's.
 
     ``runs``: :class:`~evalreport.inputs.Runs` (everything),
     :class:`~evalreport.counts.bigdata.PatternCounts` (everything but score-based measures: the
@@ -101,14 +106,19 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     facts = _describe(runs, sources)
     counts = facts["counts"]
     pos = None if positive is None else positive
-    if measures is None:
+    if comparison is not None:
+        measures = list(comparison.measures)
+    elif measures is None:
         measures = comparison_measures(positive=_pos_index(pos, counts.labels), costs=costs, primary=primary)
         if costs is not None:
             measures += [m.id for m in default_measures(costs=costs) if m.kind == "ordinal" and m.id not in measures]
+        if gains is not None:
+            measures += [m.id for m in default_measures(gains=gains) if "gains" in m.needs and m.id not in measures]
     with stages.stage(f"comparing {facts['n_systems']} systems under {len(measures)} measures"
                       + (f" ({bootstrap} bootstrap resamples)" if bootstrap and not hasattr(runs, "tensor") else "")):
-        comp = compare(runs, measures=measures, primary=primary, positive=pos, policy=policy, costs=costs,
-                       bootstrap=bootstrap, seed=seed, alpha=alpha, progress=progress)
+        comp = comparison if comparison is not None else compare(
+            runs, measures=measures, primary=primary, positive=pos, policy=policy, costs=costs, bootstrap=bootstrap,
+            seed=seed, alpha=alpha, progress=progress, gains=gains)
         comp.to_dir(tables)
     extra: dict[str, pd.DataFrame] = {}
     tensor = np.asarray(counts.tensor)
@@ -136,7 +146,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
 
     with warnings.catch_warnings():   # an absent class: compare's notes already say what calibration did
         warnings.simplefilter("ignore", PrevalenceWarning)
-        extra["what_if"] = what_if_ranks(counts, comp.primary, scenarios, positive=pos, policy=policy, costs=costs)
+        extra["what_if"] = what_if_ranks(counts, comp.record(comp.primary), scenarios, positive=pos, policy=policy, costs=costs)
     extra["inputs"] = pd.DataFrame([{"role": s.role, "system": s.system or "", "path": s.path, "rows": s.rows,
                                      "sha256": s.sha256} for s in facts["sources"]],
                                    columns=["role", "system", "path", "rows", "sha256"])
@@ -145,20 +155,20 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
 
     K = len(counts.labels)
     # (on sampled matrices; which class is positive does not matter there: class 0 stands for it)
-    extra["identities"] = identities(list(comp.measures), classes=(2,) if K == 2 else (3, 4), policy=policy,
+    extra["identities"] = identities(list(comp.records), classes=(2,) if K == 2 else (3, 4), policy=policy,
                                      seed=seed)
     included = {"audit": False, "crossval": False, "ordinal": any(get(m).kind == "ordinal" for m in comp.measures)}
     if audit:
         from evalreport.analyses.audit import audit as run_audit
 
         with stages.stage(f"auditing {len(comp.measures)} measures (exhaustive up to n = {audit_max_n})"):
-            extra["audit"] = run_audit(list(comp.measures), max_n=audit_max_n, seed=seed)
+            extra["audit"] = run_audit(list(comp.records), max_n=audit_max_n, seed=seed)
         included["audit"] = True
     if facts["folds"] is not None:
         from evalreport.analyses.crossval import cross_validate
 
         with stages.stage(f"aggregating over {facts['n_folds']} cross-validation folds"):
-            cv = cross_validate(runs, list(comp.measures), positive=pos, policy=policy, costs=costs)
+            cv = cross_validate(runs, list(comp.records), positive=pos, policy=policy, costs=costs)
         extra["cv_estimates"] = cv.estimates
         if cv.summary is not None:
             extra["cv_summary"] = cv.summary
@@ -210,7 +220,8 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
                  positive=None, policy: str = "nan", costs=None, order=None, bootstrap: int = 1000, seed: int = 0,
                  alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto", audit: bool = True,
                  audit_max_n: int = AUDIT_MAX_N, needs=None, command: str | None = None,
-                 progress: bool = True, sources=None, what_if=None, include=None, inputs=()) -> dict[str, Path]:
+                 progress: bool = True, sources=None, what_if=None, include=None, inputs=(),
+                 plugins=(), gains=None, gains_file=None) -> dict[str, Path]:
     """The product's main job: a report folder from item-level runs (or, with fewer sections,
     from confusion matrices: :class:`~evalreport.counts.Counts` plus their ``sources``).
 
@@ -218,10 +229,20 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
     executed notebooks), ``tables/`` (every table behind the report as CSV and JSON, plus
     ``report.json`` with settings, versions, seed and input hashes). Returns the paths. An
     ``out_dir`` that holds one of the inputs (``inputs``, ``sources`` or the runs' own sources)
-    is refused.
+    is refused. ``plugins``: the plugin files whose measures the report uses (loaded already): recorded
+    among the inputs with their SHA-256, and loaded again in each notebook's kernel. ``gains``: the
+    (K, K) gain matrix of the gain measures, read from ``gains_file`` (recorded among the inputs).
     """
     out_dir = Path(out_dir)
     needs = _needs(needs, audit)
+    if plugins:
+        sources = [*(sources if sources is not None else getattr(runs, "sources", ())), *_plugin_sources(plugins)]
+    if gains_file:
+        from evalreport.inputs.readers import hash_file
+        from evalreport.inputs.runs import Source
+
+        sources = [*(sources if sources is not None else getattr(runs, "sources", ())),
+                   Source("gains", str(gains_file), hash_file(gains_file), None)]
     own = sources if sources is not None else getattr(runs, "sources", ())
     inputs = [*inputs, *(s.path for s in own or ())]
     # inputs recorded where this report's own copies will be (``include``, e.g. the demo's data/) are not at risk
@@ -232,29 +253,15 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
         tables = staging / "tables"
         result = analyse(runs, tables, primary=primary, measures=measures, positive=positive, policy=policy,
                          costs=costs, bootstrap=bootstrap, seed=seed, alpha=alpha, audit=audit,
-                         audit_max_n=audit_max_n, stages=stages, progress=None, sources=sources, what_if=what_if)
+                         audit_max_n=audit_max_n, stages=stages, progress=None, sources=sources, what_if=what_if,
+                         gains=gains)
         comp, facts = result["comparison"], result["facts"]
-        # the task's classes; labels that occur only in predictions (--allow-unknown, abstain) are counted apart
-        n_task = getattr(facts["counts"], "n_task", None) or facts["n_classes"]
-        meta = {
-            "title": title, "primary": comp.primary, "n_items": facts["n_items"], "n_classes": n_task,
-            "n_prediction_only": facts["n_classes"] - n_task,
-            "n_systems": facts["n_systems"], "positive": comp.settings.get("positive"), "policy": policy,
-            "bootstrap": bootstrap if comp.settings.get("input") in ("runs", "patterns") else 0, "seed": seed,
-            "alpha": alpha,
-            "folds": facts["n_folds"], "input": comp.settings.get("input"),
-            "pairwise_test": comp.settings.get("pairwise_test", "bootstrap"), "needs": list(needs or []),
-            "order": list(order) if order else None,
-            "provenance": {
-                "command": command or "", "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                "versions": versions(),
-                "inputs": [{"role": s.role, "path": s.path, "sha256": s.sha256, "rows": s.rows}
-                           for s in facts["sources"]],
-            },
-        }
-        (tables / "report.json").write_text(json.dumps(meta, indent=1, default=str) + "\n", encoding="utf-8")
+        meta = write_report_meta(tables, result, title=title, policy=policy, bootstrap=bootstrap, seed=seed,
+                                 alpha=alpha, needs=needs, order=order, command=command)
+        n_task = meta["n_classes"]
         chosen = ["report"] + [n for n in ("audit", "crossval", "ordinal") if result["included"][n]] + ["appendix"]
         paths = _execute_and_render(staging, chosen, title=title, formats=formats, engine=engine, stages=stages,
+                                    plugins=[str(Path(p).resolve()) for p in plugins or ()],
                                     subtitle=f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
                                              f"{n_task} classes; primary measure "
                                              f"{_short_label(comp.primary)}")
@@ -267,10 +274,57 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
     return out
 
 
-def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle) -> dict:
+def write_report_meta(tables: Path, result: dict, *, title: str, policy: str, bootstrap: int, seed: int,
+                      alpha: float, needs=None, order=None, command: str | None = None, **extra) -> dict:
+    """Write ``tables/report.json`` (title, the data's facts, settings, provenance) for what
+    :func:`analyse` returned (``result``), and return it; ``extra`` keys are added (a benchmark
+    task's name). The one place that builds a report's metadata."""
+    comp, facts = result["comparison"], result["facts"]
+    # the task's classes; labels that occur only in predictions (--allow-unknown, abstain) are counted apart
+    n_task = getattr(facts["counts"], "n_task", None) or facts["n_classes"]
+    meta = {
+        "title": title, "primary": comp.primary, "n_items": facts["n_items"], "n_classes": n_task,
+        "n_prediction_only": facts["n_classes"] - n_task,
+        "n_systems": facts["n_systems"], "positive": comp.settings.get("positive"), "policy": policy,
+        "bootstrap": bootstrap if comp.settings.get("input") in ("runs", "patterns") else 0, "seed": seed,
+        "alpha": alpha,
+        "folds": facts["n_folds"], "input": comp.settings.get("input"),
+        "pairwise_test": comp.settings.get("pairwise_test", "bootstrap"), "needs": list(needs or []),
+        "order": list(order) if order else None,
+        "provenance": provenance(command, facts["sources"]),
+        **extra,
+    }
+    (Path(tables) / "report.json").write_text(json.dumps(meta, indent=1, default=str) + "\n", encoding="utf-8")
+    return meta
+
+
+def provenance(command: str | None, sources) -> dict:
+    """The command, the time, the versions and the input files (role, path, SHA-256, rows)."""
+    return {"command": command or "", "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "versions": versions(),
+            "inputs": [{"role": s.role, "path": s.path, "sha256": s.sha256, "rows": s.rows} for s in sources]}
+
+
+def _plugin_sources(plugins) -> list:
+    """The plugin files as inputs (role ``plugin``), each with the SHA-256 of the code that was run."""
+    from evalreport.inputs.readers import hash_file
+    from evalreport.inputs.runs import Source
+    from evalreport.measures.plugins import LOADED
+
+    out = []
+    for p in dict.fromkeys(str(p) for p in plugins):       # (a task file's plugin given again: one row)
+        key = str(Path(p).resolve())
+        out.append(Source("plugin", str(p), LOADED[key][0] if key in LOADED else hash_file(p), None))
+    return out
+
+
+def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle, plugins=()) -> dict:
     """Run the named notebooks (parameter: ``../tables``) into ``staging/notebooks``, then render;
     the folder also becomes a Quarto project that ``quarto render`` or ``evalreport render``
-    renders again (:mod:`evalreport.report.project`)."""
+    renders again (:mod:`evalreport.report.project`). An entry of ``notebooks`` is a name of a
+    shipped notebook or a tuple ``(name, source path, parameters)``: a notebook prepared for this
+    report (a benchmark's task section), run with its own parameters over the common ones (both
+    kept in the manifest, so a re-render passes them again)."""
     from evalreport.report.project import write_project
     from evalreport.report.render import RenderError, execute, render
     from evalreport.report.resources import notebooks_dir
@@ -306,11 +360,17 @@ def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, sta
     nb_out.mkdir()
     executed = []
     parameters = {"tables": "../tables"}
-    for i, name in enumerate(notebooks, 1):
+    if plugins:         # the kernels must know the plugins' measures (the sections look measures up by id)
+        parameters["plugins"] = list(plugins)
+    own: dict[str, dict] = {}
+    for i, entry in enumerate(notebooks, 1):
+        name, source, extra = (entry, notebooks_dir() / f"{entry}.ipynb", None) if isinstance(entry, str) else entry
+        if extra:
+            own[name] = dict(extra)
         with stages.stage(f"executing notebook {i}/{len(notebooks)}: {name}.ipynb"):
             try:
-                executed.append(execute(notebooks_dir() / f"{name}.ipynb", nb_out / f"{name}.ipynb",
-                                        parameters, cwd=nb_out, progress=False))
+                executed.append(execute(source, nb_out / f"{name}.ipynb", {**parameters, **(extra or {})},
+                                        cwd=nb_out, progress=False))
             except RenderError as exc:
                 # the staging folder is removed on the way out: name a copy the user can open
                 raise RenderError(_keep_failed(staging, nb_out / f"{name}.ipynb", str(exc))) from exc
@@ -318,7 +378,7 @@ def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, sta
         paths = render(executed, staging, title=title, formats=tuple(formats), engine=engine,
                        metadata={"subtitle": subtitle})
         write_project(staging, executed, title=title, metadata={"subtitle": subtitle}, parameters=parameters,
-                      formats=tuple(formats))
+                      formats=tuple(formats), notebook_parameters=own)
     return paths
 
 

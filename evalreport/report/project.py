@@ -8,7 +8,9 @@ After ``evalreport report`` (or ``demo``, ``simulate``) the folder holds, next t
   behind their front matter: ``quarto render`` in the folder rebuilds ``report.html`` and
   ``report.pdf`` from ``report.ipynb`` without executing anything;
 * ``notebooks/_evalreport.json``, the manifest :func:`rerender` reads: the notebooks in
-  order, the title, the parameters and a hash of each notebook's code.
+  order, the title, the parameters (common ones, and ``notebook_parameters``: a notebook's own,
+  e.g. a benchmark task's ``tables`` folder; manifests without it stay readable) and a hash of
+  each notebook's code.
 
 :func:`rerender` (``evalreport render DIR``) renders the folder again from
 ``notebooks/*.ipynb`` and ``templates/``: a notebook whose code changed is executed again
@@ -69,7 +71,8 @@ def tables_hash(tables: Path) -> str:
 
 
 def write_project(folder: Path, executed: Sequence[Path], *, title: str, metadata: Mapping[str, Any] | None = None,
-                  parameters: Mapping[str, Any], formats: Sequence[str]) -> None:
+                  parameters: Mapping[str, Any], formats: Sequence[str],
+                  notebook_parameters: Mapping[str, Mapping[str, Any]] | None = None) -> None:
     """Make ``folder`` (a report being built) a Quarto project and write its manifest.
 
     ``templates/`` and ``_quarto.yml`` are copied from evalreport unless the folder has them
@@ -93,6 +96,7 @@ def write_project(folder: Path, executed: Sequence[Path], *, title: str, metadat
         "metadata": {k: v for k, v in dict(metadata or {}).items() if v is not None},
         "notebooks": [Path(p).stem for p in executed],
         "parameters": dict(parameters),
+        "notebook_parameters": {k: dict(v) for k, v in dict(notebook_parameters or {}).items() if v},
         "formats": list(formats),
         "code": {Path(p).stem: code_hash(Path(p)) for p in executed},
         "tables": tables_hash(folder / "tables") if (folder / "tables").is_dir() else None,
@@ -158,14 +162,17 @@ def rerender(folder: Path, *, engine: str = "auto", formats: Sequence[str] | Non
             if execute_all or changed or tables_changed:
                 why = "code changed" if changed else "tables changed" if tables_changed else "--execute"
                 with stages.stage(f"executing notebook {i}/{len(names)}: {name}.ipynb ({why})"):
-                    execute(src, out, manifest.get("parameters", {}), cwd=nb_dir, progress=False)
+                    execute(src, out, {**manifest.get("parameters", {}),
+                                       **manifest.get("notebook_parameters", {}).get(name, {})},
+                            cwd=nb_dir, progress=False)
             executed.append(out)
         resources = staging if (staging / "templates").is_dir() else None
         with stages.stage(f"rendering {', '.join(formats)} ({engine} engine)"):
             paths = render(executed, staging, title=manifest["title"], formats=formats, engine=engine,
                            metadata=manifest.get("metadata"), resources=resources)
         write_project(staging, executed, title=manifest["title"], metadata=manifest.get("metadata"),
-                      parameters=manifest.get("parameters", {}), formats=sorted(set(formats) | set(
+                      parameters=manifest.get("parameters", {}),
+                      notebook_parameters=manifest.get("notebook_parameters"), formats=sorted(set(formats) | set(
                           f for f in manifest.get("formats", ()) if (folder / f"report.{f}").is_file())))
     out = {fmt: folder / Path(p).name for fmt, p in paths.items()}
     out.update(notebooks=folder / "notebooks")

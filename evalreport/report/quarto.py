@@ -180,6 +180,25 @@ def _add_caption(cell) -> None:
             data["text/html"] = _FIGCAPTION_RE.sub("", "".join(data["text/html"]))
 
 
+_LABEL_RE = re.compile(r"^(#\|\s*label:\s*)(\S+)\s*$", re.MULTILINE)
+
+
+def unique_label(source: str, seen: set[str]) -> str:
+    """``source`` with its ``#| label:`` made unique among ``seen`` (which it joins): a notebook
+    shown once per task of a benchmark repeats its labels, and Quarto's cross-references need
+    each once. The second ``fig-leaderboard`` becomes ``fig-leaderboard-2``."""
+    def fix(match: re.Match) -> str:
+        base = new = match.group(2)
+        n = 1
+        while new in seen:
+            n += 1
+            new = f"{base}-{n}"
+        seen.add(new)
+        return match.group(1) + new
+
+    return _LABEL_RE.sub(fix, source, count=1)
+
+
 def joined_notebook(notebooks: Sequence[tuple[str, Any]], meta: Mapping[str, str], config: Mapping[str, Any]):
     """One notebook of the executed notebooks' cells, behind the front matter."""
     import nbformat
@@ -188,12 +207,14 @@ def joined_notebook(notebooks: Sequence[tuple[str, Any]], meta: Mapping[str, str
     merged.metadata = copy.deepcopy(notebooks[0][1].metadata) if notebooks else {}
     merged.metadata.pop("papermill", None)
     merged.cells.append(nbformat.v4.new_raw_cell(front_matter(meta, config)))
+    labels: set[str] = set()
     for _, nb in notebooks:
         for cell in nb.cells:
             cell = copy.deepcopy(cell)
             cell["id"] = f"evalreport-{len(merged.cells):04d}"  # unique across notebooks
             if cell.cell_type == "code":
                 cell.metadata.pop("papermill", None)
+                cell.source = unique_label(cell.source, labels)
                 # Belt and braces next to `execute: echo: false` in the front matter.
                 if not cell.source.lstrip().startswith("#| echo:"):
                     cell.source = "#| echo: false\n" + cell.source

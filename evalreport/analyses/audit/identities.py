@@ -32,7 +32,7 @@ import pandas as pd
 from scipy.stats import rankdata
 
 from evalreport.errors import MeasureError
-from evalreport.measures import compute
+from evalreport.measures import compute, for_synthetic
 from evalreport.measures._core import unique
 from evalreport.measures.evaluate import default_measures
 
@@ -75,7 +75,8 @@ def identities(measures=None, *, classes=(2, 3, 4), n_random: int = 3000, seed: 
         raise MeasureError(f"positive must be a class index below {classes[0]} (the smallest class count sampled); "
                            f"got {positive!r}")
     chosen = default_measures(positive=positive) if measures is None else unique(measures)
-    chosen = [m for m in chosen if "costs" not in m.needs]
+    # (measures of a cost or gain matrix: the sampled matrices have none of theirs)
+    chosen = [m for m in chosen if "costs" not in m.needs and "gains" not in m.needs]
     ids = [m.id for m in chosen]
     per_k = {K: _profile(chosen, sample(K, n_random=n_random, seed=seed), positive, policy) for K in classes}
     rows = []
@@ -103,7 +104,9 @@ def _profile(measures, C, positive, policy):
     oriented by the measure's direction), undefined cells set apart."""
     out = []
     for m in measures:
-        r = compute(m, C, positive=positive if "positive" in m.needs else None, policy=policy, explain=False)
+        # (a class subset or a gain matrix as the audit reads it on K synthetic classes)
+        r = compute(for_synthetic(m, C.shape[-1]), C, positive=positive if "positive" in m.needs else None,
+                    policy=policy, explain=False)
         v = np.asarray(r.value, dtype=float)
         nan = np.isnan(v)
         ranks = _dense(v, nan)

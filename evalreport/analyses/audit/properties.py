@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 from evalreport.analyses.audit.space import Space, compositions, fmt_matrix, labelings, random_matrices, steps
-from evalreport.measures import compute
+from evalreport.measures import compute, for_synthetic
 from evalreport.measures._core import Measure
 
 TOL = 1e-9
@@ -94,14 +94,15 @@ class Case:
 def evaluate_measure(measure: Measure, mats, *, policy: str) -> np.ndarray:
     """Values of ``measure`` on a batch of K x K matrices (NaN = undefined). A binary measure
     takes class 1 as the positive class; a measure that needs costs gets the absolute-distance
-    costs |i - j| of the class order 0..K-1 (ordinal classification, paper 000 eq. 7)."""
+    costs |i - j| of the class order 0..K-1 (ordinal classification, paper 000 eq. 7); a class-subset
+    or gain measure is computed as :func:`evalreport.measures.for_synthetic` defines for K classes."""
     mats = np.asarray(mats, dtype=float)
     if len(mats) == 0:
         return np.zeros(0)
     K = mats.shape[-1]
     positive = 1 if "positive" in measure.needs else None
     costs = np.abs(np.subtract.outer(np.arange(K), np.arange(K))).astype(float) if "costs" in measure.needs else None
-    return np.asarray(compute(measure, mats, positive=positive, policy=policy, costs=costs, explain=False).value,
+    return np.asarray(compute(for_synthetic(measure, K), mats, positive=positive, policy=policy, costs=costs, explain=False).value,
                       dtype=float)
 
 

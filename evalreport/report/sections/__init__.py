@@ -15,6 +15,7 @@ labels) and :class:`ReportData` puts them together:
 - :mod:`.robustness`: agreement between measures, calibration, per class, chance baselines and
   rank uncertainty (report.ipynb, sections 4-8);
 - :mod:`.audit`: the measure audit (audit.ipynb);
+- :mod:`.benchmark`: the overview of a benchmark, several tasks ranked together (benchmark.ipynb);
 - :mod:`.supplements`: cross-validation, ordinal measures, appendix and simulation (the other
   notebooks).
 """
@@ -28,6 +29,7 @@ from evalreport.report.section_tables import MAX_FLIPS, MAX_INCONSISTENT, MAX_PA
 from evalreport.report.sections._core import (MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS,  # noqa: F401
                                               _TEXT_COLUMNS, ReportBase, _read)
 from evalreport.report.sections.audit import AuditSections
+from evalreport.report.sections.benchmark import BenchmarkSections
 from evalreport.report.sections.overview import OverviewSections
 from evalreport.report.sections.robustness import RobustnessSections
 from evalreport.report.sections.supplements import SupplementSections
@@ -39,5 +41,6 @@ def open_report(tables) -> "ReportData":
     return ReportData(Path(tables))
 
 
-class ReportData(OverviewSections, RobustnessSections, AuditSections, SupplementSections, ReportBase):
+class ReportData(OverviewSections, RobustnessSections, AuditSections, SupplementSections, BenchmarkSections,
+                 ReportBase):
     """Lazy access to the report tables, and the display objects built from them."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evalreport.escape import markdown
 from evalreport.report import audit_section
 from evalreport.report.display import Note, Table
 from evalreport.report.sections._core import MAX_ROWS, ReportBase
@@ -82,6 +83,13 @@ class AuditSections(ReportBase):
         ok = ok[(ok["key"].isin(wanted) | ok["property"].isin(wanted)) & (ok["setting"] == self._audit_setting(au))]
         fits = ok.groupby("measure")["verdict"].agg(lambda v: bool((v == "satisfied").all()))
         names = [m for m in fits.index if fits[m]]
-        return Note(f"Measures of this report that satisfy every stated need ({', '.join(wanted)}; "
+        # labels and ids of class-subset measures hold class names (data text): escaped, no code spans
+        return Note(f"Measures of this report that satisfy every stated need ({markdown(', '.join(wanted))}; "
                     f"{self._audit_setting(au)} setting): "
-                    + (", ".join(f"{self._label(m)} (`{m}`)" for m in names) if names else "none."))
+                    + (", ".join(f"{markdown(self._label(m))} ({_code(m)})" for m in names) if names else "none."))
+
+
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span, or escaped text where it holds a backtick (a class name in the
+    id of a class-subset measure could)."""
+    return f"`{text}`" if "`" not in text and text.strip() == text and text else markdown(text)

@@ -1,0 +1,418 @@
+"""``compare_benchmark``: every task's comparison, and the tasks ranked together (issue 11).
+
+For each task, :func:`evalreport.analyses.compare.compare` runs as it does alone (the task's own
+primary measure, positive class, measures and costs; the same ``seed``), so every per-task table
+equals the single-task one. Across tasks, on the tidy frame ``task, system, value`` of each
+task's primary measure, the statistics of :mod:`evalreport.analyses.consensus` (and
+:mod:`evalreport.analyses.multitask_tests`): consensus rankings side by side with their
+agreement and disagreements, Friedman with the Iman-Davenport correction, Nemenyi's critical
+difference and its cliques, Holm-corrected Wilcoxon signed-rank tests and task wins (Demšar
+2006, JMLR 7, sections 3.2.2-3.2.4).
+
+The pooled (micro) score sums the tasks' confusion tensors per system - the systems present in
+every task - where all tasks share a class set (labels in the same order), the primary measure,
+the positive class and the costs; every registry measure is a function of the confusion
+matrix, so it is then the primary measure of the summed matrix. Otherwise the notes say why it
+is absent.
+
+The consensus bootstrap: for every task, B paired bootstrap resamples of its items
+(:func:`evalreport.analyses.resampling.bootstrap`, the primary measure only), drawn with an
+independent stream per task (``np.random.SeedSequence(seed).spawn(T)``; each stream's seed is
+recorded in ``settings``), stacked to ``(B, T, S)`` and ranked by every consensus method at once
+(:func:`consensus_ranks`). Tied consensus ranks share their positions equally, so each system's
+rank distribution sums to 1 per method.
+
+Systems missing from some tasks (``missing``): ``drop`` - each aggregation uses the tasks a
+system took part in (rank-based methods rank the systems present in each task); ``last`` - a
+missing system is ranked last (tied) in that task; ``exclude`` - systems missing from any task
+are removed from the benchmark before anything is computed (also from the per-task
+comparisons). Friedman, Nemenyi and Wilcoxon need complete blocks whatever the policy (their
+notes say which systems they use); the notes name every gap.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from evalreport._atomic import atomic_dir
+from evalreport.analyses.compare import Comparison, _records, compare
+from evalreport.errors import InputError
+from evalreport.inputs.benchmark import MISSING_POLICIES, Benchmark, BenchmarkTask
+
+__all__ = ["compare_benchmark", "BenchmarkComparison", "BENCHMARK_TABLES", "rank_distribution_of"]
+
+#: The benchmark-level tables, in the order of :meth:`BenchmarkComparison.tables` (file stems).
+BENCHMARK_TABLES = ("participation", "task_scores", "task_ranks", "pooled", "consensus", "agreement",
+                    "consensus_disagreements", "friedman", "average_ranks", "nemenyi", "cd_cliques", "wilcoxon",
+                    "wins", "consensus_rank_distribution", "consensus_p_first")
+
+
+#: Columns of the benchmark tables that hold participant-derived text beyond the single-task ones
+#: (task names come from folder names or data): their CSV cells get the formula guard too.
+_TEXT_COLUMNS = frozenset({"task", "systems", "tasks", "excluded_systems"})
+
+
+@dataclass(frozen=True, eq=False)
+class BenchmarkComparison:
+    """Every table of a benchmark comparison (tidy frames) and the per-task comparisons.
+
+    ``comparisons``: task -> :class:`~evalreport.analyses.compare.Comparison`.
+    ``task_scores``: task, system, measure, value, lo, hi, rank, group, p_best (each task's
+    leaderboard). ``critical_difference``: Nemenyi's CD at ``alpha`` (NaN when Friedman had
+    fewer than two complete systems or tasks). See the module docstring for the rest.
+    """
+
+    tasks: tuple[str, ...]
+    systems: tuple[str, ...]
+    comparisons: Mapping[str, Comparison]
+    participation: pd.DataFrame
+    task_scores: pd.DataFrame
+    task_ranks: pd.DataFrame
+    pooled: pd.DataFrame
+    consensus: pd.DataFrame
+    agreement: pd.DataFrame
+    consensus_disagreements: pd.DataFrame
+    friedman: pd.DataFrame
+    average_ranks: pd.DataFrame
+    nemenyi: pd.DataFrame
+    cd_cliques: pd.DataFrame
+    wilcoxon: pd.DataFrame
+    wins: pd.DataFrame
+    consensus_rank_distribution: pd.DataFrame
+    consensus_p_first: pd.DataFrame
+    critical_difference: float = float("nan")
+    notes: tuple[str, ...] = ()
+    settings: Mapping = field(default_factory=dict)
+    timings: Mapping = field(default_factory=dict)
+
+    def task_folders(self) -> dict[str, str]:
+        """task -> its folder under ``tasks/``: the name when it is a safe file name, else ``task_<k>``."""
+        out, used = {}, set()
+        for k, name in enumerate(self.tasks, start=1):
+            safe = name if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name) else f"task_{k}"
+            while safe.casefold() in used:     # case-insensitive file systems
+                safe = f"task_{k}_{len(used)}"
+            used.add(safe.casefold())
+            out[name] = safe
+        return out
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table by name: the benchmark's, then ``tasks/<folder>/<name>`` for each task's."""
+        out = {name: getattr(self, name) for name in BENCHMARK_TABLES}
+        for task, folder in self.task_folders().items():
+            for name, frame in self.comparisons[task].tables().items():
+                out[f"tasks/{folder}/{name}"] = frame
+        return out
+
+    def manifest(self) -> dict:
+        return {"tasks": list(self.tasks), "systems": list(self.systems), "task_folders": self.task_folders(),
+                "critical_difference": None if not np.isfinite(self.critical_difference) else self.critical_difference,
+                "settings": dict(self.settings), "notes": list(self.notes), "timings": dict(self.timings),
+                "files": [f"{name}.{ext}" for name in self.tables() for ext in ("csv", "json")]}
+
+    def to_dir(self, path, *, overwrite: bool = True, inputs=()) -> Path:
+        """Write every table as CSV + JSON, the benchmark's at the top and each task's in
+        ``tasks/<folder>/`` (with its ``manifest.json``), plus ``manifest.json``; atomically
+        (see :meth:`Comparison.to_dir <evalreport.analyses.compare.Comparison.to_dir>`)."""
+        from evalreport.escape import CSV_TEXT_COLUMNS, csv_frame
+
+        text = CSV_TEXT_COLUMNS | _TEXT_COLUMNS
+        target = Path(path)
+        with atomic_dir(target, overwrite=overwrite, inputs=inputs) as tmp:
+            for name, frame in self.tables().items():
+                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
+                csv_frame(frame, text).to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
+                _write_json(tmp / f"{name}.json", _records(frame))
+            for task, folder in self.task_folders().items():
+                _write_json(tmp / "tasks" / folder / "manifest.json", {"task": task, **self.comparisons[task].manifest()})
+            _write_json(tmp / "manifest.json", self.manifest())
+        return target
+
+
+def _write_json(path: Path, obj) -> None:
+    with open(path, "w", encoding="utf-8") as fh:
+        json.dump(obj, fh, indent=1, allow_nan=False, default=str)
+        fh.write("\n")
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _counts(data):
+    """The task's confusion tensors (S, K, K), folds summed."""
+    from evalreport.analyses.compare import _as_counts
+
+    return _as_counts(data).pooled()
+
+
+def _select(data, systems):
+    """The task's data with only ``systems`` (in its order); patterns are regrouped."""
+    from evalreport.counts.bigdata import PatternCounts
+
+    keep = [s for s in data.systems if s in set(systems)]
+    if keep == list(data.systems):
+        return data
+    if not isinstance(data, PatternCounts):
+        return data.select(keep)
+    cols = [0] + [1 + data.systems.index(s) for s in keep]
+    rows = data.patterns[:, cols]
+    key = rows if data.folds is None else np.column_stack([data.folds, rows])
+    uniq, inverse = np.unique(key, axis=0, return_inverse=True)
+    counts = np.bincount(inverse.ravel(), weights=data.counts, minlength=len(uniq)).round().astype(np.int64)
+    folds = None if data.folds is None else uniq[:, 0].astype(data.folds.dtype)
+    patterns = (uniq if data.folds is None else uniq[:, 1:]).astype(data.patterns.dtype)
+    return PatternCounts(patterns=patterns, counts=counts, labels=data.labels, systems=tuple(keep), folds=folds,
+                         fold_names=data.fold_names, abstain=data.abstain, n_task=data.n_task)
+
+
+def _stat(name: str):
+    """Engineer A's function ``name`` from ``consensus`` or, after a split, ``multitask_tests``."""
+    from evalreport.analyses import consensus as c
+
+    if hasattr(c, name):
+        return getattr(c, name)
+    from evalreport.analyses import multitask_tests as m
+
+    return getattr(m, name)
+
+
+def _pooled(tasks: list[BenchmarkTask], systems: list[str], policy: str) -> tuple[pd.DataFrame | None, str]:
+    """system, value of the primary measure on the summed confusion tensors, or (None, why not)."""
+    from evalreport.counts import Counts
+    from evalreport.measures import evaluate
+
+    if len(tasks) < 2:
+        return None, "one task only"
+    first = tasks[0]
+    for t in tasks[1:]:
+        if t.labels != first.labels or t.class_set != first.class_set:
+            return None, f"tasks {first.name!r} and {t.name!r} have different class sets"
+        if t.primary != first.primary:
+            return None, f"tasks {first.name!r} and {t.name!r} have different primary measures"
+        if t.positive != first.positive:
+            return None, f"tasks {first.name!r} and {t.name!r} have different positive classes"
+        if (t.costs is None) != (first.costs is None) or (
+                t.costs is not None and not np.array_equal(np.asarray(t.costs), np.asarray(first.costs))):
+            return None, f"tasks {first.name!r} and {t.name!r} have different costs"
+    if not systems:
+        return None, "no system takes part in every task"
+    total = sum(_counts(t.runs).select(systems).tensor.astype(float) for t in tasks)
+    n_task = getattr(first.runs, "n_task", None)
+    frame = evaluate(Counts(total, first.labels, tuple(systems), n_task=n_task), [first.primary],
+                     positive=first.positive, policy=policy, costs=first.costs)
+    return frame[["system", "value"]].reset_index(drop=True), ""
+
+
+def rank_distribution_of(ranks: np.ndarray) -> np.ndarray:
+    """``(S, S)`` P(position k) per system from ``(B, S)`` average ranks (1 = best).
+
+    A tie of g systems at average rank r occupies positions r - (g-1)/2 ... r + (g-1)/2: each
+    gets 1/g of the replicate (as the single-task rank distribution shares a tie). Rows of
+    replicates with a NaN rank are left out for that system."""
+    B, S = ranks.shape
+    defined = ~np.isnan(ranks)
+    r = np.where(defined, ranks, -1.0)
+    g = (np.abs(r[:, :, None] - r[:, None, :]) < 1e-9).sum(axis=2)        # (B, S) tie sizes
+    pos = np.arange(1, S + 1, dtype=float)
+    half = (g - 1) / 2.0
+    inside = np.abs(pos[None, None, :] - r[:, :, None]) <= half[:, :, None] + 1e-9
+    share = np.where(defined[:, :, None], inside / g[:, :, None], 0.0)
+    n = defined.sum(axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return share.sum(axis=0) / n[:, None]
+
+
+# ----------------------------------------------------------------------------- compare_benchmark
+
+
+def compare_benchmark(benchmark: Benchmark, *, bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05,
+                      missing: str | None = None, policy: str = "nan", pairwise_test: str = "bootstrap",
+                      baseline_samples: int = 2000, progress=None) -> BenchmarkComparison:
+    """Compare the systems of every task, then rank them across tasks (see the module docstring).
+
+    ``bootstrap``: resamples of each task's comparison and of the consensus bootstrap (0 = none).
+    ``missing``: drop | last | exclude (default: the benchmark's). ``progress``: an optional
+    ``callable(done, total)`` called after each task and after the consensus bootstrap.
+    """
+    if not isinstance(benchmark, Benchmark):
+        raise TypeError(f"compare_benchmark takes a Benchmark (read_benchmark); got {type(benchmark).__name__}")
+    missing = benchmark.missing if missing is None else missing
+    if missing not in MISSING_POLICIES:
+        raise InputError(f"missing must be one of {', '.join(MISSING_POLICIES)}; got {missing!r}")
+    timings: dict[str, float] = {}
+    notes: list[str] = list(benchmark.notes)
+    participation = benchmark.participation
+    gaps = benchmark.missing_systems
+    for system, where in gaps.items():
+        notes.append(f"system {system!r} is missing from task(s) {', '.join(map(repr, where))}")
+    tasks = list(benchmark.tasks)
+    if missing == "exclude" and gaps:
+        keep = benchmark.complete_systems
+        if len(keep) < 1:
+            raise InputError("missing='exclude' leaves no system: none takes part in every task")
+        tasks = [replace(t, runs=_select(t.runs, keep)) for t in tasks]
+        notes.append(f"missing = exclude: {len(gaps)} system(s) missing from some task removed from the benchmark "
+                     f"({', '.join(map(repr, gaps))})")
+    elif gaps:
+        notes.append("missing = drop: each aggregation uses the tasks a system took part in; rank-based methods "
+                     "rank the systems present in each task" if missing == "drop" else
+                     "missing = last: a system missing from a task is ranked last there (tied with the others "
+                     "missing); mean and weighted mean scores use the tasks it took part in")
+    names = [t.name for t in tasks]
+    systems = sorted({s for t in tasks for s in t.systems}, key=lambda s: benchmark.systems.index(s))
+    complete = [s for s in systems if all(s in t.systems for t in tasks)]
+    total_steps = len(tasks) + 1
+
+    # ---- per task: compare() as alone --------------------------------------------------
+    comparisons: dict[str, Comparison] = {}
+    rows = []
+    for k, t in enumerate(tasks):
+        start = time.perf_counter()
+        cmp = compare(t.runs, measures=t.measures, primary=t.primary, positive=t.positive, policy=policy,
+                      costs=t.costs, bootstrap=bootstrap, seed=seed, alpha=alpha, baseline_samples=baseline_samples,
+                      pairwise_test=pairwise_test)
+        timings[f"compare:{t.name}"] = time.perf_counter() - start
+        comparisons[t.name] = cmp
+        board = cmp.leaderboard.assign(task=t.name)
+        rows.append(board[["task", "system", "measure", "value", "lo", "hi", "rank", "group", "p_best"]])
+        if progress is not None:
+            progress(k + 1, total_steps)
+    task_scores = pd.concat(rows, ignore_index=True)
+    scores = task_scores[["task", "system", "value"]].astype({"value": float})
+    from evalreport.measures import get
+
+    hib = {t.name: bool(get(t.primary).higher_is_better) for t in tasks}
+    weights = {t.name: t.weight for t in tasks}
+    weighted = any(w != 1.0 for w in weights.values())
+    a_missing = "last" if missing == "last" else "drop"
+    start = time.perf_counter()
+
+    # ---- across tasks ----------------------------------------------------------------
+    pooled, why = _pooled(tasks, complete, policy)
+    if pooled is None:
+        notes.append(f"pooled (micro) score absent: {why}")
+        pooled_table = pd.DataFrame(columns=["system", "value"])
+    else:
+        pooled_table = pooled
+        notes.append(f"pooled (micro) score: {tasks[0].primary} of the confusion matrices summed over the "
+                     f"{len(tasks)} tasks, for the {len(complete)} system(s) present in every task; task weights "
+                     "do not apply (each item counts once)")
+    task_ranks = _stat("task_ranks")(scores, higher_is_better=hib, missing=a_missing)
+    cons = _stat("consensus")(scores, higher_is_better=hib, weights=weights if weighted else None, missing=a_missing,
+                              pooled=pooled, seed=seed)
+    notes += list(cons.notes)
+    friedman, average_ranks, cd, nemenyi, cliques, fr_notes = _friedman_part(scores, hib, alpha)
+    notes += fr_notes
+    wilcoxon = _stat("wilcoxon_holm")(scores, higher_is_better=hib, alpha=alpha)
+    notes += list(getattr(wilcoxon, "attrs", {}).get("notes", []))
+    pvalues = None
+    pw = [c.pairwise.assign(task=n) for n, c in comparisons.items() if len(c.pairwise)]
+    if pw:
+        pw = pd.concat(pw, ignore_index=True)
+        pw = pw[(pw["test"] == "bootstrap") & (pw["measure"] == pw["task"].map(
+            {t.name: comparisons[t.name].primary for t in tasks}))]
+        pvalues = pw[["task", "system_a", "system_b"]].assign(p=pw["p_value"].astype(float)).reset_index(drop=True)
+        notes.append("wins: significant wins use each task's paired bootstrap p-values of its primary measure "
+                     "(uncorrected, from its pairwise table), Holm-corrected across all winners' comparisons")
+    else:
+        notes.append("wins: no per-task paired tests (bootstrap = 0 or confusion-matrix input): no significant wins")
+    wins = _stat("wins")(scores, pvalues, higher_is_better=hib, alpha=alpha)
+    notes += list(getattr(wins, "attrs", {}).get("notes", []))
+    timings["across_tasks"] = time.perf_counter() - start
+
+    # ---- consensus bootstrap ----------------------------------------------------------
+    start = time.perf_counter()
+    dist, p_first, stream_seeds, boot_notes = _consensus_bootstrap(tasks, systems, hib, weights if weighted else None,
+                                                                   a_missing, bootstrap, seed, policy)
+    notes += boot_notes
+    timings["consensus_bootstrap"] = time.perf_counter() - start
+    if progress is not None:
+        progress(total_steps, total_steps)
+
+    settings = {"bootstrap": bootstrap, "seed": seed, "alpha": alpha, "missing": missing, "policy": policy,
+                "pairwise_test": pairwise_test, "baseline_samples": baseline_samples,
+                "primary": {t.name: t.primary for t in tasks}, "positive": {t.name: t.positive for t in tasks},
+                "weights": weights, "consensus_bootstrap_seeds": stream_seeds}
+    return BenchmarkComparison(
+        tasks=tuple(names), systems=tuple(systems), comparisons=comparisons, participation=participation,
+        task_scores=task_scores, task_ranks=task_ranks, pooled=pooled_table, consensus=cons.table,
+        agreement=cons.agreement, consensus_disagreements=cons.disagreements, friedman=friedman,
+        average_ranks=average_ranks, nemenyi=nemenyi, cd_cliques=cliques, wilcoxon=wilcoxon, wins=wins,
+        consensus_rank_distribution=dist, consensus_p_first=p_first, critical_difference=cd, notes=tuple(notes),
+        settings=settings, timings=timings)
+
+
+def _friedman_part(scores, hib, alpha):
+    """Friedman (one row), average ranks, CD, Nemenyi pairs and CD cliques (tidy)."""
+    notes: list[str] = []
+    empty_pairs = pd.DataFrame(columns=["system_a", "system_b", "rank_a", "rank_b", "difference", "p", "significant"])
+    try:
+        fr = _stat("friedman")(scores, higher_is_better=hib)
+    except (InputError, ValueError) as exc:
+        notes.append(f"friedman: not computed ({exc})")
+        return (pd.DataFrame(), pd.DataFrame(columns=["system", "rank"]), float("nan"), empty_pairs,
+                pd.DataFrame(columns=["clique", "system"]), notes)
+    fr = dict(fr.iloc[0]) if isinstance(fr, pd.DataFrame) else dict(fr)
+    avg = fr.pop("average_ranks")
+    avg = pd.Series(avg) if not isinstance(avg, pd.Series) else avg
+    notes += list(fr.pop("notes", []))
+    average_ranks = pd.DataFrame({"system": avg.index.astype(str), "rank": avg.to_numpy(dtype=float)})
+    cd, q, pairs = _stat("nemenyi")(avg.to_dict(), int(fr["N"]), alpha=alpha)
+    cliques = _stat("cd_cliques")(avg.to_dict(), cd)
+    row = {k: (", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v) for k, v in fr.items()}
+    row.update(cd=float(cd), q_alpha=float(q), alpha=alpha)
+    clique_rows = [(k, s) for k, members in enumerate(cliques, start=1) for s in members]
+    return (pd.DataFrame([row]), average_ranks, float(cd), pairs,
+            pd.DataFrame(clique_rows, columns=["clique", "system"]), notes)
+
+
+def _consensus_bootstrap(tasks, systems, hib, weights, missing, B, seed, policy):
+    """Rank distributions of every consensus method over B joint resamples of all tasks' items."""
+    from evalreport.analyses.resampling import bootstrap as resample
+    from evalreport.counts.bigdata import PatternCounts
+    from evalreport.inputs.runs import Runs
+
+    columns = ["method", "system", "rank", "probability"]
+    children = np.random.SeedSequence(seed).spawn(len(tasks))
+    stream_seeds = {t.name: int(c.generate_state(1, dtype=np.uint64)[0]) for t, c in zip(tasks, children)}
+    empty = (pd.DataFrame(columns=columns), pd.DataFrame(columns=["method", "system", "probability"]))
+    if B == 0:
+        return (*empty, stream_seeds, ["consensus bootstrap: not run (bootstrap = 0)"])
+    flat = [t.name for t in tasks if not isinstance(t.runs, (Runs, PatternCounts))]
+    if flat:
+        return (*empty, stream_seeds, [f"consensus bootstrap: not run: task(s) {', '.join(map(repr, flat))} have "
+                                       "confusion matrices only (no items to resample)"])
+    T, S = len(tasks), len(systems)
+    values = np.full((B, T, S), np.nan)
+    present = np.zeros((T, S), dtype=bool)
+    col = {s: j for j, s in enumerate(systems)}
+    for i, t in enumerate(tasks):
+        res = resample(t.runs, [t.primary], n_resamples=B, seed=stream_seeds[t.name], positive=t.positive,
+                       policy=policy, costs=t.costs)
+        idx = [col[s] for s in t.systems]
+        values[:, i, idx] = res.samples[:, :, 0]
+        present[i, idx] = True
+    w = None if weights is None else np.asarray([weights[t.name] for t in tasks], dtype=float)
+    ranks = _stat("consensus_ranks")(values, higher_is_better=np.asarray([hib[t.name] for t in tasks]), weights=w,
+                                     present=present, missing=missing)
+    rows, first = [], []
+    for method, r in ranks.items():
+        probs = rank_distribution_of(np.asarray(r, dtype=float).reshape(B, S))
+        rows.append(pd.DataFrame({"method": method, "system": np.repeat(systems, S),
+                                  "rank": np.tile(np.arange(1, S + 1), S), "probability": probs.ravel()}))
+        first.append(pd.DataFrame({"method": method, "system": systems, "probability": probs[:, 0]}))
+    notes = [f"consensus bootstrap: {B} paired resamples of the items of every task at once, an independent "
+             f"stream per task (SeedSequence({seed}).spawn({T}); seeds in settings); tied consensus ranks share "
+             "their positions; the pooled score is not resampled"]
+    if "kemeny" in ranks:
+        from evalreport.analyses.consensus import KEMENY_EXACT_MAX_BATCH, kemeny_note
+
+        notes.append(f"consensus bootstrap: {kemeny_note(S, KEMENY_EXACT_MAX_BATCH)}")
+    return pd.concat(rows, ignore_index=True), pd.concat(first, ignore_index=True), stream_seeds, notes

@@ -1,0 +1,82 @@
+"""``evalreport appendix GOLD RUNS... -o DIR``: the paper appendix (LaTeX and Typst), with every option of ``report``.
+
+A thin wrapper: the inputs are read as ``report`` reads them, the analysis is the report's
+(:func:`evalreport.report.build.analyse`), and :func:`evalreport.report.appendix.build_appendix`
+writes DIR atomically. ``report --appendix`` adds the same bundle to a report as OUTDIR/appendix.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from evalreport.cli import common
+from evalreport.cli.common import add_input_options, add_measure_options, input_paths
+
+
+def register(sub) -> None:
+    from evalreport.cli import report as rep
+
+    p = sub.add_parser("appendix", help="a paper appendix: booktabs tables, vector figures, methods paragraph, "
+                                        "references.bib (LaTeX and Typst)",
+                       description="Analyse the runs as `report` does and write DIR/appendix.tex (with "
+                                   "main-example.tex, which compiles it alone), DIR/appendix.typ, tables/*.tex and "
+                                   "*.typ, figures/*.pdf and *.svg (3.3 in and 6.9 in wide), methods.tex/.md and "
+                                   "references.bib; the analysis tables go to DIR/data. Takes every option of "
+                                   "`report` (--formats and --engine are accepted and unused: no HTML/PDF report "
+                                   "is rendered).")
+    add_input_options(p)
+    add_measure_options(p)
+    rep._add_report_options(p)
+    for action in p._actions:      # the report's --appendix: this command writes nothing else
+        if "--appendix" in action.option_strings:
+            action.help = argparse.SUPPRESS
+    p.add_argument("--what-if", action="append", default=[], metavar="CLASS=SHARE,...",
+                   help="a class distribution to re-rank the systems under (repeatable), as for `report`")
+    if hasattr(common, "add_task_options"):
+        common.add_task_options(p)
+    p.set_defaults(func=run_appendix)
+
+
+def run_appendix(args) -> int:
+    from evalreport._atomic import check_outside
+    from evalreport.cli import report as rep
+    from evalreport.report.appendix import build_appendix
+
+    rep._check_formats(rep._formats(args))
+    rep._check_numbers(args)
+    check_outside(args.out, input_paths(args))
+    loaded = common.load(args)
+    data, sources = loaded.runs, None
+    if data is None or args.backend != "memory":
+        from evalreport.inputs.readers import hash_file
+        from evalreport.inputs.runs import Source
+
+        data = loaded.counts if data is None else data
+        if args.confusion:
+            sources = [Source("confusion", str(p), hash_file(p), None) for p in rep._confusion_files(args.confusion)]
+        else:
+            sources = [Source("gold", str(args.gold), hash_file(args.gold), None)] + [
+                Source("runs", str(p), hash_file(p), None)
+                for p in rep._confusion_files(list(args.runs) + ([args.runs_dir] if args.runs_dir else []))]
+    options = {}
+    if getattr(args, "gains", None) and hasattr(common, "gain_matrix"):
+        options["gains"] = common.gain_matrix(args, loaded.counts.labels)
+    paths = build_appendix(data, Path(args.out), inputs=input_paths(args), sources=sources,
+                           what_if=rep._what_if(args.what_if, list(loaded.counts.labels)), progress=not args.quiet,
+                           command=rep._command(), primary=args.primary, measures=args.measures,
+                           positive=args.positive, policy=args.policy, costs=loaded.costs, bootstrap=args.bootstrap,
+                           seed=args.seed, alpha=args.alpha, audit=not args.no_audit, **options)
+    for key in ("appendix", "typst", "tables", "figures"):
+        print(f"{key}: {paths[key]}")
+    return 0
+
+
+def add_to_report(out_dir, *, progress: bool = True) -> Path:
+    """``report --appendix``: write OUTDIR/appendix from the report's OUTDIR/tables (atomically)."""
+    from evalreport._atomic import atomic_dir
+    from evalreport.report.appendix import write_appendix
+
+    out_dir = Path(out_dir)
+    with atomic_dir(out_dir / "appendix") as staging:
+        write_appendix(out_dir / "tables", staging)
+    return out_dir / "appendix"

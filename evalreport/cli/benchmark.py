@@ -1,0 +1,153 @@
+"""``evalreport benchmark``: several tasks ranked together, in one report (issue 11).
+
+    evalreport benchmark TASKS_DIR -o OUT
+    evalreport benchmark --task en=en/gold.tsv:en/runs --task de=de/gold.tsv -o OUT
+    evalreport benchmark --long-gold gold.parquet --long-runs runs.parquet [--backend duckdb] -o OUT
+    evalreport benchmark --benchmark-file bench.toml -o OUT
+
+The report options are those of ``evalreport report`` (:func:`evalreport.cli.report._add_report_options`);
+``--primary``, ``--positive`` and ``--measures`` are the defaults of every task (a benchmark file
+may set them per task).
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from evalreport.errors import InputError
+
+
+def register(sub) -> None:
+    from evalreport.cli.common import csv_list
+    from evalreport.cli.report import _add_report_options
+    from evalreport.inputs.benchmark import MISSING_POLICIES
+    from evalreport.measures import POLICIES
+
+    p = sub.add_parser("benchmark", help="several tasks (test sets, tracks, languages) ranked together: one report",
+                       description="Compare the systems on every task, rank them across tasks (consensus rankings, "
+                                   "Friedman/Nemenyi, critical-difference diagram, Wilcoxon-Holm, wins, the consensus "
+                                   "bootstrap) and write one report: the benchmark overview, then one section per "
+                                   "task. Systems are matched across tasks by name.")
+    p.add_argument("tasks_dir", nargs="?", metavar="TASKS_DIR",
+                   help="a folder of tasks: TASKS_DIR/<task>/gold.* and TASKS_DIR/<task>/runs/*")
+    p.add_argument("--task", action="append", default=[], metavar="NAME=GOLD[:RUNS_DIR]",
+                   help="one task (repeatable); RUNS_DIR defaults to runs/ beside GOLD")
+    p.add_argument("--long-gold", metavar="FILE", help="one gold table of every task (columns task, id, label)")
+    p.add_argument("--long-runs", nargs="+", metavar="FILE",
+                   help="one runs table of every task (columns task, system, id, label); with --backend duckdb "
+                        "also several files, folders or globs")
+    p.add_argument("--benchmark-file", metavar="FILE",
+                   help="a benchmark file (TOML or YAML): tasks with their gold, runs, primary measure, positive "
+                        "class and weight")
+    p.add_argument("--missing", choices=MISSING_POLICIES, default=None,
+                   help="a system missing from some tasks: drop (default; each aggregation uses the tasks it took "
+                        "part in), last (ranked last there) or exclude (removed from the benchmark)")
+    p.add_argument("--backend", choices=("memory", "duckdb"), default="memory",
+                   help="memory (default), or duckdb: count the long tables where they lie (with --long-gold)")
+    p.add_argument("--labels", type=csv_list, help="class set and order of every task, comma-separated")
+    p.add_argument("--measures", type=csv_list, help="measure ids of every task, comma-separated (default: every "
+                                                     "measure that applies)")
+    p.add_argument("--positive", help="positive class of every task's binary measures")
+    p.add_argument("--policy", choices=POLICIES, default="nan", help="value of undefined (0/0) cases (default nan)")
+    _add_report_options(p)
+    from evalreport.cli.common import add_task_options
+
+    add_task_options(p)
+    p.set_defaults(func=run_benchmark)
+
+
+def _inputs(args) -> list[str]:
+    """Every input path named on the command line (``-o`` must hold none of them)."""
+    out = [args.tasks_dir, args.long_gold, args.benchmark_file, *(args.long_runs or [])]
+    for spec in args.task:
+        _, _, paths = spec.partition("=")
+        out += [p for p in paths.split(":") if p]
+    return [p for p in out if p]
+
+
+def _read(args):
+    from evalreport.inputs.benchmark import read_benchmark
+
+    forms = [args.tasks_dir is not None, bool(args.task), bool(args.long_gold or args.long_runs),
+             args.benchmark_file is not None]
+    if sum(forms) != 1:
+        raise InputError("give exactly one of: TASKS_DIR, --task NAME=GOLD[:RUNS_DIR] (repeatable), "
+                         "--long-gold FILE with --long-runs FILE, or --benchmark-file FILE")
+    if args.backend != "memory" and not forms[2]:
+        raise InputError("--backend duckdb counts the long tables: give --long-gold and --long-runs")
+    defaults = {k: v for k, v in (("primary", args.primary), ("positive", args.positive),
+                                  ("measures", args.measures), ("labels", args.labels)) if v is not None}
+    if forms[2]:
+        if not args.long_gold or not args.long_runs:
+            raise InputError("--long-gold and --long-runs go together (gold: task, id, label; runs: task, system, "
+                             "id, label)")
+        if args.backend == "duckdb":
+            from evalreport.counts.bigdata_tasks import count_benchmark
+
+            return count_benchmark(args.long_gold, args.long_runs, defaults=defaults, missing=args.missing or "drop")
+        if len(args.long_runs) > 1:
+            raise InputError("--long-runs takes one file in memory (several files, folders or globs need "
+                             "--backend duckdb)")
+        return read_benchmark(long_gold=args.long_gold, long_runs=args.long_runs[0], defaults=defaults,
+                              missing=args.missing)
+    return read_benchmark(args.tasks_dir, tasks=tuple(args.task), benchmark_file=args.benchmark_file,
+                          defaults=defaults, missing=args.missing)
+
+
+def run_benchmark(args) -> int:
+    from evalreport._atomic import check_outside
+    from evalreport.cli.report import _check_formats, _check_numbers, _command, _done, _formats
+    from evalreport.report.benchmark_build import build_benchmark_report
+
+    formats = _check_formats(_formats(args))
+    _check_numbers(args)
+    if getattr(args, "appendix", False):
+        raise InputError("--appendix is not available for a benchmark report (run `evalreport appendix` on one "
+                         "task's report)")
+    inputs = _inputs(args)
+    check_outside(args.out, inputs)     # before any work: -o must not hold the inputs
+    if not args.quiet:
+        print("evalreport: reading the benchmark ...", file=sys.stderr, flush=True)
+    benchmark = _read(args)
+    title = args.title or f"Benchmark of {len(benchmark.systems)} systems on {len(benchmark.tasks)} tasks"
+    paths = build_benchmark_report(benchmark, Path(args.out), title=title, bootstrap=args.bootstrap, seed=args.seed,
+                                   alpha=args.alpha, missing=args.missing, policy=args.policy, formats=formats,
+                                   engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
+                                   progress=not args.quiet, inputs=inputs, plugins=args.plugin)
+    _done(paths)
+    return 0
+
+
+def run_benchmark_demo(args) -> int:
+    """``evalreport demo --benchmark``: the benchmark demo (:func:`evalreport.examples.make_benchmark_demo`),
+    its tasks folder copied into OUT/data."""
+    import dataclasses
+    import tempfile
+
+    from evalreport.cli.report import _check_formats, _check_numbers, _command, _done, _formats
+    from evalreport.examples import make_benchmark_demo
+    from evalreport.inputs.benchmark import read_benchmark
+    from evalreport.report.benchmark_build import build_benchmark_report
+
+    formats = _check_formats(_formats(args))
+    _check_numbers(args)
+    with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
+        if not args.quiet:
+            print("evalreport: making the benchmark example (13 scikit-learn classifiers on 6 data sets) ...",
+                  file=sys.stderr, flush=True)
+        data = make_benchmark_demo(Path(tmp) / "data", seed=args.seed)
+        bench = read_benchmark(data, defaults={"primary": args.primary})
+        kept = Path(args.out) / "data"
+
+        def moved(s):   # record the inputs where the report keeps them (OUT/data)
+            return dataclasses.replace(s, path=str(kept / Path(s.path).relative_to(data)))
+
+        bench = dataclasses.replace(bench, sources=tuple(map(moved, bench.sources)),
+                                    task_sources={k: tuple(map(moved, v)) for k, v in bench.task_sources.items()})
+        paths = build_benchmark_report(
+            bench, Path(args.out), title=args.title or "evalreport demo: 13 classifiers on 6 data sets",
+            bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, policy=args.policy, formats=formats,
+            engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
+            progress=not args.quiet, include={"data": data}, plugins=args.plugin)
+    _done(paths)
+    return 0

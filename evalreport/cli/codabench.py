@@ -1,0 +1,62 @@
+"""``evalreport codabench INPUT OUTPUT``: the scoring program of a Codabench / CodaLab competition
+(:mod:`evalreport.report.codabench`; the competition bundle lines are in docs/codabench.md)."""
+from __future__ import annotations
+
+import sys
+
+from evalreport.cli.common import add_measure_options, add_task_options, csv_list
+from evalreport.errors import InputError
+
+
+def register(sub) -> None:
+    p = sub.add_parser(
+        "codabench", help="score one submission as a Codabench/CodaLab scoring program (scores.json)",
+        description="Score the submission in INPUT/res against the gold file in INPUT/ref (the layout Codabench "
+                    "and CodaLab give a scoring program) and write OUTPUT/scores.json (a flat JSON object of "
+                    "numbers: the official measure, the chosen measures and their bootstrap interval bounds "
+                    "KEY_lo, KEY_hi), OUTPUT/scores.txt and OUTPUT/detailed_results.html. The settings come "
+                    "from --task-file (primary = the official measure); options given here override it. A "
+                    "malformed submission is one error line on stderr, exit status 2, and no scores.")
+    p.add_argument("input", metavar="INPUT", help="the input folder (holds ref/ and res/)")
+    p.add_argument("output", metavar="OUTPUT", help="the output folder (scores.json is written there)")
+    add_measure_options(p)
+    p.add_argument("--primary", default="macro_f1", help="the official measure (default: macro_f1)")
+    p.add_argument("--labels", type=csv_list, help="class set and order, comma-separated")
+    p.add_argument("--id-col", default="id", help="item id column (default: id)")
+    p.add_argument("--label-col", default="label", help="label column (default: label)")
+    p.add_argument("--missing", choices=("error", "abstain"), default="error",
+                   help="gold ids missing from the submission: error (default) or a wrong 'abstain' prediction")
+    p.add_argument("--allow-unknown", action="store_true", help="accept predicted labels outside the class set")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
+                   help="bootstrap resamples for the interval bounds (default: 1000; 0 = no bounds)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--alpha", type=float, default=0.05, help="intervals are 1 - alpha (default: 0.05)")
+    p.add_argument("--title", default=None, help="heading of the detail page")
+    p.add_argument("--no-html", action="store_true", help="do not write detailed_results.html")
+    add_task_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from evalreport.report.codabench import score_submission, write_outputs
+
+    if args.bootstrap < 0:
+        raise InputError(f"--bootstrap must be >= 0; got {args.bootstrap}")
+    if not 0 < args.alpha < 1:
+        raise InputError(f"--alpha must lie strictly between 0 and 1; got {args.alpha}")
+    if args.seed < 0:
+        raise InputError(f"--seed must be 0 or more; got {args.seed}")
+    scored = score_submission(args.input, primary=args.primary, measures=args.measures, positive=args.positive,
+                              policy=args.policy, costs=args.costs, order=args.order, gains=getattr(args, "gains", None),
+                              labels=args.labels,
+                              id_col=args.id_col, label_col=args.label_col, missing=args.missing,
+                              allow_unknown=args.allow_unknown, bootstrap=args.bootstrap, seed=args.seed,
+                              alpha=args.alpha)
+    paths = write_outputs(scored, args.output, title=args.title or "Your submission", alpha=args.alpha,
+                          bootstrap=args.bootstrap, html=not args.no_html)
+    for note in scored.notes:
+        print(f"evalreport: note: {note}", file=sys.stderr)
+    for key, value in scored.scores.items():
+        print(f"{key}: {value:.6g}")
+    print(f"evalreport: wrote {paths['json']}", file=sys.stderr)
+    return 0

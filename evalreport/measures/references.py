@@ -1,0 +1,240 @@
+"""The works that measures and methods cite: one table, so that a bibliography follows from the registry.
+
+The registry is the one place where a measure's source is written (``Measure.source``, e.g.
+``"Opitz 2022 (paper 002), eq. 18-19"``). This module holds what those strings refer to: each
+:class:`Work` has a stable BibTeX key (first author's surname + year + first title word, never a
+counter), its BibTeX fields, and the patterns by which a source string names it (an author and
+year, ``paper 002``, or a software name). :func:`works_for_source` resolves a source string;
+:func:`works_for_measures` collects the works behind a list of measure ids (source and 0/0
+convention); :data:`METHODS` maps each statistical method evalreport applies to the works that
+define it. A registered measure whose source names no work here is caught by the tests
+(``tests/test_appendix_bib.py``), so a new measure cannot enter without its reference.
+
+DOIs are given where the work has one; NeurIPS proceedings, Holm (1979, Scandinavian Journal of
+Statistics) and the Fake News Challenge have none.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["Work", "WORKS", "METHODS", "get_work", "works_for_source", "works_for_measures", "works_for_methods",
+           "bibtex"]
+
+
+@dataclass(frozen=True)
+class Work:
+    """One cited work: ``key`` (BibTeX key), ``kind`` (BibTeX entry type), ``fields`` (BibTeX fields,
+    plain text; :func:`bibtex` escapes them) and ``patterns`` (regular expressions, matched
+    case-sensitively, by which a source string refers to the work)."""
+
+    key: str
+    kind: str
+    fields: dict = field(hash=False)
+    patterns: tuple[str, ...] = ()
+
+
+def _w(key, kind, patterns, **fields) -> Work:
+    return Work(key, kind, fields, tuple(patterns))
+
+
+WORKS: tuple[Work, ...] = (
+    # the five papers of the specification (/work/shared/papers/README.md)
+    _w("sebastiani2015axiomatically", "inproceedings", (r"\bSebastiani\b", r"\bpaper 000\b"),
+       author="Sebastiani, Fabrizio", year="2015",
+       title="An Axiomatically Derived Measure for the Evaluation of Classification Algorithms",
+       booktitle="Proceedings of the 2015 International Conference on the Theory of Information Retrieval (ICTIR)",
+       pages="11--20", publisher="ACM", doi="10.1145/2808194.2809449"),
+    _w("forman2010apples", "article", (r"\bForman\b", r"\bpaper 001\b"),
+       author="Forman, George and Scholz, Martin", year="2010",
+       title="Apples-to-Apples in Cross-Validation Studies: Pitfalls in Classifier Performance Measurement",
+       journal="ACM SIGKDD Explorations Newsletter", volume="12", number="1", pages="49--57",
+       doi="10.1145/1882471.1882479"),
+    _w("opitz2022bias", "misc", (r"\bOpitz\b", r"\bpaper 002\b"),
+       author="Opitz, Juri", year="2022",
+       title="From Bias and Prevalence to Macro F1, Kappa, and MCC: A structured overview of metrics for "
+             "multi-class evaluation",
+       note="Heidelberg University; revised as ``A Closer Look at Classification Evaluation Metrics and a "
+            "Critical Reflection of Common Evaluation Practice'', Transactions of the ACL 12 (2024), "
+            "doi:10.1162/tacl\\_a\\_00675"),
+    _w("hand2021fstar", "article", (r"\bHand,? (Christen|et al)", r"\bpaper 003\b"),
+       author="Hand, David J. and Christen, Peter and Kirielle, Nishadi", year="2021",
+       title="F*: an interpretable transformation of the F-measure", journal="Machine Learning", volume="110",
+       number="3", pages="451--456", doi="10.1007/s10994-021-05964-1"),
+    _w("gosgens2021good", "inproceedings", (r"\bG(ö|o|oe)sgens\b", r"\bpaper 004\b"),
+       author="G{\\\"o}sgens, Martijn and Zhiyanov, Anton and Tikhonov, Alexey and Prokhorenkova, Liudmila",
+       year="2021", title="Good Classification Measures and How to Find Them",
+       booktitle="Advances in Neural Information Processing Systems 34 (NeurIPS 2021)", pages="17136--17147"),
+    # works the papers cite for a measure, named in the registry's sources
+    _w("cohen1968weighted", "article", (r"\bCohen 1968\b",),
+       author="Cohen, Jacob", year="1968",
+       title="Weighted kappa: Nominal scale agreement with provision for scaled disagreement or partial credit",
+       journal="Psychological Bulletin", volume="70", number="4", pages="213--220", doi="10.1037/h0026256"),
+    _w("baccianella2009evaluation", "inproceedings", (r"\bBaccianella\b",),
+       author="Baccianella, Stefano and Esuli, Andrea and Sebastiani, Fabrizio", year="2009",
+       title="Evaluation Measures for Ordinal Regression",
+       booktitle="Proceedings of the Ninth International Conference on Intelligent Systems Design and "
+                 "Applications (ISDA)", pages="283--287", doi="10.1109/ISDA.2009.230"),
+    _w("powers2011evaluation", "article", (r"\bPowers 2011\b",),
+       author="Powers, David M. W.", year="2011",
+       title="Evaluation: From Precision, Recall and F-Measure to ROC, Informedness, Markedness and Correlation",
+       journal="Journal of Machine Learning Technologies", volume="2", number="1", pages="37--63"),
+    _w("wei2010novel", "article", (r"\bWei et al\.? 2010\b",),
+       author="Wei, Jin-Mao and Yuan, Xiao-Jie and Hu, Qing-Hua and Wang, Shu-Qin", year="2010",
+       title="A novel measure for evaluating classifiers", journal="Expert Systems with Applications",
+       volume="37", number="5", pages="3799--3809", doi="10.1016/j.eswa.2009.11.040"),
+    _w("pedregosa2011scikit", "article", (r"\bscikit-learn\b",),
+       author="Pedregosa, Fabian and Varoquaux, Ga{\\\"e}l and Gramfort, Alexandre and Michel, Vincent and "
+              "Thirion, Bertrand and Grisel, Olivier and others", year="2011",
+       title="Scikit-learn: Machine Learning in Python", journal="Journal of Machine Learning Research",
+       volume="12", pages="2825--2830"),
+    # shared tasks whose official measures the registry carries
+    _w("mohammad2016semeval", "inproceedings", (r"\bSemEval-2016 Task 6\b", r"\bMohammad\b"),
+       author="Mohammad, Saif and Kiritchenko, Svetlana and Sobhani, Parinaz and Zhu, Xiaodan and Cherry, Colin",
+       year="2016", title="SemEval-2016 Task 6: Detecting Stance in Tweets",
+       booktitle="Proceedings of the 10th International Workshop on Semantic Evaluation (SemEval-2016)",
+       pages="31--41", publisher="Association for Computational Linguistics", doi="10.18653/v1/S16-1003"),
+    _w("nakov2016semeval", "inproceedings", (r"\bSemEval-2016 Task 4\b", r"\bNakov\b"),
+       author="Nakov, Preslav and Ritter, Alan and Rosenthal, Sara and Sebastiani, Fabrizio and Stoyanov, Veselin",
+       year="2016", title="SemEval-2016 Task 4: Sentiment Analysis in Twitter",
+       booktitle="Proceedings of the 10th International Workshop on Semantic Evaluation (SemEval-2016)",
+       pages="1--18", publisher="Association for Computational Linguistics", doi="10.18653/v1/S16-1001"),
+    _w("hendrickx2010semeval", "inproceedings", (r"\bSemEval-2010 Task 8\b", r"\bHendrickx\b"),
+       author="Hendrickx, Iris and Kim, Su Nam and Kozareva, Zornitsa and Nakov, Preslav and "
+              "{\\'O} S{\\'e}aghdha, Diarmuid and Pad{\\'o}, Sebastian and Pennacchiotti, Marco and "
+              "Romano, Lorenza and Szpakowicz, Stan", year="2010",
+       title="SemEval-2010 Task 8: Multi-Way Classification of Semantic Relations between Pairs of Nominals",
+       booktitle="Proceedings of the 5th International Workshop on Semantic Evaluation", pages="33--38",
+       publisher="Association for Computational Linguistics"),
+    _w("pomerleau2017fnc", "misc", (r"\bFake News Challenge\b", r"\bFNC-1\b", r"\bPomerleau\b"),
+       author="Pomerleau, Dean and Rao, Delip", year="2017",
+       title="The Fake News Challenge: Exploring how artificial intelligence technologies could be leveraged "
+             "to combat fake news (FNC-1)", howpublished="fakenewschallenge.org"),
+    # methods: resampling, tests, corrections, rank comparisons, rounding
+    _w("efron1993introduction", "book", (r"\bEfron\b",),
+       author="Efron, Bradley and Tibshirani, Robert J.", year="1993", title="An Introduction to the Bootstrap",
+       publisher="Chapman \\& Hall", address="New York", doi="10.1007/978-1-4899-4541-9"),
+    _w("noreen1989computer", "book", (r"\bNoreen\b",),
+       author="Noreen, Eric W.", year="1989",
+       title="Computer-Intensive Methods for Testing Hypotheses: An Introduction", publisher="Wiley",
+       address="New York"),
+    _w("riezler2005pitfalls", "inproceedings", (r"\bRiezler\b",),
+       author="Riezler, Stefan and Maxwell, John T.", year="2005",
+       title="On Some Pitfalls in Automatic Evaluation and Significance Testing for MT",
+       booktitle="Proceedings of the ACL Workshop on Intrinsic and Extrinsic Evaluation Measures for Machine "
+                 "Translation and/or Summarization", pages="57--64",
+       publisher="Association for Computational Linguistics"),
+    _w("mcnemar1947note", "article", (r"\bMcNemar\b",),
+       author="McNemar, Quinn", year="1947",
+       title="Note on the sampling error of the difference between correlated proportions or percentages",
+       journal="Psychometrika", volume="12", number="2", pages="153--157", doi="10.1007/BF02295996"),
+    _w("holm1979simple", "article", (r"\bHolm\b",),
+       author="Holm, Sture", year="1979", title="A Simple Sequentially Rejective Multiple Test Procedure",
+       journal="Scandinavian Journal of Statistics", volume="6", number="2", pages="65--70"),
+    _w("benjamini1995controlling", "article", (r"\bBenjamini\b",),
+       author="Benjamini, Yoav and Hochberg, Yosef", year="1995",
+       title="Controlling the False Discovery Rate: A Practical and Powerful Approach to Multiple Testing",
+       journal="Journal of the Royal Statistical Society: Series B (Methodological)", volume="57", number="1",
+       pages="289--300", doi="10.1111/j.2517-6161.1995.tb02031.x"),
+    _w("demsar2006statistical", "article", (r"\bDem(š|s)ar\b",),
+       author="Dem{\\v{s}}ar, Janez", year="2006",
+       title="Statistical Comparisons of Classifiers over Multiple Data Sets",
+       journal="Journal of Machine Learning Research", volume="7", pages="1--30"),
+    _w("spearman1904proof", "article", (r"\bSpearman\b",),
+       author="Spearman, Charles", year="1904", title="The Proof and Measurement of Association between Two Things",
+       journal="The American Journal of Psychology", volume="15", number="1", pages="72--101",
+       doi="10.2307/1412159"),
+    _w("kendall1938new", "article", (r"\bKendall\b",),
+       author="Kendall, Maurice G.", year="1938", title="A New Measure of Rank Correlation", journal="Biometrika",
+       volume="30", number="1/2", pages="81--93", doi="10.1093/biomet/30.1-2.81"),
+    _w("jcgm2008gum", "misc", (r"\bGUM\b", r"\bJCGM\b"),
+       author="{Joint Committee for Guides in Metrology}", year="2008",
+       title="Evaluation of measurement data -- Guide to the expression of uncertainty in measurement",
+       howpublished="JCGM 100:2008 (GUM 1995 with minor corrections)"),
+)
+
+_BY_KEY = {w.key: w for w in WORKS}
+_COMPILED = tuple((w, tuple(re.compile(p) for p in w.patterns)) for w in WORKS)
+
+#: What each method evalreport applies rests on: method name -> keys of :data:`WORKS`.
+METHODS: dict[str, tuple[str, ...]] = {
+    "bootstrap": ("efron1993introduction",),
+    "randomization": ("noreen1989computer", "riezler2005pitfalls"),
+    "mcnemar": ("mcnemar1947note",),
+    "holm": ("holm1979simple",),
+    "bh": ("benjamini1995controlling",),
+    "calibration": ("opitz2022bias",),
+    "rank_correlation": ("spearman1904proof", "kendall1938new", "opitz2022bias"),
+    "inconsistency": ("gosgens2021good",),
+    "demsar": ("demsar2006statistical",),
+    "rounding": ("jcgm2008gum",),
+}
+
+
+def get_work(key: str) -> Work:
+    """The work with BibTeX key ``key`` (KeyError names the known keys when there is none)."""
+    try:
+        return _BY_KEY[key]
+    except KeyError:
+        raise KeyError(f"no work {key!r}; known: {', '.join(sorted(_BY_KEY))}") from None
+
+
+def works_for_source(source: str) -> list[Work]:
+    """The works a source string names, in the order of :data:`WORKS` (empty: it names none)."""
+    text = str(source or "")
+    return [w for w, pats in _COMPILED if any(p.search(text) for p in pats)]
+
+
+def works_for_measures(measure_ids, *, conventions: bool = True) -> list[Work]:
+    """The works behind the measures ``measure_ids`` (their sources and, with ``conventions``, the
+    sources of their 0/0 conventions), each once, in the order of :data:`WORKS`."""
+    from evalreport.measures import get
+
+    keys: set[str] = set()
+    for mid in measure_ids:
+        m = get(str(mid))
+        for text in (m.source, m.convention_source if conventions else ""):
+            keys.update(w.key for w in works_for_source(text))
+    return [w for w in WORKS if w.key in keys]
+
+
+def works_for_methods(methods) -> list[Work]:
+    """The works behind the named methods (keys of :data:`METHODS`), each once, in the order of :data:`WORKS`."""
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        raise KeyError(f"unknown method(s) {', '.join(unknown)}; known: {', '.join(METHODS)}")
+    keys = {k for m in methods for k in METHODS[m]}
+    return [w for w in WORKS if w.key in keys]
+
+
+_FIELD_ORDER = ("author", "title", "booktitle", "journal", "volume", "number", "pages", "year", "publisher",
+                "address", "howpublished", "note", "doi")
+
+
+def _field(value: str) -> str:
+    """A BibTeX field value: braces are kept balanced, ``%`` would start a comment in the .bib."""
+    depth = 0
+    for ch in value:
+        depth += ch == "{"
+        depth -= ch == "}"
+        if depth < 0:
+            raise ValueError(f"unbalanced braces in a BibTeX field: {value!r}")
+    if depth:
+        raise ValueError(f"unbalanced braces in a BibTeX field: {value!r}")
+    return value.replace("%", r"\%")
+
+
+def bibtex(works) -> str:
+    """BibTeX entries of ``works`` (sorted by key, so the file is the same whatever order they come in).
+    Titles are wrapped in double braces so that bibliography styles keep their capitals."""
+    out = []
+    for w in sorted(works, key=lambda w: w.key):
+        lines = [f"@{w.kind}{{{w.key},"]
+        for name in _FIELD_ORDER:
+            if name in w.fields:
+                value = _field(w.fields[name])
+                value = f"{{{value}}}" if name == "title" else value
+                lines.append(f"  {name} = {{{value}}},")
+        lines.append("}")
+        out.append("\n".join(lines))
+    return "\n\n".join(out) + "\n"

@@ -1,0 +1,16 @@
+"""The paper appendix (issue 14): tables, figures, a methods paragraph and references, ready to paste.
+
+Made from the tables a report writes (:func:`evalreport.report.build.analyse`), so the appendix
+and the HTML/PDF report agree. Modules, by responsibility:
+
+- :mod:`.numbers`: the rounding rule (no digits beyond what the intervals resolve);
+- :mod:`.tables`: the tables as target-free models with fixed widths (one column, one page);
+- :mod:`.latex`, :mod:`.typst`: rendering of those models (booktabs rules, escaped names);
+- :mod:`.figures`: vector PDF and SVG figures at 3.3 in and 6.9 in;
+- :mod:`.methods`: the methods paragraph from the report's settings;
+- :mod:`.bib`: ``references.bib`` from the registry's sources and the methods used;
+- :mod:`.writer`: the bundle (``appendix.tex``, ``main-example.tex``, ``appendix.typ``, ...).
+"""
+from evalreport.report.appendix.writer import AppendixData, build_appendix, write_appendix
+
+__all__ = ["AppendixData", "build_appendix", "write_appendix"]

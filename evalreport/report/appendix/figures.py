@@ -1,0 +1,167 @@
+"""The appendix's figures: vector PDF and SVG (vl-convert), one for a column and one for the page.
+
+Each figure is a chart of :mod:`evalreport.charts` made from the report's tables (the same
+functions the report draws with), rendered by vl-convert as PDF (text as embedded font subsets,
+checked with ``pdffonts`` in the tests) and as SVG. ``column`` files are 3.3 in wide and ``page``
+files 6.9 in: the chart is first drawn narrower or wider where its width is free (a top-level
+``width``), then scaled so that the file is exactly that wide. LaTeX includes them at their own
+size (no ``width=`` option), so 1 pt in the chart is 1 pt on paper.
+
+:func:`write_figures` takes extra charts (``extra``: name -> Altair chart): a benchmark's
+critical-difference diagram (``evalreport.charts.benchmark.cd_diagram``) enters the appendix that
+way, where there is one.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalreport.report.appendix.tables import COLUMN_IN, PAGE_IN
+
+__all__ = ["Figure", "FIGURE_SIZES", "charts_for", "write_figures", "pdf_width_pt"]
+
+#: Width of each figure size in inches.
+FIGURE_SIZES = {"column": COLUMN_IN, "page": PAGE_IN}
+#: A column figure drawn smaller than this (its 11 px text below about 7 pt) is shown at page width.
+MIN_TEXT_SCALE = 0.65
+
+
+@dataclass
+class Figure:
+    name: str
+    caption: str
+    files: dict          # size -> {"pdf": Path, "svg": Path} (relative to the appendix folder)
+    size: str = "column"  # which size appendix.tex shows
+    scales: dict | None = None   # size -> factor from the drawing's points to the file's
+
+
+def charts_for(data) -> list[tuple[str, str, object, str]]:
+    """(name, caption, chart, size shown) for the report folder's tables: the leaderboard with its
+    intervals, the rank heatmap and the Spearman and Kendall rank-correlation heatmaps."""
+    from evalreport import charts
+    from evalreport.measures import get
+    from evalreport.report.section_tables import label
+
+    primary = data.primary
+    out = []
+    iv = data.table("intervals")
+    if iv.empty:
+        scores = data.table("scores")
+        iv = scores[(scores["measure"] == primary) & ~scores["calibrated"].astype(bool)].assign(lo=float("nan"),
+                                                                                              hi=float("nan"))
+    iv = iv[iv["measure"] == primary]
+    base = data.table("baselines")
+    base = base[base["measure"] == primary] if not base.empty else None
+    groups = data.table("groups")
+    chart = charts.leaderboard_intervals(iv, measure=primary, baselines=base,
+                                         groups=groups if not groups.empty else None,
+                                         higher_is_better=get(primary).higher_is_better)
+    out.append(("leaderboard", f"Systems under {label(primary)} with their bootstrap intervals (colour: significance "
+                               "group); dashed lines: chance baselines.", chart, "column"))
+    ranks = data.table("ranks")
+    out.append(("ranks", "Rank of every system under every measure.",
+                charts.rank_heatmap(ranks), "page"))
+    corr = data.table("rank_correlation")
+    order = data.measures or None
+    if not corr.empty and len(charts.identical_rankings(corr, method="spearman", order=order)) > 1:
+        for method, name in (("spearman", "Spearman"), ("kendall", "Kendall")):
+            if method in set(corr["method"]):
+                out.append((f"correlation-{method}", f"{name} rank correlation between the system rankings of the "
+                                                     "measures (measures that rank identically share a row).",
+                            charts.correlation_heatmap(corr, method=method, order=order), "page"))
+    return out
+
+
+_MEDIABOX = re.compile(rb"/MediaBox\s*\[\s*([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s+([-\d.]+)\s*\]")
+
+
+def pdf_width_pt(pdf: bytes) -> float:
+    """Width in points of the first page of ``pdf`` (its MediaBox)."""
+    m = _MEDIABOX.search(pdf)
+    if not m:
+        raise ValueError("no MediaBox in the PDF")
+    x0, _, x1, _ = (float(v) for v in m.groups())
+    return x1 - x0
+
+
+#: Subtitle lines that the appendix's own captions already say.
+_SAID = ("of the system rankings", "identical rankings share a row", "points: value on all items")
+
+
+def _untitled(spec: dict) -> tuple[dict, str]:
+    """``spec`` without its title (the caption carries it) and what its subtitle adds, as a sentence
+    for the caption (lines the caption already says, and the page's advice to hover, left out)."""
+    title = spec.get("title")
+    sub = title.get("subtitle", "") if isinstance(title, dict) else ""
+    lines = sub if isinstance(sub, list) else [str(sub or "")]
+    kept = [re.sub(r";?\s*hover[^;)]*", "", str(line)).strip() for line in lines
+            if line and not any(said in str(line) for said in _SAID)]
+    text = "; ".join(k for k in kept if k)
+    text = (text[0].upper() + text[1:] + ".") if text else ""
+    return {k: v for k, v in spec.items() if k != "title"}, text
+
+
+def _sized(spec: dict, target_pt: float) -> tuple[dict, float]:
+    """``spec`` with its free width (a top-level number) moved toward ``target_pt``, and the
+    scale that then makes the drawing exactly ``target_pt`` wide. vl-convert draws 1 px as 1 pt."""
+    import vl_convert as vlc
+
+    natural = pdf_width_pt(vlc.vegalite_to_pdf(spec))
+    for _ in range(3):
+        if not isinstance(spec.get("width"), (int, float)) or abs(natural - target_pt) < 1:
+            break
+        trial = dict(spec, width=max(60.0, spec["width"] + (target_pt - natural)))
+        got = pdf_width_pt(vlc.vegalite_to_pdf(trial))
+        if abs(got - target_pt) >= abs(natural - target_pt):
+            break
+        spec, natural = trial, got
+    return spec, target_pt / natural
+
+
+_SVG_SIZE = re.compile(r'<svg([^>]*?)\swidth="([\d.]+)"\s+height="([\d.]+)"')
+
+
+def _svg_at(svg: str, scale: float, unit: str = "pt") -> str:
+    """The SVG with its width and height multiplied by ``scale`` and written in ``unit`` (``""``:
+    user units, which vl-convert's ``svg_to_pdf`` takes as points); the viewBox keeps the drawing."""
+    def repl(m):
+        w, h = float(m.group(2)), float(m.group(3))
+        view = "" if "viewBox" in m.group(0) or "viewBox" in svg[m.end():m.end() + 200].split(">")[0] \
+            else f' viewBox="0 0 {w:g} {h:g}"'
+        return f'<svg{m.group(1)} width="{w * scale:.2f}{unit}" height="{h * scale:.2f}{unit}"{view}'
+
+    return _SVG_SIZE.sub(repl, svg, count=1)
+
+
+def write_figures(data, folder: Path, *, extra=None, sizes=tuple(FIGURE_SIZES)) -> list[Figure]:
+    """Write ``folder/NAME-SIZE.pdf`` and ``.svg`` for every chart of :func:`charts_for` and of
+    ``extra`` (name -> chart, or name -> (chart, caption)); return what was written."""
+    import vl_convert as vlc
+
+    from evalreport.report.display import _printable_spec
+
+    folder.mkdir(parents=True, exist_ok=True)
+    items = charts_for(data)
+    for name, value in dict(extra or {}).items():
+        chart, caption = value if isinstance(value, tuple) else (value, "")
+        items.append((name, caption, chart, "page"))
+    out = []
+    for name, caption, chart, shown in items:
+        spec0, subtitle = _untitled(_printable_spec(chart.to_dict()))
+        files, scales = {}, {}
+        for size in sizes:
+            spec, scale = _sized(spec0, FIGURE_SIZES[size] * 72)
+            drawing = vlc.vegalite_to_svg(spec)
+            pdf = folder / f"{name}-{size}.pdf"
+            svg = folder / f"{name}-{size}.svg"
+            pdf.write_bytes(vlc.svg_to_pdf(_svg_at(drawing, scale, "")))
+            svg.write_text(_svg_at(drawing, scale, "pt"), encoding="utf-8")
+            files[size] = {"pdf": pdf, "svg": svg}
+            scales[size] = scale
+        caption = f"{caption} {subtitle}".strip() if subtitle else caption
+        shown = shown if shown in sizes else sizes[0]
+        if shown == "column" and "page" in sizes and scales["column"] < MIN_TEXT_SCALE:
+            shown = "page"   # long names: at a column's width the text would be too small to read
+        out.append(Figure(name, caption, files, shown, scales))
+    return out

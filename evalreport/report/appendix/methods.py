@@ -1,0 +1,226 @@
+"""The methods paragraph, generated from the settings a report was made with (never written per data set).
+
+:func:`methods_segments` turns the report folder's settings (``manifest.json``, ``report.json``)
+and tables into a list of segments - text, citations - and :func:`render` writes them as LaTeX
+(``\\cite``), Markdown (pandoc's ``[@key]``) or Typst (``#cite(<key>)``), escaping every text for
+its target. What it states: the data's size, the primary measure with its definition and source,
+how undefined (0/0) cases were treated, the resampling (B, seed, paired over items, within
+folds), the tests and the correction, alpha, the significance groups, the prevalence calibration,
+the rank correlations, the rounding rule, and the software with its version. :func:`cited_methods`
+names the methods used, for the bibliography.
+"""
+from __future__ import annotations
+
+import re
+
+from evalreport.analyses.resampling import p_floor, resamples_needed
+from evalreport.measures import get
+from evalreport.measures.references import METHODS, works_for_source
+from evalreport.report.appendix.numbers import MAX_DIGITS, MIN_DIGITS, REPORT_DIGITS
+
+__all__ = ["methods_segments", "cited_methods", "render", "POLICY_WORDS"]
+
+#: How each ``--policy`` treats a 0/0 case, in a reviewer's words.
+POLICY_WORDS = {
+    "nan": ("left undefined (no value): a system whose value is undefined ranks last under that measure and is in no "
+            "significance group, and a class whose per-class value is undefined is skipped in macro averages"),
+    "zero": "set to 0",
+    "one": "set to 1",
+    "convention": "set to each measure's documented convention (given with its definition in the measures table)",
+}
+
+
+def _settings(data) -> dict:
+    s = dict(data.manifest.get("settings", {}))
+    for key in ("primary", "policy", "bootstrap", "seed", "alpha", "positive"):
+        if key not in s and key in data.meta:
+            s[key] = data.meta[key]
+    return s
+
+
+def cited_methods(data, *, benchmark: bool = False) -> list[str]:
+    """The methods (keys of :data:`~evalreport.measures.references.METHODS`) the report used."""
+    used = ["calibration"]
+    pw = data.table("pairwise")
+    if not data.table("intervals").empty:
+        used += ["bootstrap", "rounding"]
+    if not pw.empty:
+        tests = set(pw["test"])
+        used += [t for t in ("randomization", "mcnemar") if t in tests] + ["holm", "bh"]
+    corr = data.table("rank_correlation")
+    if not corr.empty:
+        used += ["rank_correlation"]
+    if not data.table("inconsistency").empty:
+        used.append("inconsistency")
+    if benchmark:
+        used.append("demsar")
+    return [m for m in METHODS if m in used]
+
+
+def _cite_keys(source: str) -> list[str]:
+    return [w.key for w in works_for_source(source)]
+
+
+def methods_segments(data, *, benchmark: bool = False, version: str | None = None) -> list[tuple[str, object]]:
+    """The paragraph as segments: ``("text", str)``, ``("cite", [keys])``, ``("break", "")`` (a new paragraph)."""
+    s = _settings(data)
+    primary = get(s.get("primary") or data.primary)
+    systems = data.manifest.get("systems", [])
+    labels = data.manifest.get("labels", [])
+    prev = data.table("prevalence")
+    n_items = int(prev["count"].sum()) if not prev.empty else data.meta.get("n_items")
+    seg: list[tuple[str, object]] = []
+
+    def t(text):
+        seg.append(("text", text))
+
+    def c(*keys):
+        keys = [k for k in dict.fromkeys(keys) if k]
+        if keys:
+            seg.append(("cite", keys))
+
+    t(f"We compared {len(systems)} systems on {n_items:,} items with {len(labels)} classes"
+      if n_items is not None else f"We compared {len(systems)} systems on {len(labels)} classes")
+    t(f" under {len(data.measures)} evaluation measures. The primary measure, which orders the leaderboard, is "
+      f"{primary.label} ({'higher' if primary.higher_is_better else 'lower'} is better), defined as "
+      f"{primary.formula} ")
+    c(*_cite_keys(primary.source))
+    t(f" [{_plain_source(primary.source)}].")
+    if s.get("positive"):
+        t(" The binary measures take the class ")
+        seg.append(("data", str(s["positive"])))
+        t(" as positive.")
+    policy = s.get("policy", "nan")
+    t(f" Undefined cases (a 0/0 in a measure's formula) were {POLICY_WORDS.get(policy, policy)} (policy \"{policy}\").")
+    if policy == "convention":
+        from evalreport.measures.references import works_for_measures
+
+        conv = {w.key for w in works_for_measures(data.measures)} - {
+            w.key for w in works_for_measures(data.measures, conventions=False)}
+        if conv:
+            t(" Conventions taken from ")
+            c(*sorted(conv))
+            t(".")
+    B, seed, alpha = int(s.get("bootstrap") or 0), s.get("seed", 0), float(s.get("alpha", 0.05))
+    intervals = not data.table("intervals").empty
+    seg.append(("break", ""))
+    if intervals:
+        folds = data.meta.get("folds") or 0
+        t(f"Uncertainty was estimated with {B:,} paired bootstrap resamples over items (every resample draws the "
+          "same items for all systems, so that the systems are compared on the same data"
+          + (f"; items were resampled within each of the {folds} cross-validation folds" if folds else "")
+          + f"), random seed {seed}; intervals are {100 * (1 - alpha):g}% percentile intervals ")
+        c(*METHODS["bootstrap"])
+        t(".")
+        pw = data.table("pairwise")
+        if not pw.empty:
+            m = pw[pw["test"] == pw["test"].iloc[0]]
+            pairs = len(m)
+            tests = set(pw["test"])
+            t(f" Each of the {pairs:,} pairs of systems was compared under the primary measure by a two-sided paired "
+              f"bootstrap test of the difference (the bootstrap distribution centred on the null hypothesis, {B:,} "
+              "resamples)")
+            if "randomization" in tests:
+                t(f", by approximate randomisation ({B:,} rounds, each swapping the two systems' predictions on every "
+                  "item with probability 1/2) ")
+                c(*METHODS["randomization"])
+            if "mcnemar" in tests:
+                t(" and, as a cross-check on accuracy, by McNemar's test ")
+                c(*METHODS["mcnemar"])
+            t(". The p-values were corrected for the multiple comparisons with Holm's step-down method ")
+            c(*METHODS["holm"])
+            t(" (Benjamini-Hochberg adjusted values ")
+            c(*METHODS["bh"])
+            test = s.get("pairwise_test", "bootstrap")
+            t(f" are in the tables as well). Significance groups: walking the leaderboard from the top, a group "
+              f"takes the following systems as long as the {test} test cannot separate them from the group's first "
+              f"system (a Holm-corrected p-value of at least alpha = {alpha:g}).")
+            floor = p_floor(pw, test)
+            if floor and floor["holm"] >= alpha:
+                need = resamples_needed(floor["pairs"], alpha)
+                t(f" With {floor['B']:,} resamples no p-value can be below 1/({floor['B']:,} + 1), so Holm's correction "
+                  f"over {floor['pairs']:,} pairs cannot give a corrected p-value below {floor['holm']:.3g}: no "
+                  f"difference can be significant at alpha = {alpha:g} (at least {need:,} resamples would be needed), "
+                  "and all systems share one group.")
+    else:
+        t("No resampling was done" + (" (confusion-matrix input: intervals and tests need item-level predictions)"
+                                      if s.get("input") == "confusion matrices" else f" (bootstrap = {B})")
+          + f", so no intervals or significance tests are given; values are shown with {REPORT_DIGITS} decimals.")
+    seg.append(("break", ""))
+    t("Class prevalence matters to many measures; every measure was also computed after prevalence calibration "
+      "(each system's confusion matrix rescaled to equal class prevalence, Opitz 2022, eq. 5-6) ")
+    c(*METHODS["calibration"])
+    t(", and the agreement of the measures' system rankings is given as Spearman and Kendall rank correlations ")
+    c(*METHODS["rank_correlation"])
+    if not data.table("inconsistency").empty:
+        t(" and as the inconsistency rate of every pair of measures ")
+        c(*METHODS["inconsistency"])
+    t(".")
+    if benchmark:
+        t(" Across tasks, the systems' average ranks were compared with the Friedman test and the Nemenyi critical "
+          "difference ")
+        c(*METHODS["demsar"])
+        t(".")
+    if intervals:
+        t(f" Numbers are rounded to what their intervals resolve: a value is given to the decimal place of the first "
+          f"significant digit of its interval's half-width ")
+        c(*METHODS["rounding"])
+        t(f", one number of decimals per table column (that of the column's median half-width, between {MIN_DIGITS} "
+          f"and {MAX_DIGITS}); values without an interval keep {REPORT_DIGITS} decimals.")
+    seg.append(("break", ""))
+    t("The measures and their sources: ")
+    for i, mid in enumerate(data.measures):
+        m = get(mid)
+        t(("; " if i else "") + f"{m.label} ")
+        c(*_cite_keys(m.source))
+    t(f". Computed with evalreport {version or _version()}.")
+    return seg
+
+
+def _plain_source(source: str) -> str:
+    """A registry source without evalreport's own paper numbers ("Opitz 2022, eq. 18-19")."""
+    import re
+
+    return re.sub(r"\s*\((cited in )?paper \d{3}\)", "", source)
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("evalreport")
+    except metadata.PackageNotFoundError:
+        return "(version unknown)"
+
+
+#: Characters that can start Markdown syntax in our own prose (formulas hold _ * ^ and brackets).
+_MD_ACTIVE = re.compile(r"([\\`*_\[\]<>#|@$~^{}=+!])")
+
+
+def render(segments, target: str) -> str:
+    """The segments as ``latex``, ``markdown`` or ``typst`` text (paragraphs separated by a blank line)."""
+    from evalreport import escape
+
+    out = []
+    for kind, value in segments:
+        if kind == "break":
+            out.append("\n\n")
+        elif kind in ("text", "data"):
+            if target == "latex":   # our prose may use LaTeX's typography; a name from the data prints as written
+                text = escape.latex_portable(value, literal=kind == "data")
+            elif target == "markdown":   # a name from the data fully escaped; our prose keeps . , ( ) ' -
+                text = escape.markdown(value) if kind == "data" else _MD_ACTIVE.sub(r"\\\1", " ".join(value.split()))
+            else:
+                out.append(f"#{escape.typst(escape.printable(value))}")
+                continue
+            # the escapes fold white space at the ends: the segments' own spaces join them
+            out.append((" " if value[:1].isspace() else "") + text + (" " if value[-1:].isspace() else ""))
+        elif kind == "cite":
+            if target == "latex":
+                out.append(rf"\cite{{{','.join(value)}}}")
+            elif target == "markdown":
+                out.append("[" + "; ".join(f"@{k}" for k in value) + "]")
+            else:
+                out.append("".join(f"#cite(<{k}>)" for k in value))
+    text = "".join(out)
+    return "\n\n".join(p.strip() for p in text.split("\n\n")) + "\n"

@@ -1,0 +1,275 @@
+"""The appendix's tables as target-free models, built from the tables a report writes.
+
+Each builder reads frames as :func:`evalreport.report.build.analyse` writes them (through the
+report's own reader, so names come back as written) and returns :class:`TableSpec` objects:
+columns with fixed widths in inches, rows of :class:`Cell`. :mod:`.latex` and :mod:`.typst`
+render the same model, so the LaTeX and Typst appendices show the same numbers.
+
+Widths are chosen, never scaled: a table made for one column (``width="column"``) has columns
+whose widths plus the gaps between them add up to at most :data:`COLUMN_IN` (3.3 in), a page
+table (``"page"``) to at most :data:`PAGE_IN` (6.9 in). Wide tables show less (the one-column
+leaderboard: rank, system, value with its interval and group) or are split (the measures x
+systems table: at most :func:`systems_per_table` systems per table, several tables).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalreport.report.appendix.numbers import REPORT_DIGITS, decimals, fmt
+
+__all__ = ["Cell", "Column", "TableSpec", "COLUMN_IN", "PAGE_IN", "GAP_IN", "group_letters", "leaderboard",
+           "measures_tables", "per_class_tables", "baselines_table", "systems_per_table", "build_all",
+           "primary_decimals"]
+
+COLUMN_IN, PAGE_IN = 3.3, 6.9
+#: Space on each side of a column (LaTeX: ``\tabcolsep`` = 3 pt; Typst: cell inset 3 pt).
+GAP_IN = 3 / 72.27
+#: Width of one system's column in the measures x systems and per-class tables.
+SYSTEM_COL_IN = 0.66
+#: Width of the first column (measure or class names) of those tables.
+NAME_COL_IN = 1.55
+
+
+@dataclass
+class Cell:
+    """One table cell. ``kind``: ``num`` (our digits), ``text`` (a name from the data or our words).
+    ``interval``: the (lo, hi) texts shown small after the value; ``rank``: shown small in
+    parentheses; ``sup``: superscript letters (significance group)."""
+
+    text: str = ""
+    kind: str = "num"
+    bold: bool = False
+    interval: tuple[str, str] | None = None
+    rank: str = ""
+    sup: str = ""
+
+
+@dataclass
+class Column:
+    title: str
+    width: float          # inches
+    align: str = "r"      # "l" or "r"
+
+
+@dataclass
+class TableSpec:
+    name: str             # file stem under tables/
+    caption: str          # plain text (escaped by the renderer)
+    columns: list[Column]
+    rows: list[list[Cell]]
+    width: str = "column"  # "column" or "page"
+    notes: list[str] = field(default_factory=list)
+
+    def total_width(self) -> float:
+        """Inches the table takes: its columns plus a gap on each side of every column."""
+        return sum(c.width for c in self.columns) + 2 * GAP_IN * len(self.columns)
+
+
+def group_letters(group) -> str:
+    """Significance group 1, 2, ... as a, b, ..., z, aa, ...; empty for none (NaN, "")."""
+    try:
+        g = int(float(group))
+    except (TypeError, ValueError):
+        return ""
+    out = ""
+    while g > 0:
+        g, r = divmod(g - 1, 26)
+        out = chr(ord("a") + r) + out
+    return out
+
+
+def _label(measure_id: str) -> str:
+    from evalreport.report.section_tables import label
+
+    return label(measure_id)
+
+
+def _rank_text(r) -> str:
+    return "" if pd.isna(r) else f"{float(r):g}"
+
+
+def primary_decimals(data) -> int:
+    """The decimals of the primary measure's column (its intervals; :mod:`.numbers`)."""
+    board = data.table("leaderboard")
+    return decimals(board["lo"], board["hi"]) if len(board) else REPORT_DIGITS
+
+
+def leaderboard(data) -> list[TableSpec]:
+    """The leaderboard under the primary measure: a one-column table (rank, system, value
+    [interval] with the group as superscript letters) and a page table that adds P(best) and the
+    prevalence-calibrated value and rank."""
+    board = data.table("leaderboard")
+    primary = data.primary
+    d = primary_decimals(data)
+    has_iv = board["lo"].notna().any()
+    has_groups = "group" in board and board["group"].notna().any() and (board["group"].astype(str) != "").any()
+    best = board["value"].notna() & (board["rank"] == board["rank"].min())
+    cells = []
+    for i, row in board.iterrows():
+        iv = (fmt(row["lo"], d), fmt(row["hi"], d)) if has_iv and pd.notna(row["lo"]) else None
+        value = Cell(fmt(row["value"], d) or "\u2014", bold=bool(best[i]), interval=iv,
+                     sup=group_letters(row["group"]) if has_groups else "")
+        cells.append((Cell(_rank_text(row["rank"])), Cell(str(row["system"]), kind="text"), value, row))
+    what = f"{_label(primary)}"
+    alpha = data.settings.get("alpha", 0.05)
+    cap = f"Leaderboard under {what}, best first; the best value in bold."
+    if has_iv:
+        cap += f" In brackets: the {100 * (1 - alpha):g}% paired bootstrap percentile interval."
+    if has_groups:
+        cap += (f" Systems sharing a superscript letter are in one significance group: not separable at alpha = "
+                f"{alpha:g} after Holm's correction.")
+    cap += f" Values to {d} decimals (the rounding rule is in the methods paragraph)."
+    narrow = TableSpec("leaderboard-column", cap,
+                       [Column("Rank", 0.32), Column("System", 1.38, "l"), Column(_short(primary), 1.25)],
+                       [[r, s, v] for r, s, v, _ in cells], width="column")
+    page_cols = [Column("Rank", 0.35), Column("System", 2.0, "l"), Column(_short(primary), 1.5)]
+    has_pbest = "p_best" in board and board["p_best"].notna().any()
+    if has_pbest:
+        page_cols.append(Column("P(best)", 0.6))
+    page_cols += [Column("Calibrated", 0.8), Column("Rank (cal.)", 0.7)]
+    dc = decimals(board["lo"], board["hi"])
+    rows = []
+    for r, s, v, row in cells:
+        line = [r, s, v]
+        if has_pbest:
+            line.append(Cell(fmt(row["p_best"], 2)))
+        line += [Cell(fmt(row.get("value_calibrated"), dc) or "\u2014"), Cell(_rank_text(row.get("rank_calibrated")))]
+        rows.append(line)
+    page_cap = cap + (" P(best): the share of bootstrap resamples in which the system ranks first." if has_pbest
+                      else "") + " Calibrated: the value and rank after prevalence calibration (Opitz 2022, eq. 5-6)."
+    return [narrow, TableSpec("leaderboard-page", page_cap, page_cols, rows, width="page")]
+
+
+def _short(measure_id: str) -> str:
+    from evalreport.charts import short_measure_label
+
+    return short_measure_label(measure_id)
+
+
+def systems_per_table(width_in: float = PAGE_IN) -> int:
+    """How many system columns fit beside the name column in a table of ``width_in`` inches."""
+    room = width_in - NAME_COL_IN - 2 * GAP_IN
+    return max(1, int(room // (SYSTEM_COL_IN + 2 * GAP_IN)))
+
+
+def _chunks(items, size):
+    """``items`` in as few parts of at most ``size`` as possible, of nearly equal length (8 systems
+    with room for 7: 4 + 4, not 7 + 1)."""
+    n = max(1, -(-len(items) // size))
+    even = -(-len(items) // n)
+    return [items[i:i + even] for i in range(0, len(items), even)]
+
+
+def measures_tables(data) -> list[TableSpec]:
+    """Every measure (rows) for every system (columns, split into page-wide tables): the value
+    with the system's rank under the measure in parentheses, rank 1 in bold. One ``d`` per
+    measure (row), from that measure's intervals."""
+    scores = data.table("scores")
+    scores = scores[~scores["calibrated"].astype(bool)]
+    ranks = data.table("ranks")
+    ranks = ranks[~ranks["calibrated"].astype(bool)].set_index(["system", "measure"])["rank"]
+    iv = data.table("intervals")
+    board = data.table("leaderboard")
+    systems = list(board["system"]) if len(board) else list(dict.fromkeys(scores["system"]))
+    measures = list(dict.fromkeys(scores["measure"]))
+    value = scores.set_index(["system", "measure"])["value"]
+    digits = {}
+    for m in measures:
+        sub = iv[iv["measure"] == m] if len(iv) else iv
+        digits[m] = decimals(sub["lo"], sub["hi"]) if len(sub) else REPORT_DIGITS
+    per = systems_per_table()
+    parts = _chunks(systems, per)
+    out = []
+    for k, part in enumerate(parts, 1):
+        rows = []
+        for m in measures:
+            arrow = "\u2191" if _higher(m) else "\u2193"
+            line = [Cell(f"{_short(m)} {arrow}", kind="text")]
+            for s in part:
+                v = value.get((s, m), np.nan)
+                r = ranks.get((s, m), np.nan)
+                line.append(Cell(fmt(v, digits[m]) or "\u2014", bold=bool(r == 1), rank=_rank_text(r)))
+            rows.append(line)
+        first = sum(len(p) for p in parts[:k - 1])
+        which = f" (systems {first + 1}-{first + len(part)} of {len(systems)})" if len(parts) > 1 else ""
+        cap = ("Every measure (rows; \u2191 higher is better, \u2193 lower is better) for every system" + which +
+               ", in the leaderboard's order; in parentheses the system's rank under the measure (1 = best, in bold). "
+               "A dash: undefined (0/0). Decimals per measure from its bootstrap intervals.")
+        cols = [Column("Measure", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
+        out.append(TableSpec(f"measures-{k}" if len(parts) > 1 else "measures", cap, cols, rows, width="page"))
+    return out
+
+
+def _higher(measure_id: str) -> bool:
+    from evalreport.measures import get
+
+    try:
+        return get(measure_id).higher_is_better
+    except Exception:
+        return True
+
+
+def per_class_tables(data, *, metric: str = "f1") -> list[TableSpec]:
+    """Per-class ``metric`` (rows: classes; columns: systems, split like :func:`measures_tables`),
+    the best system of each class in bold; the report's 3 decimals (no per-class intervals)."""
+    pc = data.table("per_class")
+    if pc.empty:
+        return []
+    pc = pc[pc["metric"] == metric]
+    board = data.table("leaderboard")
+    systems = list(board["system"]) if len(board) else list(dict.fromkeys(pc["system"]))
+    classes = list(dict.fromkeys(pc["class"]))
+    wide = pc.pivot_table(index="class", columns="system", values="value", aggfunc="first").reindex(
+        index=classes, columns=systems)
+    best = wide.max(axis=1)
+    per = systems_per_table()
+    parts = _chunks(systems, per)
+    out = []
+    name = {"f1": "F1", "recall": "recall", "precision": "precision"}.get(metric, metric)
+    for k, part in enumerate(parts, 1):
+        rows = [[Cell(str(c), kind="text")] + [
+            Cell(fmt(wide.at[c, s], REPORT_DIGITS) or "\u2014",
+                 bold=bool(pd.notna(wide.at[c, s]) and wide.at[c, s] == best[c])) for s in part] for c in classes]
+        first = sum(len(p) for p in parts[:k - 1])
+        which = f" (systems {first + 1}-{first + len(part)} of {len(systems)})" if len(parts) > 1 else ""
+        cap = (f"Per-class {name} of every system{which}; the best system of each class in bold, a dash where "
+               f"it is undefined (0/0). No intervals per class: {REPORT_DIGITS} decimals, as in the report.")
+        cols = [Column("Class", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
+        out.append(TableSpec(f"per-class-{metric}-{k}" if len(parts) > 1 else f"per-class-{metric}", cap, cols, rows,
+                             width="page"))
+    return out
+
+
+_BASELINE_WORDS = {"majority": "majority class", "uniform": "uniform random", "prevalence": "random at gold prevalence",
+                   "fixed_sizes": "random, system's class sizes", "contingency": "random contingency table"}
+
+
+def baselines_table(data) -> list[TableSpec]:
+    """What trivial and random systems score under the primary measure, next to the best system; in
+    the primary column's decimals so that the numbers line up with the leaderboard."""
+    base = data.table("baselines")
+    if base.empty:
+        return []
+    base = base[(base["measure"] == data.primary) & ~base["baseline"].astype(str).str.startswith("constant:")]
+    if base.empty:
+        return []
+    d = primary_decimals(data)
+    rows = [[Cell(_BASELINE_WORDS.get(str(b), str(b)), kind="text"), Cell(fmt(v, d) or "\u2014"),
+             Cell(str(m).replace("_", " "), kind="text")]
+            for b, v, m in zip(base["baseline"], base["value"], base["method"])]
+    board = data.table("leaderboard")
+    if len(board):
+        rows.append([Cell(f"best system ({board['system'].iloc[0]})", kind="text"), Cell(fmt(board["value"].iloc[0], d)),
+                     Cell("observed", kind="text")])
+    cap = (f"Chance baselines under {_label(data.primary)}: what a trivial or random system scores (exact, linear "
+           "in the cells, or Monte Carlo), with the best system for comparison.")
+    return [TableSpec("baselines", cap, [Column("Baseline", 1.75, "l"), Column("Value", 0.55),
+                                         Column("Method", 0.65, "l")], rows, width="column")]
+
+
+def build_all(data) -> list[TableSpec]:
+    """Every table of the appendix, in the order ``appendix.tex`` shows them."""
+    return [*leaderboard(data), *measures_tables(data), *per_class_tables(data), *baselines_table(data)]

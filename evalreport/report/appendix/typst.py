@@ -1,0 +1,70 @@
+"""Typst rendering of the appendix tables: the same model as :mod:`.latex`, booktabs-style rules
+(a heavier line above and below, a thin one under the header, no vertical lines), fixed column
+widths. Every text from the data is a Typst string literal (:func:`evalreport.escape.typst`), so
+a name such as ``#import "x.typ"`` or ``$x$`` prints as written and never runs; long names get
+zero-width break points so that they wrap inside their column."""
+from __future__ import annotations
+
+from evalreport.escape import printable, typst as lit
+from evalreport.report.appendix.tables import GAP_IN, Cell, TableSpec
+
+__all__ = ["table", "text"]
+
+_ZWSP = "\u200b"
+
+
+def text(value) -> str:
+    """``value`` as Typst content that prints exactly as written (a string literal in code)."""
+    return lit(printable(value))
+
+
+def _breakable(value: str, width: float | None = None) -> str:
+    from evalreport.report.appendix.latex import breakable
+
+    return lit(breakable(printable(value), esc=lambda ch: ch, mark=_ZWSP, width_in=width))
+
+
+def _cell(c: Cell, width: float | None = None) -> str:
+    if c.kind == "text":
+        return f"[#{_breakable(c.text, width)}]"
+    parts = [lit(c.text.replace("-", "\u2212"))]
+    if c.bold:
+        parts = [f"strong({parts[0]})"]
+    if c.sup:
+        parts.append(f"super({lit(c.sup)})")
+    if c.interval:
+        lo, hi = (t.replace("-", "\u2212") for t in c.interval)
+        parts.append(f"text(size: 0.8em, {lit(f' [{lo}, {hi}]')})")
+    if c.rank:
+        parts.append(f"text(size: 0.8em, {lit(f' ({c.rank})')})")
+    return "[#" + "#".join(parts) + "]" if len(parts) > 1 else f"[#{parts[0]}]"
+
+
+def table(spec: TableSpec) -> str:
+    """One table as a Typst ``figure`` (placed across both columns for a page table)."""
+    # a Typst column's width includes the cell's inset (3 pt a side); LaTeX's p{} is the text alone
+    widths = ", ".join(f"{c.width + 2 * GAP_IN:.3f}in" for c in spec.columns)
+    aligns = ", ".join("left" if c.align == "l" else "right" for c in spec.columns)
+    head = ", ".join(f"[*#{_breakable(c.title, c.width)}*]" for c in spec.columns)
+    body = ",\n    ".join(", ".join(_cell(c, col.width) for c, col in zip(row, spec.columns)) for row in spec.rows)
+    # a page table floats across both columns; a column table stays in the text, where it may break
+    # across columns (a float taller than the column would run over the page)
+    scope = ', placement: auto, scope: "parent"' if spec.width == "page" else ""
+    return "\n".join([
+        f"// {spec.name}: {spec.total_width():.2f} in wide (fixed column widths; booktabs-style rules)",
+        "#figure(",
+        "  text(size: 8pt, table(",
+        f"    columns: ({widths},),",
+        f"    align: ({aligns},),",
+        "    stroke: none, inset: (x: 3pt, y: 3pt),",
+        "    table.hline(stroke: 0.08em),",
+        f"    table.header({head}),",
+        "    table.hline(stroke: 0.05em),",
+        f"    {body},",
+        "    table.hline(stroke: 0.08em),",
+        "  )),",
+        f"  caption: {text(spec.caption)},",
+        f"  kind: table{scope},",
+        f") <tab:evalreport-{spec.name}>",
+        "",
+    ])

@@ -1,0 +1,207 @@
+"""Build a benchmark report (issue 11): several tasks ranked together, in ONE report folder.
+
+    Benchmark -> compare_benchmark (every task compared once, then across tasks)
+              -> tables/*.csv + *.json            (the benchmark's own tables)
+              -> tables/tasks/<folder>/...        (each task's single-task tables: analyse(comparison=...))
+              -> tables/audit.csv                 (one audit, for the union of the tasks' measures)
+              -> notebooks: benchmark.ipynb, then per task report.ipynb (+ crossval, ordinal) prepared
+                 as its section (:func:`evalreport.report.task_sections.prepare_task_notebook`),
+                 then audit.ipynb and appendix.ipynb
+              -> render (one HTML page, one PDF)
+
+The layout and the guarantees are those of :func:`evalreport.report.build.build_report`: built
+in a staging folder and swapped into place atomically, the folder is a project that
+``evalreport render DIR`` renders again (each task notebook's ``tables`` parameter is in the
+manifest), and ``tables/timings.json`` records the time of every stage.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from evalreport._atomic import atomic_dir
+from evalreport.report.build import (AUDIT_MAX_N, Stages, _execute_and_render, _needs, _short_label, analyse,
+                                     provenance, write_report_meta)
+
+__all__ = ["build_benchmark_report", "analyse_benchmark", "write_benchmark_tables", "LIST_COLUMNS"]
+
+#: Columns of the benchmark tables that hold lists (task names, method ids): JSON arrays in the
+#: CSV files (one cell, unambiguous whatever the names contain), lists in the JSON files.
+LIST_COLUMNS = ("tasks_won", "tasks_won_significantly", "methods_a_first", "methods_b_first", "methods_tied")
+
+
+def write_benchmark_tables(tables: Path, bc) -> None:
+    """The benchmark's own tables (:data:`~evalreport.analyses.benchmark.BENCHMARK_TABLES`) in
+    ``tables``: CSV (text cells of participant-derived columns guarded against spreadsheet
+    formulas, :func:`evalreport.escape.csv_frame`; list cells as JSON arrays) and JSON (raw)."""
+    from evalreport.analyses.benchmark import BENCHMARK_TABLES
+    from evalreport.escape import csv_frame
+
+    tables = Path(tables)
+    for name in BENCHMARK_TABLES:
+        frame = getattr(bc, name)
+        flat = frame.copy()
+        for col in LIST_COLUMNS:
+            if col in flat:
+                flat[col] = [json.dumps(list(v), ensure_ascii=False) if isinstance(v, (list, tuple, np.ndarray))
+                             else v for v in flat[col]]
+        csv_frame(flat).to_csv(tables / f"{name}.csv", index=False, lineterminator="\n")
+        frame.to_json(tables / f"{name}.json", orient="records", indent=1, force_ascii=False)
+
+
+def _task_runs(task, comparison):
+    """The task's data with the systems of its comparison (``missing="exclude"`` drops some)."""
+    from evalreport.analyses.benchmark import _select
+
+    return _select(task.runs, comparison.systems) if tuple(comparison.systems) != task.systems else task.runs
+
+
+def _audit_records(comparisons) -> list:
+    """The measures of every task, each once (by id, in first-seen order)."""
+    out: dict = {}
+    for comp in comparisons:
+        for rec in comp.records:
+            out.setdefault(rec.id, rec)
+    return list(out.values())
+
+
+def analyse_benchmark(benchmark, tables: Path, *, bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05,
+                      missing: str | None = None, policy: str = "nan", audit: bool = True, needs=None,
+                      command: str | None = None, title: str = "Benchmark report", sources=None,
+                      stages=None) -> dict:
+    """Every analysis of a benchmark report, written into ``tables`` (which must not exist):
+    :func:`compare_benchmark` once; the benchmark's tables; per task the single-task tables in
+    ``tasks/<folder>/`` (:func:`~evalreport.report.build.analyse` given the task's comparison)
+    with its ``report.json``; one audit of the union of the tasks' measures; ``measures``,
+    ``manifest.json`` and ``report.json``. Returns ``comparison`` (the
+    :class:`~evalreport.analyses.benchmark.BenchmarkComparison`), ``tasks`` (name -> folder,
+    included notebooks, report.json) and ``meta`` (the benchmark's report.json)."""
+    from evalreport.analyses.benchmark import compare_benchmark
+    from evalreport.measures import catalogue_frame
+    from evalreport.report.build import _write_frames
+
+    stages = stages or Stages(False)
+    tables = Path(tables)
+    tables.mkdir()
+    n_tasks = len(benchmark.tasks)
+    with stages.stage(f"comparing {len(benchmark.systems)} systems on {n_tasks} tasks"
+                      + (f" ({bootstrap} bootstrap resamples per task and of the consensus)" if bootstrap else "")):
+        bc = compare_benchmark(benchmark, bootstrap=bootstrap, seed=seed, alpha=alpha, missing=missing, policy=policy)
+    write_benchmark_tables(tables, bc)
+    folders = bc.task_folders()
+    tasks, primaries = {}, Counter()
+    for k, name in enumerate(bc.tasks, 1):
+        task, comp, folder = benchmark.task(name), bc.comparisons[name], folders[name]
+        with stages.stage(f"task {k}/{n_tasks} {name}: the single-task tables"):
+            result = analyse(_task_runs(task, comp), tables / "tasks" / folder, primary=task.primary,
+                             positive=task.positive, policy=policy, costs=task.costs, bootstrap=bootstrap,
+                             seed=seed, alpha=alpha, audit=False, comparison=comp,
+                             sources=benchmark.task_sources.get(name) or None)
+        meta = write_report_meta(tables / "tasks" / folder, result, title=f"Task: {name}", policy=policy,
+                                 bootstrap=bootstrap, seed=seed, alpha=alpha, needs=needs, command=command,
+                                 task=name, weight=task.weight)
+        tasks[name] = {"folder": folder, "meta": meta,
+                       "notebooks": ["report"] + [n for n in ("crossval", "ordinal") if result["included"][n]]}
+        primaries[comp.primary] += 1
+    measures = list(dict.fromkeys(m for c in bc.comparisons.values() for m in c.measures))
+    primary = primaries.most_common(1)[0][0]
+    frames = {"measures": catalogue_frame(measures)}
+    if audit:
+        from evalreport.analyses.audit import audit as run_audit
+
+        records = _audit_records(bc.comparisons.values())
+        with stages.stage(f"auditing {len(records)} measures of the {n_tasks} tasks "
+                          f"(exhaustive up to n = {AUDIT_MAX_N})"):
+            frames["audit"] = run_audit(records, max_n=AUDIT_MAX_N, seed=seed)
+    _write_frames(tables, frames)
+    manifest = {**bc.manifest(), "primary": primary, "measures": measures}
+    (tables / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str) + "\n", encoding="utf-8")
+    classes = {t["meta"]["n_classes"] for t in tasks.values()}
+    meta = {
+        "title": title, "benchmark": True, "primary": primary, "primaries": sorted(primaries),
+        "n_tasks": n_tasks, "n_systems": len(bc.systems), "n_classes": classes.pop() if len(classes) == 1 else None,
+        "n_items": int(sum(t["meta"]["n_items"] for t in tasks.values())),
+        "policy": policy, "bootstrap": bootstrap, "seed": seed, "alpha": alpha,
+        "missing": bc.settings.get("missing"), "needs": list(needs or []), "consensus_default": "mean_rank",
+        "provenance": provenance(command, sources if sources is not None else benchmark.sources),
+    }
+    (tables / "report.json").write_text(json.dumps(meta, indent=1, default=str) + "\n", encoding="utf-8")
+    return {"comparison": bc, "tasks": tasks, "meta": meta}
+
+
+def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report", bootstrap: int = 1000,
+                           seed: int = 0, alpha: float = 0.05, missing: str | None = None, policy: str = "nan",
+                           formats=("html", "pdf"), engine: str = "auto", audit: bool = True, needs=None,
+                           command: str | None = None, progress: bool = True, include=None, inputs=(),
+                           plugins=()) -> dict[str, Path]:
+    """One report folder for a :class:`~evalreport.inputs.benchmark.Benchmark`: the benchmark
+    overview first, then one section per task (the single-task report), the measure audit and
+    the appendix (see the module docstring). ``missing``: drop | last | exclude (default: the
+    benchmark's). ``include``: name -> folder copied into the report (the demo's ``data/``).
+    ``inputs``: paths ``out_dir`` must not hold (the benchmark's own files are added). Returns the
+    paths (``html``, ``pdf``, ``tables``, ``notebooks``).
+    """
+    import nbformat
+
+    from evalreport.report.resources import notebooks_dir
+
+    out_dir = Path(out_dir)
+    needs = _needs(needs, audit)
+    sources = list(benchmark.sources)
+    if plugins:
+        from evalreport.report.build import _plugin_sources
+
+        sources += _plugin_sources(plugins)
+    inputs = [*inputs, *(s.path for s in sources)]
+    # inputs recorded where this report's own copies will be (``include``, e.g. the demo's data/) are not at risk
+    copies = [(out_dir / name).resolve() for name in (include or {})]
+    inputs = [p for p in inputs if not any(c == Path(p).resolve() or c in Path(p).resolve().parents for c in copies)]
+    stages = Stages(progress)
+    with atomic_dir(out_dir, inputs=inputs) as staging:
+        tables = staging / "tables"
+        done = analyse_benchmark(benchmark, tables, bootstrap=bootstrap, seed=seed, alpha=alpha, missing=missing,
+                                 policy=policy, audit=audit, needs=needs, command=command, title=title,
+                                 sources=sources, stages=stages)
+        meta = done["meta"]
+        # each task's notebooks, prepared as its section before they run (a re-render runs them as they are)
+        prepared = Path(tempfile.mkdtemp(prefix=".evalreport-sources-", dir=staging))
+        task_notebooks = []
+        for name, task in done["tasks"].items():
+            folder = task["folder"]
+            for j, nb_name in enumerate(task["notebooks"]):
+                nb = nbformat.read(str(notebooks_dir() / f"{nb_name}.ipynb"), as_version=4)
+                stem = f"task-{folder}" + ("" if nb_name == "report" else f"-{nb_name}")
+                nbformat.write(_prepare(nb, name, folder, task["meta"], first=j == 0), str(prepared / f"{stem}.ipynb"))
+                task_notebooks.append((stem, prepared / f"{stem}.ipynb", {"tables": f"../tables/tasks/{folder}"}))
+        chosen = ["benchmark", *task_notebooks] + (["audit"] if audit else []) + ["appendix"]
+        one = len(meta["primaries"]) == 1
+        subtitle = (f"{meta['n_systems']} systems, {meta['n_tasks']} tasks, {meta['n_items']:,} items; ranked by "
+                    + (f"each task's {_short_label(meta['primary'])}" if one else "each task's primary measure"))
+        paths = _execute_and_render(staging, chosen, title=title, formats=formats, engine=engine, stages=stages,
+                                    plugins=[str(Path(p).resolve()) for p in plugins or ()], subtitle=subtitle)
+        shutil.rmtree(prepared)
+        for name, folder in dict(include or {}).items():   # e.g. the demo's input files, as OUTDIR/data
+            shutil.copytree(folder, staging / name)
+        timings = {k: round(v, 2) for k, v in stages.times.items()}
+        timings.update({f"compare_benchmark: {k}": round(v, 2) for k, v in done["comparison"].timings.items()})
+        (tables / "timings.json").write_text(json.dumps(timings, indent=1) + "\n", encoding="utf-8")
+    out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}
+    out.update(tables=out_dir / "tables", notebooks=out_dir / "notebooks")
+    return out
+
+
+def _prepare(nb, task: str, folder: str, meta: dict, *, first: bool):
+    """The single-task notebook ``nb`` as the section of ``task`` (its intro states the task's facts)."""
+    from evalreport.escape import markdown as escape
+    from evalreport.report.task_sections import prepare_task_notebook
+
+    intro = (f"The single-task report of task **{escape(task)}**: {meta['n_items']:,} items, {meta['n_classes']} "
+             f"classes, {meta['n_systems']} systems; primary measure {escape(_short_label(meta['primary']))}. "
+             f"Its tables are in `tables/tasks/{folder}/`.")
+    return prepare_task_notebook(nb, task=task, folder=folder, intro=intro, first=first)
+

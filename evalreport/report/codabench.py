@@ -1,0 +1,257 @@
+"""The scoring program of a Codabench / CodaLab competition: one submission -> the leaderboard's numbers.
+
+The platform runs the program in a container with ``INPUT/ref/`` (the reference data: the gold
+file) and ``INPUT/res/`` (one participant's submission: one run file) and reads what it writes to
+``OUTPUT/``: ``scores.json``, a flat JSON object whose keys are the leaderboard's column keys and
+whose values are numbers; ``scores.txt`` (``key: value`` lines, the CodaLab legacy format); and,
+where the competition enables detailed results, ``detailed_results.html`` (Codabench docs:
+"Competition Bundle Structure", "Submission Docker Container Layout", "Detailed Results and
+Visualizations"; see docs/codabench.md).
+
+Leaderboard keys (:func:`leaderboard_key`): a measure's canonical id, lower case, with every run
+of characters outside ``[a-z0-9]`` turned into one ``_`` and no ``_`` at either end
+(``macro_f1(classes=AGAINST|FAVOR)`` -> ``macro_f1_classes_against_favor``); the bootstrap
+interval bounds are ``KEY_lo`` and ``KEY_hi``. The official measure is also written under the
+key ``score`` when asked (``primary_key``).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalreport import escape
+from evalreport.errors import InputError
+
+#: Files in ``ref/`` or ``res/`` that are the platform's, not data (CodaLab bundles carry ``metadata``).
+_IGNORED = ("metadata", "metadata.yaml")
+
+
+@dataclass(frozen=True)
+class Scored:
+    """What a submission scored: the flat ``scores`` mapping (finite numbers only), the tidy rows
+    behind it (measure, key, value, lo, hi, undefined, reason), and the per-class and confusion
+    frames of the detail page."""
+
+    scores: dict[str, float]
+    rows: pd.DataFrame
+    per_class: pd.DataFrame
+    confusion: pd.DataFrame
+    labels: tuple[str, ...]
+    primary: str
+    notes: tuple[str, ...]
+
+
+def leaderboard_key(measure_id: str) -> str:
+    """A measure id as a leaderboard column key: ``[a-z0-9_]`` only (see the module docstring)."""
+    key = re.sub(r"[^a-z0-9]+", "_", str(measure_id).strip().lower()).strip("_")
+    if not key:
+        raise InputError(f"measure {measure_id!r} gives no leaderboard key")
+    return key
+
+
+def data_file(folder: Path, role: str) -> Path:
+    """The one data file of ``folder`` (``ref`` or ``res``): the only supported file at its top
+    level, or else the only one anywhere below it (a zip that held a folder). Anything else is an
+    error naming the folder and what was found."""
+    from evalreport.inputs.checks import SUPPORTED_EXTENSIONS
+
+    folder = Path(folder)
+    what = {"ref": "reference data (the gold file)", "res": "submission"}[role]
+    if not folder.is_dir():
+        raise InputError(f"no {role}/ folder: the platform puts the {what} there", path=folder)
+
+    def usable(p: Path) -> bool:
+        return p.is_file() and not p.name.startswith(".") and p.name not in _IGNORED
+
+    top = sorted(p for p in folder.iterdir() if usable(p))
+    data = [p for p in top if p.suffix.lower() in SUPPORTED_EXTENSIONS]
+    if not data and not top:
+        deep = sorted(p for p in folder.rglob("*") if usable(p) and not any(
+            part.startswith(".") or part == "__MACOSX" for part in p.relative_to(folder).parts))
+        data = [p for p in deep if p.suffix.lower() in SUPPORTED_EXTENSIONS]
+        top = deep
+    if len(data) == 1:
+        return data[0]
+    kinds = ", ".join(SUPPORTED_EXTENSIONS)
+    if not data:
+        found = ", ".join(p.name for p in top[:5]) or "nothing"
+        raise InputError(f"the {what} must be one file of a supported format ({kinds}); found {found}", path=folder)
+    raise InputError(f"the {what} must be one file; found {len(data)}: "
+                     f"{', '.join(p.name for p in data[:5])}", path=folder)
+
+
+def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, positive=None, policy: str = "nan",
+                     costs=None, order=None, gains=None, labels=None, id_col: str = "id", label_col: str = "label",
+                     missing: str = "error", allow_unknown: bool = False, bootstrap: int = 1000, seed: int = 0,
+                     alpha: float = 0.05, primary_key: bool = True) -> Scored:
+    """Score the submission in ``INPUT/res`` against the gold file in ``INPUT/ref``. ``costs``: a
+    (K, K) matrix or the path of a cost-matrix file; ``order``: the class order (ordinal measures).
+
+    ``measures``: the chosen measures beside the ``primary`` (official) one. ``bootstrap``: paired
+    bootstrap resamples over items for the ``_lo``/``_hi`` bounds (percentile interval at
+    ``1 - alpha``; 0: no bounds). ``gains``: a (K, K) gain matrix or the path of one (gain measures).
+    Class-subset measures (``macro_f1(classes=A|B)``) are bound to the class set first. A measure undefined (0/0) on the submission has no number:
+    its keys are left out of ``scores`` and its reason is kept in ``rows`` and ``notes``.
+    """
+    from evalreport.counts import Counts
+    from evalreport.inputs.readers import read_runs
+    from evalreport.measures import evaluate, get
+    from evalreport.measures.subsets import bind
+    from evalreport.measures.perclass import per_class_frame
+
+    input_dir = Path(input_dir)
+    gold = data_file(input_dir / "ref", "ref")
+    submission = data_file(input_dir / "res", "res")
+    runs = read_runs(gold, [submission], names=["submission"], id_col=id_col, label_col=label_col, labels=labels,
+                     missing=missing, allow_unknown=allow_unknown, score_col=None)
+    counts = Counts.from_runs(runs)
+    if order and costs is not None:
+        raise InputError("give either order or costs, not both")
+    if isinstance(costs, (str, os.PathLike)):        # a cost-matrix file: read against the class set
+        from evalreport.inputs.costs import read_costs
+
+        costs = read_costs(costs, counts.labels)
+    if isinstance(gains, (str, os.PathLike)):
+        from evalreport.inputs.costs import read_gains
+
+        gains = read_gains(gains, counts.labels)
+    if order:
+        from evalreport.measures import ordinal
+
+        costs = ordinal.costs_from_order(list(order), counts.labels)
+    records = {}                 # id -> the record bound to this task; an id asked twice counts once
+    for spec in [primary, *(measures or ())]:
+        m = bind(get(spec), counts.labels, gains=gains)
+        records.setdefault(m.id, m)
+    records = list(records.values())
+    ids = [m.id for m in records]
+    keys = [leaderboard_key(i) for i in ids]
+    clash = {k for k in keys if keys.count(k) > 1}
+    if clash:
+        raise InputError(f"measures {', '.join(i for i, k in zip(ids, keys) if k in clash)} give the same "
+                         f"leaderboard key {sorted(clash)[0]!r}")
+    frame = evaluate(counts, records, positive=positive, policy=policy, costs=costs, gains=gains)
+    rows = pd.DataFrame({"measure": ids, "key": keys, "value": frame["value"].to_numpy(dtype=float),
+                         "lo": np.nan, "hi": np.nan, "undefined": frame["undefined"].to_numpy(dtype=bool),
+                         "reason": frame["reason"].astype(str).to_numpy()})
+    notes = []
+    if bootstrap > 0:
+        from evalreport.analyses.resampling import bootstrap as resample
+
+        boot = resample(runs, records, n_resamples=bootstrap, seed=seed, positive=positive, policy=policy, costs=costs,
+                        level=1 - alpha).intervals.set_index("measure")
+        rows["lo"] = boot.loc[ids, "lo"].to_numpy(dtype=float)
+        rows["hi"] = boot.loc[ids, "hi"].to_numpy(dtype=float)
+    scores: dict[str, float] = {}
+    for r in rows.itertuples(index=False):
+        if not math.isfinite(r.value):
+            notes.append(f"{r.measure}: undefined on this submission ({r.reason or 'no value'}); "
+                         f"no leaderboard value")
+            continue
+        scores[r.key] = float(r.value)
+        for bound in ("lo", "hi"):
+            v = getattr(r, bound)
+            if math.isfinite(v):
+                scores[f"{r.key}_{bound}"] = float(v)
+    if primary_key and keys[0] in scores and "score" not in keys:
+        scores = {"score": scores[keys[0]], **scores}
+    tensor = np.asarray(counts.tensor)[0]
+    labels_t = tuple(counts.labels)
+    confusion = pd.DataFrame(tensor.astype(np.int64), index=pd.Index(labels_t, name="gold"),
+                             columns=pd.Index(labels_t, name="predicted"))
+    per_class = per_class_frame(counts, policy=policy).pivot(index="class", columns="metric", values="value")
+    per_class = per_class.loc[list(labels_t), ["recall", "precision", "f1"]]
+    per_class.insert(0, "gold items", tensor.sum(axis=1).astype(np.int64))
+    return Scored(scores=scores, rows=rows, per_class=per_class, confusion=confusion, labels=labels_t,
+                  primary=ids[0], notes=tuple(notes))
+
+
+def write_outputs(scored: Scored, output_dir, *, title: str = "Your submission", alpha: float = 0.05,
+                  bootstrap: int = 0, text: bool = True, html: bool = True) -> dict[str, Path]:
+    """Write ``scores.json`` (and ``scores.txt``, ``detailed_results.html``) into ``output_dir``.
+
+    Each file is written beside its place and renamed into it; ``scores.json`` comes last, so a
+    platform never reads scores of a run that failed half-way."""
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    bad = {k: v for k, v in scored.scores.items() if not isinstance(v, float) or not math.isfinite(v)}
+    if bad:       # (never: score_submission keeps finite numbers only) a guard for the platform's parser
+        raise InputError(f"non-finite scores {sorted(bad)}", path=out)
+    paths = {}
+    if html:
+        paths["html"] = _replace(out / "detailed_results.html", detail_page(scored, title=title, alpha=alpha,
+                                                                             bootstrap=bootstrap))
+    if text:
+        paths["txt"] = _replace(out / "scores.txt", "".join(f"{k}: {v!r}\n" for k, v in scored.scores.items()))
+    paths["json"] = _replace(out / "scores.json", json.dumps(scored.scores, allow_nan=False) + "\n")
+    return paths
+
+
+def _replace(path: Path, text: str) -> Path:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+# ----------------------------------------------------------------------------- the detail page
+
+_STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:60em}
+table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.25em .6em}
+td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}caption{text-align:left;
+font-weight:600;padding:.3em 0}.official{font-weight:700}.note{color:#555}"""
+
+
+def _num(v, digits: int = 4) -> str:
+    return "undefined" if v is None or (isinstance(v, float) and math.isnan(v)) else (
+        f"{v:.{digits}f}" if isinstance(v, (float, np.floating)) else str(v))
+
+
+def _table(frame: pd.DataFrame, caption: str, *, shade: bool = False) -> str:
+    e = escape.html
+    head = "".join(f"<th>{e(c)}</th>" for c in [frame.index.name or "", *frame.columns])
+    top = float(frame.to_numpy(dtype=float).max()) if shade and frame.size else 0.0
+    body = []
+    for idx, row in frame.astype(object).iterrows():      # (object: counts stay integers)
+        cells = []
+        for v in row.tolist():
+            style = ""
+            if shade and top > 0:
+                style = f' style="background:rgba(31,119,180,{0.6 * float(v) / top:.3f})"'
+            cells.append(f'<td class="n"{style}>{e(_num(v) if isinstance(v, float) else v)}</td>')
+        body.append(f"<tr><th>{e(idx)}</th>{''.join(cells)}</tr>")
+    return f"<table><caption>{e(caption)}</caption><tr>{head}</tr>{''.join(body)}</table>"
+
+
+def detail_page(scored: Scored, *, title: str = "Your submission", alpha: float = 0.05, bootstrap: int = 0) -> str:
+    """One self-contained offline HTML page (no script, no link, no font or image to fetch): the
+    scores with their intervals, the per-class table and the confusion matrix. Every name from
+    the data (class labels, reasons) is HTML-escaped."""
+    from evalreport.measures import get
+
+    e = escape.html
+    level = f"{100 * (1 - alpha):g}%"
+    rows = []
+    for r in scored.rows.itertuples(index=False):
+        cls = ' class="official"' if r.measure == scored.primary else ""
+        interval = "" if math.isnan(r.lo) else f"[{_num(r.lo)}, {_num(r.hi)}]"
+        rows.append(f"<tr{cls}><th>{e(get(r.measure).label)}{' (official)' if cls else ''}</th>"
+                    f"<td><code>{e(r.key)}</code></td><td class=\"n\">{e(_num(r.value))}</td>"
+                    f"<td class=\"n\">{e(interval)}</td><td>{e(r.reason)}</td></tr>")
+    scores = (f"<table><caption>Scores</caption><tr><th>measure</th><th>leaderboard key</th><th>value</th>"
+              f"<th>{e(level)} interval</th><th>undefined cases</th></tr>{''.join(rows)}</table>")
+    how = (f"Intervals: {bootstrap} paired bootstrap resamples over the test items, percentile {level} intervals."
+           if bootstrap else "No intervals (no bootstrap resamples).")
+    body = [f"<h1>{e(title)}</h1>", scores, f'<p class="note">{e(how)}</p>',
+            *(f'<p class="note">{e(n)}</p>' for n in scored.notes),
+            _table(scored.per_class, "Per class: gold items, recall, precision and F1"),
+            _table(scored.confusion, "Confusion matrix (rows: gold class, columns: predicted class)", shade=True)]
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            f"<title>{e(title)}</title><style>{_STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")

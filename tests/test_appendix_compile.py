@@ -1,0 +1,169 @@
+"""The appendix compiles: main-example.tex with pdfLaTeX + BibTeX and main-example.typ with Typst, for
+the demo and for a 25-system shared task with hostile, long names; the figures are vector PDF/SVG of
+the stated widths with embedded fonts; ``report --appendix`` agrees with report.html to the digit.
+
+pdfLaTeX comes from Debian's texlive packages (.ci/run installs them); without them those tests skip.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from evalreport.examples import Demo, shared_task_data
+
+pytestmark = pytest.mark.slow
+
+HOSTILE = ["a_b&c%", '#import "x.typ"', r"\input{/etc/passwd}", "$x$", "{", "~", "^", "système–été", "日本語",
+           "--x''", "a very long system name with spaces and more words",
+           "team07_averyveryverylongunbrokenidentifier_run3.v2"]
+
+
+def _need(*tools):
+    for tool in tools:
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} not installed (Debian: texlive-latex-base, texlive-latex-recommended, "
+                        "texlive-fonts-recommended, poppler-utils; .ci/run installs them where it can)")
+    if shutil.which("kpsewhich") and subprocess.run(["kpsewhich", "booktabs.sty"], capture_output=True).returncode:
+        pytest.skip("booktabs.sty not found (Debian: texlive-latex-recommended)")
+
+
+def _write_task(folder: Path, n_systems: int) -> tuple[Path, list[str]]:
+    d = shared_task_data(n_systems=n_systems, long_names=True)
+    names = (HOSTILE + list(d.runs))[:n_systems]
+    demo = Demo(gold=d.gold, runs={f"s{i:02d}": fr for i, fr in enumerate(d.runs.values())}, labels=d.labels)
+    demo.write(folder)
+    return folder, names
+
+
+@pytest.fixture(scope="module")
+def shared25(tmp_path_factory):
+    from evalreport.cli import main
+
+    tmp = tmp_path_factory.mktemp("st25")
+    src, names = _write_task(tmp / "in", 25)
+    runs = sorted((src / "runs").glob("*.tsv"))
+    assert not any("," in n for n in names)          # --names is comma-separated
+    rc = main(["appendix", str(src / "gold.tsv"), *map(str, runs), "--names", ",".join(names),
+               "-o", str(tmp / "out"), "--no-audit", "--quiet"])
+    assert rc == 0
+    return tmp / "out", names
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    from evalreport.examples import load_demo
+    from evalreport.report.appendix import build_appendix
+
+    tmp = tmp_path_factory.mktemp("demo")
+    build_appendix(load_demo(), tmp / "out", positive="nine", audit=False, progress=False)
+    return tmp / "out"
+
+
+def _pdflatex(folder: Path) -> str:
+    for step in (["pdflatex"], ["bibtex"], ["pdflatex"], ["pdflatex"]):
+        cmd = step + (["-interaction=nonstopmode", "-halt-on-error", "main-example"] if step == ["pdflatex"]
+                      else ["main-example"])
+        run = subprocess.run(cmd, cwd=folder, capture_output=True, text=True, errors="replace")
+        assert run.returncode == 0, (step, run.stdout[-3000:])
+    return (folder / "main-example.log").read_text(encoding="latin-1")
+
+
+def _text(pdf: Path) -> str:
+    return subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+                          check=True).stdout
+
+
+@pytest.mark.parametrize("which", ["demo", "shared25"])
+def test_main_example_compiles_with_pdflatex(which, request):
+    _need("pdflatex", "bibtex", "pdftotext")
+    fixture = request.getfixturevalue(which)
+    folder = fixture[0] if isinstance(fixture, tuple) else fixture
+    log = _pdflatex(folder)
+    assert "Overfull \\hbox" not in log            # every table and figure fits its column or page
+    assert not re.search(r"Citation `[^']+' .*undefined", log)
+    assert "There were undefined references" not in log
+    text = _text(folder / "main-example.pdf")
+    assert "Evaluation details" in text and "References" in text
+    if which == "shared25":
+        flat = re.sub(r"\s+", "", text)
+        for name in ("a_b&c%", '#import"x.typ"', r"\input{/etc/passwd}", "$x$", "système–été", "--x''",
+                     "[U+65E5][U+672C][U+8A9E]"):
+            assert name in flat, name
+
+
+@pytest.mark.parametrize("which", ["demo", "shared25"])
+def test_main_example_compiles_with_typst(which, request):
+    typst = pytest.importorskip("typst")
+    fixture = request.getfixturevalue(which)
+    folder = fixture[0] if isinstance(fixture, tuple) else fixture
+    typst.compile(str(folder / "main-example.typ"), output=str(folder / "typst.pdf"), root=str(folder),
+                  ignore_system_fonts=True)
+    if shutil.which("pdftotext"):
+        flat = re.sub(r"\s+", "", _text(folder / "typst.pdf")).replace("\u200b", "")
+        assert "Evaluationdetails" in flat
+        if which == "shared25":
+            for name in ("a_b&c%", '#import"x.typ"', r"\input{/etc/passwd}", "$x$", "système–été"):
+                assert name in flat, name
+
+
+def test_figures_are_vector_with_embedded_fonts_at_column_and_page_width(demo):
+    _need("pdffonts")
+    from evalreport.report.appendix.figures import pdf_width_pt
+
+    figures = demo / "figures"
+    names = {p.stem.rsplit("-", 1)[0] for p in figures.glob("*.pdf")}
+    assert {"leaderboard", "ranks", "correlation-spearman", "correlation-kendall"} <= names
+    for name in names:
+        for size, width in (("column", 3.3 * 72), ("page", 6.9 * 72)):
+            pdf = figures / f"{name}-{size}.pdf"
+            assert pdf_width_pt(pdf.read_bytes()) == pytest.approx(width, abs=0.5)
+            fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True).stdout
+            rows = fonts.splitlines()[2:]
+            assert rows, f"{pdf.name}: no fonts (text drawn as paths?)"
+            assert all(r.split()[-5] == "yes" for r in rows), fonts    # the 'emb' column
+            svg = (figures / f"{name}-{size}.svg").read_text(encoding="utf-8")
+            assert re.search(rf'<svg[^>]* width="{width:.2f}pt"', svg), svg[:300]
+            assert "<image" not in svg                                  # vector, no raster inside
+
+
+def test_extra_figures_enter_the_appendix(tmp_path, demo):
+    """A benchmark's CD diagram (or any chart) enters through ``extra_figures``."""
+    import altair as alt
+
+    from evalreport.report.appendix import write_appendix
+
+    chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": ["a", "b"]})).mark_point().encode(x="x", y="y")
+    write_appendix(demo / "data", tmp_path / "out", extra_figures={"cd-diagram": (chart, "Critical difference.")},
+                   benchmark=True)
+    tex = (tmp_path / "out" / "appendix.tex").read_text(encoding="utf-8")
+    assert "figures/cd-diagram-page.pdf" in tex and "Critical difference." in tex
+    assert "demsar2006statistical" in (tmp_path / "out" / "references.bib").read_text(encoding="utf-8")
+    assert "Friedman" in (tmp_path / "out" / "methods.tex").read_text(encoding="utf-8")
+
+
+def test_report_appendix_agrees_with_report_html(tmp_path):
+    from evalreport.cli import main
+
+    src, _ = _write_task(tmp_path / "in", 5)
+    out = tmp_path / "rep"
+    rc = main(["report", str(src / "gold.tsv"), "--runs-dir", str(src / "runs"), "-o", str(out), "--formats", "html",
+               "--engine", "builtin", "--no-audit", "--bootstrap", "300", "--appendix", "--quiet"])
+    assert rc == 0
+    html = (out / "report.html").read_text(encoding="utf-8")
+    board = pd.read_csv(out / "tables" / "leaderboard.csv")
+    tex = (out / "appendix" / "tables" / "leaderboard-column.tex").read_text(encoding="utf-8")
+    shown = re.findall(r"(?:\\textbf\{)?(\d\.\d+)\}?(?:\\textsuperscript\{\w+\})? \{\\scriptsize \[(\d\.\d+), "
+                       r"(\d\.\d+)\]\}", tex)
+    assert len(shown) == len(board)
+    d = len(shown[0][0].split(".")[1])
+    for (v, lo, hi), row in zip(shown, board.itertuples()):
+        for text, exact in ((v, row.value), (lo, row.lo), (hi, row.hi)):
+            in_report = f"{exact:.3f}"
+            assert in_report in html                                  # the report shows it to 3 decimals
+            assert abs(float(text) - float(in_report)) <= 0.5 * 10 ** -d + 0.5e-3 + 1e-12
+            assert text == f"{exact:.{d}f}"

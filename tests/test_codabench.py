@@ -1,0 +1,227 @@
+"""``evalreport codabench INPUT OUTPUT``: the scoring program, on folders laid out as Codabench lays
+them out (INPUT/ref = the reference data, INPUT/res = one submission; Codabench docs, "Submission
+Docker Container Layout") and read back as the platform reads them (scores.json: a flat JSON
+object of numbers whose keys are leaderboard column keys; "Competition Bundle Structure")."""
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import textwrap
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from evalreport.cli import main
+from evalreport.report.codabench import leaderboard_key
+
+LABELS = ["FAVOR", "AGAINST", "NONE"]
+RNG = np.random.default_rng(5)
+GOLD = RNG.choice(LABELS, size=80, p=[0.3, 0.45, 0.25])
+PRED = np.where(RNG.random(80) < 0.65, GOLD, RNG.choice(LABELS, size=80))
+
+
+@pytest.fixture
+def platform(tmp_path):
+    """tmp_path/input/ref/gold.tsv, tmp_path/input/res/predictions.tsv and a task file."""
+    ref, res = tmp_path / "input" / "ref", tmp_path / "input" / "res"
+    ref.mkdir(parents=True)
+    res.mkdir()
+    pd.DataFrame({"id": range(80), "label": GOLD}).to_csv(ref / "gold.tsv", sep="\t", index=False)
+    pd.DataFrame({"id": range(80), "label": PRED}).to_csv(res / "predictions.tsv", sep="\t", index=False)
+    task = tmp_path / "task.toml"
+    task.write_text(textwrap.dedent('''
+        primary = "macro_f1"
+        measures = ["accuracy", "mcc", "k"]
+        labels = ["FAVOR", "AGAINST", "NONE"]
+        bootstrap = 200
+        seed = 1
+        '''), encoding="utf-8")
+    return tmp_path, task
+
+
+def _scores_json(path) -> dict:
+    scores = json.loads(path.read_text(encoding="utf-8"))
+    assert isinstance(scores, dict)
+    for key, value in scores.items():       # what the leaderboard takes: keys [a-z0-9_], finite numbers
+        assert re.fullmatch(r"[a-z0-9_]+", key), key
+        assert isinstance(value, float) and math.isfinite(value), (key, value)
+    return scores
+
+
+def test_scores_json_is_flat_finite_and_equals_evalreport_score(platform, capsys):
+    root, task = platform
+    out = root / "output"
+    assert main(["codabench", str(root / "input"), str(out), "--task-file", str(task)]) == 0
+    scores = _scores_json(out / "scores.json")
+    capsys.readouterr()
+    assert main(["score", str(root / "input" / "ref" / "gold.tsv"), str(root / "input" / "res" / "predictions.tsv"),
+                 "--task-file", str(task), "--measures", "macro_f1,accuracy,mcc,k", "--format", "csv"]) == 0
+    expected = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("measure")["value"]
+    assert list(expected.index) == ["macro_f1", "accuracy", "mcc", "k"]
+    for measure, value in expected.items():
+        assert scores[measure] == pytest.approx(value, abs=1e-12)
+        assert scores[f"{measure}_lo"] <= scores[measure] <= scores[f"{measure}_hi"]
+    assert scores["score"] == scores["macro_f1"]          # the official measure, under the usual key too
+    assert list(scores)[:4] == ["score", "macro_f1", "macro_f1_lo", "macro_f1_hi"]
+    # scores.txt (CodaLab legacy): the same numbers as key: value lines
+    lines = (out / "scores.txt").read_text(encoding="utf-8").splitlines()
+    assert {k: float(v) for k, v in (line.split(": ") for line in lines)} == scores
+
+
+def test_same_seed_same_bounds_and_no_bounds_without_bootstrap(platform):
+    root, task = platform
+    main(["codabench", str(root / "input"), str(root / "o1"), "--task-file", str(task)])
+    main(["codabench", str(root / "input"), str(root / "o2"), "--task-file", str(task)])
+    assert _scores_json(root / "o1" / "scores.json") == _scores_json(root / "o2" / "scores.json")
+    assert main(["codabench", str(root / "input"), str(root / "o3"), "--task-file", str(task), "--bootstrap", "0",
+                 "--measures", "accuracy"]) == 0
+    assert set(_scores_json(root / "o3" / "scores.json")) == {"score", "macro_f1", "accuracy"}
+
+
+def test_the_detail_page_is_offline_and_escapes_class_names(tmp_path):
+    ref, res = tmp_path / "in" / "ref", tmp_path / "in" / "res"
+    ref.mkdir(parents=True)
+    (res / "team_folder").mkdir(parents=True)           # a zip that held a folder: the one file inside it
+    evil = "<script>alert(1)</script>"
+    gold = [evil, "b&c", evil, "b&c", evil]
+    pd.DataFrame({"id": range(5), "label": gold}).to_csv(ref / "gold.csv", index=False)
+    pd.DataFrame({"id": range(5), "label": [evil, evil, evil, "b&c", "b&c"]}).to_csv(
+        res / "team_folder" / "sub.csv", index=False)
+    assert main(["codabench", str(tmp_path / "in"), str(tmp_path / "out"), "--bootstrap", "20"]) == 0
+    page = (tmp_path / "out" / "detailed_results.html").read_text(encoding="utf-8")
+    assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "b&amp;c" in page
+    assert not re.search(r"(src|href)\s*=|@import|url\(", page)          # nothing to fetch
+    assert "Confusion matrix" in page and "Per class" in page and "Macro F1" in page
+
+
+@pytest.mark.parametrize("setup, message", [
+    ("empty", "the submission must be one file of a supported format"),
+    ("two", "the submission must be one file; found 2: a.tsv, b.tsv"),
+    ("bad_label", "predictions.tsv, line 5"),
+    ("missing_id", "predictions.tsv, id '79'"),
+    ("no_ref", "no ref/ folder"),
+])
+def test_a_malformed_submission_is_one_line_exit_2_and_no_scores(platform, capsys, setup, message):
+    root, task = platform
+    res = root / "input" / "res"
+    sub = res / "predictions.tsv"
+    if setup == "empty":
+        sub.unlink()
+        (res / "readme.txt").write_text("hello", encoding="utf-8")
+    elif setup == "two":
+        sub.rename(res / "a.tsv")
+        (res / "b.tsv").write_text("id\tlabel\n", encoding="utf-8")
+    elif setup == "bad_label":
+        frame = pd.read_csv(sub, sep="\t")
+        frame.loc[3, "label"] = "MAYBE"
+        frame.to_csv(sub, sep="\t", index=False)
+    elif setup == "missing_id":
+        pd.read_csv(sub, sep="\t").iloc[:-1].to_csv(sub, sep="\t", index=False)
+    elif setup == "no_ref":
+        import shutil
+
+        shutil.rmtree(root / "input" / "ref")
+    out = root / "output"
+    assert main(["codabench", str(root / "input"), str(out), "--task-file", str(task)]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evalreport: error: ") and message in lines[0]
+    assert not (out / "scores.json").exists() and not (out / "scores.txt").exists()
+
+
+def test_an_undefined_measure_has_no_leaderboard_value_but_a_note(platform, capsys):
+    root, task = platform
+    sub = root / "input" / "res" / "predictions.tsv"
+    pd.DataFrame({"id": range(80), "label": "NONE"}).to_csv(sub, sep="\t", index=False)
+    assert main(["codabench", str(root / "input"), str(root / "out"), "--task-file", str(task)]) == 0
+    scores = _scores_json(root / "out" / "scores.json")
+    assert "mcc" not in scores and "accuracy" in scores        # MCC of a constant prediction is 0/0
+    assert "mcc: undefined on this submission" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("ident, key", [
+    ("macro_f1", "macro_f1"),
+    ("macro_f1(classes=AGAINST|FAVOR)", "macro_f1_classes_against_favor"),
+    ("fbeta(beta=2)", "fbeta_beta_2"),
+    ("gm(r=-1)", "gm_r_1"),
+    ("k_cost(error=se)", "k_cost_error_se"),
+])
+def test_leaderboard_keys_are_safe_and_stable(ident, key):
+    assert leaderboard_key(ident) == key
+
+
+@pytest.fixture
+def restored_registry():
+    """The plugin's measure must not outlive its test."""
+    from evalreport.measures import _core, plugins
+
+    saved = [(d, dict(d)) for d in (_core.REGISTRY, _core.ALIASES, plugins.ORIGINS, plugins.LOADED)]
+    yield
+    for d, old in saved:
+        d.clear()
+        d.update(old)
+
+
+def test_an_official_measure_of_ones_own_from_a_plugin_named_in_the_task_file(platform, restored_registry):
+    """The official measure of SemEval-2016 Task 6, F_avg = (F1_FAVOR + F1_AGAINST) / 2 (Mohammad et
+    al., 2016, section 4), from a plugin file the task file names (a path relative to the task file)."""
+    from sklearn.metrics import f1_score
+
+    root, _ = platform
+    (root / "bundle").mkdir()
+    (root / "bundle" / "stance.py").write_text(textwrap.dedent('''
+        import numpy as np
+        from evalreport.measures import Measure, register
+
+        def favor_against_f1(C, ctx):
+            tp = np.diagonal(C, axis1=-2, axis2=-1)[..., :2]
+            f1 = ctx.div(2 * tp, C.sum(axis=-1)[..., :2] + C.sum(axis=-2)[..., :2], "no gold and no predicted items")
+            return ctx.mean(f1)
+
+        register(Measure(id="stance_f_avg", label="F_avg (FAVOR, AGAINST)", fn=favor_against_f1,
+                         source="Mohammad et al. 2016, SemEval-2016 Task 6, section 4",
+                         formula="(F1_FAVOR + F1_AGAINST) / 2", range=(0.0, 1.0)))
+        '''), encoding="utf-8")
+    task = root / "bundle" / "task.yaml"
+    task.write_text("primary: stance_f_avg\nmeasures: [macro_f1]\nlabels: [FAVOR, AGAINST, NONE]\n"
+                    "plugins: [stance.py]\nbootstrap: 100\n", encoding="utf-8")
+    assert main(["codabench", str(root / "input"), str(root / "out"), "--task-file", str(task)]) == 0
+    scores = _scores_json(root / "out" / "scores.json")
+    assert list(scores)[:4] == ["score", "stance_f_avg", "stance_f_avg_lo", "stance_f_avg_hi"]
+    assert scores["stance_f_avg"] == pytest.approx(f1_score(GOLD, PRED, labels=["FAVOR", "AGAINST"], average="macro"),
+                                                   abs=1e-12)
+
+
+@given(st.text(min_size=1, max_size=40))
+def test_a_leaderboard_key_is_always_safe_and_a_fixed_point(text):
+    assume(re.search(r"[a-z0-9]", text.lower()))
+    key = leaderboard_key(text)
+    assert re.fullmatch(r"[a-z0-9]+(_[a-z0-9]+)*", key) and leaderboard_key(key) == key
+
+
+def test_class_subset_and_gain_measures_get_safe_keys_and_equal_score(platform, capsys):
+    """A class-subset average (the SemEval-2016 Task 6 F_avg written macro_f1(classes=FAVOR|AGAINST))
+    and a gain measure from --gains: the scorer binds them to the class set as `score` does."""
+    from sklearn.metrics import f1_score
+
+    root, _ = platform
+    gains = root / "gains.csv"
+    gains.write_text("gold,FAVOR,AGAINST,NONE\nFAVOR,1,0.25,0\nAGAINST,0.25,1,0\nNONE,0,0,1\n", encoding="utf-8")
+    ids = "macro_f1(classes=FAVOR|AGAINST),gain_relative"
+    assert main(["codabench", str(root / "input"), str(root / "out"), "--primary", "accuracy", "--measures", ids,
+                 "--gains", str(gains), "--bootstrap", "50"]) == 0
+    scores = _scores_json(root / "out" / "scores.json")
+    # the key comes from the canonical id, whose class names are sorted: macro_f1(classes=AGAINST|FAVOR)
+    assert scores["macro_f1_classes_against_favor"] == pytest.approx(
+        f1_score(GOLD, PRED, labels=["FAVOR", "AGAINST"], average="macro"), abs=1e-12)
+    capsys.readouterr()
+    assert main(["score", str(root / "input" / "ref" / "gold.tsv"), str(root / "input" / "res" / "predictions.tsv"),
+                 "--measures", ids, "--gains", str(gains), "--format", "csv"]) == 0
+    expected = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("measure")["value"]
+    assert scores["gain_relative"] == pytest.approx(expected["gain_relative"], abs=1e-12)
+    assert "gain_relative_lo" in scores and "macro_f1_classes_against_favor_hi" in scores
