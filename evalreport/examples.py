@@ -31,7 +31,7 @@ made.
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -376,8 +376,16 @@ def make_benchmark_demo(out_dir, *, seed: int = 0) -> Path:
 def shared_benchmark_data(*, n_systems: int = 20, n_tasks: int = 6, n_items: int = 10_000, n_classes: int = 3,
                           seed: int = 0) -> dict:
     """A synthetic benchmark: ``n_tasks`` tasks of :func:`shared_task_data` (seeds ``seed``,
-    ``seed + 1``, ...), the same ``n_systems`` system names in each, each system's skill drawn
-    anew per task (so the tasks disagree on the order). Used for the 20 x 6 x 1e4 timing."""
-    return {f"task_{t + 1}": shared_task_data(n_systems=n_systems, n_classes=n_classes, n_items=n_items,
-                                              seed=seed + t)
-            for t in range(n_tasks)}
+    ``seed + 1``, ...), the same ``n_systems`` system names in each. A system's place in a task is
+    its general ability plus a task-specific deviation (of the same spread), so a consensus exists
+    but the tasks disagree on the order. Used for the 20 x 6 x 1e4 timing and report shapes."""
+    rng = np.random.default_rng(seed)
+    ability = rng.normal(size=n_systems)
+    out = {}
+    for t in range(n_tasks):
+        task = shared_task_data(n_systems=n_systems, n_classes=n_classes, n_items=n_items, seed=seed + t)
+        runs = list(task.runs.values())                   # best first (skills sorted)
+        order = np.argsort(-(ability + rng.normal(size=n_systems)), kind="stable")   # system ids, best first
+        names = [f"system_{k + 1:02d}" for k in range(n_systems)]
+        out[f"task_{t + 1}"] = replace(task, runs={names[k]: runs[r] for r, k in enumerate(order)})
+    return out

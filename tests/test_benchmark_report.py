@@ -226,15 +226,16 @@ def test_task_notebook_is_prepared_as_a_section():
                 unique=True))
 @settings(max_examples=200, deadline=None)
 def test_task_prefixes_are_valid_and_distinct(folders):
-    """Any two task folders (bc.task_folders: distinct safe names) give distinct chart prefixes that
-    make valid chart names."""
+    """Distinct task folders (bc.task_folders: safe file names) get distinct chart prefixes that make
+    valid chart names ("a.b" and "a-b" included)."""
     from evalreport.report.display import _check_name
-    from evalreport.report.task_sections import chart_prefix
+    from evalreport.report.task_sections import chart_prefixes
 
-    prefixes = [chart_prefix(f) for f in folders]
+    prefixes = list(chart_prefixes(folders).values())
     assert len(set(prefixes)) == len(prefixes)
     for p in prefixes:
         _check_name(f"{p}-leaderboard")
+    assert chart_prefixes(["a.b", "a-b", "a-b-2"]) == {"a.b": "task-a-b", "a-b": "task-a-b-2", "a-b-2": "task-a-b-2-2"}
 
 
 # ----------------------------------------------------------------------------- rendered (slow)
@@ -360,6 +361,27 @@ def _tasks_folder(root: Path, spec: dict) -> Path:
             pd.DataFrame({"id": gold["id"], "label": labels}).to_csv(root / task / "runs" / f"{system}.tsv",
                                                                     sep="\t", index=False)
     return root
+
+
+def test_cli_reads_a_benchmark_file_and_records_it(tmp_path):
+    """--benchmark-file: per-task primary measure and weight from the file, options as defaults of
+    every task; the file is recorded (with its SHA-256) among the report's sources."""
+    import hashlib
+
+    from evalreport.cli import build_parser
+    from evalreport.cli.benchmark import _read, _recorded
+
+    runs = {"A": ["a", "b", "a", "b"], "B": ["a", "a", "a", "b"]}
+    _tasks_folder(tmp_path, {"t1": runs, "t2": runs})
+    bench_file = tmp_path / "bench.toml"
+    bench_file.write_text('[tasks.t1]\ngold = "t1/gold.tsv"\nruns = "t1/runs"\nprimary = "accuracy"\nweight = 2\n'
+                          '[tasks.t2]\ngold = "t2/gold.tsv"\nruns = "t2/runs"\n', encoding="utf-8")
+    args = build_parser().parse_args(["benchmark", "--benchmark-file", str(bench_file), "--primary", "mcc",
+                                      "-o", str(tmp_path / "out")])
+    bench = _read(args)
+    assert [(t.name, t.primary, t.weight) for t in bench.tasks] == [("t1", "accuracy", 2.0), ("t2", "mcc", 1.0)]
+    recorded = [s for s in _recorded(args) if s.role == "benchmark-file"]
+    assert [s.sha256 for s in recorded] == [hashlib.sha256(bench_file.read_bytes()).hexdigest()]
 
 
 @pytest.mark.parametrize("case, expected", [

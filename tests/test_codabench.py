@@ -225,3 +225,25 @@ def test_class_subset_and_gain_measures_get_safe_keys_and_equal_score(platform, 
     expected = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("measure")["value"]
     assert scores["gain_relative"] == pytest.approx(expected["gain_relative"], abs=1e-12)
     assert "gain_relative_lo" in scores and "macro_f1_classes_against_favor_hi" in scores
+
+
+def _score_table_header(page: str) -> list[str]:
+    table = re.search(r"<table><caption>Scores</caption><tr>(.*?)</tr>", page).group(1)
+    return re.findall(r"<th>(.*?)</th>", table)
+
+
+def test_the_detail_page_has_a_column_of_undefined_cases_only_when_there_is_one(platform):
+    """A participant's page: intervals on one line, and the column of undefined cases only where a
+    measure of this submission is undefined (MCC of a constant prediction: 0/0)."""
+    root, task = platform
+    assert main(["codabench", str(root / "input"), str(root / "ok"), "--task-file", str(task)]) == 0
+    page = (root / "ok" / "detailed_results.html").read_text(encoding="utf-8")
+    assert _score_table_header(page) == ["measure", "leaderboard key", "value", "95% interval"]
+    assert "white-space:nowrap" in page
+    pd.DataFrame({"id": range(80), "label": "NONE"}).to_csv(root / "input" / "res" / "predictions.tsv", sep="\t",
+                                                            index=False)
+    assert main(["codabench", str(root / "input"), str(root / "const"), "--task-file", str(task)]) == 0
+    page = (root / "const" / "detailed_results.html").read_text(encoding="utf-8")
+    assert _score_table_header(page)[-1] == "undefined cases"
+    mcc_row = re.search(r"<tr><th>[^<]*</th><td><code>mcc</code></td>.*?</tr>", page).group(0)
+    assert mcc_row.count("<td") == 4 and "undefined" in mcc_row

@@ -326,3 +326,165 @@ def test_display_objects_markdown_is_inert_for_pandoc_and_quarto():
     assert not kinds & {"Link", "Image", "RawInline", "RawBlock", "Code", "CodeBlock", "Math", "Cite", "Emph",
                         "Strong", "Subscript", "Strikeout"}, kinds
     assert "Table" in kinds and "Header" in kinds
+
+
+# --------------------------------------------------------------------------------------------
+# Class names inside measure ids and labels (class-subset measures): every section and the appendix
+# --------------------------------------------------------------------------------------------
+SUBSET_CLASSES = ["a_b&c%", "#import", "<b>x</b>", "$x$", "*y*", "[z]", "`t`"]
+SUBSET_PRIMARY = "macro_f1(classes=*y*|<b>x</b>|a_b&c%|[z]|`t`)"
+SUBSET_MEASURES = [SUBSET_PRIMARY, "micro_f1(exclude=$x$)", "macro_recall(classes=#import|$x$)", "accuracy", "mcc"]
+#: pandoc node types that only markup made of a name could produce in a section's Markdown
+_MARKUP = {"Link", "Image", "RawInline", "RawBlock", "Math", "Cite", "Emph", "Subscript", "Superscript",
+           "Strikeout", "Header", "Span", "Div"}
+
+
+@pytest.fixture(scope="module")
+def subset_tables(tmp_path_factory):
+    """The tables of a report whose primary measure is a class subset with hostile class names."""
+    import numpy as np
+
+    from evalreport.inputs.runs import Runs
+    from evalreport.report.build import analyse, write_report_meta
+
+    rng = np.random.default_rng(3)
+    n, k = 240, len(SUBSET_CLASSES)
+    gold = rng.integers(0, k, n)
+    preds = np.stack([np.where(rng.random(n) < 0.45 + 0.07 * s, gold, rng.integers(0, k, n)) for s in range(6)])
+    runs = Runs(gold=gold, pred=preds, labels=tuple(SUBSET_CLASSES), systems=tuple(f"team{s}" for s in range(6)))
+    tables = tmp_path_factory.mktemp("subset") / "tables"
+    result = analyse(runs, tables, primary=SUBSET_PRIMARY, measures=SUBSET_MEASURES, bootstrap=60, seed=0,
+                     audit=True, audit_max_n=3)
+    write_report_meta(tables, result, title="t", policy="nan", bootstrap=60, seed=0, alpha=0.05)
+    return tables
+
+
+def _section_outputs(tables):
+    """Every display object the single-task report sections make from ``tables``."""
+    import inspect
+
+    from evalreport.report.sections import ReportData, open_report
+    from evalreport.report.sections.benchmark import BenchmarkSections
+
+    rep = open_report(tables)
+    out = []
+    for name, fn in inspect.getmembers(ReportData, inspect.isfunction):
+        if name.startswith("_") or hasattr(BenchmarkSections, name) or name.startswith("simulation"):
+            continue
+        params = [p for p in inspect.signature(fn).parameters.values() if p.name != "self"]
+        if any(p.default is inspect.Parameter.empty and p.kind is not p.VAR_KEYWORD for p in params):
+            continue
+        for kwargs in ([{}, {"calibrated": True}] if "calibrated" in {p.name for p in params} else [{}]):
+            obj = getattr(rep, name)(**kwargs)
+            if obj is not None:
+                out.append((name, obj))
+    return out
+
+
+def test_subset_measure_labels_print_as_written_in_every_section(subset_tables):
+    """Regression: a class-subset label such as "Macro F1 over *y*, <b>x</b>, ..." was put into a
+    section note unescaped (the flips note; the identities note put ids in code spans), so the
+    PDF showed "over y" (emphasis) and "over x" (raw HTML dropped), and "$x$" became maths."""
+    import importlib
+
+    from evalreport.measures import get
+    from evalreport.report.display import Note, _markdown_to_html
+
+    render_mod = importlib.import_module("evalreport.report.render")
+    notes = [(n, o) for n, o in _section_outputs(subset_tables) if isinstance(o, Note)]
+    assert len(notes) >= 8
+    labels = [get(m).label for m in SUBSET_MEASURES[:3]]
+    assert "*y*" in labels[0] and "$x$" in labels[1]
+    mentioned = 0
+    for name, note in notes:
+        doc = json.loads(subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "json"], input=note.text,
+                                        capture_output=True, text=True, check=True).stdout)
+        kinds = set(re.findall(r'"t":"(\w+)"', json.dumps(doc, separators=(",", ":"))))
+        assert not kinds & _MARKUP, (name, kinds & _MARKUP, note.text[:300])
+        plain = subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "plain", "--wrap=none"],
+                               input=note.text, capture_output=True, text=True, check=True).stdout
+        html = _markdown_to_html(note.text)
+        assert not re.search(r"<(em|h\d|a|img|b)\b", html), (name, html[:300])
+        for label in labels:
+            if escape.markdown(label) in " ".join(note.text.split()) or label in note.text:
+                mentioned += 1
+                assert _squash(label) in _squash(plain), (name, label, plain[:300])
+    assert mentioned >= 3          # the overview, the findings and the flips note name the primary measure
+
+
+def test_subset_measure_labels_in_the_appendix(subset_tables, tmp_path):
+    """The appendix (LaTeX, Typst, Markdown) prints the class names of a subset measure as written.
+    Regression: a table row starting with "*y*" after "\\\\" lost its "*" (LaTeX read "\\\\*"), and
+    one starting with "[z]" is an optional argument of "\\\\" or "\\midrule"."""
+    import importlib
+
+    from evalreport.measures import get
+    from evalreport.report.appendix import write_appendix
+
+    out = tmp_path / "appendix"
+    write_appendix(subset_tables, out, figures=False)
+    for tex in (out / "tables").glob("*.tex"):
+        for line in tex.read_text(encoding="utf-8").splitlines():
+            assert not line.lstrip().startswith(("*", "[")), (tex.name, line)
+    render_mod = importlib.import_module("evalreport.report.render")
+    md = (out / "methods.md").read_text(encoding="utf-8")
+    doc = json.loads(subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "json"], input=md,
+                                    capture_output=True, text=True, check=True).stdout)
+    kinds = set(re.findall(r'"t":"(\w+)"', json.dumps(doc, separators=(",", ":"))))
+    assert not kinds & (_MARKUP - {"Cite"}), kinds & _MARKUP          # (citations: ours, [@key])
+    label = get(SUBSET_PRIMARY).label
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) not installed")
+    texts = {}
+    if shutil.which("pdflatex"):
+        subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "main-example.tex"], cwd=out,
+                       capture_output=True, timeout=240)
+        texts["latex"] = out / "main-example.pdf"
+    typst = pytest.importorskip("typst")
+    typst.compile(str(out / "main-example.typ"), output=str(out / "typst.pdf"))
+    texts["typst"] = out / "typst.pdf"
+    for target, pdf in texts.items():
+        assert pdf.exists(), target
+        text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(pdf), "-"], capture_output=True, text=True,
+                              check=True).stdout
+        flat = _squash(text)
+        assert _squash(label) in flat, target
+        for name in SUBSET_CLASSES:                       # the per-class table's rows
+            assert re.search(r"(?m)^\s*" + re.escape(name) + r"\s*$", text) or _squash(name) in flat, (target, name)
+        # the row of class *y*: printed with both stars, never as "y*"
+        assert not re.search(r"(?m)^\s*y\*", text), target
+
+
+def test_audit_note_naming_measures_escapes_their_labels(subset_tables, monkeypatch):
+    """When the audited measures differ in no property the audit section is one Note, and its
+    sentences name measures whose labels may hold class names."""
+    from evalreport.measures import get
+    from evalreport.report import audit_section
+    from evalreport.report.display import Note
+    from evalreport.report.sections import open_report
+
+    label = get(SUBSET_PRIMARY).label
+    monkeypatch.setattr(audit_section, "matrix",
+                        lambda *a, **k: (pd.DataFrame(), [f"Not evaluable (left out): {label}."]))
+    note = open_report(subset_tables).audit_table()
+    assert isinstance(note, Note)
+    assert escape.markdown(f"Not evaluable (left out): {label}.") in note.text and "*y*" not in note.text
+
+
+def test_identities_note_escapes_subset_labels_and_ids(tmp_path):
+    """The note beside the correlation heatmaps names related measures by label and id; a subset
+    measure's id holds class names, and one with a backtick cannot be a code span."""
+    import importlib
+
+    from evalreport.measures import get
+    from evalreport.report.sections import open_report
+
+    members = f"{SUBSET_PRIMARY}, accuracy"
+    pd.DataFrame({"scope": ["report"], "relation": ["equal"], "group": [1], "measure": [SUBSET_PRIMARY],
+                  "members": [members]}).to_csv(tmp_path / "identities.csv", index=False)
+    text = open_report(tmp_path).identities_note().text
+    render_mod = importlib.import_module("evalreport.report.render")
+    plain = subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "plain", "--wrap=none"], input=text,
+                           capture_output=True, text=True, check=True).stdout
+    assert _squash(f"{get(SUBSET_PRIMARY).label}, Accuracy — {SUBSET_PRIMARY}, accuracy") in _squash(plain)
+    assert "`accuracy`" in text                                    # a plain id stays a code span

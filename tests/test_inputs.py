@@ -681,6 +681,23 @@ def test_tsv_with_a_stray_quote_is_an_error_not_shifted_items(tmp_path):
     assert read_runs(ok, [write(tmp_path / "r2.tsv", "id\tlabel\n1\tpos\n2\tpos\n")]).n_items == 2
 
 
+def test_a_quote_that_never_closes_on_the_last_line_is_an_error(tmp_path):
+    """'3<TAB>"NONE' on the last line: the CSV reader runs the field to the end of the file, drops the
+    quote and keeps 'NONE', so the stray quote went unseen (TSV and CSV; a CSV field may span lines,
+    but it must close)."""
+    gold = write(tmp_path / "g.tsv", "id\tlabel\n1\tFAVOR\n2\tAGAINST\n3\tNONE\n")
+    for name, text, line in (("r.tsv", 'id\tlabel\n1\tFAVOR\n2\tAGAINST\n3\t"NONE\n', 4),
+                             ("r2.tsv", 'id\tlabel\n1\tFAVOR\n2\tAGAINST\n3\t"NONE', 4),
+                             ("r.csv", 'id,label\n1,FAVOR\n2,AGAINST\n3,"NONE\n', 4),
+                             ("r2.csv", 'id,label\n1,"FAV\nOR"\n2,AGAINST\n3,"NONE\n', 5)):
+        run = write(tmp_path / name, text)
+        with raises("never closed", path=run, line=line):
+            read_runs(gold, [run], allow_unknown=True)
+    # quoted fields that close, also across lines in CSV, stay fine
+    ok = write(tmp_path / "ok.csv", 'id,label\n1,"FAVOR"\n2,"AGAINST"\n3,"NONE"\n')
+    assert read_runs(gold, [ok]).pred.tolist() == [read_runs(gold, [ok]).gold.tolist()]
+
+
 def test_jsonl_date_like_text_stays_text(tmp_path):
     gold = write(tmp_path / "g.tsv", "id\tlabel\n2021-01-01\ta\n2021-01-02\tb\n")
     run = write(tmp_path / "r.jsonl", '{"id": "2021-01-01", "label": "a"}\n{"id": "2021-01-02", "label": "b"}\n')

@@ -13,6 +13,7 @@ import hashlib
 import json
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -68,14 +69,14 @@ PREDS = {"alpha": np.where(RNG.random(60) < 0.7, GOLD, RNG.choice(LABELS, size=6
 def clean_registry():
     """Each test starts and ends with the built-in registry: plugins must not leak into other tests."""
     saved = (dict(_core.REGISTRY), dict(_core.ALIASES), dict(plugins.ORIGINS), dict(plugins.LOADED),
-             dict(plugins._ENTRY_POINTS), set(sys.modules))
+             dict(plugins._ENTRY_POINTS), dict(plugins._DISTRIBUTIONS), set(sys.modules))
     yield
-    for target, old in zip((_core.REGISTRY, _core.ALIASES, plugins.ORIGINS, plugins.LOADED, plugins._ENTRY_POINTS),
-                           saved):
+    for target, old in zip((_core.REGISTRY, _core.ALIASES, plugins.ORIGINS, plugins.LOADED, plugins._ENTRY_POINTS,
+                            plugins._DISTRIBUTIONS), saved):
         target.clear()
         target.update(old)
-    for name in set(sys.modules) - saved[5]:
-        if name.startswith(("evalreport_plugin_", "evr_plugin_demo")):
+    for name in set(sys.modules) - saved[-1]:
+        if name.startswith(("evalreport_plugin_", "evr_plugin_")):
             del sys.modules[name]
 
 
@@ -265,6 +266,47 @@ def test_report_with_a_plugin_primary_measure_renders(data, entry_point, tmp_pat
     meta = json.loads((out / "tables" / "report.json").read_text(encoding="utf-8"))
     assert meta["primary"] == "stance_f_avg"
     assert any(i["role"] == "plugin" for i in meta["provenance"]["inputs"])
+    # the installed entry point: by distribution name and version (no file, no hash)
+    assert inputs.loc[inputs["role"] == "entry-point", "path"].tolist() == [ENTRY_POINT_ROW]
+    assert "evr-plugin-demo==1.0" in html
     notebook = json.loads((out / "notebooks" / "report.ipynb").read_text(encoding="utf-8"))
     injected = [c for c in notebook["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
     assert str(plugin.resolve()) in "".join(injected[0]["source"])
+
+
+ENTRY_POINT_ROW = "evr-plugin-demo==1.0 (entry point ber = evr_plugin_demo:register)"
+
+
+def test_appendix_records_task_file_plugin_and_entry_point_among_its_inputs(data, entry_point, tmp_path, capsys):
+    """``appendix`` records what decides its numbers besides the data, as ``report`` does: the task
+    file and the plugin file with their SHA-256, the entry point by distribution name and version."""
+    folder, plugin = data
+    task = folder / "task.toml"
+    task.write_text('primary = "stance_f_avg"\nmeasures = ["stance_f_avg", "ber_plugin", "accuracy"]\n'
+                    'labels = ["FAVOR", "AGAINST", "NONE"]\nplugins = ["stance.py"]\nbootstrap = 40\n',
+                    encoding="utf-8")
+    out = tmp_path / "app"
+    code = main(["appendix", str(folder / "gold.tsv"), "--runs-dir", str(folder / "runs"), "--task-file", str(task),
+                 "--no-audit", "--quiet", "-o", str(out)])
+    assert code == 0, capsys.readouterr().err
+    inputs = pd.read_csv(out / "data" / "inputs.csv", keep_default_na=False).set_index("role")
+    assert inputs.loc["task-file", "sha256"] == hashlib.sha256(task.read_bytes()).hexdigest()
+    assert Path(inputs.loc["plugin", "path"]).resolve() == plugin.resolve()
+    assert inputs.loc["plugin", "sha256"] == hashlib.sha256(plugin.read_bytes()).hexdigest()
+    assert inputs.loc["entry-point", "path"] == ENTRY_POINT_ROW and inputs.loc["entry-point", "sha256"] == ""
+    assert {"gold", "run"} <= set(inputs.index)
+    assert "F\\_avg (FAVOR, AGAINST)" in (out / "methods.tex").read_text(encoding="utf-8")
+
+
+def test_an_entry_point_that_registers_nothing_is_not_an_input(tmp_path, monkeypatch):
+    """Only entry points that added measures are recorded (an empty callable decides no number)."""
+    site = tmp_path / "site"
+    dist = site / "evr_plugin_empty-2.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: evr-plugin-empty\nVersion: 2.0\n", encoding="utf-8")
+    (dist / "entry_points.txt").write_text("[evalreport.measures]\nnone = evr_plugin_empty:nothing\n",
+                                           encoding="utf-8")
+    (site / "evr_plugin_empty.py").write_text("def nothing():\n    return []\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    assert plugins.load_entry_points() == []
+    assert plugins.entry_point_sources() == []

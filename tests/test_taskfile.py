@@ -259,3 +259,27 @@ def test_cost_and_gain_paths_are_relative_to_the_task_file(files, capsys):
 def test_whole_floats_are_integers_where_an_integer_is_due(tmp_path):
     spec = load_task_file(write(tmp_path, "t.toml", "seed = 3.0\nbootstrap = 100.0\n"))
     assert spec.seed == 3 and type(spec.seed) is int and type(spec.bootstrap) is int
+
+
+@pytest.mark.slow
+def test_a_report_records_its_task_file_with_its_sha256(files, tmp_path, capsys):
+    """A report records the task file among its inputs (tables/inputs.csv and report.json's
+    provenance), as it records the data files: role ``task-file``, path, SHA-256."""
+    import hashlib
+    import json
+
+    task = write(files / "conf", "task.toml", 'id_col = "item"\nlabel_col = "y"\nprimary = "accuracy"\n'
+                                              'bootstrap = 20\ntitle = "Task of the test"\n')
+    out = tmp_path / "rep"
+    code = main(["report", str(files / "gold.tsv"), "--runs-dir", str(files / "runs"), "--task-file", str(task),
+                 "--no-audit", "--formats", "html", "--quiet", "-o", str(out)])
+    assert code == 0, capsys.readouterr().err
+    inputs = pd.read_csv(out / "tables" / "inputs.csv", keep_default_na=False)
+    row = inputs[inputs["role"] == "task-file"]
+    assert row["path"].tolist() == [str(task)]
+    assert row["sha256"].item() == hashlib.sha256(task.read_bytes()).hexdigest()
+    assert set(inputs["role"]) == {"gold", "run", "task-file"}
+    meta = json.loads((out / "tables" / "report.json").read_text(encoding="utf-8"))
+    assert {"role": "task-file", "path": str(task), "sha256": row["sha256"].item(), "rows": None} \
+        in meta["provenance"]["inputs"]
+    assert meta["title"] == "Task of the test"

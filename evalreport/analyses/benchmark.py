@@ -152,7 +152,7 @@ def _counts(data):
     return _as_counts(data).pooled()
 
 
-def _select(data, systems):
+def select_systems(data, systems):
     """The task's data with only ``systems`` (in its order); patterns are regrouped."""
     from evalreport.counts.bigdata import PatternCounts
 
@@ -257,7 +257,7 @@ def compare_benchmark(benchmark: Benchmark, *, bootstrap: int = 1000, seed: int 
         keep = benchmark.complete_systems
         if len(keep) < 1:
             raise InputError("missing='exclude' leaves no system: none takes part in every task")
-        tasks = [replace(t, runs=_select(t.runs, keep)) for t in tasks]
+        tasks = [replace(t, runs=select_systems(t.runs, keep)) for t in tasks]
         notes.append(f"missing = exclude: {len(gaps)} system(s) missing from some task removed from the benchmark "
                      f"({', '.join(map(repr, gaps))})")
     elif gaps:

@@ -58,6 +58,9 @@ def run_appendix(args) -> int:
             sources = [Source("gold", str(args.gold), hash_file(args.gold), None)] + [
                 Source("runs", str(p), hash_file(p), None)
                 for p in rep._confusion_files(list(args.runs) + ([args.runs_dir] if args.runs_dir else []))]
+    extra = common.recorded_sources(args)   # the task file, plugins, gains and entry points among the inputs
+    if extra:
+        sources = [*(sources if sources is not None else getattr(data, "sources", ())), *extra]
     options = {}
     if getattr(args, "gains", None) and hasattr(common, "gain_matrix"):
         options["gains"] = common.gain_matrix(args, loaded.counts.labels)

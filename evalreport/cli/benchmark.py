@@ -94,6 +94,18 @@ def _read(args):
                           defaults=defaults, missing=args.missing)
 
 
+def _recorded(args) -> list:
+    """The benchmark file, the task file and the entry points that registered measures, as sources
+    recorded in the report's provenance (plugins: :func:`build_benchmark_report` records them)."""
+    from evalreport.cli.common import recorded_sources
+    from evalreport.inputs.readers import hash_file
+    from evalreport.inputs.runs import Source
+
+    own = [Source("benchmark-file", str(args.benchmark_file), hash_file(args.benchmark_file), None)] \
+        if getattr(args, "benchmark_file", None) else []
+    return own + recorded_sources(args, plugins=False, gains=False)
+
+
 def run_benchmark(args) -> int:
     from evalreport._atomic import check_outside
     from evalreport.cli.report import _check_formats, _check_numbers, _command, _done, _formats
@@ -113,7 +125,8 @@ def run_benchmark(args) -> int:
     paths = build_benchmark_report(benchmark, Path(args.out), title=title, bootstrap=args.bootstrap, seed=args.seed,
                                    alpha=args.alpha, missing=args.missing, policy=args.policy, formats=formats,
                                    engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
-                                   progress=not args.quiet, inputs=inputs, plugins=args.plugin)
+                                   progress=not args.quiet, inputs=inputs, plugins=args.plugin,
+                                   extra_sources=_recorded(args))
     _done(paths)
     return 0
 
@@ -148,6 +161,6 @@ def run_benchmark_demo(args) -> int:
             bench, Path(args.out), title=args.title or "evalreport demo: 13 classifiers on 6 data sets",
             bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, policy=args.policy, formats=formats,
             engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
-            progress=not args.quiet, include={"data": data}, plugins=args.plugin)
+            progress=not args.quiet, include={"data": data}, plugins=args.plugin, extra_sources=_recorded(args))
     _done(paths)
     return 0

@@ -6,6 +6,7 @@ import json
 import math
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -177,6 +178,32 @@ def input_paths(args) -> list:
     for name in ("runs", "confusion", "plugin"):
         paths += list(getattr(args, name, None) or [])
     return [p for p in paths if p]
+
+
+def recorded_sources(args, *, plugins: bool = True, gains: bool = True) -> list:
+    """What decides the numbers besides the data files, as :class:`~evalreport.inputs.runs.Source`
+    rows of a report's inputs (``inputs.csv``, ``report.json``): the task file (role ``task-file``),
+    with ``plugins`` each plugin file (``plugin``, the SHA-256 of the code that ran), with ``gains``
+    the gain matrix (``gains``), and each installed entry point that registered measures (role
+    ``entry-point``, path ``DIST==VERSION (entry point NAME = VALUE)``, no hash: an installed
+    distribution is named by its version). ``report`` records plugins and gains itself."""
+    from evalreport.inputs.readers import hash_file
+    from evalreport.inputs.runs import Source
+    from evalreport.measures.plugins import LOADED, entry_point_sources
+
+    out = []
+    if getattr(args, "task_file", None):
+        out.append(Source("task-file", str(args.task_file), hash_file(args.task_file), None))
+    if plugins:
+        for p in dict.fromkeys(str(p) for p in getattr(args, "plugin", None) or ()):
+            key = str(Path(p).resolve())
+            out.append(Source("plugin", p, LOADED[key][0] if key in LOADED else hash_file(p), None))
+    if gains and getattr(args, "gains", None):
+        out.append(Source("gains", str(args.gains), hash_file(args.gains), None))
+    for ep in entry_point_sources():
+        dist = f"{ep['distribution'] or 'unknown distribution'}=={ep['version'] or 'unknown version'}"
+        out.append(Source("entry-point", f"{dist} (entry point {ep['name']} = {ep['value']})", "", None))
+    return out
 
 
 def _renamed(counts, names):

@@ -5,6 +5,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from evalreport.cli import common
 from evalreport.cli.common import add_input_options, add_measure_options, add_task_options, csv_list, input_paths
 from evalreport.errors import InputError
 
@@ -181,6 +182,9 @@ def run_report(args) -> int:
             sources = [Source("gold", str(args.gold), hash_file(args.gold), None)] + [   # rows: not counted
                 Source("runs", str(p), hash_file(p), None)
                 for p in _confusion_files(list(args.runs) + ([args.runs_dir] if args.runs_dir else []))]
+    extra = common.recorded_sources(args, plugins=False, gains=False)   # build_report records those two
+    if extra:   # the task file and entry points among the inputs, with the data files
+        sources = [*(sources if sources is not None else getattr(data, "sources", ())), *extra]
     title = args.title or f"Evaluation of {len(loaded.counts.systems)} systems"
     scenarios = _what_if(args.what_if, list(loaded.counts.labels))
     paths = build_report(data, Path(args.out), sources=sources, what_if=scenarios, title=title, primary=args.primary, measures=args.measures,
@@ -239,7 +243,9 @@ def run_demo(args) -> int:
         kept = Path(args.out) / "data"
         runs = dataclasses.replace(runs, sources=tuple(
             dataclasses.replace(s, path=str(kept / Path(s.path).relative_to(Path(tmp) / "data"))) for s in runs.sources))
-        result = build_report(runs, Path(args.out), title=args.title or "evalreport demo: eight classifiers on imbalanced digits",
+        extra = common.recorded_sources(args, plugins=False, gains=False)   # a task file, entry points
+        result = build_report(runs, Path(args.out), sources=[*runs.sources, *extra] if extra else None,
+                              title=args.title or "evalreport demo: eight classifiers on imbalanced digits",
                               primary=args.primary, positive=args.positive, policy=args.policy,
                               bootstrap=args.bootstrap, seed=args.seed,
                               alpha=args.alpha, formats=formats, engine=args.engine, audit=not args.no_audit,

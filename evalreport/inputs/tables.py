@@ -322,6 +322,8 @@ def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None)
             raise InputError(f"cannot read as {fmt.upper()}: {exc}", path=path) from None
     if fmt == "tsv":
         _check_tsv_records(path, result.num_rows, names is None)
+    elif delimiter == ",":
+        _check_csv_quotes(path, result.num_rows, names is None)
     columns = {name: result.column(g) for name, g in zip(header, generated)}
     return _Table(path, fmt, columns, result.num_rows, header=names is None)
 
@@ -351,7 +353,21 @@ def _check_tsv_records(path: Path, n_rows: int, header: bool) -> None:
     """TSV is read with CSV quoting (what pandas and R write), so a stray ``"`` at the start of a
     field would swallow the following lines and silently shift ids and labels: one record per
     line is required, and the first record that spans lines is an error."""
-    if b'"' not in path.read_bytes() or _data_line_numbers(path, "tsv", header, n_rows) is not None:
+    data = path.read_bytes()
+    if b'"' not in data:
+        return
+    lines = _data_line_numbers(path, "tsv", header, n_rows)
+    if lines is not None:
+        # one record per line; only the last can hold a quote that never closes (it runs to the end of
+        # the file, where the CSV reader would drop the quote and keep the text)
+        if lines.size:
+            last = data.rstrip(b"\r\n").rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace")
+            try:
+                list(csv.reader([last], delimiter="\t", strict=True))
+            except csv.Error:
+                raise InputError("a field starting with a double quote is never closed: TSV fields may be quoted "
+                                 "(\"...\") but the quote must close on the same line; remove the stray quote or "
+                                 "quote the field", path=path, line=int(lines[-1])) from None
         return
     with open(path, newline="", encoding="utf-8-sig") as handle, _csv_field_limit():
         reader = csv.reader(handle, delimiter="\t")
@@ -363,6 +379,37 @@ def _check_tsv_records(path: Path, n_rows: int, header: bool) -> None:
                                  "TSV fields may be quoted (\"...\") but one item must stay on one line; remove the "
                                  "stray quote or quote the field", path=path, line=start)
             previous = reader.line_num
+
+
+def _check_csv_quotes(path: Path, n_rows: int, header: bool) -> None:
+    """A quoted CSV field may span lines, but a quote that never closes runs to the end of the file,
+    where the reader drops it and keeps the text (``3,"NONE`` would read as ``NONE``): an error."""
+    data = path.read_bytes()
+    if b'"' not in data:
+        return
+    lines = _data_line_numbers(path, "csv", header, n_rows)
+    with _csv_field_limit():
+        if lines is not None:          # one record per line: only the last can be open at the end
+            if not lines.size:
+                return
+            text, line = data.rstrip(b"\r\n").rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace"), int(lines[-1])
+            try:
+                list(csv.reader([text], strict=True))
+                return
+            except csv.Error:
+                pass
+        else:
+            with open(path, newline="", encoding="utf-8-sig") as handle:
+                reader = csv.reader(handle, strict=True)
+                start = 1
+                try:
+                    for _ in reader:
+                        start = reader.line_num + 1
+                    return
+                except csv.Error:
+                    line = start
+    raise InputError("a field starting with a double quote is never closed (it runs to the end of the file): "
+                     "close the quote or remove it", path=path, line=line)
 
 
 def _line_with_field_count(path: Path, delimiter: str, expected: int, skip: int) -> int | None:

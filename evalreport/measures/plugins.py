@@ -45,6 +45,9 @@ LOADED: dict[str, tuple[str, tuple[str, ...]]] = {}
 
 _ENTRY_POINTS: dict[tuple[str, str], tuple[str, ...]] = {}
 
+#: (entry point name, value) -> (distribution name, distribution version) of every entry point loaded.
+_DISTRIBUTIONS: dict[tuple[str, str], tuple[str, str]] = {}
+
 
 class PluginError(EvalReportError):
     """An exception raised inside a plugin's measure function (named with the plugin and the id).
@@ -105,6 +108,7 @@ def load_entry_points() -> list[str]:
             out += _ENTRY_POINTS[key]
             continue
         dist = getattr(getattr(ep, "dist", None), "name", None)
+        _DISTRIBUTIONS[key] = (dist or "", getattr(getattr(ep, "dist", None), "version", None) or "")
         origin = f"entry point {ep.name} ({ep.value}" + (f", distribution {dist})" if dist else ")")
 
         def run(ep=ep):
@@ -125,6 +129,15 @@ def load_entry_points() -> list[str]:
 def plugin_sources() -> list[tuple[str, str]]:
     """(path, SHA-256) of every plugin file loaded in this process, in load order."""
     return [(path, sha) for path, (sha, _) in LOADED.items()]
+
+
+def entry_point_sources() -> list[dict]:
+    """Every loaded entry point that registered measures, for a report's inputs: ``name``,
+    ``value`` (``module:object``), ``distribution`` and ``version`` (of the installed distribution
+    that declares it; ``""`` where the metadata has none) and ``ids``, in load order."""
+    return [{"name": name, "value": value, "distribution": _DISTRIBUTIONS.get((name, value), ("", ""))[0],
+             "version": _DISTRIBUTIONS.get((name, value), ("", ""))[1], "ids": ids}
+            for (name, value), ids in _ENTRY_POINTS.items() if ids]
 
 
 def _registering(run, *, origin: str, path, line_of: str | None) -> list[str]:

@@ -27,6 +27,7 @@ import numpy as np
 from evalreport._atomic import atomic_dir
 from evalreport.report.build import (AUDIT_MAX_N, Stages, _execute_and_render, _needs, _short_label, analyse,
                                      provenance, write_report_meta)
+from evalreport.report.task_sections import chart_prefixes
 
 __all__ = ["build_benchmark_report", "analyse_benchmark", "write_benchmark_tables", "LIST_COLUMNS"]
 
@@ -56,9 +57,9 @@ def write_benchmark_tables(tables: Path, bc) -> None:
 
 def _task_runs(task, comparison):
     """The task's data with the systems of its comparison (``missing="exclude"`` drops some)."""
-    from evalreport.analyses.benchmark import _select
+    from evalreport.analyses.benchmark import select_systems
 
-    return _select(task.runs, comparison.systems) if tuple(comparison.systems) != task.systems else task.runs
+    return select_systems(task.runs, comparison.systems) if tuple(comparison.systems) != task.systems else task.runs
 
 
 def _audit_records(comparisons) -> list:
@@ -138,13 +139,17 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
                            seed: int = 0, alpha: float = 0.05, missing: str | None = None, policy: str = "nan",
                            formats=("html", "pdf"), engine: str = "auto", audit: bool = True, needs=None,
                            command: str | None = None, progress: bool = True, include=None, inputs=(),
-                           plugins=()) -> dict[str, Path]:
+                           plugins=(), extra_sources=()) -> dict[str, Path]:
     """One report folder for a :class:`~evalreport.inputs.benchmark.Benchmark`: the benchmark
     overview first, then one section per task (the single-task report), the measure audit and
     the appendix (see the module docstring). ``missing``: drop | last | exclude (default: the
     benchmark's). ``include``: name -> folder copied into the report (the demo's ``data/``).
-    ``inputs``: paths ``out_dir`` must not hold (the benchmark's own files are added). Returns the
-    paths (``html``, ``pdf``, ``tables``, ``notebooks``).
+    ``inputs``: paths ``out_dir`` must not hold (the benchmark's own files are added).
+    ``plugins``: the plugin files whose measures the tasks use (loaded already; recorded with their
+    SHA-256 and loaded again in each notebook's kernel). ``extra_sources``: what else decides the
+    numbers (:class:`~evalreport.inputs.runs.Source` rows: the benchmark file, a task file, entry
+    points), recorded in the provenance. Returns the paths (``html``, ``pdf``, ``tables``,
+    ``notebooks``).
     """
     import nbformat
 
@@ -152,7 +157,7 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
 
     out_dir = Path(out_dir)
     needs = _needs(needs, audit)
-    sources = list(benchmark.sources)
+    sources = [*benchmark.sources, *extra_sources]
     if plugins:
         from evalreport.report.build import _plugin_sources
 
@@ -171,12 +176,14 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
         # each task's notebooks, prepared as its section before they run (a re-render runs them as they are)
         prepared = Path(tempfile.mkdtemp(prefix=".evalreport-sources-", dir=staging))
         task_notebooks = []
+        prefixes = chart_prefixes(t["folder"] for t in done["tasks"].values())
         for name, task in done["tasks"].items():
             folder = task["folder"]
             for j, nb_name in enumerate(task["notebooks"]):
                 nb = nbformat.read(str(notebooks_dir() / f"{nb_name}.ipynb"), as_version=4)
                 stem = f"task-{folder}" + ("" if nb_name == "report" else f"-{nb_name}")
-                nbformat.write(_prepare(nb, name, folder, task["meta"], first=j == 0), str(prepared / f"{stem}.ipynb"))
+                section = _prepare(nb, name, folder, task["meta"], first=j == 0, prefix=prefixes[folder])
+                nbformat.write(section, str(prepared / f"{stem}.ipynb"))
                 task_notebooks.append((stem, prepared / f"{stem}.ipynb", {"tables": f"../tables/tasks/{folder}"}))
         chosen = ["benchmark", *task_notebooks] + (["audit"] if audit else []) + ["appendix"]
         one = len(meta["primaries"]) == 1
@@ -195,7 +202,7 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
     return out
 
 
-def _prepare(nb, task: str, folder: str, meta: dict, *, first: bool):
+def _prepare(nb, task: str, folder: str, meta: dict, *, first: bool, prefix: str):
     """The single-task notebook ``nb`` as the section of ``task`` (its intro states the task's facts)."""
     from evalreport.escape import markdown as escape
     from evalreport.report.task_sections import prepare_task_notebook
@@ -203,5 +210,5 @@ def _prepare(nb, task: str, folder: str, meta: dict, *, first: bool):
     intro = (f"The single-task report of task **{escape(task)}**: {meta['n_items']:,} items, {meta['n_classes']} "
              f"classes, {meta['n_systems']} systems; primary measure {escape(_short_label(meta['primary']))}. "
              f"Its tables are in `tables/tasks/{folder}/`.")
-    return prepare_task_notebook(nb, task=task, folder=folder, intro=intro, first=first)
+    return prepare_task_notebook(nb, task=task, folder=folder, intro=intro, first=first, prefix=prefix)
 

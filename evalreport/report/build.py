@@ -244,7 +244,8 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
         sources = [*(sources if sources is not None else getattr(runs, "sources", ())),
                    Source("gains", str(gains_file), hash_file(gains_file), None)]
     own = sources if sources is not None else getattr(runs, "sources", ())
-    inputs = [*inputs, *(s.path for s in own or ())]
+    # (an installed entry point is recorded by distribution name: no file an output could overwrite)
+    inputs = [*inputs, *(s.path for s in own or () if s.role != "entry-point")]
     # inputs recorded where this report's own copies will be (``include``, e.g. the demo's data/) are not at risk
     copies = [(out_dir / name).resolve() for name in (include or {})]
     inputs = [p for p in inputs if not any(c == Path(p).resolve() or c in Path(p).resolve().parents for c in copies)]

@@ -205,7 +205,8 @@ def _replace(path: Path, text: str) -> Path:
 
 _STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:60em}
 table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.25em .6em}
-td.n{text-align:right;font-variant-numeric:tabular-nums}th{background:#f3f3f3}caption{text-align:left;
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}th{background:#f3f3f3;text-align:left}
+caption{text-align:left;
 font-weight:600;padding:.3em 0}.official{font-weight:700}.note{color:#555}"""
 
 
@@ -239,14 +240,17 @@ def detail_page(scored: Scored, *, title: str = "Your submission", alpha: float 
     e = escape.html
     level = f"{100 * (1 - alpha):g}%"
     rows = []
+    # the column of undefined cases only when a measure has one (an empty column says nothing)
+    reasons = any(str(r) for r in scored.rows["reason"])
     for r in scored.rows.itertuples(index=False):
         cls = ' class="official"' if r.measure == scored.primary else ""
         interval = "" if math.isnan(r.lo) else f"[{_num(r.lo)}, {_num(r.hi)}]"
         rows.append(f"<tr{cls}><th>{e(get(r.measure).label)}{' (official)' if cls else ''}</th>"
                     f"<td><code>{e(r.key)}</code></td><td class=\"n\">{e(_num(r.value))}</td>"
-                    f"<td class=\"n\">{e(interval)}</td><td>{e(r.reason)}</td></tr>")
+                    f"<td class=\"n\">{e(interval)}</td>" + (f"<td>{e(r.reason)}</td>" if reasons else "") + "</tr>")
     scores = (f"<table><caption>Scores</caption><tr><th>measure</th><th>leaderboard key</th><th>value</th>"
-              f"<th>{e(level)} interval</th><th>undefined cases</th></tr>{''.join(rows)}</table>")
+              f"<th>{e(level)} interval</th>" + ("<th>undefined cases</th>" if reasons else "")
+              + f"</tr>{''.join(rows)}</table>")
     how = (f"Intervals: {bootstrap} paired bootstrap resamples over the test items, percentile {level} intervals."
            if bootstrap else "No intervals (no bootstrap resamples).")
     body = [f"<h1>{e(title)}</h1>", scores, f'<p class="note">{e(how)}</p>',

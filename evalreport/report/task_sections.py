@@ -53,26 +53,39 @@ _TABLES_LINE = re.compile(r"^tables\s*=.*$", re.MULTILINE)
 _OPEN = "rep = open_report(tables)"
 
 
-def chart_prefix(folder: str) -> str:
-    """The prefix of a task's chart names, ``task-<folder>`` with every character but letters,
-    digits and ``-`` written ``_XX`` (its code in hex; ``_`` too, so two folders never share a
-    prefix): a chart name and a Quarto label may hold letters, digits, ``-`` and ``_`` only."""
-    return "task-" + re.sub(r"[^A-Za-z0-9-]", lambda m: "".join(f"_{b:02X}" for b in m.group().encode()), folder)
+def chart_prefixes(folders) -> dict[str, str]:
+    """folder -> the prefix of its task's chart names and labels: ``task-<folder>`` with every
+    character but letters, digits, ``-`` and ``_`` made ``-`` (chart names and Quarto labels allow
+    no others); a prefix taken already gets ``-2``, ``-3``... so that every task's are distinct."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for folder in folders:
+        base = new = "task-" + re.sub(r"[^A-Za-z0-9_-]", "-", folder)
+        n = 1
+        while new in used:
+            n += 1
+            new = f"{base}-{n}"
+        used.add(new)
+        out[folder] = new
+    return out
 
 
-def prepare_task_notebook(nb, *, task: str, folder: str, intro: str = "", first: bool = True):
+def prepare_task_notebook(nb, *, task: str, folder: str, intro: str = "", first: bool = True,
+                          prefix: str | None = None):
     """A copy of the single-task SOURCE notebook ``nb`` (not executed) made into task ``task``'s
     section of a benchmark report, before it runs, so that executing it again (``evalreport
     render``) gives the same section:
 
     * its ``tables`` parameter defaults to ``../tables/tasks/<folder>``;
-    * ``rep`` names its charts ``task-<folder>-<name>`` (:class:`TaskReport`: HTML ids stay unique);
-    * every ``#| label:`` gets the suffix ``-<folder>`` (Quarto cross-references stay unique);
+    * ``rep`` names its charts ``<prefix>-<name>`` (:class:`TaskReport`: HTML ids stay unique;
+      ``prefix`` from :func:`chart_prefixes`, by default ``task-<folder>``);
+    * every ``#| label:`` gets the suffix ``-<prefix without "task-">`` (Quarto cross-references
+      stay unique);
     * its headings are demoted under "Task: NAME" (:func:`as_task_section`; ``first`` = False for
       the task's second and later notebooks, which have no heading of their own).
     """
     out = as_task_section(nb, f"Task: {task}", intro=intro, level=2, first=first)
-    prefix = chart_prefix(folder)
+    prefix = prefix or chart_prefixes([folder])[folder]
     suffix = prefix[len("task-"):]
     opened = False
     for cell in out.cells:

@@ -52,7 +52,10 @@ def _pieces(word: str, esc, mark: str, size: int, longest: int):
 
 def _cell(c: Cell, width: float | None = None) -> str:
     if c.kind == "text":
-        return breakable(c.text, width_in=width)
+        # after "\\" (a row's end) or "\midrule" a leading "*" or "[" would be read as their
+        # star or optional argument (a class "*y*" printed "y*"): "{}" ends their look-ahead
+        text = breakable(c.text, width_in=width)
+        return "{}" + text if text.startswith(("*", "[")) else text
     text = c.text.replace("-", r"\ensuremath{-}") if c.text != "\u2014" else "---"
     if c.bold:
         text = rf"\textbf{{{text}}}"

@@ -22,7 +22,7 @@ class AuditSections(ReportBase):
         shown, notes = audit_section.matrix(au, setting, self.measures, self.primary)
         if shown.empty or shown.shape[1] == 0:
             return Note(f"Measure audit ({setting} setting): the measures of this report do not differ in any "
-                        "property. " + " ".join(notes))
+                        "property. " + " ".join(markdown(n) for n in notes))   # notes name measures (data text)
         links = {c.partition(".")[2]: audit_section.anchor(c) for c in shown.columns}
         shown.columns = [c.partition(".")[2] for c in shown.columns]     # the ids are unique: MON, Mon, CB, ...
         return audit_section.LinkedTable(

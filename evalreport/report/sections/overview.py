@@ -33,7 +33,7 @@ class OverviewSections(ReportBase):
             + (f" (and {m['n_prediction_only']} label(s) found only in predictions, counted as wrong)"
                if m.get("n_prediction_only") else "") + ", "
             f"**{m.get('n_systems', '?')} systems**. Primary measure: **{escape(self._label(self.primary))}** "
-            f"(`{self.primary}`).",
+            f"({code_span(self.primary)}).",
         ]
         if m.get("bootstrap"):
             lines.append(f"Uncertainty: {m['bootstrap']:,} paired bootstrap resamples over items, seed "
@@ -69,7 +69,10 @@ class OverviewSections(ReportBase):
         df = self.table("inputs")
         if df.empty:
             return Table(pd.DataFrame({"input": ["(given in memory)"]}), caption="Inputs")
-        df = df.assign(sha256=df["sha256"].astype(str).str[:16] + "…", file=df["path"].map(lambda p: Path(p).name))
+        # an installed entry point has no file and no hash: its row names the distribution and version
+        sha = df["sha256"].fillna("").astype(str)
+        df = df.assign(sha256=sha.str[:16].where(sha == "", sha.str[:16] + "…"),
+                       file=[p if r == "entry-point" else Path(p).name for r, p in zip(df["role"], df["path"])])
         # a column with nothing in it (rows of confusion matrices, systems named inside one file) is left out
         cols = [c for c in ("role", "system", "file", "rows", "sha256")
                 if c in df and not df[c].replace("", np.nan).isna().all()]
@@ -176,3 +179,9 @@ class OverviewSections(ReportBase):
                      name="ranks-calibrated" if calibrated else "ranks",
                      caption="Rank of every system under every measure (1 = best)"
                              + (" after prevalence calibration." if calibrated else "."))
+
+
+def code_span(text: str) -> str:
+    """``text`` as a Markdown code span, or escaped text where it holds a backtick (the id of a
+    class-subset measure holds class names: data text)."""
+    return f"`{text}`" if text and "`" not in text and text.strip() == text else escape(text)

@@ -11,6 +11,7 @@ from evalreport.escape import markdown as escape
 from evalreport.report.section_tables import (MAX_FLIPS, MAX_INCONSISTENT, MAX_PAIRS_ALL, NOISE_SE, baselines_wide,
                                                flips, p_floor, p_floor_sentence)
 from evalreport.report.sections._core import MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase
+from evalreport.report.sections.overview import code_span
 
 #: Above this many systems the p-value heatmap shows the best ones (all pairs stay in pairwise.csv).
 MAX_PVALUE_SYSTEMS = 40
@@ -59,8 +60,9 @@ class RobustnessSections(ReportBase):
                 groups = [g for g in groups if g not in equal]
             for g in groups:
                 members = g.split(", ")
-                lines.append(f"- {', '.join(self._label(m) for m in members)} — "
-                             f"{', '.join(f'`{m}`' for m in members)}: {text}")
+                # labels and ids of class-subset measures hold class names (data text): escaped
+                lines.append(f"- {', '.join(escape(self._label(m)) for m in members)} — "
+                             f"{', '.join(code_span(m) for m in members)}: {text}")
         return Note("Correlation 1 by construction. These measures of the report are related whatever the "
                     "systems (found by computing every measure on seeded samples of confusion matrices, "
                     "`identities.csv`; paper 003 and paper 004, section 5.1 discuss such pairs):\n\n"
@@ -96,7 +98,7 @@ class RobustnessSections(ReportBase):
         fl = flips(dis, self.table("intervals"), self.primary)
         p = self._label(self.primary)
         if fl.empty:
-            return Note(f"No pair of systems changes order between {p} and the other measures.")
+            return Note(f"No pair of systems changes order between {escape(p)} and the other measures.")
         rule = (f"A flip is larger than the noise when, under both measures, the two systems differ by more than "
                 f"{NOISE_SE:g} standard errors of their difference, sqrt(se_A² + se_B²), with se the bootstrap "
                 "standard errors of intervals.csv.")
@@ -109,7 +111,7 @@ class RobustnessSections(ReportBase):
             show = fl[fl["beyond_noise"]]
             n_noise = len(fl) - len(show)
             if show.empty:
-                return Note(f"{len(fl):,} system pair(s) change order between {p} and another measure, but every one "
+                return Note(f"{len(fl):,} system pair(s) change order between {escape(p)} and another measure, but every one "
                             f"of these flips is within the bootstrap noise. {rule} All flips are in disagreements.csv.")
             head = (f"The {len(show):,} system pair(s) whose order under {p} (primary; A is its winner) flips under "
                     f"another measure by more than the noise. {rule} The other {n_noise:,} flip(s) are within the "

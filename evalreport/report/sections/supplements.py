@@ -139,7 +139,8 @@ class SupplementSections(ReportBase):
                 ("bootstrap resamples", str(self.meta.get("bootstrap", ""))),
                 ("created", prov.get("created", ""))]
         rows += [(f"version: {k}", v) for k, v in prov.get("versions", {}).items()]
-        rows += [(f"sha256: {Path(s['path']).name}", s["sha256"]) for s in prov.get("inputs", [])]
+        rows += [(f"sha256: {Path(s['path']).name}", s["sha256"]) if s.get("role") != "entry-point"
+                 else ("entry point", s["path"]) for s in prov.get("inputs", [])]   # a distribution: its version
         return Table(pd.DataFrame(rows, columns=["item", "value"]), index=False,
                      caption="Provenance: versions, seed and input hashes. The same inputs and seed give the same "
                              "numbers.")

@@ -1,0 +1,214 @@
+"""Significance from the pairwise tests' outcomes: resampling p-values, McNemar's test, Holm and
+Benjamini-Hochberg corrections, the smallest p-value a resampling test can give, and the groups
+of systems the tests cannot separate (:func:`evalreport.analyses.resampling.pairwise` runs the
+tests; :mod:`evalreport.analyses.resampling` re-exports every name here).
+
+Pairwise tests
+--------------
+``statistic`` of the bootstrap and randomisation rows is the observed difference
+``d = m(a) - m(b)`` oriented by the measure's direction (negated for lower-is-better
+measures, so ``d > 0`` always means "a is better").
+
+bootstrap
+    the paired bootstrap test on the *centred* difference (the bootstrap distribution of the
+    difference shifted to the null hypothesis of no difference): with the bootstrap
+    differences ``d*_b`` (the same
+    resamples as :func:`~evalreport.analyses.resampling.bootstrap` with the same seed),
+    ``p = (1 + #{b : |d*_b - d| >= |d|}) / (1 + B)`` over the resamples where ``d*_b`` is
+    defined. Two-sided.
+randomization
+    approximate randomisation: in each of R rounds, every item on which the two systems
+    disagree has their two predictions swapped with probability 1/2, and
+    ``p = (1 + #{r : |d_r| >= |d|}) / (1 + R)``; how the swaps are drawn:
+    :mod:`evalreport.analyses.randomization`.
+mcnemar
+    McNemar's test on the discordant items of the pair for *accuracy* (rows have
+    ``measure = "accuracy"``): ``b`` = items a gets right and b wrong, ``c`` the reverse. When
+    ``b + c < 25`` the exact two-sided binomial test (``statistic = min(b, c)``), otherwise the
+    chi-square test with continuity correction (``statistic = (|b - c| - 1)^2 / (b + c)``,
+    1 degree of freedom); the ``detail`` column says which.
+
+Degenerate cases have defined answers: identical systems give ``d = 0`` and p = 1 in every
+test; no discordant items give McNemar p = 1. A NaN observed difference (the measure is
+undefined for one of the systems) gives a NaN p-value, which the corrections leave out.
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from evalreport.errors import InputError
+
+__all__ = ["holm", "benjamini_hochberg", "mcnemar", "p_floor", "resamples_needed", "groups", "CORRECTIONS",
+           "MCNEMAR_EXACT_BELOW"]
+
+CORRECTIONS = {"holm": "p_holm", "bh": "p_bh", "none": "p_value"}
+MCNEMAR_EXACT_BELOW = 25          # exact binomial McNemar when b + c is below this
+_ROUND = 12                       # decimals kept when comparing values for ranks and tests
+
+
+# ----------------------------------------------------------------------------- corrections and McNemar
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm's step-down adjusted p-values (NaN entries are left out and stay NaN)."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    q = p[ok]
+    m = q.shape[0]
+    if m:
+        order = np.argsort(q, kind="stable")
+        adj = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * q[order]))
+        res = np.empty(m)
+        res[order] = adj
+        out[ok] = res
+    return out
+
+
+def p_floor(pairwise: pd.DataFrame, test: str = "bootstrap") -> dict | None:
+    """The smallest p-value a resampling test can give, raw and after Holm's correction.
+
+    The bootstrap and randomisation p-values are ``(1 + count) / (1 + B)`` with B the number of
+    defined resamples (:func:`_centred_p`), so no raw p is below ``1 / (B + 1)``; Holm multiplies
+    the smallest of the m *defined* p-values by m (:func:`holm` leaves undefined ones out), so no
+    Holm-corrected p is below ``min(1, m / (B + 1))``. None for a test without resamples (McNemar)
+    or without a defined p-value.
+    """
+    if pairwise.empty or "n_resamples" not in pairwise:
+        return None
+    sub = pairwise[(pairwise["test"] == test) & pairwise["p_value"].notna()]
+    if sub.empty or test == "mcnemar":
+        return None
+    B = int(pd.to_numeric(sub["n_resamples"], errors="coerce").max())
+    if B <= 0:
+        return None
+    m = len(sub)
+    raw = 1.0 / (B + 1)
+    return {"test": test, "B": B, "pairs": m, "raw": raw, "holm": min(1.0, m * raw),
+            "at_floor": int((sub["p_value"] <= raw * (1 + 1e-9)).sum())}
+
+
+def resamples_needed(pairs: int, alpha: float) -> int:
+    """The fewest resamples B with a Holm floor ``pairs / (B + 1)`` below ``alpha`` (p < alpha is
+    significant): the smallest integer B > pairs / alpha - 1."""
+    B = max(0, math.floor(pairs / alpha) - 1)
+    while pairs / (B + 1) >= alpha:
+        B += 1
+    while B > 0 and pairs / B < alpha:
+        B -= 1
+    return B
+
+
+def benjamini_hochberg(p_values) -> np.ndarray:
+    """Benjamini-Hochberg adjusted p-values (scipy's ``false_discovery_control``; NaN left out)."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    ok = ~np.isnan(p)
+    if ok.any():
+        out[ok] = stats.false_discovery_control(p[ok], method="bh")
+    return out
+
+
+def mcnemar(b, c):
+    """McNemar's test on discordant counts ``b`` and ``c`` (arrays): ``(statistic, p_value, exact)``.
+
+    Exact two-sided binomial test (``statistic = min(b, c)``, ``p = min(1, 2 P(X <= min(b, c)))``
+    with ``X ~ Bin(b + c, 1/2)``, which is scipy's ``binomtest`` for p = 1/2) when
+    ``b + c < MCNEMAR_EXACT_BELOW``; otherwise chi-square with continuity correction. ``b + c = 0``
+    gives statistic 0 and p = 1.
+    """
+    b = np.asarray(b, dtype=np.int64)
+    c = np.asarray(c, dtype=np.int64)
+    n = b + c
+    exact = n < MCNEMAR_EXACT_BELOW
+    small = np.minimum(b, c)
+    p_exact = np.minimum(1.0, 2.0 * stats.binom.cdf(small, n, 0.5))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        chi = np.where(n > 0, np.maximum(np.abs(b - c) - 1, 0) ** 2 / np.where(n > 0, n, 1), 0.0)
+    p_chi = stats.chi2.sf(chi, 1)
+    stat = np.where(exact, small.astype(float), chi)
+    p = np.where(n == 0, 1.0, np.where(exact, p_exact, p_chi))
+    return stat, p, exact
+
+
+# ----------------------------------------------------------------------------- pairwise
+
+
+def _centred_p(diffs: np.ndarray, observed: np.ndarray, *, centre: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Two-sided resampling p-values ``(1 + #{|d_r (- d)| >= |d|}) / (1 + valid)`` per column."""
+    d = np.round(diffs, _ROUND)
+    obs = np.round(observed, _ROUND)
+    valid = ~np.isnan(d)
+    dev = np.abs(d - obs) if centre else np.abs(d)
+    hits = ((dev >= np.abs(obs) - 10.0 ** -_ROUND) & valid).sum(axis=0)
+    n = valid.sum(axis=0)
+    p = (1.0 + hits) / (1.0 + n)
+    return np.where(np.isnan(obs), np.nan, p), n
+
+
+# ----------------------------------------------------------------------------- groups
+
+
+def groups(pairwise_df: pd.DataFrame, *, alpha: float = 0.05, test: str = "bootstrap", correction: str = "holm",
+           order: Sequence[str] | None = None) -> pd.DataFrame:
+    """Tiers of systems the chosen test cannot separate at ``alpha``: system, group, leader.
+
+    Rule ("connected to the leader", contiguous tiers): walk the systems from best to worst;
+    a group starts at the first system not yet in a group (its leader) and takes the following
+    systems, in order, as long as each is not separable from the leader (corrected p-value >=
+    ``alpha``, or NaN); the first separable system starts the next group. Group 1 holds the
+    best system and everything tied with it. ``order`` lists the systems best first; by default
+    they are ordered by their mean ``difference`` against all others (for the bootstrap and
+    randomisation tests that is the measure's value minus the mean value, so the order of the
+    scores). ``correction``: ``holm``, ``bh`` or ``none``. A system with no defined p-value at all
+    (its measure value is undefined, so no test could run) is in no group: ``group`` NaN,
+    ``leader`` empty.
+    """
+    if correction not in CORRECTIONS:
+        raise InputError(f"unknown correction {correction!r}; choose from {', '.join(CORRECTIONS)}")
+    if not 0.0 < float(alpha) < 1.0:
+        raise InputError(f"alpha must lie strictly between 0 and 1; got {alpha!r}")
+    df = pairwise_df[pairwise_df["test"] == test]
+    if df.empty:
+        raise InputError(f"the pairwise table has no rows for test {test!r}")
+    if df["measure"].nunique() != 1:
+        raise InputError(f"the pairwise table holds several measures for test {test!r} "
+                         f"({', '.join(map(str, df['measure'].unique()))}); select one first")
+    systems = list(dict.fromkeys(list(df["system_a"]) + list(df["system_b"])))
+    pos = {s: i for i, s in enumerate(systems)}
+    S = len(systems)
+    ia = df["system_a"].map(pos).to_numpy()
+    ib = df["system_b"].map(pos).to_numpy()
+    p = df[CORRECTIONS[correction]].to_numpy(dtype=float)
+    separable = np.zeros((S, S), dtype=bool)
+    separable[ia, ib] = separable[ib, ia] = p < alpha                        # NaN -> not separable
+    tested = np.zeros(S, dtype=bool)
+    tested[ia[~np.isnan(p)]] = tested[ib[~np.isnan(p)]] = True
+    if order is None:
+        diff = df["difference"].to_numpy(dtype=float)
+        score = np.bincount(ia, weights=np.nan_to_num(diff), minlength=S) - np.bincount(
+            ib, weights=np.nan_to_num(diff), minlength=S)
+        seq = [systems[i] for i in np.argsort(-score, kind="stable")]
+    else:
+        seq = [str(s) for s in order]
+        missing = set(systems) - set(seq)
+        extra = [s for s in seq if s not in pos]
+        if missing or extra or len(seq) != len(set(seq)):
+            raise InputError("order must list every system of the pairwise table exactly once")
+    group, leader = {}, {}
+    g = 0
+    current = None
+    for s in seq:  # a walk over S systems, not a hot path
+        if not tested[pos[s]]:
+            group[s], leader[s] = np.nan, ""
+            continue
+        if current is None or separable[pos[current], pos[s]]:
+            g += 1
+            current = s
+        group[s], leader[s] = g, current
+    return pd.DataFrame({"system": seq, "group": [group[s] for s in seq], "leader": [leader[s] for s in seq]})
