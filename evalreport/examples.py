@@ -39,7 +39,8 @@ import pandas as pd
 
 __all__ = ["DEMO_CLASSES", "Demo", "demo_data", "binary_demo_data", "make_demo", "make_binary_demo",
            "load_demo", "shared_task_data", "BENCHMARK_TASKS", "benchmark_demo_data", "make_benchmark_demo",
-           "write_benchmark", "shared_benchmark_data"]
+           "write_benchmark", "shared_benchmark_data", "MultiLabelDemo", "multilabel_demo_data", "write_multilabel",
+           "MULTILABEL_FORMATS"]
 
 #: The digit classes kept in the multi-class demo and how many items of each: (name, digit, size).
 DEMO_CLASSES = (
@@ -389,3 +390,128 @@ def shared_benchmark_data(*, n_systems: int = 20, n_tasks: int = 6, n_items: int
         names = [f"system_{k + 1:02d}" for k in range(n_systems)]
         out[f"task_{t + 1}"] = replace(task, runs={names[k]: runs[r] for r, k in enumerate(order)})
     return out
+
+
+# ----------------------------------------------------------------------------- multi-label (issue 13)
+
+#: Default file format of each multi-label layout written by :func:`write_multilabel`.
+MULTILABEL_FORMATS = {"list": "jsonl", "sep": "tsv", "long": "tsv", "wide": "csv"}
+
+
+@dataclass(frozen=True)
+class MultiLabelDemo:
+    """A multi-label example in memory: ``gold`` (N, L) bool, ``runs`` system -> (N, L) bool,
+    ``labels`` (L names), ``ids`` (N ids)."""
+
+    gold: np.ndarray
+    runs: dict
+    labels: tuple
+    ids: np.ndarray
+
+    def write(self, out_dir, *, layout: str = "list", fmt: str | None = None, sep: str = ",") -> dict:
+        """Write the example in one layout: see :func:`write_multilabel`."""
+        return write_multilabel(self.gold, self.runs, self.labels, self.ids, out_dir, layout=layout, fmt=fmt, sep=sep)
+
+
+def _multilabel_systems(seed: int) -> dict:
+    from sklearn.dummy import DummyClassifier
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.multiclass import OneVsRestClassifier
+    from sklearn.naive_bayes import BernoulliNB
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    return {
+        "logreg": OneVsRestClassifier(LogisticRegression(solver="liblinear")),
+        "logreg_strong_l2": OneVsRestClassifier(LogisticRegression(C=0.002, solver="liblinear")),
+        "logreg_balanced": OneVsRestClassifier(LogisticRegression(class_weight="balanced", solver="liblinear")),
+        "knn_5": KNeighborsClassifier(n_neighbors=5),
+        "knn_50": KNeighborsClassifier(n_neighbors=50),
+        "tree_depth4": DecisionTreeClassifier(max_depth=4, random_state=seed),
+        "tree_full": DecisionTreeClassifier(random_state=seed),
+        "forest": RandomForestClassifier(n_estimators=20, max_depth=12, random_state=seed, n_jobs=1),
+        "bernoulli_nb": OneVsRestClassifier(BernoulliNB()),
+        "dummy_stratified": DummyClassifier(strategy="stratified", random_state=seed),
+    }
+
+
+def multilabel_demo_data(n_systems: int = 10, n_labels: int = 20, n_items: int = 5000, seed: int = 0) -> MultiLabelDemo:
+    """A multi-label task made offline: scikit-learn's ``make_multilabel_classification`` (about 3
+    labels per item on average, some items with none) and up to 10 classifiers of different kinds
+    (one-vs-rest logistic regression three ways, k-NN with 5 and 50 neighbours, a shallow and a full
+    tree, a small forest, one-vs-rest Bernoulli naive Bayes, a stratified dummy), each predicting
+    every item by 3-fold cross-validation (``cross_val_predict``: no item is predicted by a model
+    that saw it). Deterministic for a seed; about 10 s for the default size on one core.
+    """
+    from sklearn.datasets import make_multilabel_classification
+    from sklearn.model_selection import KFold, cross_val_predict
+
+    systems = _multilabel_systems(seed)
+    if not 1 <= n_systems <= len(systems) or n_labels < 2 or n_items < 10:
+        raise ValueError(f"need 1 <= n_systems <= {len(systems)}, n_labels >= 2 and n_items >= 10")
+    X, Y = make_multilabel_classification(n_samples=n_items, n_features=30, n_classes=n_labels, n_labels=3,
+                                          allow_unlabeled=True, random_state=seed)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)      # word-count features: scaled, the solvers converge in few steps
+    folds = KFold(n_splits=3, shuffle=True, random_state=seed)
+    runs = {name: cross_val_predict(model, X, Y, cv=folds).astype(bool)
+            for name, model in list(systems.items())[:n_systems]}
+    width = len(str(n_labels - 1))
+    labels = tuple(f"label_{k:0{width}d}" for k in range(n_labels))
+    ids = np.char.add("item-", np.char.zfill(np.arange(n_items).astype(str), 5)).astype(object)
+    return MultiLabelDemo(gold=Y.astype(bool), runs=runs, labels=labels, ids=ids)
+
+
+def write_multilabel(gold, runs: dict, labels, ids, out_dir, *, layout: str = "list", fmt: str | None = None,
+                     sep: str = ",") -> dict:
+    """Write multi-label gold and runs as ``gold.<fmt>`` and ``runs/<system>.<fmt>`` in one layout
+    (the ones :func:`evalreport.inputs.multilabel.read_multilabel` reads): ``list`` (a ``label``
+    list column: JSON Lines or Parquet), ``sep`` (labels joined by ``sep`` in a ``label`` field),
+    ``long`` (one ``id, label`` row per pair; an item with the empty set gets one row with an empty
+    label) or ``wide`` (one 0/1 column per label). ``fmt``: ``tsv``, ``csv``, ``jsonl`` or
+    ``parquet`` (default per layout: :data:`MULTILABEL_FORMATS`).
+
+    Returns ``{"gold": Path, "runs_dir": Path, "runs": {system: Path}}``.
+    """
+    fmt = fmt or MULTILABEL_FORMATS[layout]
+    if layout not in MULTILABEL_FORMATS or fmt not in ("tsv", "csv", "jsonl", "parquet"):
+        raise ValueError(f"unknown layout {layout!r} or format {fmt!r}")
+    if layout == "list" and fmt in ("tsv", "csv"):
+        raise ValueError("the list layout needs JSON Lines or Parquet")
+    names = np.asarray(labels, dtype=object)
+    if layout == "sep" and any(sep in str(n) for n in names):
+        raise ValueError(f"a label contains the separator {sep!r}")
+    ids = np.asarray(ids, dtype=object)
+
+    def frame(matrix) -> pd.DataFrame:
+        matrix = np.asarray(matrix, dtype=bool)
+        if layout == "wide":
+            return pd.concat([pd.DataFrame({"id": ids}),
+                              pd.DataFrame(matrix.astype(np.int8), columns=[str(n) for n in names])], axis=1)
+        if layout == "long":
+            rows, cols = np.nonzero(matrix)
+            empty = np.flatnonzero(~matrix.any(axis=1))
+            order = np.argsort(np.concatenate([rows, empty]), kind="stable")
+            return pd.DataFrame({"id": np.concatenate([ids[rows], ids[empty]])[order],
+                                 "label": np.concatenate([names[cols], np.full(empty.size, "", dtype=object)])[order]})
+        sets = [list(names[row]) for row in matrix]
+        return pd.DataFrame({"id": ids, "label": sets if layout == "list" else [sep.join(s) for s in sets]})
+
+    def save(df: pd.DataFrame, path: Path) -> None:
+        if fmt == "jsonl":
+            df.to_json(path, orient="records", lines=True, force_ascii=False)
+        elif fmt == "parquet":
+            df.to_parquet(path, index=False)
+        else:
+            df.to_csv(path, sep="\t" if fmt == "tsv" else ",", index=False)
+
+    out = Path(out_dir)
+    runs_dir = out / "runs"
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    gold_path = out / f"gold.{fmt}"
+    save(frame(gold), gold_path)
+    paths = {}
+    for name, matrix in runs.items():
+        paths[name] = runs_dir / f"{name}.{fmt}"
+        save(frame(matrix), paths[name])
+    return {"gold": gold_path, "runs_dir": runs_dir, "runs": paths}

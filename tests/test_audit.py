@@ -301,7 +301,8 @@ def test_full_catalogue_runs_and_every_cell_is_a_verdict():
     f = audit(max_n=6)
     assert set(f.verdict) <= VERDICTS
     assert not f.detail.str.startswith("check failed").any()
-    assert len(f) == len(REGISTRY) * len(PROPERTIES) * 2
+    audited = [m for m in REGISTRY.values() if m.kind != "example"]   # example-based: audited in a later increment
+    assert len(f) == len(audited) * len(PROPERTIES) * 2
     violated = f[f.verdict == "violated"]
     assert (violated.counterexample.str.len() > 0).all()
 

@@ -148,19 +148,26 @@ class Comparison:
         folder is replaced (``overwrite=True``) or an error is raised; never one that holds one
         of ``inputs`` (paths of the input files).
         """
-        from evalreport.escape import csv_frame   # CSV policy: names that look like formulas get a '
+        return write_tables(path, self.tables(), self.manifest(), overwrite=overwrite, inputs=inputs)
 
-        target = Path(path)
-        with atomic_dir(target, overwrite=overwrite, inputs=inputs) as tmp:
-            for name, frame in self.tables().items():
-                csv_frame(frame).to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
-                with open(tmp / f"{name}.json", "w", encoding="utf-8") as fh:
-                    json.dump(_records(frame), fh, indent=1, allow_nan=False)
-                    fh.write("\n")
-            with open(tmp / "manifest.json", "w", encoding="utf-8") as fh:
-                json.dump(self.manifest(), fh, indent=1, allow_nan=False, default=str)
+
+def write_tables(path, tables: Mapping[str, pd.DataFrame], manifest: Mapping, *, overwrite: bool = True,
+                 inputs=()) -> Path:
+    """Every frame of ``tables`` as ``<name>.csv`` and ``<name>.json``, plus ``manifest.json``, in one
+    atomic output folder (see :meth:`Comparison.to_dir`); shared by every comparison type."""
+    from evalreport.escape import csv_frame   # CSV policy: names that look like formulas get a '
+
+    target = Path(path)
+    with atomic_dir(target, overwrite=overwrite, inputs=inputs) as tmp:
+        for name, frame in tables.items():
+            csv_frame(frame).to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
+            with open(tmp / f"{name}.json", "w", encoding="utf-8") as fh:
+                json.dump(_records(frame), fh, indent=1, allow_nan=False)
                 fh.write("\n")
-        return target
+        with open(tmp / "manifest.json", "w", encoding="utf-8") as fh:
+            json.dump(dict(manifest), fh, indent=1, allow_nan=False, default=str)
+            fh.write("\n")
+    return target
 
 
 def _records(frame: pd.DataFrame) -> list[dict]:

@@ -113,9 +113,6 @@ def run_benchmark(args) -> int:
 
     formats = _check_formats(_formats(args))
     _check_numbers(args)
-    if getattr(args, "appendix", False):
-        raise InputError("--appendix is not available for a benchmark report (run `evalreport appendix` on one "
-                         "task's report)")
     inputs = _inputs(args)
     check_outside(args.out, inputs)     # before any work: -o must not hold the inputs
     if not args.quiet:
@@ -126,7 +123,7 @@ def run_benchmark(args) -> int:
                                    alpha=args.alpha, missing=args.missing, policy=args.policy, formats=formats,
                                    engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
                                    progress=not args.quiet, inputs=inputs, plugins=args.plugin,
-                                   extra_sources=_recorded(args))
+                                   extra_sources=_recorded(args), appendix=getattr(args, "appendix", False))
     _done(paths)
     return 0
 
@@ -161,6 +158,7 @@ def run_benchmark_demo(args) -> int:
             bench, Path(args.out), title=args.title or "evalreport demo: 13 classifiers on 6 data sets",
             bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, policy=args.policy, formats=formats,
             engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
-            progress=not args.quiet, include={"data": data}, plugins=args.plugin, extra_sources=_recorded(args))
+            progress=not args.quiet, include={"data": data}, plugins=args.plugin, extra_sources=_recorded(args),
+            appendix=getattr(args, "appendix", False))
     _done(paths)
     return 0

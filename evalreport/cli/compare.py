@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 from evalreport.cli.common import (_fmt, add_format_option, add_input_options, add_measure_options, add_task_options,
-                                   emit, gain_matrix, input_paths, load)
+                                   emit, gain_matrix, input_paths)
+from evalreport.cli import multilabel
 from evalreport.errors import InputError
 
 
@@ -31,6 +32,7 @@ def register(sub) -> None:
     p.add_argument("--no-progress", action="store_true", help="do not show a progress bar on stderr")
     add_format_option(p)
     add_task_options(p)
+    multilabel.add_options(p)
     p.set_defaults(func=run, read_scores=False)    # labels only: an optional score column is not read
 
 
@@ -111,12 +113,14 @@ def _display(board, alpha: float):
 def run(args) -> int:
     from evalreport.analyses.compare import compare
 
+    if multilabel.wanted(args):
+        return multilabel.run_compare(args)
     _check(args)
     if args.out:                       # before any work: -o must not be the folder of the inputs
         from evalreport._atomic import check_outside
 
         check_outside(args.out, input_paths(args))
-    loaded = load(args)
+    loaded = multilabel.single_label_load(args)
     with _ProgressBar(enabled=args.bootstrap > 0 and not args.no_progress and loaded.runs is not None) as bar:
         result = compare(loaded.runs if loaded.runs is not None else loaded.counts, measures=args.measures,
                          primary=args.primary, positive=args.positive, policy=args.policy, costs=loaded.costs,

@@ -5,7 +5,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from evalreport.cli import common
+from evalreport.cli import common, multilabel
 from evalreport.cli.common import add_input_options, add_measure_options, add_task_options, csv_list, input_paths
 from evalreport.errors import InputError
 
@@ -63,6 +63,7 @@ def register(sub) -> None:
                    help="a class distribution to re-rank the systems under (repeatable), e.g. "
                         "--what-if pos=0.5,neg=0.5; shares are normalised")
     add_task_options(p)
+    multilabel.add_options(p)
     p.set_defaults(func=run_report)
 
     d = sub.add_parser("demo", help="the full report on a built-in example (scikit-learn classifiers on digits)",
@@ -166,8 +167,10 @@ def run_report(args) -> int:
 
     from evalreport._atomic import check_outside
 
-    formats = _check_formats(_formats(args))
+    formats = _check_formats(_formats(args))      # option errors first, before any file is read
     _check_numbers(args)
+    if multilabel.wanted(args):
+        return multilabel.refuse_report(args)
     check_outside(args.out, input_paths(args))      # before any work: -o must not hold the inputs
     loaded = load(args)
     data, sources = loaded.runs, None

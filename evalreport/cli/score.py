@@ -1,7 +1,8 @@
 """``evalreport score``: every measure for every system."""
 from __future__ import annotations
 
-from evalreport.cli.common import add_scoring_command, emit, gain_matrix, load
+from evalreport.cli import multilabel
+from evalreport.cli.common import add_scoring_command, emit, gain_matrix
 
 
 def register(sub) -> None:
@@ -10,12 +11,15 @@ def register(sub) -> None:
                                         "applies to the data (binary ones need --positive; their one-vs-rest "
                                         "averages are always computed).", func=run)
     p.set_defaults(read_scores=False)     # measures of labels only: an optional score column is not read
+    multilabel.add_options(p)
 
 
 def run(args) -> int:
     from evalreport.measures import evaluate
 
-    loaded = load(args)
+    if multilabel.wanted(args):
+        return multilabel.run_score(args)
+    loaded = multilabel.single_label_load(args)
     frame = evaluate(loaded.counts, args.measures, positive=args.positive, policy=args.policy,
                      costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
     wide = frame.pivot(index="system", columns="measure", values="value")

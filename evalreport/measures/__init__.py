@@ -10,6 +10,7 @@ from evalreport.measures import binary as _binary  # noqa: F401  (registers)
 from evalreport.measures import multiclass as _multiclass  # noqa: F401  (registers)
 from evalreport.measures import ordinal as _ordinal  # noqa: F401  (registers)
 from evalreport.measures import gains as _gains  # noqa: F401  (registers)
+from evalreport.measures import multilabel as _multilabel  # noqa: F401  (registers)
 from evalreport.measures.subsets import bind, for_synthetic
 from evalreport.measures.evaluate import evaluate, applicable, default_measures, catalogue_frame
 

@@ -393,10 +393,10 @@ def _suggest(name: str) -> str:
 
 def catalogue() -> list[Measure]:
     """Every registered measure (one record per quantity; aliases are not repeated): multi-class
-    measures first, then binary ones (for a positive class), then one-vs-rest averages;
-    registration order within each group."""
+    measures first, then binary ones (for a positive class), then one-vs-rest averages, then the
+    example-based multi-label ones (``kind="example"``); registration order within each group."""
     def group(m: Measure) -> int:
-        return 2 if m.averaging else (1 if m.kind == "binary" else 0)
+        return 3 if m.kind == "example" else 2 if m.averaging else (1 if m.kind == "binary" else 0)
 
     return sorted(REGISTRY.values(), key=group)
 
@@ -430,6 +430,9 @@ def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, label
     it is predicted, so one system's stray labels leave the others' values alone.
     """
     m = get(measure)
+    if m.kind == "example":
+        raise MeasureError(f"measure {m.id!r} is an example-based multi-label measure: it takes multi-label runs "
+                           "(evalreport.measures.multilabel), not a confusion matrix")
     C = np.asarray(C, dtype=float)
     if C.ndim < 2 or C.shape[-1] != C.shape[-2]:
         raise MeasureError(f"a confusion tensor must end in (K, K); got shape {C.shape}")

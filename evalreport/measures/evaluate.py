@@ -12,6 +12,8 @@ from evalreport.measures.subsets import bind
 def applicable(measure, *, positive=None, costs=None, gains=None) -> tuple[bool, str]:
     """Whether a measure can be computed with what was given, and if not, why."""
     m = get(measure)
+    if m.kind == "example":
+        return False, "example-based multi-label measure: needs multi-label runs"
     if "positive" in m.needs and positive is None:
         return False, "binary measure: needs a positive class (--positive)"
     if "costs" in m.needs and costs is None:
@@ -33,11 +35,18 @@ def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=N
              systems=None, gains=None) -> pd.DataFrame:
     """Compute measures for every system.
 
-    ``data``: :class:`~evalreport.counts.Counts`, :class:`~evalreport.inputs.Runs`, or an
+    ``data``: :class:`~evalreport.counts.Counts`, :class:`~evalreport.inputs.Runs`, multi-label
+    runs or counts (:func:`evalreport.measures.multilabel.evaluate_multilabel`), or an
     array ``(S, K, K)`` / ``(K, K)`` / ``(S, F, K, K)``. ``measures``: ids / records (default:
     :func:`default_measures`), bound to the data's classes (and ``gains``, a (K, K) gain matrix). Returns a tidy frame with columns ``system``, (``fold``),
     ``measure``, ``value``, ``undefined``, ``reason``.
     """
+    from evalreport.measures.multilabel import evaluate_multilabel, is_multilabel
+
+    if is_multilabel(data):          # MultiLabelRuns / MultiLabelCounts: example- and label-based measures
+        if positive is not None or costs is not None or gains is not None:
+            raise MeasureError("multi-label data has no positive class, cost or gain matrix")
+        return evaluate_multilabel(data, measures, policy=policy)
     tensor, labels, systems, folds = _unpack(data, labels, systems)
     task = getattr(data, "n_task", None)          # Counts / Runs: classes only in predictions
     if positive is not None:

@@ -11,7 +11,7 @@ define it. A registered measure whose source names no work here is caught by the
 (``tests/test_appendix_bib.py``), so a new measure cannot enter without its reference.
 
 DOIs are given where the work has one; NeurIPS proceedings, Holm (1979, Scandinavian Journal of
-Statistics) and the Fake News Challenge have none.
+Statistics), Nemenyi's thesis (1963), Kemeny (1959, Daedalus) and the Fake News Challenge have none.
 """
 from __future__ import annotations
 
@@ -88,6 +88,17 @@ WORKS: tuple[Work, ...] = (
               "Thirion, Bertrand and Grisel, Olivier and others", year="2011",
        title="Scikit-learn: Machine Learning in Python", journal="Journal of Machine Learning Research",
        volume="12", pages="2825--2830"),
+    # example-based multi-label measures (evalreport/measures/multilabel.py)
+    _w("tsoumakas2007multilabel", "article", (r"\bTsoumakas\b.*2007",),
+       author="Tsoumakas, Grigorios and Katakis, Ioannis", year="2007",
+       title="Multi-Label Classification: An Overview",
+       journal="International Journal of Data Warehousing and Mining", volume="3", number="3", pages="1--13",
+       doi="10.4018/jdwm.2007070101"),
+    _w("godbole2004discriminative", "inproceedings", (r"\bGodbole\b.*2004",),
+       author="Godbole, Shantanu and Sarawagi, Sunita", year="2004",
+       title="Discriminative Methods for Multi-labeled Classification",
+       booktitle="Advances in Knowledge Discovery and Data Mining (PAKDD 2004)", series="LNCS", volume="3056",
+       pages="22--30", publisher="Springer", doi="10.1007/978-3-540-24775-3_5"),
     # shared tasks whose official measures the registry carries
     _w("mohammad2016semeval", "inproceedings", (r"\bSemEval-2016 Task 6\b", r"\bMohammad\b"),
        author="Mohammad, Saif and Kiritchenko, Svetlana and Sobhani, Parinaz and Zhu, Xiaodan and Cherry, Colin",
@@ -140,6 +151,36 @@ WORKS: tuple[Work, ...] = (
        author="Dem{\\v{s}}ar, Janez", year="2006",
        title="Statistical Comparisons of Classifiers over Multiple Data Sets",
        journal="Journal of Machine Learning Research", volume="7", pages="1--30"),
+    # methods of the benchmark report: the tests over several data sets (Demšar 2006) and consensus rankings
+    _w("friedman1937use", "article", (r"\bFriedman 1937\b",),
+       author="Friedman, Milton", year="1937",
+       title="The Use of Ranks to Avoid the Assumption of Normality Implicit in the Analysis of Variance",
+       journal="Journal of the American Statistical Association", volume="32", number="200", pages="675--701",
+       doi="10.1080/01621459.1937.10503522"),
+    _w("friedman1940comparison", "article", (r"\bFriedman 1940\b",),
+       author="Friedman, Milton", year="1940",
+       title="A Comparison of Alternative Tests of Significance for the Problem of m Rankings",
+       journal="The Annals of Mathematical Statistics", volume="11", number="1", pages="86--92",
+       doi="10.1214/aoms/1177731944"),
+    _w("iman1980approximations", "article", (r"\bIman\b",),
+       author="Iman, Ronald L. and Davenport, James M.", year="1980",
+       title="Approximations of the Critical Region of the Friedman Statistic",
+       journal="Communications in Statistics - Theory and Methods", volume="9", number="6", pages="571--595",
+       doi="10.1080/03610928008827904"),
+    _w("nemenyi1963distribution", "phdthesis", (r"\bNemenyi\b",),
+       author="Nemenyi, Peter B.", year="1963", title="Distribution-free Multiple Comparisons",
+       school="Princeton University"),
+    _w("wilcoxon1945individual", "article", (r"\bWilcoxon\b",),
+       author="Wilcoxon, Frank", year="1945", title="Individual Comparisons by Ranking Methods",
+       journal="Biometrics Bulletin", volume="1", number="6", pages="80--83", doi="10.2307/3001968"),
+    _w("kemeny1959mathematics", "article", (r"\bKemeny 1959\b",),
+       author="Kemeny, John G.", year="1959", title="Mathematics without Numbers", journal="Daedalus",
+       volume="88", number="4", pages="577--591"),
+    _w("young1978consistent", "article", (r"\bYoung (and|&) Levenglick\b", r"\bYoung 1978\b"),
+       author="Young, H. P. and Levenglick, A.", year="1978",
+       title="A Consistent Extension of Condorcet's Election Principle",
+       journal="SIAM Journal on Applied Mathematics", volume="35", number="2", pages="285--300",
+       doi="10.1137/0135023"),
     _w("spearman1904proof", "article", (r"\bSpearman\b",),
        author="Spearman, Charles", year="1904", title="The Proof and Measurement of Association between Two Things",
        journal="The American Journal of Psychology", volume="15", number="1", pages="72--101",
@@ -167,6 +208,11 @@ METHODS: dict[str, tuple[str, ...]] = {
     "rank_correlation": ("spearman1904proof", "kendall1938new", "opitz2022bias"),
     "inconsistency": ("gosgens2021good",),
     "demsar": ("demsar2006statistical",),
+    "friedman": ("friedman1937use", "friedman1940comparison"),
+    "iman_davenport": ("iman1980approximations",),
+    "nemenyi": ("nemenyi1963distribution",),
+    "wilcoxon": ("wilcoxon1945individual",),
+    "kemeny": ("kemeny1959mathematics", "young1978consistent"),
     "rounding": ("jcgm2008gum",),
 }
 
@@ -208,7 +254,7 @@ def works_for_methods(methods) -> list[Work]:
 
 
 _FIELD_ORDER = ("author", "title", "booktitle", "journal", "volume", "number", "pages", "year", "publisher",
-                "address", "howpublished", "note", "doi")
+                "school", "address", "howpublished", "note", "doi")
 
 
 def _field(value: str) -> str:

@@ -139,7 +139,7 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
                            seed: int = 0, alpha: float = 0.05, missing: str | None = None, policy: str = "nan",
                            formats=("html", "pdf"), engine: str = "auto", audit: bool = True, needs=None,
                            command: str | None = None, progress: bool = True, include=None, inputs=(),
-                           plugins=(), extra_sources=()) -> dict[str, Path]:
+                           plugins=(), extra_sources=(), appendix: bool = False) -> dict[str, Path]:
     """One report folder for a :class:`~evalreport.inputs.benchmark.Benchmark`: the benchmark
     overview first, then one section per task (the single-task report), the measure audit and
     the appendix (see the module docstring). ``missing``: drop | last | exclude (default: the
@@ -148,8 +148,9 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
     ``plugins``: the plugin files whose measures the tasks use (loaded already; recorded with their
     SHA-256 and loaded again in each notebook's kernel). ``extra_sources``: what else decides the
     numbers (:class:`~evalreport.inputs.runs.Source` rows: the benchmark file, a task file, entry
-    points), recorded in the provenance. Returns the paths (``html``, ``pdf``, ``tables``,
-    ``notebooks``).
+    points), recorded in the provenance. ``appendix``: also write ``out_dir/appendix``, the paper
+    appendix (:func:`evalreport.report.appendix.write_benchmark_appendix`). Returns the paths
+    (``html``, ``pdf``, ``tables``, ``notebooks``, and ``appendix``).
     """
     import nbformat
 
@@ -192,6 +193,11 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
         paths = _execute_and_render(staging, chosen, title=title, formats=formats, engine=engine, stages=stages,
                                     plugins=[str(Path(p).resolve()) for p in plugins or ()], subtitle=subtitle)
         shutil.rmtree(prepared)
+        if appendix:
+            from evalreport.report.appendix import write_benchmark_appendix
+
+            with stages.stage("writing the paper appendix (tables, figures, methods, references)"):
+                write_benchmark_appendix(tables, staging / "appendix")
         for name, folder in dict(include or {}).items():   # e.g. the demo's input files, as OUTDIR/data
             shutil.copytree(folder, staging / name)
         timings = {k: round(v, 2) for k, v in stages.times.items()}
@@ -199,6 +205,8 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
         (tables / "timings.json").write_text(json.dumps(timings, indent=1) + "\n", encoding="utf-8")
     out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}
     out.update(tables=out_dir / "tables", notebooks=out_dir / "notebooks")
+    if appendix:
+        out["appendix"] = out_dir / "appendix"
     return out
 
 

@@ -9,8 +9,11 @@ and the HTML/PDF report agree. Modules, by responsibility:
 - :mod:`.figures`: vector PDF and SVG figures at 3.3 in and 6.9 in;
 - :mod:`.methods`: the methods paragraph from the report's settings;
 - :mod:`.bib`: ``references.bib`` from the registry's sources and the methods used;
-- :mod:`.writer`: the bundle (``appendix.tex``, ``main-example.tex``, ``appendix.typ``, ...).
+- :mod:`.writer`: the bundle (``appendix.tex``, ``main-example.tex``, ``appendix.typ``, ...);
+- :mod:`.benchmark`: the same bundle for a benchmark report (consensus, per-task scores, Friedman,
+  CD diagram).
 """
+from evalreport.report.appendix.benchmark import write_benchmark_appendix
 from evalreport.report.appendix.writer import AppendixData, build_appendix, write_appendix
 
-__all__ = ["AppendixData", "build_appendix", "write_appendix"]
+__all__ = ["AppendixData", "build_appendix", "write_appendix", "write_benchmark_appendix"]

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from evalreport.report.appendix.tables import COLUMN_IN, PAGE_IN
 
-__all__ = ["Figure", "FIGURE_SIZES", "charts_for", "write_figures", "pdf_width_pt"]
+__all__ = ["Figure", "FIGURE_SIZES", "charts_for", "write_figures", "write_charts", "pdf_width_pt"]
 
 #: Width of each figure size in inches.
 FIGURE_SIZES = {"column": COLUMN_IN, "page": PAGE_IN}
@@ -137,15 +137,25 @@ def _svg_at(svg: str, scale: float, unit: str = "pt") -> str:
 def write_figures(data, folder: Path, *, extra=None, sizes=tuple(FIGURE_SIZES)) -> list[Figure]:
     """Write ``folder/NAME-SIZE.pdf`` and ``.svg`` for every chart of :func:`charts_for` and of
     ``extra`` (name -> chart, or name -> (chart, caption)); return what was written."""
+    items = charts_for(data)
+    for name, value in dict(extra or {}).items():
+        chart, caption = value if isinstance(value, tuple) else (value, "")
+        items.append((name, caption, chart, "page"))
+    return write_charts(items, folder, sizes=sizes)
+
+
+def write_charts(items, folder: Path, *, sizes=tuple(FIGURE_SIZES), subtitles: bool = True,
+                 max_height_in: float | None = None) -> list[Figure]:
+    """Write ``folder/NAME-SIZE.pdf`` and ``.svg`` for every ``(name, caption, chart, size shown)``
+    of ``items``; a column figure whose text would shrink below :data:`MIN_TEXT_SCALE` is shown at
+    page width. ``subtitles``: add what a chart's subtitle says to its caption (False: the
+    captions say it already). ``max_height_in``: a drawing that would be taller is made narrower
+    than its size's width instead (a tall heatmap at page width would not fit the page)."""
     import vl_convert as vlc
 
     from evalreport.report.display import _printable_spec
 
     folder.mkdir(parents=True, exist_ok=True)
-    items = charts_for(data)
-    for name, value in dict(extra or {}).items():
-        chart, caption = value if isinstance(value, tuple) else (value, "")
-        items.append((name, caption, chart, "page"))
     out = []
     for name, caption, chart, shown in items:
         spec0, subtitle = _untitled(_printable_spec(chart.to_dict()))
@@ -153,13 +163,16 @@ def write_figures(data, folder: Path, *, extra=None, sizes=tuple(FIGURE_SIZES)) 
         for size in sizes:
             spec, scale = _sized(spec0, FIGURE_SIZES[size] * 72)
             drawing = vlc.vegalite_to_svg(spec)
+            height = _SVG_SIZE.search(drawing)
+            if max_height_in and height and float(height.group(3)) * scale > max_height_in * 72:
+                scale = max_height_in * 72 / float(height.group(3))
             pdf = folder / f"{name}-{size}.pdf"
             svg = folder / f"{name}-{size}.svg"
             pdf.write_bytes(vlc.svg_to_pdf(_svg_at(drawing, scale, "")))
             svg.write_text(_svg_at(drawing, scale, "pt"), encoding="utf-8")
             files[size] = {"pdf": pdf, "svg": svg}
             scales[size] = scale
-        caption = f"{caption} {subtitle}".strip() if subtitle else caption
+        caption = f"{caption} {subtitle}".strip() if subtitle and subtitles else caption
         shown = shown if shown in sizes else sizes[0]
         if shown == "column" and "page" in sizes and scales["column"] < MIN_TEXT_SCALE:
             shown = "page"   # long names: at a column's width the text would be too small to read

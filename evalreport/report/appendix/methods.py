@@ -18,7 +18,8 @@ from evalreport.measures import get
 from evalreport.measures.references import METHODS, works_for_source
 from evalreport.report.appendix.numbers import MAX_DIGITS, MIN_DIGITS, REPORT_DIGITS
 
-__all__ = ["methods_segments", "cited_methods", "render", "POLICY_WORDS"]
+__all__ = ["methods_segments", "cited_methods", "render", "POLICY_WORDS", "benchmark_segments",
+           "cited_benchmark_methods", "MISSING_WORDS"]
 
 #: How each ``--policy`` treats a 0/0 case, in a reviewer's words.
 POLICY_WORDS = {
@@ -224,3 +225,145 @@ def render(segments, target: str) -> str:
                 out.append("".join(f"#cite(<{k}>)" for k in value))
     text = "".join(out)
     return "\n\n".join(p.strip() for p in text.split("\n\n")) + "\n"
+
+
+#: The consensus methods in a sentence ("ranked by ...").
+_CONSENSUS_WORDS = {"borda": "the Borda count", "copeland": "Copeland's pairwise-majority score",
+                    "kemeny": "Kemeny-Young"}
+
+#: How each missing-systems policy of a benchmark treats a system absent from a task.
+MISSING_WORDS = {
+    "drop": "each aggregation used only the tasks a system took part in",
+    "last": "a system missing from a task was ranked last in that task",
+    "exclude": "systems missing from any task were excluded from the benchmark",
+}
+
+
+def cited_benchmark_methods(data) -> list[str]:
+    """The methods (keys of :data:`~evalreport.measures.references.METHODS`) a benchmark report used."""
+    used = ["demsar"]
+    if not data.table("task_scores").empty and data.table("task_scores")["lo"].notna().any():
+        used += ["bootstrap", "rounding"]
+    if data.friedman is not None:
+        used += ["friedman", "iman_davenport", "nemenyi"]
+    if not data.bench_table("wilcoxon").empty:
+        used += ["wilcoxon", "holm"]
+    if "kemeny" in data.methods_used:
+        used.append("kemeny")
+    if not data.bench_table("consensus_rank_distribution").empty:
+        used.append("bootstrap")
+    return [m for m in METHODS if m in used]
+
+
+def benchmark_segments(data, *, version: str | None = None) -> list[tuple[str, object]]:
+    """The methods paragraph of a benchmark report (:class:`.benchmark.BenchmarkAppendixData`):
+    the tasks and their primary measures, the per-task resampling, the consensus methods, the
+    Friedman and Iman-Davenport tests with k and N, Nemenyi's q_alpha and critical difference at
+    alpha, the Wilcoxon-Holm tests, the consensus bootstrap (B, seed) and the missing-systems
+    policy; the numbers are those of the report's tables."""
+    s = data.settings
+    B, seed, alpha = int(s.get("bootstrap") or 0), s.get("seed", 0), float(s.get("alpha", 0.05))
+    systems, tasks = data.manifest.get("systems", []), data.manifest.get("tasks", [])
+    n_items = data.meta.get("n_items")
+    primaries = [p for p in dict.fromkeys(data.tasks["primary"]) if isinstance(p, str)] if not data.tasks.empty \
+        else [data.primary]
+    seg: list[tuple[str, object]] = []
+
+    def t(text):
+        seg.append(("text", text))
+
+    def c(*keys):
+        keys = [k for k in dict.fromkeys(keys) if k]
+        if keys:
+            seg.append(("cite", keys))
+
+    t(f"We compared {len(systems)} systems on {len(tasks)} tasks"
+      + (f" ({n_items:,} items in all)" if n_items else "") + ". Each task ranks the systems by its primary measure")
+    if len(primaries) == 1:
+        m = get(primaries[0])
+        t(f", {m.label} ({'higher' if m.higher_is_better else 'lower'} is better), defined as {m.formula} ")
+        c(*_cite_keys(m.source))
+        t(f" [{_plain_source(m.source)}]")
+    else:
+        t(" (" + "; ".join(get(p).label for p in primaries) + ") ")
+        c(*(k for p in primaries for k in _cite_keys(get(p).source)))
+    policy = s.get("policy", "nan")
+    t(f"; undefined cases (a 0/0) were {POLICY_WORDS.get(policy, policy)} (policy \"{policy}\").")
+    if "bootstrap" in cited_benchmark_methods(data) and B:
+        t(f" Within each task, {B:,} paired bootstrap resamples over items (random seed {seed}) give "
+          f"{100 * (1 - alpha):g}% percentile intervals ")
+        c(*METHODS["bootstrap"])
+        t(".")
+    else:
+        t(f" No resampling was done (bootstrap = {B}), so no intervals are given; the tasks' values are shown with "
+          f"{REPORT_DIGITS} decimals.")
+    seg.append(("break", ""))
+    from evalreport.charts.benchmark import METHOD_LABELS
+
+    used = data.methods_used
+    words = [_CONSENSUS_WORDS.get(m) or METHOD_LABELS.get(m, m).lower() for m in used]
+    if used:
+        t("Across tasks, the systems were ranked by " + (", ".join(words[:-1]) + " and " + words[-1]
+                                                       if len(words) > 1 else words[0]))
+        if "kemeny" in used:
+            t(" (the order that disagrees least with the tasks' orders ")
+            c(*METHODS["kemeny"])
+            t(")")
+        t("; the tables order the systems by the mean rank, the statistic the Friedman test is about ")
+        c(*METHODS["demsar"])
+        t(".")
+    r = data.friedman
+    if r is not None:
+        k, n = int(r["k"]), int(r["N"])
+        t(" The Friedman test ")
+        c(*METHODS["friedman"])
+        t(f" on the ranks of the k = {k} systems present in every task over N = {n} tasks gives chi-square_F = "
+          f"{r['chi2_F']:.3f} with {int(r['df'])} degrees of freedom ({_p_words(r['p_chi2'])}), and the "
+          f"Iman-Davenport statistic ")
+        c(*METHODS["iman_davenport"])
+        t(f" F_F = {r['F_F']:.3f} with ({int(r['df1'])}, {int(r['df2'])}) degrees of freedom "
+          f"({_p_words(r['p_F'])}); the systems {'differ' if r['p_F'] < alpha else 'do not differ'} significantly "
+          f"at alpha = {alpha:g}. Nemenyi's post hoc test ")
+        c(*METHODS["nemenyi"])
+        t(f" separates two systems whose average ranks differ by more than the critical difference CD = q_alpha "
+          f"sqrt(k(k+1)/(6N)) = {r['q_alpha']:.3f} x sqrt({k} x {k + 1}/(6 x {n})) = {r['cd']:.3f} ranks at "
+          f"alpha = {alpha:g} ")
+        c(*METHODS["demsar"])
+        t("; the bars of the critical-difference diagram join the systems it cannot separate.")
+        if isinstance(r.get("excluded_systems"), str) and r["excluded_systems"]:
+            t(" Left out of these tests as missing from some task: ")
+            seg.append(("data", r["excluded_systems"]))
+            t(".")
+    else:
+        t(" The Friedman test could not be run (fewer than two systems present in every task, or fewer than two "
+          "tasks), so there is no critical difference.")
+    if not data.bench_table("wilcoxon").empty:
+        t(" Every pair of systems was also compared by a two-sided Wilcoxon signed-rank test over the tasks ")
+        c(*METHODS["wilcoxon"])
+        t(", with Holm's correction over all pairs ")
+        c(*METHODS["holm"])
+        t(".")
+    dist = data.bench_table("consensus_rank_distribution")
+    if not dist.empty and B:
+        t(f" The uncertainty of the consensus was estimated from {B:,} joint bootstrap resamples of the items of "
+          f"every task (one independent random stream per task, derived from seed {seed}), each resample ranked by "
+          "every aggregation method ")
+        c(*METHODS["bootstrap"])
+        t(".")
+    missing = s.get("missing") or data.meta.get("missing") or "drop"
+    t(f" Missing systems (policy \"{missing}\"): {MISSING_WORDS.get(missing, missing)}; the Friedman, Nemenyi and "
+      "Wilcoxon tests use only the systems present in every task.")
+    seg.append(("break", ""))
+    if "rounding" in cited_benchmark_methods(data):
+        t("Numbers are rounded to what their intervals resolve: a task's values are given to the decimal place of "
+          "the first significant digit of the median half-width of its intervals ")
+        c(*METHODS["rounding"])
+        t(f" (between {MIN_DIGITS} and {MAX_DIGITS} decimals); average ranks and probabilities are given to 2 "
+          "decimals, test statistics to 3.")
+    t(f" Computed with evalreport {version or _version()}.")
+    return seg
+
+
+def _p_words(p: float) -> str:
+    """A p-value as the report's tables print it."""
+    return "p < 0.0001" if p < 1e-4 else f"p = {p:.4f}" if p < 0.01 else f"p = {p:.3f}"

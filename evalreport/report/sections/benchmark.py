@@ -58,6 +58,18 @@ class BenchmarkSections(ReportBase):
         rows = json.loads(path.read_text(encoding="utf-8"))
         return pd.DataFrame(rows) if rows else pd.DataFrame()
 
+    def friedman_row(self):
+        """The Friedman table's row, or None where the test did not run (fewer than two systems in
+        every task, or one task: its statistics are null)."""
+        fr = self.bench_table("friedman")
+        if fr.empty:
+            return None
+        r = fr.iloc[0]
+        needed = ("k", "N", "chi2_F", "p_chi2", "F_F", "p_F")
+        if any(r.get(c) is None or not np.isfinite(pd.to_numeric(r.get(c), errors="coerce")) for c in needed):
+            return None
+        return r
+
     @staticmethod
     def method_label(method: str) -> str:
         """A consensus method's name as readers see it ("Mean rank")."""
@@ -140,10 +152,9 @@ class BenchmarkSections(ReportBase):
                        "disagreements).")
 
     def _friedman_sentence(self, alpha: float) -> str:
-        fr = self.bench_table("friedman")
-        if fr.empty:
+        r = self.friedman_row()
+        if r is None:
             return "The Friedman test could not be run (fewer than two systems or tasks in common; see the notes)."
-        r = fr.iloc[0]
         sig = r["p_F"] < alpha
         text = (f"Friedman test over {int(r['N'])} tasks and {int(r['k'])} systems: chi2_F = {r['chi2_F']:.2f} "
                 f"({_p(r['p_chi2'])}); Iman-Davenport F_F = {r['F_F']:.2f} with ({int(r['df1'])}, {int(r['df2'])}) "
@@ -151,7 +162,7 @@ class BenchmarkSections(ReportBase):
                 + ("**differ** significantly" if sig else "do **not** differ significantly")
                 + f" at alpha = {alpha:g}.")
         ranks = self.bench_table("average_ranks")
-        cd = r.get("cd", float("nan"))
+        cd = pd.to_numeric(r.get("cd"), errors="coerce")
         if ranks.empty or not np.isfinite(cd):
             return text
         ranks = ranks.sort_values(["rank", "system"], kind="stable")
@@ -251,13 +262,12 @@ class BenchmarkSections(ReportBase):
 
     def cd_diagram(self) -> Chart | Note:
         ranks = self.bench_table("average_ranks")
-        fr = self.bench_table("friedman")
-        if ranks.empty or fr.empty or not np.isfinite(fr.iloc[0].get("cd", np.nan)):
+        r = self.friedman_row()
+        if ranks.empty or r is None or not np.isfinite(pd.to_numeric(r.get("cd"), errors="coerce")):
             return Note("No critical-difference diagram: the Friedman test needs at least two systems present in "
                         "at least two tasks.")
         cliques = self.bench_table("cd_cliques")
         groups = [list(g["system"]) for _, g in cliques.groupby("clique", sort=True)] if not cliques.empty else []
-        r = fr.iloc[0]
         return Chart(bcharts.cd_diagram(ranks, float(r["cd"]), groups, alpha=float(r["alpha"])), name="cd-diagram",
                      caption=f"Critical-difference diagram (Demšar 2006): average rank of each system over the "
                              f"{int(r['N'])} tasks (1 = best, at the left); systems joined by a bar are not "
@@ -293,10 +303,10 @@ class BenchmarkSections(ReportBase):
 
     # ------------------------------------------------------------------ tests
     def friedman_table(self) -> Table | Note:
-        fr = self.bench_table("friedman")
-        if fr.empty:
-            return Note("The Friedman test was not computed (see the notes).")
-        r = fr.iloc[0]
+        r = self.friedman_row()
+        if r is None:
+            return Note("The Friedman test was not computed: it needs at least two systems present in at least two "
+                        "tasks (see the notes).")
         rows = [("systems (k)", f"{int(r['k'])}"), ("tasks (N)", f"{int(r['N'])}"),
                 ("Friedman chi2_F", f"{r['chi2_F']:.3f} (df {int(r['df'])}), {_p(r['p_chi2'])}"),
                 ("Iman-Davenport F_F", f"{r['F_F']:.3f} (df {int(r['df1'])}, {int(r['df2'])}), {_p(r['p_F'])}"),
@@ -310,10 +320,11 @@ class BenchmarkSections(ReportBase):
 
     def nemenyi_table(self) -> Table | Note:
         ranks = self.bench_table("average_ranks")
-        fr = self.bench_table("friedman")
-        if ranks.empty or fr.empty:
-            return Note("No Nemenyi test (see the notes).")
-        cd = float(fr.iloc[0]["cd"])
+        r = self.friedman_row()
+        cd = np.nan if r is None else pd.to_numeric(r.get("cd"), errors="coerce")
+        if ranks.empty or not np.isfinite(cd):
+            return Note("No Nemenyi test: it needs at least two systems present in at least two tasks (see the notes).")
+        cd = float(cd)
         ranks = ranks.sort_values(["rank", "system"], kind="stable").reset_index(drop=True)
         gap = ranks["rank"] - ranks["rank"].iloc[0]
         cliques = self.bench_table("cd_cliques")

@@ -1,0 +1,188 @@
+"""Multi-label routing of ``evalreport score``, ``compare`` and ``report`` (issue 13).
+
+A command goes the multi-label way when ``--multilabel``, ``--label-sep`` or ``--layout`` is given,
+or when :func:`~evalreport.inputs.multilabel.detect_multilabel` finds sets in the gold file (a list
+column, 0/1 indicator columns, or an id on several rows: the long form, which is said on stderr, since
+a single-label gold file with a repeated id looks the same). A single-label gold file whose run
+turns out to hold sets fails with one line naming which file is which. Options with no meaning for
+sets are refused with one line; ``report`` is refused (the multi-label report is the next increment).
+"""
+from __future__ import annotations
+
+import inspect
+import sys
+from pathlib import Path
+
+from evalreport.errors import InputError, MeasureError
+
+_REFUSED = (("--positive", "positive", None, "every label is a positive class of its own binary matrix"),
+            ("--order", "order", None, "labels of a set have no order"),
+            ("--costs", "costs", None, "cost matrices are K x K single-label matrices"),
+            ("--gains", "gains", None, "gain matrices are K x K single-label matrices"),
+            ("--confusion", "confusion", [], "label sets are read from gold and run files, not confusion matrices"),
+            ("--gold-id-col", "gold_id_col", None, "give the gold file the runs' column names"),
+            ("--gold-label-col", "gold_label_col", None, "give the gold file the runs' column names"))
+
+
+def add_options(p) -> None:
+    """``--multilabel``, ``--label-sep SEP`` and ``--layout`` (on score, compare and report)."""
+    from evalreport.inputs.multilabel import LAYOUTS
+
+    p.add_argument("--multilabel", action="store_true",
+                   help="items have a set of labels (detected from the gold file when not given)")
+    p.add_argument("--label-sep", metavar="SEP",
+                   help="separator between the labels of one item inside the label field (multi-label)")
+    p.add_argument("--layout", choices=LAYOUTS,
+                   help="multi-label file layout: list (JSON/Parquet list), sep (--label-sep), long (one row per "
+                        "id and label), wide (0/1 column per label); default: detected per file")
+
+
+def wanted(args) -> bool:
+    """Whether this command line is about label sets (reads the gold file to detect it)."""
+    if getattr(args, "multilabel", False) or getattr(args, "label_sep", None) or getattr(args, "layout", None):
+        return True
+    if args.confusion or not args.gold or getattr(args, "backend", "memory") != "memory" \
+            or getattr(args, "gold_id_col", None) or getattr(args, "gold_label_col", None):
+        return False
+    from evalreport.inputs.multilabel import detect_multilabel
+
+    found = detect_multilabel(args.gold, label_col=args.label_col, id_col=args.id_col)
+    if found and _form(args.gold, args) == "long":
+        # a repeated id is far more often a mistake in a single-label file than an undeclared long form:
+        # read it as single-label, whose error names the duplicate (and points to --multilabel)
+        return False
+    return bool(found)
+
+
+def _form(path, args) -> str | None:
+    from evalreport.inputs.multilabel import _read_file
+
+    return _read_file(path, "gold", id_col=args.id_col, label_col=args.label_col, label_sep=args.label_sep)[1]
+
+
+def single_label_load(args):
+    """:func:`evalreport.cli.common.load`, and where a run fails to read as single-label because it
+    holds sets, one line naming the single-label gold file and the multi-label run."""
+    from evalreport.cli.common import load
+
+    try:
+        return load(args)
+    except InputError as err:
+        if (err.path is not None and args.gold and not args.confusion and Path(err.path) == Path(args.gold)
+                and "duplicate" in str(err).lower()):
+            raise InputError(f"{err.problem}; if this is a multi-label task in the long form (one row per id and "
+                             "label), give --multilabel", path=err.path, line=err.line, item=err.item) from None
+        if err.path is None or not args.gold or Path(err.path) == Path(args.gold) or args.confusion:
+            raise
+        try:
+            form = _form(err.path, args)
+        except InputError:
+            raise err from None
+        if form in ("list", "long", "wide"):
+            words = {"list": "a list of labels per item", "long": "several rows per id",
+                     "wide": "0/1 indicator columns"}[form]
+            raise InputError(f"gold file {args.gold} is single-label (one label per item) but run file {err.path} is "
+                             f"multi-label ({words}); give every file in one kind (--multilabel reads the gold "
+                             "file as sets too)", path=err.path) from None
+        raise
+
+
+def _refuse(args, command: str) -> None:
+    for option, attr, default, why in _REFUSED:
+        if getattr(args, attr, default) not in (default, None, [], ()):
+            raise InputError(f"{option} has no meaning for multi-label data ({why}); `evalreport {command}` reads "
+                             "these files as label sets")
+    if getattr(args, "backend", "memory") != "memory":
+        raise InputError("--backend duckdb|spark counts single-label tables; multi-label data is read in memory "
+                         "(--backend memory)")
+    if not args.gold:
+        raise InputError("no gold file given")
+    if not args.runs and not args.runs_dir:
+        raise InputError("no run files given (RUN... or --runs-dir DIR)")
+
+
+def read(args):
+    """The :class:`~evalreport.inputs.multilabel.MultiLabelRuns` named on the command line."""
+    from evalreport.inputs.multilabel import read_multilabel
+
+    return read_multilabel(args.gold, args.runs, runs_dir=args.runs_dir, names=args.names, id_col=args.id_col,
+                           label_col=args.label_col, labels=args.labels, label_sep=args.label_sep,
+                           layout=args.layout, missing=args.missing, allow_unknown=args.allow_unknown)
+
+
+def scores(runs, measures=None, *, policy: str = "nan"):
+    """A tidy frame (system, measure, value, undefined, reason) of multi-label measures, as
+    :func:`evalreport.measures.evaluate` gives for single-label data."""
+    import numpy as np
+    import pandas as pd
+
+    from evalreport.counts.multilabel import count_multilabel
+    from evalreport.measures import get
+    from evalreport.measures.multilabel import compute_multilabel, label_record, multilabel_measures
+
+    chosen = multilabel_measures() if measures is None else [get(m) for m in dict.fromkeys(measures)]
+    for m in chosen:
+        label_record(m)          # a measure with no meaning for sets: MeasureError naming why
+    counts = count_multilabel(runs)
+    results = [compute_multilabel(m, counts, policy=policy) for m in chosen]
+    S = len(runs.systems)
+    return pd.DataFrame({
+        "system": np.tile(np.asarray(runs.systems, dtype=object), len(chosen)),
+        "measure": np.repeat(np.asarray([m.id for m in chosen], dtype=object), S),
+        "value": np.concatenate([r.value.ravel() for r in results]) if results else np.empty(0),
+        "undefined": np.concatenate([r.undefined.ravel() for r in results]) if results else np.empty(0, bool),
+        "reason": np.concatenate([r.reason.ravel() for r in results]) if results else np.empty(0, object),
+    })
+
+
+def run_score(args) -> int:
+    from evalreport.cli.common import emit
+
+    _refuse(args, "score")
+    frame = scores(read(args), args.measures, policy=args.policy)
+    wide = frame.pivot(index="system", columns="measure", values="value")
+    wide = wide[list(dict.fromkeys(frame["measure"]))].loc[list(dict.fromkeys(frame["system"]))]
+    emit(frame, args.format, wide=wide, title="evalreport score (multi-label)")
+    return 0
+
+
+def run_compare(args) -> int:
+    from evalreport.cli.common import emit, input_paths
+    from evalreport.cli.compare import _ProgressBar, _check
+
+    _refuse(args, "compare")
+    _check(args)
+    if args.out:
+        from evalreport._atomic import check_outside
+
+        check_outside(args.out, input_paths(args))
+    try:
+        from evalreport.analyses.multilabel import compare_multilabel
+    except ImportError:
+        raise MeasureError("the multi-label comparison (evalreport.analyses.multilabel) is not installed in this "
+                           "tree yet; `evalreport score` scores multi-label runs") from None
+    runs = read(args)
+    with _ProgressBar(enabled=args.bootstrap > 0 and not args.no_progress) as bar:
+        result = compare_multilabel(runs, measures=args.measures, primary=args.primary, policy=args.policy,
+                                    bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, progress=bar)
+    board = result.leaderboard
+    emit(board, args.format, wide=_display(board), title=f"evalreport compare (multi-label): {result.primary}")
+    for note in getattr(result, "notes", ()):
+        print(f"evalreport: note: {note}", file=sys.stderr)
+    if args.out:
+        kw = {"inputs": input_paths(args)} if "inputs" in inspect.signature(result.to_dir).parameters else {}
+        path = result.to_dir(args.out, **kw)
+        print(f"evalreport: wrote {len(result.tables())} tables to {path}", file=sys.stderr)
+    return 0
+
+
+def _display(board):
+    """The leaderboard for table/markdown/latex: the system as index, columns with no value at all
+    (the calibrated ones, not built for label sets) left out."""
+    shown = board.set_index("system") if "system" in board.columns else board
+    return shown.loc[:, shown.notna().any(axis=0)]
+
+
+def refuse_report(args) -> int:
+    raise InputError("the multi-label report is not built yet; use `evalreport compare --out DIR` for every table "
+                     "of the multi-label comparison")

@@ -1,0 +1,562 @@
+"""Read multi-label gold and runs (a *set* of labels per item) into an immutable :class:`MultiLabelRuns`.
+
+Layouts (chosen per file, or for every file with ``layout=``):
+
+==========  ========================================================================================
+``list``    JSON Lines or Parquet whose label column holds a list (``{"id": "7", "label": ["joy",
+            "trust"]}``; ``[]`` is the empty set). List elements are text or numbers (numbers are
+            written in their shortest form, ``1`` not ``1.0``).
+``sep``     any format whose label column holds text with ``label_sep`` between labels
+            (``joy,trust``); an empty field is the empty set, an empty label between two
+            separators is an error. Chosen whenever ``label_sep`` is given and the column is text.
+``long``    one row per (id, label) pair. An id's set is the labels of its rows; a row with an empty
+            label (or JSON null) says "this id has the empty set" and may not stand beside rows
+            with labels for the same id. An id with no row at all is *missing* (``missing=``), not
+            the empty set: a truncated file must not read as "predicted nothing".
+``wide``    one 0/1 indicator column per label: every column but the id column is a label (values
+            ``0``/``1``, ``true``/``false`` or booleans). Chosen when the file has no label column.
+==========  ========================================================================================
+
+Detection (``layout=None``): a list-typed label column is ``list``; no label column but two or more
+0/1 columns is ``wide`` (one 0/1 column is more likely a misnamed binary label column); text with ``label_sep`` given is ``sep``; text with an id on several rows is ``long``;
+text with one row per id is single-label data. Such a file is read as the long form with one label
+per item only when no other file of the task is in the ``list``, ``sep`` or ``wide`` layout; beside
+one that is, it is an error naming both files (a single-label run scored against multi-label gold
+is a mistake, not a task). ``layout="long"`` reads it as the long form regardless.
+
+Rules, as for single-label input (:mod:`evalreport.inputs.readers`), every error an
+:class:`~evalreport.errors.InputError` naming the file, the line (Parquet: the row) and the id:
+duplicate ids (long form: a duplicate (id, label) pair), run ids not in the gold file, gold ids
+missing from a run (``missing="error"``; ``missing="abstain"``: the empty set, i.e. the system
+predicts no label for that item, so every gold label of it is a false negative), empty ids, and
+labels outside the label set. The label set is ``labels`` (in that order) or the distinct gold
+labels sorted naturally (wide: the gold file's label columns, sorted naturally).
+
+Unknown predicted labels (``allow_unknown=True``): a label a run predicts outside the label set is
+*kept*, as an extra label appended after the label set (sorted naturally) whose gold column is all
+false, and a warning names them. They are false positives that gold never has: dropping them would
+raise that system's example-based precision and lower its Hamming loss for predictions that are
+wrong. (Label-based macro averages then also range over these labels; measures report them.)
+
+Items with an empty gold set are valid (``allow_empty_gold=True``) or an error.
+
+Limits: predictions are held as dense (S, N, L) booleans, one byte a cell, at most
+:data:`MAX_INDICATOR_CELLS` (4 GiB; e.g. 20 systems x 100,000 items x 2,000 labels); a label set
+of more than ``MAX_CLASSES`` labels is refused as for classes. Reading is vectorised (pyarrow list
+kernels, dictionary encoding, one scatter per file); Python loops run over distinct labels only,
+or over the lines of a JSON Lines file that mixes lists and single labels (to name the line).
+"""
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from evalreport.errors import InputError
+from evalreport.inputs.checks import _as_paths, _listing, _near_miss, _short, hash_file, natural_sorted
+from evalreport.inputs.readers import _runs_in_folder, _system_names, too_many_classes
+from evalreport.inputs.runs import Source, _clip, _frozen
+from evalreport.inputs.tables import MISSING_LABELS, _DELIMITER, _first_true, _read_table, _Table, _to_text
+
+__all__ = ["MultiLabelRuns", "read_multilabel", "detect_multilabel", "LAYOUTS", "MAX_INDICATOR_CELLS"]
+
+#: The multi-label file layouts (see the module docstring).
+LAYOUTS = ("list", "sep", "long", "wide")
+#: The most (system, item, label) indicator cells read at once: predictions are dense booleans.
+MAX_INDICATOR_CELLS = 4 * 2 ** 30
+_TRUE = ("1", "true")
+_FALSE = ("0", "false")
+
+
+@dataclass(frozen=True)
+class MultiLabelRuns:
+    """Gold label sets and the predicted sets of S systems on the same N items, as indicators.
+
+    Attributes
+    ----------
+    gold : (N, L) bool, ``gold[i, j]``: item i has label ``labels[j]``.
+    pred : (S, N, L) bool, the predicted sets of each system.
+    labels : the L labels (the label set, then any unknown predicted labels: see the module).
+    systems : the S system names, in the order of ``pred``'s first axis.
+    ids : (N,) item ids (strings) in gold file order.
+    sources : the files read, with SHA-256 hashes.
+    """
+
+    gold: np.ndarray
+    pred: np.ndarray
+    labels: tuple[str, ...]
+    systems: tuple[str, ...]
+    ids: np.ndarray
+    sources: tuple[Source, ...] = ()
+
+    def __post_init__(self):
+        gold = np.asarray(self.gold)
+        pred = np.asarray(self.pred)
+        if pred.ndim == 2:
+            pred = pred[None]
+        if gold.ndim != 2 or pred.ndim != 3 or pred.shape[1:] != gold.shape:
+            raise ValueError(f"gold must be (N, L) and pred (S, N, L); got {gold.shape} and {pred.shape}")
+        if gold.dtype != bool or pred.dtype != bool:
+            raise ValueError(f"gold and pred must be boolean indicators; got {gold.dtype} and {pred.dtype}")
+        if pred.shape[0] != len(self.systems):
+            raise ValueError(f"{pred.shape[0]} prediction blocks but {len(self.systems)} system names")
+        if gold.shape[1] != len(self.labels):
+            raise ValueError(f"{gold.shape[1]} label columns but {len(self.labels)} labels")
+        ids = np.asarray(self.ids, dtype=object)
+        if ids.shape != (gold.shape[0],):
+            raise ValueError(f"ids must be (N,) = ({gold.shape[0]},); got {ids.shape}")
+        object.__setattr__(self, "gold", _frozen(gold))
+        object.__setattr__(self, "pred", _frozen(pred))
+        object.__setattr__(self, "ids", _frozen(ids))
+        object.__setattr__(self, "labels", tuple(str(x) for x in self.labels))
+        object.__setattr__(self, "systems", tuple(str(x) for x in self.systems))
+        object.__setattr__(self, "sources", tuple(self.sources))
+
+    def __repr__(self) -> str:
+        def some(names, limit=5):
+            shown = ", ".join(repr(_clip(n)) for n in names[:limit])
+            return f"[{shown}{', ...' if len(names) > limit else ''}]"
+
+        return (f"MultiLabelRuns({self.n_systems} systems {some(self.systems)}, {self.n_items:,} items, "
+                f"{self.n_labels} labels {some(self.labels)})")
+
+    @property
+    def n_items(self) -> int:
+        return int(self.gold.shape[0])
+
+    @property
+    def n_systems(self) -> int:
+        return int(self.pred.shape[0])
+
+    @property
+    def n_labels(self) -> int:
+        return len(self.labels)
+
+    def select(self, systems) -> "MultiLabelRuns":
+        """A MultiLabelRuns with only the named systems (in the given order)."""
+        idx = [self.systems.index(s) for s in systems]
+        return MultiLabelRuns(gold=self.gold, pred=self.pred[idx], labels=self.labels,
+                              systems=tuple(self.systems[i] for i in idx), ids=self.ids, sources=self.sources)
+
+
+# ----------------------------------------------------------------------------- one file -> sets
+
+
+@dataclass
+class _Sets:
+    """One file read as sets: distinct ids in file order, and the (item, label) pairs."""
+
+    table: _Table
+    layout: str
+    ids: pa.Array             # (n,) distinct ids in file order
+    row: np.ndarray           # (n,) the row of each id (its first row in the long form), for messages
+    pair_item: np.ndarray     # (P,) index into ids
+    pair_label: np.ndarray    # (P,) index into uniques
+    pair_row: np.ndarray      # (P,) the row of each pair, for messages
+    uniques: list[str]        # distinct labels
+    columns: tuple[str, ...] = ()   # wide: every label column (labels with no 1 included)
+
+
+def _is_list(col) -> bool:
+    return pa.types.is_list(col.type) or pa.types.is_large_list(col.type) or pa.types.is_fixed_size_list(col.type)
+
+
+def _form(t: _Table, *, id_col: str, label_col: str, label_sep: str | None) -> str | None:
+    """The layout of a read file: list, wide, sep, long or single (None: neither)."""
+    if label_col in t.unusable or (label_col in t.columns and _is_list(t.column(label_col))):
+        return "list"
+    if label_col not in t.columns:
+        others = [c for c in t.columns if c != id_col]
+        return "wide" if len(others) >= 2 and all(_indicator(t, c, check=False) is not None for c in others) else None
+    if label_sep is not None:
+        return "sep"
+    if id_col not in t.columns:
+        return None
+    ids = t.text(id_col)
+    return "long" if pc.count_distinct(ids).as_py() < len(ids) else "single"
+
+
+def _indicator(t: _Table, name: str, *, check: bool = True) -> np.ndarray | None:
+    """A 0/1 column as bool; with ``check`` a bad value is an error naming its line, else None."""
+    col = t.column(name) if name not in t.unusable else None
+    if col is None:
+        if check:
+            raise t.unusable[name]
+        return None
+    if pa.types.is_boolean(col.type):
+        values = col
+    else:
+        text = pc.utf8_lower(_to_text(col, name, t)) if not pa.types.is_nested(col.type) else None
+        if text is None:
+            if check:
+                raise t.error(f"column {name!r} holds {col.type} values; a wide (0/1 indicator) column holds 0 or 1")
+            return None
+        truthy, falsy = pc.is_in(text, pa.array(_TRUE)), pc.is_in(text, pa.array(_FALSE))
+        bad = pc.invert(pc.or_kleene(pc.fill_null(truthy, False), pc.fill_null(falsy, False)))
+        if pc.any(bad).as_py():
+            if not check:
+                return None
+            row = _first_true(bad)
+            value = text[row].as_py()
+            raise t.error(f"{'empty value' if value in (None, '') else f'value {_short(value)}'} in label column "
+                          f"{name!r}: a wide (0/1 indicator) file holds 0 or 1 in every column but the id column",
+                          row=row, item=t._item(row))
+        values = truthy
+    if values.null_count:
+        if not check:
+            return None
+        row = _first_true(pc.is_null(values))
+        raise t.error(f"empty value in label column {name!r}", row=row, item=t._item(row))
+    return values.to_numpy(zero_copy_only=False).astype(bool)
+
+
+def _jsonl_lists(t: _Table, label_col: str) -> pa.Array:
+    """The label column of a JSON Lines file pyarrow could not read in one go (mixed types):
+    parsed line by line, naming the line where a list and a single label meet."""
+    lists, first_scalar, first_list = [], None, None
+    with open(t.path, "rb") as handle:
+        for line_no, raw in enumerate(handle, start=1):
+            text = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
+            if not text.strip():
+                continue
+            value = json.loads(text).get(label_col)
+            if isinstance(value, list):
+                first_list = first_list or line_no
+                if any(isinstance(v, (list, dict)) for v in value):
+                    raise InputError(f"the list in field {label_col!r} holds a nested list or object; labels are "
+                                     "text or numbers", path=t.path, line=line_no)
+                lists.append([None if v is None else str(v) if not isinstance(v, float) or not v.is_integer()
+                              else str(int(v)) for v in value])
+            elif value is None:
+                lists.append(None)
+            else:
+                first_scalar = first_scalar or line_no
+                lists.append(None)
+            if first_scalar and first_list:
+                raise InputError(f"field {label_col!r} holds a list of labels on line {first_list} but a single "
+                                 f"label on line {first_scalar}: the file mixes multi-label and single-label rows "
+                                 "(write [\"label\"] for a set of one)", path=t.path, line=max(first_scalar, first_list))
+    if first_list is None:
+        raise t.unusable[label_col]
+    return pa.array(lists, type=pa.list_(pa.large_string()))
+
+
+def _from_lists(t: _Table, lists: pa.Array, label_col: str, id_col: str, *, split: bool) -> _Sets:
+    """(item, label) pairs from a list column (one item per row)."""
+    if lists.null_count:
+        row = _first_true(pc.is_null(lists))
+        what = "label field (null); an empty set is an empty field" if split else "label list (null); the empty set is []"
+        raise t.error(f"missing {what} in column {label_col!r}", row=row, item=t._item(row))
+    parents = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False).astype(np.int64)
+    values = pc.list_flatten(lists)
+    if pa.types.is_null(values.type):
+        values = pa.array([], type=pa.large_string())
+    if values.null_count:
+        row = int(parents[_first_true(pc.is_null(values))])
+        raise t.error(f"null label in the list of column {label_col!r}", row=row, item=t._item(row))
+    values = _to_text(values, label_col, t)
+    encoded = pc.dictionary_encode(values)
+    uniques = encoded.dictionary.to_pylist()
+    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    bad = [k for k, u in enumerate(uniques) if u in MISSING_LABELS]
+    if bad:
+        at = int(np.flatnonzero(np.isin(codes, bad))[0])
+        value, row = uniques[int(codes[at])], int(parents[at])
+        problem = ("empty label between separators" if split else "empty label in the list") if value == "" else \
+            f"label {value!r} is a missing-value marker, not a label"
+        raise t.error(f"{problem} in column {label_col!r}", row=row, item=t._item(row))
+    ids = _unique_ids(t, id_col)
+    return _Sets(t, "sep" if split else "list", ids, np.arange(t.n_rows), parents, codes, parents, uniques)
+
+
+def _unique_ids(t: _Table, id_col: str) -> pa.Array:
+    t.require(id_col)
+    ids = t.ids(id_col)
+    first_at = pc.index_in(ids, value_set=ids).to_numpy(zero_copy_only=False)
+    dup = first_at != np.arange(t.n_rows)
+    if dup.any():
+        row = int(np.flatnonzero(dup)[0])
+        item = ids[row].as_py()
+        raise t.error(f"duplicate id {item!r} (first at {t.where(int(first_at[row]))})", row=row, item=item)
+    return ids
+
+
+def _parse(t: _Table, layout: str, *, id_col: str, label_col: str, label_sep: str | None) -> _Sets:
+    if layout == "wide":
+        ids = _unique_ids(t, id_col)
+        columns = tuple(c for c in t.all_names if c != id_col)
+        if not columns:
+            raise t.error(f"no label columns: a wide file has the id column {id_col!r} and one 0/1 column per label",
+                          line=1 if t.fmt in _DELIMITER else None)
+        matrix = np.stack([_indicator(t, c) for c in columns], axis=1)
+        rows, cols = np.nonzero(matrix)
+        return _Sets(t, "wide", ids, np.arange(t.n_rows), rows, cols, rows, [_clean(c) for c in columns],
+                     columns=tuple(_clean(c) for c in columns))
+    t.require(id_col, label_col)
+    if layout == "list":
+        col = _jsonl_lists(t, label_col) if label_col in t.unusable else t.column(label_col)
+        if not _is_list(col):
+            raise t.error(f"column {label_col!r} holds single labels ({col.type}), not lists; "
+                          "the list layout needs a list per item (JSON [..], a Parquet list column)")
+        return _from_lists(t, col, label_col, id_col, split=False)
+    text = t.text(label_col)
+    if layout == "sep":
+        if not label_sep:
+            raise InputError("the sep layout needs a separator (--label-sep SEP; Python: label_sep=...)")
+        text = pc.if_else(pc.equal(text, ""), pa.scalar(None, text.type), text)
+        nulls = pc.is_null(t.column(label_col))
+        if pc.any(nulls).as_py():     # JSON null, not an empty field
+            row = _first_true(nulls)
+            raise t.error(f"missing label field (null) in column {label_col!r}; an empty set is an empty field",
+                          row=row, item=t._item(row))
+        lists = pc.split_pattern(pc.fill_null(text, "\0"), label_sep)
+        lists = pc.if_else(pc.is_null(text), pa.scalar([], lists.type), lists)
+        return _from_lists(t, lists, label_col, id_col, split=True)
+    # long form
+    ids_all = t.ids(id_col)
+    enc = pc.dictionary_encode(ids_all)
+    item = enc.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    ids = enc.dictionary
+    first_row = np.full(len(ids), t.n_rows, dtype=np.int64)
+    np.minimum.at(first_row, item, np.arange(t.n_rows))
+    text = pc.fill_null(text, "")
+    lab = pc.dictionary_encode(text)
+    uniques = lab.dictionary.to_pylist()
+    codes = lab.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    bad = [k for k, u in enumerate(uniques) if u in MISSING_LABELS and u != ""]
+    if bad:
+        row = int(np.flatnonzero(np.isin(codes, bad))[0])
+        raise t.error(f"label {uniques[int(codes[row])]!r} in column {label_col!r} is a missing-value marker, "
+                      "not a label (an empty label marks an id with the empty set)", row=row, item=ids_all[row].as_py())
+    empty = np.isin(codes, [k for k, u in enumerate(uniques) if u == ""])
+    key = item * max(len(uniques), 1) + codes
+    _, first = np.unique(key, return_index=True)
+    repeated = np.ones(t.n_rows, dtype=bool)
+    repeated[first] = False
+    if repeated.any():
+        row = int(np.flatnonzero(repeated)[0])
+        earlier = int(np.flatnonzero(key[:row] == key[row])[0])
+        value = uniques[int(codes[row])]
+        what = "empty-set row" if value == "" else f"(id, label) pair ({ids_all[row].as_py()!r}, {_short(value)})"
+        raise t.error(f"duplicate {what} (first at {t.where(earlier)})", row=row, item=ids_all[row].as_py())
+    if empty.any():
+        both = np.isin(item[empty], item[~empty])
+        if both.any():
+            row = int(np.flatnonzero(empty)[np.flatnonzero(both)[0]])
+            raise t.error("a row with an empty label (the empty set) for an id that has labels on other rows",
+                          row=row, item=ids_all[row].as_py())
+    keep = ~empty
+    return _Sets(t, "long", ids, first_row, item[keep], codes[keep], np.flatnonzero(keep), uniques)
+
+
+def _clean(name: str) -> str:
+    return str(name).strip()
+
+
+def _read_file(path, role: str, *, id_col: str, label_col: str, label_sep: str | None):
+    """(table, detected form) of one file."""
+    t, path = _read_table(path, role, id_col=id_col)
+    return t, _form(t, id_col=id_col, label_col=label_col, label_sep=label_sep)
+
+
+def _describe(form: str) -> str:
+    return {"list": "a list of labels per item", "sep": "labels separated inside one field",
+            "long": "several rows per id (the long form)", "wide": "0/1 indicator columns",
+            "single": "one label per item"}[form]
+
+
+# ----------------------------------------------------------------------------- public
+
+
+def detect_multilabel(path, *, label_col: str = "label", label_sep: str | None = None,
+                      id_col: str = "id") -> bool | None:
+    """Whether a gold (or run) file holds multi-label data.
+
+    True: the label column holds lists, ``label_sep`` occurs in it, an id has several rows (the
+    long form), or there is no label column but 0/1 indicator columns (wide). False: one label per
+    id and no separator. None: cannot tell (no label column and no 0/1 columns; or ``label_sep``
+    given but occurring nowhere, which reads as single-label and multi-label alike). Raises
+    :class:`~evalreport.errors.InputError` for a file that cannot be read.
+    """
+    t, form = _read_file(path, "gold", id_col=id_col, label_col=label_col, label_sep=label_sep)
+    if form == "sep":
+        text = pc.fill_null(t.text(label_col), "")
+        if pc.any(pc.match_substring(text, label_sep)).as_py():
+            return True
+        ids = t.text(id_col) if id_col in t.columns else None
+        if ids is not None and pc.count_distinct(ids).as_py() < len(ids):
+            return True
+        return None
+    if form is None:
+        return None
+    return form != "single"
+
+
+def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = None, id_col: str = "id",
+                    label_col: str = "label", labels: Sequence[str] | None = None, label_sep: str | None = None,
+                    layout: str | None = None, missing: str = "error", allow_unknown: bool = False,
+                    allow_empty_gold: bool = True) -> MultiLabelRuns:
+    """Read a multi-label gold file and one run file per system into a :class:`MultiLabelRuns`.
+
+    Parameters as :func:`evalreport.inputs.read_runs` (``gold``, ``runs``, ``runs_dir``, ``names``,
+    ``id_col``, ``label_col``, ``labels``), plus ``label_sep`` (the separator of the ``sep``
+    layout), ``layout`` (one of :data:`LAYOUTS` for every file, or None: detected per file),
+    ``missing`` (``"error"`` or ``"abstain"``: a gold id with no prediction gets the empty set),
+    ``allow_unknown`` (unknown predicted labels become extra labels with no gold items, with a
+    warning) and ``allow_empty_gold`` (False: an item with no gold label is an error). The layouts,
+    detection and rules are described in the module docstring.
+    """
+    if missing not in ("error", "abstain"):
+        raise InputError(f"missing must be 'error' or 'abstain', not {missing!r}")
+    if layout is not None and layout not in LAYOUTS:
+        raise InputError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
+    if label_sep == "":
+        raise InputError("label_sep (--label-sep) must not be empty")
+    run_paths = _as_paths(runs)
+    gold_path = Path(gold)
+    if runs_dir is not None:
+        run_paths += _runs_in_folder(Path(runs_dir), exclude=gold_path)
+    if not run_paths:
+        raise InputError("no run files given (RUN... or --runs-dir DIR; Python: runs=[...] or runs_dir=...)")
+    systems = _system_names(run_paths, names)
+
+    files = [_read_file(gold_path, "gold", id_col=id_col, label_col=label_col, label_sep=label_sep)]
+    files += [_read_file(p, "run", id_col=id_col, label_col=label_col, label_sep=label_sep) for p in run_paths]
+    layouts = _choose_layouts([f for _, f in files], [t for t, _ in files], layout, label_col)
+    sets = [_parse(t, lay, id_col=id_col, label_col=label_col, label_sep=label_sep)
+            for (t, _), lay in zip(files, layouts)]
+
+    # ---- gold ---------------------------------------------------------------------------
+    g = sets[0]
+    gold_ids = g.ids
+    n_items = len(gold_ids)
+    gold_names = list(g.columns) if g.layout == "wide" else [g.uniques[k] for k in np.unique(g.pair_label)]
+    if labels is not None:
+        label_set = [str(x).strip() for x in labels]
+        twice = [x for k, x in enumerate(label_set) if x in label_set[:k]]
+        if twice:
+            raise InputError(f"label {_short(twice[0])} appears twice in the labels list")
+        outside = [u for u in gold_names if u not in label_set]
+        if outside:
+            at = _first_pair_with(g, outside[0])
+            raise g.table.error(f"gold label {_short(outside[0])} is not in the labels list {_listing(label_set)}"
+                                f"{_near_miss(outside[0], label_set)}", row=at,
+                                item=None if at is None else g.table._item(at),
+                                line=1 if at is None and g.table.fmt in _DELIMITER else None)
+    else:
+        label_set = natural_sorted(gold_names)
+    if not label_set:
+        raise g.table.error("the gold file holds no label at all; give the label set (--labels a,b,c; "
+                            "Python: labels=[...])")
+    problem = too_many_classes(len(label_set), "labels")
+    if problem:
+        raise g.table.error(problem)
+    index = {u: k for k, u in enumerate(label_set)}
+    extras: list[str] = []
+    gold_matrix = np.zeros((n_items, len(label_set)), dtype=bool)
+    lut = np.array([index.get(u, -1) for u in g.uniques], dtype=np.int64)
+    gold_matrix[g.pair_item, lut[g.pair_label]] = True
+    if not allow_empty_gold:
+        empty = ~gold_matrix.any(axis=1)
+        if empty.any():
+            i = int(np.flatnonzero(empty)[0])
+            raise g.table.error(f"item has no gold label (the empty set); {int(empty.sum())} of {n_items} items "
+                                "have none", row=int(g.row[i]), item=gold_ids[i].as_py())
+    sources = [Source("gold", str(g.table.path), hash_file(g.table.path), g.table.n_rows)]
+
+    # ---- runs ---------------------------------------------------------------------------
+    placed = []    # per run: (gold item of each pair, label code of each pair)
+    for s, r in enumerate(sets[1:]):
+        pos = pc.index_in(r.ids, value_set=gold_ids)
+        if pos.null_count:
+            k = _first_true(pc.is_null(pos))
+            item = r.ids[k].as_py()
+            raise r.table.error(f"id {item!r} is not in the gold file {g.table.path} ({pos.null_count} id(s) of "
+                                "this run are not)", row=int(r.row[k]), item=item)
+        pos = pos.to_numpy(zero_copy_only=False).astype(np.int64)
+        if len(pos) < n_items and missing == "error":
+            covered = np.zeros(n_items, dtype=bool)
+            covered[pos] = True
+            first = int(np.flatnonzero(~covered)[0])
+            item = gold_ids[first].as_py()
+            raise InputError(f"no prediction for gold id {item!r} (gold {g.table.where(int(g.row[first]))}); "
+                             f"{n_items - len(pos)} of {n_items} gold ids are missing from this run; use "
+                             "--missing abstain (Python: missing='abstain') to give them the empty set",
+                             path=r.table.path, item=item)
+        codes = np.empty(len(r.uniques), dtype=np.int64)
+        used = np.ones(len(r.uniques), dtype=bool) if r.layout == "wide" else \
+            np.bincount(r.pair_label, minlength=len(r.uniques)) > 0
+        unknown = []
+        for k, u in enumerate(r.uniques):
+            code = index.get(u)
+            if code is None and used[k]:
+                unknown.append(u)
+                if allow_unknown:
+                    code = index[u] = len(label_set) + len(extras)
+                    extras.append(u)
+            codes[k] = -1 if code is None else code
+        if unknown and not allow_unknown:
+            first = unknown[0]
+            at = _first_pair_with(r, first)
+            raise r.table.error(
+                f"predicted label {_short(first)} is not in the label set{_near_miss(first, label_set)} "
+                f"({'the labels list' if labels is not None else 'the gold labels'}: {_listing(label_set)}); "
+                f"{len(unknown)} unknown label(s): {_listing(unknown)}; use --allow-unknown (Python: "
+                "allow_unknown=True) to keep them as false positives", row=at,
+                line=1 if at is None and r.table.fmt in _DELIMITER else None)
+        placed.append((pos[r.pair_item], codes[r.pair_label]))
+        sources.append(Source("run", str(r.table.path), hash_file(r.table.path), r.table.n_rows, system=systems[s]))
+
+    final = list(label_set) + natural_sorted(extras)
+    cells = len(placed) * n_items * len(final)
+    if cells > MAX_INDICATOR_CELLS:
+        raise InputError(f"{len(placed)} systems x {n_items:,} items x {len(final):,} labels = {cells:,} indicator "
+                         f"cells: more than the {MAX_INDICATOR_CELLS:,} (one byte each) evalreport holds in memory "
+                         "for multi-label runs (MAX_INDICATOR_CELLS in evalreport.inputs.multilabel)")
+    if extras:
+        warnings.warn(f"{len(extras)} predicted label(s) are not in the label set ({_listing(natural_sorted(extras))}); "
+                      "each is kept as an extra label that no gold item has, so its predictions count as false "
+                      "positives", stacklevel=2)
+    remap = np.array([final.index(u) for u in list(label_set) + extras], dtype=np.int64)
+    gold_full = np.zeros((n_items, len(final)), dtype=bool)
+    gold_full[:, :len(label_set)] = gold_matrix
+    pred = np.zeros((len(placed), n_items, len(final)), dtype=bool)
+    for s, (items, codes) in enumerate(placed):
+        pred[s, items, remap[codes]] = True
+    return MultiLabelRuns(gold=gold_full, pred=pred, labels=tuple(final), systems=tuple(systems),
+                          ids=np.asarray(gold_ids.to_pylist(), dtype=object), sources=tuple(sources))
+
+
+def _first_pair_with(sets: _Sets, label: str) -> int | None:
+    """The row of the first pair with this label (None for a wide file: the label is a column)."""
+    if sets.layout == "wide":
+        return None
+    k = sets.uniques.index(label)
+    return int(sets.pair_row[np.flatnonzero(sets.pair_label == k)[0]])
+
+
+def _choose_layouts(forms, tables, layout, label_col) -> list[str]:
+    if layout is not None:
+        return [layout] * len(forms)
+    for t, f in zip(tables, forms):
+        if f is None:
+            raise t.error(f"no label column {label_col!r} and not a wide file of 0/1 indicator columns; the columns "
+                          f"found are: {', '.join(repr(c) for c in t.all_names)}", line=1 if t.fmt in _DELIMITER else None)
+    multi = [(t, f) for t, f in zip(tables, forms) if f in ("list", "sep", "wide")]
+    if multi:
+        for t, f in zip(tables, forms):
+            if f == "single":
+                other, of = multi[0]
+                which = lambda x: "gold file" if x is tables[0] else "run file"  # noqa: E731
+                raise InputError(
+                    f"{which(t)} {t.path} holds one label per item (single-label data) but {which(other)} "
+                    f"{other.path} is multi-label ({_describe(of)}); give every file as multi-label, or "
+                    "--layout long (Python: layout='long') if this file is the long form with one label per item",
+                    path=t.path)
+    return ["long" if f == "single" else f for f in forms]

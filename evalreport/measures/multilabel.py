@@ -1,0 +1,289 @@
+"""Multi-label measures: example-based records (``kind="example"``) and the label-based use of
+the one-vs-rest averages.
+
+Label-based. Paper 000 (Sebastiani), footnote 8: multi-label classification "corresponds to
+performing BC [binary classification] independently for each of the classes", so every binary
+measure of the registry applies per label, to the label's 2 x 2 matrix
+(:mod:`evalreport.counts.multilabel`), and its micro / macro / weighted averages are those of
+paper 004 (Gösgens et al.), section 2: macro = mean over labels (undefined labels handled by the
+policy as in :meth:`Context.mean`), micro = the binary measure of the summed 2 x 2 matrices,
+weighted = mean weighted by each label's gold support. Nothing is re-declared: :func:`label_record`
+maps a registry id to the generated one-vs-rest record whose binary function is applied.
+Accepted: every ``<binary>_macro|_micro|_weighted`` id, their aliases (``f_star_macro``) and the
+hand-declared records that name the same average (``macro_f1``, ``macro_precision``,
+``macro_recall``, ``weighted_f1``, ``micro_f1``; ``f1_micro`` is NOT accuracy here). Refused, with
+the reason: single-label K-class measures (``accuracy``, ``balanced_accuracy``, ``mcc``, ``kappa``,
+``k``, ...: they read a K x K matrix of items with exactly one gold and one predicted class, which a
+set of labels does not give), binary measures for one positive class (use the per-label table),
+ordinal / cost / gain measures, and class subsets (``classes=``; not built for labels yet).
+
+Example-based. Declared here once, with ``kind="example"``: their function takes the summed
+per-item statistics ``(..., n_stats)`` of :data:`evalreport.counts.multilabel.STATS` and a
+:class:`Context`. A per-item ratio with a zero denominator is an undefined case of that item; the
+policy decides it after summing: ``nan`` skips such items in the mean over items (scikit-learn's
+``zero_division=np.nan``), ``zero`` / ``one`` count them as 0 / 1 (``zero_division=0`` / ``1``;
+scikit-learn's default ``"warn"`` behaves as 0), ``convention`` uses the record's convention. They
+are never offered for single-label data (``applicable`` is False, ``compute`` refuses them), and
+the audit does not cover them yet (a later increment).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from evalreport.counts.multilabel import STAT, STATS, MultiLabelCounts
+from evalreport.errors import MeasureError
+from evalreport.measures._core import (ALIASES, REGISTRY, SHADOWED, SUBSET_AS, Context, Measure, Result, _summarise,
+                                       get, register)
+
+__all__ = ["EXAMPLE_SOURCE", "label_record", "label_based", "label_values", "example_based", "compute_multilabel",
+           "multilabel_measures", "refusal", "is_multilabel", "evaluate_multilabel"]
+
+GODBOLE = "Godbole & Sarawagi 2004 (Discriminative methods for multi-labeled classification, PAKDD)"
+TSOUMAKAS = "Tsoumakas & Katakis 2007 (Multi-label classification: an overview, IJDWM), evaluation measures"
+EXAMPLE_SOURCE = f"{TSOUMAKAS}; {GODBOLE}"
+_NOTE = ("example-based multi-label measure: computed only for multi-label runs; the property audit does not "
+         "cover it yet (a later increment)")
+
+
+def _item_mean(stats, ctx: Context, name: str, what: str):
+    """Mean over items of a per-item ratio whose 0/0 items the policy decides (see module doc)."""
+    n = stats[..., STAT["items"]]
+    total = stats[..., STAT[f"{name}_sum"]]
+    undef = stats[..., STAT[f"{name}_undef"]]
+    if math.isnan(ctx.fill):
+        ctx.flag(undef > 0, f"{what}; such items skipped in the mean over items")
+        return ctx.div(total, n - undef, f"{what} for every item")
+    ctx.flag(undef > 0, what)
+    return ctx.div(total + ctx.fill * undef, n, "no items")
+
+
+def _example(id, label, *, formula, undefined, convention=None, convention_source="", higher=True, source=None,
+             chance_note=""):
+    def deco(f):
+        register(Measure(id=id, label=label, fn=f, kind="example", source=source or EXAMPLE_SOURCE,
+                         formula=formula, range=(0.0, 1.0), higher_is_better=higher, undefined=undefined,
+                         convention=convention, convention_source=convention_source, notes=_NOTE,
+                         chance_note=chance_note))
+        return f
+    return deco
+
+
+@_example("subset_accuracy", "Subset accuracy (exact match)", formula="(1/N) sum_i [G_i = P_i]",
+          undefined="never (for N > 0)", source=f"{TSOUMAKAS}; scikit-learn accuracy_score on indicator matrices")
+def subset_accuracy(stats, ctx):
+    return ctx.div(stats[..., STAT["exact"]], stats[..., STAT["items"]], "no items")
+
+
+@_example("hamming_loss", "Hamming loss", formula="(1/(N L)) sum_i |G_i symmetric-difference P_i|",
+          undefined="never (for N > 0 and L > 0)", higher=False,
+          source=f"{TSOUMAKAS} (after Schapire & Singer 2000); scikit-learn hamming_loss")
+def hamming_loss(stats, ctx):
+    return ctx.div(stats[..., STAT["symdiff"]], stats[..., STAT["labels"]], "no items or no labels")
+
+
+@_example("example_precision", "Example-based precision", formula="(1/N) sum_i |G_i & P_i| / |P_i|",
+          undefined="an item with an empty predicted set (|P_i| = 0)", convention=0.0,
+          convention_source="scikit-learn precision_score(average='samples') with its default zero_division")
+def example_precision(stats, ctx):
+    return _item_mean(stats, ctx, "precision", "example precision: an item with no predicted label (|P_i| = 0)")
+
+
+@_example("example_recall", "Example-based recall", formula="(1/N) sum_i |G_i & P_i| / |G_i|",
+          undefined="an item with an empty gold set (|G_i| = 0)", convention=0.0,
+          convention_source="scikit-learn recall_score(average='samples') with its default zero_division")
+def example_recall(stats, ctx):
+    return _item_mean(stats, ctx, "recall", "example recall: an item with no gold label (|G_i| = 0)")
+
+
+@_example("example_f1", "Example-based F1", formula="(1/N) sum_i 2 |G_i & P_i| / (|G_i| + |P_i|)",
+          undefined="an item with empty gold and empty predicted sets (|G_i| + |P_i| = 0)", convention=1.0,
+          convention_source="both sets empty: the prediction agrees exactly (as subset accuracy counts it); "
+                            "scikit-learn f1_score(average='samples', zero_division=1)")
+def example_f1(stats, ctx):
+    return _item_mean(stats, ctx, "f1", "example F1: an item with empty gold and predicted sets")
+
+
+@_example("example_jaccard", "Example-based Jaccard (accuracy of Godbole & Sarawagi)",
+          formula="(1/N) sum_i |G_i & P_i| / |G_i | P_i|",
+          undefined="an item with empty gold and empty predicted sets (|G_i | P_i| = 0)", convention=1.0,
+          convention_source="both sets empty: exact agreement; scikit-learn jaccard_score(average='samples', "
+                            "zero_division=1)")
+def example_jaccard(stats, ctx):
+    return _item_mean(stats, ctx, "jaccard", "example Jaccard: an item with empty gold and predicted sets")
+
+
+EXAMPLE_IDS = ("subset_accuracy", "hamming_loss", "example_precision", "example_recall", "example_f1",
+               "example_jaccard")
+
+
+# ------------------------------------------------------------------------------ label-based
+
+
+def refusal(m: Measure) -> str:
+    """Why a record has no label-based multi-label meaning ('' if it has one)."""
+    try:
+        label_record(m)
+    except MeasureError as err:
+        return str(err)
+    return ""
+
+
+def label_record(spec) -> Measure:
+    """The one-vs-rest average record that computes ``spec`` over labels, or MeasureError saying
+    why ``spec`` has no multi-label meaning. Example-based records are returned as they are."""
+    m = get(spec)
+    if m.kind == "example":
+        return m
+    if m.bound.get("subset") is not None or any(k in ("classes", "exclude") for k in m.bound):
+        raise MeasureError(f"measure {m.id!r}: label subsets (classes=/exclude=) are not built for multi-label data")
+    name = m.id.split("(")[0]
+    if m.averaging and m.base:
+        return m
+    target = SUBSET_AS.get(name, name)
+    if target in SHADOWED:       # f1_micro, precision_macro, ...: the generated average itself
+        gen = SHADOWED[target]
+        return gen.with_params(**m.params) if m.params else gen
+    canon = m.alias_of or m.id
+    same = [s for s, (of, _, _) in ALIASES.items() if of == canon and s in SHADOWED and SHADOWED[s].averaging in name]
+    if len(same) == 1:           # macro_f1 = f1_macro, weighted_f1 = f1_weighted, macro_recall = recall_macro
+        return SHADOWED[same[0]]
+    if m.kind == "binary":
+        raise MeasureError(f"measure {m.id!r} is a binary measure for one positive class; for label sets ask for "
+                           f"its average over labels ({name}_macro, {name}_micro, {name}_weighted) or see the "
+                           "per-label table")
+    if m.needs:
+        raise MeasureError(f"measure {m.id!r} needs {', '.join(m.needs)}, which label sets do not have")
+    raise MeasureError(f"measure {m.id!r} is a single-label measure of a K x K confusion matrix (one gold and one "
+                       "predicted class per item); label sets have no such matrix, so it is not defined for "
+                       "multi-label data (use subset_accuracy, the example-based measures or a per-label average)")
+
+
+def _binary_fn(gen: Measure):
+    from evalreport.measures.binary import BINARY
+
+    return BINARY[gen.base].fn.__wrapped__
+
+
+def _cells(T):
+    T = np.asarray(T, dtype=float)
+    if T.ndim < 3 or T.shape[-2:] != (2, 2):
+        raise MeasureError(f"a label tensor must end in (L, 2, 2); got shape {T.shape}")
+    return T[..., 1, 1], T[..., 0, 1], T[..., 1, 0], T[..., 0, 0]
+
+
+def label_values(base: str, label_tensor, *, policy: str = "nan", params=None) -> tuple[np.ndarray, np.ndarray]:
+    """Per-label values ``(..., L)`` of the binary measure ``base`` and their undefined mask."""
+    from evalreport.measures.binary import BINARY
+
+    rec = BINARY[base]
+    tp, fp, fn, tn = _cells(label_tensor)
+    ctx = Context(tp.shape, policy=policy, convention=rec.convention, params={**rec.params, **(params or {})})
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.asarray(rec.fn.__wrapped__(tp, fp, fn, tn, ctx), dtype=float)
+    undefined = np.zeros(tp.shape, dtype=bool)
+    for _, mask in ctx.events:
+        undefined |= np.broadcast_to(mask, tp.shape)
+    return np.broadcast_to(value, tp.shape).copy(), undefined
+
+
+def label_based(measure, label_tensor, *, policy: str = "nan", labels=None, explain: bool = True) -> Result:
+    """A label-based average (macro / micro / weighted over labels, paper 004 section 2) of a
+    binary measure, for every ``(..., L, 2, 2)`` label tensor. The result carries the id asked for."""
+    asked = get(measure)
+    gen = label_record(asked)
+    if gen.kind == "example":
+        raise MeasureError(f"measure {gen.id!r} is example-based: it needs the example statistics")
+    f = _binary_fn(gen)
+    tp, fp, fn, tn = _cells(label_tensor)
+    L = tp.shape[-1]
+    ctx = Context(tp.shape[:-1], policy=policy, convention=gen.convention, params=gen.params, n_classes=L)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if gen.averaging == "micro":
+            value = f(tp.sum(-1), fp.sum(-1), fn.sum(-1), tn.sum(-1), ctx)
+        else:
+            first = len(ctx.events)
+            per_label = f(tp, fp, fn, tn, ctx)
+            weights = None if gen.averaging == "macro" else tp + fn
+            if weights is not None:     # a label no gold item has weighs 0: its 0/0 cannot matter
+                ctx.events[first:] = [(t, mask & (weights > 0)) for t, mask in ctx.events[first:]]
+            value = ctx.mean(per_label, weights=weights, what=f"per-label {gen.base}")
+    named = replace(gen, id=asked.id, label=asked.label, source=asked.source, alias_of=asked.alias_of)
+    return _result(named, ctx, value, labels if labels is not None else [str(i) for i in range(L)], explain)
+
+
+def example_based(measure, example_stats, *, policy: str = "nan", explain: bool = True) -> Result:
+    """An example-based measure for every ``(..., n_stats)`` statistics vector."""
+    m = get(measure)
+    if m.kind != "example":
+        raise MeasureError(f"measure {m.id!r} is not example-based")
+    S = np.asarray(example_stats, dtype=float)
+    if S.shape[-1] != len(STATS):
+        raise MeasureError(f"example statistics must end in {len(STATS)} columns; got shape {S.shape}")
+    ctx = Context(S.shape[:-1], policy=policy, convention=m.convention, params=m.params)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = m.fn(S, ctx)
+    return _result(m, ctx, value, [], explain)
+
+
+def _result(m: Measure, ctx: Context, value, labels, explain: bool) -> Result:
+    value = np.broadcast_to(np.asarray(value, dtype=float), ctx.batch).copy()
+    if explain:
+        undefined, reason = _summarise(ctx, labels)
+    else:
+        undefined = np.zeros(ctx.batch, dtype=bool)
+        for _, mask in ctx.events:
+            extra = tuple(range(len(ctx.batch), mask.ndim))
+            undefined |= np.broadcast_to(mask.any(axis=extra) if extra else mask, ctx.batch)
+        reason = np.full(ctx.batch, "", dtype=object)
+    return Result(m, value, undefined, reason)
+
+
+def compute_multilabel(measure, counts: MultiLabelCounts, *, policy: str = "nan", explain: bool = True) -> Result:
+    """One measure (example- or label-based) for every system (and batch) of ``counts``."""
+    m = get(measure)
+    if m.kind == "example":
+        return example_based(m, counts.example_stats, policy=policy, explain=explain)
+    return label_based(m, counts.label_tensor, policy=policy, labels=list(counts.labels), explain=explain)
+
+
+def multilabel_measures() -> list[Measure]:
+    """The default multi-label measures: the example-based records, then every label-based average
+    of a binary measure without numeric parameters (``fbeta_macro(beta=2)`` is asked for by name),
+    under the generated ids (``f1_macro``, ``f1_micro``, ...)."""
+    from evalreport.measures.binary import BINARY
+
+    out = [REGISTRY[i] for i in EXAMPLE_IDS]
+    for base, rec in BINARY.items():
+        if any(not isinstance(v, str) for v in rec.params.values()):
+            continue
+        for avg in ("macro", "micro", "weighted"):
+            out.append(get(f"{base}_{avg}"))
+    return out
+
+
+def is_multilabel(data) -> bool:
+    """Whether ``data`` is multi-label: :class:`MultiLabelCounts` or runs with gold ``(N, L)`` and pred ``(S, N, L)``."""
+    if isinstance(data, MultiLabelCounts):
+        return True
+    gold, pred = getattr(data, "gold", None), getattr(data, "pred", None)
+    return gold is not None and pred is not None and np.ndim(gold) == 2 and np.ndim(pred) == 3
+
+
+def evaluate_multilabel(data, measures=None, *, policy: str = "nan"):
+    """:func:`evalreport.measures.evaluate` for multi-label data (runs or :class:`MultiLabelCounts`):
+    one tidy frame ``system, measure, value, undefined, reason`` (default :func:`multilabel_measures`)."""
+    import pandas as pd
+
+    from evalreport.counts.multilabel import count_multilabel
+
+    counts = data if isinstance(data, MultiLabelCounts) else count_multilabel(data)
+    chosen = multilabel_measures() if measures is None else [get(m) for m in measures]
+    results = [compute_multilabel(m, counts, policy=policy) for m in chosen]
+    S = len(counts.systems)
+    cat = (lambda key: np.concatenate([getattr(r, key) for r in results])) if results else (lambda key: np.empty(0))
+    return pd.DataFrame({"system": np.tile(np.asarray(counts.systems, dtype=object), len(chosen)),
+                         "measure": np.repeat(np.asarray([m.id for m in chosen], dtype=object), S),
+                         "value": cat("value"), "undefined": cat("undefined"), "reason": cat("reason")})
