@@ -51,7 +51,6 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -59,8 +58,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalreport.errors import InputError
-from evalreport.inputs.checks import _as_paths, _listing, _near_miss, _short, hash_file, natural_sorted
-from evalreport.inputs.readers import _runs_in_folder, _system_names, too_many_classes
+from evalreport.inputs.checks import _listing, _near_miss, _short, hash_file, natural_sorted
+from evalreport.inputs.readers import run_files, too_many_classes
 from evalreport.inputs.runs import Source, _clip, _frozen
 from evalreport.inputs.tables import MISSING_LABELS, _DELIMITER, _first_true, _read_table, _Table, _to_text
 
@@ -418,13 +417,7 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
         raise InputError(f"layout must be one of {', '.join(LAYOUTS)}, not {layout!r}")
     if label_sep == "":
         raise InputError("label_sep (--label-sep) must not be empty")
-    run_paths = _as_paths(runs)
-    gold_path = Path(gold)
-    if runs_dir is not None:
-        run_paths += _runs_in_folder(Path(runs_dir), exclude=gold_path)
-    if not run_paths:
-        raise InputError("no run files given (RUN... or --runs-dir DIR; Python: runs=[...] or runs_dir=...)")
-    systems = _system_names(run_paths, names)
+    gold_path, run_paths, systems = run_files(gold, runs, runs_dir, names)
 
     files = [_read_file(gold_path, "gold", id_col=id_col, label_col=label_col, label_sep=label_sep)]
     files += [_read_file(p, "run", id_col=id_col, label_col=label_col, label_sep=label_sep) for p in run_paths]

@@ -141,13 +141,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
     """
     if missing not in ("error", "abstain"):
         raise InputError(f"missing must be 'error' or 'abstain', not {missing!r}")
-    run_paths = _as_paths(runs)
-    gold_path = Path(gold)
-    if runs_dir is not None:
-        run_paths += _runs_in_folder(Path(runs_dir), exclude=gold_path)
-    if not run_paths:
-        raise InputError("no run files given (RUN... or --runs-dir DIR; Python: runs=[...] or runs_dir=...)")
-    systems = _system_names(run_paths, names)
+    gold_path, run_paths, systems = run_files(gold, runs, runs_dir, names)
     gold_id_col = gold_id_col or id_col
     gold_label_col = gold_label_col or label_col
 
@@ -267,6 +261,18 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
                 ids=np.asarray(gold_ids.to_numpy(zero_copy_only=False)), folds=folds, fold_names=fold_names,
                 scores=score_array, sources=tuple(sources), abstain=abstain, score_labels=score_labels,
                 n_task=n_known if len(final) > n_known else None)
+
+
+def run_files(gold, runs, runs_dir, names) -> tuple[Path, list[Path], list[str]]:
+    """The gold path, the run files (given, then those of ``runs_dir`` but the gold file) and their
+    system names; no run file is an error."""
+    run_paths = _as_paths(runs)
+    gold_path = Path(gold)
+    if runs_dir is not None:
+        run_paths += _runs_in_folder(Path(runs_dir), exclude=gold_path)
+    if not run_paths:
+        raise InputError("no run files given (RUN... or --runs-dir DIR; Python: runs=[...] or runs_dir=...)")
+    return gold_path, run_paths, _system_names(run_paths, names)
 
 
 def announce_prediction_only(added) -> None:

@@ -460,10 +460,17 @@ def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, label
                   positive=pos, costs=costs, n_classes=K, classes=classes, task=task, gains=bound_gains(m, K))
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.asarray(m.fn(C, ctx), dtype=float)
+    return result(m, ctx, value, labels if labels is not None else [str(k) for k in range(K)], explain=explain)
+
+
+def result(m: Measure, ctx: Context, value, labels, *, explain: bool = True) -> Result:
+    """The :class:`Result` of values computed under ``ctx``: the undefined mask from its 0/0 events,
+    and with ``explain`` their reasons (classes named by ``labels``)."""
+    value = np.asarray(value, dtype=float)
     if value.shape != ctx.batch:
         value = np.broadcast_to(value, ctx.batch).copy()
     if explain:
-        undefined, reason = _summarise(ctx, labels if labels is not None else [str(k) for k in range(K)])
+        undefined, reason = _summarise(ctx, labels)
     else:
         undefined = np.zeros(ctx.batch, dtype=bool)
         for _, mask in ctx.events:

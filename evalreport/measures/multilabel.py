@@ -35,8 +35,8 @@ import numpy as np
 
 from evalreport.counts.multilabel import STAT, STATS, MultiLabelCounts
 from evalreport.errors import MeasureError
-from evalreport.measures._core import (ALIASES, REGISTRY, SHADOWED, SUBSET_AS, Context, Measure, Result, _summarise,
-                                       get, register)
+from evalreport.measures._core import (ALIASES, REGISTRY, SHADOWED, SUBSET_AS, Context, Measure, Result, get, register,
+                                       result)
 
 __all__ = ["EXAMPLE_SOURCE", "label_record", "label_based", "label_values", "example_based", "compute_multilabel",
            "multilabel_measures", "refusal", "is_multilabel", "evaluate_multilabel"]
@@ -229,16 +229,7 @@ def example_based(measure, example_stats, *, policy: str = "nan", explain: bool 
 
 
 def _result(m: Measure, ctx: Context, value, labels, explain: bool) -> Result:
-    value = np.broadcast_to(np.asarray(value, dtype=float), ctx.batch).copy()
-    if explain:
-        undefined, reason = _summarise(ctx, labels)
-    else:
-        undefined = np.zeros(ctx.batch, dtype=bool)
-        for _, mask in ctx.events:
-            extra = tuple(range(len(ctx.batch), mask.ndim))
-            undefined |= np.broadcast_to(mask.any(axis=extra) if extra else mask, ctx.batch)
-        reason = np.full(ctx.batch, "", dtype=object)
-    return Result(m, value, undefined, reason)
+    return result(m, ctx, np.broadcast_to(np.asarray(value, dtype=float), ctx.batch).copy(), labels, explain=explain)
 
 
 def compute_multilabel(measure, counts: MultiLabelCounts, *, policy: str = "nan", explain: bool = True) -> Result:

@@ -26,7 +26,7 @@ import numpy as np
 
 from evalreport._atomic import atomic_dir
 from evalreport.report.build import (AUDIT_MAX_N, Stages, _execute_and_render, _needs, _short_label, analyse,
-                                     provenance, write_report_meta)
+                                     protected_inputs, provenance, write_report_meta)
 from evalreport.report.task_sections import chart_prefixes
 
 __all__ = ["build_benchmark_report", "analyse_benchmark", "write_benchmark_tables", "LIST_COLUMNS"]
@@ -163,10 +163,7 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
         from evalreport.report.build import _plugin_sources
 
         sources += _plugin_sources(plugins)
-    inputs = [*inputs, *(s.path for s in sources)]
-    # inputs recorded where this report's own copies will be (``include``, e.g. the demo's data/) are not at risk
-    copies = [(out_dir / name).resolve() for name in (include or {})]
-    inputs = [p for p in inputs if not any(c == Path(p).resolve() or c in Path(p).resolve().parents for c in copies)]
+    inputs = protected_inputs(out_dir, inputs, sources, include)
     stages = Stages(progress)
     with atomic_dir(out_dir, inputs=inputs) as staging:
         tables = staging / "tables"

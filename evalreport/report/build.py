@@ -216,6 +216,15 @@ def _pos_index(positive, labels):
     return resolve_positive(positive, labels, len(labels))
 
 
+def protected_inputs(out_dir: Path, inputs, sources, include) -> list:
+    """The input paths an output folder must not hold: ``inputs`` and the recorded ``sources``, but
+    not an installed entry point (recorded by distribution name: no file) and not the inputs that
+    lie where this report's own copies will be (``include``, e.g. the demo's data/)."""
+    paths = [*inputs, *(s.path for s in sources or () if s.role != "entry-point")]
+    copies = [(Path(out_dir) / name).resolve() for name in (include or {})]
+    return [p for p in paths if not any(c == Path(p).resolve() or c in Path(p).resolve().parents for c in copies)]
+
+
 def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: str = "macro_f1", measures=None,
                  positive=None, policy: str = "nan", costs=None, order=None, bootstrap: int = 1000, seed: int = 0,
                  alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto", audit: bool = True,
@@ -244,11 +253,7 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
         sources = [*(sources if sources is not None else getattr(runs, "sources", ())),
                    Source("gains", str(gains_file), hash_file(gains_file), None)]
     own = sources if sources is not None else getattr(runs, "sources", ())
-    # (an installed entry point is recorded by distribution name: no file an output could overwrite)
-    inputs = [*inputs, *(s.path for s in own or () if s.role != "entry-point")]
-    # inputs recorded where this report's own copies will be (``include``, e.g. the demo's data/) are not at risk
-    copies = [(out_dir / name).resolve() for name in (include or {})]
-    inputs = [p for p in inputs if not any(c == Path(p).resolve() or c in Path(p).resolve().parents for c in copies)]
+    inputs = protected_inputs(out_dir, inputs, own, include)
     stages = Stages(progress)
     with atomic_dir(out_dir, inputs=inputs) as staging:
         tables = staging / "tables"

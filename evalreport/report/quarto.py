@@ -187,16 +187,18 @@ def unique_label(source: str, seen: set[str]) -> str:
     """``source`` with its ``#| label:`` made unique among ``seen`` (which it joins): a notebook
     shown once per task of a benchmark repeats its labels, and Quarto's cross-references need
     each once. The second ``fig-leaderboard`` becomes ``fig-leaderboard-2``."""
-    def fix(match: re.Match) -> str:
-        base = new = match.group(2)
-        n = 1
-        while new in seen:
-            n += 1
-            new = f"{base}-{n}"
-        seen.add(new)
-        return match.group(1) + new
+    return _LABEL_RE.sub(lambda m: m.group(1) + fresh_name(m.group(2), seen), source, count=1)
 
-    return _LABEL_RE.sub(fix, source, count=1)
+
+def fresh_name(base: str, seen: set[str]) -> str:
+    """``base``, or ``base-2``, ``base-3``... whichever is not in ``seen`` first; added to ``seen``
+    (labels, chart ids and heading ids that a report repeats)."""
+    new, n = base, 1
+    while new in seen:
+        n += 1
+        new = f"{base}-{n}"
+    seen.add(new)
+    return new
 
 
 def joined_notebook(notebooks: Sequence[tuple[str, Any]], meta: Mapping[str, str], config: Mapping[str, Any]):

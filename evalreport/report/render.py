@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from evalreport.report.output import RenderError, check_offline
-from evalreport.report.quarto import quarto_commands, quarto_project
+from evalreport.report.quarto import fresh_name, quarto_commands, quarto_project
 from evalreport.report.resources import templates_dir
 from evalreport.report.typst_pdf import drop_false_suspects
 
@@ -284,12 +284,7 @@ def _link_headings(sections: list[str], *, toc_depth: int = 2) -> tuple[list[str
         text = html_mod.unescape(_TAG_RE.sub("", _ANCHOR_RE.sub("", inner))).strip()
         found = _ID_RE.search(attrs)
         old = found.group(1) if found else None
-        base = old or _slug(text)
-        new, n = base, 1
-        while new in seen:
-            n += 1
-            new = f"{base}-{n}"
-        seen.add(new)
+        new = fresh_name(old or _slug(text), seen)
         if old is None:
             attrs = f' id="{html_mod.escape(new, quote=True)}"' + attrs
         elif new != old:
@@ -323,14 +318,10 @@ def _unique_chart_ids(sections: list[str]) -> list[str]:
     seen: set[str] = set()
 
     def fix(match: re.Match) -> str:
-        base = new = match.group(2)
-        n = 1
-        while new in seen:
-            n += 1
-            new = f"{base}-{n}"
+        base = match.group(2)
+        new = fresh_name(base, seen)
         if new != base:
             log.warning("chart id %s used more than once in the report; renamed to %s", base, new)
-        seen.add(new)
         return match.group(1) + new + match.group(3)
 
     return [_CHART_ID_RE.sub(fix, s) for s in sections]

@@ -31,6 +31,18 @@ POLICY_WORDS = {
 }
 
 
+
+class _Segments(list):
+    """A paragraph as ("text", str) and ("cite", [keys]) segments, rendered per target by :func:`render`."""
+
+    def text(self, text: str) -> None:
+        self.append(("text", text))
+
+    def cite(self, *keys) -> None:
+        keys = [k for k in dict.fromkeys(keys) if k]
+        if keys:
+            self.append(("cite", keys))
+
 def _settings(data) -> dict:
     s = dict(data.manifest.get("settings", {}))
     for key in ("primary", "policy", "bootstrap", "seed", "alpha", "positive"):
@@ -70,15 +82,8 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
     labels = data.manifest.get("labels", [])
     prev = data.table("prevalence")
     n_items = int(prev["count"].sum()) if not prev.empty else data.meta.get("n_items")
-    seg: list[tuple[str, object]] = []
-
-    def t(text):
-        seg.append(("text", text))
-
-    def c(*keys):
-        keys = [k for k in dict.fromkeys(keys) if k]
-        if keys:
-            seg.append(("cite", keys))
+    seg = _Segments()
+    t, c = seg.text, seg.cite
 
     t(f"We compared {len(systems)} systems on {n_items:,} items with {len(labels)} classes"
       if n_items is not None else f"We compared {len(systems)} systems on {len(labels)} classes")
@@ -267,15 +272,8 @@ def benchmark_segments(data, *, version: str | None = None) -> list[tuple[str, o
     n_items = data.meta.get("n_items")
     primaries = [p for p in dict.fromkeys(data.tasks["primary"]) if isinstance(p, str)] if not data.tasks.empty \
         else [data.primary]
-    seg: list[tuple[str, object]] = []
-
-    def t(text):
-        seg.append(("text", text))
-
-    def c(*keys):
-        keys = [k for k in dict.fromkeys(keys) if k]
-        if keys:
-            seg.append(("cite", keys))
+    seg = _Segments()
+    t, c = seg.text, seg.cite
 
     t(f"We compared {len(systems)} systems on {len(tasks)} tasks"
       + (f" ({n_items:,} items in all)" if n_items else "") + ". Each task ranks the systems by its primary measure")
