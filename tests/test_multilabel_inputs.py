@@ -358,3 +358,32 @@ def test_too_many_indicator_cells(tmp_path, monkeypatch):
     monkeypatch.setattr(ml, "MAX_INDICATOR_CELLS", 2 * 4 * 3 - 1)
     with raises("2 systems x 4 items x 3 labels = 24 indicator cells"):
         read(paths)
+
+
+@pytest.mark.parametrize("layout,fmt", LAYOUT_FORMATS)
+def test_quick_detection_agrees_with_reading_the_whole_file(tmp_path, layout, fmt):
+    """Without --label-sep and the long form, the CLI decides from the schema, header or first record
+    (single-label files are not read twice): the answer is the full reader's, the long form aside."""
+    gold = written(tmp_path, layout, fmt)["gold"]
+    full = detect_multilabel(gold, label_sep="," if layout == "sep" else None)
+    quick = detect_multilabel(gold, long_form=False)
+    if layout == "long":
+        assert full is True and quick is False
+    elif layout == "sep":
+        assert full is True and quick is False        # a separator is only looked for when it is given
+    else:
+        assert quick is full is True
+
+
+@pytest.mark.parametrize("suffix", [".tsv", ".csv", ".jsonl", ".parquet"])
+def test_quick_detection_of_single_label_files(tmp_path, suffix):
+    frame = pd.DataFrame({"id": ["a", "b", "a"], "label": ["x", "y", "x"]})
+    path = tmp_path / f"gold{suffix}"
+    if suffix == ".parquet":
+        frame.to_parquet(path)
+    elif suffix == ".jsonl":
+        frame.to_json(path, orient="records", lines=True)
+    else:
+        frame.to_csv(path, sep="\t" if suffix == ".tsv" else ",", index=False)
+    assert detect_multilabel(path, long_form=False) is False      # a repeated id is not taken as sets
+    assert detect_multilabel(path) is True                          # ... unless the long form is allowed

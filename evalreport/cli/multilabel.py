@@ -46,12 +46,9 @@ def wanted(args) -> bool:
         return False
     from evalreport.inputs.multilabel import detect_multilabel
 
-    found = detect_multilabel(args.gold, label_col=args.label_col, id_col=args.id_col)
-    if found and _form(args.gold, args) == "long":
-        # a repeated id is far more often a mistake in a single-label file than an undeclared long form:
-        # read it as single-label, whose error names the duplicate (and points to --multilabel)
-        return False
-    return bool(found)
+    # a repeated id is far more often a mistake in a single-label file than an undeclared long form:
+    # it is read as single-label, whose error names the duplicate (and points to --multilabel)
+    return bool(detect_multilabel(args.gold, label_col=args.label_col, id_col=args.id_col, long_form=False))
 
 
 def _form(path, args) -> str | None:

@@ -51,6 +51,7 @@ from __future__ import annotations
 import json
 import warnings
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Sequence
 
 import numpy as np
@@ -373,17 +374,58 @@ def _describe(form: str) -> str:
 # ----------------------------------------------------------------------------- public
 
 
+def _label_column_kind(path, label_col: str) -> str | None:
+    """"list" or "scalar" from the file's schema, header or first record alone (no full read), or None
+    where that does not tell (no such column, an unknown format, a file the full reader must judge)."""
+    import csv
+
+    from evalreport.inputs.checks import _FORMATS
+
+    path = Path(path)
+    fmt = _FORMATS.get(path.suffix.lower())
+    try:
+        if fmt == "parquet":
+            import pyarrow.parquet as pq
+
+            schema = pq.read_schema(path)
+            if label_col not in schema.names:
+                return None
+            kind = schema.field(label_col).type
+            return "list" if pa.types.is_list(kind) or pa.types.is_large_list(kind) else "scalar"
+        with open(path, encoding="utf-8-sig", newline="") as handle:
+            if fmt == "jsonl":
+                first = next((line for line in handle if line.strip()), None)
+                record = json.loads(first) if first is not None else None
+                if not isinstance(record, dict) or label_col not in record:
+                    return None
+                return "list" if isinstance(record[label_col], list) else "scalar"
+            if fmt in _DELIMITER:
+                header = next(csv.reader(handle, delimiter=_DELIMITER[fmt]), [])
+                return "scalar" if label_col in [h.strip() for h in header] else None
+    except (OSError, ValueError, UnicodeDecodeError, StopIteration, pa.ArrowException):
+        return None
+    return None
+
+
 def detect_multilabel(path, *, label_col: str = "label", label_sep: str | None = None,
-                      id_col: str = "id") -> bool | None:
+                      id_col: str = "id", long_form: bool = True) -> bool | None:
     """Whether a gold (or run) file holds multi-label data.
 
     True: the label column holds lists, ``label_sep`` occurs in it, an id has several rows (the
-    long form), or there is no label column but 0/1 indicator columns (wide). False: one label per
-    id and no separator. None: cannot tell (no label column and no 0/1 columns; or ``label_sep``
-    given but occurring nowhere, which reads as single-label and multi-label alike). Raises
-    :class:`~evalreport.errors.InputError` for a file that cannot be read.
+    long form; with ``long_form=False`` repeated ids are not taken as sets), or there is no label
+    column but 0/1 indicator columns (wide). False: one label per id and no separator. None: cannot
+    tell (no label column and no 0/1 columns; or ``label_sep`` given but occurring nowhere, which
+    reads as single-label and multi-label alike). Raises :class:`~evalreport.errors.InputError` for
+    a file that cannot be read. Without ``label_sep`` and the long form, the schema, header or first
+    record decides where it can, so that single-label files are not read twice.
     """
+    if label_sep is None and not long_form:
+        kind = _label_column_kind(path, label_col)
+        if kind is not None:
+            return kind == "list"
     t, form = _read_file(path, "gold", id_col=id_col, label_col=label_col, label_sep=label_sep)
+    if form == "long" and not long_form:
+        return False
     if form == "sep":
         text = pc.fill_null(t.text(label_col), "")
         if pc.any(pc.match_substring(text, label_sep)).as_py():
