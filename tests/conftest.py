@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from evalreport.errors import InputError
 
 # Data published with Gösgens et al. 2021 (paper 004); see its README. Never copied into the repo:
 # it lies in shared/data beside the checkout, or where EVALREPORT_GOSGENS_DATA points.
@@ -46,3 +49,39 @@ def gosgens_dir():
         pytest.skip(f"Gösgens et al. 2021 data not found at {GOSGENS_DIR} (set EVALREPORT_GOSGENS_DATA to its "
                     "folder; the paper 004 Table 5/6 tests need it)")
     return GOSGENS_DIR
+
+
+def multilabel_runs(gold, pred, labels, systems):
+    """A :class:`~evalreport.inputs.multilabel.MultiLabelRuns` made in memory (item ids i0, i1, ...)."""
+    from evalreport.inputs.multilabel import MultiLabelRuns
+
+    gold = np.asarray(gold, dtype=bool)
+    return MultiLabelRuns(gold=gold, pred=np.asarray(pred, dtype=bool), labels=tuple(labels), systems=tuple(systems),
+                          ids=np.asarray([f"i{k}" for k in range(gold.shape[0])], dtype=object))
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    """Write a file exactly as given (text is encoded as UTF-8, no newline translation)."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    path.write_bytes(data)
+    return path
+
+
+@contextmanager
+def raises(match: str, **where):
+    """Assert an InputError whose problem contains ``match`` and whose path/line/item equal the
+    given values (and appear in the message)."""
+    with pytest.raises(InputError) as info:
+        yield info
+    err = info.value
+    assert match in err.problem, f"{match!r} not in {err.problem!r}"
+    for key, value in where.items():
+        expect = str(value) if key == "path" else value
+        assert getattr(err, key) == expect, f"{key}: expected {expect!r}, got {getattr(err, key)!r} ({err})"
+    if "path" in where:
+        assert str(where["path"]) in str(err)
+    if where.get("line") is not None:
+        assert f"line {where['line']}" in str(err)
+    if where.get("item") is not None:
+        assert repr(where["item"]) in str(err)
+    assert "\n" not in str(err)                 # one line

@@ -12,6 +12,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from test_chart_shapes import data_of, mark, views   # the spec helpers of the chart tests
+
 alt = pytest.importorskip("altair")
 
 from evalreport.analyses import consensus, multitask_tests  # noqa: E402
@@ -138,26 +140,6 @@ def all_charts(shape):
 
 # --------------------------------------------------------------------------------------------
 # spec helpers
-
-
-def views(spec):
-    """Every unit view of a (layered / concatenated) spec."""
-    stack = [spec]
-    while stack:
-        v = stack.pop()
-        if "mark" in v:
-            yield v
-        for key in ("layer", "vconcat", "hconcat", "concat"):
-            stack.extend(v.get(key, []))
-
-
-def mark(v):
-    return v["mark"]["type"] if isinstance(v["mark"], dict) else v["mark"]
-
-
-def data_of(spec, view):
-    name = view.get("data", {}).get("name") or spec.get("data", {}).get("name")
-    return pd.DataFrame(spec["datasets"][name])
 
 
 def marks(spec):

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +14,7 @@ import pandas as pd
 import pytest
 
 from evalreport.errors import InputError
-from conftest import GOSGENS_DIR
+from conftest import GOSGENS_DIR, raises, write
 from evalreport.counts import count, read_confusion, read_confusions
 from evalreport.inputs import ABSTAIN, Runs, hash_file, natural_sorted, read_runs
 
@@ -23,13 +22,6 @@ IMAGENET = GOSGENS_DIR / "imagenet"
 
 
 # ----------------------------------------------------------------------------- helpers
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    """Write a file exactly as given (text is encoded as UTF-8, no newline translation)."""
-    data = text.encode("utf-8") if isinstance(text, str) else text
-    path.write_bytes(data)
-    return path
 
 
 def tsv(path: Path, rows: list[list], header=("id", "label")) -> Path:
@@ -43,25 +35,6 @@ GOLD_ROWS = [["a", "x"], ["b", "y"], ["c", "x"], ["d", "z"]]
 @pytest.fixture
 def gold(tmp_path):
     return tsv(tmp_path / "gold.tsv", GOLD_ROWS)
-
-
-@contextmanager
-def raises(match: str, **where):
-    """Assert an InputError whose problem contains ``match`` and whose path/line/item equal the
-    given values (and appear in the message)."""
-    with pytest.raises(InputError) as info:
-        yield info
-    err = info.value
-    assert match in err.problem, f"{match!r} not in {err.problem!r}"
-    for key, value in where.items():
-        expect = str(value) if key == "path" else value
-        assert getattr(err, key) == expect, f"{key}: expected {expect!r}, got {getattr(err, key)!r} ({err})"
-    if "path" in where:
-        assert str(where["path"]) in str(err)
-    if where.get("line") is not None:
-        assert f"line {where['line']}" in str(err)
-    if where.get("item") is not None:
-        assert repr(where["item"]) in str(err)
 
 
 def brute_force_confusion(runs: Runs) -> np.ndarray:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -16,16 +15,11 @@ import pytest
 from sklearn import metrics as skm
 
 from evalreport.analyses.multilabel import ML_TABLES, compare_multilabel
+from conftest import multilabel_runs
 from evalreport.errors import MeasureError
 
 
-@dataclass(frozen=True)
-class Runs:
-    """The fields of inputs.multilabel.MultiLabelRuns that the comparison reads."""
-    gold: np.ndarray
-    pred: np.ndarray
-    labels: tuple
-    systems: tuple
+Runs = multilabel_runs          # the real MultiLabelRuns, made in memory
 
 
 def make_runs(seed=0, S=4, N=120, L=5, noise=(0.05, 0.15, 0.3, 0.3)):

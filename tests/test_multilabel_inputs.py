@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import string
 import warnings
-from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -17,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalreport.errors import InputError
+from conftest import raises, write
 from evalreport.examples import write_multilabel
 from evalreport.inputs.multilabel import LAYOUTS, MultiLabelRuns, detect_multilabel, read_multilabel
 
@@ -30,26 +29,6 @@ RUN_2 = np.array([[0, 0, 0], [1, 0, 0], [1, 1, 0], [1, 1, 1]], dtype=bool)
 LAYOUT_FORMATS = [("list", "jsonl"), ("list", "parquet"), ("sep", "tsv"), ("sep", "csv"), ("sep", "jsonl"),
                   ("long", "tsv"), ("long", "csv"), ("long", "jsonl"), ("long", "parquet"),
                   ("wide", "csv"), ("wide", "tsv"), ("wide", "jsonl"), ("wide", "parquet")]
-
-
-def write(path: Path, text: str) -> Path:
-    path.write_bytes(text.encode("utf-8"))
-    return path
-
-
-@contextmanager
-def raises(match: str, **where):
-    """An InputError whose problem contains ``match`` and whose path/line/item equal the given values."""
-    with pytest.raises(InputError) as info:
-        yield info
-    err = info.value
-    assert match in err.problem, f"{match!r} not in {err.problem!r}"
-    for key, value in where.items():
-        expect = str(value) if key == "path" else value
-        assert getattr(err, key) == expect, f"{key}: expected {expect!r}, got {getattr(err, key)!r} ({err})"
-    if where.get("line") is not None:
-        assert f"line {where['line']}" in str(err)
-    assert "\n" not in str(err)
 
 
 def written(tmp_path, layout, fmt, runs=None, gold=GOLD, labels=LABELS, ids=IDS):

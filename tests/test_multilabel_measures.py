@@ -9,7 +9,6 @@ left out of the average).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 
 import numpy as np
 import pytest
@@ -18,19 +17,14 @@ from hypothesis import strategies as st
 from sklearn import metrics as skm
 
 from evalreport.counts.multilabel import STAT, count_multilabel, item_stats
+from conftest import multilabel_runs
 from evalreport.errors import MeasureError
 from evalreport.measures import REGISTRY, applicable, compute, default_measures, get
 from evalreport.measures.multilabel import (EXAMPLE_IDS, compute_multilabel, label_based, label_record,
                                             label_values, multilabel_measures)
 
 
-@dataclass(frozen=True)
-class Runs:
-    """The fields of inputs.multilabel.MultiLabelRuns that counting reads."""
-    gold: np.ndarray
-    pred: np.ndarray
-    labels: tuple
-    systems: tuple
+Runs = multilabel_runs          # the real MultiLabelRuns, made in memory
 
 
 def random_runs(seed, S=3, N=40, L=6, p=0.3):
