@@ -265,3 +265,11 @@ def test_duckdb_errors_name_the_task_and_the_long_file(tmp_path):
         count_benchmark(g, r)
     assert "task 'beta'" in str(e.value) and "class_q" in str(e.value) and e.value.path == str(r)
     assert not re.search(r"evalreport-benchmark|\.parquet", str(e.value))
+
+
+def test_task_spec_with_a_missing_gold_file_names_the_gold_file(tmp_path):
+    """`--task a=GOLD` with no such GOLD: the gold file is named (before its runs/ folder beside it)."""
+    gold = tmp_path / "nope" / "gold.tsv"
+    with pytest.raises(InputError, match=r"task 'a': gold file not found") as e:
+        read_benchmark(tasks=[f"a={gold}"])
+    assert e.value.path == str(gold)

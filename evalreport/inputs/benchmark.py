@@ -280,6 +280,9 @@ def _folder_tasks(tasks_dir) -> list[tuple[str, Path, Path]]:
 def _read_task(name: str, gold: Path, runs_dir, opts: dict) -> Runs:
     """Read one task; ``runs_dir`` is a folder of run files or a tuple of run files."""
     files = tuple(runs_dir) if isinstance(runs_dir, (tuple, list)) else ()
+    if not Path(gold).is_file():       # the gold file first: its runs folder is found beside it
+        raise InputError(f"task {name!r}: gold file {'not found' if not Path(gold).exists() else 'is not a file'}",
+                         path=gold)
     if not files and not Path(runs_dir).is_dir():
         raise InputError(f"task {name!r}: no runs (expected a folder of run files)", path=runs_dir)
     labels = opts.get("labels")
