@@ -18,6 +18,21 @@ C  paired bootstrap, 1,000 resamples x 20 systems x 1e5 items x 5 classes, every
    data and the naive loop come from benchmarks/bench_resampling.py).
 D  the 11 ImageNet confusion matrices of Gösgens et al. (1,000 classes): load, every measure,
    prevalence calibration, Spearman rank correlation between measures.
+E, F and G are timed in CPU seconds of the process (single-threaded code; a shared machine's waits
+do not count); H in wall seconds.
+
+E  the public ``evalreport.confusion_matrix(gold, pred)`` on 1e6 label arrays (5 classes; numpy
+   strings and int64) vs scikit-learn's ``confusion_matrix``, PyCM's ``ConfusionMatrix`` and the
+   floor ``pandas.factorize`` of both arrays + ``np.bincount`` (issue 15).
+F  the whole catalogue from one 5 x 5 confusion matrix (``evaluate``: values, 0/0 reasons, tidy
+   frame) vs PyCM computing its statistics from the same matrix (``ConfusionMatrix(matrix=...)``),
+   timed alternately (issue 15).
+G  ``compare`` with B bootstrap resamples on 20 systems x 1e5 items: its time beyond
+   ``compare(bootstrap=0)`` and the library's ``bootstrap`` alone, per resample (the pairwise
+   randomisation test and the rest of the command), vs the library's own cost per resample.
+H  the analyses of the ImageNet report (11 systems x 1,000 classes, confusion input, as
+   ``evalreport report --confusion``): the stages of ``report.build.analyse`` and, inside
+   "comparing", the chance baselines and the scores.
 
 Each scenario runs in its own subprocess so that its peak resident set size is its own. Times
 are medians of repeated runs (the repeat count is in the table). A peer run that would take too
@@ -324,6 +339,153 @@ def scenario_d(quick: bool) -> None:
     emit(scenario="D", case="peak", tool="process peak RSS (MB)", seconds=None, peak_mb=peak_rss_mb())
 
 
+# ----------------------------------------------------------------------------- E
+
+
+def alternating(fns: dict, repeats: int, clock=time.process_time) -> dict:
+    """Median seconds of each callable, the callables run in turn (``repeats`` rounds), so that a
+    busy machine slows all of them alike. The default clock is the process's CPU time: on a shared
+    machine it counts this process's work, not the waits for a core (the code timed here runs on
+    one thread)."""
+    times = {k: [] for k in fns}
+    for _ in range(repeats):
+        for k, fn in fns.items():
+            t = clock()
+            fn()
+            times[k].append(clock() - t)
+    return {k: statistics.median(v) for k, v in times.items()}
+
+
+def scenario_e(quick: bool) -> None:
+    import pandas as pd
+    from pycm import ConfusionMatrix
+    from sklearn.metrics import confusion_matrix as sk_confusion_matrix
+
+    from evalreport.counts import confusion_matrix
+
+    N = 100_000 if quick else 1_000_000
+    codes_g, codes_p = labels_arrays(N, 5, seed=15)
+    names = np.array(["alpha", "beta", "gamma", "delta", "epsilon"])
+    for kind, gold, pred in (("strings", names[codes_g], names[codes_p]),
+                             ("int64", codes_g.astype(np.int64), codes_p.astype(np.int64))):
+        def floor(g=gold, p=pred):
+            codes, uniq = pd.factorize(np.concatenate([g, p]))
+            k = len(uniq)
+            return np.bincount(codes[:N] * k + codes[N:], minlength=k * k)
+
+        ref = confusion_matrix(gold, pred)
+        if not np.array_equal(ref[0], sk_confusion_matrix(gold, pred, labels=list(ref[1]))):
+            raise SystemExit("scenario E: evalreport and scikit-learn disagree")
+        t = alternating({
+            "evalreport": lambda g=gold, p=pred: confusion_matrix(g, p),
+            "sklearn": lambda g=gold, p=pred: sk_confusion_matrix(g, p),
+            "pycm": lambda g=gold, p=pred: ConfusionMatrix(actual_vector=g, predict_vector=p),
+            "floor": floor,
+        }, 3 if quick else 5)
+        case = f"N={N:.0e} K=5 {kind}"
+        ours = t["evalreport"]
+        emit(scenario="E", case=case, tool="pandas.factorize + np.bincount (floor)", seconds=t["floor"],
+             repeats=5, ratio_to_evalreport=t["floor"] / ours)
+        emit(scenario="E", case=case, tool="evalreport confusion_matrix", seconds=ours, repeats=5,
+             ratio_to_floor=ours / t["floor"])
+        emit(scenario="E", case=case, tool="scikit-learn confusion_matrix", seconds=t["sklearn"], repeats=5,
+             ratio_to_floor=t["sklearn"] / t["floor"], ratio_to_evalreport=t["sklearn"] / ours)
+        emit(scenario="E", case=case, tool="PyCM ConfusionMatrix (vectors)", seconds=t["pycm"], repeats=5,
+             ratio_to_floor=t["pycm"] / t["floor"], ratio_to_evalreport=t["pycm"] / ours)
+
+
+# ----------------------------------------------------------------------------- F
+
+
+def scenario_f(quick: bool) -> None:
+    from pycm import ConfusionMatrix
+
+    from evalreport.measures import evaluate
+
+    rng = np.random.default_rng(15)
+    C = rng.integers(1, 200, size=(5, 5))
+    matrix = {str(i): {str(j): int(C[i, j]) for j in range(5)} for i in range(5)}
+    evaluate(C)
+    n = len(evaluate(C))
+    t = alternating({"evalreport": lambda: evaluate(C), "pycm": lambda: ConfusionMatrix(matrix=matrix)},
+                    20 if quick else 100)
+    emit(scenario="F", case="one 5 x 5 matrix", tool=f"evalreport evaluate (whole catalogue, {n} measures, frame)",
+         seconds=t["evalreport"], repeats=100)
+    emit(scenario="F", case="one 5 x 5 matrix", tool="PyCM ConfusionMatrix(matrix=...) (its statistics)",
+         seconds=t["pycm"], repeats=100, ratio_to_evalreport=t["pycm"] / t["evalreport"])
+
+
+# ----------------------------------------------------------------------------- G
+
+
+def scenario_g(quick: bool) -> None:
+    sys.path.insert(0, str(HERE))
+    import bench_resampling as br
+
+    from evalreport.analyses import resampling
+    from evalreport.analyses.compare import compare, comparison_measures
+    from evalreport.measures import get
+
+    n, S, K, B = (20_000, 20, 5, 100) if quick else (100_000, 20, 5, 1000)
+    runs = br.synthetic(n=n, systems=S, classes=K, correlated=True)
+    records = [get(m) for m in comparison_measures(primary="macro_f1")]
+    reps = 1 if quick else 3
+    t = alternating({
+        "compare0": lambda: compare(runs, bootstrap=0),
+        "compareB": lambda: compare(runs, bootstrap=B),
+        "library": lambda: resampling.bootstrap(runs, records, n_resamples=B, seed=0),
+    }, reps)
+    case = f"{B} resamples x {S} systems x {n:.0e} items x K={K}"
+    lib = t["library"] / B
+    over = (t["compareB"] - t["compare0"] - t["library"]) / B
+    emit(scenario="G", case=case, tool="compare(bootstrap=0)", seconds=t["compare0"], repeats=reps)
+    emit(scenario="G", case=case, tool=f"compare(bootstrap={B})", seconds=t["compareB"], repeats=reps)
+    emit(scenario="G", case=case, tool=f"library bootstrap alone ({len(records)} measures), per resample",
+         seconds=lib, repeats=reps)
+    emit(scenario="G", case=case, tool="compare's own time per resample (beyond the two above)", seconds=over,
+         repeats=reps, ratio_to_evalreport=lib / over if over > 0 else None,
+         note="ratio: library cost / compare's overhead (> 1: the overhead is below the library's cost)")
+
+
+# ----------------------------------------------------------------------------- H
+
+
+def scenario_h(quick: bool) -> None:
+    import importlib
+    import tempfile
+    import warnings
+
+    from evalreport.counts import read_confusions
+    from evalreport.measures import evaluate
+
+    if not IMAGENET.is_dir():
+        emit(scenario="H", case="-", tool="not available", seconds=None, note=f"{IMAGENET} not found")
+        return
+    from evalreport.analyses.compare import comparison_measures
+    from evalreport.report.build import Stages, analyse
+
+    baselines = importlib.import_module("evalreport.analyses.baselines")
+    warnings.simplefilter("ignore")
+    case = "11 systems x K=1000"
+    t_read, counts = timed(lambda: read_confusions(IMAGENET), 1)
+    emit(scenario="H", case=case, tool="read the 11 confusion files", seconds=t_read, repeats=1)
+    ms = comparison_measures(primary="accuracy")
+    t_base, _ = timed(lambda: baselines.baselines(counts, ms), 1)
+    t_eval, _ = timed(lambda: evaluate(counts, ms), 1 if quick else 3)
+    stages = Stages(False)
+    with tempfile.TemporaryDirectory() as tmp:
+        t_all, _ = timed(lambda: analyse(counts, Path(tmp) / "tables", primary="accuracy", stages=stages,
+                                         sources=()), 1)
+    for name, secs in stages.times.items():
+        emit(scenario="H", case=case, tool=f"stage: {name}", seconds=secs, repeats=1)
+    emit(scenario="H", case=case, tool="  inside comparing: chance baselines (16 measures x 4 models)",
+         seconds=t_base, repeats=1)
+    emit(scenario="H", case=case, tool="  inside comparing: scores of the 16 measures (evaluate)", seconds=t_eval,
+         repeats=1 if quick else 3)
+    emit(scenario="H", case=case, tool="analyses in all (every table of the report)", seconds=t_all, repeats=1)
+    emit(scenario="H", case="peak", tool="process peak RSS (MB)", seconds=None, peak_mb=peak_rss_mb())
+
+
 # ----------------------------------------------------------------------------- driver
 
 
@@ -383,14 +545,16 @@ def markdown(rows: list[dict], info: dict) -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="small sizes (a smoke run of a few minutes)")
-    ap.add_argument("--scenario", default="A,B,C,D", help="comma-separated subset of A,B,C,D")
+    ap.add_argument("--scenario", default="A,B,C,D,E,F,G,H", help="comma-separated subset of A,B,C,D,E,F,G,H")
     ap.add_argument("--data-dir", default="/tmp/evalreport-bench", help="where scenario B's files are cached")
     ap.add_argument("--out", help="also write the markdown table to this file")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
         run = {"A": lambda: scenario_a(args.quick), "B": lambda: scenario_b(args.quick, Path(args.data_dir)),
-               "C": lambda: scenario_c(args.quick), "D": lambda: scenario_d(args.quick)}[args.child]
+               "C": lambda: scenario_c(args.quick), "D": lambda: scenario_d(args.quick),
+               "E": lambda: scenario_e(args.quick), "F": lambda: scenario_f(args.quick),
+               "G": lambda: scenario_g(args.quick), "H": lambda: scenario_h(args.quick)}[args.child]
         run()
         return 0
     rows: list[dict] = []

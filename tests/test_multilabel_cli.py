@@ -1,7 +1,7 @@
 """``evalreport score`` / ``compare`` / ``report`` on multi-label files (issue 13): every layout gives
 what the Python API gives, options with no meaning for sets are refused with one line (exit 2),
-``report`` is refused (the multi-label report is the next increment), bad input exits 2 with one
-line and writes nothing."""
+``report`` refuses the options of single-label reports, bad input exits 2 with one line and writes
+nothing (the rendered report itself: tests/test_multilabel_report.py)."""
 from __future__ import annotations
 
 import io
@@ -113,13 +113,34 @@ def test_confusion_refused_with_multilabel(tmp_path):
     assert rc == 2 and "--confusion has no meaning for multi-label data" in err
 
 
-def test_report_is_refused_with_one_line(tmp_path):
+@pytest.mark.parametrize("option, words", [(["--what-if", "joy=0.5,fear=0.5"], "--what-if has no meaning"),
+                                           (["--positive", "joy"], "--positive has no meaning"),
+                                           (["--needs", "goesgens.CB"], "--needs answers from the single-label"),
+                                           (["--appendix"], "--appendix is written for single-label reports")])
+def test_report_refuses_options_without_meaning_for_sets(tmp_path, option, words):
     paths = write_multilabel(GOLD, RUNS, LABELS, IDS, tmp_path / "data", layout="wide")
-    rc, out, err = cli("report", paths["gold"], "--runs-dir", paths["runs_dir"], "-o", tmp_path / "rep")
-    assert rc == 2 and out == ""
-    assert err.strip().splitlines() == ["evalreport: error: the multi-label report is not built yet; use "
-                                        "`evalreport compare --out DIR` for every table of the multi-label comparison"]
+    rc, out, err = cli("report", paths["gold"], "--runs-dir", paths["runs_dir"], "-o", tmp_path / "rep", *option)
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1 and words in err
     assert not (tmp_path / "rep").exists()
+
+
+def test_demo_takes_one_example(tmp_path):
+    rc, out, err = cli("demo", "--multilabel", "--benchmark", "-o", tmp_path / "d")
+    assert rc == 2 and out == "" and err.strip().splitlines() == [
+        "evalreport: error: give --benchmark or --multilabel, not both (two different examples)"]
+    assert not (tmp_path / "d").exists()
+
+
+def test_report_bad_input_one_line_exit_2_nothing_written(tmp_path):
+    paths = write_multilabel(GOLD, RUNS, LABELS, IDS, tmp_path / "data", layout="list")
+    bad = tmp_path / "data" / "bad.jsonl"
+    bad.write_text('{"id": "item0", "label": ["joy"]}\n{"id": "item0", "label": ["fear"]}\n')
+    out_dir = tmp_path / "rep"
+    rc, out, err = cli("report", paths["gold"], paths["runs"]["good"], bad, "-o", out_dir, "--bootstrap", "10")
+    assert rc == 2 and out == ""
+    assert err.strip().splitlines() == [f"evalreport: error: {bad}, line 2, id 'item0': duplicate id 'item0' "
+                                        "(first at line 1)"]
+    assert not out_dir.exists() and list(tmp_path.iterdir()) == [tmp_path / "data"]
 
 
 def test_measure_without_meaning_for_sets(tmp_path):
@@ -169,3 +190,22 @@ def test_the_long_form_is_declared_a_repeated_id_is_an_error(tmp_path):
     assert rc == 2 and "duplicate id" in err and "--multilabel" in err and len(err.strip().splitlines()) == 1
     rc, _, err = cli("score", paths["gold"], *paths["runs"].values(), "--measures", "example_f1", "--multilabel")
     assert rc == 0
+
+
+def test_audit_multilabel_from_the_cli():
+    """``evalreport audit --multilabel`` prints the computed verdicts of the set audit (the same frame
+    as audit_multilabel), refuses a measure that is not example-based, and --seed (exhaustive audit)."""
+    from evalreport.analyses.audit.multilabel import audit_multilabel
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        assert main(["audit", "--multilabel", "--max-n", "2", "--classes", "2", "--format", "csv"]) == 0
+    got = pd.read_csv(io.StringIO(out.getvalue()))
+    want = audit_multilabel(max_n=2, labels=(2,))
+    assert list(got["verdict"]) == list(want["verdict"]) and set(got["measure"]) == set(want["measure"])
+    for argv, needle in ((["--measures", "accuracy"], "not example-based"), (["--seed", "3"], "--seed"),
+                         (["--consistency"], "choose one")):
+        err = io.StringIO()
+        with redirect_stdout(io.StringIO()), redirect_stderr(err):
+            assert main(["audit", "--multilabel", *argv]) == 2
+        assert needle in err.getvalue() and len(err.getvalue().strip().splitlines()) == 1

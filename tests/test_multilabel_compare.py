@@ -181,3 +181,32 @@ def test_cardinality(comp):
     assert card.loc["sys2", "density"] == pytest.approx(runs.pred[2].mean())
     assert card.loc["sys0", "distinct_sets"] == len({tuple(r) for r in runs.pred[0]})
     assert list(card.role) == ["gold"] + ["system"] * 4
+
+
+@pytest.mark.parametrize("policy", ["zero", "one"])
+def test_an_invented_label_changes_only_its_systems_scores(policy):
+    """sys0 predicts a label outside the label set (n_task = 5 of 6 labels): the other systems'
+    scores under every label-based macro / weighted average are those without that label, and
+    per_label marks it; sys0's micro precision drops (the invented label is its false positive)."""
+    from dataclasses import replace
+
+    runs = make_runs(S=3, noise=(0.05, 0.15, 0.3))
+    N = runs.gold.shape[0]
+    extra = np.zeros((3, N, 1), dtype=bool)
+    extra[0, ::7] = True
+    wider = replace(Runs(np.concatenate([runs.gold, np.zeros((N, 1), bool)], 1), np.concatenate([runs.pred, extra], 2),
+                         (*runs.labels, "zz"), runs.systems), n_task=5)
+    ms = ["f1_macro", "precision_macro", "f1_weighted", "precision_micro", "accuracy_micro", "specificity_micro",
+          "example_precision", "hamming_loss", "subset_accuracy"]
+    kw = dict(measures=ms, policy=policy, bootstrap=0, randomization=0, audit=False)
+    a = compare_multilabel(runs, **kw).scores.set_index(["system", "measure"]).value
+    b = compare_multilabel(wider, **kw)
+    bv = b.scores.set_index(["system", "measure"]).value
+    for m in ms:
+        for s in ("sys1", "sys2"):
+            assert bv[(s, m)] == pytest.approx(a[(s, m)], nan_ok=True), (s, m)
+    assert bv[("sys0", "precision_micro")] < a[("sys0", "precision_micro")]
+    assert bv[("sys0", "hamming_loss")] == pytest.approx(a[("sys0", "hamming_loss")] + extra.sum() / (N * 5))
+    assert bv[("sys0", "f1_macro")] == pytest.approx(a[("sys0", "f1_macro")])      # FP outside the task's labels
+    assert b.per_label[~b.per_label.in_task].label.unique().tolist() == ["zz"]
+    assert b.settings["n_task"] == 5 and b.settings["labels"] == 6

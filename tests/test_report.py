@@ -274,3 +274,15 @@ def test_an_output_folder_holding_the_inputs_is_refused(tmp_path):
     with pytest.raises(OutputError, match="holds the input"):
         compare(runs, bootstrap=0).to_dir(out, inputs=[gold])
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
+
+
+def test_every_chart_of_the_report_validates(demo):
+    """The report's kernel does not validate charts (issue 15: 1 s); here every chart cell of every
+    notebook of the demo report is called with its tables and its spec checked against the schema."""
+    from evalreport.report.sections import open_report
+    from tests.test_chart_validation import assert_every_chart_validates
+
+    out, _ = demo
+    rep = open_report(out / "tables")
+    n = sum(assert_every_chart_validates(rep, nb) for nb in ("report", "audit", "crossval", "appendix"))
+    assert n >= 12

@@ -6,14 +6,52 @@
 ``baselines``   trivial predictors and random-classifier expectations (paper 000; paper 004 Def. 8)
 ``resampling``  paired bootstrap intervals, rank distributions, significance tests
 ``compare``     all of the above for one set of systems, as a :class:`Comparison`
+
+The names below are imported on first use (PEP 562): ``from evalreport.analyses import rank``
+works as before, but importing one submodule (the report's notebooks need few) does not pull in
+every other one and scipy.stats with them (about 1.5 s).
 """
-from evalreport.analyses.ranking import (calibration_correlation, disagreements, inconsistency, rank,
-                                         rank_correlation, rank_table)
-from evalreport.analyses.prevalence import (PrevalenceWarning, calibrate, estimate_precision, predicted_rate,
-                                            scale, what_if)
-from evalreport.analyses.baselines import RANDOM_MODELS, baselines
-from evalreport.analyses.compare import COMPARE_MEASURES, Comparison, compare, comparison_measures
+import importlib
+import sys
+import types
+
+#: Public name -> the submodule that defines it.
+_LAZY = {
+    **dict.fromkeys(("calibration_correlation", "disagreements", "inconsistency", "rank", "rank_correlation",
+                     "rank_table"), "ranking"),
+    **dict.fromkeys(("PrevalenceWarning", "calibrate", "estimate_precision", "predicted_rate", "scale", "what_if"),
+                    "prevalence"),
+    **dict.fromkeys(("RANDOM_MODELS", "baselines"), "baselines"),
+    **dict.fromkeys(("COMPARE_MEASURES", "Comparison", "compare", "comparison_measures"), "compare"),
+}
 
 __all__ = ["rank", "rank_table", "rank_correlation", "calibration_correlation", "disagreements", "inconsistency",
            "scale", "calibrate", "what_if", "estimate_precision", "predicted_rate", "PrevalenceWarning",
            "baselines", "RANDOM_MODELS", "compare", "Comparison", "COMPARE_MEASURES", "comparison_measures"]
+
+
+def __getattr__(name):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'evalreport.analyses' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """``compare`` and ``baselines`` name both a submodule and its function. Importing the
+    submodule sets the package's attribute to the module; as when the package imported the
+    functions eagerly, the attribute stays the function."""
+
+    def __setattr__(self, name, value):
+        if isinstance(value, types.ModuleType) and _LAZY.get(name) == name:
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -52,7 +52,7 @@ import pandas as pd
 from scipy.special import gammaln
 
 from evalreport.counts import Counts
-from evalreport.measures import bind, compute, default_measures, resolve_positive
+from evalreport.measures import bind, compute, default_measures, resolve_positive, shared_sums
 from evalreport.measures.subsets import restrict
 
 __all__ = ["baselines", "RANDOM_MODELS", "expected_table", "enumerate_tables", "sample_tables", "is_linear",
@@ -67,6 +67,12 @@ MIN_SAMPLES = 8
 #: Above this many classes only the majority and the smallest class get a constant-predictor row.
 MAX_CONSTANT_PREDICTORS = 30
 COLUMNS = ["measure", "baseline", "value", "se", "method", "note"]
+#: Cells of one block when a measure runs over many large tables (e.g. 22 tables of 1,000 x 1,000
+#: classes): a measure's temporaries then fit memory the allocator reuses, instead of fresh pages
+#: for each of them. Each table's value does not depend on the others in its block.
+BLOCK_CELLS = 2**20
+#: Tables of at most this many cells are deduplicated before the linearity test.
+DISTINCT_CELLS = 4096
 
 
 # ----------------------------------------------------------------------------- inputs
@@ -241,28 +247,53 @@ def sample_tables(a, model: str, n_samples: int, rng, sizes=None) -> np.ndarray:
     raise ValueError(f"unknown random model {model!r}; choose from {', '.join(RANDOM_MODELS)}")
 
 
-def is_linear(values_at, tables: np.ndarray, rng, *, n_mixtures: int = 6, rtol: float = 1e-9) -> bool:
+def is_linear(values_at, tables: np.ndarray, rng, *, n_mixtures: int = 6, rtol: float = 1e-9,
+              at_tables=None) -> bool:
     """Whether a measure is affine on the convex hull of ``tables`` (tested numerically).
 
     ``values_at``: function from a stacked tensor (T, K, K) to values (T,). The test evaluates
     the measure at ``n_mixtures`` random convex mixtures of the distinct tables and compares
     with the same mixtures of its values; an affine function matches to rounding error, a
-    non-linear one (almost surely) does not.
+    non-linear one (almost surely) does not. ``at_tables``: ``values_at(tables)`` where the caller
+    has it already (used for tables of more than :data:`DISTINCT_CELLS` cells, which are taken as
+    they are; smaller ones are deduplicated first).
     """
     flat = tables.reshape(len(tables), -1)
     # duplicates only repeat a point; dropping them matters for small tables (few distinct ones)
-    distinct = np.unique(flat, axis=0) if flat.shape[1] <= 4096 else flat
+    distinct = np.unique(flat, axis=0) if flat.shape[1] <= DISTINCT_CELLS else flat
     if len(distinct) < 2:
         return False
     W = rng.dirichlet(np.ones(len(distinct)), size=n_mixtures)
     points = distinct.reshape(-1, *tables.shape[1:])
-    v = values_at(np.concatenate([points, (W @ distinct).reshape(-1, *tables.shape[1:])]))
-    at_points, at_mix = v[:len(points)], v[len(points):]
+    if points[0].size * (len(points) + n_mixtures) <= BLOCK_CELLS:
+        v = values_at(np.concatenate([points, (W @ distinct).reshape(-1, *tables.shape[1:])]))
+        at_points, at_mix = v[:len(points)], v[len(points):]
+    else:      # large tables: no stacked copy; each table's value is its own, so stop at the first failure
+        at_points = values_at(points) if at_tables is None or distinct is not flat else np.asarray(at_tables)
+        if not np.all(np.isfinite(at_points)):
+            return False
+        mixtures = (W @ distinct).reshape(-1, *tables.shape[1:])
+        expected = W @ at_points
+        scale_ = max(1.0, float(np.max(np.abs(at_points))))
+        for i in range(len(W)):
+            at = values_at(mixtures[i:i + 1])
+            if not (np.all(np.isfinite(at)) and np.allclose(at, expected[i:i + 1], rtol=rtol, atol=rtol * scale_)):
+                return False
+        return True
     if not (np.all(np.isfinite(at_points)) and np.all(np.isfinite(at_mix))):
         return False
     expected = W @ at_points
     scale_ = max(1.0, float(np.max(np.abs(at_points))))
     return bool(np.allclose(at_mix, expected, rtol=rtol, atol=rtol * scale_))
+
+
+def blockwise(values_at, tables: np.ndarray) -> np.ndarray:
+    """``values_at(tables)`` (one value per table) computed over blocks of at most
+    :data:`BLOCK_CELLS` cells (and at least one table), concatenated."""
+    per = max(1, BLOCK_CELLS // max(1, int(np.prod(tables.shape[1:]))))
+    if len(tables) <= per:
+        return values_at(tables)
+    return np.concatenate([values_at(tables[i:i + per]) for i in range(0, len(tables), per)])
 
 
 # ----------------------------------------------------------------------------- baselines
@@ -299,7 +330,21 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
     rng = np.random.default_rng(seed)
 
     def values(m, tables):
-        return compute(m, tables, positive=pos, policy=policy, costs=costs, labels=labels, explain=False).value
+        return blockwise(lambda t: compute(m, t, positive=pos, policy=policy, costs=costs, labels=labels,
+                                           explain=False).value, tables)
+
+    def values_of_all(ms, tables):
+        """{id: values at ``tables``} of every measure, block by block: within a block the measures
+        share its row and column sums (:func:`~evalreport.measures.shared_sums`)."""
+        per = max(1, BLOCK_CELLS // max(1, int(np.prod(tables.shape[1:]))))
+        parts = {m.id: [] for m in ms}
+        for i in range(0, len(tables), per):
+            block = np.asarray(tables[i:i + per], dtype=float)
+            with shared_sums():
+                for m in ms:
+                    parts[m.id].append(compute(m, block, positive=pos, policy=policy, costs=costs, labels=labels,
+                                               explain=False).value)
+        return {k: np.concatenate(v) for k, v in parts.items()}
 
     rows: list[dict] = []
     if predictors:
@@ -308,7 +353,10 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
         size = b if model == "fixed_sizes" else None
         probe = sample_tables(a, model, 16, np.random.default_rng([seed, 1, RANDOM_MODELS.index(model)]), sizes=size)
         expected = expected_table(a, model, sizes=size)
-        linear = {m.id: is_linear(lambda t, m=m: values(m, t), probe, rng) for m in chosen}
+        # large tables: every measure's values at the probe tables in one pass over its blocks
+        at_probe = values_of_all(chosen, probe) if probe[0].size > DISTINCT_CELLS else {}
+        linear = {m.id: is_linear(lambda t, m=m: values(m, t), probe, rng, at_tables=at_probe.get(m.id))
+                  for m in chosen}
         enumerated = None
         samples = None
         note_model = _model_note(model, b, labels)

@@ -280,8 +280,10 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
         intervals = boot.intervals
         rank_dist = boot.rank_distribution
         if len(systems) > 1:
-            pairwise = resampling.pairwise(runs, records[0], n_resamples=bootstrap, seed=seed, positive=pos,
-                                           policy=policy, costs=costs, progress=progress)
+            # the bootstrap test's resamples are the ones just drawn (same data, seed and count)
+            pairwise = resampling._pairwise(runs, records[0], n_resamples=bootstrap, seed=seed, positive=pos,
+                                            policy=policy, costs=costs, progress=progress,
+                                            samples=boot.samples[:, :, 0])
             order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
             order = order.sort_values("rank", kind="stable")["system"].tolist()
             groups = resampling.groups(pairwise, alpha=alpha, test=pairwise_test, order=order)

@@ -8,8 +8,9 @@ rank_distribution, pairwise, groups, leaderboard; notes and settings in the mani
 ``label_errors``  system, label, support, added (FP: predicted, not gold), dropped (FN: gold, not
                   predicted), best-first by added + dropped within each system
 ``cardinality``   source (gold or a system), role, items, cardinality (mean labels per item; Tsoumakas &
-                  Katakis 2007's label cardinality), density (cardinality / L), empty (share of items
-                  with the empty set), distinct_sets (distinct label sets): ranking-free statistics
+                  Katakis 2007's label cardinality), density (cardinality / the task's labels n_task: a
+                  label only a system predicts is not in the denominator), empty (share of items with
+                  the empty set), distinct_sets (distinct label sets): ranking-free statistics
 
 Measures: example-based records and label-based averages (:mod:`evalreport.measures.multilabel`).
 Resampling: a paired bootstrap over items (the same multinomial item weights for every system),
@@ -17,9 +18,18 @@ counted as matrix products (:func:`~evalreport.counts.multilabel.count_multilabe
 ``weights``); percentile intervals, rank distributions (the single-label helper
 ``_rank_probabilities``), paired bootstrap tests of the primary measure with Holm and
 Benjamini-Hochberg corrections, and significance groups (:func:`~evalreport.analyses.significance.groups`).
-Not built for sets yet (stated in ``notes``): prevalence calibration (no ``calibrated = True``
-rows; per label it would be paper 002's eq. 6 on each label's 2 x 2 matrix), the approximate
-randomisation test and McNemar's test.
+``calibration``, ``calibration_summary``  prevalence calibration per label (paper 002, eq. 5-6 on each
+                  label's 2 x 2 matrix; :mod:`evalreport.analyses.multilabel_calibration` says what
+                  it means for sets and which reference prevalence); ``scores`` keeps only raw rows
+``tests``         approximate randomisation on the primary measure and McNemar's mid-p test on exact
+                  match for every pair, Holm within each test (:mod:`evalreport.analyses.multilabel_tests`)
+``audit``         the set properties of the example-based measures among ``measures``
+                  (:func:`evalreport.analyses.audit.multilabel.audit_multilabel`; empty with ``audit=False``)
+
+Labels only predicted (``runs.n_task`` < L, read with ``allow_unknown=True``) are false positives
+of the system that predicts them in the micro averages and the example-based measures; macro and
+weighted averages run over the task's labels (:func:`~evalreport.measures.multilabel.label_based`),
+and ``per_label`` marks them (``in_task`` False).
 
 Chance baselines for sets (``baselines``): ``label_frequency`` (each label predicted independently
 with its gold frequency: Monte Carlo mean over ``baseline_samples`` draws with ``seed``; ``se`` is
@@ -38,7 +48,11 @@ import numpy as np
 import pandas as pd
 
 from evalreport.analyses import ranking
+from evalreport.analyses.audit import COLUMNS as AUDIT_COLUMNS
+from evalreport.analyses.audit.multilabel import audit_multilabel
 from evalreport.analyses.compare import _EMPTY, _leaderboard, write_tables
+from evalreport.analyses.multilabel_calibration import calibration_tables
+from evalreport.analyses.multilabel_tests import TEST_COLUMNS, paired_tests
 from evalreport.analyses.resampling import _rank_probabilities
 from evalreport.analyses.significance import _centred_p, benjamini_hochberg, groups as significance_groups, holm
 from evalreport.counts.multilabel import count_multilabel
@@ -54,7 +68,8 @@ MULTILABEL_MEASURES = ("f1_macro", "f1_micro", "f1_weighted", "precision_macro",
                        "hamming_loss", "example_precision", "example_recall", "example_f1", "example_jaccard")
 
 ML_TABLES = ("scores", "ranks", "rank_correlation", "disagreements", "inconsistency", "baselines", "intervals",
-             "rank_distribution", "pairwise", "groups", "leaderboard", "per_label", "label_errors", "cardinality")
+             "rank_distribution", "pairwise", "groups", "leaderboard", "per_label", "label_errors", "cardinality",
+             "calibration", "calibration_summary", "tests", "audit")
 
 
 @dataclass(frozen=True)
@@ -79,6 +94,10 @@ class MultiLabelComparison:
     per_label: pd.DataFrame
     label_errors: pd.DataFrame
     cardinality: pd.DataFrame
+    calibration: pd.DataFrame
+    calibration_summary: pd.DataFrame
+    tests: pd.DataFrame
+    audit: pd.DataFrame
     notes: tuple[str, ...] = ()
     settings: Mapping = field(default_factory=dict)
     samples: np.ndarray | None = field(default=None, repr=False, compare=False)   # (B, S, M) bootstrap values
@@ -126,17 +145,25 @@ def _direction(m) -> bool:
 
 def compare_multilabel(runs, *, measures=None, primary: str = "f1_macro", policy: str = "nan", bootstrap: int = 1000,
                        seed: int = 0, alpha: float = 0.05, progress=None, baseline_samples: int = 200,
-                       block: int = 100) -> MultiLabelComparison:
+                       block: int = 100, calibration_reference="uniform", randomization: int = 1000,
+                       audit: bool = True) -> MultiLabelComparison:
     """Compare multi-label systems (``runs``: a :class:`~evalreport.inputs.multilabel.MultiLabelRuns`).
 
     ``measures``: ids (default :data:`MULTILABEL_MEASURES`); ``primary`` is always included and
     heads the leaderboard. ``bootstrap``: paired resamples over items (0 = none); ``block``:
-    resamples counted at once; ``progress``: ``callable(done, total)`` after each block.
+    resamples counted at once; ``progress``: ``callable(done, total)`` after each block (bootstrap
+    blocks, then randomisation pairs). ``calibration_reference``: ``"uniform"`` (0.5), ``"mean"``
+    or a prevalence in (0, 1) (:mod:`~evalreport.analyses.multilabel_calibration`);
+    ``randomization``: rounds R of the approximate randomisation test (0 = no randomisation
+    rows; McNemar rows are always there); ``audit``: run the set-property audit of the
+    example-based measures (``False``: an empty ``audit`` table).
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
     if bootstrap < 0:
         raise ValueError(f"bootstrap must be >= 0; got {bootstrap}")
+    if randomization < 0:
+        raise ValueError(f"randomization must be >= 0; got {randomization}")
     chosen, notes = _chosen(measures, primary)
     ids = [m.id for m in chosen]
     primary_id = ids[0]
@@ -158,8 +185,11 @@ def compare_multilabel(runs, *, measures=None, primary: str = "f1_macro", policy
     corr = ranking.rank_correlation(scores, higher_is_better=directions)
     disagree = ranking.disagreements(scores, calibrated=False, higher_is_better=directions)
     incons = ranking.inconsistency(scores, calibrated=False, higher_is_better=directions)
-    notes.append("prevalence calibration is not built for label sets yet (per label it is paper 002's eq. 6 on the "
-                 "label's 2 x 2 matrix): no calibrated rows")
+    calibration, calibration_summary, pi = calibration_tables(counts, chosen, reference=calibration_reference,
+                                                              policy=policy)
+    notes.append(f"prevalence calibration per label (paper 002, eq. 5-6 on each label's 2 x 2 matrix) to the reference "
+                 f"prevalence {pi:.6g} ({calibration_reference}): tables calibration and calibration_summary; "
+                 "scores holds raw values only")
 
     intervals = pd.DataFrame(columns=[*_EMPTY["intervals"], "se", "nan_fraction"])
     rank_dist = pd.DataFrame(columns=_EMPTY["rank_distribution"])
@@ -167,7 +197,7 @@ def compare_multilabel(runs, *, measures=None, primary: str = "f1_macro", policy
     groups = pd.DataFrame(columns=_EMPTY["groups"])
     samples = None
     if bootstrap == 0:
-        notes.append("no resampling requested (bootstrap = 0): no intervals, rank distributions or significance tests")
+        notes.append("no bootstrap requested (bootstrap = 0): no intervals, rank distributions or bootstrap tests")
     else:
         samples = _bootstrap(runs, chosen, bootstrap, seed, policy, N, block, progress)      # (B, S, M)
         point = np.stack([r.value for r in results], axis=-1)                                # (S, M)
@@ -178,18 +208,28 @@ def compare_multilabel(runs, *, measures=None, primary: str = "f1_macro", policy
             groups = significance_groups(pairwise, alpha=alpha, test="bootstrap", order=order)
         notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile "
                      f"{100 * (1 - alpha):g}% intervals, seed {seed}; pairwise: paired bootstrap test of "
-                     f"{primary_id} (the randomisation and McNemar tests are not built for label sets yet)")
+                     f"{primary_id} (the randomisation and McNemar tests: table tests)")
+    point_primary = results[0].value
+    tests = paired_tests(runs, chosen[0], point_primary, rounds=randomization, seed=seed, alpha=alpha, policy=policy,
+                         pairwise=pairwise) if S > 1 else pd.DataFrame(columns=TEST_COLUMNS)
+    examples = [m for m in chosen if m.kind == "example"]
+    audit_table = audit_multilabel(examples) if audit and examples else pd.DataFrame(columns=AUDIT_COLUMNS)
     board = _leaderboard(primary_id, ranks, intervals, rank_dist, groups)
     base = _baselines(runs, chosen, policy, seed, baseline_samples)
     per_label, label_errors = _per_label(counts, policy)
     settings = {"primary": primary_id, "policy": policy, "bootstrap": bootstrap, "seed": seed, "alpha": alpha,
                 "pairwise_test": "bootstrap", "baseline_samples": baseline_samples, "input": "multilabel runs",
-                "items": N, "labels": len(labels)}
+                "items": N, "labels": len(labels), "n_task": counts.n_task,
+                "calibration_reference": calibration_reference if isinstance(calibration_reference, str)
+                else float(calibration_reference), "calibration_prevalence": pi, "randomization_rounds": randomization,
+                "audit": bool(audit)}
     return MultiLabelComparison(
         primary=primary_id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels), scores=scores,
         ranks=ranks, rank_correlation=corr, disagreements=disagree, inconsistency=incons, baselines=base,
         intervals=intervals, rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
-        per_label=per_label, label_errors=label_errors, cardinality=_cardinality(runs), notes=tuple(notes), settings=settings, samples=samples)
+        per_label=per_label, label_errors=label_errors, cardinality=_cardinality(runs), calibration=calibration,
+        calibration_summary=calibration_summary, tests=tests, audit=audit_table, notes=tuple(notes), settings=settings,
+        samples=samples)
 
 
 def _bootstrap(runs, chosen, B, seed, policy, N, block, progress) -> np.ndarray:
@@ -306,7 +346,7 @@ def _per_label(counts, policy):
     support = np.tile(counts.support, S)
     per_label = pd.DataFrame({"system": sys_, "label": lab, "support": support, **{k: v.ravel() for k, v in
                                                                                     vals.items()},
-                              "undefined": undef.ravel()})
+                              "undefined": undef.ravel(), "in_task": np.tile(np.arange(L) < counts.n_task, S)})
     errors = pd.DataFrame({"system": sys_, "label": lab, "support": support, "added": T[..., 0, 1].ravel(),
                            "dropped": T[..., 1, 0].ravel()})
     errors = errors.assign(_total=errors["added"] + errors["dropped"], _order=np.tile(np.arange(L), S))
@@ -320,6 +360,7 @@ def _cardinality(runs) -> pd.DataFrame:
     gold = np.asarray(runs.gold, dtype=bool)
     sets = np.concatenate([gold[None], np.asarray(runs.pred, dtype=bool)])       # (1 + S, N, L)
     N, L = gold.shape
+    L = getattr(runs, "n_task", None) or L      # density over the task's labels, as the label averages
     sizes = sets.sum(axis=-1)
     distinct = [len(np.unique(x, axis=0)) if N else 0 for x in sets]
     with np.errstate(all="ignore"):

@@ -30,11 +30,21 @@ def _pair_cells(pat: Patterns, first: np.ndarray, second: np.ndarray):
     for start in range(0, first.shape[0], step):
         a = pat.pred[first[start:start + step]]
         b = pat.pred[second[start:start + step]]
-        r, p = np.nonzero(a != b)
-        key = ((start + r) * K + pat.gold[p]) * K * K + a[r, p] * K + b[r, p]
+        disc = a != b
+        rows = np.arange(start, start + a.shape[0], dtype=np.int64)[:, None]
+        key = (((rows * K + pat.gold[None, :]) * K + a) * K + b)[disc]       # row-major, as np.nonzero
+        count = np.broadcast_to(pat.counts, a.shape)[disc]
+        span = a.shape[0] * K ** 3                       # the keys of this block lie in [offset, offset + span)
+        if span <= max(4 * key.shape[0], 1 << 16):       # few possible keys: count them, no sort
+            offset = start * K ** 3
+            local = key - offset
+            u = np.flatnonzero(np.bincount(local, minlength=span))
+            keys.append(u + offset)
+            weights.append(np.bincount(local, weights=count, minlength=span)[u])
+            continue
         u, inv = np.unique(key, return_inverse=True)
         keys.append(u)
-        weights.append(np.bincount(np.ravel(inv), weights=pat.counts[p], minlength=u.shape[0]))
+        weights.append(np.bincount(np.ravel(inv), weights=count, minlength=u.shape[0]))
     key = np.concatenate(keys) if keys else np.zeros(0, dtype=np.int64)
     n = np.concatenate(weights).astype(np.int64) if weights else np.zeros(0, dtype=np.int64)
     pair, rest = np.divmod(key, K ** 3)
@@ -68,7 +78,12 @@ def _random_bits(rng, units: int, rounds: int, dtype) -> np.ndarray:
     """``(units, rounds)`` random unsigned integers of ``dtype`` (uint8 or uint64) from raw 64-bit draws."""
     size = np.dtype(dtype).itemsize
     words = -(-units * rounds * size // 8)
-    return rng.bit_generator.random_raw(words).view(dtype)[:units * rounds].reshape(units, rounds)
+    if type(rng.bit_generator) is np.random.PCG64:
+        # PCG64's raw output is its next 64-bit integer: the same words, filled by one C loop
+        raw = rng.integers(0, np.iinfo(np.uint64).max, size=words, dtype=np.uint64, endpoint=True)
+    else:
+        raw = rng.bit_generator.random_raw(words)
+    return raw.view(dtype)[:units * rounds].reshape(units, rounds)
 
 
 def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, observed, R: int, rng, *,
@@ -122,9 +137,9 @@ def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, obse
             if nb + nw < u1 - u0:
                 kt[nb + nw:] = rng.binomial(big_n, 0.5, size=(u1 - u0 - nb - nw, r))
             delta = (move_t @ kt).T.reshape(r, npb, K, K)
-            T = np.broadcast_to(base, (r,) + base.shape).copy()
-            T[:, :, 0] += delta
-            T[:, :, 1] -= delta
+            T = np.empty((r,) + base.shape)
+            np.add(base[:, 0], delta, out=T[:, :, 0])
+            np.subtract(base[:, 1], delta, out=T[:, :, 1])
             v = compute(m, T, positive=positive, policy=policy, costs=costs, explain=False,
                         task=task).value                                              # (r, npb, 2)
             d = np.round(sign * (v[..., 0] - v[..., 1]), _ROUND)

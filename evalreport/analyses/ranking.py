@@ -29,7 +29,7 @@ import pandas as pd
 from scipy import stats
 
 from evalreport.errors import MeasureError
-from evalreport.measures import get
+from evalreport.measures import ALIASES, REGISTRY, get
 
 __all__ = ["rank", "rank_table", "rank_correlation", "calibration_correlation", "disagreements",
            "inconsistency", "CALIBRATED_SUFFIX", "METHODS"]
@@ -50,11 +50,18 @@ def _direction(name: str, overrides: Mapping[str, bool] | None) -> bool:
     if overrides and base in overrides:
         return bool(overrides[base])
     for candidate in (name, base):
+        if not _registered(candidate.split("(", 1)[0].strip().lower()):
+            continue             # (get() would fail too, after looking for a spelling to suggest)
         try:
             return get(candidate).higher_is_better
         except MeasureError:
             continue
     return True
+
+
+def _registered(ident: str) -> bool:
+    """Whether ``ident`` is a registered measure id or alias (now: plugins register late)."""
+    return ident in REGISTRY or ident in ALIASES
 
 
 def _check_columns(frame: pd.DataFrame, needed: Iterable[str], what: str) -> None:

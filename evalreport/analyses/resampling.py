@@ -347,6 +347,16 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
     count of defined resamples is in the ``n_resamples`` column). ``data``: a
     :class:`~evalreport.inputs.Runs` or a :class:`~evalreport.counts.bigdata.PatternCounts`.
     """
+    return _pairwise(data, measure, n_resamples=n_resamples, seed=seed, tests=tests, positive=positive,
+                     policy=policy, costs=costs, progress=progress)
+
+
+def _pairwise(data, measure, *, n_resamples, seed, tests=TESTS, positive=None, policy="nan", costs=None,
+              progress: Progress = None, samples=None) -> pd.DataFrame:
+    """:func:`pairwise`; ``samples``: the measure's ``(B, S)`` values on the paired bootstrap
+    resamples that :func:`bootstrap` drew from the same data, seed, count and settings (the
+    bootstrap test's resamples are those: same stream, same blocks), used instead of drawing them
+    again (:func:`evalreport.analyses.compare.compare` has them already)."""
     runs = _check_data(data)
     R = _check_count(n_resamples, "n_resamples")
     tests = (tests,) if isinstance(tests, str) else tuple(tests)
@@ -383,7 +393,10 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
     done = 0
     for test in tests:
         if test == "bootstrap":
-            samples = _resample_values(pat, [m], R, boot_rng, A, progress=progress, total=total, **kw)[..., 0]
+            if samples is None:
+                samples = _resample_values(pat, [m], R, boot_rng, A, progress=progress, total=total, **kw)[..., 0]
+            elif progress is not None:
+                progress(R, total)
             done += R
             d = sign * (samples[:, a_idx] - samples[:, b_idx])
             p, n = _centred_p(d, observed, centre=True)

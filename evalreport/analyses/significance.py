@@ -39,7 +39,6 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from evalreport.errors import InputError
 
@@ -110,6 +109,8 @@ def benjamini_hochberg(p_values) -> np.ndarray:
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     if ok.any():
+        from scipy import stats  # here, not at the top: the report's kernel imports this module, not scipy.stats (1.5 s)
+
         out[ok] = stats.false_discovery_control(p[ok], method="bh")
     return out
 
@@ -122,6 +123,8 @@ def mcnemar(b, c):
     ``b + c < MCNEMAR_EXACT_BELOW``; otherwise chi-square with continuity correction. ``b + c = 0``
     gives statistic 0 and p = 1.
     """
+    from scipy import stats  # here, not at the top: see benjamini_hochberg
+
     b = np.asarray(b, dtype=np.int64)
     c = np.asarray(c, dtype=np.int64)
     n = b + c

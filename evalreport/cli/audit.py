@@ -31,6 +31,10 @@ def register(sub) -> None:
                    help="one undefined-value policy for all properties (default: each paper's own)")
     p.add_argument("--seed", type=int, default=0, help="seed of the random search (default: 0)")
     p.add_argument("--consistency", action="store_true", help="run the consistency study instead of the audit")
+    p.add_argument("--multilabel", action="store_true",
+                   help="audit the example-based multi-label measures (subset accuracy, Hamming loss, example-based "
+                        "precision/recall/F1/Jaccard) over every set of label sets up to --max-n items (default 4) "
+                        "with --classes labels (default 2,3)")
     p.add_argument("--identities", action="store_true",
                    help="list the measures that are the same quantity, or always rank systems alike, on seeded "
                         "samples of confusion matrices with --classes classes (default 2,3: scope 'all' holds for "
@@ -44,8 +48,12 @@ def run(args) -> int:
     from evalreport.analyses.audit import PAPER_004_TABLE_3, audit, consistency, indistinguishable_groups
     from evalreport.errors import InputError
 
-    if args.identities and args.consistency:
-        raise InputError("--identities and --consistency are two different studies: choose one")
+    chosen = [o for o, on in (("--identities", args.identities), ("--consistency", args.consistency),
+                              ("--multilabel", args.multilabel)) if on]
+    if len(chosen) > 1:
+        raise InputError(f"{' and '.join(chosen)} are different studies: choose one")
+    if args.multilabel:
+        return _multilabel(args)
     study = "--identities" if args.identities else "--consistency" if args.consistency else None
     unused = [opt for opt, given, applies in (
         ("--properties", args.properties is not None, study is None),
@@ -89,6 +97,25 @@ def run(args) -> int:
     wide = wide[list(dict.fromkeys(column))]
     wide = wide.loc[list(dict.fromkeys(frame["measure"]))]
     emit(frame, args.format, wide=wide, title="evalreport audit")
+    return 0
+
+
+def _multilabel(args) -> int:
+    """The audit of the example-based measures (:func:`evalreport.analyses.audit.multilabel.audit_multilabel`)."""
+    from evalreport.analyses.audit.multilabel import audit_multilabel
+    from evalreport.errors import InputError
+
+    if args.seed != 0:
+        raise InputError("--seed does not apply to --multilabel (the set audit is exhaustive; nothing was computed)")
+    max_n = 4 if args.max_n is None else args.max_n
+    if max_n < 1:
+        raise InputError("--max-n must be at least 1")
+    frame = audit_multilabel(args.measures, args.properties, max_n=max_n, labels=_classes(args),
+                             policy=args.policy)
+    wide = frame.assign(mark=frame["verdict"].map(MARK)).pivot_table(
+        index="measure", columns="property", values="mark", aggfunc=lambda v: "✗" if "✗" in set(v) else v.iloc[0])
+    wide = wide[list(dict.fromkeys(frame["property"]))].loc[list(dict.fromkeys(frame["measure"]))]
+    emit(frame, args.format, wide=wide, title="evalreport audit --multilabel")
     return 0
 
 

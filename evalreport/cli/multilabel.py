@@ -5,7 +5,8 @@ or when :func:`~evalreport.inputs.multilabel.detect_multilabel` finds sets in th
 column, 0/1 indicator columns, or an id on several rows: the long form, which is said on stderr, since
 a single-label gold file with a repeated id looks the same). A single-label gold file whose run
 turns out to hold sets fails with one line naming which file is which. Options with no meaning for
-sets are refused with one line; ``report`` is refused (the multi-label report is the next increment).
+sets are refused with one line. ``report`` and ``demo --multilabel`` write the multi-label report
+(:mod:`evalreport.report.multilabel_build`).
 """
 from __future__ import annotations
 
@@ -180,6 +181,63 @@ def _display(board):
     return shown.loc[:, shown.notna().any(axis=0)]
 
 
-def refuse_report(args) -> int:
-    raise InputError("the multi-label report is not built yet; use `evalreport compare --out DIR` for every table "
-                     "of the multi-label comparison")
+def report(args, *, formats, command: str) -> dict:
+    """``evalreport report`` on label sets (:func:`~evalreport.report.multilabel_build.build_multilabel_report`);
+    returns the paths written.
+    Options with no meaning for sets are refused with one line before any file is read; a bad input
+    file stops it with one line (exit 2) and nothing written."""
+    from evalreport._atomic import check_outside
+    from evalreport.cli.common import input_paths, recorded_sources
+    from evalreport.report.multilabel_build import build_multilabel_report
+
+    _refuse(args, "report")
+    if getattr(args, "what_if", None):
+        raise InputError("--what-if has no meaning for multi-label data (a class distribution is a single-label "
+                         "notion); the report calibrates every label's prevalence instead")
+    if getattr(args, "needs", None):
+        raise InputError("--needs answers from the single-label measure audit; the multi-label report audits the "
+                         "example-based measures on label sets")
+    if getattr(args, "appendix", False):
+        raise InputError("--appendix is written for single-label reports; the multi-label tables are in OUTDIR/tables")
+    check_outside(args.out, input_paths(args))
+    runs = read(args)
+    extra = recorded_sources(args, plugins=False, gains=False)     # a task file, entry points
+    sources = [*runs.sources, *extra] if extra else None
+    title = args.title or f"Multi-label evaluation of {len(runs.systems)} systems"
+    paths = build_multilabel_report(runs, args.out, title=title, primary=args.primary, measures=args.measures,
+                                    policy=args.policy, bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha,
+                                    formats=formats, engine=args.engine, command=command,
+                                    progress=not args.quiet, sources=sources, inputs=input_paths(args),
+                                    plugins=args.plugin, audit=not args.no_audit)
+    return paths
+
+
+def build_demo(args, *, formats, command: str) -> dict:
+    """``evalreport demo --multilabel``: :func:`evalreport.examples.multilabel_demo_data` (10 systems, 20
+    labels, 5,000 items) written as JSON Lines to a temporary folder, read back like user files, and its
+    report written to ``args.out`` (the example's files as ``args.out/data``)."""
+    import dataclasses
+    import tempfile
+
+    from evalreport.examples import multilabel_demo_data
+    from evalreport.inputs.multilabel import read_multilabel
+    from evalreport.report.multilabel_build import build_multilabel_report
+
+    if getattr(args, "appendix", False):
+        raise InputError("--appendix is written for single-label reports; the multi-label tables are in OUTDIR/tables")
+    with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
+        if not args.quiet:
+            print("evalreport: making the multi-label example (10 scikit-learn classifiers, 20 labels, 5,000 items) "
+                  "...", file=sys.stderr, flush=True)
+        data = Path(tmp) / "data"
+        written = multilabel_demo_data(seed=args.seed).write(data, layout="list")
+        runs = read_multilabel(written["gold"], runs_dir=written["runs_dir"])
+        kept = Path(args.out) / "data"        # record the inputs where the report keeps them
+        runs = dataclasses.replace(runs, sources=tuple(
+            dataclasses.replace(s, path=str(kept / Path(s.path).relative_to(data))) for s in runs.sources))
+        return build_multilabel_report(runs, args.out,
+                                       title=args.title or "evalreport demo: ten classifiers on a multi-label task",
+                                       primary=args.primary, policy=args.policy, bootstrap=args.bootstrap,
+                                       seed=args.seed, alpha=args.alpha, formats=formats, engine=args.engine,
+                                       command=command, progress=not args.quiet, include={"data": data},
+                                       plugins=args.plugin, audit=not args.no_audit)

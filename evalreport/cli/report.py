@@ -81,6 +81,9 @@ def register(sub) -> None:
     d.add_argument("--benchmark", action="store_true",
                    help="the benchmark example instead: 13 classifiers on 6 data sets that ship with scikit-learn, "
                         "ranked together (see `evalreport benchmark`)")
+    d.add_argument("--multilabel", action="store_true",
+                   help="the multi-label example instead: 10 scikit-learn classifiers, 20 labels, 5,000 items (see "
+                        "README, Multi-label tasks)")
     add_task_options(d)
     d.set_defaults(func=run_demo)
 
@@ -170,7 +173,8 @@ def run_report(args) -> int:
     formats = _check_formats(_formats(args))      # option errors first, before any file is read
     _check_numbers(args)
     if multilabel.wanted(args):
-        return multilabel.refuse_report(args)
+        _done(multilabel.report(args, formats=formats, command=_command()))
+        return 0
     check_outside(args.out, input_paths(args))      # before any work: -o must not hold the inputs
     loaded = load(args)
     data, sources = loaded.runs, None
@@ -231,12 +235,17 @@ def run_demo(args) -> int:
     from evalreport.inputs.readers import read_runs
     from evalreport.report.build import build_report
 
+    if getattr(args, "benchmark", False) and getattr(args, "multilabel", False):
+        raise InputError("give --benchmark or --multilabel, not both (two different examples)")
     if getattr(args, "benchmark", False):
         from evalreport.cli.benchmark import run_benchmark_demo
 
         return run_benchmark_demo(args)
     formats = _check_formats(_formats(args))
     _check_numbers(args)
+    if getattr(args, "multilabel", False):
+        _done(multilabel.build_demo(args, formats=formats, command=_command()))
+        return 0
     with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
         if not args.quiet:
             print("evalreport: making the built-in example (scikit-learn classifiers on digits) ...", file=sys.stderr)

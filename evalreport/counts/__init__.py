@@ -87,22 +87,58 @@ def confusion_matrix(y_true, y_pred, labels=None):
     """A confusion matrix from two label arrays: ``(C, labels)`` with ``C`` of shape (K, K).
 
     ``labels`` fixes the class order (and may list classes absent from both arrays); by
-    default the sorted union of the labels seen.
+    default the sorted union of the labels seen (``np.unique`` of the two arrays joined). A
+    label outside ``labels`` is a ValueError naming the first such item's label.
+
+    How it is fast: the items are hashed to codes (:mod:`evalreport.counts.encode`), only the
+    distinct labels are sorted or looked up, and the codes are counted by
+    :func:`confusion_from_codes`; arrays without an exact hash path (NaN, None, mixed types) take
+    a per-item dictionary lookup with the same result.
     """
     y_true = np.asarray(y_true)
     y_pred = np.asarray(y_pred)
     if y_true.shape != y_pred.shape or y_true.ndim != 1:
         raise ValueError(f"y_true and y_pred must be 1-D of the same length; got {y_true.shape} and {y_pred.shape}")
     if labels is None:
+        encoded = (_distinct(y_true), _distinct(y_pred)) if _same_kind(y_true, y_pred) else (None, None)
+        if encoded[0] is not None and encoded[1] is not None:
+            (g, seen_g), (p, seen_p) = encoded
+            # the sorted union of the distinct labels is np.unique of the two arrays joined
+            labels, rank = np.unique(np.concatenate([seen_g, seen_p]), return_inverse=True)
+            rank = rank.reshape(-1)
+            return (confusion_from_codes(rank[: len(seen_g)][g], rank[len(seen_g):][p], len(labels)),
+                    tuple(labels.tolist()))
         labels = np.unique(np.concatenate([y_true, y_pred]))
     labels = np.asarray(labels)
     lookup = {v: i for i, v in enumerate(labels.tolist())}
+    g = _codes(y_true, lookup)
+    p = _codes(y_pred, lookup)
+    return confusion_from_codes(g, p, len(labels)), tuple(labels.tolist())
+
+
+def _same_kind(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether joining ``a`` and ``b`` keeps every value as it is (texts with texts, signed with
+    signed integers, or one dtype): otherwise ``np.concatenate`` converts (1 -> '1', int64 and
+    uint64 -> float) and only the per-item lookup gives the answer of the arrays as given."""
+    return a.dtype == b.dtype or (a.dtype.kind == b.dtype.kind and a.dtype.kind in "Ui")
+
+
+def _distinct(x):
+    from evalreport.counts.encode import distinct
+
+    return distinct(x)
+
+
+def _codes(y: np.ndarray, lookup: dict) -> np.ndarray:
+    """Indices of ``y``'s labels in ``lookup`` (label -> index); a ValueError names the first label
+    (in item order) that is missing."""
+    encoded = _distinct(y)
+    values = encoded[1].tolist() if encoded is not None else y.tolist()
     try:
-        g = np.fromiter((lookup[v] for v in y_true.tolist()), dtype=np.int64, count=len(y_true))
-        p = np.fromiter((lookup[v] for v in y_pred.tolist()), dtype=np.int64, count=len(y_pred))
+        idx = np.fromiter((lookup[v] for v in values), dtype=np.int64, count=len(values))
     except KeyError as exc:  # a label outside the given class list
         raise ValueError(f"label {exc.args[0]!r} is not in labels") from None
-    return confusion_from_codes(g, p, len(labels)), tuple(labels.tolist())
+    return idx if encoded is None else idx[encoded[0]]
 
 
 def to_opitz(C: np.ndarray) -> np.ndarray:

@@ -164,6 +164,8 @@ def _first_nul(handle, chunk: int | None = None) -> tuple[int, int] | None:
     so a file of NUL bytes costs one read whatever its size; a valid file costs one pass at
     memchr speed (about what hashing it costs)."""
     chunk = chunk or _SCAN_CHUNK
+    seekable = handle.seekable()
+    begin = handle.tell() if seekable else 0
     offset = lines = 0
     while True:
         block = handle.read(chunk)
@@ -171,9 +173,16 @@ def _first_nul(handle, chunk: int | None = None) -> tuple[int, int] | None:
             return None
         at = block.find(b"\0")
         if at >= 0:
+            if seekable:         # lines are counted only now, on the error path
+                handle.seek(begin)
+                remaining = offset
+                while remaining > 0 and (part := handle.read(min(chunk, remaining))):
+                    lines += part.count(b"\n")
+                    remaining -= len(part)
             return offset + at, lines + block.count(b"\n", 0, at) + 1
         offset += len(block)
-        lines += block.count(b"\n")
+        if not seekable:
+            lines += block.count(b"\n")
 
 
 def _utf8_error(path: Path) -> InputError | None:

@@ -36,7 +36,9 @@ Unknown predicted labels (``allow_unknown=True``): a label a run predicts outsid
 *kept*, as an extra label appended after the label set (sorted naturally) whose gold column is all
 false, and a warning names them. They are false positives that gold never has: dropping them would
 raise that system's example-based precision and lower its Hamming loss for predictions that are
-wrong. (Label-based macro averages then also range over these labels; measures report them.)
+wrong. ``MultiLabelRuns.n_task`` counts the labels of the label set; label-based macro and weighted
+averages run over those only, so a label one system invents cannot change another system's macro
+average (the per-label table lists the extra labels, marked).
 
 Items with an empty gold set are valid (``allow_empty_gold=True``) or an error.
 
@@ -86,6 +88,9 @@ class MultiLabelRuns:
     systems : the S system names, in the order of ``pred``'s first axis.
     ids : (N,) item ids (strings) in gold file order.
     sources : the files read, with SHA-256 hashes.
+    n_task : how many of ``labels`` are the task's label set (the first ``n_task``; default all).
+        Labels after them were only predicted (kept with ``allow_unknown=True``): no gold item has
+        them. Label averages (macro / weighted) run over the first ``n_task`` labels only.
     """
 
     gold: np.ndarray
@@ -94,6 +99,7 @@ class MultiLabelRuns:
     systems: tuple[str, ...]
     ids: np.ndarray
     sources: tuple[Source, ...] = ()
+    n_task: int | None = None
 
     def __post_init__(self):
         gold = np.asarray(self.gold)
@@ -117,6 +123,13 @@ class MultiLabelRuns:
         object.__setattr__(self, "labels", tuple(str(x) for x in self.labels))
         object.__setattr__(self, "systems", tuple(str(x) for x in self.systems))
         object.__setattr__(self, "sources", tuple(self.sources))
+        L = gold.shape[1]
+        n_task = L if self.n_task is None else int(self.n_task)
+        if not 0 <= n_task <= L:
+            raise ValueError(f"n_task must lie in [0, {L}]; got {self.n_task}")
+        if gold[:, n_task:].any():
+            raise ValueError(f"labels after the first n_task = {n_task} are predicted-only: no gold item may have them")
+        object.__setattr__(self, "n_task", n_task)
 
     def __repr__(self) -> str:
         def some(names, limit=5):
@@ -142,7 +155,8 @@ class MultiLabelRuns:
         """A MultiLabelRuns with only the named systems (in the given order)."""
         idx = [self.systems.index(s) for s in systems]
         return MultiLabelRuns(gold=self.gold, pred=self.pred[idx], labels=self.labels,
-                              systems=tuple(self.systems[i] for i in idx), ids=self.ids, sources=self.sources)
+                              systems=tuple(self.systems[i] for i in idx), ids=self.ids, sources=self.sources,
+                              n_task=self.n_task)
 
 
 # ----------------------------------------------------------------------------- one file -> sets
@@ -565,7 +579,8 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
     for s, (items, codes) in enumerate(placed):
         pred[s, items, remap[codes]] = True
     return MultiLabelRuns(gold=gold_full, pred=pred, labels=tuple(final), systems=tuple(systems),
-                          ids=np.asarray(gold_ids.to_pylist(), dtype=object), sources=tuple(sources))
+                          ids=np.asarray(gold_ids.to_pylist(), dtype=object), sources=tuple(sources),
+                          n_task=len(label_set))
 
 
 def _first_pair_with(sets: _Sets, label: str) -> int | None:

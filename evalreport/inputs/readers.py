@@ -32,14 +32,21 @@ TSV/CSV, physical line for JSON Lines; Parquet has rows, not lines, so the messa
 ``row k``) and/or the item id, and the problem. Line numbers assume that no quoted field spans
 several lines; when that assumption fails the message names the id only.
 
-Reading is vectorised: files are parsed by pyarrow (multi-threaded), ids are aligned with a
-hash lookup (``pyarrow.compute.index_in``), labels are dictionary-encoded and mapped to class
-codes through a lookup table of the *distinct* labels. No Python code runs per item on the
-happy path; Python loops over lines happen only while locating an error.
+Reading is vectorised: files are parsed by pyarrow (multi-threaded; the next run file is read and
+hashed in a second thread while the current one is aligned), ids are aligned with one hash index of
+the gold ids built once and probed by every run (:class:`~evalreport.inputs.align.IdIndex`; every
+match verified byte for byte), labels are dictionary-encoded (Parquet: read as the file's own
+dictionary) and mapped to class codes through a lookup table of the *distinct* labels, and the ids
+stay in Arrow (:class:`~evalreport.inputs.runs.ItemIds`). No Python code runs per item on the happy
+path. Whatever the fast path cannot settle (an unknown, missing or repeated id) is diagnosed by
+the exact path (``pyarrow.compute.index_in``), whose messages name the file and line; Python loops
+over lines happen only while locating an error.
 """
 from __future__ import annotations
 
+import time
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Sequence
 
@@ -48,6 +55,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalreport.errors import InputError
+from evalreport.inputs.align import IdIndex
 from evalreport.inputs.checks import (_FORMATS, _as_paths, _listing, _natural_key, _near_miss, _short, hash_file,
                                       natural_sorted)
 from evalreport.inputs.runs import Runs, Source, code_dtype
@@ -91,7 +99,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
               label_col: str = "label", fold_col: str | None = "fold", score_col: str | None = "score",
               labels: Sequence[str] | None = None, missing: str = "error",
               allow_unknown: bool = False, gold_id_col: str | None = None,
-              gold_label_col: str | None = None) -> Runs:
+              gold_label_col: str | None = None, timings: dict | None = None) -> Runs:
     """Read a gold file and one prediction file per system into an encoded :class:`Runs`.
 
     Parameters
@@ -119,12 +127,15 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
     allow_unknown : if true, a predicted label outside the class set becomes an extra class
         (after the declared classes, sorted naturally, before ``"<abstain>"``) with no gold
         items, so those predictions count as errors; by default it is an error.
+    timings : a dict that receives the seconds spent per stage, summed over the files: ``read``
+        (parsing; hashing the files runs beside it), ``align`` (ids to gold positions), ``encode``
+        (labels to class codes) - for benchmarks.
 
     Returns
     -------
     Runs
         ``gold`` (N,) and ``pred`` (S, N) codes of dtype :func:`code_dtype` (K), ``ids`` (the
-        gold ids), ``folds``/``fold_names`` (natural order), ``scores`` and ``sources`` (each
+        gold ids, an Arrow-backed :class:`~evalreport.inputs.runs.ItemIds`), ``folds``/``fold_names`` (natural order), ``scores`` and ``sources`` (each
         file's SHA-256 and row count).
 
     Scores: a run may have one column ``score`` (shape (S, N) in the result: the score of
@@ -150,20 +161,59 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
         return name in (id_col, label_col, gold_id_col, gold_label_col, fold_col, score_col) or (
             score_col is not None and name.startswith(f"{score_col}_"))
 
-    g, gold_path = _read_table(gold_path, "gold", id_col=gold_id_col, wanted=wanted)
+    clock = _Clock(timings)
+    as_dict = tuple(c for c in (label_col, gold_label_col, fold_col) if c is not None and c not in (id_col, gold_id_col))
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        runs = _read_runs(gold_path, run_paths, systems, pool, clock, wanted=wanted, as_dict=as_dict, id_col=id_col,
+                          label_col=label_col, gold_id_col=gold_id_col, gold_label_col=gold_label_col,
+                          fold_col=fold_col, score_col=score_col, labels=labels, missing=missing,
+                          allow_unknown=allow_unknown)
+    announce_prediction_only(runs.labels[runs.n_task:] if runs.n_task is not None else ())
+    return runs
+
+
+class _Clock:
+    """Seconds per stage into ``timings`` (a no-op without it)."""
+
+    def __init__(self, timings: dict | None):
+        self.timings = timings
+        self.t = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        if self.timings is not None:
+            self.timings[stage] = self.timings.get(stage, 0.0) + now - self.t
+        self.t = now
+
+
+def _read_and_hash(path, role: str, id_col: str, wanted, as_dict) -> tuple[_Table, Path, str]:
+    table, path = _read_table(path, role, id_col=id_col, wanted=wanted, dictionary=as_dict)
+    return table, path, hash_file(path)
+
+
+def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, id_col, label_col, gold_id_col,
+               gold_label_col, fold_col, score_col, labels, missing, allow_unknown) -> Runs:
+    g, gold_path = _read_table(gold_path, "gold", id_col=gold_id_col, wanted=wanted, dictionary=as_dict)
+    gold_hash = pool.submit(hash_file, gold_path)
+    clock.lap("read")
     g.require(gold_id_col, gold_label_col)
     gold_ids = g.ids(gold_id_col)
     n_items = g.n_rows
-    first_at = pc.index_in(gold_ids, value_set=gold_ids).to_numpy(zero_copy_only=False)
-    dup = first_at != np.arange(n_items)
-    if dup.any():
-        row = int(np.flatnonzero(dup)[0])
-        item = gold_ids[row].as_py()
-        raise g.error(f"duplicate id {item!r} (first at {g.where(int(first_at[row]))})", row=row, item=item)
+    index = IdIndex.build(gold_ids)      # built: the gold ids are distinct
+    if index is None:
+        first_at = pc.index_in(gold_ids, value_set=gold_ids).to_numpy(zero_copy_only=False)
+        dup = first_at != np.arange(n_items)
+        if dup.any():
+            row = int(np.flatnonzero(dup)[0])
+            item = gold_ids[row].as_py()
+            raise g.error(f"duplicate id {item!r} (first at {g.where(int(first_at[row]))})", row=row, item=item)
+    # the first run is read once the index is built: their peaks of memory do not add up
+    following = pool.submit(_read_and_hash, run_paths[0], "run", id_col, wanted, as_dict)
+    clock.lap("align")
     gold_local, gold_uniques = g.labels(gold_label_col)
     classes = _class_list(labels, gold_uniques, g)
     class_index = {c: k for k, c in enumerate(classes)}
-    lut = np.array([class_index[u] for u in gold_uniques], dtype=np.int64)
+    lut = np.array([class_index[u] for u in gold_uniques], dtype=np.int32)   # int32: codes < MAX_CLASSES
     gold_codes = lut[gold_local]
 
     folds = None
@@ -175,7 +225,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
         folds = np.array([fold_index[u] for u in fold_uniques], dtype=np.int64)[fold_local]
         folds = folds.astype(code_dtype(len(fold_names)))
 
-    sources = [Source("gold", str(gold_path), hash_file(gold_path), n_items)]
+    sources = [Source("gold", str(gold_path), gold_hash.result(), n_items)]
+    clock.lap("encode")
 
     # ---- runs ---------------------------------------------------------------------------
     n_known = len(classes)
@@ -184,17 +235,21 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
     any_missing = False
     scores = _ScoreCollector(len(run_paths), n_items, classes, score_col)
     for s, (path, system) in enumerate(zip(run_paths, systems)):
-        r, path = _read_table(path, "run", id_col=id_col, wanted=wanted)
+        r, path, digest = following.result()
+        following = pool.submit(_read_and_hash, run_paths[s + 1], "run", id_col, wanted, as_dict) \
+            if s + 1 < len(run_paths) else None
+        clock.lap("read")
         r.require(id_col, label_col)
         ids = r.ids(id_col)
-        pos = _align(r, ids, gold_ids, gold_path)   # None = same order as gold
+        pos = _align(r, ids, gold_ids, gold_path, index)   # None = same order as gold
         covered, complete = None, True
         if pos is not None:
             covered = np.bincount(pos, minlength=n_items)
             if covered.max() > 1:
                 _raise_duplicate(r, ids, pos)
+        clock.lap("align")
         local, uniques = r.labels(label_col, what="predicted label")
-        lut = np.empty(len(uniques), dtype=np.int64)
+        lut = np.empty(len(uniques), dtype=np.int32)
         unknown = []
         for k, u in enumerate(uniques):
             code = class_index.get(u)
@@ -235,7 +290,9 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
         if fold_col is not None and fold_col in r.columns:
             _check_folds(r, fold_col, folds, fold_names, pos, g)
         scores.add(s, r, pos, complete)
-        sources.append(Source("run", str(path), hash_file(path), r.n_rows, system=system))
+        sources.append(Source("run", str(path), digest, r.n_rows, system=system))
+        del r, ids, pos, covered, local, values
+        clock.lap("encode")
 
     # ---- final class list and codes ------------------------------------------------------
     final = list(classes) + natural_sorted(extras)
@@ -256,9 +313,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
             pred[s] = remap[pred[s].astype(np.intp) + 1]
     gold_codes = gold_codes.astype(dtype)
     score_array, score_labels = scores.result()
-    announce_prediction_only(final[n_known:])
     return Runs(gold=gold_codes, pred=pred, labels=tuple(final), systems=tuple(systems),
-                ids=np.asarray(gold_ids.to_numpy(zero_copy_only=False)), folds=folds, fold_names=fold_names,
+                ids=gold_ids, folds=folds, fold_names=fold_names,
                 scores=score_array, sources=tuple(sources), abstain=abstain, score_labels=score_labels,
                 n_task=n_known if len(final) > n_known else None)
 
@@ -372,10 +428,17 @@ def _class_list(labels, gold_uniques: list[str], g: _Table) -> list[str]:
     return classes
 
 
-def _align(r: _Table, ids: pa.Array, gold_ids: pa.Array, gold_path: Path):
-    """Row -> gold position for every row of a run (None when the ids equal the gold ids)."""
+def _align(r: _Table, ids: pa.Array, gold_ids: pa.Array, gold_path: Path, index: IdIndex | None = None):
+    """Row -> gold position for every row of a run (None when the ids equal the gold ids).
+
+    ``index`` (the gold ids' :class:`IdIndex`) answers when every id of the run is a gold id; else
+    (or without it) ``index_in`` finds the first unknown id for the message."""
     if ids.equals(gold_ids):
         return None
+    if index is not None:
+        pos = index.positions(ids)
+        if pos is not None:
+            return pos
     pos = pc.index_in(ids, value_set=gold_ids)
     if pos.null_count:
         unknown = pc.is_null(pos)
@@ -451,7 +514,7 @@ class _ScoreCollector:
         elif layout != self.layout and not self.warned:
             warnings.warn(f"{r.path}: scores ignored for all systems: this run's score columns "
                           f"({_describe(layout, self.col)}) differ from the first run's "
-                          f"({_describe(self.layout, self.col)})", stacklevel=3)
+                          f"({_describe(self.layout, self.col)})", stacklevel=4)
             self.array, self.warned = None, True
         if self.array is None:
             return

@@ -6,8 +6,10 @@ from it); nothing downstream reads files.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import numpy as np
+import pyarrow as pa
 
 
 def code_dtype(n_classes: int) -> np.dtype:
@@ -17,6 +19,52 @@ def code_dtype(n_classes: int) -> np.dtype:
     if n_classes < 2**15:
         return np.dtype(np.int16)
     return np.dtype(np.int32)
+
+
+class ItemIds:
+    """Item ids held as one Arrow string array: no Python string per id until one is asked for.
+
+    A read-only sequence of ``str``: ``len``, indexing (an int gives a ``str``, a slice an
+    ``ItemIds``), iteration, and ``numpy.asarray(ids)`` (an object array, built on demand).
+    :meth:`to_arrow` gives the array itself. At 1e7 ids this holds the ~100 MB of the file's bytes
+    where a NumPy object array of Python strings needs ~700 MB."""
+
+    __slots__ = ("_array",)
+
+    def __init__(self, array):
+        if isinstance(array, pa.ChunkedArray):
+            array = array.combine_chunks()
+        self._array = array
+
+    def to_arrow(self) -> pa.Array:
+        return self._array
+
+    def __len__(self) -> int:
+        return len(self._array)
+
+    @property
+    def shape(self) -> tuple[int]:
+        return (len(self._array),)
+
+    def __getitem__(self, key):
+        if isinstance(key, slice):
+            return ItemIds(self._array[key])
+        if isinstance(key, (int, np.integer)):
+            return self._array[int(key)].as_py()
+        return np.asarray(self)[key]
+
+    def __iter__(self) -> Iterator[str]:
+        step = 2 ** 16
+        for start in range(0, len(self._array), step):
+            yield from self._array.slice(start, step).to_pylist()
+
+    def __array__(self, dtype=None, copy=None):
+        out = np.asarray(self._array.to_numpy(zero_copy_only=False), dtype=object)
+        return out if dtype is None else out.astype(dtype)
+
+    def __repr__(self) -> str:
+        shown = ", ".join(repr(_clip(x)) for x in self._array.slice(0, 3).to_pylist())
+        return f"ItemIds([{shown}{', ...' if len(self) > 3 else ''}], {len(self):,} ids)"
 
 
 @dataclass(frozen=True)
@@ -41,7 +89,9 @@ class Runs:
     pred : (S, N) integer codes into ``labels``.
     labels : the K class names; code k means ``labels[k]``.
     systems : the S system names, in the order of ``pred``'s first axis.
-    ids : (N,) item ids (strings), aligned with ``gold``.
+    ids : (N,) item ids (strings), aligned with ``gold``: a NumPy array, or an :class:`ItemIds`
+        (ids kept in Arrow; what :func:`~evalreport.inputs.readers.read_runs` gives). An Arrow
+        array given here is wrapped in an :class:`ItemIds`.
     folds : (N,) fold codes into ``fold_names`` or ``None``.
     scores : ``None``, (S, N) scores for the positive class, or (S, N, K) per-class scores.
     sources : the files read, with SHA-256 hashes (recorded in every report).
@@ -56,7 +106,7 @@ class Runs:
     pred: np.ndarray
     labels: tuple[str, ...]
     systems: tuple[str, ...]
-    ids: np.ndarray | None = None
+    ids: np.ndarray | ItemIds | None = None
     folds: np.ndarray | None = None
     fold_names: tuple[str, ...] = ()
     scores: np.ndarray | None = None
@@ -82,9 +132,11 @@ class Runs:
         object.__setattr__(self, "pred", _frozen(pred))
         object.__setattr__(self, "labels", tuple(str(x) for x in self.labels))
         object.__setattr__(self, "systems", tuple(str(x) for x in self.systems))
+        if isinstance(self.ids, (pa.Array, pa.ChunkedArray)):
+            object.__setattr__(self, "ids", ItemIds(self.ids))
         for name in ("ids", "folds", "scores"):
             value = getattr(self, name)
-            if value is not None:
+            if value is not None and not isinstance(value, ItemIds):
                 object.__setattr__(self, name, _frozen(np.asarray(value)))
 
     def __repr__(self) -> str:

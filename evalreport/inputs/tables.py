@@ -4,15 +4,14 @@ and Parquet readers that fill it (:func:`_read_table` picks one by extension).
 A :class:`_Table` holds pyarrow columns plus what is needed to name the line of a row in a
 message; it turns columns into ids, dictionary-encoded labels and numbers, refusing empty,
 missing-value and non-numeric values. Also here: the limit :data:`MAX_LINE_BYTES`, the
-missing-value markers :data:`MISSING_LABELS` and the line-locating helpers used on error
-paths. The formats and the rules they follow are described in :mod:`evalreport.inputs.readers`,
+missing-value markers :data:`MISSING_LABELS`; the line checks of TSV/CSV files and the
+line-locating helpers of the error paths are :mod:`evalreport.inputs.lines` (re-exported). The formats and the rules they follow are described in :mod:`evalreport.inputs.readers`,
 which re-exports these names.
 """
 from __future__ import annotations
 
 import csv
 import json
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Sequence
 
@@ -25,6 +24,10 @@ import pyarrow.parquet as pq
 
 from evalreport.errors import InputError
 from evalreport.inputs.checks import _FORMATS, _SCAN_CHUNK, _check_file, _short, _utf8_error
+# re-exported: defined here before the split
+from evalreport.inputs.lines import (_Scan, _check_csv_quotes, _check_tsv_records, _csv_field_limit,  # noqa: F401
+                                     _data_line_numbers, _last_line_if_one_per_line, _line_with_field_count,
+                                     _scan_lines)
 
 __all__ = ["MISSING_LABELS", "MAX_LINE_BYTES"]
 
@@ -33,6 +36,7 @@ __all__ = ["MISSING_LABELS", "MAX_LINE_BYTES"]
 MISSING_LABELS = ("", "nan", "NaN", "NAN", "null", "NULL", "Null", "<NA>")
 
 _DELIMITER = {"tsv": "\t", "csv": ","}
+_DICTIONARY = pa.dictionary(pa.int32(), pa.large_string())
 
 #: The longest line of a TSV/CSV file (header or data), in bytes.
 MAX_LINE_BYTES = 64 * 2 ** 20
@@ -114,13 +118,19 @@ class _Table:
 
         Empty, null, NaN and the :data:`MISSING_LABELS` markers are errors.
         """
-        encoded = pc.dictionary_encode(self.text(name))
-        uniques = encoded.dictionary.to_pylist()
-        codes = encoded.indices
-        if codes.null_count:
+        col = self.column(name) if name not in self._text_cache else None
+        if col is not None and pa.types.is_dictionary(col.type) and not col.null_count \
+                and not col.dictionary.null_count:
+            codes, uniques = _dictionary_labels(col, name, self)
+        else:
+            encoded = pc.dictionary_encode(self.text(name))
+            uniques = encoded.dictionary.to_pylist()
+            codes = encoded.indices
+        if isinstance(codes, pa.Array) and codes.null_count:
             row = _first_true(pc.is_null(codes))
             raise self.error(f"missing {what} (null) in column {name!r}", row=row, item=self._item(row))
-        codes = codes.to_numpy(zero_copy_only=False)
+        if isinstance(codes, pa.Array):
+            codes = codes.to_numpy(zero_copy_only=False)
         bad = [k for k, u in enumerate(uniques) if u in MISSING_LABELS]
         if bad:
             row = int(np.flatnonzero(np.isin(codes, bad))[0])
@@ -176,6 +186,37 @@ def _first_true(mask) -> int:
     return int(np.flatnonzero(mask)[0])
 
 
+def _dictionary_labels(col: pa.DictionaryArray, name: str, table: _Table) -> tuple[np.ndarray, list[str]]:
+    """What ``dictionary_encode`` of the column's text gives (codes int32, distinct trimmed labels in
+    first-seen order), computed from a dictionary-encoded column (Parquet's own dictionary) without
+    decoding it: only the few dictionary values are trimmed, then merged where trimming made them equal."""
+    merged = pc.dictionary_encode(_to_text(col.dictionary, name, table))     # dictionary entry -> merged code
+    values = merged.dictionary.to_pylist()
+    codes = merged.indices.to_numpy(zero_copy_only=False).astype(np.int32)[col.indices.to_numpy(zero_copy_only=False)]
+    first = _first_seen(codes, len(values))
+    seen = np.flatnonzero(first < codes.size)
+    order = seen[np.argsort(first[seen], kind="stable")]
+    rank = np.zeros(len(values), dtype=np.int32)
+    rank[order] = np.arange(order.size, dtype=np.int32)
+    return rank[codes], [values[k] for k in order]
+
+
+def _first_seen(codes: np.ndarray, k: int) -> np.ndarray:
+    """Row of the first occurrence of each code 0..k-1 (``codes.size`` for a code that never occurs),
+    reading prefixes of doubling length: first occurrences are usually near the top."""
+    n = codes.size
+    first = np.full(k, n, dtype=np.int64)
+    present = np.bincount(codes, minlength=k) > 0
+    lo, size = 0, 1024
+    while lo < n and (first[present] == n).any():
+        hi = min(n, lo + size)
+        found, at = np.unique(codes[lo:hi], return_index=True)
+        new = first[found] == n
+        first[found[new]] = lo + at[new]
+        lo, size = hi, 2 * size
+    return first
+
+
 def _first_non_number(text: pa.Array) -> tuple[int, str]:
     """Locate the first value pyarrow cannot read as a number (error path): bisect on slices,
     each cast vectorised, about 2n values cast in all."""
@@ -209,47 +250,54 @@ def _to_text(col: pa.Array, name: str, table: _Table) -> pa.Array:
             col = pc.cast(col, pa.large_string())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
             raise table.error(f"column {name!r} holds {t} values that cannot be read as text: {exc}") from None
-    return pc.utf8_trim_whitespace(col)
+    return pc.utf8_trim_whitespace(col) if _may_need_trim(col) else col
 
 
-def _data_line_numbers(path: Path, fmt: str, header: bool, n_rows: int) -> np.ndarray | None:
-    """Physical line numbers (1-based) of the data rows of a text file, or None if they cannot
-    be matched to the rows (e.g. a quoted field spanning lines). Vectorised over the bytes."""
-    buf = np.frombuffer(path.read_bytes(), dtype=np.uint8)
-    newlines = np.flatnonzero(buf == 10)
-    starts = np.concatenate([[0], newlines + 1])
-    ends = np.concatenate([newlines, [buf.size]])
-    if fmt == "jsonl":   # whitespace-only lines are skipped
-        ink = ~np.isin(buf, (9, 10, 13, 32))
-        cum = np.concatenate([[0], np.cumsum(ink)])
-        blank = cum[ends] - cum[starts] == 0
-    else:                # only truly empty lines are skipped
-        length = ends - starts
-        first = buf[np.minimum(starts, max(buf.size - 1, 0))] if buf.size else np.zeros(0, np.uint8)
-        blank = (length == 0) | ((length == 1) & (first == 13))
-    lines = np.flatnonzero(~blank) + 1
-    if header:
-        lines = lines[1:]
-    return lines if lines.size == n_rows else None
+#: First or last bytes of a value that ``utf8_trim_whitespace`` may remove: ASCII whitespace (TAB to CR,
+#: the separators 0x1C-0x1F, space) and every non-ASCII byte (Unicode spaces; checked, not decoded).
+_EDGE = np.zeros(256, dtype=bool)
+_EDGE[[9, 10, 11, 12, 13, 28, 29, 30, 31, 32]] = True
+_EDGE[0x80:] = True
+
+
+def _may_need_trim(col) -> bool:
+    """False when no value starts or ends with whitespace, so trimming would copy the column for
+    nothing: the first and last byte of every value are ASCII and not whitespace (a value with a
+    non-ASCII first or last byte is trimmed, whatever it holds)."""
+    if not isinstance(col, pa.Array) or not pa.types.is_large_string(col.type):
+        return True
+    buffers = col.buffers()
+    if buffers[2] is None or len(col) == 0:
+        return False
+    offsets = np.frombuffer(buffers[1], dtype=np.int64, count=len(col) + 1, offset=col.offset * 8)
+    data = np.frombuffer(buffers[2], dtype=np.uint8)
+    starts, ends = offsets[:-1], offsets[1:]
+    full = ends > starts
+    if not full.all():
+        starts, ends = starts[full], ends[full]
+    return bool(_EDGE[data[starts]].any() or _EDGE[data[ends - 1]].any())
 
 
 # ----------------------------------------------------------------------------- file readers
 
 
 def _read_table(path, role: str, *, formats=_FORMATS, id_col: str | None = None,
-                names: Sequence[str] | None = None, fmt: str | None = None, wanted=None) -> tuple[_Table, Path]:
+                names: Sequence[str] | None = None, fmt: str | None = None, wanted=None,
+                dictionary: Sequence[str] = ()) -> tuple[_Table, Path]:
     """Read one input file into a :class:`_Table` (text formats: every column as strings).
 
     ``names``: column names of a headerless text file. ``wanted`` (name -> bool): the
-    columns needed, used to skip reading others where the format allows (Parquet)."""
+    columns needed, used to skip reading others where the format allows (Parquet).
+    ``dictionary``: text columns of few distinct values (labels, folds) that Parquet may hand over
+    dictionary-encoded, as stored (:meth:`_Table.labels` gives the same codes either way)."""
     path, found = _check_file(path, role, formats)
     fmt = fmt or found
     if fmt in _DELIMITER:
-        table = _read_delimited(path, fmt, names=names)
+        table = _read_delimited(path, fmt, names=names, dictionary=dictionary)
     elif fmt == "jsonl":
         table = _read_jsonl(path)
     else:
-        table = _read_parquet(path, wanted)
+        table = _read_parquet(path, wanted, dictionary)
     table.id_col = id_col
     if table.n_rows == 0:
         raise InputError(f"{role} file has no rows" + (" (only a header)" if fmt in _DELIMITER and names is None else ""),
@@ -257,8 +305,10 @@ def _read_table(path, role: str, *, formats=_FORMATS, id_col: str | None = None,
     return table, path
 
 
-def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None) -> _Table:
-    """TSV/CSV with a header on line 1 (or headerless with the given column ``names``)."""
+def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None,
+                    dictionary: Sequence[str] = ()) -> _Table:
+    """TSV/CSV with a header on line 1 (or headerless with the given column ``names``); the columns
+    named in ``dictionary`` are dictionary-encoded by the parser."""
     delimiter = _DELIMITER[fmt]
     with open(path, "rb") as handle:
         first = handle.readline(MAX_LINE_BYTES + 1)
@@ -300,7 +350,9 @@ def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None)
                 path,
                 read_options=pa_csv.ReadOptions(column_names=generated, skip_rows=skip, block_size=block),
                 parse_options=pa_csv.ParseOptions(delimiter=delimiter, invalid_row_handler=on_bad_row),
-                convert_options=pa_csv.ConvertOptions(column_types={g: pa.large_string() for g in generated}),
+                convert_options=pa_csv.ConvertOptions(column_types={
+                    g: _DICTIONARY if name in dictionary and header.count(name) == 1 else pa.large_string()
+                    for g, name in zip(generated, header)}),
             )
             break
         except pa.ArrowInvalid as exc:
@@ -336,92 +388,6 @@ def _only_blank_after(path: Path, start: int) -> bool:
             if block.strip(b"\r\n"):
                 return False
     return True
-
-
-@contextmanager
-def _csv_field_limit():
-    """Python's csv module refuses fields over 128 KiB; lines are bounded by MAX_LINE_BYTES instead."""
-    old = csv.field_size_limit()
-    csv.field_size_limit(max(old, MAX_LINE_BYTES))
-    try:
-        yield
-    finally:
-        csv.field_size_limit(old)
-
-
-def _check_tsv_records(path: Path, n_rows: int, header: bool) -> None:
-    """TSV is read with CSV quoting (what pandas and R write), so a stray ``"`` at the start of a
-    field would swallow the following lines and silently shift ids and labels: one record per
-    line is required, and the first record that spans lines is an error."""
-    data = path.read_bytes()
-    if b'"' not in data:
-        return
-    lines = _data_line_numbers(path, "tsv", header, n_rows)
-    if lines is not None:
-        # one record per line; only the last can hold a quote that never closes (it runs to the end of
-        # the file, where the CSV reader would drop the quote and keep the text)
-        if lines.size:
-            last = data.rstrip(b"\r\n").rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace")
-            try:
-                list(csv.reader([last], delimiter="\t", strict=True))
-            except csv.Error:
-                raise InputError("a field starting with a double quote is never closed: TSV fields may be quoted "
-                                 "(\"...\") but the quote must close on the same line; remove the stray quote or "
-                                 "quote the field", path=path, line=int(lines[-1])) from None
-        return
-    with open(path, newline="", encoding="utf-8-sig") as handle, _csv_field_limit():
-        reader = csv.reader(handle, delimiter="\t")
-        previous = 0
-        for _ in reader:
-            if reader.line_num - previous > 1:
-                start = previous + 1
-                raise InputError(f"a field starting with a double quote runs from this line to line {reader.line_num}: "
-                                 "TSV fields may be quoted (\"...\") but one item must stay on one line; remove the "
-                                 "stray quote or quote the field", path=path, line=start)
-            previous = reader.line_num
-
-
-def _check_csv_quotes(path: Path, n_rows: int, header: bool) -> None:
-    """A quoted CSV field may span lines, but a quote that never closes runs to the end of the file,
-    where the reader drops it and keeps the text (``3,"NONE`` would read as ``NONE``): an error."""
-    data = path.read_bytes()
-    if b'"' not in data:
-        return
-    lines = _data_line_numbers(path, "csv", header, n_rows)
-    with _csv_field_limit():
-        if lines is not None:          # one record per line: only the last can be open at the end
-            if not lines.size:
-                return
-            text, line = data.rstrip(b"\r\n").rsplit(b"\n", 1)[-1].decode("utf-8", errors="replace"), int(lines[-1])
-            try:
-                list(csv.reader([text], strict=True))
-                return
-            except csv.Error:
-                pass
-        else:
-            with open(path, newline="", encoding="utf-8-sig") as handle:
-                reader = csv.reader(handle, strict=True)
-                start = 1
-                try:
-                    for _ in reader:
-                        start = reader.line_num + 1
-                    return
-                except csv.Error:
-                    line = start
-    raise InputError("a field starting with a double quote is never closed (it runs to the end of the file): "
-                     "close the quote or remove it", path=path, line=line)
-
-
-def _line_with_field_count(path: Path, delimiter: str, expected: int, skip: int) -> int | None:
-    """Line of the first record whose field count differs from ``expected`` (error path)."""
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle, _csv_field_limit():
-        reader = csv.reader(handle, delimiter=delimiter)
-        for index, fields in enumerate(reader):
-            if index < skip or not fields:
-                continue
-            if len(fields) != expected:
-                return reader.line_num
-    return None
 
 
 def _read_jsonl(path: Path) -> _Table:
@@ -511,10 +477,12 @@ def _read_jsonl_slow(path: Path) -> _Table:
     return table
 
 
-def _read_parquet(path: Path, wanted=None) -> _Table:
-    """A Parquet file; with ``wanted`` (name -> bool) only those columns are read."""
+def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = ()) -> _Table:
+    """A Parquet file; with ``wanted`` (name -> bool) only those columns are read, and the string
+    columns named in ``dictionary`` are read dictionary-encoded."""
     try:
-        names = pq.read_schema(path).names
+        schema = pq.read_schema(path)
+        names = schema.names
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
     twice = [n for k, n in enumerate(names) if n in names[:k]]
@@ -523,7 +491,9 @@ def _read_parquet(path: Path, wanted=None) -> _Table:
                          path=path)
     try:
         chosen = names if wanted is None else [n for n in names if wanted(n)]
-        result = pq.read_table(path, columns=chosen)
+        as_dict = [n for n in dictionary if n in chosen and (pa.types.is_string(schema.field(n).type)
+                                                             or pa.types.is_large_string(schema.field(n).type))]
+        result = pq.read_table(path, columns=chosen, read_dictionary=as_dict or None)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
     columns = {name: result.column(i) for i, name in enumerate(result.column_names)}

@@ -5,7 +5,7 @@
 'Opitz 2022 (paper 002), eq. 18-19'
 """
 from evalreport.measures._core import (ALIASES, POLICIES, REGISTRY, Context, Measure, Result, aliases_of, catalogue,
-                                       compute, get, register, register_alias, resolve_positive)
+                                       compute, get, register, register_alias, resolve_positive, shared_sums)
 from evalreport.measures import binary as _binary  # noqa: F401  (registers)
 from evalreport.measures import multiclass as _multiclass  # noqa: F401  (registers)
 from evalreport.measures import ordinal as _ordinal  # noqa: F401  (registers)
@@ -16,4 +16,4 @@ from evalreport.measures.evaluate import evaluate, applicable, default_measures,
 
 __all__ = ["ALIASES", "POLICIES", "REGISTRY", "Context", "Measure", "Result", "aliases_of", "catalogue", "compute",
            "get", "register", "register_alias", "bind", "for_synthetic",
-           "resolve_positive", "evaluate", "applicable", "default_measures", "catalogue_frame"]
+           "resolve_positive", "shared_sums", "evaluate", "applicable", "default_measures", "catalogue_frame"]

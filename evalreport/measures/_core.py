@@ -38,6 +38,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from evalreport.errors import MeasureError
+from evalreport.measures._shared import _QUIET, quiet_errors, shared, shared_sums  # noqa: F401  (re-exported)
 
 POLICIES = ("nan", "zero", "one", "convention")
 
@@ -102,8 +103,11 @@ class Context:
         """
         num = np.asarray(num, dtype=float)
         den = np.asarray(den, dtype=float)
-        num, den = np.broadcast_arrays(num, den)
         zero = den == 0
+        if not zero.any():                # the common case: nothing to fill or record
+            return np.asarray(np.divide(num, den))
+        num, den = np.broadcast_arrays(num, den)
+        zero = np.broadcast_to(zero, den.shape)
         out = np.full(num.shape, math.nan if reason is None else self.fill, dtype=float)
         np.divide(num, den, out=out, where=~zero)
         if reason is not None and zero.any():
@@ -125,6 +129,18 @@ class Context:
         """
         values = np.asarray(values, dtype=float)
         nan = np.isnan(values)
+        if weights is None and self.classes is None:     # plain mean: weights of 1 change no value
+            if values.shape[-1] and not nan.any():
+                return np.asarray(np.divide(values.sum(axis=-1), float(values.shape[-1])))
+            total = (~nan).sum(axis=-1).astype(float)
+            acc = np.where(nan, 0.0, values).sum(axis=-1)
+            allnan = total == 0
+            out = np.divide(acc, total, out=np.full(total.shape, np.nan), where=~allnan)
+            if nan.any():
+                self.events.append((f"undefined {what} skipped in the average", nan))
+            if allnan.any():
+                self.events.append((f"no defined {what} to average", allnan))
+            return out
         if weights is None:
             weights = np.ones_like(values)
         weights = np.broadcast_to(np.asarray(weights, dtype=float), values.shape)
@@ -458,8 +474,11 @@ def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, label
         classes = np.broadcast_to(subset, C.shape[:-2] + (K,)) if classes is None else classes & subset
     ctx = Context(C.shape[:-2], policy=policy, convention=m.convention, params=m.params,
                   positive=pos, costs=costs, n_classes=K, classes=classes, task=task, gains=bound_gains(m, K))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    if _QUIET.get():              # inside quiet_errors(): the error state is set already
         value = np.asarray(m.fn(C, ctx), dtype=float)
+    else:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            value = np.asarray(m.fn(C, ctx), dtype=float)
     return result(m, ctx, value, labels if labels is not None else [str(k) for k in range(K)], explain=explain)
 
 

@@ -25,7 +25,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from evalreport.errors import MeasureError
-from evalreport.measures._core import REGISTRY, Interval, Measure, register, register_alias
+from evalreport.measures._core import REGISTRY, Interval, Measure, register, register_alias, shared
 
 P000 = "Sebastiani 2015 (paper 000)"
 P003 = "Hand, Christen & Kirielle 2021 (paper 003)"
@@ -37,6 +37,10 @@ BINARY: dict[str, Measure] = {}
 
 def ovr_counts(C):
     """One-vs-rest counts of every class: TP, FP, FN, TN, each of shape ``(..., K)``."""
+    return shared("ovr_counts", C, _ovr_counts)
+
+
+def _ovr_counts(C):
     d = np.diagonal(C, axis1=-2, axis2=-1)
     a = C.sum(axis=-1)            # gold class sizes (row sums)
     b = C.sum(axis=-2)            # predicted class sizes (column sums)

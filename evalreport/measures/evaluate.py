@@ -5,7 +5,8 @@ import numpy as np
 import pandas as pd
 
 from evalreport.errors import MeasureError
-from evalreport.measures._core import Measure, aliases_of, catalogue, compute, get, resolve_positive, unique
+from evalreport.measures._core import (Measure, aliases_of, catalogue, compute, get, quiet_errors, resolve_positive,
+                                      shared_sums, unique)
 from evalreport.measures.subsets import bind
 
 
@@ -48,6 +49,7 @@ def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=N
             raise MeasureError("multi-label data has no positive class, cost or gain matrix")
         return evaluate_multilabel(data, measures, policy=policy)
     tensor, labels, systems, folds = _unpack(data, labels, systems)
+    tensor = np.asarray(tensor, dtype=float)      # once, not in every measure's compute
     task = getattr(data, "n_task", None)          # Counts / Runs: classes only in predictions
     if positive is not None:
         positive = resolve_positive(positive, labels, tensor.shape[-1])
@@ -57,8 +59,9 @@ def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=N
         ok, why = applicable(m, positive=positive, costs=costs)
         if not ok:
             raise MeasureError(f"measure {m.id!r}: {why}")
-    results = [compute(m, tensor, positive=positive, policy=policy, costs=costs, labels=labels, task=task)
-               for m in chosen]
+    with shared_sums(), quiet_errors():          # row, column and one-vs-rest sums once for every measure
+        results = [compute(m, tensor, positive=positive, policy=policy, costs=costs, labels=labels, task=task)
+                   for m in chosen]
     cells = int(np.prod(tensor.shape[:-2]))          # systems (x folds) per measure
     frame = {"system": np.tile(np.repeat(np.asarray(systems, dtype=object), cells // max(len(systems), 1)),
                                len(chosen))}

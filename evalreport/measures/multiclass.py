@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalreport.measures._core import REGISTRY, Measure, register, register_alias
+from evalreport.measures._core import REGISTRY, Measure, register, register_alias, shared
 from evalreport.measures.binary import P000, P004
 
 P002 = "Opitz 2022 (paper 002)"
@@ -18,6 +18,10 @@ P002 = "Opitz 2022 (paper 002)"
 
 def marginals(C):
     """(d, a, b, n): diagonal, gold sizes (row sums), predicted sizes (column sums), total."""
+    return shared("marginals", C, _marginals)
+
+
+def _marginals(C):
     return (np.diagonal(C, axis1=-2, axis2=-1), C.sum(axis=-1), C.sum(axis=-2), C.sum(axis=(-2, -1)))
 
 
@@ -279,17 +283,38 @@ def k(C, ctx):
             "t (1 - log2 t) on a symmetric 2 x 2 matrix, maximal 2/(e ln 2) = 1.0615 at t = 2/e.")
 def confusion_entropy(C, ctx):
     d, a, b, n = marginals(C)
-    off = C * (1 - np.eye(C.shape[-1]))
     K = ctx.class_count(C)       # m of the log base; a class with a_j + b_j = 0 adds no term
     s = a + b                                   # a_j + b_j
     # term with the class j on the row side (c_jk) and on the column side (c_kj)
-    row = ctx.div(off, s[..., :, None], None)
-    col = ctx.div(off, s[..., None, :], None)
-    t = np.where(off > 0, off * np.log(np.where(off > 0, row, 1.0)), 0.0).sum((-2, -1)) \
-        + np.where(off > 0, off * np.log(np.where(off > 0, col, 1.0)), 0.0).sum((-2, -1))
+    row, col = _entropy_terms(C, s)
+    t = row.sum((-2, -1)) + col.sum((-2, -1))
     base = np.log(np.maximum(2 * (K - 1), 1))   # log of 2(K-1); 0 (undefined) for one class
     return ctx.div(-ctx.div(t, 2 * n, "empty confusion matrix (N = 0)"), base,
                    "confusion entropy: only one class (log base 2(K - 1) = 0)")
+
+
+def _entropy_terms(C, s):
+    """``c_ij log(c_ij / s_i)`` and ``c_ij log(c_ij / s_j)`` at the off-diagonal cells with
+    ``c_ij > 0`` (0 elsewhere: 0 log 0 = 0), as two arrays shaped like ``C``.
+
+    Only those cells are computed (there ``s_i, s_j >= c_ij > 0``): with many classes most cells
+    are 0, and the arrays are summed exactly as full ones, so the sum is the same number."""
+    K = C.shape[-1]
+    flat = C.reshape(-1)
+    positive = flat > 0
+    if K:
+        positive.reshape(-1, K * K)[:, ::K + 1] = False       # the diagonal
+    hit = np.flatnonzero(positive)
+    c = flat[hit]
+    s = np.asarray(s, dtype=float).reshape(-1)
+    gold = hit // K                                           # (batch, i): index into s
+    pred = (hit // (K * K)) * K + hit % K                     # (batch, j)
+    out = []
+    for side in (gold, pred):
+        term = np.zeros(flat.shape)
+        term[hit] = c * np.log(c / s[side])
+        out.append(term.reshape(C.shape))
+    return out
 
 
 @_reg("correlation_distance", "Correlation distance", claims={

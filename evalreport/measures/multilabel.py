@@ -22,9 +22,17 @@ per-item statistics ``(..., n_stats)`` of :data:`evalreport.counts.multilabel.ST
 :class:`Context`. A per-item ratio with a zero denominator is an undefined case of that item; the
 policy decides it after summing: ``nan`` skips such items in the mean over items (scikit-learn's
 ``zero_division=np.nan``), ``zero`` / ``one`` count them as 0 / 1 (``zero_division=0`` / ``1``;
-scikit-learn's default ``"warn"`` behaves as 0), ``convention`` uses the record's convention. They
-are never offered for single-label data (``applicable`` is False, ``compute`` refuses them), and
-the audit does not cover them yet (a later increment).
+scikit-learn's default ``"warn"`` behaves as 0), ``convention`` uses the record's convention. The
+Hamming loss divides by N L with L the task's labels (``n_task``): a label only one system
+predicts is that system's error, not a larger denominator for every system (with such labels
+a system's Hamming loss can in principle exceed 1). They
+are never offered for single-label data (``applicable`` is False, ``compute`` refuses them).
+
+Claims. Each example-based record's ``claims`` are the verdicts its formula implies for the
+papers' properties read for label sets (:mod:`evalreport.analyses.audit.multilabel`: e.g.
+``goesgens.Max`` = the best value exactly when every predicted set is right). No paper states
+them: they are this project's analysis of each formula (one reason per claim below), and
+:func:`~evalreport.analyses.audit.multilabel.audit_multilabel` must compute the same verdicts.
 """
 from __future__ import annotations
 
@@ -44,8 +52,12 @@ __all__ = ["EXAMPLE_SOURCE", "label_record", "label_based", "label_values", "exa
 GODBOLE = "Godbole & Sarawagi 2004 (Discriminative methods for multi-labeled classification, PAKDD)"
 TSOUMAKAS = "Tsoumakas & Katakis 2007 (Multi-label classification: an overview, IJDWM), evaluation measures"
 EXAMPLE_SOURCE = f"{TSOUMAKAS}; {GODBOLE}"
-_NOTE = ("example-based multi-label measure: computed only for multi-label runs; the property audit does not "
-         "cover it yet (a later increment)")
+_NOTE = ("example-based multi-label measure: computed only for multi-label runs; audited on label sets "
+         "(evalreport.analyses.audit.multilabel)")
+
+# Claims shared by every example-based record: a mean over items of a per-item quantity that
+# treats labels alike (CSym) and never lowers when one label decision is made right (PI).
+_SHARED = {"goesgens.CSym": True, "opitz.PI": True}
 
 
 def _item_mean(stats, ctx: Context, name: str, what: str):
@@ -61,39 +73,53 @@ def _item_mean(stats, ctx: Context, name: str, what: str):
 
 
 def _example(id, label, *, formula, undefined, convention=None, convention_source="", higher=True, source=None,
-             chance_note=""):
+             chance_note="", claims=None):
     def deco(f):
         register(Measure(id=id, label=label, fn=f, kind="example", source=source or EXAMPLE_SOURCE,
                          formula=formula, range=(0.0, 1.0), higher_is_better=higher, undefined=undefined,
                          convention=convention, convention_source=convention_source, notes=_NOTE,
-                         chance_note=chance_note))
+                         chance_note=chance_note, claims={**_SHARED, **(claims or {})}))
         return f
     return deco
 
 
 @_example("subset_accuracy", "Subset accuracy (exact match)", formula="(1/N) sum_i [G_i = P_i]",
-          undefined="never (for N > 0)", source=f"{TSOUMAKAS}; scikit-learn accuracy_score on indicator matrices")
+          undefined="never (for N > 0)", source=f"{TSOUMAKAS}; scikit-learn accuracy_score on indicator matrices",
+          # one of two missing labels added: the set is still wrong (MON fails); 1 iff every set is right
+          claims={"sebastiani.MON": False, "sebastiani.SDE": True, "sebastiani.FIX": True, "goesgens.Max": True,
+                  "goesgens.Sym": True})
 def subset_accuracy(stats, ctx):
     return ctx.div(stats[..., STAT["exact"]], stats[..., STAT["items"]], "no items")
 
 
 @_example("hamming_loss", "Hamming loss", formula="(1/(N L)) sum_i |G_i symmetric-difference P_i|",
           undefined="never (for N > 0 and L > 0)", higher=False,
-          source=f"{TSOUMAKAS} (after Schapire & Singer 2000); scikit-learn hamming_loss")
+          source=f"{TSOUMAKAS} (after Schapire & Singer 2000); scikit-learn hamming_loss",
+          # every right decision removes one symmetric-difference element; the complement scores 1
+          claims={"sebastiani.MON": True, "sebastiani.SDE": True, "sebastiani.FIX": True, "goesgens.Max": True,
+                  "goesgens.Sym": True})
 def hamming_loss(stats, ctx):
     return ctx.div(stats[..., STAT["symdiff"]], stats[..., STAT["labels"]], "no items or no labels")
 
 
 @_example("example_precision", "Example-based precision", formula="(1/N) sum_i |G_i & P_i| / |P_i|",
           undefined="an item with an empty predicted set (|P_i| = 0)", convention=0.0,
-          convention_source="scikit-learn precision_score(average='samples') with its default zero_division")
+          convention_source="scikit-learn precision_score(average='samples') with its default zero_division",
+          # a subset of G scores 1 (Max); an empty gold set makes every defined value 0 (FIX); P and G
+          # exchanged gives recall (Sym); a wrong label removed while |G & P| = 0 stays 0 (MON)
+          claims={"sebastiani.MON": False, "sebastiani.SDE": False, "sebastiani.FIX": False, "goesgens.Max": False,
+                  "goesgens.Sym": False})
 def example_precision(stats, ctx):
     return _item_mean(stats, ctx, "precision", "example precision: an item with no predicted label (|P_i| = 0)")
 
 
 @_example("example_recall", "Example-based recall", formula="(1/N) sum_i |G_i & P_i| / |G_i|",
           undefined="an item with an empty gold set (|G_i| = 0)", convention=0.0,
-          convention_source="scikit-learn recall_score(average='samples') with its default zero_division")
+          convention_source="scikit-learn recall_score(average='samples') with its default zero_division",
+          # a superset of G scores 1 (Max); removing a wrong label changes nothing (MON); every gold with a
+          # label reaches 0 and 1 and an all-empty gold is undefined throughout (FIX holds where defined)
+          claims={"sebastiani.MON": False, "sebastiani.SDE": False, "sebastiani.FIX": True, "goesgens.Max": False,
+                  "goesgens.Sym": False})
 def example_recall(stats, ctx):
     return _item_mean(stats, ctx, "recall", "example recall: an item with no gold label (|G_i| = 0)")
 
@@ -101,7 +127,10 @@ def example_recall(stats, ctx):
 @_example("example_f1", "Example-based F1", formula="(1/N) sum_i 2 |G_i & P_i| / (|G_i| + |P_i|)",
           undefined="an item with empty gold and empty predicted sets (|G_i| + |P_i| = 0)", convention=1.0,
           convention_source="both sets empty: the prediction agrees exactly (as subset accuracy counts it); "
-                            "scikit-learn f1_score(average='samples', zero_division=1)")
+                            "scikit-learn f1_score(average='samples', zero_division=1)",
+          # G = {a}, P = {b} -> P = {}: 0 -> 0 (MON); an all-empty gold: 0 or undefined, never 1 (FIX)
+          claims={"sebastiani.MON": False, "sebastiani.SDE": False, "sebastiani.FIX": False, "goesgens.Max": True,
+                  "goesgens.Sym": True})
 def example_f1(stats, ctx):
     return _item_mean(stats, ctx, "f1", "example F1: an item with empty gold and predicted sets")
 
@@ -110,7 +139,10 @@ def example_f1(stats, ctx):
           formula="(1/N) sum_i |G_i & P_i| / |G_i | P_i|",
           undefined="an item with empty gold and empty predicted sets (|G_i | P_i| = 0)", convention=1.0,
           convention_source="both sets empty: exact agreement; scikit-learn jaccard_score(average='samples', "
-                            "zero_division=1)")
+                            "zero_division=1)",
+          # as example F1 (|G & P| / |G | P| is 0 or 1 exactly where 2|G & P| / (|G| + |P|) is)
+          claims={"sebastiani.MON": False, "sebastiani.SDE": False, "sebastiani.FIX": False, "goesgens.Max": True,
+                  "goesgens.Sym": True})
 def example_jaccard(stats, ctx):
     return _item_mean(stats, ctx, "jaccard", "example Jaccard: an item with empty gold and predicted sets")
 
@@ -189,9 +221,18 @@ def label_values(base: str, label_tensor, *, policy: str = "nan", params=None) -
     return np.broadcast_to(value, tp.shape).copy(), undefined
 
 
-def label_based(measure, label_tensor, *, policy: str = "nan", labels=None, explain: bool = True) -> Result:
+def label_based(measure, label_tensor, *, policy: str = "nan", labels=None, explain: bool = True,
+                n_task: int | None = None) -> Result:
     """A label-based average (macro / micro / weighted over labels, paper 004 section 2) of a
-    binary measure, for every ``(..., L, 2, 2)`` label tensor. The result carries the id asked for."""
+    binary measure, for every ``(..., L, 2, 2)`` label tensor. The result carries the id asked for.
+
+    ``n_task``: the first ``n_task`` labels are the task's label set (default: all L). Macro and
+    weighted averages run over them only: a label only some system predicted (read with
+    ``allow_unknown=True``) is a false positive of that system in the micro average and the
+    example-based measures, but under policy ``zero`` / ``one`` its 0/0 per-label value would
+    otherwise enter every OTHER system's macro average. The micro average pools TP, FP and FN of
+    every label and TN of the task's labels only (another system's TN on an invented label would
+    otherwise raise its micro accuracy or specificity)."""
     asked = get(measure)
     gen = label_record(asked)
     if gen.kind == "example":
@@ -199,10 +240,16 @@ def label_based(measure, label_tensor, *, policy: str = "nan", labels=None, expl
     f = _binary_fn(gen)
     tp, fp, fn, tn = _cells(label_tensor)
     L = tp.shape[-1]
+    if n_task is not None and gen.averaging != "micro" and n_task < L:
+        if not 0 <= n_task:
+            raise MeasureError(f"n_task must be >= 0; got {n_task}")
+        tp, fp, fn, tn = (x[..., :n_task] for x in (tp, fp, fn, tn))
+        labels = None if labels is None else list(labels)[:n_task]
+        L = n_task
     ctx = Context(tp.shape[:-1], policy=policy, convention=gen.convention, params=gen.params, n_classes=L)
     with np.errstate(divide="ignore", invalid="ignore"):
-        if gen.averaging == "micro":
-            value = f(tp.sum(-1), fp.sum(-1), fn.sum(-1), tn.sum(-1), ctx)
+        if gen.averaging == "micro":     # an invented label adds its FPs, never TNs to the other systems
+            value = f(tp.sum(-1), fp.sum(-1), fn.sum(-1), tn[..., :L if n_task is None else n_task].sum(-1), ctx)
         else:
             first = len(ctx.events)
             per_label = f(tp, fp, fn, tn, ctx)
@@ -237,7 +284,8 @@ def compute_multilabel(measure, counts: MultiLabelCounts, *, policy: str = "nan"
     m = get(measure)
     if m.kind == "example":
         return example_based(m, counts.example_stats, policy=policy, explain=explain)
-    return label_based(m, counts.label_tensor, policy=policy, labels=list(counts.labels), explain=explain)
+    return label_based(m, counts.label_tensor, policy=policy, labels=list(counts.labels), explain=explain,
+                       n_task=getattr(counts, "n_task", None))
 
 
 def multilabel_measures() -> list[Measure]:

@@ -108,6 +108,8 @@ def bind(measure, labels=None, *, gains=None) -> Measure:
     from evalreport.measures._core import get
 
     m = get(measure)
+    if not is_subset(m) and "gains" not in m.needs:     # nothing to bind (most records)
+        return m
     bound = dict(m.bound)
     changed = False
     if is_subset(m) and "subset" not in bound:

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from evalreport._atomic import atomic_dir
-from evalreport.report.build import (AUDIT_MAX_N, Stages, _execute_and_render, _needs, _short_label, analyse,
+from evalreport.report.build import (AUDIT_MAX_N, Stages, _execute_and_render, _needs, _runner, _short_label, analyse,
                                      protected_inputs, provenance, write_report_meta)
 from evalreport.report.task_sections import chart_prefixes
 
@@ -165,7 +165,8 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
         sources += _plugin_sources(plugins)
     inputs = protected_inputs(out_dir, inputs, sources, include)
     stages = Stages(progress)
-    with atomic_dir(out_dir, inputs=inputs) as staging:
+    # the kernel starts (and imports the report code) while the analyses run
+    with atomic_dir(out_dir, inputs=inputs) as staging, _runner(staging) as runner:
         tables = staging / "tables"
         done = analyse_benchmark(benchmark, tables, bootstrap=bootstrap, seed=seed, alpha=alpha, missing=missing,
                                  policy=policy, audit=audit, needs=needs, command=command, title=title,
@@ -188,7 +189,8 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
         subtitle = (f"{meta['n_systems']} systems, {meta['n_tasks']} tasks, {meta['n_items']:,} items; ranked by "
                     + (f"each task's {_short_label(meta['primary'])}" if one else "each task's primary measure"))
         paths = _execute_and_render(staging, chosen, title=title, formats=formats, engine=engine, stages=stages,
-                                    plugins=[str(Path(p).resolve()) for p in plugins or ()], subtitle=subtitle)
+                                    plugins=[str(Path(p).resolve()) for p in plugins or ()], subtitle=subtitle,
+                                    runner=runner)
         shutil.rmtree(prepared)
         if appendix:
             from evalreport.report.appendix import write_benchmark_appendix

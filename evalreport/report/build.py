@@ -255,7 +255,8 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
     own = sources if sources is not None else getattr(runs, "sources", ())
     inputs = protected_inputs(out_dir, inputs, own, include)
     stages = Stages(progress)
-    with atomic_dir(out_dir, inputs=inputs) as staging:
+    started = time.perf_counter()
+    with atomic_dir(out_dir, inputs=inputs) as staging, _runner(staging) as runner:
         tables = staging / "tables"
         result = analyse(runs, tables, primary=primary, measures=measures, positive=positive, policy=policy,
                          costs=costs, bootstrap=bootstrap, seed=seed, alpha=alpha, audit=audit,
@@ -270,10 +271,12 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
                                     plugins=[str(Path(p).resolve()) for p in plugins or ()],
                                     subtitle=f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
                                              f"{n_task} classes; primary measure "
-                                             f"{_short_label(comp.primary)}")
+                                             f"{_short_label(comp.primary)}", runner=runner)
         for name, folder in dict(include or {}).items():   # e.g. the demo's input files, as OUTDIR/data
             shutil.copytree(folder, staging / name)
+        # (stages overlap: the kernel starts during the analyses, the images are drawn beside it)
         timings = {k: round(v, 2) for k, v in stages.times.items()}
+        timings["total (building the report, the stages above)"] = round(time.perf_counter() - started, 2)
         (tables / "timings.json").write_text(json.dumps(timings, indent=1) + "\n", encoding="utf-8")
     out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}
     out.update(tables=out_dir / "tables", notebooks=out_dir / "notebooks")
@@ -324,16 +327,45 @@ def _plugin_sources(plugins) -> list:
     return out
 
 
-def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle, plugins=()) -> dict:
+#: Imported by the notebooks' kernel as soon as it starts, while the analyses run.
+_PRELOAD = ("evalreport.measures.plugins", "evalreport.report.sections")
+
+
+@contextmanager
+def _runner(staging: Path, preload=_PRELOAD):
+    """The kernel that will run the report's notebooks (``staging/notebooks``), started now so its
+    start and imports (``preload``) overlap the analyses
+    (:class:`~evalreport.report.kernel.NotebookRunner`)."""
+    from evalreport.report.kernel import NotebookRunner
+
+    with NotebookRunner(staging / "notebooks", preload=preload) as runner:
+        runner.start()
+        yield runner
+
+
+def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle, plugins=(),
+                        runner=None) -> dict:
     """Run the named notebooks (parameter: ``../tables``) into ``staging/notebooks``, then render;
     the folder also becomes a Quarto project that ``quarto render`` or ``evalreport render``
     renders again (:mod:`evalreport.report.project`). An entry of ``notebooks`` is a name of a
     shipped notebook or a tuple ``(name, source path, parameters)``: a notebook prepared for this
     report (a benchmark's task section), run with its own parameters over the common ones (both
-    kept in the manifest, so a re-render passes them again)."""
+    kept in the manifest, so a re-render passes them again).
+
+    The notebooks run one after the other in ONE kernel, ``runner`` (a
+    :class:`~evalreport.report.kernel.NotebookRunner` whose folder is ``staging/notebooks``,
+    started early by the caller) or one made here; each starts from a fresh namespace, and the
+    charts' images are drawn beside the kernel. ``stages`` also gets the time of the image drawing
+    that the notebooks did not hide and of writing the Quarto project."""
+    from evalreport.report.kernel import NotebookRunner
     from evalreport.report.project import write_project
-    from evalreport.report.render import RenderError, execute, render
+    from evalreport.report.render import RenderError, preload, render
     from evalreport.report.resources import notebooks_dir
+
+    if runner is None:
+        with NotebookRunner(staging / "notebooks", preload=_PRELOAD) as own_runner:
+            return _execute_and_render(staging, notebooks, title=title, formats=formats, engine=engine,
+                                       stages=stages, subtitle=subtitle, plugins=plugins, runner=own_runner)
 
     def _keep_failed(staging: Path, notebook: Path, message: str) -> str:
         """Copy a failed notebook and the tables it read out of ``staging`` (which is removed when the
@@ -363,26 +395,31 @@ def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, sta
         return message.replace(str(notebook), str(kept / "notebooks" / notebook.name))
 
     nb_out = staging / "notebooks"
-    nb_out.mkdir()
+    nb_out.mkdir(exist_ok=True)
     executed = []
     parameters = {"tables": "../tables"}
     if plugins:         # the kernels must know the plugins' measures (the sections look measures up by id)
         parameters["plugins"] = list(plugins)
     own: dict[str, dict] = {}
+    preload(engine)
     for i, entry in enumerate(notebooks, 1):
         name, source, extra = (entry, notebooks_dir() / f"{entry}.ipynb", None) if isinstance(entry, str) else entry
         if extra:
             own[name] = dict(extra)
         with stages.stage(f"executing notebook {i}/{len(notebooks)}: {name}.ipynb"):
             try:
-                executed.append(execute(source, nb_out / f"{name}.ipynb", {**parameters, **(extra or {})},
-                                        cwd=nb_out, progress=False))
+                executed.append(runner.execute(source, nb_out / f"{name}.ipynb", {**parameters, **(extra or {})},
+                                               images=False))
             except RenderError as exc:
                 # the staging folder is removed on the way out: name a copy the user can open
                 raise RenderError(_keep_failed(staging, nb_out / f"{name}.ipynb", str(exc))) from exc
+    with stages.stage("waiting for the chart images"):
+        runner.fill_images(executed)
+    stages.times["drawing chart images (beside the kernel)"] = runner.image_seconds
     with stages.stage(f"rendering {', '.join(formats)} ({engine} engine)"):
         paths = render(executed, staging, title=title, formats=tuple(formats), engine=engine,
                        metadata={"subtitle": subtitle})
+    with stages.stage("writing the Quarto project"):
         write_project(staging, executed, title=title, metadata={"subtitle": subtitle}, parameters=parameters,
                       formats=tuple(formats), notebook_parameters=own)
     return paths

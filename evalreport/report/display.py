@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import json
 import math
+import os
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -37,10 +38,23 @@ from typing import Any
 from evalreport import escape
 from evalreport.report.typst_table import MIME_TYPST, PROSE_EM, choose_layout, table_source, text_width
 
-__all__ = ["Chart", "Table", "Note", "Heading", "UNDEFINED_MARK", "CHART_PPI"]
+__all__ = ["Chart", "Table", "Note", "Heading", "UNDEFINED_MARK", "CHART_PPI", "VALIDATE_ENV", "chart_png_output"]
 
 #: Resolution of the static chart images (PNG). 144 = twice CSS pixel density.
 CHART_PPI = 144
+#: Set to "1" in a kernel whose executor draws the charts' PNG images itself
+#: (:class:`evalreport.report.kernel.NotebookRunner`): a chart then carries its spec under
+#: :data:`MIME_DEFERRED_PNG` instead of ``image/png``, and the executor puts the PNG in its place.
+DEFER_ENV = "EVALREPORT_DEFER_CHART_IMAGES"
+MIME_DEFERRED_PNG = "application/vnd.evalreport.deferred-png+json"
+#: Set to "0" in a kernel that runs the report's own notebooks
+#: (:class:`evalreport.report.kernel.NotebookRunner`): a :class:`Chart` then does not validate its
+#: spec against the Vega-Lite JSON schema (about 40 ms a chart, 1 s of the demo report). The
+#: builders are evalreport's own and the tests validate every chart of every report
+#: (tests/test_report.py, test_multilabel_report.py, test_benchmark_report.py); the spec is the
+#: same dict either way. Anywhere else (a notebook opened in Jupyter, a user's own chart) a chart
+#: validates, so a bad chart fails in the cell that made it.
+VALIDATE_ENV = "EVALREPORT_VALIDATE_CHARTS"
 #: Text shown in a table cell flagged undefined (the reason is given as a tooltip in HTML and
 #: as a lettered note under the table in both HTML and PDF).
 UNDEFINED_MARK = "\u2014"  # em dash
@@ -106,27 +120,22 @@ class Chart:
     """An Altair chart shown live in HTML and as a static PNG in PDF.
 
     ``name`` identifies the chart (HTML id ``chart-<name>``; keep it unique in a report).
-    ``caption`` (plain text) is shown under the chart in both formats.
+    ``caption`` (plain text) is shown under the chart in both formats. ``validate``: check the
+    spec against the Vega-Lite schema (default: yes, unless :data:`VALIDATE_ENV` is "0").
     """
 
-    def __init__(self, chart: Any, *, name: str, caption: str | None = None):
+    def __init__(self, chart: Any, *, name: str, caption: str | None = None, validate: bool | None = None):
         self.name = _check_name(name)
         self.caption = caption
-        # to_dict() validates the spec against the Vega-Lite schema: a bad chart fails in the
-        # notebook cell that made it, not in the browser.
+        if validate is None:
+            validate = os.environ.get(VALIDATE_ENV) != "0"
+        # Validated, a bad chart fails in the notebook cell that made it, not in the browser.
         # Control characters from the data (a label "a\x07b") show as U+FFFD: vl-convert's text
         # measurement panics on them and takes the whole kernel (the report) down.
-        self.spec: dict = _printable_spec(chart.to_dict())
+        self.spec: dict = _printable_spec(chart.to_dict(validate=validate))
 
     def _png(self) -> tuple[bytes, int, int]:
-        import vl_convert as vlc
-
-        png = vlc.vegalite_to_png(self.spec, ppi=CHART_PPI)
-        # PNG header: width and height are big-endian at bytes 16..24.
-        w = int.from_bytes(png[16:20], "big")
-        h = int.from_bytes(png[20:24], "big")
-        scale = CHART_PPI / 72
-        return png, round(w / scale), round(h / scale)
+        return _chart_png(self.spec)
 
     def _html(self) -> str:
         cap = f"\n<figcaption>{escape.html(self.caption)}</figcaption>" if self.caption else ""
@@ -142,22 +151,41 @@ class Chart:
         )
 
     def _repr_mimebundle_(self, include=None, exclude=None):
-        png, w, h = self._png()
-        data = {
-            _MIME_HTML: self._html(),
-            _MIME_PNG: base64.b64encode(png).decode("ascii"),
-            _MIME_PLAIN: f"<Chart {self.name}>",
-        }
-        # width/height in CSS pixels; pandoc turns them into a physical size (96 px/in).
+        data = {_MIME_HTML: self._html(), _MIME_PLAIN: f"<Chart {self.name}>"}
         # pandoc's ipynb reader turns these keys into image attributes, which our Typst
         # filter reads (the caption makes a figure).
-        png_meta: dict = {"width": w, "height": h, "alt": self.caption or self.name}
+        png_meta: dict = {"alt": self.caption or self.name}
         if self.caption:
             png_meta["caption"] = self.caption
-        return data, {_MIME_PNG: png_meta}
+        if os.environ.get(DEFER_ENV) == "1":     # the executor draws the image (in parallel)
+            data[MIME_DEFERRED_PNG] = {"spec": self.spec}
+            return data, {MIME_DEFERRED_PNG: png_meta}
+        png, w, h = chart_png_output(self.spec)
+        data[_MIME_PNG] = png
+        # width/height in CSS pixels; pandoc turns them into a physical size (96 px/in).
+        return data, {_MIME_PNG: {"width": w, "height": h, **png_meta}}
 
     def __repr__(self) -> str:
         return f"Chart(name={self.name!r})"
+
+
+def _chart_png(spec: dict) -> tuple[bytes, int, int]:
+    """The static image of a Vega-Lite ``spec`` (vl-convert, :data:`CHART_PPI`) and its size in CSS pixels."""
+    import vl_convert as vlc
+
+    png = vlc.vegalite_to_png(spec, ppi=CHART_PPI)
+    # PNG header: width and height are big-endian at bytes 16..24.
+    w = int.from_bytes(png[16:20], "big")
+    h = int.from_bytes(png[20:24], "big")
+    scale = CHART_PPI / 72
+    return png, round(w / scale), round(h / scale)
+
+
+def chart_png_output(spec: dict) -> tuple[str, int, int]:
+    """What a chart's display data holds for its static image: the PNG of ``spec`` as base64 text
+    (as in a notebook), and its width and height in CSS pixels."""
+    png, w, h = _chart_png(spec)
+    return base64.b64encode(png).decode("ascii"), w, h
 
 
 def _escape_md_cell(text: str) -> str:

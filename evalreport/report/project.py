@@ -14,7 +14,8 @@ After ``evalreport report`` (or ``demo``, ``simulate``) the folder holds, next t
 
 :func:`rerender` (``evalreport render DIR``) renders the folder again from
 ``notebooks/*.ipynb`` and ``templates/``: a notebook whose code changed is executed again
-with papermill against the folder's ``tables/`` (all of them with ``execute_all``); a
+with papermill against the folder's ``tables/`` (all of them with ``execute_all``; one kernel for
+all, :class:`~evalreport.report.kernel.NotebookRunner`); a
 notebook whose markdown alone changed is only re-rendered. The analyses never run again.
 When a file of ``tables/`` changed since the notebooks ran (a hash of the tables is in the
 manifest), every notebook is executed again, so the report shows what the tables say. The
@@ -144,14 +145,16 @@ def rerender(folder: Path, *, engine: str = "auto", formats: Sequence[str] | Non
              stages=None) -> dict[str, Path]:
     """Render the report in ``folder`` again from its notebooks and templates (see the module doc)."""
     from evalreport.report.build import Stages
-    from evalreport.report.render import FORMATS, execute, render
+    from evalreport.report.kernel import NotebookRunner
+    from evalreport.report.render import FORMATS, render
 
     folder = Path(folder)
     manifest = read_manifest(folder)
     stages = stages or Stages(False)
     formats = tuple(formats or manifest.get("formats") or FORMATS)
     names = manifest["notebooks"]
-    with atomic_dir(folder) as staging:
+    # the notebooks executed again share one kernel (started at the first one; none if none is)
+    with atomic_dir(folder) as staging, NotebookRunner(staging / "notebooks") as runner:
         _copy_report(folder, staging)
         nb_dir = staging / "notebooks"
         executed = []
@@ -162,9 +165,8 @@ def rerender(folder: Path, *, engine: str = "auto", formats: Sequence[str] | Non
             if execute_all or changed or tables_changed:
                 why = "code changed" if changed else "tables changed" if tables_changed else "--execute"
                 with stages.stage(f"executing notebook {i}/{len(names)}: {name}.ipynb ({why})"):
-                    execute(src, out, {**manifest.get("parameters", {}),
-                                       **manifest.get("notebook_parameters", {}).get(name, {})},
-                            cwd=nb_dir, progress=False)
+                    runner.execute(src, out, {**manifest.get("parameters", {}),
+                                              **manifest.get("notebook_parameters", {}).get(name, {})})
             executed.append(out)
         resources = staging if (staging / "templates").is_dir() else None
         with stages.stage(f"rendering {', '.join(formats)} ({engine} engine)"):

@@ -32,11 +32,14 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from evalreport.report.display import MIME_DEFERRED_PNG as _MIME_DEFERRED_PNG
 from evalreport.report.output import RenderError, check_offline
 from evalreport.report.quarto import fresh_name, quarto_commands, quarto_project
 from evalreport.report.resources import templates_dir
@@ -65,13 +68,14 @@ METADATA_KEYS = ("subtitle", "author", "date", "lang")
 # Execution
 # --------------------------------------------------------------------------------------------
 @contextlib.contextmanager
-def _running_interpreter_kernel(where: Path | None = None) -> Iterator[None]:
+def _running_interpreter_kernel(where: Path | None = None, env: Mapping[str, str] | None = None) -> Iterator[None]:
     """Make the ``python3`` kernel mean *this* interpreter while executing.
 
     jupyter_client already maps ``python3`` to ``sys.executable`` when no ``python3``
     kernelspec is installed, but a user-level one (pointing at another Python) would win. A
     private kernelspec first on JUPYTER_PATH removes that doubt without installing anything.
     It is written under ``where`` (a report's staging folder, swept if the process is killed).
+    ``env``: variables set in the kernel's environment (the kernelspec's ``env``).
     """
     with tempfile.TemporaryDirectory(prefix=".evalreport-kernel-", dir=where) as tmp:
         spec_dir = Path(tmp) / "kernels" / "python3"
@@ -84,6 +88,8 @@ def _running_interpreter_kernel(where: Path | None = None) -> Iterator[None]:
             "language": "python",
             "metadata": {"debugger": False},
         }
+        if env:
+            spec["env"] = dict(env)
         (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
         old = os.environ.get("JUPYTER_PATH")
         os.environ["JUPYTER_PATH"] = tmp if not old else tmp + os.pathsep + old
@@ -190,6 +196,8 @@ def _load_executed(path: Path):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 raise RenderError(f"{path.name} contains a failed cell: {out.get('ename')}")
+            if _MIME_DEFERRED_PNG in out.get("data", {}):   # its executor stopped before drawing it
+                raise RenderError(f"{path.name} lacks a chart's image: execute it again")
         # Warnings and logging on stderr are not part of a report.
         cell.outputs = [
             o for o in cell.get("outputs", []) if not (o.output_type == "stream" and o.name == "stderr")
@@ -417,14 +425,20 @@ def _builtin_pdf(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping
     started = time.perf_counter()
     blocks: list = []
     api_version = None
-    for i, (name, nb) in enumerate(notebooks):
+
+    def read(i: int, name: str, nb) -> str:
         src = work / f"nb{i:02d}.ipynb"
         nbformat.write(nb, str(src))
-        out = _run(
+        return _run(
             [pandoc, src.name, "--from=ipynb", "--to=json", "--ipynb-output=all",
              f"--lua-filter={tdir / 'select-output.lua'}", "--extract-media=media"],
             cwd=work, what=f"pandoc (reading {name})",
         )
+
+    # one pandoc per notebook, side by side (separate processes; the media names are content hashes)
+    with ThreadPoolExecutor(max_workers=min(len(notebooks), os.cpu_count() or 1) or 1) as pool:
+        read_out = list(pool.map(read, range(len(notebooks)), *zip(*notebooks))) if notebooks else []
+    for out in read_out:
         doc = json.loads(out)
         api_version = doc["pandoc-api-version"]
         blocks.extend(doc["blocks"])
@@ -452,6 +466,26 @@ def _builtin_pdf(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping
 # --------------------------------------------------------------------------------------------
 # Entry point
 # --------------------------------------------------------------------------------------------
+def preload(engine: str = "auto") -> threading.Thread:
+    """Import what the ``engine``'s renderer needs in a daemon thread, and return it: a report's
+    process calls this while its kernel executes the notebooks (nbconvert alone takes ~1 s)."""
+    modules = (("nbformat", "jinja2", "nbconvert", "pypandoc", "typst") if _resolve_engine(engine) == "builtin"
+               else ("nbformat",))
+
+    def run() -> None:
+        import importlib
+
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except ImportError:   # reported where it is used
+                pass
+
+    thread = threading.Thread(target=run, name="evalreport-preload-render", daemon=True)
+    thread.start()
+    return thread
+
+
 def _resolve_engine(engine: str) -> str:
     if engine not in ENGINES:
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
@@ -498,13 +532,19 @@ def render(
     try:
         built: dict[str, Path] = {}
         if engine == "builtin":
-            for fmt in formats:
+            def build(fmt: str) -> Path:
                 started = time.perf_counter()
                 if fmt == "html":
-                    built[fmt] = _builtin_html(notebooks, stage, meta, tdir)
+                    path = _builtin_html(notebooks, stage, meta, tdir)
                 else:
-                    built[fmt] = _builtin_pdf(notebooks, stage / "pdf", meta, tdir)
+                    path = _builtin_pdf(notebooks, stage / "pdf", meta, tdir)
                 log.info("builtin %s in %.2f s", fmt, time.perf_counter() - started)
+                return path
+
+            # the PDF (pandoc and typst, outside the GIL) beside the HTML page (nbconvert)
+            with ThreadPoolExecutor(max_workers=len(formats)) as pool:
+                futures = {fmt: pool.submit(build, fmt) for fmt in formats}
+                built = {fmt: futures[fmt].result() for fmt in formats}
         else:
             from evalreport.report.quarto import render_quarto
 

@@ -29,7 +29,6 @@ import hashlib
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from evalreport.errors import MeasureError
 from evalreport.measures import compute, for_synthetic

@@ -216,7 +216,8 @@ class RobustnessSections(ReportBase):
         caption = "Recall, precision and F1 of every class for every system."
         if len(classes) > MAX_CLASSES_SHOWN:
             f1 = pc[pc["metric"] == "f1"]
-            spread = f1.groupby("class")["value"].agg(lambda v: np.nanmax(v) - np.nanmin(v) if v.notna().any() else 0)
+            by_class = f1.groupby("class")["value"]
+            spread = (by_class.max() - by_class.min()).fillna(0)    # (NaN skipped; a class of NaN only: 0)
             keep = spread.sort_values(ascending=False).index[:MAX_CLASSES_SHOWN]
             pc = pc[pc["class"].isin(keep)]
             caption += f" Only the {MAX_CLASSES_SHOWN} of {len(classes)} classes where the systems' F1 differ most."

@@ -1,0 +1,290 @@
+"""Execute a report's notebooks one after the other in ONE kernel, charts' images drawn beside it.
+
+:func:`evalreport.report.render.execute` starts a kernel per notebook: each pays the kernel's
+start, the imports of the report code and vl-convert's first image again (about 3 s of a
+notebook's 4 s in the demo). :class:`NotebookRunner` starts one kernel (the running
+interpreter, as ``execute`` does), may start it early (while the analyses run) and import what
+the notebooks need, then runs any number of notebooks with papermill, each as if in a kernel of
+its own: before each one the kernel's namespace is emptied and its execution counter set back
+to 1 (IPython's ``reset(new_session=True)``), so the executed notebook is the one a fresh kernel
+writes (same cells, outputs and execution counts; papermill's timing metadata aside).
+
+The static image of a chart (the PNG the PDF shows, :class:`~evalreport.report.display.Chart`)
+costs 0.1-0.7 s of vl-convert per chart. In the runner's kernel a chart leaves it out and names
+its spec instead (:data:`~evalreport.report.display.MIME_DEFERRED_PNG`; the kernel is told by
+:data:`~evalreport.report.display.DEFER_ENV`); the runner draws the image in a thread of this
+process while the kernel goes on to the next cell (the kernel and the thread use the two
+cores), once per distinct spec, and puts it into the notebook where the chart would have: the
+notebook on disk holds the same display data as one executed the plain way. A kernel started
+elsewhere (Jupyter, ``quarto render --execute``) draws its images itself.
+"""
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from evalreport.report.display import DEFER_ENV, MIME_DEFERRED_PNG, VALIDATE_ENV, chart_png_output
+from evalreport.report.output import RenderError
+
+__all__ = ["NotebookRunner", "fill_chart_images"]
+
+log = logging.getLogger("evalreport.report")
+
+#: Run silently in the kernel before each notebook: a fresh namespace, execution counts from 1.
+_RESET = "get_ipython().reset(new_session=True)"
+
+
+def _spec_key(spec: Any) -> str:
+    return hashlib.sha256(json.dumps(spec, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+class _ChartImages:
+    """Static chart images drawn in a worker thread, each distinct spec once."""
+
+    def __init__(self, workers: int = 1):
+        self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalreport-chart")
+        self._futures: dict[str, Future] = {}
+        self._lock = threading.Lock()
+        self.seconds = 0.0
+
+    def _draw(self, spec):
+        started = time.perf_counter()
+        try:
+            return chart_png_output(spec)
+        finally:
+            with self._lock:
+                self.seconds += time.perf_counter() - started
+
+    def warm(self) -> None:
+        """Draw a tiny chart: vl-convert's first image pays its engine's start (about 0.7 s)."""
+        self.submit({"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "data": {"values": [{"a": 1}]},
+                     "mark": "point", "encoding": {"x": {"field": "a", "type": "quantitative"}}})
+
+    def submit(self, spec) -> Future:
+        key = _spec_key(spec)
+        if key not in self._futures:
+            self._futures[key] = self._pool.submit(self._draw, spec)
+        return self._futures[key]
+
+    def submit_outputs(self, outputs) -> None:
+        for out in outputs or ():
+            deferred = out.get("data", {}).get(MIME_DEFERRED_PNG) if isinstance(out, Mapping) else None
+            if deferred is not None:
+                self.submit(deferred["spec"])
+
+    def result(self, spec):
+        return self.submit(spec).result()
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+def fill_chart_images(nb, draw) -> int:
+    """Replace every deferred chart image of the notebook ``nb`` (in place) by its PNG, drawn by
+    ``draw(spec) -> (base64 PNG, width, height)``; return how many were filled."""
+    n = 0
+    for cell in nb.cells:
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else ():
+            data = out.get("data")
+            if not data or MIME_DEFERRED_PNG not in data:
+                continue
+            png, width, height = draw(data.pop(MIME_DEFERRED_PNG)["spec"])
+            data["image/png"] = png
+            meta = out.setdefault("metadata", {})
+            image_meta = dict(meta.pop(MIME_DEFERRED_PNG, {}))
+            meta["image/png"] = {"width": width, "height": height, **image_meta}
+            n += 1
+    return n
+
+
+class NotebookRunner:
+    """Execute notebooks in one kernel whose working directory is ``cwd``.
+
+    ``preload``: modules the kernel imports as soon as it starts (silently, while this process
+    does something else). Use as a context manager (the kernel is shut down on exit); the kernel
+    starts at :meth:`start` or at the first :meth:`execute`.
+    """
+
+    def __init__(self, cwd: Path, *, preload: Sequence[str] = (), image_workers: int = 1):
+        self.cwd = Path(cwd)
+        self.preload = tuple(preload)
+        self._images = _ChartImages(image_workers)
+        self._km = None
+        self._kernelspec = None
+        self._started = False
+        self._preloading = None
+        self._clients: list = []
+
+    # -- lifecycle ---------------------------------------------------------------------------
+    def __enter__(self) -> "NotebookRunner":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def start(self) -> "NotebookRunner":
+        """Start the kernel (and the image thread's vl-convert) now, import ``preload`` in it."""
+        if self._started:
+            return self
+        from jupyter_core.utils import run_sync
+
+        from evalreport.report.render import _quiet_kernel_manager, _running_interpreter_kernel
+
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        self._images.warm()
+        self._kernelspec = _running_interpreter_kernel(self.cwd, env={DEFER_ENV: "1", VALIDATE_ENV: "0"})
+        self._kernelspec.__enter__()
+        try:
+            clients = self._clients
+
+            class _Tracked(_quiet_kernel_manager()):
+                """Remembers its clients: papermill opens one per notebook and leaves it open when
+                the kernel is not its own; the runner closes them."""
+
+                def client(self, **kwargs):
+                    kc = super().client(**kwargs)
+                    clients.append(kc)
+                    return kc
+
+            self._km = _Tracked(kernel_name="python3")
+            # as nbclient starts a kernel: IPython's history in memory, not in the user's profile
+            run_sync(self._km.start_kernel)(cwd=str(self.cwd),
+                                            extra_arguments=["--HistoryManager.hist_file=:memory:"])
+            self._started = True
+            if self.preload:   # in a thread: the kernel takes about a second to answer
+                self._preloading = threading.Thread(target=self._preload, name="evalreport-preload", daemon=True)
+                self._preloading.start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def close(self) -> None:
+        from jupyter_core.utils import run_sync
+
+        self._wait_preload()
+        self._close_clients()
+        if self._km is not None:
+            try:
+                if self._started:
+                    run_sync(self._km.shutdown_kernel)(now=False)
+            except Exception as exc:   # a kernel that died already: nothing left to stop
+                log.debug("kernel shutdown: %s", exc)
+            self._km = None
+        self._started = False
+        if self._kernelspec is not None:
+            self._kernelspec.__exit__(None, None, None)
+            self._kernelspec = None
+        self._images.close()
+
+    def _close_clients(self) -> None:
+        while self._clients:
+            kc = self._clients.pop()
+            try:
+                kc.stop_channels()
+            except Exception as exc:   # (a client that never started)
+                log.debug("closing a kernel client: %s", exc)
+
+    def _preload(self) -> None:
+        try:
+            asyncio.run(self._silent("\n".join(f"import {m}" for m in self.preload)))
+        except Exception as exc:   # the notebook that imports it says what is wrong, in its cell
+            log.debug("preloading %s failed: %s", self.preload, exc)
+
+    def _wait_preload(self) -> None:
+        if self._preloading is not None:
+            self._preloading.join()
+            self._preloading = None
+
+    async def _silent(self, code: str, *, wait: bool = True) -> None:
+        """Run ``code`` in the kernel without output or history; with ``wait``, until it is done."""
+        kc = self._km.client()
+        kc.start_channels()
+        try:
+            await kc.wait_for_ready(timeout=60)
+            msg_id = kc.execute(code, silent=True, store_history=False)
+            while wait:
+                reply = await kc.get_shell_msg(timeout=600)
+                if reply["parent_header"].get("msg_id") != msg_id:
+                    continue
+                if reply["content"].get("status") != "ok":
+                    raise RenderError(f"the report kernel could not run {code!r}: "
+                                      f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}")
+                break
+        finally:
+            kc.stop_channels()
+
+    @property
+    def image_seconds(self) -> float:
+        """Time the image thread spent drawing chart images so far."""
+        return self._images.seconds
+
+    # -- execution ---------------------------------------------------------------------------
+    def execute(self, notebook: Path, out: Path, parameters: Mapping[str, Any], *, images: bool = True) -> Path:
+        """Run ``notebook`` with papermill in this runner's kernel, injecting ``parameters``; write
+        it, chart images filled in, to ``out``. A failing cell raises :class:`RenderError` naming
+        the notebook and the cell, the partly executed notebook (images filled) left at ``out``,
+        as :func:`~evalreport.report.render.execute` does.
+
+        ``images=False``: return without waiting for the chart images (the kernel can go on to
+        the next notebook while they are drawn); :meth:`fill_images` puts them in later."""
+        import nbformat
+        import papermill as pm
+        from jupyter_core.utils import run_sync
+
+        notebook, out = Path(notebook), Path(out)
+        if not notebook.is_file():
+            raise RenderError(f"notebook not found: {notebook}")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        self.start()
+        if not run_sync(self._km.is_alive)():
+            raise RenderError(f"{notebook.name}: the report kernel died before it could run")
+        self._wait_preload()
+        run_sync(self._silent)(_RESET)
+        started = time.perf_counter()
+        drawer = self._images
+
+        def on_cell_executed(cell, cell_index, execute_reply):   # draw while the kernel goes on
+            drawer.submit_outputs(cell.get("outputs"))
+
+        failure = None
+        try:
+            pm.execute_notebook(str(notebook), str(out), parameters=dict(parameters), kernel_name="python3",
+                                language="python", progress_bar=False, cwd=str(self.cwd), km=self._km,
+                                on_cell_executed=on_cell_executed)
+        except pm.PapermillExecutionError as exc:
+            first = next((line.strip() for line in str(exc.evalue).splitlines() if line.strip()), "")
+            failure = RenderError(f"{notebook.name}: cell {exc.cell_index} failed: {exc.ename}"
+                                  f"{': ' + first if first else ''} (partly executed notebook: {out})")
+            failure.__cause__ = exc
+        finally:
+            self._close_clients()
+        if failure is not None:
+            if out.is_file():
+                self.fill_images([out])
+            raise failure
+        if images:
+            self.fill_images([out])
+        log.info("executed %s in %.2f s (one kernel)", notebook.name, time.perf_counter() - started)
+        return out
+
+    def fill_images(self, executed: Sequence[Path]) -> None:
+        """Put the chart images, drawn or waited for now, into the ``executed`` notebooks (files)."""
+        import nbformat
+
+        for path in executed:
+            nb = nbformat.read(str(path), as_version=4)
+            try:
+                filled = fill_chart_images(nb, self._images.result)
+            except Exception as exc:   # vl-convert's errors are plain exceptions (ValueError...)
+                raise RenderError(f"{Path(path).name}: a chart's image could not be drawn: {exc}") from exc
+            if filled:
+                nbformat.write(nb, str(path))

@@ -1,0 +1,161 @@
+"""Build the multi-label report (issue 13): label sets in, one report folder out.
+
+    MultiLabelRuns -> compare_multilabel (every table of the comparison)
+                   -> tables/*.csv + *.json   (the comparison's tables, plus label_frequency,
+                                               set_sizes, measures, inputs, report.json)
+                   -> notebooks: multilabel.ipynb, appendix.ipynb (parameter: the tables folder)
+                   -> render (one HTML page, one PDF)
+
+The layout and the guarantees are those of :func:`evalreport.report.build.build_report`: built in
+a staging folder and swapped into place atomically (a failure leaves the previous output as it
+was), an output folder that holds an input is refused, the folder is a project that ``evalreport
+render DIR`` renders again, and ``tables/timings.json`` records the time of every stage.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from evalreport._atomic import atomic_dir
+from evalreport.report.build import (_PRELOAD as _REPORT_PRELOAD, Stages, _execute_and_render, _plugin_sources,
+                                     _runner, _short_label, _write_frames, protected_inputs, provenance)
+
+__all__ = ["build_multilabel_report", "analyse_multilabel", "label_frequency_frame", "set_size_frame",
+           "MULTILABEL_NOTEBOOKS"]
+
+#: The notebooks of a multi-label report, in order.
+MULTILABEL_NOTEBOOKS = ("multilabel", "appendix")
+#: Imported by the notebooks' kernel as soon as it starts, while the analyses run.
+_PRELOAD = (*_REPORT_PRELOAD, "evalreport.report.sections.multilabel")
+
+
+def label_frequency_frame(runs) -> pd.DataFrame:
+    """How often each label is given, by the gold sets and by each system's predictions:
+    label, source (``gold`` or a system), role (gold | system), count (items with the label),
+    share (count / items). Labels in the runs' order."""
+    gold = np.asarray(runs.gold, dtype=bool)
+    sets = np.concatenate([gold[None], np.asarray(runs.pred, dtype=bool)])      # (1 + S, N, L)
+    n, L = gold.shape
+    counts = sets.sum(axis=1)                                                    # (1 + S, L)
+    sources = np.asarray(["gold", *runs.systems], dtype=object)
+    return pd.DataFrame({"label": np.tile(np.asarray(runs.labels, dtype=object), len(sources)),
+                         "source": np.repeat(sources, L),
+                         "role": np.repeat(np.asarray(["gold"] + ["system"] * (len(sources) - 1), dtype=object), L),
+                         "count": counts.ravel().astype(np.int64),
+                         "share": counts.ravel() / n if n else np.full(counts.size, np.nan)})
+
+
+def set_size_frame(runs) -> pd.DataFrame:
+    """The distribution of labels per item (the set size), for the gold sets and each system:
+    source, role, size (0, 1, ... the largest seen in any source), items, share. Every size from
+    0 to the largest is listed for every source (zero rows included), so each source's rows are
+    a histogram."""
+    gold = np.asarray(runs.gold, dtype=bool)
+    sets = np.concatenate([gold[None], np.asarray(runs.pred, dtype=bool)])
+    n = gold.shape[0]
+    sizes = sets.sum(axis=-1)                                                    # (1 + S, N)
+    top = int(sizes.max()) if sizes.size else 0
+    hist = np.stack([np.bincount(row, minlength=top + 1) for row in sizes]) if n else \
+        np.zeros((len(sets), top + 1), dtype=np.int64)
+    sources = np.asarray(["gold", *runs.systems], dtype=object)
+    roles = np.asarray(["gold"] + ["system"] * (len(sources) - 1), dtype=object)
+    k = top + 1
+    return pd.DataFrame({"source": np.repeat(sources, k), "role": np.repeat(roles, k),
+                         "size": np.tile(np.arange(k), len(sources)), "items": hist.ravel().astype(np.int64),
+                         "share": hist.ravel() / n if n else np.full(hist.size, np.nan)})
+
+
+def analyse_multilabel(runs, tables: Path, *, primary: str = "f1_macro", measures=None, policy: str = "nan",
+                       bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05, stages=None, sources=None,
+                       title: str = "Multi-label evaluation report", command: str | None = None,
+                       **options) -> dict:
+    """Every analysis of a multi-label report, written into ``tables`` (which must not exist):
+    :func:`~evalreport.analyses.multilabel.compare_multilabel`, its tables and manifest, the label
+    frequencies and set sizes (:func:`label_frequency_frame`, :func:`set_size_frame`), the
+    definitions of the measures, the inputs with their SHA-256, and ``report.json`` (title, facts,
+    settings, provenance). ``options`` go to ``compare_multilabel`` (e.g. ``randomization``,
+    ``calibration_reference``, ``audit``); one it does not take is a TypeError. Returns ``comparison``
+    and ``meta``."""
+    import inspect
+
+    from evalreport.analyses.multilabel import compare_multilabel
+    from evalreport.measures import catalogue_frame
+
+    stages = stages or Stages(False)
+    tables = Path(tables)
+    S, L, N = len(runs.systems), len(runs.labels), int(np.asarray(runs.gold).shape[0])
+    known = inspect.signature(compare_multilabel).parameters
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise TypeError(f"compare_multilabel takes no option(s) {', '.join(unknown)}")
+    extra = {k: v for k, v in options.items() if v is not None}
+    with stages.stage(f"comparing {S} systems on {N:,} items and {L} labels"
+                      + (f" ({bootstrap} bootstrap resamples)" if bootstrap else "")):
+        comp = compare_multilabel(runs, measures=measures, primary=primary, policy=policy, bootstrap=bootstrap,
+                                  seed=seed, alpha=alpha, **extra)
+    comp.to_dir(tables)
+    sources = tuple(sources if sources is not None else getattr(runs, "sources", ()))
+    frames = {"label_frequency": label_frequency_frame(runs), "set_sizes": set_size_frame(runs),
+              "measures": catalogue_frame(comp.measures),
+              "inputs": pd.DataFrame([{"role": s.role, "system": s.system or "", "path": s.path, "rows": s.rows,
+                                       "sha256": s.sha256} for s in sources],
+                                     columns=["role", "system", "path", "rows", "sha256"])}
+    _write_frames(tables, frames)
+    n_task = int(getattr(runs, "n_task", None) or L)
+    meta = {"title": title, "task": "multilabel", "primary": comp.primary, "n_items": N, "n_labels": n_task,
+            "n_classes": n_task, "n_prediction_only": L - n_task, "n_systems": S, "policy": policy,
+            "bootstrap": bootstrap, "seed": seed, "alpha": alpha, "needs": [],
+            "pairwise_test": comp.settings.get("pairwise_test", "bootstrap"),
+            "settings": dict(comp.settings), "provenance": provenance(command, sources)}
+    (tables / "report.json").write_text(json.dumps(meta, indent=1, default=str) + "\n", encoding="utf-8")
+    return {"comparison": comp, "meta": meta}
+
+
+def build_multilabel_report(runs, out_dir, *, title: str = "Multi-label evaluation report",
+                            primary: str = "f1_macro", measures=None, policy: str = "nan", bootstrap: int = 1000,
+                            seed: int = 0, alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto",
+                            command: str | None = None, progress: bool = True, sources=None, include=None,
+                            inputs=(), plugins=(), **options) -> dict[str, Path]:
+    """One report folder for a :class:`~evalreport.inputs.multilabel.MultiLabelRuns`: findings,
+    overview (cardinality, label frequencies, labels per item), leaderboard, every measure, rank
+    correlation, the per-label view, label errors, pairwise tests, prevalence calibration per
+    label, chance baselines for sets, the audit of the example-based measures and the appendix
+    (the sections of :mod:`evalreport.report.sections.multilabel`; a table the comparison does
+    not have leaves its section out).
+
+    ``out_dir`` receives ``report.html`` and ``report.pdf`` (per ``formats``), ``notebooks/``,
+    ``tables/`` (every table as CSV and JSON, ``report.json``, ``timings.json``). ``sources``:
+    the input files to record (default: the runs' own); ``include``: name -> folder copied into the
+    report (the demo's ``data/``); ``inputs``: paths ``out_dir`` must not hold; ``plugins``: plugin
+    files whose measures are used (recorded with their SHA-256, loaded in the kernels);
+    ``options``: passed to ``compare_multilabel`` (:func:`analyse_multilabel`). Returns the paths.
+    """
+    out_dir = Path(out_dir)
+    own = list(sources if sources is not None else getattr(runs, "sources", ()))
+    if plugins:
+        own += _plugin_sources(plugins)
+    guarded = protected_inputs(out_dir, inputs, own, include)
+    stages = Stages(progress)
+    # the kernel starts (and imports the report code) while the analyses run
+    with atomic_dir(out_dir, inputs=guarded) as staging, _runner(staging, _PRELOAD) as runner:
+        tables = staging / "tables"
+        done = analyse_multilabel(runs, tables, primary=primary, measures=measures, policy=policy,
+                                  bootstrap=bootstrap, seed=seed, alpha=alpha, stages=stages, sources=own,
+                                  title=title, command=command, **options)
+        meta = done["meta"]
+        subtitle = (f"{meta['n_systems']} systems, {meta['n_items']:,} items, {meta['n_labels']} labels (multi-label); "
+                    f"primary measure {_short_label(meta['primary'])}")
+        paths = _execute_and_render(staging, list(MULTILABEL_NOTEBOOKS), title=title, formats=formats, engine=engine,
+                                    stages=stages, plugins=[str(Path(p).resolve()) for p in plugins or ()],
+                                    subtitle=subtitle, runner=runner)
+        for name, folder in dict(include or {}).items():   # e.g. the demo's input files, as OUTDIR/data
+            shutil.copytree(folder, staging / name)
+        timings = {k: round(v, 2) for k, v in stages.times.items()}
+        (tables / "timings.json").write_text(json.dumps(timings, indent=1) + "\n", encoding="utf-8")
+    out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}
+    out.update(tables=out_dir / "tables", notebooks=out_dir / "notebooks")
+    return out
