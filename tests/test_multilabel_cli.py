@@ -131,30 +131,19 @@ def test_demo_takes_one_example(tmp_path):
     assert not (tmp_path / "d").exists()
 
 
-def test_report_bad_input_one_line_exit_2_nothing_written(tmp_path):
-    paths = write_multilabel(GOLD, RUNS, LABELS, IDS, tmp_path / "data", layout="list")
-    bad = tmp_path / "data" / "bad.jsonl"
-    bad.write_text('{"id": "item0", "label": ["joy"]}\n{"id": "item0", "label": ["fear"]}\n')
-    out_dir = tmp_path / "rep"
-    rc, out, err = cli("report", paths["gold"], paths["runs"]["good"], bad, "-o", out_dir, "--bootstrap", "10")
-    assert rc == 2 and out == ""
-    assert err.strip().splitlines() == [f"evalreport: error: {bad}, line 2, id 'item0': duplicate id 'item0' "
-                                        "(first at line 1)"]
-    assert not out_dir.exists() and list(tmp_path.iterdir()) == [tmp_path / "data"]
-
-
 def test_measure_without_meaning_for_sets(tmp_path):
     paths = write_multilabel(GOLD, RUNS, LABELS, IDS, tmp_path, layout="list")
     rc, out, err = cli("score", paths["gold"], *paths["runs"].values(), "--measures", "accuracy,example_f1")
     assert rc == 2 and out == "" and "'accuracy'" in err and len(err.strip().splitlines()) == 1
 
 
-def test_bad_input_one_line_exit_2_nothing_written(tmp_path):
+@pytest.mark.parametrize("command,out_option", [("compare", "--out"), ("report", "-o")])
+def test_bad_input_one_line_exit_2_nothing_written(tmp_path, command, out_option):
     paths = write_multilabel(GOLD, RUNS, LABELS, IDS, tmp_path / "data", layout="list")
     bad = tmp_path / "data" / "bad.jsonl"
     bad.write_text('{"id": "item0", "label": ["joy"]}\n{"id": "item0", "label": ["fear"]}\n')
     out_dir = tmp_path / "out"
-    rc, out, err = cli("compare", paths["gold"], paths["runs"]["good"], bad, "--out", out_dir, "--bootstrap", "10")
+    rc, out, err = cli(command, paths["gold"], paths["runs"]["good"], bad, out_option, out_dir, "--bootstrap", "10")
     assert rc == 2 and out == ""
     assert err.strip().splitlines() == [f"evalreport: error: {bad}, line 2, id 'item0': duplicate id 'item0' "
                                         "(first at line 1)"]

@@ -25,6 +25,21 @@ _TEXT_COLUMNS = ("paper", "system", "system_a", "system_b", "class", "gold", "pr
                  "measure_b", "fold", "label", "members", "role", "path", "sha256")
 
 
+def wide_scores(scores: pd.DataFrame, measures, systems) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The ``scores`` table (long: measure, system, value, undefined, reason) as three measures x
+    systems frames in the given orders: the values, the mark of every cell that has no value (a
+    defined average with a skipped class keeps its number, unmarked) and the 0/0 reason of each
+    marked cell (empty elsewhere)."""
+    def wide(column):
+        return scores.pivot(index="measure", columns="system", values=column).reindex(index=list(measures),
+                                                                                       columns=list(systems))
+
+    values = wide("value")
+    undefined = wide("undefined")
+    mark = undefined.astype(object).where(undefined.notna(), False).astype(bool) & values.isna()
+    return values, mark, wide("reason").astype(object).where(mark, "")
+
+
 def _read(path: Path) -> pd.DataFrame:
     if not path.exists():
         return pd.DataFrame()

@@ -28,7 +28,7 @@ from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Note, Table
 from evalreport.report.section_tables import integer_ranks
 from evalreport.report.sections.multilabel_parts import BASELINE_WORDS, TEST_WORDS, MultiLabelParts
-from evalreport.report.sections._core import MAX_ROWS
+from evalreport.report.sections._core import MAX_ROWS, wide_scores
 
 __all__ = ["open_multilabel_report", "MultiLabelReport"]
 
@@ -273,14 +273,7 @@ class MultiLabelReport(MultiLabelParts):
         measures = [m for m in measures if self.kinds.get(m) != "example"] + \
                    [m for m in measures if self.kinds.get(m) == "example"]
         systems = [s for s in self.order if s in set(scores["system"])] or list(dict.fromkeys(scores["system"]))
-
-        def wide(column):
-            return scores.pivot(index="measure", columns="system", values=column).reindex(index=measures,
-                                                                                           columns=systems)
-
-        values = wide("value")
-        mark = wide("undefined").astype(object).where(wide("undefined").notna(), False).astype(bool) & values.isna()
-        reasons = wide("reason").astype(object).where(mark, "")
+        values, mark, reasons = wide_scores(scores, measures, systems)
         rows = [f"{'E' if self.kinds.get(m) == 'example' else 'L'}: {self._label(m)} "
                 f"{'↑' if self._higher(m) else '↓'}" for m in measures]
         values.index = mark.index = reasons.index = rows

@@ -10,7 +10,7 @@ from evalreport import charts
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
 from evalreport.report.section_tables import integer_ranks
-from evalreport.report.sections._core import MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase
+from evalreport.report.sections._core import MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase, wide_scores
 from evalreport.escape import markdown as escape
 
 
@@ -134,17 +134,7 @@ class OverviewSections(ReportBase):
     def scores_table(self, *, calibrated: bool = False) -> Table:
         scores = self.table("scores")
         scores = scores[scores["calibrated"] == calibrated]
-        order_m = list(dict.fromkeys(scores["measure"]))
-        order_s = list(dict.fromkeys(scores["system"]))
-
-        def wide(column):
-            return scores.pivot(index="measure", columns="system", values=column).reindex(index=order_m,
-                                                                                           columns=order_s)
-
-        values = wide("value")
-        # a cell is marked only when it has no value: a defined average with a skipped class keeps its number
-        mark = wide("undefined").astype(object).where(wide("undefined").notna(), False).astype(bool) & values.isna()
-        reasons = wide("reason").astype(object).where(mark, "")
+        values, mark, reasons = wide_scores(scores, dict.fromkeys(scores["measure"]), dict.fromkeys(scores["system"]))
         values.index = [f"{self._label(m)} ({'↑' if get(m).higher_is_better else '↓'})" for m in values.index]
         values.index.name = "measure"
         mark.index = reasons.index = values.index
