@@ -1,8 +1,8 @@
 """evalreport against its peers (run by hand; never part of the test suite).
 
-    /work/venv/bin/python benchmarks/bench.py                    # every scenario, full sizes
-    /work/venv/bin/python benchmarks/bench.py --quick            # small sizes, a smoke run
-    /work/venv/bin/python benchmarks/bench.py --scenario A,D --out /tmp/bench.md
+    .venv/bin/python benchmarks/bench.py                    # every scenario, full sizes
+    .venv/bin/python benchmarks/bench.py --quick            # small sizes, a smoke run
+    .venv/bin/python benchmarks/bench.py --scenario A,D --out /tmp/bench.md
 
 Scenarios (issue 7); all data is synthetic and seeded, except D:
 
@@ -33,6 +33,8 @@ G  ``compare`` with B bootstrap resamples on 20 systems x 1e5 items: its time be
 H  the analyses of the ImageNet report (11 systems x 1,000 classes, confusion input, as
    ``evalreport report --confusion``): the stages of ``report.build.analyse`` and, inside
    "comparing", the chance baselines and the scores.
+I  (benchmarks/bench_files.py) files -> scores: ``evalreport score`` on 20 x 1e6 items with ids
+   shuffled or in order, Parquet and TSV, vs one DuckDB join + GROUP BY and polars (issue 15).
 
 Each scenario runs in its own subprocess so that its peak resident set size is its own. Times
 are medians of repeated runs (the repeat count is in the table). A peer run that would take too

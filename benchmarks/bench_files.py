@@ -1,4 +1,4 @@
-"""Scenario F: files -> scores, evalreport against a database join (run by hand; never part of the tests).
+"""Scenario I: files -> scores, evalreport against a database join (run by hand; never part of the tests).
 
     .venv/bin/python benchmarks/bench_files.py                       # full sizes, medians of 5
     .venv/bin/python benchmarks/bench_files.py --quick               # 4 systems x 1e5 items, a smoke run
@@ -279,7 +279,7 @@ def main(argv=None) -> int:
 
 def markdown(rows, reps) -> str:
     info = f"{platform.node()}, {os.cpu_count()} cores, Python {platform.python_version()}; medians of {reps}"
-    lines = [f"Scenario F ({info}; the machine was shared, so ratios within one run are what counts)", "",
+    lines = [f"Scenario I ({info}; the machine was shared, so ratios within one run are what counts)", "",
              "| case | tool | seconds | peak RSS (MB) | note |", "|---|---|---:|---:|---|"]
     for case, tool, secs, mb, note in rows:
         lines.append(f"| {case} | {tool} | {secs:.2f} | {'' if mb is None else f'{mb:,.0f}'} | {note} |")
