@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalreport.report.appendix import latex, methods, typst
+from evalreport.report.appendix import methods
 from evalreport.report.appendix.numbers import REPORT_DIGITS, decimals, fmt
 from evalreport.report.appendix.tables import (COLUMN_IN, GAP_IN, PAGE_IN, Cell, Column, TableSpec, _chunks,
                                                _label, _rank_text)
@@ -224,7 +224,7 @@ def write_benchmark_appendix(tables_dir, out_dir, *, figures: bool = True) -> di
     ``out_dir`` (created; the caller makes it atomic): the layout of :func:`.writer.write_appendix`."""
     from evalreport.report.appendix import bib
     from evalreport.report.appendix.figures import write_charts
-    from evalreport.report.appendix.writer import MAIN_EXAMPLE, MAIN_EXAMPLE_TYP, _appendix_tex, _appendix_typ
+    from evalreport.report.appendix.writer import write_bundle, write_tables
 
     data = BenchmarkAppendixData(Path(tables_dir))
     if not data.meta.get("benchmark"):
@@ -233,21 +233,9 @@ def write_benchmark_appendix(tables_dir, out_dir, *, figures: bool = True) -> di
         raise InputError("not a benchmark report's tables folder (report.json has no \"benchmark\": true)",
                          path=str(Path(tables_dir) / "report.json"))
     out = Path(out_dir)
-    (out / "tables").mkdir(parents=True, exist_ok=True)
     specs = build_all(data)
-    for spec in specs:
-        (out / "tables" / f"{spec.name}.tex").write_text(latex.table(spec), encoding="utf-8")
-        (out / "tables" / f"{spec.name}.typ").write_text(typst.table(spec), encoding="utf-8")
+    write_tables(specs, out)
     figs = write_charts(figure_items(data), out / "figures", subtitles=False,
                         max_height_in=MAX_FIGURE_HEIGHT_IN) if figures else []
-    segments = methods.benchmark_segments(data)
-    for target, suffix in (("latex", "tex"), ("markdown", "md"), ("typst", "typ")):
-        (out / f"methods.{suffix}").write_text(methods.render(segments, target), encoding="utf-8")
-    (out / "references.bib").write_text(bib.benchmark_references(data), encoding="utf-8")
-    (out / "appendix.tex").write_text(_appendix_tex(specs, figs), encoding="utf-8")
-    (out / "main-example.tex").write_text(MAIN_EXAMPLE, encoding="utf-8")
-    (out / "appendix.typ").write_text(_appendix_typ(specs, figs, fixed_width=True), encoding="utf-8")
-    (out / "main-example.typ").write_text(MAIN_EXAMPLE_TYP, encoding="utf-8")
-    return {"appendix": out / "appendix.tex", "main": out / "main-example.tex", "typst": out / "appendix.typ",
-            "methods": out / "methods.tex", "bib": out / "references.bib", "tables": out / "tables",
-            "figures": out / "figures"}
+    return write_bundle(out, specs, figs, methods.benchmark_segments(data), bib.benchmark_references(data),
+                        fixed_width=True)

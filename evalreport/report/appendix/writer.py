@@ -121,19 +121,31 @@ def write_appendix(tables_dir, out_dir, *, extra_figures=None, benchmark: bool =
     benchmark's CD diagram; ``benchmark``: cite the across-task method (Demšar 2006)."""
     data = AppendixData(Path(tables_dir))
     out = Path(out_dir)
-    (out / "tables").mkdir(parents=True, exist_ok=True)
     specs = build_all(data)
+    write_tables(specs, out)
+    figs = write_figures(data, out / "figures", extra=extra_figures) if figures else []
+    return write_bundle(out, specs, figs, methods.methods_segments(data, benchmark=benchmark),
+                        bib.references(data, benchmark=benchmark))
+
+
+def write_tables(specs, out: Path) -> None:
+    """Every table of the appendix as ``out/tables/NAME.tex`` and ``NAME.typ``."""
+    (out / "tables").mkdir(parents=True, exist_ok=True)
     for spec in specs:
         (out / "tables" / f"{spec.name}.tex").write_text(latex.table(spec), encoding="utf-8")
         (out / "tables" / f"{spec.name}.typ").write_text(typst.table(spec), encoding="utf-8")
-    figs = write_figures(data, out / "figures", extra=extra_figures) if figures else []
-    segments = methods.methods_segments(data, benchmark=benchmark)
+
+
+def write_bundle(out: Path, specs, figs, segments, bibliography: str, *, fixed_width: bool = False) -> dict[str, Path]:
+    """The rest of an appendix bundle beside its tables and figures: the methods paragraph in three
+    targets, ``references.bib``, ``appendix.tex``/``.typ`` and the two example main documents;
+    returns the bundle's paths."""
     for target, suffix in (("latex", "tex"), ("markdown", "md"), ("typst", "typ")):
         (out / f"methods.{suffix}").write_text(methods.render(segments, target), encoding="utf-8")
-    (out / "references.bib").write_text(bib.references(data, benchmark=benchmark), encoding="utf-8")
+    (out / "references.bib").write_text(bibliography, encoding="utf-8")
     (out / "appendix.tex").write_text(_appendix_tex(specs, figs), encoding="utf-8")
     (out / "main-example.tex").write_text(MAIN_EXAMPLE, encoding="utf-8")
-    (out / "appendix.typ").write_text(_appendix_typ(specs, figs), encoding="utf-8")
+    (out / "appendix.typ").write_text(_appendix_typ(specs, figs, fixed_width=fixed_width), encoding="utf-8")
     (out / "main-example.typ").write_text(MAIN_EXAMPLE_TYP, encoding="utf-8")
     return {"appendix": out / "appendix.tex", "main": out / "main-example.tex", "typst": out / "appendix.typ",
             "methods": out / "methods.tex", "bib": out / "references.bib", "tables": out / "tables",
