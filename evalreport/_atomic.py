@@ -105,6 +105,13 @@ def atomic_dir(target, *, overwrite: bool = True, inputs=()) -> Iterator[Path]:
         _remove(leftover)                           # the previous output (killed here: removed by the next run)
 
 
+def check_target(target, *, overwrite: bool = True) -> None:
+    """The checks :func:`atomic_dir` makes of ``target`` before it writes, alone: for a command that
+    works a while before it writes (a demo trains its classifiers first), so that a target it could
+    never replace fails at once."""
+    _check_target(_absolute(target), overwrite)
+
+
 def check_outside(target, inputs) -> None:
     """An :class:`OutputError` if writing ``target`` would replace one of ``inputs``."""
     where = Path(target).resolve()

@@ -198,3 +198,13 @@ def test_audit_multilabel_from_the_cli():
         with redirect_stdout(io.StringIO()), redirect_stderr(err):
             assert main(["audit", "--multilabel", *argv]) == 2
         assert needle in err.getvalue() and len(err.getvalue().strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("flags", [[], ["--multilabel"], ["--benchmark"]])
+def test_demo_refuses_an_output_it_cannot_replace_before_making_the_example(tmp_path, flags):
+    target = tmp_path / "afile"
+    target.write_text("not a folder")
+    rc, out, err = cli("demo", *flags, "-o", target)
+    assert rc == 2 and out == ""
+    assert err.strip().splitlines() == [f"evalreport: error: {target} exists and is not a folder (nothing was written)"]
+    assert target.read_text() == "not a folder"

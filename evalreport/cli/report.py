@@ -237,6 +237,9 @@ def run_demo(args) -> int:
 
     if getattr(args, "benchmark", False) and getattr(args, "multilabel", False):
         raise InputError("give --benchmark or --multilabel, not both (two different examples)")
+    from evalreport._atomic import check_target
+
+    check_target(args.out)          # before the example is made (training takes seconds)
     if getattr(args, "benchmark", False):
         from evalreport.cli.benchmark import run_benchmark_demo
 
