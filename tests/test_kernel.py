@@ -174,3 +174,58 @@ def test_a_notebook_still_lacking_an_image_is_not_rendered(tmp_path, monkeypatch
     nbformat.write(nb, str(tmp_path / "half.ipynb"))
     with pytest.raises(RenderError, match=r"^half\.ipynb lacks a chart's image: execute it again$"):
         render([tmp_path / "half.ipynb"], tmp_path / "out", title="t", formats=("html",), engine="builtin")
+
+
+def test_a_kernel_started_before_its_folder_runs_each_notebook_in_the_folder_set_later(tmp_path):
+    """:func:`~evalreport.report.build.start_runner` starts the kernel before the report's folder
+    exists (the demo trains its classifiers meanwhile); each notebook runs in ``runner.cwd`` as
+    set when it runs, and sees a fresh namespace there."""
+    from evalreport.report.build import start_runner
+
+    nb = _notebook(tmp_path / "where.ipynb", "import os\nos.getcwd()", "sorted(k for k in dir() if not k.startswith('_') and k not in ('In', 'Out', 'exit', 'quit', 'open', 'get_ipython'))")
+    with start_runner(preload=()) as runner:
+        assert runner.cwd is None
+        with pytest.raises(ValueError, match="not set"):
+            runner.execute(nb, tmp_path / "nowhere.ipynb", {})
+        for name in ("a", "b"):
+            runner.cwd = tmp_path / name / "notebooks"
+            runner.execute(nb, runner.cwd / "where.ipynb", {})
+    for name in ("a", "b"):
+        cells = _outputs(tmp_path / name / "notebooks" / "where.ipynb")
+        assert cells[1][2][0]["data"]["text/plain"] == repr(str((tmp_path / name / "notebooks").resolve()))
+        assert cells[2][2][0]["data"]["text/plain"] == "['os', 'system_names']"
+
+
+def test_the_notebooks_share_one_client_waited_for_once_and_the_kernel_is_stopped(tmp_path, monkeypatch):
+    """jupyter_client's ``wait_for_ready`` waits for 0.2 s of silence on IOPub: once per runner,
+    not once or twice per notebook. Closing the runner stops the kernel process."""
+    import os
+
+    from jupyter_client.client import KernelClient
+
+    waits = []
+    original = KernelClient._async_wait_for_ready
+
+    async def counting(self, timeout=None):
+        waits.append(timeout)
+        return await original(self, timeout=timeout)
+
+    monkeypatch.setattr("jupyter_client.asynchronous.client.AsyncKernelClient.wait_for_ready", counting)
+    notebooks = [_notebook(tmp_path / f"n{i}.ipynb", f"{i} * 2") for i in range(3)]
+    with NotebookRunner(tmp_path / "run") as runner:   # (no preload: its client is a thread's own)
+        for nb in notebooks:
+            runner.execute(nb, tmp_path / "run" / nb.name, {})
+        pid = runner._km.provisioner.process.pid
+    assert len(waits) == 1
+    assert [_outputs(tmp_path / "run" / nb.name)[1][2][0]["data"]["text/plain"] for nb in notebooks] == ["0", "2", "4"]
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+
+
+def test_prefetching_imports_never_raises():
+    import sys
+
+    from evalreport.report.build import prefetch_imports
+
+    prefetch_imports(("colorsys", "evalreport_no_such_module")).join()
+    assert "colorsys" in sys.modules

@@ -176,6 +176,9 @@ def run_report(args) -> int:
         _done(multilabel.report(args, formats=formats, command=_command()))
         return 0
     check_outside(args.out, input_paths(args))      # before any work: -o must not hold the inputs
+    from evalreport.report.build import prefetch_imports
+
+    prefetch_imports()          # while the inputs are read
     loaded = load(args)
     data, sources = loaded.runs, None
     if data is None or args.backend != "memory":  # counts, or item patterns counted out of core
@@ -249,7 +252,11 @@ def run_demo(args) -> int:
     if getattr(args, "multilabel", False):
         _done(multilabel.build_demo(args, formats=formats, command=_command()))
         return 0
-    with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
+    from evalreport.report.build import prefetch_imports, start_runner
+
+    # the report's kernel starts now: its start and imports overlap the training
+    prefetch_imports()
+    with start_runner() as runner, tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
         if not args.quiet:
             print("evalreport: making the built-in example (scikit-learn classifiers on digits) ...", file=sys.stderr)
         paths = make_demo(Path(tmp) / "data", seed=args.seed)
@@ -265,7 +272,7 @@ def run_demo(args) -> int:
                               bootstrap=args.bootstrap, seed=args.seed,
                               alpha=args.alpha, formats=formats, engine=args.engine, audit=not args.no_audit,
                               needs=args.needs, command=_command(), progress=not args.quiet,
-                              include={"data": Path(tmp) / "data"}, plugins=args.plugin)
+                              include={"data": Path(tmp) / "data"}, plugins=args.plugin, runner=runner)
     if getattr(args, "appendix", False):
         from evalreport.cli.appendix import add_to_report
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import logging
 import platform
 import shutil
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from importlib import metadata
@@ -24,6 +26,8 @@ import pandas as pd
 
 from evalreport._atomic import atomic_dir
 from evalreport.errors import InputError, MeasureError
+
+log = logging.getLogger("evalreport.report")
 
 #: Above this many classes confusion.csv lists only the non-zero cells.
 SPARSE_CONFUSION_ABOVE = 30
@@ -230,7 +234,7 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
                  alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto", audit: bool = True,
                  audit_max_n: int = AUDIT_MAX_N, needs=None, command: str | None = None,
                  progress: bool = True, sources=None, what_if=None, include=None, inputs=(),
-                 plugins=(), gains=None, gains_file=None) -> dict[str, Path]:
+                 plugins=(), gains=None, gains_file=None, runner=None) -> dict[str, Path]:
     """The product's main job: a report folder from item-level runs (or, with fewer sections,
     from confusion matrices: :class:`~evalreport.counts.Counts` plus their ``sources``).
 
@@ -241,6 +245,7 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
     is refused. ``plugins``: the plugin files whose measures the report uses (loaded already): recorded
     among the inputs with their SHA-256, and loaded again in each notebook's kernel. ``gains``: the
     (K, K) gain matrix of the gain measures, read from ``gains_file`` (recorded among the inputs).
+    ``runner``: a kernel started earlier (:func:`start_runner`) to run the notebooks in.
     """
     out_dir = Path(out_dir)
     needs = _needs(needs, audit)
@@ -256,7 +261,7 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
     inputs = protected_inputs(out_dir, inputs, own, include)
     stages = Stages(progress)
     started = time.perf_counter()
-    with atomic_dir(out_dir, inputs=inputs) as staging, _runner(staging) as runner:
+    with atomic_dir(out_dir, inputs=inputs) as staging, _runner(staging, runner=runner) as runner:
         tables = staging / "tables"
         result = analyse(runs, tables, primary=primary, measures=measures, positive=positive, policy=policy,
                          costs=costs, bootstrap=bootstrap, seed=seed, alpha=alpha, audit=audit,
@@ -331,16 +336,55 @@ def _plugin_sources(plugins) -> list:
 _PRELOAD = ("evalreport.measures.plugins", "evalreport.report.sections")
 
 
-@contextmanager
-def _runner(staging: Path, preload=_PRELOAD):
-    """The kernel that will run the report's notebooks (``staging/notebooks``), started now so its
-    start and imports (``preload``) overlap the analyses
-    (:class:`~evalreport.report.kernel.NotebookRunner`)."""
+#: What building a report imports before its first stage: the analyses and the kernel's client.
+_FIRST_IMPORTS = ("evalreport.analyses.compare", "evalreport.analyses.audit", "evalreport.analyses.findings",
+                  "evalreport.analyses.prevalence", "evalreport.measures.perclass", "jupyter_client", "papermill")
+
+
+def prefetch_imports(modules=_FIRST_IMPORTS) -> threading.Thread:
+    """Import ``modules`` in a daemon thread, now: the report commands call this first, so the
+    imports (scipy.stats alone takes 0.4 s) overlap reading the inputs, which spends its time in
+    pyarrow outside the GIL. An import that fails is left for the code that needs it to report."""
+
+    def run() -> None:
+        import importlib
+
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception as exc:   # (ImportError, or a plugin's error: reported where it is used)
+                log.debug("prefetching %s: %s", name, exc)
+
+    thread = threading.Thread(target=run, name="evalreport-prefetch", daemon=True)
+    thread.start()
+    return thread
+
+
+def start_runner(preload=_PRELOAD):
+    """A report kernel (:class:`~evalreport.report.kernel.NotebookRunner`) started now, before
+    the report's folder exists: its start and imports overlap what the caller does next (the
+    demo trains its classifiers). Pass it to :func:`build_report` (``runner=``); the caller
+    closes it (a context manager)."""
     from evalreport.report.kernel import NotebookRunner
 
-    with NotebookRunner(staging / "notebooks", preload=preload) as runner:
-        runner.start()
+    return NotebookRunner(None, preload=preload).start()
+
+
+@contextmanager
+def _runner(staging: Path, preload=_PRELOAD, runner=None):
+    """The kernel that will run the report's notebooks (``staging/notebooks``), started now so its
+    start and imports (``preload``) overlap the analyses
+    (:class:`~evalreport.report.kernel.NotebookRunner`); or the caller's ``runner``, started
+    earlier (:func:`start_runner`), given this folder and left open."""
+    from evalreport.report.kernel import NotebookRunner
+
+    if runner is not None:
+        runner.cwd = staging / "notebooks"
         yield runner
+        return
+    with NotebookRunner(staging / "notebooks", preload=preload) as own:
+        own.start()
+        yield own
 
 
 def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle, plugins=(),

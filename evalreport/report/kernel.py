@@ -24,6 +24,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -38,8 +39,43 @@ __all__ = ["NotebookRunner", "fill_chart_images"]
 
 log = logging.getLogger("evalreport.report")
 
-#: Run silently in the kernel before each notebook: a fresh namespace, execution counts from 1.
-_RESET = "get_ipython().reset(new_session=True)"
+#: Run silently in the kernel before each notebook: a fresh namespace, execution counts from 1,
+#: the working directory the notebook runs in (the kernel may have started elsewhere, before the
+#: report's folder existed). Binds no name: the namespace stays empty.
+_RESET = "get_ipython().reset(new_session=True); __import__('os').chdir({cwd!r})"
+
+
+def _reused_client_class(base):
+    """``base`` (jupyter_client's AsyncKernelClient) made to serve every notebook of a runner.
+
+    papermill (nbclient) opens a client per notebook and waits until the kernel is ready, and
+    jupyter_client's ``wait_for_ready`` then waits for 0.2 s of silence on IOPub at least once:
+    a second per notebook on a kernel that is known to be alive. The runner's notebooks share
+    one client instead: its channels start once and it is waited for once; ``stop_channels``
+    is left to the runner (:meth:`NotebookRunner.close`). A client only ever reads the replies
+    to its own requests (nbclient and :meth:`NotebookRunner._silent` match every message to
+    the request's id), so what an earlier notebook left on a channel is skipped.
+    """
+
+    class ReusedClient(base):
+        _evalreport_ready = False
+
+        def start_channels(self, *args, **kwargs):
+            if not self.channels_running:
+                super().start_channels(*args, **kwargs)
+
+        async def wait_for_ready(self, timeout=None):
+            if not self._evalreport_ready:
+                await base.wait_for_ready(self, timeout=timeout)
+                self._evalreport_ready = True
+
+        def stop_channels(self):   # the runner closes it (close_now)
+            pass
+
+        def close_now(self):
+            base.stop_channels(self)
+
+    return ReusedClient
 
 
 def _spec_key(spec: Any) -> str:
@@ -113,8 +149,11 @@ class NotebookRunner:
     starts at :meth:`start` or at the first :meth:`execute`.
     """
 
-    def __init__(self, cwd: Path, *, preload: Sequence[str] = (), image_workers: int = 1):
-        self.cwd = Path(cwd)
+    def __init__(self, cwd: Path | None, *, preload: Sequence[str] = (), image_workers: int = 1):
+        #: The notebooks' working directory; None until it is known (the kernel may start before
+        #: the report's folder exists: it then starts in the system's temporary folder, and each
+        #: notebook moves it to ``cwd``). Set it before :meth:`execute`.
+        self.cwd = None if cwd is None else Path(cwd)
         self.preload = tuple(preload)
         self._images = _ChartImages(image_workers)
         self._km = None
@@ -138,7 +177,9 @@ class NotebookRunner:
 
         from evalreport.report.render import _quiet_kernel_manager, _running_interpreter_kernel
 
-        self.cwd.mkdir(parents=True, exist_ok=True)
+        if self.cwd is not None:
+            self.cwd.mkdir(parents=True, exist_ok=True)
+        start_in = self.cwd if self.cwd is not None else Path(tempfile.gettempdir())
         self._images.warm()
         self._kernelspec = _running_interpreter_kernel(self.cwd, env={DEFER_ENV: "1", VALIDATE_ENV: "0"})
         self._kernelspec.__enter__()
@@ -146,17 +187,21 @@ class NotebookRunner:
             clients = self._clients
 
             class _Tracked(_quiet_kernel_manager()):
-                """Remembers its clients: papermill opens one per notebook and leaves it open when
-                the kernel is not its own; the runner closes them."""
+                """Gives every notebook the same client (:func:`_reused_client_class`); the runner
+                closes it. ``client(fresh=True)``: a client of its own (another thread's)."""
 
-                def client(self, **kwargs):
+                def client(self, fresh: bool = False, **kwargs):
+                    if not fresh and clients:
+                        return clients[0]
                     kc = super().client(**kwargs)
-                    clients.append(kc)
+                    if not fresh:
+                        kc.__class__ = _reused_client_class(type(kc))
+                        clients.append(kc)
                     return kc
 
             self._km = _Tracked(kernel_name="python3")
             # as nbclient starts a kernel: IPython's history in memory, not in the user's profile
-            run_sync(self._km.start_kernel)(cwd=str(self.cwd),
+            run_sync(self._km.start_kernel)(cwd=str(start_in),
                                             extra_arguments=["--HistoryManager.hist_file=:memory:"])
             self._started = True
             if self.preload:   # in a thread: the kernel takes about a second to answer
@@ -175,7 +220,10 @@ class NotebookRunner:
         if self._km is not None:
             try:
                 if self._started:
-                    run_sync(self._km.shutdown_kernel)(now=False)
+                    # Stopped at once (SIGKILL): every notebook is written, the kernel holds
+                    # nothing to save (history in memory), and a polite shutdown request waits
+                    # for the kernel's exit, 0.5-1 s at the end of every report.
+                    run_sync(self._km.shutdown_kernel)(now=True)
             except Exception as exc:   # a kernel that died already: nothing left to stop
                 log.debug("kernel shutdown: %s", exc)
             self._km = None
@@ -189,13 +237,13 @@ class NotebookRunner:
         while self._clients:
             kc = self._clients.pop()
             try:
-                kc.stop_channels()
+                kc.close_now()
             except Exception as exc:   # (a client that never started)
                 log.debug("closing a kernel client: %s", exc)
 
     def _preload(self) -> None:
-        try:
-            asyncio.run(self._silent("\n".join(f"import {m}" for m in self.preload)))
+        try:   # (a thread and an event loop of its own: a client of its own)
+            asyncio.run(self._silent("\n".join(f"import {m}" for m in self.preload), fresh=True))
         except Exception as exc:   # the notebook that imports it says what is wrong, in its cell
             log.debug("preloading %s failed: %s", self.preload, exc)
 
@@ -204,9 +252,10 @@ class NotebookRunner:
             self._preloading.join()
             self._preloading = None
 
-    async def _silent(self, code: str, *, wait: bool = True) -> None:
-        """Run ``code`` in the kernel without output or history; with ``wait``, until it is done."""
-        kc = self._km.client()
+    async def _silent(self, code: str, *, wait: bool = True, fresh: bool = False) -> None:
+        """Run ``code`` in the kernel without output or history; with ``wait``, until it is done.
+        ``fresh``: on a client of its own (closed after), not the notebooks' shared one."""
+        kc = self._km.client(fresh=fresh)
         kc.start_channels()
         try:
             await kc.wait_for_ready(timeout=60)
@@ -220,7 +269,8 @@ class NotebookRunner:
                                       f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}")
                 break
         finally:
-            kc.stop_channels()
+            if fresh:
+                kc.stop_channels()
 
     @property
     def image_seconds(self) -> float:
@@ -243,12 +293,15 @@ class NotebookRunner:
         notebook, out = Path(notebook), Path(out)
         if not notebook.is_file():
             raise RenderError(f"notebook not found: {notebook}")
+        if self.cwd is None:
+            raise ValueError("NotebookRunner.cwd (the notebooks' working directory) is not set")
         out.parent.mkdir(parents=True, exist_ok=True)
         self.start()
         if not run_sync(self._km.is_alive)():
             raise RenderError(f"{notebook.name}: the report kernel died before it could run")
         self._wait_preload()
-        run_sync(self._silent)(_RESET)
+        self.cwd.mkdir(parents=True, exist_ok=True)
+        run_sync(self._silent)(_RESET.format(cwd=str(self.cwd.resolve())))
         started = time.perf_counter()
         drawer = self._images
 
@@ -259,15 +312,17 @@ class NotebookRunner:
         try:
             pm.execute_notebook(str(notebook), str(out), parameters=dict(parameters), kernel_name="python3",
                                 language="python", progress_bar=False, cwd=str(self.cwd), km=self._km,
-                                on_cell_executed=on_cell_executed)
+                                on_cell_executed=on_cell_executed, request_save_on_cell_execute=False)
         except pm.PapermillExecutionError as exc:
             first = next((line.strip() for line in str(exc.evalue).splitlines() if line.strip()), "")
             failure = RenderError(f"{notebook.name}: cell {exc.cell_index} failed: {exc.ename}"
                                   f"{': ' + first if first else ''} (partly executed notebook: {out})")
             failure.__cause__ = exc
-        finally:
-            self._close_clients()
+        except BaseException:
+            self._close_clients()   # a client in an unknown state: the next notebook opens another
+            raise
         if failure is not None:
+            self._close_clients()
             if out.is_file():
                 self.fill_images([out])
             raise failure

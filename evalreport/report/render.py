@@ -165,6 +165,7 @@ def execute(
                 progress_bar=progress,
                 cwd=str(cwd),
                 kernel_manager_class=_quiet_kernel_manager(),
+                request_save_on_cell_execute=False,   # (see NotebookRunner.execute)
             )
         except pm.PapermillExecutionError as exc:
             # one line: the exception's first line (Altair's MaxRowsError, for one, runs to ten)
@@ -480,10 +481,29 @@ def preload(engine: str = "auto") -> threading.Thread:
                 importlib.import_module(name)
             except ImportError:   # reported where it is used
                 pass
+        if "nbconvert" in modules:
+            _warm_builtin()
 
     thread = threading.Thread(target=run, name="evalreport-preload-render", daemon=True)
     thread.start()
     return thread
+
+
+def _warm_builtin() -> None:
+    """Do once, on a tiny document, what the builtin engine's first render does slowly: nbconvert
+    loads and compiles its templates (about 0.2 s), typst loads its fonts. Both stay cached in
+    the process, so the report's own render, at the end, does not pay for them."""
+    try:
+        import nbformat
+        import typst
+
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("warm")])
+        _html_exporter(templates_dir()).from_notebook_node(nb)
+        with tempfile.TemporaryDirectory(prefix=".evalreport-warm-") as tmp:
+            (Path(tmp) / "warm.typ").write_text("warm", encoding="utf-8")
+            typst.compile(str(Path(tmp) / "warm.typ"), ignore_system_fonts=True)
+    except Exception as exc:   # only a head start: the render itself reports what is wrong
+        log.debug("warming the builtin engine: %s", exc)
 
 
 def _resolve_engine(engine: str) -> str:
