@@ -139,9 +139,12 @@ def run_benchmark_demo(args) -> int:
     from evalreport.inputs.benchmark import read_benchmark
     from evalreport.report.benchmark_build import build_benchmark_report
 
+    from evalreport.report.build import start_runner
+
     formats = _check_formats(_formats(args))
     _check_numbers(args)
-    with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
+    # the report's kernel starts now: its start and imports overlap the training
+    with start_runner() as runner, tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
         if not args.quiet:
             print("evalreport: making the benchmark example (13 scikit-learn classifiers on 6 data sets) ...",
                   file=sys.stderr, flush=True)
@@ -159,6 +162,6 @@ def run_benchmark_demo(args) -> int:
             bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, policy=args.policy, formats=formats,
             engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
             progress=not args.quiet, include={"data": data}, plugins=args.plugin, extra_sources=_recorded(args),
-            appendix=getattr(args, "appendix", False))
+            appendix=getattr(args, "appendix", False), runner=runner)
     _done(paths)
     return 0

@@ -221,11 +221,12 @@ def build_demo(args, *, formats, command: str) -> dict:
 
     from evalreport.examples import multilabel_demo_data
     from evalreport.inputs.multilabel import read_multilabel
-    from evalreport.report.multilabel_build import build_multilabel_report
+    from evalreport.report.multilabel_build import build_multilabel_report, start_runner
 
     if getattr(args, "appendix", False):
         raise InputError("--appendix is written for single-label reports; the multi-label tables are in OUTDIR/tables")
-    with tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
+    # the report's kernel starts now: its start and imports overlap the training
+    with start_runner() as runner, tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
         if not args.quiet:
             print("evalreport: making the multi-label example (10 scikit-learn classifiers, 20 labels, 5,000 items) "
                   "...", file=sys.stderr, flush=True)
@@ -240,4 +241,4 @@ def build_demo(args, *, formats, command: str) -> dict:
                                        primary=args.primary, policy=args.policy, bootstrap=args.bootstrap,
                                        seed=args.seed, alpha=args.alpha, formats=formats, engine=args.engine,
                                        command=command, progress=not args.quiet, include={"data": data},
-                                       plugins=args.plugin, audit=not args.no_audit)
+                                       plugins=args.plugin, audit=not args.no_audit, runner=runner)

@@ -139,7 +139,7 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
                            seed: int = 0, alpha: float = 0.05, missing: str | None = None, policy: str = "nan",
                            formats=("html", "pdf"), engine: str = "auto", audit: bool = True, needs=None,
                            command: str | None = None, progress: bool = True, include=None, inputs=(),
-                           plugins=(), extra_sources=(), appendix: bool = False) -> dict[str, Path]:
+                           plugins=(), extra_sources=(), appendix: bool = False, runner=None) -> dict[str, Path]:
     """One report folder for a :class:`~evalreport.inputs.benchmark.Benchmark`: the benchmark
     overview first, then one section per task (the single-task report), the measure audit and
     the appendix (see the module docstring). ``missing``: drop | last | exclude (default: the
@@ -150,7 +150,8 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
     numbers (:class:`~evalreport.inputs.runs.Source` rows: the benchmark file, a task file, entry
     points), recorded in the provenance. ``appendix``: also write ``out_dir/appendix``, the paper
     appendix (:func:`evalreport.report.appendix.write_benchmark_appendix`). Returns the paths
-    (``html``, ``pdf``, ``tables``, ``notebooks``, and ``appendix``).
+    (``html``, ``pdf``, ``tables``, ``notebooks``, and ``appendix``). ``runner``: a kernel started
+    earlier (:func:`evalreport.report.build.start_runner`).
     """
     import nbformat
 
@@ -166,7 +167,7 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
     inputs = protected_inputs(out_dir, inputs, sources, include)
     stages = Stages(progress)
     # the kernel starts (and imports the report code) while the analyses run
-    with atomic_dir(out_dir, inputs=inputs) as staging, _runner(staging) as runner:
+    with atomic_dir(out_dir, inputs=inputs) as staging, _runner(staging, runner=runner) as runner:
         tables = staging / "tables"
         done = analyse_benchmark(benchmark, tables, bootstrap=bootstrap, seed=seed, alpha=alpha, missing=missing,
                                  policy=policy, audit=audit, needs=needs, command=command, title=title,

@@ -33,6 +33,13 @@ MULTILABEL_NOTEBOOKS = ("multilabel", "appendix")
 _PRELOAD = (*_REPORT_PRELOAD, "evalreport.report.sections.multilabel")
 
 
+def start_runner():
+    """The multi-label report's kernel, started now (:func:`evalreport.report.build.start_runner`)."""
+    from evalreport.report.build import start_runner as start
+
+    return start(_PRELOAD)
+
+
 def label_frequency_frame(runs) -> pd.DataFrame:
     """How often each label is given, by the gold sets and by each system's predictions:
     label, source (``gold`` or a system), role (gold | system), count (items with the label),
@@ -119,7 +126,7 @@ def build_multilabel_report(runs, out_dir, *, title: str = "Multi-label evaluati
                             primary: str = "f1_macro", measures=None, policy: str = "nan", bootstrap: int = 1000,
                             seed: int = 0, alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto",
                             command: str | None = None, progress: bool = True, sources=None, include=None,
-                            inputs=(), plugins=(), **options) -> dict[str, Path]:
+                            inputs=(), plugins=(), runner=None, **options) -> dict[str, Path]:
     """One report folder for a :class:`~evalreport.inputs.multilabel.MultiLabelRuns`: findings,
     overview (cardinality, label frequencies, labels per item), leaderboard, every measure, rank
     correlation, the per-label view, label errors, pairwise tests, prevalence calibration per
@@ -131,8 +138,8 @@ def build_multilabel_report(runs, out_dir, *, title: str = "Multi-label evaluati
     ``tables/`` (every table as CSV and JSON, ``report.json``, ``timings.json``). ``sources``:
     the input files to record (default: the runs' own); ``include``: name -> folder copied into the
     report (the demo's ``data/``); ``inputs``: paths ``out_dir`` must not hold; ``plugins``: plugin
-    files whose measures are used (recorded with their SHA-256, loaded in the kernels);
-    ``options``: passed to ``compare_multilabel`` (:func:`analyse_multilabel`). Returns the paths.
+    files whose measures are used (recorded with their SHA-256, loaded in the kernels); ``runner``:
+    a kernel started earlier (:func:`start_runner`); ``options``: passed to ``compare_multilabel`` (:func:`analyse_multilabel`). Returns the paths.
     """
     out_dir = Path(out_dir)
     own = list(sources if sources is not None else getattr(runs, "sources", ()))
@@ -141,7 +148,7 @@ def build_multilabel_report(runs, out_dir, *, title: str = "Multi-label evaluati
     guarded = protected_inputs(out_dir, inputs, own, include)
     stages = Stages(progress)
     # the kernel starts (and imports the report code) while the analyses run
-    with atomic_dir(out_dir, inputs=guarded) as staging, _runner(staging, _PRELOAD) as runner:
+    with atomic_dir(out_dir, inputs=guarded) as staging, _runner(staging, _PRELOAD, runner=runner) as runner:
         tables = staging / "tables"
         done = analyse_multilabel(runs, tables, primary=primary, measures=measures, policy=policy,
                                   bootstrap=bootstrap, seed=seed, alpha=alpha, stages=stages, sources=own,
