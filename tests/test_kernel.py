@@ -229,3 +229,31 @@ def test_prefetching_imports_never_raises():
 
     prefetch_imports(("colorsys", "evalreport_no_such_module")).join()
     assert "colorsys" in sys.modules
+
+
+def test_images_are_drawn_in_a_process_of_their_own_with_vl_converts_messages():
+    """vl-convert holds the GIL while it draws: the runner's images are drawn by
+    :mod:`evalreport.report.chart_worker`, the same PNG as in this process, and a spec vl-convert
+    rejects raises its message here, as drawing it in this process would."""
+    import os
+
+    from evalreport.report.kernel import _ChartProcess
+
+    worker = _ChartProcess()
+    try:
+        assert worker._proc.pid != os.getpid()
+        spec = _spec()
+        assert worker.draw(spec) == display.chart_png_output(spec)
+        bad = {**spec, "mark": "no-such-mark"}
+        with pytest.raises(Exception) as here:
+            display.chart_png_output(bad)
+        with pytest.raises(ValueError) as there:
+            worker.draw(bad)
+        assert str(there.value) == str(here.value)
+        assert worker.draw(spec) == display.chart_png_output(spec)          # it goes on after an error
+        worker._proc.kill()
+        worker._proc.wait()
+        with pytest.raises(RenderError, match=r"^the chart drawing process ended \(exit status -9\)$"):
+            worker.draw(spec)
+    finally:
+        worker.close()

@@ -193,7 +193,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
 
 def _short_label(measure_id: str) -> str:
     """The measure's short label, as the charts show it ("Macro F1", "MCC", "K (Sebastiani)")."""
-    from evalreport.charts import short_measure_label
+    from evalreport.measures.labels import short_measure_label
 
     return short_measure_label(measure_id)
 

@@ -12,9 +12,10 @@ writes (same cells, outputs and execution counts; papermill's timing metadata as
 The static image of a chart (the PNG the PDF shows, :class:`~evalreport.report.display.Chart`)
 costs 0.1-0.7 s of vl-convert per chart. In the runner's kernel a chart leaves it out and names
 its spec instead (:data:`~evalreport.report.display.MIME_DEFERRED_PNG`; the kernel is told by
-:data:`~evalreport.report.display.DEFER_ENV`); the runner draws the image in a thread of this
-process while the kernel goes on to the next cell (the kernel and the thread use the two
-cores), once per distinct spec, and puts it into the notebook where the chart would have: the
+:data:`~evalreport.report.display.DEFER_ENV`); the runner draws the image in a drawing process
+(:mod:`~evalreport.report.chart_worker`; vl-convert holds the GIL, so not in a thread of this
+one) while the kernel goes on to the next cell (the kernel and the drawing use the two cores),
+once per distinct spec, and puts it into the notebook where the chart would have: the
 notebook on disk holds the same display data as one executed the plain way. A kernel started
 elsewhere (Jupyter, ``quarto render --execute``) draws its images itself.
 """
@@ -24,6 +25,9 @@ import asyncio
 import hashlib
 import json
 import logging
+import os
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -32,7 +36,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from evalreport.report.display import DEFER_ENV, MIME_DEFERRED_PNG, VALIDATE_ENV, chart_png_output
+from evalreport.report.display import DEFER_ENV, MIME_DEFERRED_PNG, VALIDATE_ENV
 from evalreport.report.output import RenderError
 
 __all__ = ["NotebookRunner", "fill_chart_images"]
@@ -82,21 +86,77 @@ def _spec_key(spec: Any) -> str:
     return hashlib.sha256(json.dumps(spec, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
 
 
+class _ChartProcess:
+    """One drawing process (:mod:`evalreport.report.chart_worker`): vl-convert holds the GIL
+    while it draws, so in a thread of this process it would stall the notebooks' executor."""
+
+    def __init__(self):
+        self._proc = subprocess.Popen([sys.executable, "-m", "evalreport.report.chart_worker"],
+                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_worker_env())
+
+    def draw(self, spec) -> tuple[str, int, int]:
+        try:
+            self._proc.stdin.write(json.dumps({"spec": spec}, ensure_ascii=False).encode("utf-8") + b"\n")
+            self._proc.stdin.flush()
+            line = self._proc.stdout.readline()
+        except OSError:     # (a broken pipe: the process is gone; said below)
+            line = b""
+        if not line:
+            raise RenderError(f"the chart drawing process ended (exit status {self._proc.poll()})")
+        reply = json.loads(line)
+        if "error" in reply:
+            raise ValueError(reply["error"])
+        return reply["png"], reply["width"], reply["height"]
+
+    def close(self) -> None:
+        try:
+            self._proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            self._proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+        self._proc.stdout.close()
+
+
+def _worker_env() -> dict[str, str]:
+    """The drawing process imports this evalreport (wherever it is imported from here)."""
+    import evalreport
+
+    root = str(Path(evalreport.__file__).resolve().parent.parent)
+    path = os.environ.get("PYTHONPATH")
+    return {**os.environ, "PYTHONPATH": root if not path else root + os.pathsep + path}
+
+
 class _ChartImages:
-    """Static chart images drawn in a worker thread, each distinct spec once."""
+    """Static chart images drawn beside the kernel, each distinct spec once: ``workers`` threads
+    of this process, each handing its charts to a drawing process of its own
+    (:class:`_ChartProcess`, started at the first image)."""
 
     def __init__(self, workers: int = 1):
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalreport-chart")
         self._futures: dict[str, Future] = {}
         self._lock = threading.Lock()
+        self._idle: list[_ChartProcess] = []
+        self._all: list[_ChartProcess] = []
         self.seconds = 0.0
 
     def _draw(self, spec):
         started = time.perf_counter()
+        with self._lock:
+            worker = self._idle.pop() if self._idle else None
         try:
-            return chart_png_output(spec)
+            if worker is None:
+                worker = _ChartProcess()
+                with self._lock:
+                    self._all.append(worker)
+            return worker.draw(spec)
         finally:
             with self._lock:
+                if worker is not None:
+                    self._idle.append(worker)
                 self.seconds += time.perf_counter() - started
 
     def warm(self) -> None:
@@ -121,6 +181,10 @@ class _ChartImages:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+        for worker in self._all:
+            worker.close()
+        self._all.clear()
+        self._idle.clear()
 
 
 def fill_chart_images(nb, draw) -> int:
@@ -149,13 +213,15 @@ class NotebookRunner:
     starts at :meth:`start` or at the first :meth:`execute`.
     """
 
-    def __init__(self, cwd: Path | None, *, preload: Sequence[str] = (), image_workers: int = 1):
+    def __init__(self, cwd: Path | None, *, preload: Sequence[str] = (), image_workers: int | None = None):
         #: The notebooks' working directory; None until it is known (the kernel may start before
         #: the report's folder exists: it then starts in the system's temporary folder, and each
         #: notebook moves it to ``cwd``). Set it before :meth:`execute`.
         self.cwd = None if cwd is None else Path(cwd)
         self.preload = tuple(preload)
-        self._images = _ChartImages(image_workers)
+        # two drawing processes on two cores or more: the images left when the kernel is done
+        # (the charts of the last cells) are drawn two at a time
+        self._images = _ChartImages(image_workers or min(2, os.cpu_count() or 1))
         self._km = None
         self._kernelspec = None
         self._started = False

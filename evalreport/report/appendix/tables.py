@@ -144,7 +144,7 @@ def leaderboard(data) -> list[TableSpec]:
 
 
 def _short(measure_id: str) -> str:
-    from evalreport.charts import short_measure_label
+    from evalreport.measures.labels import short_measure_label
 
     return short_measure_label(measure_id)
 
