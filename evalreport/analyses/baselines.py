@@ -168,6 +168,17 @@ def support_size(a) -> int:
     return math.prod(math.comb(int(x) + K - 1, K - 1) for x in a)
 
 
+def _support_exceeds(a, limit: int) -> bool:
+    """``support_size(a) > limit``, without the whole product: every factor is >= 1, so the partial
+    product passing ``limit`` decides it (1,000 classes: a few factors, not a 3,000-digit integer)."""
+    K, size = len(a), 1
+    for x in a:
+        size *= math.comb(int(x) + K - 1, K - 1)
+        if size > limit:
+            return True
+    return False
+
+
 def _row_probability(model: str, a, K):
     """Per-item label probabilities of the multinomial models (None for the others)."""
     if model == "uniform":
@@ -184,7 +195,7 @@ def enumerate_tables(a, model: str, sizes=None, *, max_tables: int = 20000):
     """
     a = np.asarray(a, dtype=np.int64)
     K = len(a)
-    if support_size(a) > max_tables:
+    if _support_exceeds(a, max_tables):
         return None
     comps = [_compositions(int(x), K) for x in a]
     idx = np.indices([len(c) for c in comps]).reshape(K, -1).T          # (T, K)
@@ -217,11 +228,11 @@ def sample_tables(a, model: str, n_samples: int, rng, sizes=None) -> np.ndarray:
     a = np.asarray(a, dtype=np.int64)
     K = len(a)
     if model in ("uniform", "prevalence"):
-        return rng.multinomial(a, _row_probability(model, a, K), size=(n_samples, K)).astype(float)
+        return _to_float(rng.multinomial(a, _row_probability(model, a, K), size=(n_samples, K)))
     if model == "contingency":
         # a Dirichlet(1, ..., 1) mixture of multinomials is uniform over the compositions of a_i
         p = rng.dirichlet(np.ones(K), size=(n_samples, K))
-        return rng.multinomial(a, p).astype(float)
+        return _to_float(rng.multinomial(a, p))
     if model == "fixed_sizes":
         b = a if sizes is None else np.asarray(sizes, dtype=np.int64)
         n = int(a.sum())
@@ -230,7 +241,7 @@ def sample_tables(a, model: str, n_samples: int, rng, sizes=None) -> np.ndarray:
             pred = np.repeat(np.arange(K), b)
             perm = np.argsort(rng.random((n_samples, n)), axis=1)
             idx = (gold[None, :] + pred[perm]).ravel() + np.repeat(np.arange(n_samples) * K * K, n)
-            return np.bincount(idx, minlength=n_samples * K * K).reshape(n_samples, K, K).astype(float)
+            return _to_float(np.bincount(idx, minlength=n_samples * K * K).reshape(n_samples, K, K))
         cols = np.broadcast_to(b, (n_samples, K)).copy()
         out = np.zeros((n_samples, K, K), dtype=np.int64)
         for i in range(K):                    # rows drawn one after the other without replacement,
@@ -243,8 +254,18 @@ def sample_tables(a, model: str, n_samples: int, rng, sizes=None) -> np.ndarray:
                 cols[:, j] -= draw
             out[:, i, K - 1] = left
             cols[:, K - 1] -= left
-        return out.astype(float)
+        return _to_float(out)
     raise ValueError(f"unknown random model {model!r}; choose from {', '.join(RANDOM_MODELS)}")
+
+
+def _to_float(counts: np.ndarray) -> np.ndarray:
+    """Integer tables (int64) as float64, converted in place (the same 8 bytes per cell; every count
+    is far below 2**53, so each value is exact, as ``astype(float)`` makes it): a fresh array of
+    1,000-class tables costs more in page faults than the conversion itself."""
+    flat = np.ascontiguousarray(counts, dtype=np.int64).reshape(-1)
+    out = flat.view(np.float64)
+    np.copyto(out, flat, casting="unsafe")     # numpy reads overlapping input as if copied first
+    return out.reshape(counts.shape)
 
 
 def is_linear(values_at, tables: np.ndarray, rng, *, n_mixtures: int = 6, rtol: float = 1e-9,
@@ -285,6 +306,53 @@ def is_linear(values_at, tables: np.ndarray, rng, *, n_mixtures: int = 6, rtol: 
     expected = W @ at_points
     scale_ = max(1.0, float(np.max(np.abs(at_points))))
     return bool(np.allclose(at_mix, expected, rtol=rtol, atol=rtol * scale_))
+
+
+#: Mixture tables made by one matrix product in :func:`_linear_large` (the probe's own count, so no
+#: more memory than the probe tables themselves).
+MIX_ROWS = 16
+
+
+def _linear_large(measures, values, tables: np.ndarray, rng, at_tables, *, n_mixtures: int = 6,
+                  rtol: float = 1e-9) -> dict:
+    """``{id: is_linear(...)}`` of every measure on large tables (the branch of :func:`is_linear` that
+    takes ``at_tables`` and evaluates one mixture at a time), with the same draws and verdicts.
+
+    Each measure's mixture weights are drawn from ``rng`` in measure order, as the calls of
+    :func:`is_linear` draw them. The mixtures are made MIX_ROWS at a time, as the rows of one
+    (<= MIX_ROWS, T) by (T, K*K) product, instead of one (n_mixtures, T) product per measure (the
+    tables are read once per 16 mixtures, not once per measure): the first mixture of every
+    measure, then the other mixtures of those that passed it.
+    A row of a matrix product is the same number whatever the other rows (the per-measure product
+    was one too; a single row is padded to two, since numpy hands a vector to another BLAS routine,
+    whose rounding differs); and only the verdict depends on the mixtures in any case.
+    """
+    flat = tables.reshape(len(tables), -1)
+    if len(flat) < 2:
+        return {m.id: False for m in measures}
+    draws = [rng.dirichlet(np.ones(len(flat)), size=n_mixtures) for _ in measures]
+    verdict, alive = {}, []
+    for m, W in zip(measures, draws):
+        at_points = np.asarray(at_tables[m.id])
+        verdict[m.id] = bool(np.all(np.isfinite(at_points)))
+        if verdict[m.id]:
+            alive.append((m, W @ at_points, max(1.0, float(np.max(np.abs(at_points)))), W))
+    buffer = np.empty((MIX_ROWS, flat.shape[1]))       # reused: no fresh pages for each product
+    # the first mixture of every measure, then the other mixtures of those that passed it (evaluating
+    # a mixture after one that failed changes no verdict: a measure is linear when all of them pass)
+    for rounds in (range(1), range(1, n_mixtures)):
+        jobs = [(e, i) for e in alive if verdict[e[0].id] for i in rounds]
+        for c in range(0, len(jobs), MIX_ROWS):
+            part = jobs[c:c + MIX_ROWS]
+            rows = np.stack([e[3][i] for e, i in part] * (2 if len(part) == 1 else 1))
+            mixtures = np.matmul(rows, flat, out=buffer[:len(rows)]).reshape(-1, *tables.shape[1:])
+            for j, ((m, expected, scale_, _), i) in enumerate(part):
+                if not verdict[m.id]:
+                    continue
+                at = values(m, mixtures[j:j + 1])
+                verdict[m.id] = bool(np.all(np.isfinite(at))
+                                     and np.allclose(at, expected[i:i + 1], rtol=rtol, atol=rtol * scale_))
+    return verdict
 
 
 def blockwise(values_at, tables: np.ndarray) -> np.ndarray:
@@ -355,10 +423,15 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
         expected = expected_table(a, model, sizes=size)
         # large tables: every measure's values at the probe tables in one pass over its blocks
         at_probe = values_of_all(chosen, probe) if probe[0].size > DISTINCT_CELLS else {}
-        linear = {m.id: is_linear(lambda t, m=m: values(m, t), probe, rng, at_tables=at_probe.get(m.id))
-                  for m in chosen}
+        if probe[0].size * (len(probe) + 6) > BLOCK_CELLS:   # is_linear's large-table branch, all measures at once
+            linear = _linear_large(chosen, values, probe, rng, at_probe)
+        else:
+            linear = {m.id: is_linear(lambda t, m=m: values(m, t), probe, rng, at_tables=at_probe.get(m.id))
+                      for m in chosen}
+        del probe
         enumerated = None
         samples = None
+        at_samples = None
         note_model = _model_note(model, b, labels)
         for m in chosen:
             if linear[m.id]:
@@ -380,7 +453,10 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
                 n_eff = min(n_samples, max(MIN_SAMPLES, MAX_CELLS // (K * K)))
                 samples = sample_tables(a, model, n_eff, np.random.default_rng([seed, 2, RANDOM_MODELS.index(model)]),
                                         sizes=size)
-            v = values(m, samples)
+                # every measure still to come that needs them, in one pass over the blocks (the same
+                # blocks and numbers as one measure at a time; the blocks' sums computed once)
+                at_samples = values_of_all([x for x in chosen if not linear[x.id]], samples)
+            v = at_samples[m.id]
             ok = np.isfinite(v)
             k = int(ok.sum())
             mean = float(v[ok].mean()) if k else math.nan

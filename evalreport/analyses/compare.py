@@ -275,15 +275,15 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     else:
         from evalreport.analyses import resampling
 
-        boot = resampling.bootstrap(runs, records, n_resamples=bootstrap, seed=seed, positive=pos, policy=policy,
-                                    costs=costs, level=1 - alpha, progress=progress)
+        boot, pat, A = resampling._bootstrap(runs, records, n_resamples=bootstrap, seed=seed, positive=pos,
+                                             policy=policy, costs=costs, level=1 - alpha, progress=progress)
         intervals = boot.intervals
         rank_dist = boot.rank_distribution
         if len(systems) > 1:
             # the bootstrap test's resamples are the ones just drawn (same data, seed and count)
             pairwise = resampling._pairwise(runs, records[0], n_resamples=bootstrap, seed=seed, positive=pos,
                                             policy=policy, costs=costs, progress=progress,
-                                            samples=boot.samples[:, :, 0])
+                                            samples=boot.samples[:, :, 0], pat=pat, A=A)
             order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
             order = order.sort_values("rank", kind="stable")["system"].tolist()
             groups = resampling.groups(pairwise, alpha=alpha, test=pairwise_test, order=order)

@@ -25,23 +25,38 @@ def _pair_cells(pat: Patterns, first: np.ndarray, second: np.ndarray):
     """Discordant cells of each pair: ``(pair, gold, pred_first, pred_second, n)`` rows, sorted by
     pair then cell (pairs as given)."""
     K, P = pat.n_classes, pat.n_patterns
+    K3 = K ** 3
     step = max(1, _DRAW_BUDGET // (4 * max(P, 1)))
+    # every pattern has a count >= 1, so a cell holds items exactly when its count is positive; with
+    # counts of 1 (nearly every item its own pattern) the unweighted count is the same integer
+    unit = P == 0 or int(pat.counts.max()) == 1
+    agree = np.zeros(K3, dtype=bool)                               # cells (g, p, p): the two systems agree
+    agree[np.arange(K)[:, None] * K * K + np.arange(K)[None, :] * (K + 1)] = True
     keys, weights = [], []
     for start in range(0, first.shape[0], step):
-        a = pat.pred[first[start:start + step]]
-        b = pat.pred[second[start:start + step]]
+        stop = min(first.shape[0], start + step)
+        span = (stop - start) * K3                       # the keys of this block lie in [offset, offset + span)
+        if span <= max(4 * (stop - start) * P, 1 << 16):
+            # few possible keys: count every pattern's key (agreeing ones included) and drop the
+            # agreeing cells afterwards; no mask, no sort
+            key = pat.pred[first[start:stop]] + (pat.gold * K)[None, :]      # (pair, gold, pred_a, pred_b)
+            key *= K
+            key += pat.pred[second[start:stop]]
+            key += (np.arange(stop - start, dtype=np.int64) * K3)[:, None]
+            bins = (np.bincount(key.ravel(), minlength=span) if unit else
+                    np.bincount(key.ravel(), weights=np.broadcast_to(pat.counts, key.shape).ravel(), minlength=span))
+            bins = bins.reshape(stop - start, K3)
+            bins[:, agree] = 0
+            u = np.flatnonzero(bins)
+            keys.append(u + start * K3)
+            weights.append(bins.ravel()[u])
+            continue
+        a = pat.pred[first[start:stop]]
+        b = pat.pred[second[start:stop]]
         disc = a != b
-        rows = np.arange(start, start + a.shape[0], dtype=np.int64)[:, None]
+        rows = np.arange(start, stop, dtype=np.int64)[:, None]
         key = (((rows * K + pat.gold[None, :]) * K + a) * K + b)[disc]       # row-major, as np.nonzero
         count = np.broadcast_to(pat.counts, a.shape)[disc]
-        span = a.shape[0] * K ** 3                       # the keys of this block lie in [offset, offset + span)
-        if span <= max(4 * key.shape[0], 1 << 16):       # few possible keys: count them, no sort
-            offset = start * K ** 3
-            local = key - offset
-            u = np.flatnonzero(np.bincount(local, minlength=span))
-            keys.append(u + offset)
-            weights.append(np.bincount(local, weights=count, minlength=span)[u])
-            continue
         u, inv = np.unique(key, return_inverse=True)
         keys.append(u)
         weights.append(np.bincount(np.ravel(inv), weights=count, minlength=u.shape[0]))
@@ -121,19 +136,23 @@ def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, obse
         # swapping k items of cell (g, pa, pb) moves k items of `first` from (g, pa) to (g, pb)
         at = (pair[cell] - lo) * K + g[cell]
         units = np.arange(u1 - u0)
-        move_t = sparse.csr_array((np.r_[-np.ones(u1 - u0), np.ones(u1 - u0)],
+        # by column (unit): the product reads each unit's row of kt once (by row it streamed kt per entry)
+        move_t = sparse.csc_array((np.r_[-np.ones(u1 - u0), np.ones(u1 - u0)],
                                    (np.r_[at * K + pa[cell], at * K + pb[cell]], np.r_[units, units])),
                                   shape=(npb * K * K, u1 - u0))
         base = np.stack([C[first[lo:hi]], C[second[lo:hi]]], axis=1)          # (npb, 2, K, K)
         obs = np.round(observed[lo:hi], _ROUND)
         r_step = max(1, min(R, _DRAW_BUDGET // max(u1 - u0, 1), _TENSOR_BUDGET // (npb * 2 * K * K)))
+        work = np.empty((u1 - u0) * r_step)         # kt's memory, reused from step to step (no fresh pages)
         for r0 in range(0, R, r_step):
             r = min(R, r0 + r_step) - r0
-            kt = np.empty((u1 - u0, r), dtype=float)                          # swap counts, units x rounds
+            kt = work[:(u1 - u0) * r].reshape(u1 - u0, r)                    # swap counts, units x rounds
             if nb:
-                kt[:nb] = np.bitwise_count(_random_bits(rng, nb, r, np.uint8) & byte_mask)
+                bits = _random_bits(rng, nb, r, np.uint8)
+                kt[:nb] = np.bitwise_count(np.bitwise_and(bits, byte_mask, out=bits), out=bits)
             if nw:
-                kt[nb:nb + nw] = np.bitwise_count(_random_bits(rng, nw, r, np.uint64) & word_mask)
+                bits = _random_bits(rng, nw, r, np.uint64)
+                kt[nb:nb + nw] = np.bitwise_count(np.bitwise_and(bits, word_mask, out=bits))
             if nb + nw < u1 - u0:
                 kt[nb + nw:] = rng.binomial(big_n, 0.5, size=(u1 - u0 - nb - nw, r))
             delta = (move_t @ kt).T.reshape(r, npb, K, K)

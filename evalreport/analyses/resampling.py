@@ -58,7 +58,7 @@ from evalreport.counts.pattern_counts import PatternCounts
 from evalreport.inputs.runs import Runs
 from evalreport.measures import Measure, applicable, bind, compute, default_measures, resolve_positive
 from evalreport.analyses.resampling_patterns import (_DRAW_BUDGET, _ITEM_DRAW_RATIO, _TENSOR_BUDGET,  # noqa: F401
-                                                     Patterns, _draw_plan, _draw_weights, patterns,
+                                                     Patterns, _draw_plan, _draw_weights, _draw_work, patterns,
                                                      resampled_confusions)
 from evalreport.analyses.significance import (_ROUND, CORRECTIONS, MCNEMAR_EXACT_BELOW, _centred_p,  # noqa: F401
                                               benjamini_hochberg, groups, holm, mcnemar, p_floor,
@@ -139,20 +139,21 @@ def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, posit
     # values do not depend on `rows`)
     rows = _rows_in_memory(S * K * K)
     kw = dict(positive=positive, policy=policy, costs=costs, explain=False, task=task)
+    work = _draw_work(pat, b_draw)
     for start in range(0, B, b_tensor):
         stop = min(B, start + b_tensor)
         if stop - start <= rows:
             T = np.empty((stop - start, S, K, K), dtype=float)
             for s0 in range(start, stop, b_draw):
                 s1 = min(stop, s0 + b_draw)
-                T[s0 - start:s1 - start] = resampled_confusions(pat, _draw_weights(pat, rng, s1 - s0, plan), A)
+                T[s0 - start:s1 - start] = resampled_confusions(pat, _draw_weights(pat, rng, s1 - s0, plan, work), A)
             for j, m in enumerate(measures):
                 out[start:stop, :, j] = compute(m, T, **kw).value
             del T
         else:
             for s0 in range(start, stop, b_draw):
                 s1 = min(stop, s0 + b_draw)
-                W = _draw_weights(pat, rng, s1 - s0, plan)
+                W = _draw_weights(pat, rng, s1 - s0, plan, work)
                 for r0 in range(s0, s1, rows):
                     r1 = min(s1, r0 + rows)
                     T = resampled_confusions(pat, W[r0 - s0:r1 - s0], A)
@@ -277,6 +278,14 @@ def bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None 
     same resample for every system; within folds when the runs have folds. ``progress``: an
     optional ``callable(done, total)`` called after each block of resamples.
     """
+    return _bootstrap(data, measures, n_resamples=n_resamples, seed=seed, positive=positive, policy=policy,
+                      costs=costs, level=level, progress=progress)[0]
+
+
+def _bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None = 0, positive=None,
+               policy: str = "nan", costs=None, level: float = 0.95, progress: Progress = None):
+    """:func:`bootstrap`, and the patterns and indicator it made (``(result, pat, A)``), which
+    :func:`_pairwise` takes instead of making them again."""
     runs = _check_data(data)
     B = _check_count(n_resamples, "n_resamples")
     if not 0.0 < float(level) < 1.0:
@@ -314,7 +323,7 @@ def bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None 
     })
     return BootstrapResult(intervals=intervals, rank_distribution=rank_distribution, samples=samples,
                            n_resamples=B, seed=seed, level=float(level), systems=tuple(runs.systems),
-                           measures=tuple(ids.tolist()))
+                           measures=tuple(ids.tolist())), pat, A
 
 
 class _quiet:
@@ -352,11 +361,12 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
 
 
 def _pairwise(data, measure, *, n_resamples, seed, tests=TESTS, positive=None, policy="nan", costs=None,
-              progress: Progress = None, samples=None) -> pd.DataFrame:
+              progress: Progress = None, samples=None, pat=None, A=None) -> pd.DataFrame:
     """:func:`pairwise`; ``samples``: the measure's ``(B, S)`` values on the paired bootstrap
     resamples that :func:`bootstrap` drew from the same data, seed, count and settings (the
     bootstrap test's resamples are those: same stream, same blocks), used instead of drawing them
-    again (:func:`evalreport.analyses.compare.compare` has them already)."""
+    again (:func:`evalreport.analyses.compare.compare` has them already); ``pat`` and ``A``: the
+    patterns of ``data`` and their indicator, from :func:`_bootstrap` (made here when not given)."""
     runs = _check_data(data)
     R = _check_count(n_resamples, "n_resamples")
     tests = (tests,) if isinstance(tests, str) else tuple(tests)
@@ -371,8 +381,9 @@ def _pairwise(data, measure, *, n_resamples, seed, tests=TESTS, positive=None, p
     S = len(runs.systems)
     a_idx, b_idx = np.triu_indices(S, 1)
     names = np.asarray(runs.systems, dtype=object)
-    pat = patterns(runs)
-    A = pat.indicator()
+    if pat is None:
+        pat = patterns(runs)
+        A = pat.indicator()
     C = resampled_confusions(pat, pat.counts[None, :], A)[0]                      # (S, K, K) pooled
     value = compute(m, C, **kw).value
     sign = 1.0 if m.higher_is_better else -1.0

@@ -27,7 +27,7 @@ import pandas as pd
 from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, SEQUENTIAL, UNDEFINED_FILL, _axis, _band_font,
                                        _heatmap, _ink, _label_limit, _legend, _nominal_axis_for, _ordered,
                                        _rank_values, _require, _sequential, _step, _title,
-                                       display_text)
+                                       _with, display_text)
 from evalreport.charts.critical_difference import cd_diagram, cd_layout
 from evalreport.charts.heatmaps import _rank_texts
 
@@ -141,7 +141,7 @@ def task_rank_heatmap(task_ranks: pd.DataFrame, *, order=None, title: str | None
     subtitle = "1 = best in the task; systems in consensus order"
     if n_missing:
         subtitle += f"; hatched grey = did not take part ({n_missing} cells)"
-    return chart.properties(title=_title(title or "Rank in every task", subtitle))
+    return _with(chart, title=_title(title or "Rank in every task", subtitle))
 
 
 # --------------------------------------------------------------------------------------------
@@ -225,7 +225,7 @@ def rank_frequency(frame: pd.DataFrame, *, method: str | None = None, order=None
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("place:N", title="Rank"),
                  alt.Tooltip("sum(amount):Q", title=x_title, format=".3~f")],
     )
-    return alt.layer(bars).properties(width=width, height=alt.Step(row),
+    return _with(alt.layer(bars), width=width, height=alt.Step(row),
                                       title=_title(title or "How often each system took each rank",
                                                                    *([sub] if isinstance(sub, str) else sub)))
 
@@ -311,12 +311,12 @@ def consensus_rank_distribution(frame: pd.DataFrame, *, observed: pd.DataFrame |
             layers.append(alt.Chart(o).mark_tick(color=OBSERVED_INK, thickness=2, size=max(cell * 0.9, 6)).encode(
                 x=x, y=y, tooltip=[alt.Tooltip("system:N", title="System"),
                                    alt.Tooltip("rank:Q", title="Observed consensus rank")]))
-        panels.append(alt.layer(*layers).properties(width=alt.Step(step_x), height=height,
+        panels.append(_with(alt.layer(*layers), width=alt.Step(step_x), height=height,
                                                     title=alt.TitleParams(_method_label(m), fontSize=12)))
     sub = "circle area = bootstrap probability of the rank"
     if obs is not None:
         sub += "; orange bar = observed consensus rank"
-    return alt.vconcat(*panels, spacing=14).properties(
+    return _with(alt.vconcat(*panels, spacing=14),
         title=_title(title or "Uncertainty of the consensus ranking", sub))
 
 
@@ -394,9 +394,9 @@ def consensus_methods(table: pd.DataFrame, *, methods=None, title: str | None = 
                                       limit=limit).encode(
         x=alt.X("x:Q", scale=alt.Scale(domain=[0, max(len(methods) - 1, 1)], nice=False, zero=False)),
         y=alt.Y("rank:Q", scale=alt.Scale(domain=[worst + 0.5, 0.5], nice=False, zero=False)),
-        text="system:N", tooltip=[alt.Tooltip("system:N", title="System")])
+        text=alt.Text("system:N"), tooltip=[alt.Tooltip("system:N", title="System")])
     changed = int((spread > 0).sum())
     sub = f"{changed} of {n} systems change rank between methods" if changed else \
         "every method ranks the systems the same"
-    return alt.layer(lines, points, names).properties(
+    return _with(alt.layer(lines, points, names),
         width=width, height=height, title=_title(title or "The consensus methods side by side", sub))

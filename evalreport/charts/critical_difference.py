@@ -13,7 +13,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import PAGE_WIDTH, PLOT_WIDTH, _require, _text_width, _title, display_text
+from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, _require, _text_width, _title, _with,
+                                       display_text)
 
 __all__ = ["cd_diagram", "cd_layout"]
 
@@ -180,10 +181,10 @@ def cd_diagram(average_ranks, cd: float | None, cliques=(), *, title: str | None
     tick_df["text"] = [f"{v:.0f}" if any(np.isclose(v, n) for n in ax["numbered"]) else "" for v in tick_df["value"]]
     axis_df = pd.DataFrame({"x": [ax["x0"]], "x2": [ax["x1"]], "y": [ax["y"]]})
     layers.append(alt.Chart(axis_df).mark_rule(color="#444444", strokeWidth=1.2).encode(
-        x=px_x, x2="x2:Q", y=px_y))
-    layers.append(alt.Chart(tick_df).mark_rule(color="#444444").encode(x=px_x, y=px_y, y2="y2:Q"))
+        x=px_x, x2=alt.X2("x2:Q"), y=px_y))
+    layers.append(alt.Chart(tick_df).mark_rule(color="#444444").encode(x=px_x, y=px_y, y2=alt.Y2("y2:Q")))
     layers.append(alt.Chart(tick_df[tick_df["text"] != ""]).mark_text(
-        baseline="bottom", fontSize=11, color="#444444", dy=-9).encode(x=px_x, y=px_y, text="text:N"))
+        baseline="bottom", fontSize=11, color="#444444", dy=-9).encode(x=px_x, y=px_y, text=alt.Text("text:N")))
     # the CD interval above the axis, its value over it
     subtitle = []
     if lay["cd"] is not None:
@@ -192,24 +193,25 @@ def cd_diagram(average_ranks, cd: float | None, cliques=(), *, title: str | None
                               "text": [f"CD = {c['cd']:.2f}"], "mid": [(c["x"] + c["x2"]) / 2]})
         ends = pd.DataFrame({"x": [c["x"], c["x2"]], "y": [c["y"] - 4] * 2, "y2": [c["y"] + 4] * 2})
         layers.append(alt.Chart(cd_df).mark_rule(strokeWidth=1.5, color="#222222").encode(
-            x=px_x, x2="x2:Q", y=px_y))
-        layers.append(alt.Chart(ends).mark_rule(strokeWidth=1.5, color="#222222").encode(x=px_x, y=px_y, y2="y2:Q"))
+            x=px_x, x2=alt.X2("x2:Q"), y=px_y))
+        layers.append(alt.Chart(ends).mark_rule(strokeWidth=1.5, color="#222222").encode(
+            x=px_x, y=px_y, y2=alt.Y2("y2:Q")))
         layers.append(alt.Chart(cd_df).mark_text(baseline="bottom", dy=-5, fontSize=11, align="left").encode(
-            x=alt.X("x:Q", scale=None, axis=None), y=px_y, text="text:N"))
+            x=alt.X("x:Q", scale=None, axis=None), y=px_y, text=alt.Text("text:N")))
         subtitle.append(f"critical difference (Nemenyi{f', alpha = {alpha:g}' if alpha else ''}) = {c['cd']:.3f}")
     # leader lines: down from the rank to the row, then out to the name
     tip = [alt.Tooltip("full:N", title="System"), alt.Tooltip("rank:Q", title="Average rank", format=".3f")]
     lab = labels[["system", "full", "rank", "x", "y", "end_x", "text_x", "align", "side"]].copy()
     lab["axis_y"] = ax["y"]
     layers.append(alt.Chart(lab).mark_rule(color="#666666").encode(x=px_x, y=alt.Y("axis_y:Q", scale=None, axis=None),
-                                                                   y2="y:Q", tooltip=tip))
-    layers.append(alt.Chart(lab).mark_rule(color="#666666").encode(x=px_x, x2="end_x:Q", y=px_y, tooltip=tip))
+                                                                   y2=alt.Y2("y:Q"), tooltip=tip))
+    layers.append(alt.Chart(lab).mark_rule(color="#666666").encode(x=px_x, x2=alt.X2("end_x:Q"), y=px_y, tooltip=tip))
     layers.append(alt.Chart(lab).mark_tick(orient="vertical", color="#222222", thickness=2, size=9).encode(
         x=px_x, y=alt.Y("axis_y:Q", scale=None, axis=None), tooltip=tip))
     # thick bars joining the systems of each clique
     if not lay["cliques"].empty:
         layers.append(alt.Chart(lay["cliques"]).mark_rule(strokeWidth=4, color="#000000", strokeCap="round").encode(
-            x=px_x, x2="x2:Q", y=px_y, tooltip=[alt.Tooltip("members:N", title="Not significantly different")]))
+            x=px_x, x2=alt.X2("x2:Q"), y=px_y, tooltip=[alt.Tooltip("members:N", title="Not significantly different")]))
     # the names (one text layer per side: the alignment is a mark property)
     for side, align in (("left", "right"), ("right", "left")):
         rows = labels[labels["side"] == side]
@@ -218,10 +220,10 @@ def cd_diagram(average_ranks, cd: float | None, cliques=(), *, title: str | None
         data = rows[["full", "rank", "y", "text_x"]].assign(text=["\n".join(ls) for ls in rows["lines"]])
         layers.append(alt.Chart(data).mark_text(
             align=align, baseline="middle", fontSize=CD_FONT, lineBreak="\n", lineHeight=CD_LINE,
-            limit=int(ax["room"])).encode(x=alt.X("text_x:Q", scale=None, axis=None), y=px_y, text="text:N",
+            limit=int(ax["room"])).encode(x=alt.X("text_x:Q", scale=None, axis=None), y=px_y, text=alt.Text("text:N"),
                                           tooltip=tip))
     subtitle.insert(0, "average rank over the tasks, 1 = best at the left; bars join systems not "
                        "significantly different" if len(lay["cliques"]) else
                        "average rank over the tasks, 1 = best at the left")
-    return alt.layer(*layers).properties(
+    return _with(alt.layer(*layers),
         width=lay["width"], height=lay["height"], title=_title(title or "Critical-difference diagram", *subtitle))

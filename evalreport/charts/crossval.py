@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, _axis, _label_limit, _legend, _ordered, _require,
-                                       _select, _step, _title, short_measure_label)
+                                       _select, _step, _title, _with, short_measure_label)
 
 
 # --------------------------------------------------------------------------------------------
@@ -56,7 +56,7 @@ def cv_estimates(cv: pd.DataFrame, *, measure: str | None = None, by: str = "aut
     y = alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=_label_limit(systems)))
     x_scale = alt.Scale(zero=False, nice=False, padding=10)
     rule = alt.Chart(span).mark_rule(color="#bbbbbb", strokeWidth=6, strokeCap="round").encode(
-        y=y, x=alt.X("lo:Q", scale=x_scale, title=name), x2="hi:Q",
+        y=y, x=alt.X("lo:Q", scale=x_scale, title=name), x2=alt.X2("hi:Q"),
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("spread:Q", title="max - min", format=".4f")])
     points = alt.Chart(df).mark_point(size=60, filled=True, opacity=0.9).encode(
         y=y, x=alt.X("value:Q", scale=x_scale, title=name),
@@ -68,7 +68,7 @@ def cv_estimates(cv: pd.DataFrame, *, measure: str | None = None, by: str = "aut
                  alt.Tooltip("value:Q", title=f"{name} ({measure})", format=".4f")],
     )
     missing = [f"{s} ({a})" for s, a in zip(bad["system"], bad["aggregation"])]
-    return alt.layer(rule, points).properties(
+    return _with(alt.layer(rule, points),
         width=PLOT_WIDTH, height=alt.Step(_step(len(systems), lo=18, hi=26)),
         title=_title(title or f"Cross-validation: ways to aggregate {name} over folds",
                      "the same predictions, aggregated differently (Forman & Scholz, paper 001)",
@@ -145,7 +145,7 @@ def _simulation(sim: pd.DataFrame, *, metric: str, y_title: str, x, column, row,
     layers = [base.mark_line(strokeWidth=1.5), base.mark_point(size=30, filled=True)]
     if zero_rule:
         layers.insert(0, alt.Chart().mark_rule(color="#888888", strokeDash=[4, 3]).encode(y=alt.YDatum(0)))
-    chart = alt.layer(*layers, data=df).properties(width=max(width, 110), height=200 if row is None else 150)
+    chart = _with(alt.layer(*layers, data=df), width=max(width, 110), height=200 if row is None else 150)
     if column or row:
         facet = {}
         for channel, name in (("column", column), ("row", row)):
@@ -157,7 +157,7 @@ def _simulation(sim: pd.DataFrame, *, metric: str, y_title: str, x, column, row,
                     f"{name}:N", title=_SETTING_TITLES.get(name, name), sort=values,
                     header=alt.Header(labelFontWeight="bold", labelExpr=_header_expr(name)))
         chart = chart.facet(**facet)
-    return chart.properties(title=_title(title, subtitle))
+    return _with(chart, title=_title(title, subtitle))
 
 
 def simulation_bias(sim: pd.DataFrame, *, x: str = "auto", column: str | None = "auto", row: str | None = None,

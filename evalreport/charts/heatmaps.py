@@ -9,7 +9,8 @@ import pandas as pd
 from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, UNDEFINED_TEXT, _axis, _direction, _font, _heatmap,
                                        _ink, _label_limit, _legend, _name_measures, _nominal_axis_for, _ordered,
                                        _rank_values, _require, _restrict, _select, _sequential, _step, _text_width,
-                                       _texts, _title, display_text, measure_names, short_measure_label)
+                                       _texts, _title, _with, display_text, measure_names,
+                                       short_measure_label)
 
 
 # --------------------------------------------------------------------------------------------
@@ -84,7 +85,7 @@ def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str =
     tooltip.append(alt.Tooltip("label:N", title="Rank"))
     kw = _system_measure_axes(_orient(len(systems), len(measures), orient), systems, measures, measure_title)
     which = "prevalence-calibrated" if calibrated else "raw"
-    return _heatmap(df, colour=colour, tooltip=tooltip, **kw).properties(
+    return _with(_heatmap(df, colour=colour, tooltip=tooltip, **kw),
         title=_title(title or f"Rank of every system under every measure ({which})",
                      "1 = best; systems ordered by mean rank"))
 
@@ -134,7 +135,7 @@ def score_heatmap(scores: pd.DataFrame, *, calibrated: bool = False, orient: str
     kw = _system_measure_axes(_orient(len(systems), len(measures), orient), systems, measures, "Measure")
     n_undefined = int(np.isnan(pos).sum())
     which = "prevalence-calibrated" if calibrated else "raw"
-    return _heatmap(df, colour=colour, tooltip=tooltip, **kw).properties(
+    return _with(_heatmap(df, colour=colour, tooltip=tooltip, **kw),
         title=_title(title or f"Every measure for every system ({which})",
                      f"grey '{UNDEFINED_TEXT}' = undefined ({n_undefined} cells; hover for the reason)"
                      if n_undefined else "no undefined values"))
@@ -162,17 +163,29 @@ def identical_rankings(rank_correlation: pd.DataFrame, *, method: str = "spearma
     order of appearance), each group's members in that order; a measure whose correlations are
     undefined (e.g. it gives every system the same value) is a group of its own."""
     df, measures = _correlation_frame(rank_correlation, method, order, "identical_rankings")
-    same = df[df["value"] >= 1 - 1e-9]
-    from scipy.sparse import coo_matrix
-    from scipy.sparse.csgraph import connected_components
+    return _identical_groups(df, measures)
 
+
+def _identical_groups(df: pd.DataFrame, measures: list) -> list[list]:
+    """The groups of :func:`identical_rankings` from a :func:`_correlation_frame` result: the
+    connected components of the pairs with correlation 1 (union-find; a few dozen measures)."""
+    same = df["value"].to_numpy(float) >= 1 - 1e-9
     where = {m: i for i, m in enumerate(measures)}
-    edges = coo_matrix((np.ones(len(same)), (same["measure_a"].map(where), same["measure_b"].map(where))),
-                       shape=(len(measures), len(measures)))
-    _, component = connected_components(edges, directed=False)
+    parent = list(range(len(measures)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in zip(df["measure_a"].to_numpy(object)[same], df["measure_b"].to_numpy(object)[same]):
+        ra, rb = root(where[a]), root(where[b])
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
     groups: dict = {}
-    for m, c in zip(measures, component):     # groups and members in ``measures`` order
-        groups.setdefault(c, []).append(m)
+    for i, m in enumerate(measures):     # groups and members in ``measures`` order
+        groups.setdefault(root(i), []).append(m)
     return list(groups.values())
 
 
@@ -194,8 +207,8 @@ def correlation_heatmap(rank_correlation: pd.DataFrame, *, method: str = "spearm
     :data:`CORRELATION_TEXT_CELL` px; measures are shown by their short registry labels.
     """
     df, measures = _correlation_frame(rank_correlation, method, order, "correlation_heatmap")
-    groups = identical_rankings(rank_correlation, method=method, order=measures) if merge_identical \
-        else [[m] for m in measures]
+    # the same groups as identical_rankings(rank_correlation, method=method, order=measures)
+    groups = _identical_groups(df, measures) if merge_identical else [[m] for m in measures]
     heads = [g[0] for g in groups]
     names = measure_names(heads)
     shown = {g[0]: names[g[0]] + (f" +{len(g) - 1}" if len(g) > 1 else "") for g in groups}
@@ -226,7 +239,7 @@ def correlation_heatmap(rank_correlation: pd.DataFrame, *, method: str = "spearm
         subtitle.append(f"measures with identical rankings share a row (+k: k more; hover for their names)")
     if step < CORRELATION_TEXT_CELL:
         subtitle.append("too many measures to print the values: hover a cell")
-    return chart.properties(title=_title(
+    return _with(chart, title=_title(
         title or f"Agreement between measures: {method.capitalize()} rank correlation", *subtitle))
 
 
@@ -284,7 +297,7 @@ def pvalue_heatmap(pairwise: pd.DataFrame, *, measure: str, test: str, column: s
     note = floor_note or (f"smallest attainable p = {floor:.3g}" if given else "")
     if given and floor >= alpha:
         note += f"{'; ' if note else ''}no pair can reach p < {alpha:g}"
-    return heat.properties(
+    return _with(heat,
         title=_title(title or f"Pairwise differences under {short_measure_label(measure)}: {test} test",
                      f"{column}; outlined: p < {alpha:g}", note))
 
@@ -324,12 +337,12 @@ def per_class_heatmap(per_class: pd.DataFrame, *, metrics=("recall", "precision"
                     colour=colour, tooltip=tooltip, width=sx * len(classes),
                     height=_step(len(systems), lo=14, hi=20) * len(systems), y_limit=labels)
     if len(present) == 1:     # one metric: no panel header repeating the title
-        return heat.properties(title=_title(title or f"Per-class {present[0]}",
+        return _with(heat, title=_title(title or f"Per-class {present[0]}",
                                             f"grey '{UNDEFINED_TEXT}' = undefined (0/0)"))
-    return heat.facet(row=alt.Row("metric:N", sort=present, title=None,
+    return _with(heat.facet(row=alt.Row("metric:N", sort=present, title=None,
                         header=alt.Header(labelAngle=0, labelAlign="left", labelFontWeight="bold",
                                           labelOrient="top", labelAnchor="start"))
-            ).properties(title=_title(title or "Per-class recall, precision and F1",
+            ), title=_title(title or "Per-class recall, precision and F1",
                                       f"grey '{UNDEFINED_TEXT}' = undefined (0/0)"))
 
 
@@ -374,8 +387,8 @@ def confusion_grid(confusion: pd.DataFrame, *, columns: int | None = None, syste
     layers = [rect]
     if step >= 14:
         layers.append(base.mark_text(baseline="middle", fontSize=_font(step * 1.1)).encode(
-            text="label:N", color=alt.Color("ink:N", scale=None)))
-    chart = alt.layer(*layers, data=df).properties(width=alt.Step(step), height=alt.Step(step)).facet(
+            text=alt.Text("label:N"), color=alt.Color("ink:N", scale=None)))
+    chart = _with(alt.layer(*layers, data=df), width=alt.Step(step), height=alt.Step(step)).facet(
         facet=alt.Facet("system:N", sort=order, title=None, header=alt.Header(labelFontWeight="bold",
                                                                               labelLimit=int(step * k + 20))),
         columns=columns,
@@ -384,7 +397,7 @@ def confusion_grid(confusion: pd.DataFrame, *, columns: int | None = None, syste
         # a grid with empty slots: every panel gets its own axes, so that no empty slot shows a
         # lone axis (a shared axis is drawn under each column's last slot, panel or not)
         chart = chart.resolve_axis(x="independent", y="independent")
-    return chart.properties(title=_title(title or "Normalised confusion matrices",
+    return _with(chart, title=_title(title or "Normalised confusion matrices",
                                          "rows: gold class, columns: predicted class; each row sums to 100%; "
                                          "cells in %"))
 

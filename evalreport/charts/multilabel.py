@@ -16,7 +16,7 @@ import pandas as pd
 
 from evalreport.charts._common import (LABEL_LIMIT, PAGE_WIDTH, PLOT_WIDTH, UNDEFINED_TEXT, _heatmap, _ink,
                                        _label_limit, _legend, _ordered, _require, _sequential, _step, _texts,
-                                       _title, display_text)
+                                       _title, _with, display_text)
 from evalreport.charts.theme import CATEGORY_COLOURS
 
 __all__ = ["label_frequency", "set_size_heatmap", "label_heatmap", "label_error_heatmap"]
@@ -101,7 +101,7 @@ def label_frequency(frequency: pd.DataFrame, *, order=None, systems=None, title:
             x=x, y=y, color=colour, tooltip=tip)
         layers.append(ticks)
     sub = ("bar: gold labels; tick: a system's predictions" if not pred.empty else "gold labels")
-    return alt.layer(*layers).properties(width=width, height=alt.Step(step),
+    return _with(alt.layer(*layers), width=width, height=alt.Step(step),
                                          title=_title(title or "How often each label is given", sub))
 
 
@@ -139,7 +139,7 @@ def set_size_heatmap(sizes: pd.DataFrame, *, sources=None, title: str | None = N
     heat = _heatmap(df, x="k", y="source_shown", x_title="Labels per item (set size)", y_title=None,
                     x_sort=[str(k) for k in range(k_max + 1)], y_sort=rows, colour=colour, tooltip=tip,
                     width=sx * (k_max + 1), y_limit=limit)
-    return heat.properties(title=_title(title or "Labels per item: gold and each system",
+    return _with(heat, title=_title(title or "Labels per item: gold and each system",
                                         "share of items (%) with a set of k labels; top row: gold"))
 
 
@@ -183,7 +183,7 @@ def label_heatmap(frame: pd.DataFrame, *, value: str = "f1", order=None, systems
     sub = [f"grey '{UNDEFINED_TEXT}' = undefined (0/0); labels most frequent first"]
     if marked:
         sub.append("* = label found only in predictions (no gold items)")
-    return heat.properties(title=_title(title or f"{name} per label and system", *sub))
+    return _with(heat, title=_title(title or f"{name} per label and system", *sub))
 
 
 def label_error_heatmap(label_errors: pd.DataFrame, *, order=None, systems=None,
@@ -231,6 +231,6 @@ def label_error_heatmap(label_errors: pd.DataFrame, *, order=None, systems=None,
     heat = _heatmap(df, x="system_shown", y="name_shown", x_title=None, y_title=None, x_sort=cols, y_sort=labels,
                     colour=colour, tooltip=tip, width=sx * len(cols), height=sy * len(labels), x_limit=140,
                     y_limit=limit)
-    return heat.properties(title=_title(title or "Labels added and dropped",
+    return _with(heat, title=_title(title or "Labels added and dropped",
                                         "(added − dropped) as % of the label's gold items; orange: predicted too "
                                         "often, blue: missed"))

@@ -8,7 +8,8 @@ import pandas as pd
 
 from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, _axis, _direction, _label_limit, _legend,
                                        _name_measures, _ordered, _require, _restrict, _select, _sequential, _step,
-                                       _text_width, _title, measure_label, short_measure_label)
+                                       _text_width, _title, _with, measure_label,
+                                       short_measure_label)
 
 
 # --------------------------------------------------------------------------------------------
@@ -34,8 +35,8 @@ def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence")
                  alt.Tooltip("share:Q", title="Share", format=".1%")],
     )
     bars = base.mark_bar()
-    text = base.mark_text(align="left", dx=4, baseline="middle").encode(text="label:N")
-    return alt.layer(bars, text).properties(
+    text = base.mark_text(align="left", dx=4, baseline="middle").encode(text=alt.Text("label:N"))
+    return _with(alt.layer(bars, text),
         width=PLOT_WIDTH, height=alt.Step(_step(n, lo=14, hi=24)),
         title=_title(title, f"{n} classes, {int(df['count'].sum())} items; largest / smallest = {ratio:.1f}"),
     )
@@ -184,7 +185,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     layers = []
     if has_intervals:
         layers.append(base.mark_rule(strokeWidth=2, color="#888888").encode(
-            x=alt.X("lo:Q", scale=x_scale, title=x_title), x2="hi:Q"))
+            x=alt.X("lo:Q", scale=x_scale, title=x_title), x2=alt.X2("hi:Q")))
     point = base.mark_point(filled=True, size=70).encode(x=x)
     layers.append(point.encode(color=colour) if colour is not None else point)
     if shown is not None and not shown.empty:
@@ -198,7 +199,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
                 layers.append(alt.Chart(rows).mark_text(
                     align=align, baseline="bottom", dx=3 if align == "left" else -3, fontSize=BASELINE_FONT,
                     color="#555555").encode(x=alt.X("value:Q", scale=x_scale), y=alt.Y("y:Q", scale=None),
-                                            text="text:N"))
+                                            text=alt.Text("text:N")))
     subtitle = [f"points: value on all items; {'bars: interval; ' if has_intervals else ''}{direction}"
                 + ("; dashed: chance baselines" if shown is not None and not shown.empty else "")]
     if off is not None and not off.empty:
@@ -208,7 +209,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
         subtitle.append("every system in one significance group (none separable)")
     if undefined:
         subtitle.append(f"undefined (not drawn): {', '.join(undefined)}")
-    return alt.layer(*layers).properties(
+    return _with(alt.layer(*layers),
         width=width, height=alt.Step(_step(len(order), lo=16, hi=26)),
         title=_title(title or f"Leaderboard: {name}", *subtitle),
     )
@@ -255,7 +256,8 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
     y = alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=limit))
     x_axis = alt.Axis(tickCount=3, labelOverlap="greedy", labelSeparation=8, labelFlush=True)
     rule = alt.Chart().mark_rule(color="#aaaaaa", strokeWidth=2).encode(
-        y=y, x=alt.X("raw:Q", title=None, scale=alt.Scale(zero=False, padding=7), axis=x_axis), x2="calibrated:Q",
+        y=y, x=alt.X("raw:Q", title=None, scale=alt.Scale(zero=False, padding=7), axis=x_axis),
+        x2=alt.X2("calibrated:Q"),
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("raw:Q", format=".4f"),
                  alt.Tooltip("calibrated:Q", format=".4f")],
     ).transform_pivot("version", value="value", groupby=["measure_name", "system"])
@@ -267,13 +269,13 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("version:N", title="Version"),
                  alt.Tooltip("value:Q", format=".4f")],
     )
-    return alt.layer(rule, points, data=df).properties(
+    return _with(_with(alt.layer(rule, points, data=df),
         width=width, height=alt.Step(_step(len(systems), lo=11, hi=16))
     ).facet(
         facet=alt.Facet("measure_name:N", sort=names, title=None,
                         header=alt.Header(labelFontWeight="bold", labelLimit=int(width + 10))),
         columns=columns,
-    ).resolve_scale(x="independent").properties(title=_title(
+    ).resolve_scale(x="independent"), title=_title(
         title or "Raw vs prevalence-calibrated values",
         "grey: raw; orange: calibrated to balanced prevalence (Opitz, paper 002, eq. 5-6)"))
 
@@ -321,9 +323,9 @@ def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, mi
                       legend=_legend(format=".0%", values=[0.1, 0.5, 1.0], symbolFillColor="#4292c6")),
         color=alt.Color("probability:Q", scale=_sequential(-0.3, 1), legend=None),
     )
-    text = base.mark_text(fontSize=9, baseline="middle", color="white").encode(text="text:N")
+    text = base.mark_text(fontSize=9, baseline="middle", color="white").encode(text=alt.Text("text:N"))
     shown = f"printed from {printed:.0%}" if printed <= 1 else "hover for it"
-    return alt.layer(bubbles, text).properties(
+    return _with(alt.layer(bubbles, text),
         width=alt.Step(step), height=alt.Step(row),
         title=_title(title or f"Rank uncertainty: {short_measure_label(measure)}",
                      f"bubble area = P(rank = k) ({shown}); systems by expected rank"))

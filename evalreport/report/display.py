@@ -103,16 +103,32 @@ _EMBED_JS = (
 )
 
 
+#: What a character that :func:`evalreport.escape.printable` replaces looks like in
+#: ``json.dumps(..., ensure_ascii=False)``: C0 controls are written as ``\u00XX``, ``\b`` or ``\f``
+#: (tab, newline and carriage return as ``\t``, ``\n``, ``\r``), DEL, C1 and the bidi controls
+#: as they are. A match may be a false alarm (a backslash before a "b"); a miss is impossible.
+_JSON_CONTROL = re.compile(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\\u00[01]|\\b|\\f")
+
+
 def _printable_spec(node: Any) -> Any:
     """``node`` (a Vega-Lite spec) with the control characters of every string (keys too, so field
-    names still match) shown as U+FFFD (:func:`evalreport.escape.printable`)."""
+    names still match) shown as U+FFFD (:func:`evalreport.escape.printable`). A spec without
+    any (the usual case, found by one scan of its JSON text) is returned as it is."""
+    try:
+        clean = _JSON_CONTROL.search(json.dumps(node, ensure_ascii=False)) is None
+    except (TypeError, ValueError):   # not JSON (not a to_dict result): walk it
+        clean = False
+    return node if clean else _printable_walk(node)
+
+
+def _printable_walk(node: Any) -> Any:
     if isinstance(node, str):
         return escape.printable(node)
     if isinstance(node, dict):
-        return {escape.printable(k) if isinstance(k, str) else k: _printable_spec(v)
+        return {escape.printable(k) if isinstance(k, str) else k: _printable_walk(v)
                 for k, v in node.items()}
     if isinstance(node, list):
-        return [_printable_spec(v) for v in node]
+        return [_printable_walk(v) for v in node]
     return node
 
 
@@ -266,6 +282,7 @@ class Table:
         self._whole = {c for c in df.columns if _whole_column(df[c])}
         self.undefined = self._align(undefined, bool_frame=True)
         self.reasons = self._align(reasons, bool_frame=False)
+        self._cells_cache = None
 
     def _align(self, frame: Any, *, bool_frame: bool):
         if frame is None:
@@ -310,7 +327,13 @@ class Table:
         return str(value)
 
     def _cells(self):
-        """Rows of (text, numeric, note_letter_or_None, reason) plus the lettered notes."""
+        """Rows of (text, numeric, note_letter_or_None, reason) plus the lettered notes (worked
+        out once: the HTML, Markdown and Typst representations share them)."""
+        if self._cells_cache is None:
+            self._cells_cache = self._make_cells()
+        return self._cells_cache
+
+    def _make_cells(self):
         notes: dict[str, str] = {}
         rows = []
         cols = list(self.df.columns)
@@ -364,7 +387,7 @@ class Table:
         numeric = [False] * self.index + self._numeric_columns()
         ems = []
         for j, num in enumerate(numeric):
-            short = [text_width(t[j]) for t in texts if text_width(t[j]) <= PROSE_EM]
+            short = [w for w in (text_width(t[j]) for t in texts) if w <= PROSE_EM]
             em = min(1.1 * max(short, default=0.0), 16.0)
             ems.append(em if not num and em >= 4 else 0.0)
         # the minimums of all text columns together leave room for the rest (no forced scrolling)

@@ -18,6 +18,7 @@ stays alone at the bottom of a page.
 """
 from __future__ import annotations
 
+import functools
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -61,6 +62,17 @@ for _bold in (False, True):
 
 def text_width(text: str, *, bold: bool = False) -> float:
     """Estimated width of ``text`` in em (Libertinus Serif; unknown glyphs 0.6 em, wide ones 1 em)."""
+    # short texts memoised: a table's cells repeat ("0.500", names), and every layout attempt measures
+    # them again; a long text (a name from the data can be megabytes) is not kept
+    return _short_width(text, bold) if len(text) <= 80 else _width(text, bold)
+
+
+@functools.lru_cache(maxsize=1 << 15)
+def _short_width(text: str, bold: bool) -> float:
+    return _width(text, bold)
+
+
+def _width(text: str, bold: bool) -> float:
     table = _WIDTHS[bold]
     total = 0.0
     for ch in text:

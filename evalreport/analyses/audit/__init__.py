@@ -36,9 +36,10 @@ paper      id      property
 
 Each property is checked separately in the ``binary`` setting (K = 2; a binary measure takes
 class 1 as positive: TP = C[1, 1]) and the ``multiclass`` setting (K = 3 by default), by
-exhaustive enumeration of every confusion matrix with 1 <= n <= ``max_n`` (one tensor through
-the measure function), a seeded random search over larger n, and exact expectations where a
-property is about a random classifier.
+exhaustive enumeration of every confusion matrix with 1 <= n <= ``max_n``, a seeded random
+search over larger n, and exact expectations where a property is about a random classifier.
+Every matrix the checks read is built once per (K, max_n) in the process and evaluated in one
+stacked call per measure, setting and policy (:mod:`.batches`).
 
 Undefined values. By default each paper's properties are computed under that paper's own
 treatment of 0/0 (``PAPER_POLICY``): Sebastiani keeps undefined values undefined (SDE and WDE
@@ -83,11 +84,12 @@ from evalreport.analyses.audit.averaging import AVERAGINGS, preservation, table_
 from evalreport.analyses.audit.consistency import (PAPER_004_TABLE_3, binary_pairs_space, consistency,
                                                    indistinguishable_groups)
 from evalreport.analyses.audit.identities import identities
-from evalreport.analyses.audit.space import Space
+from evalreport.analyses.audit.batches import evaluate_bank, stacked
+from evalreport.analyses.audit.space import Space, space_for
 from evalreport.errors import MeasureError
 from evalreport.measures import catalogue, get
 from evalreport.measures._core import unique
-from evalreport.measures._core import Measure
+from evalreport.measures._core import Measure, quiet_errors, shared_sums
 from evalreport.measures.binary import AVERAGING_PRESERVES, average_claims
 
 __all__ = ["audit", "consistency", "indistinguishable_groups", "PROPERTIES", "PAPERS", "PAPER_POLICY",
@@ -202,11 +204,17 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
     props = resolve_properties(properties)
     if max_n < 3:
         raise MeasureError("max_n must be at least 3")
-    spaces = {K: Space(K, max_n) for K in classes}
+    spaces = {K: space_for(K, max_n) for K in classes}
+    banks = _Banks(spaces, props, policy, seed, n_random)
     rows = []
     for m in ms:
         claims = parse_claims(m)
         cases: dict = {}
+        bank = banks.of(m, ms)
+        pv_values: dict = {}       # policy -> K -> values at the random classifiers of PV
+        for (K, pol), b in bank.items():
+            if ("PV",) in b:
+                pv_values.setdefault(pol, {})[K] = b[("PV",)]
         for K in classes:
             setting = _setting_name(K, classes)
             for prop in props:
@@ -217,7 +225,8 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
                 else:
                     key = (K, pol)
                     if key not in cases:
-                        cases[key] = P.Case(m, K, setting, pol, spaces[K], seed=seed, n_random=n_random)
+                        cases[key] = P.Case(m, K, setting, pol, spaces[K], seed=seed, n_random=n_random,
+                                            bank=bank.get(key), pv_values=pv_values.setdefault(pol, {}))
                     case = cases[key]
                     try:
                         v = prop.check(case)
@@ -233,6 +242,44 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
                              "detail": v.detail, "policy": pol, "claim": claim,
                              "agrees": None if expected is None else bool(v.verdict == expected)})
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+class _Banks:
+    """Every measure's values on every matrix its checks read (:mod:`.batches`), computed for a
+    few measures at a time: one stacked call per measure, setting and policy, the tensor's sums
+    shared between the measures (:func:`~evalreport.measures._core.shared_sums`)."""
+
+    CHUNK = 8   # measures per block: bounds the memory the values take
+
+    def __init__(self, spaces, props, policy, seed, n_random):
+        self.spaces, self.seed, self.n_random = spaces, seed, n_random
+        self.pids: dict = {}         # policy -> the properties checked under it
+        for p in props:
+            self.pids.setdefault(policy or PAPER_POLICY[p.paper], []).append(p.id)
+        self.done: dict = {}
+
+    def of(self, m: Measure, ms) -> dict:
+        key = id(m)
+        if key not in self.done:
+            self.done.clear()          # the previous block is finished with
+            at = next(i for i, x in enumerate(ms) if x is m)
+            self._fill(ms[at:at + self.CHUNK])
+        return self.done[key]
+
+    def _fill(self, block):
+        for m in block:
+            self.done[id(m)] = {}
+        for K, space in self.spaces.items():
+            chosen = [m for m in block if not ("positive" in m.needs and K != 2)]
+            if not chosen:
+                continue
+            for pol, pids in self.pids.items():
+                U, inverse, slices = stacked(space, pids, self.seed, self.n_random)
+                with shared_sums(), quiet_errors():
+                    for m in chosen:
+                        bank = evaluate_bank(lambda mats: P.evaluate_measure(m, mats, policy=pol), U, inverse, slices)
+                        if bank is not None:
+                            self.done[id(m)][(K, pol)] = bank
 
 
 # ---------------------------------------------------------------------- claims

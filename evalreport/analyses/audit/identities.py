@@ -32,7 +32,7 @@ import pandas as pd
 
 from evalreport.errors import MeasureError
 from evalreport.measures import compute, for_synthetic
-from evalreport.measures._core import unique
+from evalreport.measures._core import quiet_errors, shared_sums, unique
 from evalreport.measures.evaluate import default_measures
 
 COLUMNS = ["scope", "relation", "group", "measure", "members"]
@@ -100,12 +100,16 @@ TIE = 1e-9
 
 def _profile(measures, C, positive, policy):
     """Per measure: values, undefined cells, and hashes of its dense ranks (as computed, and
-    oriented by the measure's direction), undefined cells set apart."""
+    oriented by the measure's direction), undefined cells set apart. The measures share the
+    sample's row, column and one-vs-rest sums (computed once, as in
+    :func:`evalreport.measures.evaluate`)."""
     out = []
-    for m in measures:
+    C = np.asarray(C, dtype=float)
+    with shared_sums(), quiet_errors():
         # (a class subset or a gain matrix as the audit reads it on K synthetic classes)
-        r = compute(for_synthetic(m, C.shape[-1]), C, positive=positive if "positive" in m.needs else None,
-                    policy=policy, explain=False)
+        results = [compute(for_synthetic(m, C.shape[-1]), C, positive=positive if "positive" in m.needs else None,
+                           policy=policy, explain=False) for m in measures]
+    for m, r in zip(measures, results):
         v = np.asarray(r.value, dtype=float)
         nan = np.isnan(v)
         ranks = _dense(v, nan)

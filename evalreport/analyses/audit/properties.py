@@ -22,13 +22,14 @@ Conventions shared by all checks
 from __future__ import annotations
 
 import math
-import zlib
 from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
-from evalreport.analyses.audit.space import Space, compositions, fmt_matrix, labelings, random_matrices, steps
+from evalreport.analyses.audit import batches as _b
+from evalreport.analyses.audit.batches import EXTREME_SALT, RELATIONS, is_diag as _is_diag, zero_diag as _zero_diag
+from evalreport.analyses.audit.space import Space, fmt_matrix, labelings
 from evalreport.measures import compute, for_synthetic
 from evalreport.measures._core import Measure
 
@@ -54,11 +55,17 @@ class Case:
     space: Space
     seed: int = 0
     n_random: int = 400
+    #: the measure's values on the batches of :mod:`.batches`, by name, computed in one stacked
+    #: call (:func:`.batches.evaluate_bank`); None: every batch is evaluated when a check reads it
+    bank: dict | None = field(default=None, repr=False)
+    #: the measure's raw values on :func:`.batches.pv_batch` by K, under this policy, shared by
+    #: the measure's cases (PV_complete reads K = 2, 3, 4 in each setting)
+    pv_values: dict | None = field(default=None, repr=False)
     values: np.ndarray = field(init=False, repr=False)
     cache: dict = field(default_factory=dict, repr=False)
 
     def __post_init__(self):
-        self.values = self.evaluate(self.space.mats)
+        self.values = self.values_of(("space",))
 
     @property
     def sign(self) -> float:
@@ -83,12 +90,21 @@ class Case:
         """Raw values of the measure (NaN = undefined) for a batch of (possibly real) matrices."""
         return evaluate_measure(self.measure, mats, policy=self.policy)
 
+    def values_of(self, name) -> np.ndarray:
+        """Raw values on the named batch of :mod:`.batches` (from the bank when it has them)."""
+        if self.bank is not None and name in self.bank:
+            return self.bank[name]
+        return self.evaluate(_b.batch(self.space, name, self.seed, self.n_random))
+
+    def values_or(self, name, mats) -> np.ndarray:
+        """Raw values on ``mats``, read from the bank under ``name`` when it has them."""
+        if self.bank is not None and name in self.bank:
+            return self.bank[name]
+        return self.evaluate(mats)
+
     def random(self, salt: int, count: int | None = None) -> np.ndarray:
         """Seeded random matrices with max_n < n <= 3 max_n (the same for every measure)."""
-        count = self.n_random if count is None else count
-        n_lo, n_hi = self.max_n + 1, 3 * self.max_n
-        return self.space.memo(("random", self.seed, salt, count),
-                               lambda: random_matrices(self.rng(salt), self.K, count, n_lo, n_hi))
+        return _b.random_batch(self.space, self.seed, salt, self.n_random if count is None else count)
 
 
 def evaluate_measure(measure: Measure, mats, *, policy: str) -> np.ndarray:
@@ -124,32 +140,47 @@ def _relation(case: Case, kinds, ok: Callable, *, src_ok: Callable | None = None
 
     Exhaustive over the space (src matrices with n <= max_n - ``min_n_room`` so that the result
     is still in the space), then over random larger matrices. ``src_ok``/``pair_ok`` restrict
-    the steps the property talks about.
+    the steps the property talks about. An ``ok`` without a ``needs_mats`` attribute ignores
+    C_src and C_dst (they are passed as None).
     """
     space, S = case.space, case.S
+    kinds = tuple(kinds)
+    mats_too = getattr(ok, "needs_mats", False)
     best = best_full = None
     checked = skipped = 0
     full = space.full
     for kind in kinds:
-        src, dst, step = space.transition(kind)
-
-        def make_keep(src=src, dst=dst):
+        def make_kept(kind=kind):
+            src, dst, step = space.transition(kind)
             keep = np.ones(len(src), dtype=bool)
             if src_ok is not None:
-                keep &= src_ok(space.mats[src])
+                on = getattr(src_ok, "on_space", None)
+                keep &= on(space, src) if on is not None else src_ok(space.mats[src])
             if pair_ok is not None:
-                keep &= pair_ok(space.mats[src], space.mats[dst])
-            return keep
+                on = getattr(pair_ok, "on_space", None)
+                keep &= on(space, src, dst) if on is not None else pair_ok(space.mats[src], space.mats[dst])
+            return src[keep], dst[keep], step[keep]
 
-        keep = space.memo(("keep", kind, getattr(src_ok, "__name__", None), getattr(pair_ok, "__name__", None)),
-                          make_keep)
-        both = keep & ~np.isnan(S[src]) & ~np.isnan(S[dst])
-        skipped += int((keep & ~both).sum())
-        checked += int(both.sum())
-        bad = both.copy()
-        bad[both] = ~ok(S[src][both], S[dst][both], space.mats[src[both]], space.mats[dst[both]])
-        if bad.any():
-            k = np.nonzero(bad)[0]
+        # (only the steps the property talks about: filtered once per space)
+        src, dst, step = space.memo(("kept", kind, getattr(src_ok, "__name__", None),
+                                     getattr(pair_ok, "__name__", None)), make_kept)
+        Ss, Sd = S[src], S[dst]
+        both = ~np.isnan(Ss) & ~np.isnan(Sd)
+        n_both = int(np.count_nonzero(both))
+        skipped += len(src) - n_both
+        checked += n_both
+        flagged = getattr(ok, "step_flag", None)
+        if flagged is not None:
+            flag = space.memo(("step flag", kind, getattr(src_ok, "__name__", None),
+                               getattr(pair_ok, "__name__", None), flagged[0].__name__),
+                              lambda src=src, dst=dst: flagged[0](space.mats[src], space.mats[dst]))
+            good = flagged[1](Ss[both], Sd[both], flag[both])
+        else:
+            sb, db = src[both], dst[both]
+            good = ok(Ss[both], Sd[both], space.mats[sb] if mats_too else None,
+                      space.mats[db] if mats_too else None)
+        if not good.all():
+            k = np.nonzero(both)[0][~good]
             j = k[np.lexsort((dst[k], src[k]))[0]]
             cand = (int(src[j]), space.mats[src[j]], space.mats[dst[j]], case.values[src[j]], case.values[dst[j]],
                     step[j])
@@ -178,27 +209,17 @@ def _relation(case: Case, kinds, ok: Callable, *, src_ok: Callable | None = None
         return Verdict(VIOLATED, f"C={fmt_matrix(Cs)} ({_v(vs)}) -> C'={fmt_matrix(Cd)} ({_v(vd)}): {st}",
                        f"{what}; first of the violations among {scope}{also}")
     # random search beyond the bound
-    salt = zlib.crc32(",".join(kinds).encode()) % 1000
-    R = case.random(salt)
     rchecked = 0
+    src_name, pair_name = getattr(src_ok, "__name__", None), getattr(pair_ok, "__name__", None)
     for kind in kinds:
-        def make(kind=kind):
-            src, Cd, step = steps(kind, R)
-            Cs = R[src]
-            keep = np.ones(len(src), dtype=bool)
-            if src_ok is not None:
-                keep &= src_ok(Cs)
-            if pair_ok is not None:
-                keep &= pair_ok(Cs, Cd)
-            return Cs[keep], Cd[keep], step[keep]
-
-        Cs, Cd, step = space.memo(("random steps", case.seed, salt, kind, getattr(src_ok, "__name__", None),
-                                   getattr(pair_ok, "__name__", None), len(R)), make)
-        vs, vd = case.evaluate(Cs), case.evaluate(Cd)
+        Cs, Cd, step = _b.random_steps(space, case.seed, case.n_random, kinds, kind, src_ok, pair_ok)
+        vs = case.values_or(("steps", kinds, kind, src_name, pair_name, "src"), Cs)
+        vd = case.values_or(("steps", kinds, kind, src_name, pair_name, "dst"), Cd)
         both = ~np.isnan(vs) & ~np.isnan(vd)
         rchecked += int(both.sum())
         bad = both.copy()
-        bad[both] = ~ok(case.sign * vs[both], case.sign * vd[both], Cs[both], Cd[both])
+        bad[both] = ~ok(case.sign * vs[both], case.sign * vd[both], Cs[both] if mats_too else None,
+                        Cd[both] if mats_too else None)
         if bad.any():
             j = np.nonzero(bad)[0][np.argmin(Cs[bad].sum(axis=(1, 2)))]
             return Verdict(VIOLATED, f"C={fmt_matrix(Cs[j])} ({_v(vs[j])}) -> C'={fmt_matrix(Cd[j])} ({_v(vd[j])}): "
@@ -209,6 +230,12 @@ def _relation(case: Case, kinds, ok: Callable, *, src_ok: Callable | None = None
     return Verdict(SATISFIED, "", f"{what}: holds on all {scope} and {rchecked} random steps up to n = {3 * case.max_n}")
 
 
+def _by_spec(case: Case, pid: str, ok: Callable, *, what: str) -> Verdict:
+    """:func:`_relation` over the steps :data:`.batches.RELATIONS` declares for property ``pid``."""
+    kinds, src_ok, pair_ok = RELATIONS[pid]
+    return _relation(case, kinds, ok, src_ok=src_ok, pair_ok=pair_ok, what=what)
+
+
 def _gt(vs, vd, *_):
     return vd > vs + TOL * np.maximum(1.0, np.abs(vs))
 
@@ -217,17 +244,7 @@ def _eq(vs, vd, *_):
     return close(vs, vd)
 
 
-def _not_unary(C):
-    n = C.sum(axis=(1, 2))[:, None]
-    return ~((C.sum(axis=2) == n).any(axis=1) | (C.sum(axis=1) == n).any(axis=1))
-
-
-def _is_diag(C):
-    return np.trace(C, axis1=1, axis2=2) == C.sum(axis=(1, 2))
-
-
-def _zero_diag(C):
-    return np.trace(C, axis1=1, axis2=2) == 0
+_not_unary = _b.not_unary
 
 
 # ---------------------------------------------------------------------- paper 000 (Sebastiani)
@@ -235,7 +252,7 @@ def _zero_diag(C):
 
 def check_MON(case: Case) -> Verdict:
     """Axiom 1: correcting one wrong prediction strictly increases the measure."""
-    return _relation(case, ["correct"], _gt, what="a wrong prediction made correct must strictly increase the score")
+    return _by_spec(case, "MON", _gt, what="a wrong prediction made correct must strictly increase the score")
 
 
 def check_SDE(case: Case) -> Verdict:
@@ -294,16 +311,21 @@ def check_FIX(case: Case) -> Verdict:
                                   f"(n <= {case.max_n}; {int((~has).sum())} test sets where it is never defined)")
 
 
-def _expectations(case: Case, prob: np.ndarray, group: str, rows: np.ndarray):
+def _expectations(case: Case, prob: str, group: str, rows: np.ndarray, rows_key: str):
     """Conditional expectation over the defined outcomes, per group (``space.groups(group)``)
-    of the matrices ``rows``."""
-    g_all, uniq_all = case.space.groups(group)
-    used, g = np.unique(g_all[rows], return_inverse=True)
-    uniq = uniq_all[used]
+    of the matrices ``rows`` (named ``rows_key``), with the probabilities ``space.<prob>``."""
+    space = case.space
+
+    def make():
+        g_all, uniq_all = space.groups(group)
+        used, g = np.unique(g_all[rows], return_inverse=True)
+        uniq = uniq_all[used]
+        p = getattr(space, prob)[rows]
+        return g, uniq, p, np.bincount(g, p, minlength=len(uniq))
+
+    g, uniq, p, total = space.memo(("expectations", prob, group, rows_key), make)
     v, d = case.values[rows], case.defined[rows]
-    p = prob[rows]
     mass = np.bincount(g, np.where(d, p, 0.0), minlength=len(uniq))
-    total = np.bincount(g, p, minlength=len(uniq))
     s = np.bincount(g, np.where(d, p * np.where(d, v, 0.0), 0.0), minlength=len(uniq))
     with np.errstate(invalid="ignore", divide="ignore"):
         e = np.where(mass > 0, s / np.where(mass > 0, mass, 1.0), np.nan)
@@ -361,7 +383,7 @@ def check_CHA(case: Case) -> Verdict:
     of Property 5.6) is the same on every test set. Exact: the probability of every confusion
     matrix given the gold sizes is multinomial."""
     space = case.space
-    uniq, e, skipped = _expectations(case, space.random_classifier_prob, "a", np.arange(len(space)))
+    uniq, e, skipped = _expectations(case, "random_classifier_prob", "a", np.arange(len(space)), "all")
     return _constant(case, uniq, e, skipped, label=lambda a: f"E on gold sizes {tuple(int(x) for x in a)}",
                      what="expected value of the uniformly random classifier", expected=_chance(case))
 
@@ -397,7 +419,7 @@ def check_IMB(case: Case) -> Verdict:
 
 def check_SYM(case: Case) -> Verdict:
     """Axiom 8: invariant under swapping the class and its complement (both axes reversed)."""
-    return _relation(case, ["reverse"], _eq, what="the value must not change when the classes are swapped")
+    return _by_spec(case, "SYM", _eq, what="the value must not change when the classes are swapped")
 
 
 def check_CON(case: Case) -> Verdict:
@@ -418,28 +440,17 @@ def check_CON(case: Case) -> Verdict:
     fill it continuously); SDE and WDE report it.
     """
     space = case.space
-    cap = min(case.max_n, 8 if case.K == 2 else 4)
-    rows = np.nonzero(space.n <= cap)[0]
+    cap = _b.con_cap(case.K, case.max_n)
+    rows = _b.con_rows(space)
     B = space.mats[rows].astype(float)
     f0 = case.values[rows]
     K = case.K
-    dirs = [(i, j, k) for i in range(K) for j in range(K) for k in range(K) if j != k]
-    H = (1e-4, 1e-6, 1e-10)
+    dirs = _b.con_dirs(K)
+    H = _b.CON_H
 
-    def E(d):
-        i, j, k = d
-        e = np.zeros((K, K))
-        e[i, k] += 1
-        e[i, j] -= 1
-        return e
-
-    feas = {d: B[:, d[0], d[1]] > 0 for d in dirs}
-    F = {}
-    ev = case.evaluate(np.concatenate([B + h * E(d) for d in dirs for h in H])).reshape(len(dirs), len(H), len(B))
-    for di, d in enumerate(dirs):
-        F[d] = ev[di]
-        F[d][:, ~feas[d]] = np.nan
-    L = np.stack([F[d][2] for d in dirs])                         # limits, (D, MB)
+    ev = np.full((len(dirs), len(H), len(B)), np.nan)     # NaN where a direction is infeasible
+    ev.ravel()[_b.con_scatter(space)] = case.values_of(("CON",))
+    L = ev[:, 2]                                               # limits, (D, MB)
     defined0 = ~np.isnan(f0)
     tol = 1e-4
     # jumps at defined points
@@ -468,51 +479,38 @@ def check_CON(case: Case) -> Verdict:
                               f"moving gold {dirs[hi][0]} from {dirs[hi][1]} to {dirs[hi][2]}, {_v(L[lo, pos])} moving "
                               f"gold {dirs[lo][0]} from {dirs[lo][1]} to {dirs[lo][2]}"))
     base = np.where(defined0, f0, np.where(nolim, np.nan, np.where(np.isfinite(lmax), lmax, np.nan)))
-    q = {d: ((F[d][0] - base) / H[0], (F[d][1] - base) / H[1]) for d in dirs}
-    for di, d in enumerate(dirs):
-        q1, q2 = q[d]
-        bad = ~np.isnan(q1) & ~np.isnan(q2) & (np.abs(q2 - q1) > 1e-2 * (1 + np.abs(q1)))
-        bad &= ~jump[di]
-        if bad.any():
-            pos = int(np.nonzero(bad)[0][0])
-            problems.append((pos, f"unbounded derivative at C={fmt_matrix(B[pos])} (value {_v(base[pos])}) moving "
-                                  f"gold {d[0]} from predicted {d[1]} to {d[2]}: difference quotients "
-                                  f"{q1[pos]:.4g} at h=1e-4, {q2[pos]:.4g} at h=1e-6"))
-            break
+    with np.errstate(all="ignore"):
+        Q0, Q1 = (ev[:, 0] - base[None, :]) / H[0], (ev[:, 1] - base[None, :]) / H[1]     # (D, MB)
+        bad = ~np.isnan(Q0) & ~np.isnan(Q1) & (np.abs(Q1 - Q0) > 1e-2 * (1 + np.abs(Q0))) & ~jump
+        SM = ~np.isnan(Q1) & (np.abs(Q1 - Q0) <= 1e-2 * (1 + np.abs(Q0)))
+    hit = bad.any(axis=1)
+    if hit.any():
+        di = int(np.argmax(hit))
+        d = dirs[di]
+        pos = int(np.nonzero(bad[di])[0][0])
+        problems.append((pos, f"unbounded derivative at C={fmt_matrix(B[pos])} (value {_v(base[pos])}) moving "
+                              f"gold {d[0]} from predicted {d[1]} to {d[2]}: difference quotients "
+                              f"{Q0[di, pos]:.4g} at h=1e-4, {Q1[di, pos]:.4g} at h=1e-6"))
     # kinks: additivity of directional derivatives, all pairs of directions in one evaluation
-    smooth = {d: ~np.isnan(q[d][1]) & (np.abs(q[d][1] - q[d][0]) <= 1e-2 * (1 + np.abs(q[d][0]))) for d in dirs}
-    pairs, batch = [], []
-    for x in range(len(dirs)):
-        for y in range(x + 1, len(dirs)):
-            d1, d2 = dirs[x], dirs[y]
-            E12 = E(d1) + E(d2)
-            ok = smooth[d1] & smooth[d2] & ~np.isnan(base)
-            if np.any(E12):
-                neg = E12 < 0
-                if neg.any():
-                    ok = ok & (B[:, neg] > 0).all(axis=1)
-                if not ok.any():
-                    continue
-                batch.append(B[ok] + H[1] * E12)
-            pairs.append((d1, d2, ok, bool(np.any(E12))))
-    values = case.evaluate(np.concatenate(batch)) if batch else np.zeros(0)
-    at = 0
-    for d1, d2, ok, moved in pairs:
-        q12 = np.full(len(B), np.nan)
-        if moved:
-            k = int(ok.sum())
-            q12[ok] = (values[at:at + k] - base[ok]) / H[1]
-            at += k
-        else:
-            q12[:] = 0.0
-        D1, D2 = q[d1][1], q[d2][1]
+    # (every feasible combined move is evaluated once per measure, :func:`.batches.con_kinks`; the
+    # entries are in the order of the pairs, so the first bad entry is the first pair's first row)
+    pair, x, y, r, at = _b.con_kink_entries(space)
+    moved_values = case.values_of(("CON kinks",))
+    with np.errstate(all="ignore"):
+        ok = SM[x, r] & SM[y, r] & ~np.isnan(base)[r]
+        q12 = np.zeros(len(r))
+        mv = at >= 0
+        q12[mv] = (moved_values[at[mv]] - base[r[mv]]) / H[1]
+        D1, D2 = Q1[x, r], Q1[y, r]
         bad = ok & ~np.isnan(q12) & (np.abs(q12 - D1 - D2) > 1e-3 * (1 + np.abs(D1) + np.abs(D2)))
-        if bad.any():
-            pos = int(np.nonzero(bad)[0][0])
-            problems.append((pos, f"kink at C={fmt_matrix(B[pos])} (value {_v(base[pos])}): directional "
-                                  f"derivatives {D1[pos]:.4g} (gold {d1[0]}: {d1[1]}->{d1[2]}) and {D2[pos]:.4g} "
-                                  f"(gold {d2[0]}: {d2[1]}->{d2[2]}) but {q12[pos]:.4g} for both moves together"))
-            break
+    if bad.any():
+        e = int(np.argmax(bad))
+        pos = int(r[e])
+        d1, d2 = dirs[int(x[e])], dirs[int(y[e])]
+        problems.append((pos, f"kink at C={fmt_matrix(B[pos])} (value {_v(base[pos])}): directional "
+                              f"derivatives {D1[e]:.4g} (gold {d1[0]}: {d1[1]}->{d1[2]}) and "
+                              f"{D2[e]:.4g} (gold {d2[0]}: {d2[1]}->{d2[2]}) but {q12[e]:.4g} for "
+                              f"both moves together"))
     if problems:
         pos, text = min(problems, key=lambda p: p[0])
         tags = {"jump": "jump", "no finite": "no finite limit", "unbounded": "unbounded derivative", "kink": "kink"}
@@ -533,13 +531,25 @@ def check_PI(case: Case) -> Verdict:
     """Property I, discrete eq. 3: one more correct item never lowers the score, one more error
     never raises it (non-strict)."""
 
-    def ok(vs, vd, Cs, Cd):
-        diag = np.trace(Cd - Cs, axis1=1, axis2=2) == 1
-        tol = TOL * np.maximum(1.0, np.abs(vs))
-        return np.where(diag, vd >= vs - tol, vd <= vs + tol)
-
-    return _relation(case, ["add"], ok, what="adding a correct item must not lower and adding an error must not raise "
+    return _by_spec(case, "PI", _pi_ok, what="adding a correct item must not lower and adding an error must not raise "
                                              "the score")
+
+
+def _diag_step(Cs, Cd):
+    return np.trace(Cd - Cs, axis1=1, axis2=2) == 1
+
+
+def _pi_rule(vs, vd, diag):
+    tol = TOL * np.maximum(1.0, np.abs(vs))
+    return np.where(diag, vd >= vs - tol, vd <= vs + tol)
+
+
+def _pi_ok(vs, vd, Cs, Cd):
+    return _pi_rule(vs, vd, _diag_step(Cs, Cd))
+
+
+_pi_ok.needs_mats = True
+_pi_ok.step_flag = (_diag_step, _pi_rule)   # on the space: the flag of each step computed once
 
 
 def check_PII(case: Case) -> Verdict:
@@ -615,26 +625,32 @@ def check_PIII(case: Case) -> Verdict:
         e[c] = 1
         return e
 
-    idx = space.memo("PIII", lambda: {(x, y): (space.index(base + unit(x)), space.index(base + unit(y)),
-                                               space.index(base + unit(x) + unit(y))) for x, y in pairs})
+    def make():     # (pairs, rows) index arrays of C + e_x, C + e_y, C + e_x + e_y
+        if not pairs:
+            return (np.zeros((0, len(rows)), dtype=np.int64),) * 3
+        return tuple(np.stack(a) for a in zip(*[(space.index(base + unit(x)), space.index(base + unit(y)),
+                                                  space.index(base + unit(x) + unit(y))) for x, y in pairs]))
+
+    IX, IY, IXY = space.memo("PIII arrays", make)
     results = {}
     for p in _PIII_P:
         T = _transform(case.values, p)
         first = None
-        tested = 0
-        for x, y in pairs:
-            ix, iy, ixy = idx[(x, y)]
-            t0, tx, ty, txy = T[rows], T[ix], T[iy], T[ixy]
-            fin = np.isfinite(t0) & np.isfinite(tx) & np.isfinite(ty) & np.isfinite(txy)
-            tested += int(fin.sum())
+        t0, tx, ty, txy = np.broadcast_to(T[rows], IX.shape), T[IX], T[IY], T[IXY]
+        fin = np.isfinite(t0) & np.isfinite(tx) & np.isfinite(ty) & np.isfinite(txy)
+        tested = int(fin.sum())
+        with np.errstate(all="ignore"):
             delta = txy - tx - ty + t0
             scale = np.maximum.reduce([np.ones_like(t0), np.abs(t0), np.abs(tx), np.abs(ty), np.abs(txy)])
             bad = fin & (np.abs(delta) > 1e-9 * scale)
-            if bad.any():
-                r = int(np.nonzero(bad)[0][0])
-                cand = (int(rows[r]), x, y, r, float(delta[r]))
-                if first is None or cand[0] < first[0]:
-                    first = cand
+        hit = bad.any(axis=1)
+        if hit.any():
+            # the smallest matrix first, then the first pair (rows are in the order of the space)
+            r_of = np.where(hit, np.argmax(bad, axis=1), len(rows))
+            k = int(np.argmin(r_of))
+            r = int(r_of[k])
+            x, y = pairs[k]
+            first = (int(rows[r]), x, y, r, float(delta[k, r]))
         results[p] = (first, tested)
     passing = [p for p in _PIII_P if results[p][0] is None and results[p][1] >= 1]
     if passing:
@@ -656,20 +672,20 @@ def check_PIII(case: Case) -> Verdict:
                    f"not of the form mean_i g(row_i, col_i)^p for p in {_PIII_P}: cells of disjoint classes interact")
 
 
-_LAMBDAS = {2: [(1.0, 2.0), (3.0, 1.0), (1.0, 0.25)], 3: [(1.0, 2.0, 3.0), (3.0, 1.0, 1.0), (1.0, 1.0, 0.2)]}
+_LAMBDAS = _b.PIV_LAMBDAS
 
 
 def check_PIV(case: Case) -> Verdict:
     """Property IV (prevalence invariance, eq. 5): scaling the gold classes (Opitz's columns,
     our rows) by any positive factors leaves the value unchanged."""
     space = case.space
-    rows = np.nonzero(space.n <= min(case.max_n, 6))[0]
+    rows = _b.piv_rows(space)
     C = space.mats[rows].astype(float)
-    lams = _LAMBDAS.get(case.K) or [tuple(float(1 + (k % 3)) for k in range(case.K))]
+    lams = _b.piv_lambdas(case.K)
     v0 = case.values[rows]
     checked = 0
-    for lam in lams:
-        v1 = case.evaluate(C * np.asarray(lam)[None, :, None])
+    for li, lam in enumerate(lams):
+        v1 = case.values_of(("PIV", li))
         both = ~np.isnan(v0) & ~np.isnan(v1)
         checked += int(both.sum())
         bad = both & ~close(v0, v1)
@@ -684,24 +700,17 @@ def check_PIV(case: Case) -> Verdict:
                                   f"{min(case.max_n, 6)})")
 
 
-# PV: the expected confusion matrix of a random classifier that predicts class j with
-# probability z_j independently of the item is c_ij = a_i z_j (Opitz, Appendix B.5).
-_PV_GRID = {2: 12, 3: 9, 4: 8}
-
-
 def _pv_curve(case: Case, K: int):
     """For each prevalence vector a (all classes present): max and min over random classifiers z
-    (interior of the simplex, plus z = a) of the oriented score at the matrix a z^T / n."""
-    N = _PV_GRID.get(K, 8)
-    A = compositions(N, K, positive=True).astype(float)
-    Z = compositions(N, K, positive=True).astype(float)
-    mats, ai = [], []
-    for k, a in enumerate(A):
-        zs = np.concatenate([Z, a[None]])
-        mats.append(a[None, :, None] * zs[:, None, :] / N)
-        ai.append(np.full(len(zs), k))
-    mats, ai = np.concatenate(mats), np.concatenate(ai)
-    s = case.sign * evaluate_measure(case.measure, mats, policy=case.policy)
+    (interior of the simplex, plus z = a) of the oriented score at the matrix a z^T / n
+    (the matrices: :func:`.batches.pv_batch`)."""
+    A, mats, ai = _b.pv_batch(K)
+    shared = case.pv_values if case.pv_values is not None else {}
+    if K not in shared:
+        shared[K] = case.values_of(("PV",)) if K == case.K else evaluate_measure(case.measure, mats,
+                                                                                 policy=case.policy)
+    raw = shared[K]
+    s = case.sign * raw
     hi = np.full(len(A), -np.inf)
     lo = np.full(len(A), np.inf)
     d = ~np.isnan(s)
@@ -806,8 +815,9 @@ def _extreme(case: Case, which: str) -> Verdict:
         return Verdict(VIOLATED, f"C={fmt_matrix(space.mats[k])} is not {name} but scores {_v(case.values[k])}, "
                                  f"{'>=' if case.sign * sgn > 0 else '<='} the {name} value {_v(case.values[ref])}",
                        f"the {'maximum' if which == 'max' else 'minimum'} is reached by a matrix that is not {name}")
-    R = case.random(11 if which == "max" else 13)
-    v = case.evaluate(R)
+    salt = EXTREME_SALT[which]
+    R = case.random(salt)
+    v = case.values_of(("random", salt))
     spec = _is_diag(R) if which == "max" else _zero_diag(R)
     s = case.sign * v
     ok = ~np.isnan(s)
@@ -833,12 +843,12 @@ def check_Min(case: Case) -> Verdict:
 
 def check_Sym(case: Case) -> Verdict:
     """Definition 3: M(C) = M(C^T)."""
-    return _relation(case, ["transpose"], _eq, what="the value must not change when gold and predicted labels swap")
+    return _by_spec(case, "Sym", _eq, what="the value must not change when gold and predicted labels swap")
 
 
 def check_CSym(case: Case) -> Verdict:
     """Definition 4: invariant under every permutation of the classes."""
-    return _relation(case, ["permute"], _eq, what="the value must not change when the classes are renamed")
+    return _by_spec(case, "CSym", _eq, what="the value must not change when the classes are renamed")
 
 
 def check_Dist(case: Case) -> Verdict:
@@ -860,20 +870,25 @@ def check_Dist(case: Case) -> Verdict:
     cap = min(case.max_n, 7 if K == 2 else 4)
     checked = 0
     for n in range(1, cap + 1):
-        L = labelings(n, K)
+        L, idx = space.memo(("Dist", n), lambda n=n: _labeling_pairs(space, n))
         N = len(L)
-        cells = (L[:, None, :] * K + L[None, :, :]).reshape(N * N, n)
-        C = np.zeros((N * N, K * K), dtype=np.int64)
-        np.add.at(C, (np.repeat(np.arange(N * N), n), cells.ravel()), 1)
-        idx = space.index(C.reshape(N * N, K, K))
         D = (cmax - case.S[idx]).reshape(N, N)
+        finite = bool(np.isfinite(D).all())     # then every sum is a number: all triples count
         for start in range(0, N, 64):
             sl = slice(start, min(N, start + 64))
             lhs = D[sl, None, :]                                   # d(A, C): A in chunk, C all
             rhs = D[sl, :, None] + D[None, :, :]                   # d(A, B) + d(B, C)
-            fin = ~np.isnan(lhs) & ~np.isnan(rhs)
-            checked += int(fin.sum())
-            bad = fin & (lhs > rhs + TOL * np.maximum(1.0, np.abs(rhs)))
+            if finite:
+                checked += rhs.size
+            else:
+                checked += int((~np.isnan(lhs) & ~np.isnan(rhs)).sum())
+            # rhs + TOL * max(1, |rhs|), in place; a comparison with NaN is False, so undefined
+            # triples are never violations
+            thr = np.abs(rhs)
+            np.maximum(thr, 1.0, out=thr)
+            thr *= TOL
+            thr += rhs
+            bad = lhs > thr
             if bad.any():
                 a, b, c = np.argwhere(bad)[0]
                 a += start
@@ -885,26 +900,29 @@ def check_Dist(case: Case) -> Verdict:
                                   f"{checked} defined triples of labelings with n <= {cap}")
 
 
+def _labeling_pairs(space: Space, n: int):
+    """All labelings of n items and the space index of the confusion matrix of every pair."""
+    K = space.K
+    L = labelings(n, K)
+    N = len(L)
+    cells = (L[:, None, :] * K + L[None, :, :]).reshape(N * N, n)
+    C = np.zeros((N * N, K * K), dtype=np.int64)
+    np.add.at(C, (np.repeat(np.arange(N * N), n), cells.ravel()), 1)
+    return L, space.index(C.reshape(N * N, K, K))
+
+
 def check_Mon(case: Case) -> Verdict:
     """Definition 6: resolving one disagreement (c_ab -1 and c_aa or c_bb +1) strictly
     increases M, for C where no row or column sum equals n."""
-    return _relation(case, ["correct", "relabel"], _gt, src_ok=_not_unary,
-                     what="resolving a disagreement must strictly increase the score (no unary labeling)")
+    return _by_spec(case, "Mon", _gt,
+                    what="resolving a disagreement must strictly increase the score (no unary labeling)")
 
 
 def check_SMon(case: Case) -> Verdict:
     """Definition 7: one more diagonal item or one off-diagonal item fewer strictly increases M
-    (C with no row or column sum equal to n; C and C' not both diagonal or both zero-diagonal)."""
-
-    def pair_ok(Cs, Cd):
-        return ~((_is_diag(Cs) & _is_diag(Cd)) | (_zero_diag(Cs) & _zero_diag(Cd)))
-
-    def only_diag_add(Cs, Cd):
-        added = Cd - Cs
-        return pair_ok(Cs, Cd) & ((added.sum(axis=(1, 2)) < 0) | (np.trace(added, axis1=1, axis2=2) == 1))
-
-    return _relation(case, ["add", "remove_error"], _gt, src_ok=_not_unary, pair_ok=only_diag_add,
-                     what="one more correct item or one error fewer must strictly increase the score")
+    (C with no row or column sum equal to n; C and C' not both diagonal or both zero-diagonal;
+    the filters are :func:`.batches.only_diag_add`)."""
+    return _by_spec(case, "SMon", _gt, what="one more correct item or one error fewer must strictly increase the score")
 
 
 def check_CB(case: Case) -> Verdict:
@@ -913,7 +931,7 @@ def check_CB(case: Case) -> Verdict:
     confusion matrix given (a, b) is prod a_i! prod b_j! / (n! prod c_ij!)."""
     space = case.space
     rows = space.memo("non-unary b", lambda: np.nonzero(~(space.b == space.n[:, None]).any(axis=1))[0])
-    uniq, e, skipped = _expectations(case, space.fixed_sizes_prob, "ab", rows)
+    uniq, e, skipped = _expectations(case, "fixed_sizes_prob", "ab", rows, "non-unary b")
     K = case.K
     return _constant(case, uniq, e, skipped,
                      label=lambda k: f"E over B with sizes b={tuple(int(x) for x in k[K:])} for gold sizes "
@@ -925,16 +943,8 @@ def check_CB(case: Case) -> Verdict:
 def check_ACB(case: Case) -> Verdict:
     """Definition 9: M at c_ij = a_i b_j / n is c_base(K) for all sizes a and non-unary b."""
     K = case.K
-    mats, labels = [], []
-    for n in range(2, case.max_n + 1):
-        A = compositions(n, K)
-        B = compositions(n, K)
-        B = B[(B < n).all(axis=1)]
-        m = A[:, None, :, None] * B[None, :, None, :] / n
-        mats.append(m.reshape(-1, K, K))
-        labels.append(np.concatenate([np.repeat(A, len(B), axis=0), np.tile(B, (len(A), 1))], axis=1))
-    mats, labels = np.concatenate(mats), np.concatenate(labels)
-    v = case.evaluate(mats)
+    mats, labels = _b.acb_batch(K, case.max_n)
+    v = case.values_of(("ACB",))
     d = ~np.isnan(v)
     if not d.any():
         return Verdict(NA, "", "undefined at every expected matrix")

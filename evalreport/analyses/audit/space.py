@@ -121,7 +121,7 @@ class Space:
         """(src, dst, step) index arrays for one kind of change, cached; see :func:`steps`."""
         cache = self.__dict__.setdefault("_transitions", {})
         if kind not in cache:
-            src, dst_mats, step = steps(kind, self.mats)
+            src, dst_mats, step = coded_steps(kind, self.mats)
             dst = self.index(dst_mats)
             keep = dst >= 0
             cache[kind] = (src[keep], dst[keep], step[keep])
@@ -164,6 +164,21 @@ class Space:
         return np.exp(logp)
 
 
+_SPACES: dict = {}
+
+
+def space_for(K: int, max_n: int) -> Space:
+    """The :class:`Space` of (K, max_n), built once per process: its enumeration, index
+    transitions, batches and memoised filters are the same for every audit (the few most recent
+    spaces are kept)."""
+    key = (int(K), int(max_n))
+    space = _SPACES.pop(key, None) or Space(*key)
+    _SPACES[key] = space
+    while len(_SPACES) > 4:
+        del _SPACES[next(iter(_SPACES))]
+    return space
+
+
 def _lgamma1(x) -> np.ndarray:
     """log(x!) elementwise."""
     from scipy.special import gammaln
@@ -178,6 +193,33 @@ def _unit(K: int, i: int, j: int) -> np.ndarray:
     e = np.zeros((K, K), dtype=np.int64)
     e[i, j] = 1
     return e
+
+
+class StepLabels:
+    """The texts of a batch of steps, stored as codes into a short list of texts: indexing by an
+    integer gives the text, by a mask or an index array a smaller :class:`StepLabels`."""
+
+    __slots__ = ("codes", "texts")
+
+    def __init__(self, codes: np.ndarray, texts: list):
+        self.codes, self.texts = codes, texts
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __getitem__(self, key):
+        if isinstance(key, (int, np.integer)):
+            return self.texts[int(self.codes[key])]
+        return StepLabels(self.codes[key], self.texts)
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.texts, dtype=object)[self.codes]
+
+
+def coded_steps(kind: str, mats: np.ndarray):
+    """:func:`steps` with the texts as :class:`StepLabels` (no per-step string array)."""
+    src, dst, (codes, texts) = _steps(kind, mats)
+    return src, dst, StepLabels(codes, texts)
 
 
 def steps(kind: str, mats: np.ndarray):
@@ -196,15 +238,21 @@ def steps(kind: str, mats: np.ndarray):
                   and its complement, TP <-> TN and FP <-> FN (paper 000 Axiom 8)
     ``permute``   every non-identity permutation of the classes (paper 004 Definition 4)
     """
+    src, dst, (codes, texts) = _steps(kind, mats)
+    return src, dst, np.asarray(texts, dtype=object)[codes] if texts else np.zeros(0, dtype=object)
+
+
+def _steps(kind: str, mats: np.ndarray):
     mats = np.asarray(mats)
     M, K = mats.shape[0], mats.shape[-1]
-    srcs, outs, labels = [], [], []
+    srcs, outs, labels, texts = [], [], [], []
 
     def emit(mask, new, text):
         idx = np.nonzero(mask)[0]
         srcs.append(idx)
         outs.append(new[idx] if new.shape[0] == M else new)
-        labels.append(np.full(len(idx), text, dtype=object))
+        labels.append(np.full(len(idx), len(texts), dtype=np.int64))
+        texts.append(text)
 
     if kind in ("correct", "relabel"):
         for i in range(K):
@@ -240,8 +288,8 @@ def steps(kind: str, mats: np.ndarray):
     else:
         raise ValueError(f"unknown step kind {kind!r}")
     if not srcs:
-        return np.zeros(0, dtype=np.int64), np.zeros((0, K, K), dtype=mats.dtype), np.zeros(0, dtype=object)
-    return np.concatenate(srcs), np.concatenate(outs), np.concatenate(labels)
+        return np.zeros(0, dtype=np.int64), np.zeros((0, K, K), dtype=mats.dtype), (np.zeros(0, dtype=np.int64), [])
+    return np.concatenate(srcs), np.concatenate(outs), (np.concatenate(labels), texts)
 
 
 def labelings(n: int, K: int) -> np.ndarray:

@@ -21,10 +21,12 @@ labels) and :class:`ReportData` puts them together:
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from evalreport import charts
 # the constants and the reader stay importable from here, as before the split into modules
+from evalreport.report.display import VALIDATE_ENV
 from evalreport.report.section_tables import MAX_FLIPS, MAX_INCONSISTENT, MAX_PAIRS_ALL, NOISE_SE  # noqa: F401
 from evalreport.report.sections._core import (MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS,  # noqa: F401
                                               _TEXT_COLUMNS, ReportBase, _read)
@@ -36,8 +38,17 @@ from evalreport.report.sections.supplements import SupplementSections
 
 
 def open_report(tables) -> "ReportData":
-    """The report's data, read from the ``tables`` folder written by the build step."""
+    """The report's data, read from the ``tables`` folder written by the build step.
+
+    In a kernel where charts are not validated (:data:`~evalreport.report.display.VALIDATE_ENV`
+    is "0": the report's own notebooks) Altair's debug mode is switched off too: it validates
+    every axis, scale, legend and title against the schema as it is made (a tenth of the charts'
+    time); the specs are the same, and the tests validate every chart whole."""
     charts.use_theme()
+    if os.environ.get(VALIDATE_ENV) == "0":
+        from altair.utils.schemapi import disable_debug_mode
+
+        disable_debug_mode()
     return ReportData(Path(tables))
 
 

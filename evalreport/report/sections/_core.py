@@ -69,7 +69,12 @@ class ReportBase:
         self.manifest = json.loads(manifest.read_text(encoding="utf-8")) if manifest.exists() else {}
 
     def table(self, name: str) -> pd.DataFrame:
-        return _read(self.folder / f"{name}.csv")
+        """The table ``name`` (``<name>.csv``; empty if absent), read once per report: every call
+        returns a copy of it, so a section may change what it gets."""
+        cache = self.__dict__.setdefault("_tables", {})
+        if name not in cache:
+            cache[name] = _read(self.folder / f"{name}.csv")
+        return cache[name].copy()
 
     # ------------------------------------------------------------------ shared facts
     @cached_property
