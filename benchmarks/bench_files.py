@@ -21,8 +21,11 @@ Timed as whole processes (wall time; peak RSS of the child from ``os.wait4``), m
 * scikit-learn, in memory (ordered files only): the first 10 calls of ``bench.sklearn_calls`` on int8
   label codes already in memory, once per system (the labels are not read from the files).
 
-The stage split runs ``read_runs`` in-process with :mod:`evalreport.inputs.readers`'s ``timings`` hook
-(read, align, encode), then counting, the measures and writing the CSV. The memory case: one system x
+The stage split runs ``read_runs`` in-process as ``score`` does (no hashes) with
+:mod:`evalreport.inputs.readers`'s ``timings`` hook (read = waiting for the reading threads, align,
+encode), then counting, the measures and writing the CSV. The floor: a process that imports numpy and
+pyarrow and reads every file with pyarrow in two threads, nothing else (Parquet: the label columns; TSV:
+every field, which must be parsed to reach the labels). ``imports``: ``evalreport score --help``. The memory case: one system x
 1e7 items (shuffled Parquet and TSV), peak RSS of ``evalreport score``.
 """
 from __future__ import annotations
@@ -113,6 +116,24 @@ for p in runs:
 print(n)
 """
 
+FLOOR_SCRIPT = r"""
+import sys
+from concurrent.futures import ThreadPoolExecutor
+import numpy, pyarrow, pyarrow.compute
+gold, runs, fmt = sys.argv[1], sys.argv[2:], {fmt!r}
+if fmt == "parquet":       # the label columns only (a run storing the gold's ids is not decoded)
+    import pyarrow.parquet as pq
+    def read(p):
+        with pq.ParquetFile(p, read_dictionary=["label"]) as f:
+            return f.read(columns=["label"]).num_rows
+else:                      # every field must be parsed to find the labels
+    import pyarrow.csv as pc
+    def read(p):
+        return pc.read_csv(p, parse_options=pc.ParseOptions(delimiter="\t")).num_rows
+with ThreadPoolExecutor(2) as pool:
+    print(sum(pool.map(read, [gold, *runs])))
+"""
+
 SKLEARN_SCRIPT = r"""
 import sys, time
 sys.path.insert(0, {here!r})
@@ -165,23 +186,23 @@ def stages(gold: Path, runs: list[Path]) -> dict:
     """Seconds per stage of ``score``, in this process (read, align, encode, count, measures, write)."""
     import io
 
-    from evalreport.cli.common import emit
+    from evalreport.cli.common import emit_columns
     from evalreport.counts import Counts
     from evalreport.inputs import readers
-    from evalreport.measures import evaluate
+    from evalreport.measures.evaluate import evaluate_columns
 
     timings: dict = {}
     t = time.perf_counter()
-    loaded = readers.read_runs(gold, runs, score_col=None, timings=timings)
+    loaded = readers.read_runs(gold, runs, score_col=None, timings=timings, hash_files=False)   # as `score` reads
     total_read = time.perf_counter() - t
     t = time.perf_counter()
     counts = Counts.from_runs(loaded)
     t_count = time.perf_counter() - t
     t = time.perf_counter()
-    frame = evaluate(counts)
+    columns = evaluate_columns(counts)
     t_meas = time.perf_counter() - t
     t = time.perf_counter()
-    emit(frame, "csv", file=io.StringIO())
+    emit_columns(columns, "csv", file=io.StringIO())
     t_write = time.perf_counter() - t
     out = {k: timings.get(k, 0.0) for k in ("read", "align", "encode")}
     out["other inputs (hashing, checks)"] = total_read - sum(out.values())
@@ -193,9 +214,9 @@ def stages(gold: Path, runs: list[Path]) -> dict:
 
 
 def import_time(reps: int, env=None) -> float:
-    """Median wall seconds of a process that imports the CLI and builds its parser (what every
-    command pays before it reads a file); ``python -X importtime`` says which module costs what."""
-    cmd = [sys.executable, *(["-S"] if env is not None else []), "-c", "import evalreport.cli as c; c.build_parser()"]
+    """Median wall seconds of ``evalreport score --help``: the start every ``score`` pays before it reads
+    a file (imports, parser); ``python -X importtime`` says which module costs what."""
+    cmd = [sys.executable, *(["-S"] if env is not None else []), "-m", "evalreport", "score", "--help"]
     return statistics.median(run_process(cmd, env)[0] for _ in range(reps))
 
 
@@ -246,6 +267,9 @@ def main(argv=None) -> int:
                          f"evalreport / DuckDB = {ours['seconds'] / duck['seconds']:.2f}"))
             rows.append((case, "polars: read + join + count (process)", pol["seconds"], pol["peak_mb"],
                          f"evalreport / polars = {ours['seconds'] / pol['seconds']:.2f}"))
+            floor = median_run(script(FLOOR_SCRIPT, fmt=fmt) + [str(gold), *map(str, runs)], reps)
+            rows.append((case, "  floor: import numpy + pyarrow, read every file in 2 threads (process)",
+                         floor["seconds"], floor["peak_mb"], "Parquet: label columns only; TSV: every field"))
             if order == "ordered":
                 sk = [float(run_process(script(SKLEARN_SCRIPT, here=str(HERE), S=S, N=N, K=K_CLASSES))[2])
                       for _ in range(max(1, reps // 2))]
@@ -256,7 +280,7 @@ def main(argv=None) -> int:
             rows.append((case, "  stages of score (in process): " + ", ".join(
                 f"{k} {v:.2f}" for k, v in split.items()), sum(split.values()), None, "seconds per stage"))
             print(*rows[-1], sep=" | ", flush=True)
-    rows.append(("imports", "process: `import evalreport.cli` + build the parser", import_time(reps), None, ""))
+    rows.append(("imports", "process: `evalreport score --help`", import_time(reps), None, ""))
     if base_env is not None:
         rows.append(("imports", "  before the change", import_time(reps, base_env), None, ""))
     if not args.skip_memory and not args.quick:

@@ -129,3 +129,35 @@ def test_a_hash_collision_is_caught_not_counted(monkeypatch):
 def test_shape_errors():
     with pytest.raises(ValueError, match="1-D of the same length"):
         confusion_matrix(["a", "b"], ["a"])
+
+
+# ----------------------------------------------------------------------------- long confusion files (issue 15)
+
+
+@pytest.mark.parametrize("kind", ["integers", "fractions", "huge"])
+def test_long_file_sums_as_float_bincount(tmp_path, kind):
+    """Repeated (system, gold, predicted) rows are summed in int64 when every count is a whole number
+    and the float sums would be exact; the tensor (values and dtype) is the float bincount's, rounded
+    as before (``_finish``), in each case."""
+    from evalreport.counts import read_confusion
+    from evalreport.counts.files import _finish
+
+    rng = np.random.default_rng(7)
+    n, K = 400, 6
+    sys_, g, p = rng.integers(0, 2, n), rng.integers(0, K, n), rng.integers(0, K, n)
+    counts = rng.integers(0, 50, n).astype(float)
+    if kind == "fractions":
+        counts[::7] += 0.5
+    elif kind == "huge":
+        counts[0] = 2.0 ** 53
+    path = tmp_path / "long.csv"
+    path.write_text("system,gold,predicted,count\n" + "".join(
+        f"s{a},c{b},c{c},{repr(float(v)) if kind == 'fractions' else int(v)}\n" for a, b, c, v in zip(sys_, g, p, counts)))
+    got = read_confusion(path)
+    order = {name: k for k, name in enumerate(got.labels)}
+    remap = np.array([order[f"c{k}"] for k in range(K)])
+    rows = np.array([list(got.systems).index(f"s{a}") for a in sys_])
+    flat = (rows * K + remap[g]) * K + remap[p]
+    expected = _finish(np.bincount(flat, weights=counts, minlength=2 * K * K).reshape(2, K, K))
+    assert got.tensor.dtype == expected.dtype
+    np.testing.assert_array_equal(got.tensor, expected)

@@ -481,7 +481,7 @@ def test_a_signal_ends_the_kernels_and_removes_the_staging_folder(tmp_path, sign
             time.sleep(30)
         return 0
 
-    def parser():
+    def parser(argv=None):
         p = argparse.ArgumentParser()
         sub = p.add_subparsers()
         sub.add_parser("fake").set_defaults(func=command)

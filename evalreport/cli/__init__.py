@@ -15,7 +15,26 @@ import sys
 from evalreport.errors import EvalReportError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv=None) -> argparse.ArgumentParser:
+    """The ``evalreport`` parser with every command; given the command line ``argv``, only the command
+    it names where a module of that name registers it (``score`` imports ``cli/score.py`` and what it
+    needs, not the report's modules). The parser parses ``argv`` exactly as the full one would: a
+    command's options, help and errors are its own module's."""
+    names = [info.name for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name)
+             if not info.name.startswith("_") and info.name != "common"]
+    command = _command_in(argv) if argv is not None else None
+    if command in names:
+        parser, sub = _empty_parser()
+        _register(sub, command)
+        if command in sub.choices:
+            return parser
+    parser, sub = _empty_parser()
+    for name in names:
+        _register(sub, name)
+    return parser
+
+
+def _empty_parser():
     from evalreport import __version__
 
     parser = argparse.ArgumentParser(
@@ -23,18 +42,24 @@ def build_parser() -> argparse.ArgumentParser:
         description="Rank classification systems under every measure, with uncertainty, prevalence "
                     "calibration and a measure audit.")
     parser.add_argument("--version", action="version", version=f"evalreport {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
-        if info.name.startswith("_") or info.name == "common":
-            continue
-        module = importlib.import_module(f"{__name__}.{info.name}")
-        if hasattr(module, "register"):
-            module.register(sub)
-    return parser
+    return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
+
+
+def _register(sub, name: str) -> None:
+    module = importlib.import_module(f"{__name__}.{name}")
+    if hasattr(module, "register"):
+        module.register(sub)
+
+
+def _command_in(argv) -> str | None:
+    """The command of a command line: its first word that is not an option (the top-level parser has
+    only ``-h`` and ``--version``, which take no value)."""
+    return next((a for a in argv if not a.startswith("-")), None)
 
 
 def main(argv=None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

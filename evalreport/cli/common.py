@@ -7,11 +7,13 @@ import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from evalreport.errors import InputError
+
+if TYPE_CHECKING:     # numpy and pandas are imported where they are used: `--help` and parsing do without them
+    import numpy as np
+    import pandas as pd
 
 FORMATS = ("table", "csv", "json", "markdown", "latex")
 
@@ -163,6 +165,7 @@ def load(args) -> Loaded:
                                  id_col=args.id_col, label_col=args.label_col, labels=args.labels,
                                  missing=args.missing, allow_unknown=args.allow_unknown,
                                  score_col="score" if getattr(args, "read_scores", True) else None,
+                                 hash_files=getattr(args, "hash_inputs", True),
                                  gold_id_col=getattr(args, "gold_id_col", None),
                                  gold_label_col=getattr(args, "gold_label_col", None))
         counts = Counts.from_runs(runs)
@@ -267,7 +270,60 @@ def emit(frame: pd.DataFrame, fmt: str, *, wide: pd.DataFrame | None = None, tit
             _rich_table(show, title=title, file=file)
 
 
+def emit_columns(columns: dict, fmt: str, *, file=None) -> None:
+    """A tidy table given as its columns (name -> 1-D array, e.g.
+    :func:`~evalreport.measures.evaluate.evaluate_columns`) as csv or json: byte for byte what
+    :func:`emit` writes for ``pandas.DataFrame(columns)``, without importing pandas. The CSV cells are
+    pandas' (``DataFrame.to_csv``): floats as NumPy's ``astype(str)`` (shortest round-trip text), NaN and
+    None empty, booleans ``True``/``False``, written by :mod:`csv` with minimal quoting."""
+    import csv
+
+    import numpy as np
+
+    from evalreport import escape
+
+    file = file or sys.stdout
+    names = list(columns)
+    arrays = [np.asarray(columns[n]) for n in names]
+    if fmt == "json":
+        rows = zip(*(a.tolist() for a in arrays))
+        records = [{n: (None if isinstance(v, float) and math.isnan(v) else
+                        str(v) if isinstance(v, float) and math.isinf(v) else v) for n, v in zip(names, row)}
+                   for row in rows]
+        json.dump(records, file, indent=1, allow_nan=False)
+        file.write("\n")
+        return
+    if fmt != "csv":
+        raise ValueError(f"emit_columns writes csv or json, not {fmt!r}")
+    cells = []
+    for name, a in zip(names, arrays):
+        if a.dtype.kind == "f":
+            text = a.astype(str).astype(object)
+            text[np.isnan(a)] = ""
+        elif a.dtype.kind == "b":
+            text = np.where(a, "True", "False").astype(object)
+        elif a.dtype.kind == "O":
+            text = np.array([_csv_text(v) for v in a.tolist()], dtype=object)
+            if name in escape.CSV_TEXT_COLUMNS:
+                text = np.array([escape.csv_cell(v) for v in text.tolist()], dtype=object)
+        else:
+            raise ValueError(f"column {name!r}: emit_columns writes float, bool and text columns, not {a.dtype}")
+        cells.append(text.tolist())
+    writer = csv.writer(file, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(names)
+    writer.writerows(zip(*cells))
+
+
+def _csv_text(value):
+    """A cell of a text (object) column as pandas writes it: missing values (None, NaN) empty."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return value
+
+
 def _records(frame: pd.DataFrame) -> list[dict]:
+    import numpy as np
+
     out = []
     for row in frame.to_dict(orient="records"):
         clean = {}
@@ -284,6 +340,8 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 
 
 def _fmt(v, integer: bool = False) -> str:
+    import numpy as np
+
     if isinstance(v, (float, np.floating)):
         if math.isnan(v):
             return "undefined"
@@ -294,6 +352,9 @@ def _fmt(v, integer: bool = False) -> str:
 
 def _integer_columns(df: pd.DataFrame) -> list[bool]:
     """Columns whose values are all whole numbers (ranks, counts) print without decimals."""
+    import numpy as np
+    import pandas as pd
+
     out = []
     for c in df.columns:
         col = df[c]
@@ -306,6 +367,8 @@ def _integer_columns(df: pd.DataFrame) -> list[bool]:
 
 def _formatted(df: pd.DataFrame) -> pd.DataFrame:
     """Every cell as text, as the table and markdown show it (4 decimals, ``undefined`` for NaN)."""
+    import pandas as pd
+
     out = pd.DataFrame(index=df.index)
     for (name, col), whole in zip(df.items(), _integer_columns(df)):
         out[name] = [_fmt(v, whole) for v in col.tolist()]
@@ -352,6 +415,8 @@ def _rich_table(df: pd.DataFrame, *, title=None, file=None) -> None:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
+
+    import pandas as pd
 
     from evalreport.escape import printable
 

@@ -32,12 +32,14 @@ TSV/CSV, physical line for JSON Lines; Parquet has rows, not lines, so the messa
 ``row k``) and/or the item id, and the problem. Line numbers assume that no quoted field spans
 several lines; when that assumption fails the message names the id only.
 
-Reading is vectorised: files are parsed by pyarrow (multi-threaded; the next run file is read and
-hashed in a second thread while the current one is aligned), ids are aligned with one hash index of
-the gold ids built once and probed by every run (:class:`~evalreport.inputs.align.IdIndex`; every
-match verified byte for byte), labels are dictionary-encoded (Parquet: read as the file's own
-dictionary) and mapped to class codes through a lookup table of the *distinct* labels, and the ids
-stay in Arrow (:class:`~evalreport.inputs.runs.ItemIds`). No Python code runs per item on the happy
+Reading is vectorised: files are parsed by pyarrow (the next two run files are read and hashed in two
+threads while the current one is aligned), a run whose id column equals the gold's as read is in gold
+order (one Arrow comparison; a Parquet run that stores the gold's id column byte for byte is not even
+decoded, :mod:`~evalreport.inputs.parquet_ids`), other ids are aligned with one hash index of the gold
+ids built once and probed by every run (:class:`~evalreport.inputs.align.IdIndex`; every match verified
+byte for byte), labels are dictionary-encoded (Parquet: read as the file's own dictionary) and mapped to
+class codes through a lookup table of the dictionary's values, and the ids stay in Arrow
+(:class:`~evalreport.inputs.runs.ItemIds`). No Python code runs per item on the happy
 path. Whatever the fast path cannot settle (an unknown, missing or repeated id) is diagnosed by
 the exact path (``pyarrow.compute.index_in``), whose messages name the file and line; Python loops
 over lines happen only while locating an error.
@@ -99,7 +101,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
               label_col: str = "label", fold_col: str | None = "fold", score_col: str | None = "score",
               labels: Sequence[str] | None = None, missing: str = "error",
               allow_unknown: bool = False, gold_id_col: str | None = None,
-              gold_label_col: str | None = None, timings: dict | None = None) -> Runs:
+              gold_label_col: str | None = None, timings: dict | None = None, hash_files: bool = True) -> Runs:
     """Read a gold file and one prediction file per system into an encoded :class:`Runs`.
 
     Parameters
@@ -128,8 +130,10 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
         (after the declared classes, sorted naturally, before ``"<abstain>"``) with no gold
         items, so those predictions count as errors; by default it is an error.
     timings : a dict that receives the seconds spent per stage, summed over the files: ``read``
-        (parsing; hashing the files runs beside it), ``align`` (ids to gold positions), ``encode``
-        (labels to class codes) - for benchmarks.
+        (waiting for the files: they are parsed and hashed in two threads beside the rest), ``align``
+        (ids to gold positions), ``encode`` (labels to class codes) - for benchmarks.
+    hash_files : record each file's SHA-256 in :attr:`Runs.sources` (default); False leaves it
+        empty (``""``) and reads each file once less (``evalreport score``, which reports no hashes).
 
     Returns
     -------
@@ -163,11 +167,11 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
 
     clock = _Clock(timings)
     as_dict = tuple(c for c in (label_col, gold_label_col, fold_col) if c is not None and c not in (id_col, gold_id_col))
-    with ThreadPoolExecutor(max_workers=1) as pool:
+    with ThreadPoolExecutor(max_workers=_READERS) as pool:
         runs = _read_runs(gold_path, run_paths, systems, pool, clock, wanted=wanted, as_dict=as_dict, id_col=id_col,
                           label_col=label_col, gold_id_col=gold_id_col, gold_label_col=gold_label_col,
                           fold_col=fold_col, score_col=score_col, labels=labels, missing=missing,
-                          allow_unknown=allow_unknown)
+                          allow_unknown=allow_unknown, hash_files=hash_files)
     announce_prediction_only(runs.labels[runs.n_task:] if runs.n_task is not None else ())
     return runs
 
@@ -186,19 +190,39 @@ class _Clock:
         self.t = now
 
 
-def _read_and_hash(path, role: str, id_col: str, wanted, as_dict) -> tuple[_Table, Path, str]:
-    table, path = _read_table(path, role, id_col=id_col, wanted=wanted, dictionary=as_dict)
-    return table, path, hash_file(path)
+#: Threads that read (and hash) run files ahead of the one being aligned and encoded: pyarrow's
+#: parsers and hashlib release the GIL, so two files are read while the main thread works.
+_READERS = 2
+#: Gold files of up to this many items have their runs read while the index of their ids is built.
+_SMALL = 2 ** 21
+
+
+def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hashed: bool) -> tuple[_Table, Path, str]:
+    table, path = _read_table(path, role, id_col=id_col, wanted=wanted, dictionary=as_dict, same_ids=same_ids)
+    return table, path, hash_file(path) if hashed else ""
 
 
 def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, id_col, label_col, gold_id_col,
-               gold_label_col, fold_col, score_col, labels, missing, allow_unknown) -> Runs:
+               gold_label_col, fold_col, score_col, labels, missing, allow_unknown, hash_files) -> Runs:
     g, gold_path = _read_table(gold_path, "gold", id_col=gold_id_col, wanted=wanted, dictionary=as_dict)
-    gold_hash = pool.submit(hash_file, gold_path)
+    gold_hash = pool.submit(hash_file, gold_path) if hash_files else None
     clock.lap("read")
     g.require(gold_id_col, gold_label_col)
     gold_ids = g.ids(gold_id_col)
+    gold_raw = g.column(gold_id_col)             # as read: a run whose id column equals it is in gold order
     n_items = g.n_rows
+    same_ids = None
+    if g.fmt == "parquet":
+        from evalreport.inputs.parquet_ids import GoldIdColumn
+
+        same_ids = GoldIdColumn.of(gold_path, gold_id_col, gold_raw)
+
+    def read_ahead(paths):
+        return [pool.submit(_read_and_hash, p, "run", id_col, wanted, as_dict, same_ids, hash_files) for p in paths]
+
+    # _READERS runs are read ahead: beside the gold's index for a small gold file, after it for a large
+    # one (so that the peaks of memory of the index and of the runs do not add up)
+    ahead = read_ahead(run_paths[:_READERS]) if n_items <= _SMALL else []
     index = IdIndex.build(gold_ids)      # built: the gold ids are distinct
     if index is None:
         first_at = pc.index_in(gold_ids, value_set=gold_ids).to_numpy(zero_copy_only=False)
@@ -207,8 +231,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
             row = int(np.flatnonzero(dup)[0])
             item = gold_ids[row].as_py()
             raise g.error(f"duplicate id {item!r} (first at {g.where(int(first_at[row]))})", row=row, item=item)
-    # the first run is read once the index is built: their peaks of memory do not add up
-    following = pool.submit(_read_and_hash, run_paths[0], "run", id_col, wanted, as_dict)
+    ahead = ahead or read_ahead(run_paths[:_READERS])
     clock.lap("align")
     gold_local, gold_uniques = g.labels(gold_label_col)
     classes = _class_list(labels, gold_uniques, g)
@@ -225,7 +248,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         folds = np.array([fold_index[u] for u in fold_uniques], dtype=np.int64)[fold_local]
         folds = folds.astype(code_dtype(len(fold_names)))
 
-    sources = [Source("gold", str(gold_path), gold_hash.result(), n_items)]
+    sources = [Source("gold", str(gold_path), gold_hash.result() if gold_hash is not None else "", n_items)]
     clock.lap("encode")
 
     # ---- runs ---------------------------------------------------------------------------
@@ -235,44 +258,29 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
     any_missing = False
     scores = _ScoreCollector(len(run_paths), n_items, classes, score_col)
     for s, (path, system) in enumerate(zip(run_paths, systems)):
-        r, path, digest = following.result()
-        following = pool.submit(_read_and_hash, run_paths[s + 1], "run", id_col, wanted, as_dict) \
-            if s + 1 < len(run_paths) else None
+        r, path, digest = ahead.pop(0).result()
+        if s + _READERS < len(run_paths):
+            ahead += read_ahead(run_paths[s + _READERS:s + _READERS + 1])
         clock.lap("read")
         r.require(id_col, label_col)
-        ids = r.ids(id_col)
-        pos = _align(r, ids, gold_ids, gold_path, index)   # None = same order as gold
+        if _same_column(r.columns[id_col], gold_raw):
+            # the gold's ids as read, hence the same after trimming: checked there, and in gold order
+            r.columns[id_col], r._text_cache[id_col] = gold_raw, gold_ids
+            ids, pos = gold_ids, None
+        else:
+            ids = r.ids(id_col)
+            pos = _align(r, ids, gold_ids, gold_path, index)   # None = same order as gold
         covered, complete = None, True
         if pos is not None:
             covered = np.bincount(pos, minlength=n_items)
             if covered.max() > 1:
                 _raise_duplicate(r, ids, pos)
         clock.lap("align")
-        local, uniques = r.labels(label_col, what="predicted label")
-        lut = np.empty(len(uniques), dtype=np.int32)
-        unknown = []
-        for k, u in enumerate(uniques):
-            code = class_index.get(u)
-            if code is None:
-                unknown.append(k)
-                if allow_unknown:
-                    code = class_index[u] = n_known + len(extras)
-                    extras.append(u)
-            lut[k] = -1 if code is None else code
-        if unknown and not allow_unknown:
-            row = int(np.flatnonzero(np.isin(local, unknown))[0])
-            names_unknown = [uniques[k] for k in unknown]
-            first = uniques[int(local[row])]
-            raise r.error(f"predicted label {_short(first)} is not a class{_near_miss(first, classes)} "
-                          f"({'of the labels list' if labels is not None else 'in the gold file'}: "
-                          f"{_listing(classes)}); {len(names_unknown)} unknown label(s): {_listing(names_unknown)}; "
-                          "use --allow-unknown (Python: allow_unknown=True) to count them as wrong", row=row, item=ids[row].as_py())
-        problem = too_many_classes(n_known + len(extras), "classes with this run's unknown labels")
-        if problem:
-            raise r.error(problem)
-        if code_dtype(n_known + len(extras)) != pred.dtype:
-            pred = pred.astype(code_dtype(n_known + len(extras)))
-        values = lut[local]
+        values = r.codes(label_col, class_index, pred.dtype)   # every label a known class: nothing to report
+        if values is None:
+            values = _label_codes(r, label_col, class_index, classes, extras, labels, allow_unknown, ids)
+            if code_dtype(n_known + len(extras)) != pred.dtype:
+                pred = pred.astype(code_dtype(n_known + len(extras)))
         if pos is None:
             pred[s] = values
         else:
@@ -291,7 +299,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
             _check_folds(r, fold_col, folds, fold_names, pos, g)
         scores.add(s, r, pos, complete)
         sources.append(Source("run", str(path), digest, r.n_rows, system=system))
-        del r, ids, pos, covered, local, values
+        del r, ids, pos, covered, values
         clock.lap("encode")
 
     # ---- final class list and codes ------------------------------------------------------
@@ -317,6 +325,36 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
                 ids=gold_ids, folds=folds, fold_names=fold_names,
                 scores=score_array, sources=tuple(sources), abstain=abstain, score_labels=score_labels,
                 n_task=n_known if len(final) > n_known else None)
+
+
+def _label_codes(r: _Table, label_col: str, class_index: dict, classes: list[str], extras: list[str], labels,
+                 allow_unknown: bool, ids) -> np.ndarray:
+    """Class codes of a run's labels through its distinct labels (any label column): an unknown label is an
+    error naming it, or with ``allow_unknown`` a new class (added to ``class_index`` and ``extras``)."""
+    n_known = len(classes)
+    local, uniques = r.labels(label_col, what="predicted label")
+    lut = np.empty(len(uniques), dtype=np.int32)
+    unknown = []
+    for k, u in enumerate(uniques):
+        code = class_index.get(u)
+        if code is None:
+            unknown.append(k)
+            if allow_unknown:
+                code = class_index[u] = n_known + len(extras)
+                extras.append(u)
+        lut[k] = -1 if code is None else code
+    if unknown and not allow_unknown:
+        row = int(np.flatnonzero(np.isin(local, unknown))[0])
+        names_unknown = [uniques[k] for k in unknown]
+        first = uniques[int(local[row])]
+        raise r.error(f"predicted label {_short(first)} is not a class{_near_miss(first, classes)} "
+                      f"({'of the labels list' if labels is not None else 'in the gold file'}: "
+                      f"{_listing(classes)}); {len(names_unknown)} unknown label(s): {_listing(names_unknown)}; "
+                      "use --allow-unknown (Python: allow_unknown=True) to count them as wrong", row=row, item=ids[row].as_py())
+    problem = too_many_classes(n_known + len(extras), "classes with this run's unknown labels")
+    if problem:
+        raise r.error(problem)
+    return lut[local]
 
 
 def run_files(gold, runs, runs_dir, names) -> tuple[Path, list[Path], list[str]]:
@@ -426,6 +464,19 @@ def _class_list(labels, gold_uniques: list[str], g: _Table) -> list[str]:
         raise g.error(f"the gold labels hold only one class ({_listing(classes)}); measures need at "
                       "least two (--labels a,b,c; Python: labels=[...]) to declare the other classes")
     return classes
+
+
+def _same_column(raw, gold_raw) -> bool:
+    """Whether a run's id column as read equals the gold's (same type, same values, in order): one
+    comparison of the Arrow buffers, before any trimming or hashing."""
+    if raw is gold_raw:
+        return True
+    if len(raw) != len(gold_raw) or not raw.type.equals(gold_raw.type):
+        return False
+    if isinstance(raw, pa.ChunkedArray) or isinstance(gold_raw, pa.ChunkedArray):
+        as_chunked = lambda a: a if isinstance(a, pa.ChunkedArray) else pa.chunked_array([a])  # noqa: E731
+        return as_chunked(raw).equals(as_chunked(gold_raw))
+    return raw.equals(gold_raw)
 
 
 def _align(r: _Table, ids: pa.Array, gold_ids: pa.Array, gold_path: Path, index: IdIndex | None = None):

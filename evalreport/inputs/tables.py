@@ -107,6 +107,8 @@ class _Table:
     def ids(self, name: str) -> pa.Array:
         """Item ids: trimmed strings, none empty or null."""
         ids = self.text(name)
+        if not ids.null_count and not (_text_lengths(ids) == 0).any():
+            return ids
         bad = pc.or_kleene(pc.is_null(ids), pc.equal(ids, ""))
         if pc.any(bad).as_py():
             row = _first_true(bad)
@@ -130,7 +132,7 @@ class _Table:
             row = _first_true(pc.is_null(codes))
             raise self.error(f"missing {what} (null) in column {name!r}", row=row, item=self._item(row))
         if isinstance(codes, pa.Array):
-            codes = codes.to_numpy(zero_copy_only=False)
+            codes = _int_values(codes)
         bad = [k for k, u in enumerate(uniques) if u in MISSING_LABELS]
         if bad:
             row = int(np.flatnonzero(np.isin(codes, bad))[0])
@@ -139,6 +141,30 @@ class _Table:
                 f"{what} {value!r} in column {name!r} is a missing-value marker, not a {what}"
             raise self.error(problem, row=row, item=self._item(row))
         return codes, uniques
+
+    def codes(self, name: str, class_index: dict[str, int], dtype) -> np.ndarray | None:
+        """Class codes (``dtype``) of a dictionary-encoded label column, straight from its dictionary
+        indices: ``class_index[label]`` for every row, the same as :meth:`labels` mapped through
+        ``class_index``. None when that needs :meth:`labels` (a column not dictionary-encoded, a null,
+        or a dictionary value that is not a key of ``class_index``: an unknown label or a
+        missing-value marker, which :meth:`labels` reports); then nothing was checked."""
+        col = self.columns.get(name)
+        if name in self.unusable or name in self._text_cache or col is None or not pa.types.is_dictionary(col.type):
+            return None
+        chunks = col.chunks if isinstance(col, pa.ChunkedArray) else [col]
+        out = np.empty(self.n_rows, dtype=dtype)
+        at = 0
+        for chunk in chunks:
+            if chunk.null_count or chunk.dictionary.null_count:
+                return None
+            lut = np.array([class_index.get(v, -1) for v in _to_text(chunk.dictionary, name, self).to_pylist()],
+                           dtype=dtype)
+            if (lut < 0).any():
+                return None
+            n = len(chunk)
+            np.take(lut, _int_values(chunk.indices), out=out[at:at + n])
+            at += n
+        return out if at == self.n_rows else None
 
     def numbers(self, name: str, what: str) -> np.ndarray:
         """A numeric column as float64; empty, non-numeric and NaN values are errors."""
@@ -179,6 +205,26 @@ class _Table:
             return None
 
 
+def _int_values(arr: pa.Array) -> np.ndarray:
+    """An integer Arrow array as NumPy: a view of its buffer when it has no nulls. (pyarrow's
+    ``to_numpy`` first imports pandas, 0.3 s of a command that needs no pandas.)"""
+    if arr.null_count == 0 and pa.types.is_integer(arr.type):
+        dtype = np.dtype(f"{'i' if pa.types.is_signed_integer(arr.type) else 'u'}{arr.type.bit_width // 8}")
+        if len(arr) == 0:
+            return np.empty(0, dtype=dtype)
+        return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
+    return arr.to_numpy(zero_copy_only=False)
+
+
+def _text_lengths(arr: pa.Array) -> np.ndarray:
+    """Byte length of every value of a string array (from its offsets; 0 for a null)."""
+    wide = pa.types.is_large_string(arr.type) or pa.types.is_large_binary(arr.type)
+    otype = np.dtype(np.int64 if wide else np.int32)
+    if len(arr) == 0:
+        return np.empty(0, dtype=otype)
+    return np.diff(np.frombuffer(arr.buffers()[1], dtype=otype, count=len(arr) + 1, offset=arr.offset * otype.itemsize))
+
+
 def _first_true(mask) -> int:
     """Index of the first true value of a boolean (pyarrow or numpy) array."""
     if isinstance(mask, (pa.Array, pa.ChunkedArray)):
@@ -192,7 +238,7 @@ def _dictionary_labels(col: pa.DictionaryArray, name: str, table: _Table) -> tup
     decoding it: only the few dictionary values are trimmed, then merged where trimming made them equal."""
     merged = pc.dictionary_encode(_to_text(col.dictionary, name, table))     # dictionary entry -> merged code
     values = merged.dictionary.to_pylist()
-    codes = merged.indices.to_numpy(zero_copy_only=False).astype(np.int32)[col.indices.to_numpy(zero_copy_only=False)]
+    codes = _int_values(merged.indices).astype(np.int32)[_int_values(col.indices)]
     first = _first_seen(codes, len(values))
     seen = np.flatnonzero(first < codes.size)
     order = seen[np.argsort(first[seen], kind="stable")]
@@ -283,13 +329,16 @@ def _may_need_trim(col) -> bool:
 
 def _read_table(path, role: str, *, formats=_FORMATS, id_col: str | None = None,
                 names: Sequence[str] | None = None, fmt: str | None = None, wanted=None,
-                dictionary: Sequence[str] = ()) -> tuple[_Table, Path]:
+                dictionary: Sequence[str] = (), same_ids=None) -> tuple[_Table, Path]:
     """Read one input file into a :class:`_Table` (text formats: every column as strings).
 
     ``names``: column names of a headerless text file. ``wanted`` (name -> bool): the
     columns needed, used to skip reading others where the format allows (Parquet).
     ``dictionary``: text columns of few distinct values (labels, folds) that Parquet may hand over
-    dictionary-encoded, as stored (:meth:`_Table.labels` gives the same codes either way)."""
+    dictionary-encoded, as stored (:meth:`_Table.labels` gives the same codes either way).
+    ``same_ids``: the gold file's :class:`~evalreport.inputs.parquet_ids.GoldIdColumn`; a Parquet file
+    that stores column ``id_col`` byte for byte as the gold stores its ids gets the gold's array for it
+    (the same values) instead of decoding its own."""
     path, found = _check_file(path, role, formats)
     fmt = fmt or found
     if fmt in _DELIMITER:
@@ -297,7 +346,7 @@ def _read_table(path, role: str, *, formats=_FORMATS, id_col: str | None = None,
     elif fmt == "jsonl":
         table = _read_jsonl(path)
     else:
-        table = _read_parquet(path, wanted, dictionary)
+        table = _read_parquet(path, wanted, dictionary, same_ids=same_ids, id_col=id_col)
     table.id_col = id_col
     if table.n_rows == 0:
         raise InputError(f"{role} file has no rows" + (" (only a header)" if fmt in _DELIMITER and names is None else ""),
@@ -477,9 +526,11 @@ def _read_jsonl_slow(path: Path) -> _Table:
     return table
 
 
-def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = ()) -> _Table:
+def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = (), *, same_ids=None,
+                  id_col: str | None = None) -> _Table:
     """A Parquet file; with ``wanted`` (name -> bool) only those columns are read, and the string
-    columns named in ``dictionary`` are read dictionary-encoded."""
+    columns named in ``dictionary`` are read dictionary-encoded. With ``same_ids`` (see
+    :func:`_read_table`) column ``id_col`` is not decoded when it is stored as the gold's ids are."""
     try:
         schema = pq.read_schema(path)
         names = schema.names
@@ -493,8 +544,13 @@ def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = ()) -> _T
         chosen = names if wanted is None else [n for n in names if wanted(n)]
         as_dict = [n for n in dictionary if n in chosen and (pa.types.is_string(schema.field(n).type)
                                                              or pa.types.is_large_string(schema.field(n).type))]
-        result = pq.read_table(path, columns=chosen, read_dictionary=as_dict or None)
+        shared = same_ids is not None and id_col in chosen and len(chosen) > 1 and same_ids.stored_in(path, id_col)
+        # ParquetFile, not pq.read_table: one file needs no dataset layer (which imports pandas: 0.3 s)
+        with pq.ParquetFile(path, read_dictionary=as_dict or None) as handle:
+            result = handle.read(columns=[n for n in chosen if not shared or n != id_col])
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
     columns = {name: result.column(i) for i, name in enumerate(result.column_names)}
+    if shared:
+        columns = {n: same_ids.array if n == id_col else columns[n] for n in chosen}
     return _Table(path, "parquet", columns, result.num_rows, header=False, all_names=names)

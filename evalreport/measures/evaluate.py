@@ -1,13 +1,17 @@
 """Compute many measures for many systems -> one tidy DataFrame."""
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
-import pandas as pd
 
 from evalreport.errors import MeasureError
 from evalreport.measures._core import (Measure, aliases_of, catalogue, compute, get, quiet_errors, resolve_positive,
                                       shared_sums, unique)
 from evalreport.measures.subsets import bind
+
+if TYPE_CHECKING:        # imported where a frame is built: the registry (and the CLI's start) does without pandas
+    import pandas as pd
 
 
 def applicable(measure, *, positive=None, costs=None, gains=None) -> tuple[bool, str]:
@@ -48,6 +52,17 @@ def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=N
         if positive is not None or costs is not None or gains is not None:
             raise MeasureError("multi-label data has no positive class, cost or gain matrix")
         return evaluate_multilabel(data, measures, policy=policy)
+    import pandas as pd
+
+    return pd.DataFrame(evaluate_columns(data, measures, positive=positive, policy=policy, costs=costs, labels=labels,
+                                         systems=systems, gains=gains))
+
+
+def evaluate_columns(data, measures=None, *, positive=None, policy: str = "nan", costs=None, labels=None,
+                     systems=None, gains=None) -> dict[str, np.ndarray]:
+    """:func:`evaluate`'s frame of single-label data as its columns (name -> array), without pandas
+    (``evaluate`` is ``pandas.DataFrame(evaluate_columns(...))``; ``evalreport score`` writes CSV and
+    JSON from them)."""
     tensor, labels, systems, folds = _unpack(data, labels, systems)
     tensor = np.asarray(tensor, dtype=float)      # once, not in every measure's compute
     task = getattr(data, "n_task", None)          # Counts / Runs: classes only in predictions
@@ -71,8 +86,7 @@ def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=N
     frame["value"] = np.concatenate([r.value.ravel() for r in results]) if results else np.empty(0)
     frame["undefined"] = np.concatenate([r.undefined.ravel() for r in results]) if results else np.empty(0, bool)
     frame["reason"] = np.concatenate([r.reason.ravel() for r in results]) if results else np.empty(0, object)
-    out = pd.DataFrame(frame)
-    return out
+    return frame
 
 
 def _unpack(data, labels, systems):
@@ -99,6 +113,8 @@ def catalogue_frame(measures=None) -> pd.DataFrame:
     """The registry as a table: one row per measure with its declared metadata. Each quantity is
     listed once, under its canonical id, with its other ids in ``aliases`` (an alias asked for by
     name gets its own row, with ``alias_of`` set)."""
+    import pandas as pd
+
     rows = []
     for m in (catalogue() if measures is None else [get(x) for x in measures]):
         rows.append({
