@@ -130,12 +130,18 @@ def _worker_env() -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": root if not path else root + os.pathsep + path}
 
 
+#: The chart a drawing process draws first, to start its engine.
+_TINY_CHART = {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "data": {"values": [{"a": 1}]},
+               "mark": "point", "encoding": {"x": {"field": "a", "type": "quantitative"}}}
+
+
 class _ChartImages:
     """Static chart images drawn beside the kernel, each distinct spec once: ``workers`` threads
     of this process, each handing its charts to a drawing process of its own
     (:class:`_ChartProcess`, started at the first image)."""
 
     def __init__(self, workers: int = 1):
+        self._workers = workers
         self._pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="evalreport-chart")
         self._futures: dict[str, Future] = {}
         self._lock = threading.Lock()
@@ -160,9 +166,23 @@ class _ChartImages:
                 self.seconds += time.perf_counter() - started
 
     def warm(self) -> None:
-        """Draw a tiny chart: vl-convert's first image pays its engine's start (about 0.7 s)."""
-        self.submit({"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "data": {"values": [{"a": 1}]},
-                     "mark": "point", "encoding": {"x": {"field": "a", "type": "quantitative"}}})
+        """Start every drawing process now and draw a tiny chart in each: vl-convert's first image
+        pays its engine's start (about 0.7 s), better spent while the analyses run than when the
+        charts wait."""
+        for _ in range(self._workers):
+            self._pool.submit(self._warm_one)
+
+    def _warm_one(self) -> None:
+        worker = _ChartProcess()
+        with self._lock:
+            self._all.append(worker)
+        try:
+            worker.draw(_TINY_CHART)
+        except Exception as exc:   # only a head start: a chart that needs this process says what is wrong
+            log.debug("warming a chart drawing process: %s", exc)
+        finally:
+            with self._lock:
+                self._idle.append(worker)
 
     def submit(self, spec) -> Future:
         key = _spec_key(spec)
