@@ -423,7 +423,8 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
         expected = expected_table(a, model, sizes=size)
         # large tables: every measure's values at the probe tables in one pass over its blocks
         at_probe = values_of_all(chosen, probe) if probe[0].size > DISTINCT_CELLS else {}
-        if probe[0].size * (len(probe) + 6) > BLOCK_CELLS:   # is_linear's large-table branch, all measures at once
+        if at_probe and probe[0].size * (len(probe) + 6) > BLOCK_CELLS:
+            # is_linear's large-table branch with the probe's values known: all measures at once
             linear = _linear_large(chosen, values, probe, rng, at_probe)
         else:
             linear = {m.id: is_linear(lambda t, m=m: values(m, t), probe, rng, at_tables=at_probe.get(m.id))
