@@ -920,8 +920,8 @@ def check_Mon(case: Case) -> Verdict:
 
 def check_SMon(case: Case) -> Verdict:
     """Definition 7: one more diagonal item or one off-diagonal item fewer strictly increases M
-    (C with no row or column sum equal to n; C and C' not both diagonal or both zero-diagonal;
-    the filters are :func:`.batches.only_diag_add`)."""
+    (C with no row or column sum equal to n; C and C' not both diagonal or both zero-diagonal)."""
+    # (the docstring is the property's description in the report; the filters: batches.only_diag_add)
     return _by_spec(case, "SMon", _gt, what="one more correct item or one error fewer must strictly increase the score")
 
 
