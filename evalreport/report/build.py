@@ -380,6 +380,7 @@ def _runner(staging: Path, preload=_PRELOAD, runner=None):
 
     if runner is not None:
         runner.cwd = staging / "notebooks"
+        runner.warm_images()
         yield runner
         return
     with NotebookRunner(staging / "notebooks", preload=preload) as own:

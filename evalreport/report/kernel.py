@@ -242,6 +242,7 @@ class NotebookRunner:
         # two drawing processes on two cores or more: the images left when the kernel is done
         # (the charts of the last cells) are drawn two at a time
         self._images = _ChartImages(image_workers or min(2, os.cpu_count() or 1))
+        self._images_warm = False
         self._km = None
         self._kernelspec = None
         self._started = False
@@ -266,7 +267,8 @@ class NotebookRunner:
         if self.cwd is not None:
             self.cwd.mkdir(parents=True, exist_ok=True)
         start_in = self.cwd if self.cwd is not None else Path(tempfile.gettempdir())
-        self._images.warm()
+        if self.cwd is not None:   # (started early, before its folder: the caller does more first)
+            self.warm_images()
         self._kernelspec = _running_interpreter_kernel(self.cwd, env={DEFER_ENV: "1", VALIDATE_ENV: "0"})
         self._kernelspec.__enter__()
         try:
@@ -297,6 +299,14 @@ class NotebookRunner:
             self.close()
             raise
         return self
+
+    def warm_images(self) -> None:
+        """Start the chart drawing processes now (once): a runner started before its folder
+        existed (:func:`evalreport.report.build.start_runner`) starts them when it gets one, so
+        that they do not compete with what the caller does meanwhile (the demo's training)."""
+        if not self._images_warm:
+            self._images_warm = True
+            self._images.warm()
 
     def close(self) -> None:
         from jupyter_core.utils import run_sync
