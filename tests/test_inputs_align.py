@@ -63,6 +63,30 @@ def test_index_agrees_with_index_in(gold, data):
         np.testing.assert_array_equal(got, want)
 
 
+@SETTINGS
+@given(gold=st.lists(ID_TEXT, min_size=1, max_size=60, unique=True), data=st.data())
+def test_index_window_by_window_over_blocks_agrees_with_index_in(gold, data):
+    """A run's ids in blocks (as a CSV/TSV reader gives them) are looked up a window at a time,
+    never copied whole: windows that cut across blocks, a NUL in one window only, an unknown id in
+    the last window give what index_in gives."""
+    index = IdIndex.build(pa.array(gold, pa.large_string()))
+    assert index is not None
+    ids = data.draw(st.lists(st.one_of(st.sampled_from(gold), st.sampled_from([g + "\0" for g in gold]), ID_TEXT),
+                             min_size=1, max_size=80))
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(ids)), max_size=6)))
+    blocks = [ids[a:b] for a, b in zip([0, *cuts], [*cuts, len(ids)])]
+    chunked = pa.chunked_array([pa.array(b, pa.large_string()) for b in blocks], pa.large_string())
+    want = exact_positions(ids, gold)
+    window = data.draw(st.integers(1, 9))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(align, "_CHUNK", window)
+        got = index.positions(chunked)
+    if want is None:
+        assert got is None
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
 def test_index_on_a_million_shuffled_ids():
     rng = np.random.default_rng(5)
     gold = pa.array(np.char.add("doc", np.arange(10 ** 6).astype("U7")).astype(object), pa.large_string())

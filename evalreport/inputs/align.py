@@ -135,20 +135,21 @@ class IdIndex:
 
     def positions(self, ids: pa.Array) -> np.ndarray | None:
         """Gold position (int64) of every id of ``ids``, or None if some id is not verified to be a gold id."""
-        ids = _contiguous(ids)
         n, n_words = len(ids), self._words.shape[1]
-        lengths = _lengths(ids)
-        if n and int(lengths.max()) > 8 * n_words:
-            return None
         out = np.empty(n, dtype=np.int64)
-        # NUL padding is unambiguous when no id holds a NUL byte: equal words are then equal ids
-        check_lengths = self._has_nul or _has_nul(ids)
+        # window by window: a column read in blocks (CSV, TSV) is never copied whole (at 1e7 ids, a
+        # contiguous copy of the run's ids was the peak of the memory of `score`)
         for lo in range(0, n, _CHUNK):
             hi = min(n, lo + _CHUNK)
-            part = ids.slice(lo, hi - lo)
+            part = _contiguous(ids.slice(lo, hi - lo))
+            lengths = _lengths(part)
+            if int(lengths.max()) > 8 * n_words:
+                return None
+            # NUL padding is unambiguous when no id holds a NUL byte: equal words are then equal ids
+            check_lengths = self._has_nul or _has_nul(part)
             words = _words(part, n_words)
-            found = self._lookup(_hash(lengths[lo:hi], words))
-            if found is None or not self._same(found, lengths[lo:hi], words, check_lengths):
+            found = self._lookup(_hash(lengths, words))
+            if found is None or not self._same(found, lengths, words, check_lengths):
                 return None
             out[lo:hi] = found
         return out
