@@ -79,7 +79,7 @@ from typing import Callable
 
 import pandas as pd
 
-from evalreport.analyses.audit import properties as P
+from evalreport.analyses.audit import properties as P, properties_goesgens, properties_opitz
 from evalreport.analyses.audit.averaging import AVERAGINGS, preservation, table_2_averaging
 from evalreport.analyses.audit.consistency import (PAPER_004_TABLE_3, binary_pairs_space, consistency,
                                                    indistinguishable_groups)
@@ -113,8 +113,13 @@ class Property:
     check: Callable
 
 
+#: Every property's check by name: paper 000's in :mod:`.properties`, 002's and 004's in their own modules.
+_CHECKS = {name: fn for module in (P, properties_opitz, properties_goesgens)
+           for name, fn in vars(module).items() if name.startswith("check_")}
+
+
 def _p(id, paper, ref, title):
-    return Property(id, paper, ref, title, getattr(P, f"check_{id}"))
+    return Property(id, paper, ref, title, _CHECKS[f"check_{id}"])
 
 
 PROPERTIES: dict[str, Property] = {p.id: p for p in [
