@@ -173,7 +173,8 @@ def cv_differences(est: pd.DataFrame, *, top: int = MAX_CV_MEASURES):
             continue
         v = vals.loc[kept].to_numpy(float)
         with np.errstate(invalid="ignore"):
-            spread = np.nanmax(np.nan_to_num(np.nanmax(v, axis=0) - np.nanmin(v, axis=0), nan=0.0))
+            # (fmax/fmin skip NaN as nanmax/nanmin do, and give NaN for an all-NaN column without a warning)
+            spread = np.nanmax(np.nan_to_num(np.fmax.reduce(v, axis=0) - np.fmin.reduce(v, axis=0), nan=0.0))
         # defined one way and undefined another also differs, ranked by the numeric spread
         rows = vals.loc[kept].copy()
         rows.insert(0, "aggregation", [" = ".join(AGGREGATION_WORDS.get(a, a) for a in names[a]) for a in kept])
