@@ -122,21 +122,25 @@ def test_index_accepts_string_and_chunked_arrays():
 # ----------------------------------------------------------------------------- read_runs: fast == exact
 
 
-def _write(path, ids, labels, fmt):
-    table = pa.table({"id": ids, "label": labels})
+def _write(path, ids, labels, fmt, **parquet):
+    """``ids`` and ``labels`` as a gold or run file; Parquet in row groups of 7 unless ``parquet``
+    says otherwise (several row groups: several dictionaries)."""
+    table = pa.table({"id": pa.array(ids, pa.string()), "label": labels})
     if fmt == "parquet":
-        pq.write_table(table, path, row_group_size=7)    # several row groups: several dictionaries
+        pq.write_table(table, path, **{"row_group_size": 7, **parquet})
     else:                                                 # pyarrow's default: header and strings quoted
         pa_csv.write_csv(table, path, pa_csv.WriteOptions(delimiter="\t" if fmt == "tsv" else ","))
     return path
 
 
 def _outcome(gold, runs, **kw):
+    """What read_runs gives (every field of the Runs, the sources included) or its one-line error."""
     try:
         r = read_runs(gold, runs, **kw)
     except InputError as exc:
         return "error", str(exc)
-    return "runs", (r.gold.tolist(), r.pred.tolist(), r.labels, list(r.ids), r.abstain, r.n_task)
+    return "runs", (r.gold.tolist(), r.pred.tolist(), r.labels, list(r.ids), r.abstain, r.n_task,
+                    [(s.role, s.path, s.sha256, s.rows, s.system) for s in r.sources])
 
 
 @SETTINGS

@@ -11,36 +11,22 @@ from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from evalreport.errors import InputError
 from evalreport.inputs import align, read_runs, readers, tables
 from evalreport.inputs.checks import hash_file
 from evalreport.inputs.parquet_ids import GoldIdColumn
+from test_inputs_align import _outcome, _write as write_file   # the same writer and reader as the align tests
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 def _write(path, ids, labels, fmt, **parquet):
-    table = pa.table({"id": pa.array(ids, pa.string()), "label": labels})
-    if fmt == "parquet":
-        pq.write_table(table, path, **parquet)
-    else:                                     # pyarrow's default: header and strings quoted
-        pa_csv.write_csv(table, path, pa_csv.WriteOptions(delimiter="\t" if fmt == "tsv" else ","))
-    return path
-
-
-def _outcome(gold, runs, **kw):
-    try:
-        r = read_runs(gold, runs, **kw)
-    except InputError as exc:
-        return "error", str(exc)
-    return "runs", (r.gold.tolist(), r.pred.tolist(), r.labels, list(r.ids), r.abstain, r.n_task,
-                    [(s.role, s.path, s.sha256, s.rows, s.system) for s in r.sources])
+    """test_inputs_align's writer, Parquet in pyarrow's default row groups unless ``parquet`` says otherwise."""
+    return write_file(path, ids, labels, fmt, **{"row_group_size": None, **parquet})
 
 
 def _general_path(monkeypatch):

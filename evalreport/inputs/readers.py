@@ -265,7 +265,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         r.require(id_col, label_col)
         if _same_column(r.columns[id_col], gold_raw):
             # the gold's ids as read, hence the same after trimming: checked there, and in gold order
-            r.columns[id_col], r._text_cache[id_col] = gold_raw, gold_ids
+            r.share_column(id_col, gold_raw, gold_ids)
             ids, pos = gold_ids, None
         else:
             ids = r.ids(id_col)

@@ -104,6 +104,11 @@ class _Table:
             self._text_cache[name] = _to_text(self.column(name), name, self)
         return self._text_cache[name]
 
+    def share_column(self, name: str, raw, text) -> None:
+        """Hold another table's column ``name``: ``raw`` as read and ``text`` as :meth:`text` makes it
+        (a run whose ids equal the gold's as read keeps the gold's arrays, not a second copy)."""
+        self.columns[name], self._text_cache[name] = raw, text
+
     def ids(self, name: str) -> pa.Array:
         """Item ids: trimmed strings, none empty or null."""
         ids = self.text(name)
