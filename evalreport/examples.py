@@ -463,13 +463,14 @@ def multilabel_demo_data(n_systems: int = 10, n_labels: int = 20, n_items: int =
 
 
 def write_multilabel(gold, runs: dict, labels, ids, out_dir, *, layout: str = "list", fmt: str | None = None,
-                     sep: str = ",") -> dict:
+                     sep: str = ",", id_col: str = "id") -> dict:
     """Write multi-label gold and runs as ``gold.<fmt>`` and ``runs/<system>.<fmt>`` in one layout
     (the ones :func:`evalreport.inputs.multilabel.read_multilabel` reads): ``list`` (a ``label``
     list column: JSON Lines or Parquet), ``sep`` (labels joined by ``sep`` in a ``label`` field),
     ``long`` (one ``id, label`` row per pair; an item with the empty set gets one row with an empty
     label) or ``wide`` (one 0/1 column per label). ``fmt``: ``tsv``, ``csv``, ``jsonl`` or
-    ``parquet`` (default per layout: :data:`MULTILABEL_FORMATS`).
+    ``parquet`` (default per layout: :data:`MULTILABEL_FORMATS`). ``id_col`` names the item id
+    column; in the ``wide`` layout no label may take its name (the header would hold it twice).
 
     Returns ``{"gold": Path, "runs_dir": Path, "runs": {system: Path}}``.
     """
@@ -481,21 +482,24 @@ def write_multilabel(gold, runs: dict, labels, ids, out_dir, *, layout: str = "l
     names = np.asarray(labels, dtype=object)
     if layout == "sep" and any(sep in str(n) for n in names):
         raise ValueError(f"a label contains the separator {sep!r}")
+    if layout == "wide" and id_col in [str(n) for n in names]:
+        raise ValueError(f"a label is named {id_col!r} like the id column; a wide header would hold it twice "
+                         "(name the id column otherwise: id_col=...)")
     ids = np.asarray(ids, dtype=object)
 
     def frame(matrix) -> pd.DataFrame:
         matrix = np.asarray(matrix, dtype=bool)
         if layout == "wide":
-            return pd.concat([pd.DataFrame({"id": ids}),
+            return pd.concat([pd.DataFrame({id_col: ids}),
                               pd.DataFrame(matrix.astype(np.int8), columns=[str(n) for n in names])], axis=1)
         if layout == "long":
             rows, cols = np.nonzero(matrix)
             empty = np.flatnonzero(~matrix.any(axis=1))
             order = np.argsort(np.concatenate([rows, empty]), kind="stable")
-            return pd.DataFrame({"id": np.concatenate([ids[rows], ids[empty]])[order],
+            return pd.DataFrame({id_col: np.concatenate([ids[rows], ids[empty]])[order],
                                  "label": np.concatenate([names[cols], np.full(empty.size, "", dtype=object)])[order]})
         sets = [list(names[row]) for row in matrix]
-        return pd.DataFrame({"id": ids, "label": sets if layout == "list" else [sep.join(s) for s in sets]})
+        return pd.DataFrame({id_col: ids, "label": sets if layout == "list" else [sep.join(s) for s in sets]})
 
     def save(df: pd.DataFrame, path: Path) -> None:
         if fmt == "jsonl":

@@ -295,14 +295,39 @@ def tasks(draw):
 def test_round_trip_every_layout(tmp_path_factory, task):
     labels, gold, runs = task
     ids = np.array([f"i{k}" for k in range(gold.shape[0])], dtype=object)
+    # a wide header holds the id column beside one column per label: the id column takes a name no label has
+    id_col = next(name for name in ("id", "item", "item_id", "doc", "key", "row_id") if name not in labels)
     for layout, fmt in LAYOUT_FORMATS:
         folder = tmp_path_factory.mktemp(f"{layout}-{fmt}")
-        paths = write_multilabel(gold, runs, labels, ids, folder, layout=layout, fmt=fmt, sep="|")
+        paths = write_multilabel(gold, runs, labels, ids, folder, layout=layout, fmt=fmt, sep="|", id_col=id_col)
         got = read_multilabel(paths["gold"], list(paths["runs"].values()), labels=labels, layout=layout,
-                              label_sep="|" if layout == "sep" else None)
+                              label_sep="|" if layout == "sep" else None, id_col=id_col)
         assert got.labels == tuple(labels), (layout, fmt)
         np.testing.assert_array_equal(got.gold, gold, err_msg=f"{layout} {fmt}")
         np.testing.assert_array_equal(got.pred, np.stack(list(runs.values())), err_msg=f"{layout} {fmt}")
+
+
+def test_label_named_like_the_id_column(tmp_path):
+    """A label called ``id``: every layout but ``wide`` holds it as a value; a wide header cannot hold it beside
+    an id column of the same name, so the writer refuses and the reader names the header line; with the id
+    column named otherwise it reads back (the case hypothesis found in CI)."""
+    labels, gold, runs = ["id", "x"], np.array([[True, False], [False, True]]), {"s": np.array([[True, True],
+                                                                                                [False, False]])}
+    ids = np.array(["a", "b"], dtype=object)
+    for layout in ("list", "sep", "long"):
+        paths = write_multilabel(gold, runs, labels, ids, tmp_path / layout, layout=layout)
+        got = read_multilabel(paths["gold"], list(paths["runs"].values()), labels=labels, layout=layout,
+                              label_sep="," if layout == "sep" else None)
+        np.testing.assert_array_equal(got.gold, gold)
+    with pytest.raises(ValueError, match="named 'id' like the id column"):
+        write_multilabel(gold, runs, labels, ids, tmp_path / "wide", layout="wide")
+    bad = write(tmp_path / "bad.csv", "id,id,x\na,1,0\nb,0,1\n")
+    with raises("column 'id' appears twice in the header", path=bad, line=1):
+        read_multilabel(bad, [bad], labels=labels)
+    paths = write_multilabel(gold, runs, labels, ids, tmp_path / "wide", layout="wide", id_col="item")
+    got = read_multilabel(paths["gold"], list(paths["runs"].values()), labels=labels, id_col="item")
+    np.testing.assert_array_equal(got.gold, gold)
+    np.testing.assert_array_equal(got.pred[0], runs["s"])
 
 
 def test_demo_data_is_deterministic_and_reads_back(tmp_path):
