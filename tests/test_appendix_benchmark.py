@@ -196,10 +196,14 @@ def test_references_hold_every_method_used_and_every_cited_key(bundle):
     keys = set(re.findall(r"@\w+\{([^,]+),", bib))
     assert {"demsar2006statistical", "friedman1937use", "friedman1940comparison", "iman1980approximations",
             "nemenyi1963distribution", "wilcoxon1945individual", "holm1979simple", "kemeny1959mathematics",
-            "young1978consistent", "efron1993introduction", "opitz2022bias"} <= keys
-    cited = {k for group in re.findall(r"\\cite\{([^}]*)\}", (out / "methods.tex").read_text(encoding="utf-8"))
-             for k in group.split(",")}
+            "young1978consistent", "efron1993introduction", "opitz2022bias", "borda1781memoire",
+            "copeland1951reasonable"} <= keys
+    methods = (out / "methods.tex").read_text(encoding="utf-8")
+    cited = {k for group in re.findall(r"\\cite\{([^}]*)\}", methods) for k in group.split(",")}
     assert cited and cited <= keys
+    # each consensus method is cited where the sentence names it (Borda 1781, Copeland 1951, Kemeny 1959)
+    assert re.search(r"the Borda count \\cite\{borda1781memoire\}", methods)
+    assert re.search(r"Copeland's pairwise-majority score \\cite\{copeland1951reasonable\}", methods)
     typ = (out / "methods.typ").read_text(encoding="utf-8")
     assert set(re.findall(r"#cite\(<([^>]+)>\)", typ)) <= keys
 

@@ -181,6 +181,14 @@ WORKS: tuple[Work, ...] = (
        title="A Consistent Extension of Condorcet's Election Principle",
        journal="SIAM Journal on Applied Mathematics", volume="35", number="2", pages="285--300",
        doi="10.1137/0135023"),
+    _w("borda1781memoire", "article", (r"\bBorda\b",),
+       author="Borda, Jean-Charles de", year="1781", title="M{\\'e}moire sur les {\\'e}lections au scrutin",
+       journal="Histoire de l'Acad{\\'e}mie Royale des Sciences", pages="657--665",
+       note="Published 1784"),
+    _w("copeland1951reasonable", "misc", (r"\bCopeland\b",),
+       author="Copeland, Arthur H.", year="1951", title="A ``Reasonable'' Social Welfare Function",
+       howpublished="Seminar on Applications of Mathematics to the Social Sciences, University of Michigan "
+                    "(mimeographed notes)"),
     _w("spearman1904proof", "article", (r"\bSpearman\b",),
        author="Spearman, Charles", year="1904", title="The Proof and Measurement of Association between Two Things",
        journal="The American Journal of Psychology", volume="15", number="1", pages="72--101",
@@ -213,6 +221,8 @@ METHODS: dict[str, tuple[str, ...]] = {
     "nemenyi": ("nemenyi1963distribution",),
     "wilcoxon": ("wilcoxon1945individual",),
     "kemeny": ("kemeny1959mathematics", "young1978consistent"),
+    "borda": ("borda1781memoire",),
+    "copeland": ("copeland1951reasonable",),
     "rounding": ("jcgm2008gum",),
 }
 

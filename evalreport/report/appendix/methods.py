@@ -253,8 +253,7 @@ def cited_benchmark_methods(data) -> list[str]:
         used += ["friedman", "iman_davenport", "nemenyi"]
     if not data.bench_table("wilcoxon").empty:
         used += ["wilcoxon", "holm"]
-    if "kemeny" in data.methods_used:
-        used.append("kemeny")
+    used += [m for m in ("borda", "copeland", "kemeny") if m in data.methods_used]
     if not data.bench_table("consensus_rank_distribution").empty:
         used.append("bootstrap")
     return [m for m in METHODS if m in used]
@@ -301,12 +300,14 @@ def benchmark_segments(data, *, version: str | None = None) -> list[tuple[str, o
     used = data.methods_used
     words = [_CONSENSUS_WORDS.get(m) or METHOD_LABELS.get(m, m).lower() for m in used]
     if used:
-        t("Across tasks, the systems were ranked by " + (", ".join(words[:-1]) + " and " + words[-1]
-                                                       if len(words) > 1 else words[0]))
-        if "kemeny" in used:
-            t(" (the order that disagrees least with the tasks' orders ")
-            c(*METHODS["kemeny"])
-            t(")")
+        pending = "Across tasks, the systems were ranked by "
+        for k, (m, word) in enumerate(zip(used, words)):
+            pending += ("" if k == 0 else " and " if k == len(used) - 1 else ", ") + word
+            if m in ("borda", "copeland", "kemeny"):      # each consensus method cited where it is named
+                t(pending + (" (the order that disagrees least with the tasks' orders " if m == "kemeny" else " "))
+                c(*METHODS[m])
+                pending = ")" if m == "kemeny" else ""
+        t(pending)
         t("; the tables order the systems by the mean rank, the statistic the Friedman test is about ")
         c(*METHODS["demsar"])
         t(".")
