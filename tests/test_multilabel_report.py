@@ -145,6 +145,26 @@ def test_a_part_whose_table_is_absent_is_left_out(built, tmp_path):
     assert rep.ml_audit_table() is None
 
 
+def test_the_families_sentence_accounts_for_every_measure(built, monkeypatch):
+    """Every measure's winner is in the sentence: named up to four winners, counted beyond (a review found
+    the demo's 'crown a (2 of 6); b (2 of 6); c (1 of 6)', one example-based measure unaccounted for)."""
+    from evalreport.report.sections.multilabel import open_multilabel_report
+
+    rep = open_multilabel_report(built["dir"] / "tables")
+    example = ["ex_f1", "ex_p", "ex_r", "ex_j", "subset", "hamming"]
+    monkeypatch.setattr(rep, "kinds", {m: "example" for m in example})
+    wins = dict(zip(example, [("a",), ("a",), ("b",), ("b",), ("c",), ("d",)]))
+    monkeypatch.setattr(rep, "_winners", lambda: wins)
+    assert rep._families_sentence() == ("The measures do not agree on the winner: the example-based measures crown "
+                                        "a (2 of 6), b (2 of 6), c (1 of 6) and d (1 of 6).")
+    wins.update(hamming=("d", "e"), subset=("f",), ex_r=("g",))
+    assert rep._families_sentence() == ("The measures do not agree on the winner: the example-based measures crown "
+                                        "a (2 of 6), g (1 of 6), b (1 of 6) and 2 other winners (2 of 6).")
+    monkeypatch.setattr(rep, "_winners", lambda: {m: ("a", "b") for m in example})
+    assert rep._families_sentence() == ("Every measure, label-based and example-based, puts the same system first: "
+                                        "the example-based measures crown a and b tied (6 of 6).")
+
+
 def test_a_label_found_only_in_predictions_comes_last_and_marked(tmp_path):
     from evalreport.inputs.multilabel import MultiLabelRuns
     from evalreport.report.multilabel_build import analyse_multilabel

@@ -131,8 +131,16 @@ class MultiLabelReport(MultiLabelParts):
                 continue
             total = sum(len(v) for v in fam[kind].values())
             ranked = sorted(fam[kind].items(), key=lambda kv: -len(kv[1]))
-            words.append(f"the {name} measures crown " + "; ".join(
-                f"{_names(w)} ({len(ms)} of {total})" for w, ms in ranked[:3]))
+            def crowned(w, ms):
+                return f"{_names(w)}{' tied' if len(w) > 1 else ''} ({len(ms)} of {total})"
+            parts = [crowned(w, ms) for w, ms in ranked[:3]]
+            rest = ranked[3:]
+            if len(rest) == 1:          # one more winner: name it rather than count it
+                parts.append(crowned(*rest[0]))
+            elif rest:
+                parts.append(f"{len(rest)} other winners ({sum(len(ms) for _, ms in rest)} of {total})")
+            words.append(f"the {name} measures crown " + (", ".join(parts[:-1]) + " and " + parts[-1]
+                                                          if len(parts) > 1 else parts[0]))
         leaders = {w for f in fam.values() for w in f}
         head = ("Every measure, label-based and example-based, puts the same system first: "
                 if len(leaders) == 1 else "The measures do not agree on the winner: ")
