@@ -112,3 +112,15 @@ def test_score_and_compare_do_not_read_an_optional_score_column(tmp_path):
     with redirect_stderr(err):
         code, _ = _run(["cv", *args, "--measures", "accuracy"])
     assert code == 2 and "empty score in column 'score'" in err.getvalue() and "line 3" in err.getvalue()
+
+
+@pytest.mark.parametrize("command", ["report", "demo", "benchmark", "render", "compare"])
+def test_progress_is_silenced_by_either_spelling(command):
+    """`--quiet` and `--no-progress` mean the same in every command that shows progress (a reviewer typed
+    `report --no-progress` after `compare --no-progress` and was refused)."""
+    from evalreport.cli import build_parser
+
+    parser = build_parser([command])
+    action = next((a for a in parser._subparsers._group_actions[0].choices[command]._actions
+                   if "--quiet" in a.option_strings or "--no-progress" in a.option_strings), None)
+    assert action is not None and {"--quiet", "--no-progress"} <= set(action.option_strings)

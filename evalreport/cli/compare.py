@@ -29,7 +29,8 @@ def register(sub) -> None:
     p.add_argument("--alpha", type=float, default=0.05,
                    help="significance level for groups; intervals are 1 - alpha (default: 0.05)")
     p.add_argument("--out", metavar="DIR", help="write every table (CSV + JSON) to this folder")
-    p.add_argument("--no-progress", action="store_true", help="do not show a progress bar on stderr")
+    p.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
+                   help="do not show a progress bar on stderr")
     add_format_option(p)
     add_task_options(p)
     multilabel.add_options(p)
