@@ -307,3 +307,20 @@ def test_every_measure_on_a_50_by_5_by_5_stack_is_fast(rng, capsys):
         slow = sorted(times.items(), key=lambda kv: -kv[1])[:5]
         print(f"\n[registry timing] {len(times)} measures on (50, 5, 5): median {np.median(list(times.values())):.3f} "
               f"ms, slowest " + ", ".join(f"{k} {v:.3f} ms" for k, v in slow))
+
+
+def test_a_binary_measure_without_a_positive_class_names_its_multiclass_forms():
+    """`--measures gm1` on a multi-class task: the refusal names gm1's macro/micro/weighted forms (a reviewer
+    read "GM_1 (macro)" in the README and typed gm1); each form named is a registered multi-class measure."""
+    from evalreport.measures import catalogue, get
+    from evalreport.measures.evaluate import applicable
+
+    ok, why = applicable("gm1")
+    assert not ok and why.startswith("binary measure: needs a positive class (--positive); its multi-class forms: ")
+    assert "gm1_macro" in why
+    for m in catalogue():
+        if "positive" in m.needs:
+            ok, why = applicable(m.id)
+            forms = why.split("its multi-class forms: ")[1].split(", ") if "forms: " in why else []
+            for f in forms:
+                assert "positive" not in get(f).needs and get(f).kind == "multiclass", (m.id, f)

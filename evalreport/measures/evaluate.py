@@ -14,13 +14,26 @@ if TYPE_CHECKING:        # imported where a frame is built: the registry (and th
     import pandas as pd
 
 
+def _multiclass_forms(m) -> list[str]:
+    """The registered macro, micro and weighted averages of a binary measure (canonical ids)."""
+    forms = []
+    for avg in ("macro", "micro", "weighted"):
+        try:
+            forms.append(get(f"{m.id}_{avg}").id)
+        except MeasureError:
+            pass
+    return list(dict.fromkeys(forms))
+
+
 def applicable(measure, *, positive=None, costs=None, gains=None) -> tuple[bool, str]:
     """Whether a measure can be computed with what was given, and if not, why."""
     m = get(measure)
     if m.kind == "example":
         return False, "example-based multi-label measure: needs multi-label runs"
     if "positive" in m.needs and positive is None:
-        return False, "binary measure: needs a positive class (--positive)"
+        forms = _multiclass_forms(m)
+        return False, ("binary measure: needs a positive class (--positive)"
+                       + (f"; its multi-class forms: {', '.join(forms)}" if forms else ""))
     if "costs" in m.needs and costs is None:
         return False, "needs a class order (--order) or a cost matrix (--costs)"
     if "gains" in m.needs and gains is None and "gains" not in m.bound:
