@@ -162,6 +162,22 @@ def test_single_label_gold_with_multilabel_run_names_both(tmp_path):
         assert f"gold file {gold} is single-label" in err and f"run file {run} is multi-label" in err
 
 
+def test_a_duplicated_line_in_a_run_keeps_its_line_numbers(tmp_path):
+    """A run whose one line is repeated (an organiser's review: `score` called it 'multi-label (several rows per
+    id)' without a line, while `report` named the lines): every command names both lines, then offers the
+    multi-label reading."""
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("id\tlabel\na\tx\nb\ty\nc\tx\n")
+    run = tmp_path / "r.tsv"
+    run.write_text("id\tlabel\na\tx\nb\ty\nc\tx\nb\ty\n")
+    for command in ("score", "compare"):
+        rc, out, err = cli(command, gold, run)
+        assert rc == 2 and out == ""
+        assert err.strip().splitlines() == [f"evalreport: error: {run}, line 5, id 'b': duplicate id 'b' (first at "
+                                            "line 3); if this run holds label sets (one row per id and label), the "
+                                            "task is multi-label: give --multilabel"]
+
+
 def test_single_label_input_is_not_routed(tmp_path):
     gold = tmp_path / "gold.tsv"
     gold.write_text("id\tlabel\na\tx\nb\ty\nc\tx\n")

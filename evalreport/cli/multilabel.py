@@ -76,9 +76,13 @@ def single_label_load(args):
             form = _form(err.path, args)
         except InputError:
             raise err from None
-        if form in ("list", "long", "wide"):
-            words = {"list": "a list of labels per item", "long": "several rows per id",
-                     "wide": "0/1 indicator columns"}[form]
+        if form == "long":
+            # several rows for one id: a duplicated line as often as label sets, so the reader's own
+            # line-exact error stays, with the multi-label reading offered after it
+            raise InputError(f"{err.problem}; if this run holds label sets (one row per id and label), the task is "
+                             "multi-label: give --multilabel", path=err.path, line=err.line, item=err.item) from None
+        if form in ("list", "wide"):
+            words = {"list": "a list of labels per item", "wide": "0/1 indicator columns"}[form]
             raise InputError(f"gold file {args.gold} is single-label (one label per item) but run file {err.path} is "
                              f"multi-label ({words}); give every file in one kind (--multilabel reads the gold "
                              "file as sets too)", path=err.path) from None
