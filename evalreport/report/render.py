@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from evalreport.report.display import MIME_DEFERRED_PNG as _MIME_DEFERRED_PNG
+from evalreport.report.fonts import beyond_bundled_fonts, uncovered_by_system_fonts
 from evalreport.report.output import RenderError, check_offline
 from evalreport.report.quarto import fresh_name, quarto_commands, quarto_project
 from evalreport.report.resources import templates_dir
@@ -454,9 +455,18 @@ def _builtin_pdf(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping
     t_typst = time.perf_counter()
     log.info("pandoc -> Typst in %.2f s", t_typst - started)
     pdf = work / "report.pdf"
+    beyond = beyond_bundled_fonts((work / "report.typ").read_text(encoding="utf-8"))
+    if beyond:
+        missing = uncovered_by_system_fonts(beyond)
+        log.info("%d character(s) beyond typst's bundled fonts (%s): the machine's fonts are fallbacks",
+                 len(beyond), "".join(beyond[:10]))
+        if missing:
+            log.warning("the PDF shows empty boxes for %s: no installed font has %s (install one that does, "
+                        "e.g. a Noto font for the script; the HTML report shows them)",
+                        ", ".join(repr(c) for c in missing), "it" if len(missing) == 1 else "them")
     try:
         typst.compile(
-            str(work / "report.typ"), output=str(pdf), root=str(work), ignore_system_fonts=True
+            str(work / "report.typ"), output=str(pdf), root=str(work), ignore_system_fonts=not beyond
         )
     except Exception as exc:  # typst.TypstError; keep the .typ for inspection in the message
         raise RenderError(f"typst failed on the generated report.typ: {exc}") from exc
