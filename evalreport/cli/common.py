@@ -405,10 +405,24 @@ def _markdown(df: pd.DataFrame) -> str:
 
 
 def _latex(df: pd.DataFrame) -> str:
-    """A tabular; text from the data is literal LaTeX (:func:`evalreport.escape.latex`)."""
+    """A booktabs tabular to paste into a paper: one header row (the index's name heads its column),
+    numbers right-aligned, text from the data literal and printed as written
+    (:func:`evalreport.escape.latex_literal`: no ``<``/``|`` turned into other glyphs by OT1 fonts).
+    A first comment line names the packages it needs."""
+    import pandas as pd
+
     from evalreport import escape
 
-    return _text_cells(df, escape.latex).to_latex(escape=False)
+    text = _text_cells(df, escape.latex_literal)
+    has_index = not isinstance(df.index, pd.RangeIndex) or df.index.name is not None
+    numeric = ["r" if df.iloc[:, j].dtype.kind in "iufc" else "l" for j in range(df.shape[1])]
+    head = ([text.index.name or ""] if has_index else []) + [str(c) for c in text.columns]
+    rows = [" & ".join(([str(i)] if has_index else []) + [str(v) for v in row]) + r" \\"
+            for i, row in zip(text.index, text.itertuples(index=False, name=None))]
+    body = "\n".join([r"\toprule", " & ".join(head) + r" \\", r"\midrule", *rows, r"\bottomrule"])
+    needs = [r"\usepackage{booktabs}"] + ([r"\usepackage[T1]{fontenc}"] if r"\textquotedbl" in body else [])
+    return (f"% evalreport: needs {' and '.join(needs)}\n"
+            f"\\begin{{tabular}}{{{('l' if has_index else '') + ''.join(numeric)}}}\n{body}\n\\end{{tabular}}\n")
 
 
 def _rich_table(df: pd.DataFrame, *, title=None, file=None) -> None:
