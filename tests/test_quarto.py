@@ -26,6 +26,7 @@ pytest.importorskip("altair")
 pytest.importorskip("vl_convert")
 
 from evalreport.report import quarto as q  # noqa: E402
+from evalreport.report.resources import quarto_config  # noqa: E402
 from evalreport.report.output import RenderError, check_offline, remote_loads  # noqa: E402
 
 render_mod = importlib.import_module("evalreport.report.render")
@@ -226,6 +227,48 @@ def test_cdn_tags_and_define_stub_are_removed(head):
     assert remote_loads(cleaned) == []
     check_offline(cleaned)
     assert q.clean_html(cleaned) == cleaned
+
+
+@pytest.mark.parametrize("tag, removed", [
+    ('<SCRIPT SRC="https://cdn.jsdelivr.net/npm/jquery@3.5.1/dist/jquery.min.js"></SCRIPT>', True),
+    ("<script src='//cdnjs.cloudflare.com/ajax/libs/require.js/2.3.6/require.min.js'></script>", True),
+    ('<script src="http://x.org/require.js" crossorigin="anonymous">\n</script>', True),
+    ('<script src="https://x.org/jquery.min.js">window.x = 1;</script>', False),     # a body: not Quarto's tag
+    ('<script src="https://x.org/app.min.js"></script>', False),                     # not require.js/jQuery
+    ('<script src="lib/jquery.min.js"></script>', False),                            # a local file
+    ('<script type="module">import("https://x.org/jquery.min.js")</script>', False),
+])
+def test_only_remote_require_and_jquery_tags_are_removed(tag, removed):
+    page = f"<head>\n  <meta charset=\"utf-8\">\n  {tag}\n  <style>p {{}}</style>\n</head>"
+    cleaned = q.clean_html(page)
+    assert cleaned == (page.replace(f"  {tag}\n", "") if removed else page)
+
+
+def test_quarto_runs_the_post_render_script_over_its_outputs(tmp_path):
+    """_quarto.yml's post-render script, run as Quarto runs a .lua project script (src/core/run/lua.ts:
+    `pandoc --from markdown --to plain --lua-filter SCRIPT` on an empty document, in the project folder,
+    QUARTO_PROJECT_OUTPUT_FILES relative to it, or the list in the file QUARTO_USE_FILE_FOR_PROJECT_OUTPUT_FILES
+    names): the HTML outputs are cleaned in place, the PDF untouched, a missing file only said on stderr."""
+    config = yaml.safe_load(quarto_config().read_text(encoding="utf-8"))
+    (script,) = config["project"]["post-render"]
+    script = quarto_config().parent / script
+    page = f"<!DOCTYPE html><html><head>{HEAD_1_10}</head><body><p>x</p></body></html>"
+    (tmp_path / "report.html").write_text(page, encoding="utf-8")
+    (tmp_path / "report.pdf").write_bytes(b"%PDF-1.7 <script src=\"https://x.org/jquery.min.js\"></script>")
+    pandoc = render_mod._pandoc()
+    for env in ({"QUARTO_PROJECT_OUTPUT_FILES": "report.html\nreport.pdf\nmissing.html"},
+                {"QUARTO_USE_FILE_FOR_PROJECT_OUTPUT_FILES": str(tmp_path / "list.txt")}):
+        (tmp_path / "list.txt").write_text("report.html\nreport.pdf\n", encoding="utf-8")
+        proc = subprocess.run([pandoc, "--from", "markdown", "--to", "plain", "--lua-filter", str(script)], input="",
+                              capture_output=True, text=True, cwd=tmp_path, check=False,
+                              env={k: v for k, v in os.environ.items() if not k.startswith("QUARTO_")} | env)
+        assert proc.returncode == 0 and proc.stdout.strip() == ""
+        assert proc.stderr == ("evalreport offline.lua: cannot read missing.html: missing.html: No such file or "
+                               "directory\n" if "missing" in env.get("QUARTO_PROJECT_OUTPUT_FILES", "") else "")
+        html = (tmp_path / "report.html").read_text(encoding="utf-8")
+        assert html == q.clean_html(page) and remote_loads(html) == []
+        assert (tmp_path / "report.pdf").read_bytes().startswith(b"%PDF-1.7 <script src=")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["list.txt", "report.html", "report.pdf"]
 
 
 def test_define_stub_kept_when_require_is_not_removed():

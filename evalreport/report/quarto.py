@@ -30,7 +30,7 @@ from typing import Any
 
 from evalreport import escape
 from evalreport.report.output import RenderError
-from evalreport.report.resources import data_root, quarto_config
+from evalreport.report.resources import data_root, quarto_config, templates_dir
 
 __all__ = ["quarto_project", "quarto_commands", "front_matter", "caption_option", "clean_html",
            "render_folder", "hidden_component", "render_quarto", "run_quarto", "BUNDLE_MARKER", "NOTEBOOK"]
@@ -44,7 +44,7 @@ NOTEBOOK = "report.ipynb"
 _META_KEYS = ("title", "subtitle", "author", "date", "lang")
 #: Options of ``_quarto.yml`` that name files (copied into the project, valid relative to it).
 _FILE_KEYS = frozenset({"css", "include-in-header", "include-before-body", "include-after-body",
-                        "template", "template-partials"})
+                        "template", "template-partials", "pre-render", "post-render"})
 #: Lines of Quarto's stderr that are shown to the user.
 _WARNING_RE = re.compile(r"\bWARN(ING)?\b|Could not fetch resource|\bERROR\b", re.IGNORECASE)
 _TAIL_LINES = 15
@@ -290,23 +290,40 @@ def run_quarto(cmd: Sequence[str], cwd: Path) -> None:
             log.debug("quarto: %s", line)
 
 
-# the require.js / jQuery tags Quarto adds for text/html outputs (cdnjs in 1.7, jsdelivr in 1.10)
-_CDN_SCRIPT_RE = re.compile(
-    r"""[ \t]*<script\b[^>]*\bsrc\s*=\s*["'](?:https?:)?//[^"']*?/(?:require|jquery)(?:\.min)?\.js["'][^>]*>"""
-    r"""\s*</script>[ \t]*\n?""", re.IGNORECASE)
-_DEFINE_STUB_RE = re.compile(
-    r"""[ \t]*<script\b[^>]*>\s*define\(\s*['"]jquery['"]\s*,\s*\[\s*\]\s*,\s*function\s*\(\s*\)\s*"""
-    r"""\{\s*return\s+window\.jQuery;?\s*\}\s*\);?\s*</script>[ \t]*\n?""", re.IGNORECASE)
+#: The post-render script of ``_quarto.yml`` that removes the CDN require.js/jQuery tags from Quarto's
+#: HTML (see its header); evalreport runs the same file after its own Quarto renders.
+OFFLINE_SCRIPT = "templates/quarto/offline.lua"
+
+
+def clean_files(paths: Sequence[Path], *, script: Path | None = None) -> None:
+    """Run :data:`OFFLINE_SCRIPT` over the HTML files ``paths`` in place, exactly as Quarto runs a Lua
+    post-render script: ``pandoc --from markdown --to plain --lua-filter SCRIPT`` on an empty document in
+    the files' folder, with ``QUARTO_PROJECT_OUTPUT_FILES`` listing them (pandoc from pypandoc-binary)."""
+    from evalreport.report.render import _pandoc
+
+    paths = [Path(p).resolve() for p in paths]
+    if not paths:
+        return
+    script = Path(script) if script is not None else templates_dir() / "quarto" / "offline.lua"
+    folder = paths[0].parent
+    env = dict(os.environ, QUARTO_PROJECT_OUTPUT_FILES="\n".join(os.path.relpath(p, folder) for p in paths))
+    env.pop("QUARTO_USE_FILE_FOR_PROJECT_OUTPUT_FILES", None)
+    proc = subprocess.run([_pandoc(), "--from", "markdown", "--to", "plain", "--lua-filter", str(script)],
+                          input="", capture_output=True, text=True, cwd=folder, env=env, check=False)
+    said = (proc.stderr or "").strip()
+    if proc.returncode != 0 or said:
+        raise RenderError(f"{OFFLINE_SCRIPT} failed on {', '.join(p.name for p in paths)}: "
+                          f"{said or f'exit status {proc.returncode}'}")
 
 
 def clean_html(html: str) -> str:
-    """Quarto's HTML without the CDN require.js/jQuery tags and the ``define('jquery')`` stub.
-
-    The stub goes only together with a removed require.js (it calls require.js's ``define``)."""
-    cleaned, n = _CDN_SCRIPT_RE.subn("", html)
-    if n:
-        cleaned = _DEFINE_STUB_RE.sub("", cleaned)
-    return cleaned
+    """Quarto's HTML without the CDN require.js/jQuery tags and the ``define('jquery')`` stub (the stub
+    goes only together with a removed require.js): :func:`clean_files` on a copy."""
+    with tempfile.TemporaryDirectory(prefix="evalreport-clean-") as tmp:
+        page = Path(tmp) / "page.html"
+        page.write_text(html, encoding="utf-8")
+        clean_files([page])
+        return page.read_text(encoding="utf-8")
 
 
 def render_quarto(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping[str, str],
@@ -336,10 +353,10 @@ def render_quarto(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mappin
             if not out.is_file():
                 raise RenderError(f"`quarto render --to {cmd[4]}` reported success but wrote no {out.name}")
             final = work / out.name
-            if fmt == "html":
-                final.write_text(clean_html(out.read_text(encoding="utf-8")), encoding="utf-8")
-            else:
-                shutil.copyfile(out, final)
+            if fmt == "html":      # Quarto ran the script already where it read _quarto.yml; again is a no-op
+                staged = project / OFFLINE_SCRIPT
+                clean_files([out], script=staged if staged.is_file() else None)
+            shutil.copyfile(out, final)
             log.info("quarto %s in %.2f s", fmt, time.perf_counter() - started)
             built[fmt] = final
         return built
