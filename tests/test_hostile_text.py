@@ -265,7 +265,9 @@ def test_cli_formats_escape_the_names(hostile, fmt):
     out = proc.stdout
     if fmt == "latex":
         assert r"\input{" not in out and r"\textbackslash{}input\{passwd\}" in out
-        assert r'\#("TYPST"+"PWN") sys' in out and "\x07" not in out
+        # printed as written (escape.latex_literal): " as \textquotedbl, which the first line's T1 provides
+        assert r"\#(\textquotedbl{}TYPST\textquotedbl{}+\textquotedbl{}PWN\textquotedbl{}) sys" in out
+        assert r"\usepackage[T1]{fontenc}" in out.splitlines()[0] and "\x07" not in out
     elif fmt == "markdown":
         assert "[PHISHLINK](" not in out and r"\[PHISHLINK\]\(https\:evil\.example\)" in out
         assert not re.search(r"(?<!\\)[<`\[]", out)                  # every <, ` and [ escaped
