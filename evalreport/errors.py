@@ -36,6 +36,14 @@ class InputError(EvalReportError, ValueError):
         return (": ".join([", ".join(where), self.problem]) if where else self.problem)
 
 
+class ConfigError(InputError):
+    """A problem on the organiser's side of a scoring program (the task file, the reference data,
+    plugins, the measures it asks for), not in a participant's submission: the CLI exits with
+    status 3 instead of 2, so the platform's log does not blame the submission (docs/codabench.md)."""
+
+    exit_status = 3
+
+
 class MeasureError(EvalReportError, ValueError):
     """An unknown measure id, a bad parameter, or a measure that does not apply."""
 

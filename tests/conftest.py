@@ -38,6 +38,26 @@ def labels_from_confusion(C) -> tuple[np.ndarray, np.ndarray]:
 
 
 @pytest.fixture
+def clean_registry():
+    """The test starts and ends with the built-in registry: plugins it loads must not leak into other tests
+    (a leaked plugin measure breaks every test that walks the catalogue)."""
+    import sys
+
+    from evalreport.measures import _core, plugins
+
+    saved = (dict(_core.REGISTRY), dict(_core.ALIASES), dict(plugins.ORIGINS), dict(plugins.LOADED),
+             dict(plugins._ENTRY_POINTS), dict(plugins._DISTRIBUTIONS), set(sys.modules))
+    yield
+    for target, old in zip((_core.REGISTRY, _core.ALIASES, plugins.ORIGINS, plugins.LOADED, plugins._ENTRY_POINTS,
+                            plugins._DISTRIBUTIONS), saved):
+        target.clear()
+        target.update(old)
+    for name in set(sys.modules) - saved[-1]:
+        if name.startswith(("evalreport_plugin_", "evr_plugin_")):
+            del sys.modules[name]
+
+
+@pytest.fixture
 def rng():
     return np.random.default_rng(20240611)
 

@@ -13,7 +13,7 @@ import pytest
 from evalreport.examples import Demo, shared_task_data
 from evalreport.report.appendix import AppendixData, write_appendix
 from evalreport.report.appendix.numbers import decimals, fmt
-from evalreport.report.appendix.tables import COLUMN_IN, PAGE_IN, build_all, group_letters
+from evalreport.report.appendix.tables import COLUMN_IN, PAGE_IN, build_all
 from evalreport.report.build import analyse
 
 HOSTILE = ["a_b&c%", '#import "x.typ"', r"\input{/etc/passwd}", "$x$", "{", "~", "^", "système–été", "日本語"]
@@ -66,10 +66,6 @@ def test_fmt():
     assert fmt(0.81249, 2) == "0.81"
     assert fmt(-0.0001, 2) == "0.00"
     assert fmt(float("nan"), 2) == ""
-
-
-def test_group_letters():
-    assert [group_letters(g) for g in (1, 2, 26, 27, "3", np.nan, "")] == ["a", "b", "z", "aa", "c", "", ""]
 
 
 # ----------------------------------------------------------------------------- structure
@@ -212,7 +208,10 @@ def test_methods_states_the_settings_used(tmp_path, small_runs):
     b = _methods(tmp_path, "b", small_runs, bootstrap=150)
     assert "150 paired bootstrap resamples" in b and "100 paired" not in b
     primary = _methods(tmp_path, "primary", small_runs, primary="mcc")
-    assert "The primary measure, which orders the leaderboard, is Matthews" in primary
+    assert "The primary measure, which orders the leaderboard (higher is better), is Matthews" in primary
+    # whose equation, cited once (Opitz 2022, eq. 23; Gösgens et al. 2021, Table 1), the formula as math
+    assert "(Opitz (2022), eq.~23 \\cite{opitz2022bias}; G" in primary, primary[:800]
+    assert r"\sqrt{" in primary and "sqrt(" not in primary
     policy = _methods(tmp_path, "policy", small_runs, policy="zero")
     assert "were set to 0 (policy" in policy and "left undefined" not in policy
     alpha = _methods(tmp_path, "alpha", small_runs, alpha=0.1)

@@ -7,6 +7,8 @@ display target of evalreport.escape).
 """
 from __future__ import annotations
 
+import re
+
 import shutil
 import subprocess
 
@@ -69,7 +71,35 @@ def test_breakable_adds_break_points_only_to_long_words():
     long = "team07_averyveryverylongunbrokenidentifier_run3"
     out = breakable(long, width_in=0.66)
     assert r"\allowbreak{}" in out
-    assert out.replace(r"\allowbreak{}", "") == escape.latex_portable(long)
+    assert out.replace(r"\allowbreak{}", "").replace(r"\-", "") == escape.latex_portable(long)
+
+
+@pytest.mark.parametrize("name, width, expected", [
+    # the review's mid-word breaks without a hyphen ("RandomF|orest", "Calibrate|d", "Baselin|e-|stratif|ied")
+    ("RandomForest", 0.66, r"Random\-Forest"),
+    ("Calibrated", 0.8, r"Calibra\-ted"),
+    ("Baseline-stratified", 0.66, r"Base\-line-{}\allowbreak{}strati\-fied"),
+    ("LogReg-balanced", 0.66, r"Log\-Reg-{}\allowbreak{}balan\-ced"),
+    ("sys_a_b", 0.66, r"sys\_a\_b"),                      # short: no break point at all
+    ("model2024v3large", 0.66, r"model\-2024\-v3large"),
+])
+def test_long_names_wrap_at_word_boundaries_or_with_a_hyphen(name, width, expected):
+    assert breakable(name, width_in=width) == expected
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from("abcdefghijklmnopqrstuvwxyzABCDEFGHIJ0123456789_-./"), min_size=1,
+               max_size=40))
+def test_a_break_inside_a_word_is_always_a_hyphen(name):
+    """Between two letters or digits there is only a discretionary hyphen (printed where the line
+    breaks), never a bare break; pieces between hyphens are at least 3 characters."""
+    out = breakable(name, esc=lambda ch: ch, mark="|", hyphen="~", width_in=0.66)
+    assert out.replace("|", "").replace("~", "") == name
+    for m in re.finditer(r"\|", out):
+        assert out[m.start() - 1] in "_-./"
+    for segment in out.split("|"):
+        pieces = segment.split("~")
+        assert len(pieces) == 1 or min(len(p.strip("_-./")) for p in pieces) >= 3, out
 
 
 def test_typst_text_is_a_string_literal():

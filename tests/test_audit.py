@@ -80,10 +80,10 @@ def test_audit_agrees_with_every_claim():
     claimed = sorted(set(claims_frame().measure))
     assert {"f1", "k", "mcc", "kappa", "balanced_accuracy", "macro_f1_hm", "sba", "confusion_entropy"} <= set(claimed)
     frame = audit(claimed)
-    rows = frame[frame.agrees.notna()]
+    rows = frame[frame.as_expected.notna()]
     assert len(rows) > 250
-    bad = rows[~rows.agrees.astype(bool)]
-    assert bad.empty, bad[["measure", "property", "setting", "claim", "verdict", "counterexample"]].to_string()
+    bad = rows[~rows.as_expected.astype(bool)]
+    assert bad.empty, bad[["measure", "property", "setting", "paper_claim", "verdict", "counterexample"]].to_string()
 
 
 def test_documented_differences_point_to_the_docs():
@@ -150,17 +150,24 @@ def test_f1_random_classifier_expectations_property_4_3():
 
 
 def test_opitz_table_5():
-    """Paper 002, Table 5: which metric has PI..PV (multi-class)."""
+    """Paper 002, Table 5: which metric has PI..PV (multi-class). The 'strict' of macro precision
+    and macro F1' holds where every class is predicted; a constant classifier (z_j = 0, allowed by
+    Appendix C.5) breaks it under the paper's P_i = 0 (docs/audit.md#pv-constant)."""
     table = {  # PI, PII, PIII, PIV, PV, strict
         "macro_recall": "YYYYYY", "macro_precision": "YYYxYY", "macro_f1": "YYYxYx", "macro_f1_hm": "YYxxYY",
         "kappa": "xYxxYY", "mcc": "xYxxYY", "accuracy": "Yxxxx-",
     }
     f = audit(list(table), "opitz", classes=(3,), max_n=7)
+    every = "verdict_every_class_in_gold_and_predicted"
     for m, marks in table.items():
         for prop, mark in zip(["PI", "PII", "PIII", "PIV", "PV", "PV_strict"], marks):
             if mark != "-":
                 want = "satisfied" if mark == "Y" else "violated"
-                assert one(f, m, prop, "multiclass").verdict == want, (m, prop)
+                row = one(f, m, prop, "multiclass")
+                if m in ("macro_precision", "macro_f1_hm") and prop == "PV_strict":
+                    assert (row.verdict, row[every]) == ("violated", want), (m, prop)
+                else:
+                    assert row.verdict == want, (m, prop)
     for m in ("kappa", "mcc"):
         assert one(f, m, "PV_complete", "multiclass").verdict == "satisfied"
     assert "c(3) = 0.333333" in one(f, "macro_recall", "PV", "multiclass").detail
@@ -284,7 +291,7 @@ def test_audit_of_a_user_registered_measure(throwaway):
     mine = audit(["throwaway_acc"], props, max_n=5)
     ref = audit(["accuracy"], props, max_n=5)
     assert mine.verdict.tolist() == ref.verdict.tolist()
-    assert mine[mine.property == "CB"].agrees.tolist() == [True, True]
+    assert mine[mine.property == "CB"].as_expected.tolist() == [True, True]
 
 
 # ------------------------------------------------------------------------------ API and CLI

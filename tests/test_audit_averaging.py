@@ -115,10 +115,10 @@ def test_documented_differences_are_used_and_explained():
 def test_audit_agrees_with_every_derived_claim():
     claimed = [m.id for m in AVERAGES if len(m.claims)]
     f = audit(claimed, "goesgens", classes=(3,), max_n=8)   # jaccard_weighted's Mon counterexample has n = 8
-    rows = f[f.agrees.notna()]
+    rows = f[f.as_expected.notna()]
     assert len(rows) == sum(len(get(m).claims) for m in claimed) >= 100
-    bad = rows[~rows.agrees.astype(bool)]
-    assert bad.empty, bad[["measure", "property", "claim", "verdict", "counterexample"]].to_string()
+    bad = rows[~rows.as_expected.astype(bool)]
+    assert bad.empty, bad[["measure", "property", "paper_claim", "verdict", "counterexample"]].to_string()
 
 
 # ------------------------------------------------------------------ Table 2's rows on the registered measures
@@ -152,14 +152,14 @@ def test_table_2_averaging_cell(table, pres, avg, prop):
         # ✓: the average of every binary measure with the property has it (or the difference is documented)
         assert row.lost == LOST_DESPITE_CHECK.get((avg, prop), ""), row.lost
         assert row.kept == row.with_property - len([b for b in row.lost.split(", ") if b])
-        assert row.agrees == ((avg, prop) not in LOST_DESPITE_CHECK)
+        assert row.agrees_with_paper == ((avg, prop) not in LOST_DESPITE_CHECK)
     else:
         # ✗: some binary measure with the property has an average without it (the named witness)
         witness = WITNESS[(avg, prop)]
         if witness is None:
-            assert row.lost == "" and row.audit == "✓" and not row.agrees   # docs/audit.md#avg-micro-witness
+            assert row.lost == "" and row.audit == "✓" and not row.agrees_with_paper   # docs/audit.md#avg-micro-witness
             return
-        assert witness in row.lost.split(", ") and row.audit == "✗" and row.agrees
+        assert witness in row.lost.split(", ") and row.audit == "✗" and row.agrees_with_paper
         hit = pres[(pres.averaging == avg) & (pres.property == prop) & (pres.base == witness)].iloc[0]
         assert hit.binary == "satisfied" and hit.verdict == "violated" and hit.counterexample
 

@@ -92,10 +92,9 @@ def test_benchmark_file_settings_weights_and_missing_policy(folder, tmp_path):
                     f'[tasks.alpha]\ngold = "{folder / "alpha" / "gold.tsv"}"\nruns = "{folder / "alpha" / "runs"}"\n'
                     'weight = 2.5\nprimary = "accuracy"\n'
                     f'[tasks.gamma]\ngold = "{folder / "gamma" / "gold.tsv"}"\nruns = "{folder / "gamma" / "runs"}"\n'
-                    'positive = "class_d"\nseed = 7\n')
+                    'positive = "class_d"\n')
     b = read_benchmark(benchmark_file=toml)
-    assert b.notes == ("task 'gamma': benchmark-file key(s) 'seed' not used per task (compare_benchmark takes one "
-                       "seed, bootstrap, alpha and 0/0 policy for the whole benchmark)",)
+    assert b.notes == () and b.settings == {}
     assert b.names == ("alpha", "gamma") and b.missing == "last"
     assert (b.task("alpha").primary, b.task("alpha").weight) == ("accuracy", 2.5)
     assert (b.task("gamma").primary, b.task("gamma").positive, b.task("gamma").weight) == ("mcc", "class_d", 1.0)

@@ -104,7 +104,6 @@ def test_the_detail_page_is_offline_and_escapes_class_names(tmp_path):
     ("two", "the submission must be one file; found 2: a.tsv, b.tsv"),
     ("bad_label", "predictions.tsv, line 5"),
     ("missing_id", "predictions.tsv, id '79'"),
-    ("no_ref", "no ref/ folder"),
 ])
 def test_a_malformed_submission_is_one_line_exit_2_and_no_scores(platform, capsys, setup, message):
     root, task = platform
@@ -131,17 +130,97 @@ def test_a_malformed_submission_is_one_line_exit_2_and_no_scores(platform, capsy
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("evalreport: error: ") and message in lines[0]
+    assert "submission error" in lines[0]                       # the side at fault is named
     assert not (out / "scores.json").exists() and not (out / "scores.txt").exists()
 
 
-def test_an_undefined_measure_has_no_leaderboard_value_but_a_note(platform, capsys):
+def test_an_undefined_measure_is_written_as_the_worst_value_with_a_note(platform, capsys):
+    """MCC of a constant prediction is 0/0 (policy nan). The column must be present (CodaLab needs
+    the first leaderboard column) and must not sort above scored submissions (Codabench shows a
+    missing value as n/a, reported at the top of leaderboards): it is written as -1, the bottom
+    of MCC's range, with no interval bounds, and a note says why."""
     root, task = platform
     sub = root / "input" / "res" / "predictions.tsv"
     pd.DataFrame({"id": range(80), "label": "NONE"}).to_csv(sub, sep="\t", index=False)
     assert main(["codabench", str(root / "input"), str(root / "out"), "--task-file", str(task)]) == 0
     scores = _scores_json(root / "out" / "scores.json")
-    assert "mcc" not in scores and "accuracy" in scores        # MCC of a constant prediction is 0/0
-    assert "mcc: undefined on this submission" in capsys.readouterr().err
+    assert scores["mcc"] == -1.0 and "mcc_lo" not in scores and "mcc_hi" not in scores and "accuracy" in scores
+    err = capsys.readouterr().err
+    assert "mcc: undefined on this submission" in err and "worst value of its range" in err
+    page = (root / "out" / "detailed_results.html").read_text(encoding="utf-8")
+    assert "worst value of its range" in page
+
+
+def test_an_undefined_official_measure_keeps_score_first_at_the_bottom(platform):
+    root, task = platform
+    task.write_text('primary = "mcc"\nlabels = ["FAVOR", "AGAINST", "NONE"]\nbootstrap = 0\n', encoding="utf-8")
+    sub = root / "input" / "res" / "predictions.tsv"
+    pd.DataFrame({"id": range(80), "label": "NONE"}).to_csv(sub, sep="\t", index=False)
+    assert main(["codabench", str(root / "input"), str(root / "out"), "--task-file", str(task)]) == 0
+    scores = json.loads((root / "out" / "scores.json").read_text(encoding="utf-8"))
+    assert list(scores)[:2] == ["score", "mcc"] and scores["score"] == scores["mcc"] == -1.0
+    # a lower-is-better measure gets the top of its range
+    from evalreport.measures import get
+    from evalreport.report.codabench import worst_value
+
+    lower = next(m for m in ("mae", "ce", "confusion_entropy") if _exists(m) and not get(m).higher_is_better)
+    assert worst_value(get(lower)) == float(get(lower).range[1]) or math.isnan(worst_value(get(lower)))
+
+
+def _exists(measure_id) -> bool:
+    from evalreport.measures import get
+
+    try:
+        get(measure_id)
+        return True
+    except Exception:
+        return False
+
+
+@pytest.mark.parametrize("task_text, message", [
+    ('primary = "mae"\n', "needs a class order"),
+    ('primary = "cohen_kappa"\n', "cohen_kappa"),
+    ('primary = "fbeta(beta=2)"\n', "positive class"),
+    ('primary = "macro_f1(classes=FAVOR|MAYBE)"\n', "unknown class 'MAYBE'"),
+    ('primary = "macro_f1"\npositive = "MAYBE"\nmeasures = ["f1"]\n', "MAYBE"),
+    ('primay = "macro_f1"\n', "did you mean 'primary'"),
+    ('plugins = ["nowhere.py"]\n', "nowhere.py"),
+])
+def test_an_organiser_error_exits_3_says_so_and_writes_nothing(platform, capsys, task_text, message):
+    """Organiser review, item 8: a mistake in task.toml must not be reported like a bad submission
+    (status 2, which the participant's log blames on the submission): status 3, and the message says
+    it is the organiser's setup."""
+    root, task = platform
+    task.write_text(task_text, encoding="utf-8")
+    out = root / "output"
+    assert main(["codabench", str(root / "input"), str(out), "--task-file", str(task)]) == 3
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "task configuration error (the organiser's scoring setup, not the submission)" \
+        in lines[0] and message in lines[0], lines
+    assert not (out / "scores.json").exists()
+
+
+def test_a_missing_reference_or_bad_gold_is_the_organisers_error(platform, capsys):
+    import shutil
+
+    root, task = platform
+    gold = root / "input" / "ref" / "gold.tsv"
+    gold.write_text(gold.read_text(encoding="utf-8") + "3\tNONE\n", encoding="utf-8")     # a repeated id
+    assert main(["codabench", str(root / "input"), str(root / "o"), "--task-file", str(task)]) == 3
+    assert "duplicate" in capsys.readouterr().err
+    shutil.rmtree(root / "input" / "ref")
+    assert main(["codabench", str(root / "input"), str(root / "o"), "--task-file", str(task)]) == 3
+    assert "no ref/ folder" in capsys.readouterr().err
+
+
+def test_the_detail_page_names_the_positive_class_of_a_binary_measure(platform):
+    root, task = platform
+    task.write_text('primary = "macro_f1"\nmeasures = ["fbeta(beta=2)"]\npositive = "AGAINST"\nbootstrap = 0\n',
+                    encoding="utf-8")
+    assert main(["codabench", str(root / "input"), str(root / "out"), "--task-file", str(task)]) == 0
+    page = (root / "out" / "detailed_results.html").read_text(encoding="utf-8")
+    assert re.search(r"<th>F[^<]*beta=2[^<]*\(positive class: AGAINST\)</th>", page), page[:2000]
+    assert "Macro F1 (positive class" not in page
 
 
 @pytest.mark.parametrize("ident, key", [
@@ -155,19 +234,7 @@ def test_leaderboard_keys_are_safe_and_stable(ident, key):
     assert leaderboard_key(ident) == key
 
 
-@pytest.fixture
-def restored_registry():
-    """The plugin's measure must not outlive its test."""
-    from evalreport.measures import _core, plugins
-
-    saved = [(d, dict(d)) for d in (_core.REGISTRY, _core.ALIASES, plugins.ORIGINS, plugins.LOADED)]
-    yield
-    for d, old in saved:
-        d.clear()
-        d.update(old)
-
-
-def test_an_official_measure_of_ones_own_from_a_plugin_named_in_the_task_file(platform, restored_registry):
+def test_an_official_measure_of_ones_own_from_a_plugin_named_in_the_task_file(platform, clean_registry):
     """The official measure of SemEval-2016 Task 6, F_avg = (F1_FAVOR + F1_AGAINST) / 2 (Mohammad et
     al., 2016, section 4), from a plugin file the task file names (a path relative to the task file)."""
     from sklearn.metrics import f1_score

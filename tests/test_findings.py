@@ -503,8 +503,9 @@ def test_untested_systems_are_named_not_counted():
     assert "flat" not in set(_frame(F, "inseparable")["system"])
     text = findings_note(F.findings, primary="mcc").text
     assert "every other tested system" in text and "Not tested" in text
-    assert "every system with a value beats" in text and "not compared: flat" in text
-    assert "every system beats" not in text
+    # mid's MCC interval (about -0.05 to 0.35) holds the exact chance value 0: not "beats chance"
+    assert "**Indistinguishable from chance**" in text and "not compared: flat" in text
+    assert "flat (" not in text[text.index("Indistinguishable"):text.index("The strongest")]
 
 
 def test_p_floor_counts_pairs_with_a_p_value():
@@ -609,9 +610,9 @@ def test_baseline_name_and_value_are_separate_fields():
     base = _frame(F, "baseline").set_index("system")["value"]
     assert base[below["detail"]] == pytest.approx(0.8)
     rows = pd.DataFrame([("leader", "good", "accuracy", 0.94, "sole"),
-                         ("baseline_best", "majority", "accuracy", 0.8, "majority"),
+                         ("baseline_best", "constant:x = 1", "accuracy", 0.8, "exact"),
                          ("at_or_below_baseline", "weak", "accuracy", 0.7, "constant:x = 1"),
                          ("baseline", "constant:x = 1", "accuracy", 0.8, "")],
                         columns=["finding", "system", "measure", "value", "detail"])
     text = findings_note(rows, primary="accuracy").text
-    assert "no better than always predicting x \\= 1: 0.800)" in text
+    assert "weak (0.700)" in text and "The strongest chance baseline is always predicting x \\= 1 (0.800, exact)" in text

@@ -433,8 +433,14 @@ def test_subset_measure_labels_in_the_appendix(subset_tables, tmp_path):
     doc = json.loads(subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "json"], input=md,
                                     capture_output=True, text=True, check=True).stdout)
     kinds = set(re.findall(r'"t":"(\w+)"', json.dumps(doc, separators=(",", ":"))))
-    assert not kinds & (_MARKUP - {"Cite"}), kinds & _MARKUP          # (citations: ours, [@key])
-    label = get(SUBSET_PRIMARY).label
+    assert not kinds & (_MARKUP - {"Cite", "Math"}), kinds & _MARKUP   # (citations and formulas: ours)
+    maths = re.findall(r'"t":"Math","c":\[\{"t":"InlineMath"\},"((?:[^"\\]|\\.)*)"\]',
+                       json.dumps(doc, separators=(",", ":")))
+    assert maths and not [m for m in maths if re.search(r"averaged|<b>|`|\[z\]|a_b", m)], maths   # no data in math
+    from evalreport.report.appendix.sources import paper_label
+
+    label = paper_label(SUBSET_PRIMARY).replace("\u00a0", " ")       # "..., Opitz (2022), eq. 18) over *y*, ..."
+    assert label.startswith(get(SUBSET_PRIMARY).label.split(" (")[0]) and "*y*" in label
     if shutil.which("pdftotext") is None:
         pytest.skip("pdftotext (poppler-utils) not installed")
     texts = {}

@@ -193,7 +193,7 @@ def test_compare_builds_the_new_tables():
     boot = c.pairwise.set_index(["system_a", "system_b"]).p_value
     np.testing.assert_allclose(rnd.p_bootstrap, [boot[(a, b)] for a, b in zip(rnd.a, rnd.b)])
     assert (rnd.p >= 1 / 100).all() and (rnd.rounds == 99).all()
-    assert set(c.audit.measure) == set(EXAMPLE_IDS) and c.audit.agrees.dropna().all()
+    assert set(c.audit.measure) == set(EXAMPLE_IDS) and c.audit.as_expected.dropna().all()
     for key in ("calibration_reference", "randomization_rounds", "seed", "n_task"):
         assert key in c.settings
     again = compare_multilabel(runs, bootstrap=50, randomization=99, seed=3)
@@ -271,14 +271,17 @@ def test_n_task_from_the_reader(tmp_path):
 def test_audit_verdicts_agree_with_the_claims():
     f = audit_multilabel()
     assert set(f.property) == set(ML_PROPERTIES) and len(f) == len(EXAMPLE_IDS) * len(ML_PROPERTIES)
-    claimed = f[f.agrees.notna()]
+    claimed = f[f.as_expected.notna()]
     assert len(claimed) == len(EXAMPLE_IDS) * 7                      # every paper property has a claim
-    assert claimed.agrees.all(), claimed[~claimed.agrees.astype(bool)].to_string()
+    assert claimed.as_expected.all(), claimed[~claimed.as_expected.astype(bool)].to_string()
+    assert (f.paper_claim == "").all() and f.agrees_with_paper.isna().all()   # no paper states them for sets
     assert (f[f.verdict == "violated"].counterexample.str.len() > 0).all()
     row = f[(f.measure == "example_precision") & (f.property == "Max")].iloc[0]
     assert row.verdict == "violated" and row.counterexample == "G=[{a,b}] P=[{a}] (1)"   # a subset scores 1
-    empty = f[f.property == "EMPTY"].set_index("measure").verdict
-    assert empty["example_f1"] == "satisfied" and empty["example_recall"] == "violated"      # conventions 1 vs 0
+    empty = f[f.property == "EMPTY"].set_index("measure")
+    assert (empty.policy == "nan").all()          # no policy given: the default of every command, not the convention
+    assert empty.loc["example_f1", "verdict"] == "violated"   # the empty item is skipped: it counts for nothing
+    assert empty.loc["subset_accuracy", "verdict"] == "satisfied"
 
 
 def test_set_space_indexes_every_case():
@@ -308,7 +311,7 @@ def test_a_broken_measure_flips_the_verdicts():
     broken = [replace(f1, id="f1_scaled", fn=scaled), replace(f1, id="f1_lopsided", fn=lopsided)]
     f = audit_multilabel([f1, *broken], ["Max", "FIX", "Sym"]).set_index(["measure", "property"])
     assert f.loc[("example_f1", "Max")].verdict == "satisfied" and f.loc[("f1_scaled", "Max")].verdict == "violated"
-    assert not f.loc[("f1_scaled", "Max")].agrees           # it kept example F1's claims: now they disagree
+    assert not f.loc[("f1_scaled", "Max")].as_expected      # it kept example F1's claims: now they disagree
     assert f.loc[("example_f1", "Sym")].verdict == "satisfied" and f.loc[("f1_lopsided", "Sym")].verdict == "violated"
     assert f.loc[("f1_scaled", "FIX")].verdict == "violated"
 

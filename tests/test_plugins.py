@@ -66,18 +66,9 @@ PREDS = {"alpha": np.where(RNG.random(60) < 0.7, GOLD, RNG.choice(LABELS, size=6
 
 
 @pytest.fixture(autouse=True)
-def clean_registry():
-    """Each test starts and ends with the built-in registry: plugins must not leak into other tests."""
-    saved = (dict(_core.REGISTRY), dict(_core.ALIASES), dict(plugins.ORIGINS), dict(plugins.LOADED),
-             dict(plugins._ENTRY_POINTS), dict(plugins._DISTRIBUTIONS), set(sys.modules))
+def _builtin_registry_only(clean_registry):
+    """Each test starts and ends with the built-in registry (conftest's ``clean_registry``)."""
     yield
-    for target, old in zip((_core.REGISTRY, _core.ALIASES, plugins.ORIGINS, plugins.LOADED, plugins._ENTRY_POINTS,
-                            plugins._DISTRIBUTIONS), saved):
-        target.clear()
-        target.update(old)
-    for name in set(sys.modules) - saved[-1]:
-        if name.startswith(("evalreport_plugin_", "evr_plugin_")):
-            del sys.modules[name]
 
 
 @pytest.fixture

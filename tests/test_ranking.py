@@ -315,3 +315,88 @@ def test_table4_inconsistency_from_published_rain_data(gosgens_dir):
         ref[i, i + 1:] = [float(v) for v in line.split()]
     ref = ref + ref.T
     np.testing.assert_allclose(got, ref, atol=0.3)
+
+
+# ----------------------------------------------------------------------------- undefined values
+# Paper 004 (Gösgens et al.), section 5.1: two measures are consistent on a triple when the order
+# of B1 and B2 (<, >, =) is the same under both; an undefined (0/0) value gives no order, so such a
+# pair is no agreement and no disagreement. The reviewer's data (second wave, finding 1): MCC is
+# 0/0 for the majority predictor, and the old code ranked it last, inventing "MCC prefers chance".
+REVIEWER = tidy({"accuracy": [0.80, 0.83, 1 / 3, 0.60], "mcc": [0.70, 0.72, 0.0, np.nan]},
+                ["sysA", "sysB", "chance", "majority"])
+
+
+def test_undefined_value_is_neither_agreement_nor_disagreement():
+    dis = disagreements(REVIEWER)
+    assert not ((dis.system_a == "majority") | (dis.system_b == "majority")).any()
+    assert dis.empty                     # every comparable pair is ordered alike
+    inc = inconsistency(REVIEWER).set_index(["measure_a", "measure_b"])
+    row = inc.loc[("accuracy", "mcc")]
+    assert (row.n_pairs, row.n_comparable, row.discordant, row.rate) == (6, 3, 0, 0.0)
+    assert inc.loc[("accuracy", "accuracy"), "n_comparable"] == 6
+    assert inc.loc[("mcc", "mcc"), "n_comparable"] == 3
+    corr = rank_correlation(REVIEWER).set_index(["measure_a", "measure_b", "method"])
+    assert corr.loc[("accuracy", "mcc", "spearman"), "value"] == pytest.approx(1.0)
+    assert corr.loc[("accuracy", "mcc", "kendall"), "value"] == pytest.approx(1.0)
+    assert corr.loc[("accuracy", "mcc", "kendall"), "n_systems"] == 3
+    assert corr.loc[("accuracy", "accuracy", "kendall"), "n_systems"] == 4
+    # the leaderboard's own rank is unchanged: undefined last, flagged
+    r = rank(REVIEWER).set_index(["measure", "system"])
+    assert r.loc[("mcc", "majority"), "rank"] == 4 and r.loc[("mcc", "majority"), "nan_last"]
+
+
+def test_fewer_than_three_defined_systems_give_nan_with_note():
+    scores = tidy({"accuracy": [0.1, 0.2, 0.3, 0.4], "mcc": [np.nan, 0.5, np.nan, 0.2]}, "abcd")
+    corr = rank_correlation(scores).set_index(["measure_a", "measure_b", "method"])
+    for meth in ("spearman", "kendall"):
+        cell = corr.loc[("accuracy", "mcc", meth)]
+        assert np.isnan(cell["value"]) and cell["n_systems"] == 2 and "fewer than three" in cell["note"]
+    two = rank_correlation(tidy({"accuracy": [0.1, 0.2], "mcc": [0.3, 0.1]}, "ab"))
+    assert two["value"].isna().all() and (two["n_systems"] == 2).all()
+    inc = inconsistency(scores).set_index(["measure_a", "measure_b"])
+    assert (inc.loc[("accuracy", "mcc"), "n_comparable"], inc.loc[("accuracy", "mcc"), "discordant"]) == (1, 1)
+
+
+def test_inconsistency_by_data_set_sums_comparable_pairs():
+    day1 = REVIEWER.assign(day=1)
+    day2 = tidy({"accuracy": [0.5, 0.6, 0.7], "mcc": [0.3, 0.2, 0.1]}, "xyz").assign(day=2)
+    inc = inconsistency(pd.concat([day1, day2]), by="day").set_index(["measure_a", "measure_b"])
+    row = inc.loc[("accuracy", "mcc")]
+    assert (row.n_pairs, row.n_comparable, row.discordant) == (9, 6, 3)
+    assert row.rate == pytest.approx(3 / 6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_undefined_values_match_a_direct_count_and_scipy_on_the_defined_systems(data):
+    """Brute force per pair of measures: the pairs of systems with four defined values, their
+    discordance (paper 004, section 5.1, ties included), and scipy's Spearman / Kendall tau-b over
+    the systems with a value under both measures (NaN below three of them, or when one is constant)."""
+    S = data.draw(st.integers(2, 8))
+    measures = ["accuracy", "macro_f1", "confusion_entropy", "mcc"]      # CE: lower is better
+    vals = np.array(data.draw(st.lists(st.lists(st.sampled_from([0.1, 0.2, 0.3, 0.5, np.nan]), min_size=S,
+                                                max_size=S), min_size=4, max_size=4)))
+    scores = tidy(dict(zip(measures, vals)), [f"s{i}" for i in range(S)])
+    key = vals * np.array([1, 1, -1, 1])[:, None]
+    inc = inconsistency(scores).set_index(["measure_a", "measure_b"])
+    corr = rank_correlation(scores).set_index(["measure_a", "measure_b", "method"])
+    dis = disagreements(scores)
+    i, j = np.triu_indices(S, 1)
+    for a in range(4):
+        for b in range(4):
+            ok = ~np.isnan(vals[a, i]) & ~np.isnan(vals[a, j]) & ~np.isnan(vals[b, i]) & ~np.isnan(vals[b, j])
+            differ = np.sign(key[a, i] - key[a, j]) != np.sign(key[b, i] - key[b, j])
+            row = inc.loc[(measures[a], measures[b])]
+            assert row.n_comparable == ok.sum() and row.discordant == (ok & differ).sum()
+            if a < b:
+                n_dis = ((dis.measure_a == measures[a]) & (dis.measure_b == measures[b])).sum()
+                assert n_dis == (ok & differ).sum()
+            both = ~np.isnan(vals[a]) & ~np.isnan(vals[b])
+            x, y = key[a, both], key[b, both]
+            for meth, ref in (("spearman", stats.spearmanr), ("kendall", stats.kendalltau)):
+                cell = corr.loc[(measures[a], measures[b], meth)]
+                assert cell["n_systems"] == both.sum()
+                if both.sum() < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+                    assert np.isnan(cell["value"])
+                else:
+                    assert cell["value"] == pytest.approx(ref(x, y).statistic)

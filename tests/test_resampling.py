@@ -147,7 +147,8 @@ def test_default_measures_and_result_shape(rng):
     res = rs.bootstrap(runs, n_resamples=10)
     ids = [m.id for m in measures.default_measures()]
     assert res.measures == tuple(ids) and res.systems == runs.systems
-    assert list(res.intervals.columns) == ["system", "measure", "value", "lo", "hi", "se", "nan_fraction"]
+    assert list(res.intervals.columns) == ["system", "measure", "value", "lo", "hi", "se", "nan_fraction",
+                                            "resamples_missing_class"]
     assert len(res.intervals) == 3 * len(ids)
     assert list(res.rank_distribution.columns) == ["system", "measure", "rank", "probability"]
     assert len(res.rank_distribution) == 3 * 3 * len(ids)

@@ -318,7 +318,19 @@ def test_cb_and_mon_answer_none_because_a_class_can_be_absent(tmp_path):
     multi = au[au["setting"] == "multiclass"].set_index(["measure", "property"])
     assert multi.loc[("sba", "CB"), "verdict"] == "violated" and "every class occurs" in multi.loc[("sba", "CB"), "detail"]
     assert multi.loc[("mcc", "Mon"), "verdict"] == multi.loc[("kappa", "Mon"), "verdict"] == "violated"
-    assert 'goesgens.CB,goesgens.Mon` answers "none"' in " ".join(_tour().split())
+    # the README's sentence, both halves: every class in the gold labels (the demo) vs a class absent
+    assert ('`--needs goesgens.CB,goesgens.Mon` answers MCC and GM_1 (macro) on the demo and none on data where a '
+            'class is absent from the gold labels') in " ".join(_tour().split())
+    tables = tmp_path / "tables"
+    pd.DataFrame({"class": [f"c{k}" for k in range(6)], "count": [5] * 6}).to_csv(tables / "prevalence.csv",
+                                                                                 index=False)
+    from evalreport.report.sections import open_report
+
+    demo_like = open_report(tables).audit_fit().text
+    assert "`mcc`" in demo_like and "`gm1_macro`" in demo_like and "none." not in demo_like
+    pd.DataFrame({"class": [f"c{k}" for k in range(6)], "count": [5] * 5 + [0]}).to_csv(tables / "prevalence.csv",
+                                                                                      index=False)
+    assert "none." in open_report(tables).audit_fit().text
 
 
 # ------------------------------------------------------------------------------------------------

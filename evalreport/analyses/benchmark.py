@@ -43,8 +43,8 @@ import pandas as pd
 
 from evalreport._atomic import atomic_dir
 from evalreport.analyses.compare import Comparison, _records, compare
-from evalreport.errors import InputError
-from evalreport.inputs.benchmark import MISSING_POLICIES, Benchmark, BenchmarkTask
+from evalreport.errors import InputError, MeasureError
+from evalreport.inputs.benchmark import MISSING_POLICIES, Benchmark, BenchmarkTask, task_error
 
 __all__ = ["compare_benchmark", "BenchmarkComparison", "BENCHMARK_TABLES", "rank_distribution_of"]
 
@@ -104,9 +104,12 @@ class BenchmarkComparison:
         return out
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table by name: the benchmark's, then ``tasks/<folder>/<name>`` for each task's."""
+        """Every table by name: the benchmark's, ``tasks/index`` (task -> its folder: a task whose name
+        is not a safe file name gets ``task_<k>``), then ``tasks/<folder>/<name>`` for each task's."""
         out = {name: getattr(self, name) for name in BENCHMARK_TABLES}
-        for task, folder in self.task_folders().items():
+        folders = self.task_folders()
+        out["tasks/index"] = pd.DataFrame({"task": list(folders), "folder": list(folders.values())})
+        for task, folder in folders.items():
             for name, frame in self.comparisons[task].tables().items():
                 out[f"tasks/{folder}/{name}"] = frame
         return out
@@ -134,6 +137,14 @@ class BenchmarkComparison:
                 _write_json(tmp / "tasks" / folder / "manifest.json", {"task": task, **self.comparisons[task].manifest()})
             _write_json(tmp / "manifest.json", self.manifest())
         return target
+
+
+def _in_task(task: str, exc: Exception) -> Exception:
+    """``exc`` with the task named first (its file, line and item kept)."""
+    if isinstance(exc, InputError):
+        return task_error(task, exc)
+    text = str(exc)
+    return type(exc)(text if text.startswith(f"task {task!r}: ") else f"task {task!r}: {text}")
 
 
 def _write_json(path: Path, obj) -> None:
@@ -275,9 +286,12 @@ def compare_benchmark(benchmark: Benchmark, *, bootstrap: int = 1000, seed: int 
     rows = []
     for k, t in enumerate(tasks):
         start = time.perf_counter()
-        cmp = compare(t.runs, measures=t.measures, primary=t.primary, positive=t.positive, policy=policy,
-                      costs=t.costs, bootstrap=bootstrap, seed=seed, alpha=alpha, baseline_samples=baseline_samples,
-                      pairwise_test=pairwise_test)
+        try:
+            cmp = compare(t.runs, measures=t.measures, primary=t.primary, positive=t.positive, policy=policy,
+                          costs=t.costs, bootstrap=bootstrap, seed=seed, alpha=alpha,
+                          baseline_samples=baseline_samples, pairwise_test=pairwise_test)
+        except (InputError, MeasureError) as exc:       # every benchmark error names its task
+            raise _in_task(t.name, exc) from None
         timings[f"compare:{t.name}"] = time.perf_counter() - start
         comparisons[t.name] = cmp
         board = cmp.leaderboard.assign(task=t.name)

@@ -11,15 +11,15 @@ file                       columns (at least)
 scores.csv                 system, measure, value, calibrated (+ undefined, reason)
 ranks.csv                  system, measure, rank, calibrated (+ value, tied, nan_last)
 rank_correlation.csv       measure_a, measure_b, method, value (+ n_systems, note)
-intervals.csv              system, measure, value, lo, hi
+intervals.csv              system, measure, value, lo, hi (+ se, nan_fraction, resamples_missing_class)
 rank_distribution.csv      system, measure, rank, probability
 pairwise.csv               system_a, system_b, measure, test, p_value, p_holm, p_bh
 baselines.csv              measure, baseline, value (+ se, method, note)
 disagreements.csv          measure_a, measure_b, system_a, system_b (+ values, preferences)
 calibration_correlation    measure, method, value: m vs its calibrated self m_c
 inconsistency.csv          measure_a, measure_b, n_pairs, discordant, rate
-groups.csv                 system, group
-leaderboard.csv            the primary measure: rank, system, value, lo, hi, group, ...
+groups.csv                 system, group, leader, letters (compact letter display)
+leaderboard.csv            the primary measure: rank, system, value, lo, hi, group, letters, ...
 manifest.json              settings, measures, systems, labels and notes
 =========================  ===========================================================
 
@@ -85,7 +85,7 @@ _EMPTY = {
     "intervals": ["system", "measure", "value", "lo", "hi"],
     "rank_distribution": ["system", "measure", "rank", "probability"],
     "pairwise": ["system_a", "system_b", "measure", "test", "statistic", "p_value", "p_holm", "p_bh"],
-    "groups": ["system", "group"],
+    "groups": ["system", "group", "leader", "letters"],
     "baselines": ["measure", "baseline", "value", "se", "method", "note"],
 }
 
@@ -126,6 +126,10 @@ class Comparison:
     #: The records of ``measures``, bound to the comparison's classes (class subsets) and gain matrix:
     #: analyses that follow (cross-validation, findings, the audit) take these, not the ids.
     records: tuple = ()
+    #: The ``(B, S, M)`` values of the paired bootstrap resamples (systems and measures in the order of
+    #: :attr:`systems` and :attr:`measures`; None without resampling): not a table, kept for the
+    #: paired differences of the findings (:mod:`evalreport.analyses.findings`).
+    samples: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     def record(self, measure_id: str):
         """The bound record of one of :attr:`measures`."""
@@ -193,7 +197,8 @@ def _records(frame: pd.DataFrame) -> list[dict]:
 
 def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, policy: str = "nan", costs=None,
             bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05, progress=None,
-            baseline_samples: int = 2000, pairwise_test: str = "bootstrap", gains=None) -> Comparison:
+            baseline_samples: int = 2000, pairwise_test: str = "bootstrap", gains=None,
+            bootstrap_strata: str | None = None) -> Comparison:
     """Compare systems under every measure: the analysis of issue 3 as one object.
 
     ``data``: :class:`~evalreport.inputs.Runs` (item-level: everything, including bootstrap
@@ -202,10 +207,14 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     / a tensor (confusion matrices only: no resampling). ``measures``: ids (default :func:`comparison_measures`);
     ``primary`` is always included and heads the leaderboard. ``bootstrap``: resamples for the
     intervals, rank distributions and pairwise tests (0 = none). ``pairwise_test``: which test's
-    Holm-corrected p-values define the significance groups (``bootstrap`` or ``randomization``;
-    systems are walked in the order of the primary measure's ranking). ``gains``: (K, K) gain
+    Holm-corrected p-values define the significance letters and groups (``bootstrap`` or
+    ``randomization``; systems in the order of the primary measure's ranking;
+    :func:`~evalreport.analyses.significance.groups`). ``gains``: (K, K) gain
     matrix of the gain measures. Every measure is bound to the data's classes (class subsets) and
     ``gains`` once (:func:`evalreport.measures.bind`); the records travel on, not the ids.
+    ``bootstrap_strata``: ``"gold"`` resamples items within each gold class (see
+    :mod:`evalreport.analyses.resampling`); resamples that lost a gold class are counted either way
+    (a note, ``settings["bootstrap_class_absent"]`` and the intervals' ``resamples_missing_class``).
     """
     from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
@@ -276,19 +285,23 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
         from evalreport.analyses import resampling
 
         boot, pat, A = resampling._bootstrap(runs, records, n_resamples=bootstrap, seed=seed, positive=pos,
-                                             policy=policy, costs=costs, level=1 - alpha, progress=progress)
+                                             policy=policy, costs=costs, level=1 - alpha, progress=progress,
+                                             strata=bootstrap_strata)
         intervals = boot.intervals
         rank_dist = boot.rank_distribution
         if len(systems) > 1:
             # the bootstrap test's resamples are the ones just drawn (same data, seed and count)
             pairwise = resampling._pairwise(runs, records[0], n_resamples=bootstrap, seed=seed, positive=pos,
                                             policy=policy, costs=costs, progress=progress,
-                                            samples=boot.samples[:, :, 0], pat=pat, A=A)
+                                            samples=boot.samples[:, :, 0], pat=pat, A=A, strata=bootstrap_strata)
             order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
             order = order.sort_values("rank", kind="stable")["system"].tolist()
             groups = resampling.groups(pairwise, alpha=alpha, test=pairwise_test, order=order)
         notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile {100 * (1 - alpha):g}% "
-                     f"intervals, seed {seed}")
+                     f"intervals, seed {seed}" + (", within gold classes (stratified)" if bootstrap_strata else ""))
+        lost = resampling.lost_classes_sentence(boot.class_absent, boot.n_missing_class, bootstrap)
+        if lost:
+            notes.append(lost.rstrip("."))           # notes carry no final full stop
         if not isinstance(runs, Runs):
             notes.append("resampled from item patterns counted out of core: the same bootstrap distribution as "
                          "in memory, but the patterns come in another order, so for the same seed the intervals, "
@@ -300,11 +313,17 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
                 "bootstrap": bootstrap, "seed": seed, "alpha": alpha, "pairwise_test": pairwise_test,
                 "baseline_samples": baseline_samples, "costs": costs is not None, "gains": gains is not None,
                 "input": "confusion matrices" if runs is None else "runs" if isinstance(runs, Runs) else "patterns"}
+    if bootstrap_strata:                      # only when given: manifests of earlier runs stay as they were
+        settings["bootstrap_strata"] = bootstrap_strata
+    if len(intervals) and boot.n_missing_class:
+        settings["bootstrap_class_absent"] = dict(boot.class_absent)
+        settings["bootstrap_missing_class"] = boot.n_missing_class
     return Comparison(primary=primary_m.id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
                       scores=scores, ranks=ranks, rank_correlation=corr, calibration_correlation=cal_corr,
                       disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,
                       rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
-                      notes=tuple(notes), settings=settings, records=tuple(records))
+                      notes=tuple(notes), settings=settings, records=tuple(records),
+                      samples=boot.samples if len(intervals) else None)
 
 
 def _as_counts(data) -> Counts:
@@ -341,10 +360,12 @@ def _leaderboard(primary: str, ranks, intervals, rank_dist, groups) -> pd.DataFr
     else:
         board["p_best"] = np.nan
     if len(groups):
-        board = board.merge(groups[["system", "group"]], on="system", how="left")
+        board = board.merge(groups[["system", "group", "letters"]], on="system", how="left")
+        board["letters"] = board["letters"].fillna("")
     else:
         board["group"] = ""
+        board["letters"] = ""
     board.insert(2, "measure", primary)
     board = board.sort_values(["rank", "system"], kind="stable").reset_index(drop=True)
-    return board[["rank", "system", "measure", "value", "lo", "hi", "group", "p_best", "value_calibrated",
+    return board[["rank", "system", "measure", "value", "lo", "hi", "group", "letters", "p_best", "value_calibrated",
                   "rank_calibrated"]]

@@ -33,8 +33,11 @@ Methods (each: rank 1 = best, tied aggregates share the average rank):
 - ``kemeny``: the order minimising the total weighted pairwise disagreement with the per-task
   rankings (a tie in a task costs 1/2), see :mod:`evalreport.analyses.kemeny`: exact for
   S <= ``kemeny_exact_max``, else insertion local search from the better of the mean-rank and
-  Copeland orders. Its ranks are strict; among equally good orders the one closest to the
-  mean-rank order (ties by system name) is returned.
+  Copeland orders. When several orders attain the optimum, the systems they order differently
+  are tied (they share the average of the positions their block spans); no tie-break by name or
+  by another statistic decides a Kemeny rank, so renaming systems never changes one, and two
+  systems that every task ties (identical runs) are tied here too. With the heuristic the ties
+  are those of the orders one insertion move from the local optimum at no extra cost.
 """
 from __future__ import annotations
 
@@ -45,7 +48,8 @@ import pandas as pd
 
 from evalreport.analyses import _tasks
 from evalreport.analyses._tasks import oriented, rank_in_tasks, tier_ranks
-from evalreport.analyses.kemeny import KEMENY_EXACT_MAX, KEMENY_EXACT_MAX_BATCH, kemeny_exact, kemeny_local
+from evalreport.analyses.kemeny import (KEMENY_EXACT_MAX, KEMENY_EXACT_MAX_BATCH, kemeny_exact_positions, kemeny_local,
+                                        local_positions, tie_ranks)
 from evalreport.analyses.ranking import inconsistency, rank_correlation
 
 __all__ = ["METHODS", "Consensus", "task_ranks", "consensus", "consensus_ranks", "kemeny_note",
@@ -177,21 +181,20 @@ def _core(values, higher_is_better, weights, present, missing, methods, kemeny_e
     if "kemeny" in methods:
         lead = values.shape[:-2]
         cost = (np.swapaxes(ahead, -1, -2) + tied / 2).reshape(-1, S, S)     # cost of i before j
-        idx = np.arange(S)
         # reference order: mean rank, ties by column index (a stable sort)
         ref = np.argsort(np.where(np.isnan(mean_rank), np.inf, mean_rank).reshape(-1, S), axis=-1, kind="stable")
         if S <= kemeny_exact_max:
             if S > KEMENY_EXACT_LIMIT:
                 raise ValueError(f"kemeny_exact_max = {kemeny_exact_max} asks for an exact search over 2^{S} subsets; "
                                  f"the limit is S = {KEMENY_EXACT_LIMIT} (time and memory grow as S 2^S)")
-            orders = kemeny_exact(cost, ref)
+            _, first, last = kemeny_exact_positions(cost, ref)
         else:
             ref_pos = np.argsort(ref, axis=-1)
             cop = np.lexsort((ref_pos, -copeland.reshape(-1, S)), axis=-1)      # Copeland, ties by ref
             orders, converged = kemeny_local(cost, [ref, cop])
-        pos = np.empty_like(orders)
-        np.put_along_axis(pos, orders, np.broadcast_to(idx, orders.shape), axis=-1)
-        kem_rank = (pos + 1).astype(float).reshape(lead + (S,))
+            first, last = local_positions(cost, orders)
+        # systems whose order differs between optimal orders share a rank: no tie-break decides
+        kem_rank = tie_ranks(first, last).reshape(lead + (S,))
         out["kemeny"] = (np.full(kem_rank.shape, np.nan), kem_rank)
     return {m: out[m] for m in methods}, converged
 
@@ -321,8 +324,9 @@ def _notes(w, missing, wts, converged, kemeny_exact_max, S) -> list[str]:
         notes.append("weights: " + ", ".join(f"{t!r} = {x:g}" for t, x in zip(w.tasks, wts)))
     notes.append("copeland: pairwise majority over the tasks ranking both systems (+1 win, +0.5 tie)"
                  + (", tasks weighted" if wts is not None else ""))
-    notes.append(kemeny_note(S, kemeny_exact_max) + "; ties between optimal orders are broken towards the "
-                 "mean-rank order, then system name")
+    notes.append(kemeny_note(S, kemeny_exact_max) + "; systems that optimal orders put in different orders "
+                 "are tied (they share a rank)" + ("" if S <= kemeny_exact_max else
+                                                   " (among the orders one insertion move from the local optimum)"))
     if converged is not None and not converged.all():
         notes.append("kemeny: the local search hit its move limit before reaching a local optimum")
     return notes

@@ -1,7 +1,7 @@
 """Cross-validation done right: every aggregation over folds is an explicit choice (paper 001).
 
-Forman & Scholz (2010, paper 001, section 2.3) show that "the cross-validated F-measure" is
-five different estimators, and that only one of them is (nearly) unbiased. This module computes
+Forman & Scholz (2010, paper 001) show that the cross-validated F-measure is five different
+estimators (section 2.3), and that only one of them, F_tp,fp, is almost unbiased (section 4.3). This module computes
 each of them side by side, for every measure, from the fold-level confusion tensor
 ``(S, F, K, K)``; the measure itself always comes from the registry
 (:func:`evalreport.measures.compute`), never from a formula written here.
@@ -29,8 +29,8 @@ Aggregation ids (the ``aggregation`` column)
 ``avg`` / ``merge`` (``auc``, ``average_precision`` from scores)
     AUC_avg = mean of the per-fold values; AUC_merge = one value over the pooled scores of all
     folds (section 2.4). A fold with only one class present has no AUC: it is flagged in
-    ``reason`` and :func:`score_folds`, and left out of the mean (policy ``nan``) or counted as
-    0 / 1 (policy ``zero`` / ``one``).
+    ``reason`` and :func:`score_folds`, and left out of the mean (policy ``nan`` or
+    ``convention``) or counted as 0 / 1 (policy ``zero`` / ``one``).
 
 Which folds are "undefined" for an F-measure: paper 001 (section 2.3, "Exceptions") sets
 V(i) = 1 iff precision and recall are both defined in fold i, i.e. the fold has a predicted
@@ -43,7 +43,8 @@ Main entry points: :func:`cross_validate` (everything for a :class:`~evalreport.
 with folds), :func:`aggregate` (any measures, from fold tensors), :func:`f_estimators` (the five
 F variants side by side), :func:`undefined_folds`, :func:`score_aggregates` / :func:`score_folds`
 (AUC and average precision), :func:`roc_auc` / :func:`average_precision` (vectorised by ranks)
-and :func:`recommendation`.
+and :func:`recommendation` (its words, each a quotation of paper 001 or computed from the tables,
+are in :mod:`evalreport.analyses.crossval_words`).
 """
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
+from evalreport.analyses.crossval_words import recommendation
 from evalreport.counts import Counts
 from evalreport.errors import InputError, MeasureError
 from evalreport.measures import Context, bind, compute, default_measures, get, resolve_positive
@@ -548,50 +550,5 @@ def cross_validate(runs, measures=None, *, positive=None, policy: str = "nan", c
             invalid_folds=f_table["invalid_folds"].to_numpy())
     return CVResult(estimates, f_table, invalid, sfolds,
                     recommendation(estimates, invalid_folds=invalid, has_scores=has_scores, score_folds=sfolds,
-                                   has_positive=positive is not None), summary)
-
-
-def recommendation(estimates: pd.DataFrame | None = None, *, invalid_folds: pd.DataFrame | None = None,
-                   has_scores: bool = False, score_folds: pd.DataFrame | None = None,
-                   has_positive: bool = True) -> str:
-    """Which estimate to publish, after paper 001's conclusion (section 5), with the reasons.
-    ``score_folds``: :func:`score_folds`, whose one-class folds AUC_avg skips (named here)."""
-    if not has_positive:
-        return ("Publish the pooled value of every measure (aggregation 'pooled': sum the fold confusion "
-                "matrices, then compute) and name the aggregation: Forman & Scholz (paper 001, sections 4-5) "
-                "find averaging over folds biased when folds lack predicted or gold positives. Give a positive "
-                "class (--positive) to see the five F estimators of their paper side by side.")
-    lines = [
-        "Publish F_tp,fp (aggregation 'pooled': sum the fold confusion matrices, then compute F). Forman & "
-        "Scholz (paper 001, sections 4-5) find it the only nearly unbiased estimator: F_avg and F_pr,re are "
-        "biased down when folds have no predicted positives (zero substitution), F~_avg and F~_pr,re up "
-        "(they drop the hard folds), and F_pr,re is biased up even without such folds. Say which estimator "
-        "you report; numbers computed another way are not comparable.",
-        "For the other measures the same holds: report the pooled value and name the aggregation (accuracy "
-        "is the same either way only for equal fold sizes).",
-    ]
-    if has_scores:
-        lines.append("Publish AUC_avg (aggregation 'avg': the mean of per-fold AUCs). AUC_merge sorts scores "
-                     "of different fold models together and so also penalises scores that are not calibrated "
-                     "across folds (paper 001, sections 2.4 and 3.2).")
-    if score_folds is not None and len(score_folds):
-        bad = score_folds[(score_folds["measure"] == "auc") & score_folds["undefined"].astype(bool)]
-        bad = bad.drop_duplicates("fold")
-        if len(bad):
-            lines.append("Folds with only one class, where AUC is undefined and AUC_avg averages the other folds "
-                         "only (paper 001, section 2.4, warns of software that skips them silently): "
-                         + "; ".join(f"fold {r.fold} ({r.reason})" for r in bad.itertuples()) + ".")
-    if invalid_folds is not None and len(invalid_folds):
-        n = invalid_folds.groupby("system").size()
-        lines.append("Folds with undefined precision or recall (V(i) = 0): " + "; ".join(
-            f"{s}: {k}" for s, k in n.items()) + ". Here the five F estimates disagree most.")
-    if estimates is not None and "estimator" in estimates:
-        f = estimates[estimates["estimator"].isin(["F_tp,fp", "F_pr,re"])]
-        if len(f):
-            wide = f.pivot_table(index="system", columns="estimator", values="value", aggfunc="first")
-            if {"F_tp,fp", "F_pr,re"} <= set(wide.columns):
-                ratio = (wide["F_pr,re"] / wide["F_tp,fp"]).replace([np.inf, -np.inf], np.nan).dropna()
-                if len(ratio) and ratio.max() > 1.05:
-                    lines.append(f"Largest F_pr,re / F_tp,fp ratio here: {ratio.max():.2f} ({ratio.idxmax()}); "
-                                 "the paper's Table 1 shows 1.26.")
-    return "\n".join(lines)
+                                   has_positive=positive is not None, f_table=f_table, policy=policy,
+                                   n_folds=runs.n_folds), summary)

@@ -10,8 +10,8 @@ challenger. The rows (``finding``):
                       ``"sole"`` or ``"tied"`` (then one row per system tied for first)
 ``leader_lo`` / ``leader_hi``  its bootstrap interval (item-level input only)
 ``p_best``            P(rank 1) over the bootstrap resamples
-``inseparable``       a system the corrected pairwise tests cannot separate from the leader (its
-                      significance group); value = the corrected p-value of the pair; detail =
+``inseparable``       a system the corrected pairwise tests cannot separate from the leader (it
+                      shares a significance letter with it); value = the corrected p-value of the pair; detail =
                       the test and correction
 ``separable_count``   how many systems the tests do separate from the leader (value); only
                       systems with a defined primary value and a significance group count
@@ -32,10 +32,27 @@ challenger. The rows (``finding``):
                       runner-up; detail ``"below noise"`` when p >= alpha, else ``"beyond noise"``
 ``fragility``         value = the fragility count (:mod:`.fragility`); system = the challenger that needs
                       the fewest changes; detail = ``"exact: <how>"`` or ``"upper bound: <how>"``
-``baseline_best``     the strongest chance baseline under the primary measure (detail = its name)
-``at_or_below_baseline``  a system whose primary value is at or below a chance baseline; value =
-                      the system's value, detail = the baseline's name
-``baseline``          each baseline named by those rows: system = its name, value = its value
+``winner_margin``     per measure with one winner: system = the runner-up, value = the winner's lead
+                      over it (oriented: > 0), from the paired bootstrap (:mod:`.paired`)
+``winner_noise``      the same pair: value = the uncorrected paired bootstrap p-value; detail
+                      ``"within noise"`` (p >= alpha: a near-tie) or ``"beyond noise"``
+``constant_system``   a system that predicts one class for every item; detail = which
+``degenerate_winner`` such a system ranked first: measure, value, detail = ``leader``, ``winner``,
+                      ``winner_calibrated`` or ``winner_what_if: <scenario>``
+``baseline_beats_all``  a measure under which the strongest chance baseline scores better than every
+                      system: system = the baseline, value = its value (the measure rewards a
+                      prediction without skill on this data)
+``baseline_best``     the strongest chance baseline under the primary measure
+                      (:func:`strongest_baseline`); system = its name, detail = ``"exact"`` or the
+                      Monte-Carlo standard error
+``baseline_set_aside``  a Monte-Carlo estimate above the strongest exact baseline by less than
+                      :data:`MC_SE` standard errors: noise, not a stronger baseline
+``below_baseline``    a system whose whole bootstrap interval is worse than the strongest baseline
+``chance_level``      a system whose bootstrap interval holds it: indistinguishable from chance
+``at_or_below_baseline``  without intervals (confusion matrices, no bootstrap): a system whose value
+                      is at or below it. These three: value = the system's value, detail = the
+                      baseline's name; ``interval_lo`` / ``interval_hi``: the interval of the first two
+``baseline``          the baseline named by those rows: system = its name, value = its value
 ``no_value``          a system whose primary value is undefined (ranked last, in no comparison)
 ``undefined``         a measure with no value (0/0) for a system; detail = the reason from scores.csv
 ``undefined_skipped`` a class average that has a value only because undefined classes were
@@ -51,18 +68,24 @@ alpha of the centred bootstrap differences of the pair are as large as the obser
 resampling the test set alone moves the difference by as much. (Uncorrected on purpose: this one
 pair is asked about; the significance groups use Holm's correction.)
 
+Every measure's winner is tested against its runner-up the same way, on the same resamples
+(:func:`evalreport.analyses.paired.comparison_pairs`, which also covers both measures of every flip
+of the primary measure's order); the differences are the third table, ``paired_differences``.
+
 The fragility count (its definition and search) is in :mod:`evalreport.analyses.fragility`; its
 names are importable from here as well.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from evalreport.errors import MeasureError
+from evalreport.analyses.letters import shares_letter
 from evalreport.analyses.resampling import p_floor, resamples_needed
+from evalreport.analyses.paired import COLUMNS as PAIRED_COLUMNS, comparison_pairs
 from evalreport.analyses.fragility import (FRAGILITY_COLUMNS, FULL_CLASSES, MAX_CHALLENGERS,  # noqa: F401
                                            MAX_NEIGHBOURS, MAX_ROWS, MAX_STATES, SINGLE_CELLS, PairFragility,
                                            fragility, pair_fragility)
@@ -70,9 +93,12 @@ from evalreport.analyses.fragility_moves import _ROUND, _after, _candidates, _le
 from evalreport.analyses.fragility_search import _greedy, _prune, _reverts, _search  # noqa: F401
 
 __all__ = ["findings", "Findings", "fragility", "pair_fragility", "FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS",
-           "COLUMNS"]
+           "COLUMNS", "strongest_baseline", "MC_SE"]
 
 COLUMNS = ["finding", "system", "measure", "value", "detail"]
+#: A Monte-Carlo baseline estimate is stronger than an exact one only when better by more than
+#: this many of its standard errors.
+MC_SE = 2.0
 
 
 # ----------------------------------------------------------------------------- findings
@@ -80,13 +106,16 @@ COLUMNS = ["finding", "system", "measure", "value", "detail"]
 
 @dataclass(frozen=True)
 class Findings:
-    """``findings``: tidy rows (finding, system, measure, value, detail); ``fragility``: per challenger."""
+    """``findings``: tidy rows (finding, system, measure, value, detail); ``fragility``: per challenger;
+    ``paired``: the paired bootstrap differences behind the noise verdicts (:mod:`.paired`), written as
+    ``paired_differences``."""
 
     findings: pd.DataFrame
     fragility: pd.DataFrame
+    paired: pd.DataFrame = field(default_factory=lambda: pd.DataFrame(columns=PAIRED_COLUMNS))
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        return {"findings": self.findings, "fragility": self.fragility}
+        return {"findings": self.findings, "fragility": self.fragility, "paired_differences": self.paired}
 
 
 def _winners(frame: pd.DataFrame, key: str) -> list[tuple]:
@@ -142,6 +171,9 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
     if len(pw) and len(comp.groups):
         g = comp.groups.set_index("system")["group"]
         lead_group = g.get(leader)
+        # not separated from the leader = sharing a letter with it (Piepho 2004), whatever the tiers say
+        letters = comp.groups.set_index("system")["letters"]
+        together = {s: shares_letter(letters.get(leader), letters.get(s)) for s in comp.groups["system"]}
         valued = set(defined["system"])
         # tested: a defined primary value and a significance group; the others are named, not counted
         tested = [s for s in comp.groups["system"] if s != leader and s in valued and pd.notna(g.get(s))]
@@ -153,9 +185,9 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
             pair = pw[((pw["system_a"] == leader) & (pw["system_b"] == s))
                       | ((pw["system_b"] == leader) & (pw["system_a"] == s))]
             p = float(pair["p_holm"].iloc[0]) if len(pair) else np.nan
-            if pd.notna(lead_group) and g.get(s) == lead_group:
+            if pd.notna(lead_group) and together[s]:
                 add("inseparable", s, primary, p, f"{test} test, Holm-corrected, alpha {alpha:g}")
-        n_sep = int(sum(1 for s in tested if pd.notna(lead_group) and g.get(s) != lead_group))
+        n_sep = int(sum(1 for s in tested if pd.notna(lead_group) and not together[s]))
         # the smallest Holm-corrected p the test can give: m pairs with a defined p x 1 / (B + 1)
         floor = p_floor(pw, test) if "n_resamples" in pw else None
         if floor is not None:
@@ -177,6 +209,41 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
         wi = what_if[what_if["scenario"] != "observed"]
         for scen, s, v in _winners(wi, "scenario"):
             add("winner_what_if", s, primary, float(v) if pd.notna(v) else np.nan, str(scen))
+
+    # is each measure's winner ahead of its runner-up by more than the paired bootstrap noise?
+    paired = pd.DataFrame(columns=PAIRED_COLUMNS)
+    if comp.samples is not None and len(comp.systems) > 1:
+        higher = {x: comp.record(x).higher_is_better for x in comp.measures}
+        margins, paired = comparison_pairs(comp, higher, alpha=alpha)
+        if len(paired):
+            at = paired.set_index(["measure", "system_a", "system_b"])
+            for key in margins:
+                r = at.loc[key]
+                add("winner_margin", key[2], key[0], float(r["difference"]),
+                    f"lead of {key[1]} over the runner-up (paired bootstrap; winner better: > 0)")
+                add("winner_noise", key[2], key[0], float(r["p_value"]), str(r["noise"]))
+
+    # a constant predictor among the systems that wins, or a chance baseline that beats every system
+    constant = _constant_systems(counts, comp)
+    for s, label in constant.items():
+        add("constant_system", s, "", np.nan, f"predicts {label} for every item")
+    for r in [r for r in rows if r["finding"] in ("leader", "winner", "winner_calibrated", "winner_what_if")]:
+        if r["system"] in constant:
+            add("degenerate_winner", r["system"], r["measure"], r["value"],
+                r["finding"] + (f": {r['detail']}" if r["finding"] == "winner_what_if" else ""))
+    if len(comp.baselines) and len(comp.systems) > 1:
+        for meas, one in comp.ranks[~comp.ranks["calibrated"].astype(bool)].groupby("measure", sort=False):
+            rec = comp.record(meas)
+            vals = one["value"].dropna()
+            b = strongest_baseline(comp.baselines[comp.baselines["measure"] == meas],
+                                   higher_is_better=rec.higher_is_better)
+            if b is None or vals.empty:
+                continue
+            s_sign = 1.0 if rec.higher_is_better else -1.0
+            if s_sign * float(b["value"]) > (s_sign * vals).max() + 10.0 ** -_ROUND:
+                add("baseline_beats_all", str(b["baseline"]), meas, float(b["value"]),
+                    "better than every system; the best system scores "
+                    f"{float(vals.loc[(s_sign * vals).idxmax()]):.6g}")
 
     # the runner-up, the gap and the noise
     sign = 1.0 if m.higher_is_better else -1.0
@@ -226,24 +293,27 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
 
     # chance baselines under the primary measure
     base = comp.baselines[comp.baselines["measure"] == primary] if len(comp.baselines) else comp.baselines
-    base = base[base["value"].notna()] if len(base) else base
-    if len(base):
-        # the strongest; among equals a named predictor or random model before "always predicting <class>"
-        top_v = (sign * base["value"]).max()
-        equal = base[sign * base["value"] >= top_v - 10.0 ** -_ROUND]
-        strongest = equal.iloc[int(np.argmin([str(b).startswith("constant:") for b in equal["baseline"]]))]
-        add("baseline_best", str(strongest["baseline"]), primary, float(strongest["value"]), str(strongest["baseline"]))
-        named: dict = {}
+    strongest = strongest_baseline(base, higher_is_better=m.higher_is_better)
+    if strongest is not None:
+        b_name, b_value = str(strongest["baseline"]), float(strongest["value"])
+        add("baseline_best", b_name, primary, b_value, _baseline_method(strongest))
+        for _, r in _set_aside(base, strongest, sign).iterrows():
+            add("baseline_set_aside", str(r["baseline"]), primary, float(r["value"]),
+                f"Monte-Carlo estimate, se {float(r['se']):.2g}: within {MC_SE:g} standard errors of {b_name}")
+        named = False
         for _, r in board.iterrows():
             if pd.isna(r["value"]):
                 continue
-            beaten = base[sign * base["value"] >= sign * r["value"] - 10.0 ** -_ROUND]
-            if len(beaten):
-                b = beaten.loc[(sign * beaten["value"]).idxmax()]
-                add("at_or_below_baseline", r["system"], primary, float(r["value"]), str(b["baseline"]))
-                named.setdefault(str(b["baseline"]), float(b["value"]))
-        for name, v in named.items():       # the value of each baseline named above, in its own row
-            add("baseline", name, primary, v, "a chance baseline a system is at or below")
+            verdict = _chance_verdict(r, b_value, sign, resampled)
+            if verdict:
+                add(verdict, r["system"], primary, float(r["value"]), b_name)
+                if verdict != "at_or_below_baseline":
+                    level = f"{100 * (1 - alpha):g}% bootstrap interval"
+                    add("interval_lo", r["system"], primary, float(r["lo"]), level)
+                    add("interval_hi", r["system"], primary, float(r["hi"]), level)
+                named = True
+        if named:           # the value of the baseline named above, in its own row
+            add("baseline", b_name, primary, b_value, "the chance baseline the systems above are compared with")
 
     # undefined measures and why
     sc = comp.scores[comp.scores["undefined"].astype(bool) & ~comp.scores["calibrated"].astype(bool)]
@@ -265,9 +335,91 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
                "no resampling was requested (bootstrap = 0), so there are no intervals, P(best) or significance "
                "tests, and whether the leader's lead is larger than the sampling noise cannot be said")
         add("not_available", measure=primary, detail=why)
-    return Findings(pd.DataFrame(rows, columns=COLUMNS), frag)
+    return Findings(pd.DataFrame(rows, columns=COLUMNS), frag, paired)
 
 
 def _positive(comp):
     pos = comp.settings.get("positive")
     return None if pos is None else list(comp.labels).index(pos)
+
+
+# ----------------------------------------------------------------------------- chance baselines
+
+
+def strongest_baseline(baselines: pd.DataFrame, *, higher_is_better: bool = True, k: float | None = None):
+    """The strongest chance baseline of one measure's rows of ``baselines.csv`` (None: no value).
+
+    Exact values (``se`` 0: constant predictors, the linear and enumerated expectations) are
+    taken as they are. A Monte-Carlo estimate (``se`` > 0) is stronger than the best exact value
+    only when it is better by more than ``k`` (default :data:`MC_SE`) of its standard errors: an
+    estimate within that of an exact baseline is that baseline plus noise (the uniformly random
+    confusion table's kappa 0.003 +- 0.004 against the exact 0.000 of fixed class sizes). Without
+    any exact value the best estimate is taken. Among equals a named predictor or random model
+    comes before ``constant:<class>``, and an exact value before an estimate."""
+    k = MC_SE if k is None else k
+    if baselines is None or not len(baselines):
+        return None
+    b = baselines[pd.to_numeric(baselines["value"], errors="coerce").notna()]
+    if b.empty:
+        return None
+    sign = 1.0 if higher_is_better else -1.0
+    v = sign * b["value"].astype(float).to_numpy()
+    se = pd.to_numeric(b["se"], errors="coerce").fillna(0.0).to_numpy(float) if "se" in b else np.zeros(len(b))
+    exact = se <= 0
+    if exact.any():
+        floor = v[exact].max()
+        keep = exact | (v - k * se > floor + 10.0 ** -_ROUND)
+    else:
+        keep = np.ones(len(b), dtype=bool)
+    v_kept = np.where(keep, v, -np.inf)
+    top = v_kept.max()
+    equal = np.flatnonzero(v_kept >= top - 10.0 ** -_ROUND)
+    constant = np.array([str(x).startswith("constant:") for x in b["baseline"]])
+    best = min(equal, key=lambda i: (bool(constant[i]), not bool(exact[i]), int(i)))
+    return b.iloc[int(best)]
+
+
+def _baseline_method(row) -> str:
+    se = float(row["se"]) if "se" in row and pd.notna(row["se"]) else 0.0
+    return "exact" if se <= 0 else f"Monte-Carlo estimate, se {se:.2g}"
+
+
+def _set_aside(base: pd.DataFrame, strongest, sign: float) -> pd.DataFrame:
+    """The Monte-Carlo estimates better than the strongest (exact) baseline, but within
+    :data:`MC_SE` of their standard errors of it: noise, not a stronger baseline."""
+    if base is None or not len(base) or "se" not in base:
+        return base.iloc[:0] if base is not None else pd.DataFrame()
+    b = base[base["value"].notna()]
+    se = pd.to_numeric(b["se"], errors="coerce").fillna(0.0)
+    better = sign * b["value"].astype(float) > sign * float(strongest["value"]) + 10.0 ** -_ROUND
+    return b[better & (se > 0) & (b["baseline"] != strongest["baseline"])]
+
+
+def _chance_verdict(r, b_value: float, sign: float, resampled: bool) -> str:
+    """``below_baseline`` (the whole interval worse than the baseline), ``chance_level`` (the
+    interval holds it), ``at_or_below_baseline`` (no interval: the value at or below it) or ''."""
+    tol = 10.0 ** -_ROUND
+    if resampled and pd.notna(r.get("lo")) and pd.notna(r.get("hi")):
+        lo, hi = sorted((sign * float(r["lo"]), sign * float(r["hi"])))
+        bo = sign * b_value
+        if hi < bo - tol:
+            return "below_baseline"
+        return "chance_level" if lo <= bo + tol else ""
+    return "at_or_below_baseline" if sign * float(r["value"]) <= sign * b_value + tol else ""
+
+
+# ----------------------------------------------------------------------------- constant predictors
+
+
+def _constant_systems(counts, comp) -> dict[str, str]:
+    """System -> the one class it predicts for every item (systems that predict one class only)."""
+    if counts is None:
+        return {}
+    T = np.asarray(counts.tensor, dtype=float)
+    cols = T.sum(axis=-2)                                           # (S, K) predicted class sizes
+    out = {}
+    for s, c in zip(counts.systems, cols):
+        used = np.flatnonzero(c > 0)
+        if len(used) == 1 and c.sum() > 0:
+            out[str(s)] = str(counts.labels[int(used[0])])
+    return out

@@ -15,16 +15,32 @@ pass the mean-rank/Borda and Copeland orders) and repeatedly apply the best sing
 move (take one system out and put it back at another position) while it lowers the cost; the
 result is never worse than the start and is a local optimum under insertion moves.
 
-Ties between optimal orders are broken deterministically: among the orders within a relative
-tolerance of the optimum, the one with the fewest pairs inverted with respect to a strict
-reference order ``ref`` (position 0 first; the callers use the mean-rank order with ties by
-column index) is chosen; the exact search compares (cost, inversions) lexicographically.
+Several orders may attain the optimum. The consensus is then a weak order, never a choice
+among them: :func:`kemeny_exact_positions` finds, for every system, the first and last
+position it holds in ANY optimal order (a prefix set M lies on an optimal order iff
+``f(M) + f(complement) + cross(M) = f(all)``, where ``cross(M)`` is the cost of putting M before
+its complement; system v can be the |M|-th of such an M iff ``f(M - v) + sum_{u in M - v}
+cost[u, v] = f(M)``), and :func:`tie_ranks` merges overlapping position intervals into blocks
+of tied systems that share their average position. Two systems in different blocks are in the
+same order in every optimal order; inside a block at least one pair is not (the blocks are the
+finest grouping with that property that is contiguous). The result depends on the costs only,
+so renaming or reordering the systems never changes a system's rank, and two systems that every
+task ties (identical runs) are always tied. For the heuristic, :func:`local_positions` does the
+same with the orders one insertion move away from the local optimum at no extra cost (a tie
+among neighbours of the local optimum, not proven to be the full set of optimal orders).
+
+One optimal order is also returned as a representative (it places each block on its own
+positions): among the orders within a relative tolerance of the optimum, the one with the fewest
+pairs inverted with respect to a strict reference order ``ref`` (position 0 first; the callers
+use the mean-rank order with ties by column index); the exact search compares (cost, inversions)
+lexicographically. It decides no rank.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["order_cost", "kemeny_exact", "kemeny_local", "KEMENY_EXACT_MAX", "KEMENY_EXACT_MAX_BATCH"]
+__all__ = ["order_cost", "kemeny_exact", "kemeny_exact_positions", "kemeny_local", "local_positions", "tie_ranks",
+           "KEMENY_EXACT_MAX", "KEMENY_EXACT_MAX_BATCH"]
 
 # Largest S solved exactly by default, measured on the project machine: one instance takes
 # 0.05 s at S = 16, 0.3 s at S = 18 and 1.6 s at S = 20.
@@ -53,16 +69,47 @@ def _inversion_matrix(ref: np.ndarray) -> np.ndarray:
 
 
 def kemeny_exact(cost: np.ndarray, ref: np.ndarray) -> np.ndarray:
-    """Optimal orders (N, S) by dynamic programming over subsets (see the module doc)."""
+    """One optimal order (N, S) per instance by dynamic programming over subsets (the
+    representative of the module doc)."""
+    return kemeny_exact_positions(cost, ref)[0]
+
+
+def kemeny_exact_positions(cost: np.ndarray, ref: np.ndarray):
+    """``(orders, first, last)``, each (N, S): one optimal order per instance (system indices,
+    first = best), and for every system the first and last 1-based position it holds in any
+    optimal order (see the module doc)."""
     cost = np.asarray(cost, dtype=float)
     N, S, _ = cost.shape
     if S <= 1:
-        return np.zeros((N, S), dtype=np.int64)
+        one = np.ones((N, S), dtype=np.int64)
+        return np.zeros((N, S), dtype=np.int64), one, one
     chunk = max(1, _CHUNK_ELEMENTS // ((1 << S) * S))
-    return np.concatenate([_exact_chunk(cost[a:a + chunk], ref[a:a + chunk]) for a in range(0, N, chunk)])
+    parts = [_exact_chunk(cost[a:a + chunk], ref[a:a + chunk]) for a in range(0, N, chunk)]
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))
 
 
-def _exact_chunk(cost: np.ndarray, ref: np.ndarray) -> np.ndarray:
+def tie_ranks(first: np.ndarray, last: np.ndarray) -> np.ndarray:
+    """Average ranks (..., S) from every system's position interval ``[first, last]`` (1-based):
+    overlapping intervals are merged into one block of tied systems, which shares the mean of the
+    positions the block spans. Intervals must come from orders of all S systems (each block then
+    spans exactly as many positions as it has systems)."""
+    first = np.asarray(first, dtype=float)
+    last = np.asarray(last, dtype=float)
+    by = np.argsort(first + last / (2.0 * first.shape[-1] + 2), axis=-1, kind="stable")
+    lo = np.take_along_axis(first, by, -1)
+    reach = np.maximum.accumulate(np.take_along_axis(last, by, -1), axis=-1)
+    start = np.ones(lo.shape, dtype=bool)
+    start[..., 1:] = reach[..., :-1] < lo[..., 1:]
+    end = np.ones(lo.shape, dtype=bool)
+    end[..., :-1] = start[..., 1:]
+    block_lo = np.maximum.accumulate(np.where(start, lo, -np.inf), axis=-1)
+    block_hi = np.flip(np.minimum.accumulate(np.flip(np.where(end, reach, np.inf), -1), axis=-1), -1)
+    out = np.empty(first.shape)
+    np.put_along_axis(out, by, (block_lo + block_hi) / 2, axis=-1)
+    return out
+
+
+def _exact_chunk(cost: np.ndarray, ref: np.ndarray):
     N, S, _ = cost.shape
     inv = _inversion_matrix(ref)
     tol = _tolerance(cost)[:, None, None]
@@ -71,12 +118,15 @@ def _exact_chunk(cost: np.ndarray, ref: np.ndarray) -> np.ndarray:
     popcount = np.bitwise_count(masks)
     f = np.zeros((N, 1 << S))
     g = np.zeros((N, 1 << S))
+    inner = np.zeros((N, 1 << S))                  # sum of cost[u, v] over u, v in the mask
     last = np.zeros((N, 1 << S), dtype=np.int8)
     singles = 1 << np.arange(S)
     last[:, singles] = np.arange(S, dtype=np.int8)
     shifts = np.arange(S)
+    layers = [masks[popcount == k] for k in range(S + 1)]
+    tight = [np.eye(S, dtype=bool)[None].repeat(N, 0)]      # layer 1: a single system is its own best order
     for k in range(2, S + 1):
-        layer = masks[popcount == k]
+        layer = layers[k]
         bits = ((layer[:, None] >> shifts) & 1).astype(bool)              # (n, S)
         prev = layer[:, None] ^ singles                                     # (n, S): mask without v
         prev = np.where(bits, prev, 0)
@@ -91,6 +141,8 @@ def _exact_chunk(cost: np.ndarray, ref: np.ndarray) -> np.ndarray:
         f[:, layer] = np.take_along_axis(cand, choice[..., None], -1)[..., 0]
         g[:, layer] = np.take_along_axis(cand_g, choice[..., None], -1)[..., 0]
         last[:, layer] = choice.astype(np.int8)
+        inner[:, layer] = np.where(bits, add_c, 0.0).sum(axis=-1)
+        tight.append(cand <= best + tol)                                     # v can be last of this mask
     order = np.empty((N, S), dtype=np.int64)
     mask = np.full(N, full, dtype=np.int64)
     rows = np.arange(N)
@@ -98,7 +150,16 @@ def _exact_chunk(cost: np.ndarray, ref: np.ndarray) -> np.ndarray:
         v = last[rows, mask].astype(np.int64)
         order[:, position] = v
         mask = mask ^ (np.int64(1) << v)
-    return order
+    # a prefix set M lies on an optimal order iff f(M) + f(rest) + cost(M before rest) = f(all)
+    bits_all = ((masks[:, None] >> shifts) & 1).astype(float)
+    cross = (cost.sum(axis=-1) @ bits_all.T) - inner                         # rows of M, less M's own pairs
+    on_optimal = f + f[:, full ^ masks] + cross <= f[:, full:] + tol[..., 0]
+    can = np.stack([(tight[k - 1] & on_optimal[:, layers[k], None]).any(axis=1) for k in range(1, S + 1)],
+                   axis=1)                                                   # (N, position, S)
+    positions = np.arange(1, S + 1)[None, :, None]
+    first_pos = np.where(can, positions, S + 1).min(axis=1)
+    last_pos = np.where(can, positions, 0).max(axis=1)
+    return order, first_pos.astype(np.int64), last_pos.astype(np.int64)
 
 
 def _insertion_deltas(m: np.ndarray) -> np.ndarray:
@@ -141,3 +202,22 @@ def kemeny_local(cost: np.ndarray, starts: list[np.ndarray], *, max_moves: int |
             converged[n] = False
         orders[n] = order
     return orders, converged
+
+
+def local_positions(cost: np.ndarray, orders: np.ndarray):
+    """``(first, last)`` (N, S), 1-based: for every system, the first and last position it takes
+    in ``orders`` or in an order one insertion move away that costs no more (within the
+    tolerance); with :func:`tie_ranks`, the ties of a local optimum (module doc)."""
+    cost = np.asarray(cost, dtype=float)
+    orders = np.asarray(orders)
+    N, S, _ = cost.shape
+    tol = _tolerance(cost)
+    first = np.empty((N, S), dtype=np.int64)
+    last = np.empty((N, S), dtype=np.int64)
+    q = np.arange(S)
+    for n in range(N):
+        o = orders[n]
+        free = _insertion_deltas(cost[n][np.ix_(o, o)]) <= tol[n]            # (p, q)
+        first[n, o] = np.where(free, q[None, :], S).min(axis=1) + 1
+        last[n, o] = np.where(free, q[None, :], -1).max(axis=1) + 1
+    return first, last

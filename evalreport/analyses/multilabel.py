@@ -24,7 +24,11 @@ Benjamini-Hochberg corrections, and significance groups (:func:`~evalreport.anal
 ``tests``         approximate randomisation on the primary measure and McNemar's mid-p test on exact
                   match for every pair, Holm within each test (:mod:`evalreport.analyses.multilabel_tests`)
 ``audit``         the set properties of the example-based measures among ``measures``
-                  (:func:`evalreport.analyses.audit.multilabel.audit_multilabel`; empty with ``audit=False``)
+                  (:func:`evalreport.analyses.audit.multilabel.audit_multilabel`; empty with ``audit=False``);
+                  its EMPTY verdict is computed under ``policy``, the policy of the values
+``example_skips`` per system and example-based measure, the items where it is 0/0 (left out under
+                  policy ``nan``) and its value under scikit-learn's three ``zero_division`` readings
+                  (:func:`evalreport.analyses.multilabel_skips.example_skips`)
 
 Labels only predicted (``runs.n_task`` < L, read with ``allow_unknown=True``) are false positives
 of the system that predicts them in the micro averages and the example-based measures; macro and
@@ -52,6 +56,7 @@ from evalreport.analyses.audit import COLUMNS as AUDIT_COLUMNS
 from evalreport.analyses.audit.multilabel import audit_multilabel
 from evalreport.analyses.compare import _EMPTY, _leaderboard, write_tables
 from evalreport.analyses.multilabel_calibration import calibration_tables
+from evalreport.analyses.multilabel_skips import example_skips
 from evalreport.analyses.multilabel_tests import TEST_COLUMNS, paired_tests
 from evalreport.analyses.resampling import _rank_probabilities
 from evalreport.analyses.significance import _centred_p, benjamini_hochberg, groups as significance_groups, holm
@@ -69,7 +74,7 @@ MULTILABEL_MEASURES = ("f1_macro", "f1_micro", "f1_weighted", "precision_macro",
 
 ML_TABLES = ("scores", "ranks", "rank_correlation", "disagreements", "inconsistency", "baselines", "intervals",
              "rank_distribution", "pairwise", "groups", "leaderboard", "per_label", "label_errors", "cardinality",
-             "calibration", "calibration_summary", "tests", "audit")
+             "calibration", "calibration_summary", "tests", "audit", "example_skips")
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,7 @@ class MultiLabelComparison:
     calibration_summary: pd.DataFrame
     tests: pd.DataFrame
     audit: pd.DataFrame
+    example_skips: pd.DataFrame
     notes: tuple[str, ...] = ()
     settings: Mapping = field(default_factory=dict)
     samples: np.ndarray | None = field(default=None, repr=False, compare=False)   # (B, S, M) bootstrap values
@@ -213,7 +219,8 @@ def compare_multilabel(runs, *, measures=None, primary: str = "f1_macro", policy
     tests = paired_tests(runs, chosen[0], point_primary, rounds=randomization, seed=seed, alpha=alpha, policy=policy,
                          pairwise=pairwise) if S > 1 else pd.DataFrame(columns=TEST_COLUMNS)
     examples = [m for m in chosen if m.kind == "example"]
-    audit_table = audit_multilabel(examples) if audit and examples else pd.DataFrame(columns=AUDIT_COLUMNS)
+    audit_table = audit_multilabel(examples, empty_policy=policy) if audit and examples else \
+        pd.DataFrame(columns=AUDIT_COLUMNS)
     board = _leaderboard(primary_id, ranks, intervals, rank_dist, groups)
     base = _baselines(runs, chosen, policy, seed, baseline_samples)
     per_label, label_errors = _per_label(counts, policy)
@@ -228,7 +235,8 @@ def compare_multilabel(runs, *, measures=None, primary: str = "f1_macro", policy
         ranks=ranks, rank_correlation=corr, disagreements=disagree, inconsistency=incons, baselines=base,
         intervals=intervals, rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
         per_label=per_label, label_errors=label_errors, cardinality=_cardinality(runs), calibration=calibration,
-        calibration_summary=calibration_summary, tests=tests, audit=audit_table, notes=tuple(notes), settings=settings,
+        calibration_summary=calibration_summary, tests=tests, audit=audit_table,
+        example_skips=example_skips(counts, chosen, policy=policy), notes=tuple(notes), settings=settings,
         samples=samples)
 
 

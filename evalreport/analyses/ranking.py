@@ -8,8 +8,16 @@ Direction. A measure's direction comes from the registry (``Measure.higher_is_be
 name the registry does not know (e.g. a column copied from a paper's table) counts as "higher
 is better" unless ``higher_is_better={name: False}`` says otherwise.
 
-Undefined scores. A NaN score ranks last (tied with the other NaN scores of that measure) and
-is flagged in the ``nan_last`` column; it never crashes a ranking or a correlation.
+Undefined scores (0/0). In a leaderboard (:func:`rank`) a NaN score ranks last, tied with the
+other NaN scores of that measure, and is flagged in the ``nan_last`` column: every system needs a
+place on a board. Nothing that compares the *orders of two measures* uses that place, because it
+is no order the measure gives: a pair of systems where either value is undefined under a measure
+is not comparable under it. :func:`disagreements` lists only pairs comparable under both
+measures, :func:`inconsistency` counts its rate over those pairs (``n_comparable``), and
+:func:`rank_correlation` correlates over the systems with a value under both measures
+(``n_systems``), NaN with a note where fewer than three remain. An undefined value is thus
+neither an agreement nor a disagreement (paper 004, section 5.1 defines consistency on triples
+where both measures take values).
 
 Calibrated rows. When the frame has a ``calibrated`` column (scores on the prevalence-calibrated
 confusion tensor, paper 002 eq. 6), the correlation and disagreement functions treat the
@@ -126,6 +134,12 @@ def _pair_signs(key: np.ndarray):
     return np.sign(r[:, j] - r[:, i]).astype(np.int8), i, j
 
 
+def _comparable(defined: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """(M, P) bool from the (M, S) mask of defined values: both systems of pair p have a value
+    under the measure (an infinite value is a value; only NaN is undefined)."""
+    return defined[:, i] & defined[:, j]
+
+
 def _source_column(frame: pd.DataFrame) -> str:
     return "rank" if "rank" in frame.columns and "value" not in frame.columns else "value"
 
@@ -214,6 +228,11 @@ def rank_correlation(data: pd.DataFrame, method=METHODS, *, calibrated: bool | N
     *rankings*, so a lower-is-better measure that orders systems the same way as a
     higher-is-better one correlates at +1.
 
+    Undefined (NaN) values: the correlation of two measures is over the systems that have a value
+    under both (``n_systems`` counts them), ranked afresh among themselves; an undefined value is
+    no rank, not the last one. Fewer than three such systems give NaN with a note (two systems
+    always correlate at +1 or -1: that is one pair's order, see :func:`inconsistency`).
+
     Returns every ordered pair including the diagonal (a heatmap's cells): ``measure_a``,
     ``measure_b``, ``method``, ``value``, ``n_systems``, ``note``. A measure that gives every
     system the same score has no ranking: its correlations are NaN with a note, not an error.
@@ -226,28 +245,42 @@ def rank_correlation(data: pd.DataFrame, method=METHODS, *, calibrated: bool | N
     names, systems, matrix = _wide(data, column, calibrated)
     key = _keys(names, matrix, column, higher_is_better)
     M, S = key.shape
-    constant = np.all(key == key[:, :1], axis=1) if S else np.ones(M, dtype=bool)
+    defined = ~np.isnan(matrix)
+    n_both = defined.astype(np.int64) @ defined.T.astype(np.int64)         # systems defined under a and b
+    D, i, j = _pair_signs(key)
+    if defined.all():                                # every pair comparable: no masks, no extra products
+        Dz = D.astype(float)
+        untied_a = np.broadcast_to(np.abs(Dz).sum(axis=1)[:, None], (M, M))
+    else:
+        E = _comparable(defined, i, j)
+        Dz = np.where(E, D, 0).astype(float)
+        untied_a = np.abs(Dz) @ E.T.astype(float)    # a's untied pairs among the systems defined under both
+    untied_b = untied_a.T
+    few = n_both < 3
+    constant_a = (untied_a == 0) & ~few              # a gives every system defined under both one score
+    constant_b = (untied_b == 0) & ~few
     frames = []
     for meth in methods:
         if S < 2:
             corr = np.full((M, M), np.nan)
         elif meth == "spearman":
-            corr = _spearman(key)
+            corr = _spearman_defined(key, defined)
         else:
-            corr = _kendall_b(key)
-        corr = np.where(constant[:, None] | constant[None, :], np.nan, corr)
+            corr = _kendall_b(Dz, untied_a, untied_b)
+        corr = np.where(few | constant_a | constant_b, np.nan, corr)
         note = np.full((M, M), "", dtype=object)
         if S < 2:
             note[:] = "fewer than two systems: no ranking to correlate"
         else:
-            both = constant[:, None] & constant[None, :]
-            note[constant[:, None] & ~both] = "measure_a gives every system the same score: no ranking"
-            note[constant[None, :] & ~both] = "measure_b gives every system the same score: no ranking"
+            both = constant_a & constant_b
+            note[constant_a & ~both] = "measure_a gives every system the same score: no ranking"
+            note[constant_b & ~both] = "measure_b gives every system the same score: no ranking"
             note[both] = "both measures give every system the same score: no ranking"
+            note[few] = "fewer than three systems have a value under both measures: no rank correlation"
         frames.append(pd.DataFrame({
             "measure_a": np.repeat(np.asarray(names, dtype=object), M),
             "measure_b": np.tile(np.asarray(names, dtype=object), M),
-            "method": meth, "value": corr.ravel(), "n_systems": S, "note": note.ravel()}))
+            "method": meth, "value": corr.ravel(), "n_systems": n_both.ravel(), "note": note.ravel()}))
     return pd.concat(frames, ignore_index=True)
 
 
@@ -259,25 +292,58 @@ def _spearman(key: np.ndarray) -> np.ndarray:
     because ``spearmanr`` returns a single NaN for the whole matrix as soon as one row is
     constant. Constant rows give NaN rows.
     """
-    ranks = _average_ranks(key)
-    centred = ranks - ranks.mean(axis=1, keepdims=True)
+    centred = _centred_ranks(key)
     norm = np.sqrt((centred * centred).sum(axis=1))
     den = norm[:, None] * norm[None, :]
     rho = np.divide(centred @ centred.T, den, out=np.full(den.shape, np.nan), where=den > 0)
     return np.clip(rho, -1.0, 1.0)
 
 
-def _kendall_b(key: np.ndarray) -> np.ndarray:
-    """Kendall's tau-b between the rows of ``key``: (n_c - n_d) / sqrt((n0 - n1)(n0 - n2)).
+def _centred_ranks(key: np.ndarray) -> np.ndarray:
+    ranks = _average_ranks(key)
+    return ranks - ranks.mean(axis=1, keepdims=True)
 
-    With D the (M, P) sign matrix over system pairs, n_c - n_d = D @ D.T and the untied pair
-    counts are |D| @ |D|.T restricted to one measure.
+
+def _spearman_defined(key: np.ndarray, defined: np.ndarray) -> np.ndarray:
+    """Spearman's rho of every pair of rows over the columns defined in both (``defined`` (M, S)).
+
+    Measures are grouped by their pattern of defined systems (usually one or two patterns), and
+    each pair of patterns is correlated over the systems the two share, ranked afresh there.
+    Entries over fewer than two shared systems are NaN (the caller masks below three).
     """
-    D, _, _ = _pair_signs(key)
-    D = D.astype(float)
-    num = D @ D.T
-    untied = np.abs(D).sum(axis=1)
-    den = np.sqrt(untied[:, None] * untied[None, :])
+    M = key.shape[0]
+    patterns, group = np.unique(defined, axis=0, return_inverse=True)
+    group = np.ravel(group)
+    if len(patterns) == 1 and patterns[0].all():
+        return _spearman(key)                     # nothing undefined: one product over every system
+    rho = np.full((M, M), np.nan)
+    members = [np.flatnonzero(group == g) for g in range(len(patterns))]
+    for g in range(len(patterns)):                # a loop over patterns of undefined values only
+        for h in range(g, len(patterns)):
+            cols = patterns[g] & patterns[h]
+            if cols.sum() < 2:
+                continue
+            a, b = members[g], members[h]
+            if g == h:
+                rho[np.ix_(a, a)] = _spearman(key[np.ix_(a, cols)])
+                continue
+            ca, cb = _centred_ranks(key[np.ix_(a, cols)]), _centred_ranks(key[np.ix_(b, cols)])
+            den = np.sqrt((ca * ca).sum(axis=1))[:, None] * np.sqrt((cb * cb).sum(axis=1))[None, :]
+            block = np.clip(np.divide(ca @ cb.T, den, out=np.full(den.shape, np.nan), where=den > 0), -1.0, 1.0)
+            rho[np.ix_(a, b)] = block
+            rho[np.ix_(b, a)] = block.T
+    return rho
+
+
+def _kendall_b(Dz: np.ndarray, untied_a: np.ndarray, untied_b: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b between the rows of the sign matrix: (n_c - n_d) / sqrt((n0 - n1)(n0 - n2)).
+
+    ``Dz`` (M, P): the pair signs, 0 where a pair is not comparable under the measure; so
+    n_c - n_d = Dz @ Dz.T counts only pairs comparable under both, and ``untied_a`` / ``untied_b``
+    are each measure's untied pairs among those.
+    """
+    num = Dz @ Dz.T
+    den = np.sqrt(untied_a * untied_b)
     return np.divide(num, den, out=np.full(num.shape, np.nan), where=den > 0)
 
 
@@ -313,7 +379,9 @@ def disagreements(scores: pd.DataFrame, *, calibrated: bool | None = False,
     Paper 004 (Gösgens et al.), section 5.1: measures M1 and M2 are consistent on (A, B1, B2) if
     M1(A, B1) * M1(A, B2) implies M2(A, B1) * M2(A, B2) for * in {<, >, =}; here B1, B2 are two
     systems evaluated on the same gold labels A. Orders are preferences (direction-aware), so a
-    tie under one measure and a strict preference under the other is a disagreement too.
+    tie under one measure and a strict preference under the other is a disagreement too. A pair
+    of systems where either value is undefined (NaN) under either measure is not listed: such a
+    measure gives that pair no order to disagree with (it is not ranked last here).
 
     Returns ``measure_a``, ``measure_b`` (``measure_a`` before ``measure_b`` in input order),
     ``system_a``, ``system_b``, ``value_a1`` = measure_a(system_a), ``value_a2`` =
@@ -329,10 +397,11 @@ def disagreements(scores: pd.DataFrame, *, calibrated: bool | None = False,
     key = _keys(names, matrix, "value", higher_is_better)
     M = len(names)
     D, i, j = _pair_signs(key)
+    E = _comparable(~np.isnan(matrix), i, j)
     names_arr = np.asarray(names, dtype=object)
     frames = []
     for a in range(M - 1):                    # loop over measures only; system pairs are vectorised
-        diff = D[a + 1:] != D[a]              # (M - a - 1, P)
+        diff = (D[a + 1:] != D[a]) & E[a + 1:] & E[a]      # (M - a - 1, P), comparable under both
         bs, ps = np.nonzero(diff)
         if not len(ps):
             continue
@@ -353,10 +422,17 @@ def inconsistency(scores: pd.DataFrame, *, calibrated: bool | None = False, by=N
                   higher_is_better: Mapping[str, bool] | None = None) -> pd.DataFrame:
     """Fraction of system pairs that two measures order differently (paper 004, Tables 4-6).
 
+    Paper 004 (Gösgens et al.), section 5.1 defines the inconsistency of two measures over pairs
+    of systems that both measures order (<, > or =). A pair where either system's value is
+    undefined (NaN, 0/0) under either measure is not comparable: it is neither concordant nor
+    discordant, and it is left out of the rate's denominator (it is not ranked last here, as it
+    is on a leaderboard).
+
     Returns every ordered pair of measures including the diagonal: ``measure_a``,
-    ``measure_b``, ``n_pairs`` (S(S-1)/2), ``discordant`` (pairs ordered differently, ties
-    included as in paper 004's definition) and ``rate`` = discordant / n_pairs (NaN with fewer
-    than two systems).
+    ``measure_b``, ``n_pairs`` (S(S-1)/2), ``n_comparable`` (the system pairs with a value under
+    both measures), ``discordant`` (comparable pairs ordered differently, ties included as in
+    paper 004's definition) and ``rate`` = discordant / n_comparable (NaN when no pair is
+    comparable, e.g. with fewer than two systems).
 
     ``by``: column(s) naming separate data sets (e.g. day and horizon in paper 004's rain
     experiment, Table 4): system pairs are formed within each data set and the counts summed
@@ -370,23 +446,33 @@ def inconsistency(scores: pd.DataFrame, *, calibrated: bool | None = False, by=N
             return inconsistency(scores.drop(columns=keys).iloc[:0], calibrated=calibrated)
         first = parts[0]
         n_pairs = sum(p["n_pairs"].to_numpy() for p in parts)
+        n_comparable = sum(p["n_comparable"].to_numpy() for p in parts)
         discordant = sum(p["discordant"].to_numpy() for p in parts)
-        rate = np.divide(discordant, n_pairs, out=np.full(discordant.shape, np.nan), where=n_pairs > 0)
-        return first.assign(n_pairs=n_pairs, discordant=discordant, rate=rate)
+        rate = np.divide(discordant, n_comparable, out=np.full(discordant.shape, np.nan), where=n_comparable > 0)
+        return first.assign(n_pairs=n_pairs, n_comparable=n_comparable, discordant=discordant, rate=rate)
     if calibrated is False and "calibrated" not in scores.columns:
         calibrated = None
     names, systems, matrix = _wide(scores, "value", calibrated)
     key = _keys(names, matrix, "value", higher_is_better)
-    D, _, _ = _pair_signs(key)
+    D, i, j = _pair_signs(key)
     P = D.shape[1]
+    defined = ~np.isnan(matrix)
+    if defined.all():
+        comparable = None
+        n_comparable = np.full((len(names), len(names)), P, dtype=np.int64)
+    else:
+        comparable = _comparable(defined, i, j)
+        C = comparable.astype(float)
+        n_comparable = np.rint(C @ C.T).astype(np.int64)
     agree = np.zeros((len(names), len(names)))
     for v in (-1, 0, 1):                      # agreement = same relation, counted by matrix products
-        E = (D == v).astype(float)
+        E = ((D == v) if comparable is None else ((D == v) & comparable)).astype(float)
         agree += E @ E.T
-    discordant = (P - agree).astype(np.int64)
+    discordant = (n_comparable - agree).astype(np.int64)
     M = len(names)
-    rate = np.divide(discordant, P, out=np.full(discordant.shape, np.nan), where=P > 0)
+    rate = np.divide(discordant, n_comparable, out=np.full(discordant.shape, np.nan), where=n_comparable > 0)
     return pd.DataFrame({
         "measure_a": np.repeat(np.asarray(names, dtype=object), M),
         "measure_b": np.tile(np.asarray(names, dtype=object), M),
-        "n_pairs": P, "discordant": discordant.ravel(), "rate": rate.ravel()})
+        "n_pairs": P, "n_comparable": n_comparable.ravel(), "discordant": discordant.ravel(),
+        "rate": rate.ravel()})

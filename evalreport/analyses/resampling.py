@@ -38,6 +38,20 @@ positions: the expected rank is then the average rank, and the probabilities ove
 sum to 1 for every system. Values are compared after rounding to 12 decimals, so that equal
 values reached through different floating-point paths still tie.
 
+Classes lost in a resample, and the stratified bootstrap
+--------------------------------------------------------
+Resampling items can leave a rare gold class out of a resample. A class-averaged measure (macro
+F1, SBA, macro recall, ...) then averages over fewer classes there - under the nan policy the
+empty class's 0/0 is skipped - so the resample measures another quantity (a constant predictor
+of the majority class scores macro recall 1.0 on a resample holding only that class). The count
+is kept: ``BootstrapResult.class_absent`` (per class, the resamples without it),
+``n_missing_class`` (resamples without at least one class of the data) and the intervals'
+column ``resamples_missing_class``. ``strata="gold"`` resamples within each gold class (within
+each fold) instead: every resample keeps every class's size (the bootstrap conditional on the
+class sizes; the draw is the same multinomial per stratum), so no class is lost; the intervals
+then leave out the variation of the class proportions, which a test set drawn from the population
+would have.
+
 Reproducibility and invariance
 ------------------------------
 Everything is seeded. Patterns are numbered by their first item, so the bootstrap resamples
@@ -58,15 +72,16 @@ from evalreport.counts.pattern_counts import PatternCounts
 from evalreport.inputs.runs import Runs
 from evalreport.measures import Measure, applicable, bind, compute, default_measures, resolve_positive
 from evalreport.analyses.resampling_patterns import (_DRAW_BUDGET, _ITEM_DRAW_RATIO, _TENSOR_BUDGET,  # noqa: F401
-                                                     Patterns, _draw_plan, _draw_weights, _draw_work, patterns,
-                                                     resampled_confusions)
+                                                     STRATA, Patterns, _draw_plan, _draw_weights, _draw_work,
+                                                     patterns, resampled_confusions)
 from evalreport.analyses.significance import (_ROUND, CORRECTIONS, MCNEMAR_EXACT_BELOW, _centred_p,  # noqa: F401
                                               benjamini_hochberg, groups, holm, mcnemar, p_floor,
                                               resamples_needed)
 from evalreport.analyses.randomization import _random_bits, _randomization, _swap_units  # noqa: F401
 
 __all__ = ["bootstrap", "BootstrapResult", "pairwise", "groups", "holm", "benjamini_hochberg",
-           "mcnemar", "Patterns", "patterns", "resampled_confusions", "TESTS", "CORRECTIONS",
+           "mcnemar", "Patterns", "patterns", "resampled_confusions", "TESTS", "CORRECTIONS", "STRATA",
+           "lost_classes_sentence",
            "MCNEMAR_EXACT_BELOW", "p_floor", "resamples_needed"]
 
 TESTS = ("bootstrap", "randomization", "mcnemar")
@@ -123,12 +138,15 @@ def _point_values(pat: Patterns, measures, A, *, positive, policy, costs, task=N
 
 
 def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, positive, policy, costs, task=None,
-                     progress: Progress, total: int | None = None) -> np.ndarray:
-    """``(B, S, M)`` values of every measure on B paired bootstrap resamples."""
+                     progress: Progress, total: int | None = None, strata: str | None = None,
+                     gold_absent: np.ndarray | None = None) -> np.ndarray:
+    """``(B, S, M)`` values of every measure on B paired bootstrap resamples (drawn within the
+    folds, or with ``strata="gold"`` within the gold classes of each fold). ``gold_absent``: a
+    ``(B, K)`` bool array, filled with which gold classes each resample lacks."""
     S, K, P = pat.n_systems, pat.n_classes, pat.n_patterns
     B = n_resamples
     out = np.empty((B, S, len(measures)), dtype=float)
-    plan = _draw_plan(pat)
+    plan = _draw_plan(pat, strata)
     b_draw = max(1, min(B, _DRAW_BUDGET // max(pat.n_items, P, 1)))
     # blocks of resamples handed to compute(): within the tensor budget, and at least ~10 blocks
     # so that progress is reported while a long run goes on
@@ -147,6 +165,8 @@ def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, posit
             for s0 in range(start, stop, b_draw):
                 s1 = min(stop, s0 + b_draw)
                 T[s0 - start:s1 - start] = resampled_confusions(pat, _draw_weights(pat, rng, s1 - s0, plan, work), A)
+            if gold_absent is not None:
+                gold_absent[start:stop] = T[:, 0].sum(axis=-1) == 0       # gold class sizes: any system's rows
             for j, m in enumerate(measures):
                 out[start:stop, :, j] = compute(m, T, **kw).value
             del T
@@ -157,6 +177,8 @@ def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, posit
                 for r0 in range(s0, s1, rows):
                     r1 = min(s1, r0 + rows)
                     T = resampled_confusions(pat, W[r0 - s0:r1 - s0], A)
+                    if gold_absent is not None:
+                        gold_absent[r0:r1] = T[:, 0].sum(axis=-1) == 0
                     for j, m in enumerate(measures):
                         out[r0:r1, :, j] = compute(m, T, **kw).value
                     del T
@@ -244,7 +266,12 @@ class BootstrapResult:
 
     ``intervals``: system, measure, value (on the full data), lo, hi (percentile interval at
     ``level``), se (standard deviation of the resampled values), nan_fraction (share of
-    resamples where the measure was undefined; lo, hi and se ignore those).
+    resamples where the measure was undefined; lo, hi and se ignore those),
+    resamples_missing_class (resamples that lack at least one gold class of the data: the same
+    on every row, since the resamples are paired). ``class_absent``: ``(label, resamples without
+    that class)`` for every gold class of the data that some resample lacks; ``n_missing_class``:
+    resamples lacking at least one; ``strata``: ``None`` (items resampled within folds) or
+    ``"gold"`` (within gold classes, see the module docstring).
     ``rank_distribution``: system, measure, rank (1..S), probability - every rank, also those
     with probability 0. ``samples``: the raw values, ``(n_resamples, S, M)`` in the order of
     ``systems`` and ``measures`` (8 bytes per value: 14 MB for 1,000 x 20 x 88; the confusion
@@ -259,6 +286,9 @@ class BootstrapResult:
     level: float
     systems: tuple[str, ...]
     measures: tuple[str, ...]
+    class_absent: tuple[tuple[str, int], ...] = ()
+    n_missing_class: int = 0
+    strata: str | None = None
 
     @property
     def p_best(self) -> pd.DataFrame:
@@ -268,28 +298,33 @@ class BootstrapResult:
 
 
 def bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None = 0, positive=None,
-              policy: str = "nan", costs=None, level: float = 0.95, progress: Progress = None) -> BootstrapResult:
+              policy: str = "nan", costs=None, level: float = 0.95, progress: Progress = None,
+              strata: str | None = None) -> BootstrapResult:
     """Paired bootstrap over items: intervals and rank distributions for every system x measure.
 
     ``data``: a :class:`~evalreport.inputs.Runs`, or a
     :class:`~evalreport.counts.bigdata.PatternCounts` (resampled as pattern counts, never expanded
     to items; see the module docstring). ``measures``: ids or records (default:
     :func:`evalreport.measures.default_measures`). Items are resampled with replacement - the
-    same resample for every system; within folds when the runs have folds. ``progress``: an
+    same resample for every system; within folds when the runs have folds, and with
+    ``strata="gold"`` within the gold classes too (no class is ever lost). ``progress``: an
     optional ``callable(done, total)`` called after each block of resamples.
     """
     return _bootstrap(data, measures, n_resamples=n_resamples, seed=seed, positive=positive, policy=policy,
-                      costs=costs, level=level, progress=progress)[0]
+                      costs=costs, level=level, progress=progress, strata=strata)[0]
 
 
 def _bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None = 0, positive=None,
-               policy: str = "nan", costs=None, level: float = 0.95, progress: Progress = None):
+               policy: str = "nan", costs=None, level: float = 0.95, progress: Progress = None,
+               strata: str | None = None):
     """:func:`bootstrap`, and the patterns and indicator it made (``(result, pat, A)``), which
     :func:`_pairwise` takes instead of making them again."""
     runs = _check_data(data)
     B = _check_count(n_resamples, "n_resamples")
     if not 0.0 < float(level) < 1.0:
         raise InputError(f"level must lie strictly between 0 and 1; got {level!r}")
+    if strata not in STRATA:
+        raise InputError(f"unknown bootstrap strata {strata!r}; choose 'gold' (or none)")
     if positive is not None:
         positive = resolve_positive(positive, runs.labels, len(runs.labels))
     chosen = _measures(measures, positive, costs, runs.labels)
@@ -298,7 +333,14 @@ def _bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None
     kw = dict(positive=positive, policy=policy, costs=costs, task=getattr(runs, "n_task", None))
     point = _point_values(pat, chosen, A, **kw)                                   # (S, M)
     rng, _ = _streams(seed)
-    samples = _resample_values(pat, chosen, B, rng, A, progress=progress, **kw)  # (B, S, M)
+    gold_absent = np.zeros((B, pat.n_classes), dtype=bool)
+    samples = _resample_values(pat, chosen, B, rng, A, progress=progress, strata=strata,
+                               gold_absent=gold_absent, **kw)                     # (B, S, M)
+    in_data = np.bincount(pat.gold, weights=pat.counts, minlength=pat.n_classes) > 0
+    lost = gold_absent & in_data
+    per_class = lost.sum(axis=0)
+    class_absent = tuple((str(runs.labels[k]), int(per_class[k])) for k in np.flatnonzero(per_class))
+    n_missing = int(lost.any(axis=1).sum())
 
     S, M = point.shape
     alpha = (1.0 - float(level)) / 2.0
@@ -314,7 +356,7 @@ def _bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None
     intervals = pd.DataFrame({
         "system": np.tile(systems, M), "measure": np.repeat(ids, S),
         "value": point.T.ravel(), "lo": lo.T.ravel(), "hi": hi.T.ravel(), "se": se.T.ravel(),
-        "nan_fraction": (nan.sum(axis=0) / B).T.ravel(),
+        "nan_fraction": (nan.sum(axis=0) / B).T.ravel(), "resamples_missing_class": n_missing,
     })
     probs = np.stack([_rank_probabilities(samples[:, :, j], m.higher_is_better) for j, m in enumerate(chosen)])
     rank_distribution = pd.DataFrame({
@@ -323,7 +365,23 @@ def _bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None
     })
     return BootstrapResult(intervals=intervals, rank_distribution=rank_distribution, samples=samples,
                            n_resamples=B, seed=seed, level=float(level), systems=tuple(runs.systems),
-                           measures=tuple(ids.tolist())), pat, A
+                           measures=tuple(ids.tolist()), class_absent=class_absent, n_missing_class=n_missing,
+                           strata=strata), pat, A
+
+
+def lost_classes_sentence(class_absent, n_missing: int, n_resamples: int) -> str:
+    """The classes lost in bootstrap resamples, in words (empty when none was): how many of the B
+    resamples lacked a gold class, which classes how often, and what that does to class averages.
+    ``class_absent``: ``{label: resamples without it}`` (or ``(label, count)`` pairs)."""
+    if not n_missing:
+        return ""
+    items = sorted(dict(class_absent).items(), key=lambda kv: -kv[1])
+    which = "; ".join(f"without {label}: {n:,}" for label, n in items)
+    return (f"In {n_missing:,} of the {n_resamples:,} bootstrap resamples at least one gold class was absent "
+            f"(resamples {which}). In those resamples a class-averaged measure (macro averages, SBA, ...) "
+            "skips the absent class (or counts it with the 0/0 policy's value): it measures another quantity "
+            "there, so its interval mixes two definitions; --bootstrap-strata gold resamples within each gold "
+            "class and keeps every class.")
 
 
 class _quiet:
@@ -345,7 +403,7 @@ class _quiet:
 
 
 def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, tests=TESTS, positive=None,
-             policy: str = "nan", costs=None, progress: Progress = None) -> pd.DataFrame:
+             policy: str = "nan", costs=None, progress: Progress = None, strata: str | None = None) -> pd.DataFrame:
     """Paired significance tests between every pair of systems for one measure.
 
     Returns a tidy frame: system_a, system_b, measure, test, statistic, difference, p_value,
@@ -355,13 +413,14 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
     the tests. ``n_resamples`` is B for the bootstrap and R for the randomisation test (the
     count of defined resamples is in the ``n_resamples`` column). ``data``: a
     :class:`~evalreport.inputs.Runs` or a :class:`~evalreport.counts.bigdata.PatternCounts`.
+    ``strata``: the bootstrap test's resamples, as for :func:`bootstrap`.
     """
     return _pairwise(data, measure, n_resamples=n_resamples, seed=seed, tests=tests, positive=positive,
-                     policy=policy, costs=costs, progress=progress)
+                     policy=policy, costs=costs, progress=progress, strata=strata)
 
 
 def _pairwise(data, measure, *, n_resamples, seed, tests=TESTS, positive=None, policy="nan", costs=None,
-              progress: Progress = None, samples=None, pat=None, A=None) -> pd.DataFrame:
+              progress: Progress = None, samples=None, pat=None, A=None, strata: str | None = None) -> pd.DataFrame:
     """:func:`pairwise`; ``samples``: the measure's ``(B, S)`` values on the paired bootstrap
     resamples that :func:`bootstrap` drew from the same data, seed, count and settings (the
     bootstrap test's resamples are those: same stream, same blocks), used instead of drawing them
@@ -369,6 +428,8 @@ def _pairwise(data, measure, *, n_resamples, seed, tests=TESTS, positive=None, p
     patterns of ``data`` and their indicator, from :func:`_bootstrap` (made here when not given)."""
     runs = _check_data(data)
     R = _check_count(n_resamples, "n_resamples")
+    if strata not in STRATA:
+        raise InputError(f"unknown bootstrap strata {strata!r}; choose 'gold' (or none)")
     tests = (tests,) if isinstance(tests, str) else tuple(tests)
     unknown = [t for t in tests if t not in TESTS]
     if unknown or not tests:
@@ -405,7 +466,8 @@ def _pairwise(data, measure, *, n_resamples, seed, tests=TESTS, positive=None, p
     for test in tests:
         if test == "bootstrap":
             if samples is None:
-                samples = _resample_values(pat, [m], R, boot_rng, A, progress=progress, total=total, **kw)[..., 0]
+                samples = _resample_values(pat, [m], R, boot_rng, A, progress=progress, total=total, strata=strata,
+                                           **kw)[..., 0]
             elif progress is not None:
                 progress(R, total)
             done += R

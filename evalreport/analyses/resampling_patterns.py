@@ -51,7 +51,7 @@ from scipy import sparse
 from evalreport.errors import InputError
 from evalreport.counts.pattern_counts import PatternCounts
 
-__all__ = ["Patterns", "patterns", "resampled_confusions"]
+__all__ = ["Patterns", "patterns", "resampled_confusions", "STRATA"]
 
 _DRAW_BUDGET = 2 ** 22            # elements of one (b, P) weight block or (b, N_f) block of item draws
 _TENSOR_BUDGET = 2 ** 21          # elements of one (b, S, K, K) block handed to compute()
@@ -191,9 +191,10 @@ def _from_pattern_counts(pc: PatternCounts) -> Patterns:
 
 
 def _draw_weights(pat: Patterns, rng: np.random.Generator, b: int, plan, work=None) -> np.ndarray:
-    """``(b, P)`` pattern counts of b bootstrap resamples (items drawn with replacement within folds).
+    """``(b, P)`` pattern counts of b bootstrap resamples (items drawn with replacement within the
+    strata of ``plan``: folds, or folds x gold classes).
 
-    Per fold (``plan`` from :func:`_draw_plan`): one multinomial over the fold's heavy patterns
+    Per stratum (``plan`` from :func:`_draw_plan`): one multinomial over its heavy patterns
     plus one bucket for the items of its light patterns, then as many uniform draws among those
     light items as the bucket received. Conditional on the bucket count the light draws are
     uniform over the light items, so the pattern counts are exactly Multinomial(N_f, n_f / N_f):
@@ -214,7 +215,7 @@ def _draw_weights(pat: Patterns, rng: np.random.Generator, b: int, plan, work=No
     set_rows = work is not None and len(plan) == 1 and plan[0][2] > 0 and plan[0][1].shape[0] > 0
     if work is not None and not set_rows:
         W.fill(0.0)
-    for heavy, light_items, n_f in plan:  # a loop over folds only
+    for heavy, light_items, n_f in plan:  # a loop over strata (folds, or folds x gold classes) only
         if n_f == 0:
             continue
         n_light = light_items.shape[0]
@@ -245,17 +246,33 @@ def _draw_work(pat: Patterns, b: int):
     return np.empty(b * pat.n_patterns), np.empty(b * pat.n_patterns)
 
 
-def _draw_plan(pat: Patterns):
-    """Per fold: ``(heavy pattern ids, pattern id of each item in a light pattern, fold size)``.
+STRATA = (None, "gold")
 
+
+def _strata(pat: Patterns, strata: str | None) -> tuple[np.ndarray, int]:
+    """``(stratum of each pattern, number of strata)``: the folds, or with ``strata="gold"`` the
+    (fold, gold class) cells, numbered fold by fold (``fold * K + gold``)."""
+    if strata is None:
+        return pat.fold, pat.n_folds
+    if strata != "gold":
+        raise InputError(f"unknown bootstrap strata {strata!r}; choose 'gold' (or none)")
+    return pat.fold * pat.n_classes + pat.gold, pat.n_folds * pat.n_classes
+
+
+def _draw_plan(pat: Patterns, strata: str | None = None):
+    """Per stratum: ``(heavy pattern ids, pattern id of each item in a light pattern, stratum size)``.
+
+    The strata are the folds; with ``strata="gold"`` the gold classes within the folds (a
+    stratified bootstrap: every resample keeps every class's size, so no class is ever lost).
     A multinomial costs about one binomial draw per category, a uniform item draw about
     ``1 / _ITEM_DRAW_RATIO`` of that; patterns holding at least t items are drawn by the
     multinomial, the rest item by item, with t chosen to minimise the expected cost
     (t = 1: pure multinomial; t > max count: pure item draws).
     """
     plan = []
-    for f in range(pat.n_folds):
-        ids = np.flatnonzero(pat.fold == f)
+    stratum, n_strata = _strata(pat, strata)
+    for f in range(n_strata):
+        ids = np.flatnonzero(stratum == f)
         counts = pat.counts[ids]
         n_f = int(counts.sum())
         sorted_counts = np.sort(counts)

@@ -1,7 +1,8 @@
 """Significance from the pairwise tests' outcomes: resampling p-values, McNemar's test, Holm and
-Benjamini-Hochberg corrections, the smallest p-value a resampling test can give, and the groups
-of systems the tests cannot separate (:func:`evalreport.analyses.resampling.pairwise` runs the
-tests; :mod:`evalreport.analyses.resampling` re-exports every name here).
+Benjamini-Hochberg corrections, the smallest p-value a resampling test can give, and which
+systems the tests separate, as a compact letter display (Piepho 2004) and as tiers
+(:func:`evalreport.analyses.resampling.pairwise` runs the tests;
+:mod:`evalreport.analyses.resampling` re-exports every name here).
 
 Pairwise tests
 --------------
@@ -40,6 +41,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from evalreport.analyses.letters import compact_letters
 from evalreport.errors import InputError
 
 __all__ = ["holm", "benjamini_hochberg", "mcnemar", "p_floor", "resamples_needed", "groups", "CORRECTIONS",
@@ -159,18 +161,27 @@ def _centred_p(diffs: np.ndarray, observed: np.ndarray, *, centre: bool) -> tupl
 
 def groups(pairwise_df: pd.DataFrame, *, alpha: float = 0.05, test: str = "bootstrap", correction: str = "holm",
            order: Sequence[str] | None = None) -> pd.DataFrame:
-    """Tiers of systems the chosen test cannot separate at ``alpha``: system, group, leader.
+    """Which systems the chosen test separates at ``alpha``: system, group, leader, letters.
 
-    Rule ("connected to the leader", contiguous tiers): walk the systems from best to worst;
-    a group starts at the first system not yet in a group (its leader) and takes the following
-    systems, in order, as long as each is not separable from the leader (corrected p-value >=
-    ``alpha``, or NaN); the first separable system starts the next group. Group 1 holds the
-    best system and everything tied with it. ``order`` lists the systems best first; by default
-    they are ordered by their mean ``difference`` against all others (for the bootstrap and
-    randomisation tests that is the measure's value minus the mean value, so the order of the
-    scores). ``correction``: ``holm``, ``bh`` or ``none``. A system with no defined p-value at all
-    (its measure value is undefined, so no test could run) is in no group: ``group`` NaN,
-    ``leader`` empty.
+    ``letters`` is the compact letter display of Piepho (2004) (:mod:`evalreport.analyses.letters`):
+    two systems share a letter exactly when the ``test`` does not separate them (corrected p-value
+    >= ``alpha``, or NaN), no letter is redundant, and letters follow ``order`` (the best system has
+    'a'). It is what a reader is shown: it is true of every pair.
+
+    ``group`` and ``leader`` are contiguous tiers ("connected to the leader"), kept for the tables
+    that carry them: walk the systems from best to worst; a group starts at the first system not
+    yet in a group (its leader) and takes the following systems, in order, as long as each is not
+    separable from the leader; the first separable system starts the next group. Group 1 is the
+    best system and the systems after it up to the first one separable from it. Tiers say nothing
+    about pairs without the leader: two systems in different groups may well be inseparable (the
+    letters show that), and a system after a later tier's start may be inseparable from the first
+    leader.
+
+    ``order`` lists the systems best first; by default they are ordered by their mean ``difference``
+    against all others (for the bootstrap and randomisation tests that is the measure's value minus
+    the mean value, so the order of the scores). ``correction``: ``holm``, ``bh`` or ``none``. A
+    system with no defined p-value at all (its measure value is undefined, so no test could run)
+    is in no group and has no letter: ``group`` NaN, ``leader`` and ``letters`` empty.
     """
     if correction not in CORRECTIONS:
         raise InputError(f"unknown correction {correction!r}; choose from {', '.join(CORRECTIONS)}")
@@ -214,4 +225,7 @@ def groups(pairwise_df: pd.DataFrame, *, alpha: float = 0.05, test: str = "boots
             g += 1
             current = s
         group[s], leader[s] = g, current
-    return pd.DataFrame({"system": seq, "group": [group[s] for s in seq], "leader": [leader[s] for s in seq]})
+    at = np.array([pos[s] for s in seq], dtype=np.int64)
+    letters = compact_letters(separable[np.ix_(at, at)], tested=tested[at])
+    return pd.DataFrame({"system": seq, "group": [group[s] for s in seq], "leader": [leader[s] for s in seq],
+                         "letters": letters})

@@ -15,12 +15,16 @@ Conventions shared by every builder:
   subtitle.
 * Sizes fit an A4 portrait page (at most ~500 px wide including axis labels): cell sizes
   are derived from the number of rows and columns, long measure ids are angled or
-  truncated with the full name in the tooltip, and many measures go on the vertical axis.
+  shortened with the full name in the tooltip, and many measures go on the vertical axis.
 * Dark cells mean "good" in every heatmap (rank 1, best value of a measure, small p-value,
   large rate); the text in a cell is white on dark and black on light fills.
 * Styling comes from the one registered theme (:mod:`evalreport.charts.theme`); builders
   set only what is specific to a chart.
 * Measures are shown by their registry labels (short ones on axes), the ids in the tooltips.
+* A name too long for its room on an axis, a panel header or a text mark is shortened by
+  :func:`~evalreport.charts.names.shorten_names`: its beginning and end kept around an ellipsis,
+  no two names alike (where they would be, more of the part where they differ is kept); the full
+  name is in the tooltip.
 * Names from the data (classes, systems, baselines) longer than :data:`MAX_TEXT` characters are
   shown by :func:`display_text` (their beginning and a hash of the whole): a chart never carries
   a megabyte label, which Vega would measure for minutes; the full text stays in the tables.
@@ -37,18 +41,39 @@ estimators and simulation figures), :mod:`~evalreport.charts.benchmark` and
 tasks, and Demšar's critical-difference diagram); the helpers they
 share are in ``_common``.
 """
-from evalreport.charts._common import MAX_TEXT, display_text, measure_label, short_measure_label
-from evalreport.charts.benchmark import (cd_diagram, consensus_methods, consensus_rank_distribution, rank_frequency,
-                                         task_rank_heatmap)
-from evalreport.charts.crossval import cv_estimates, simulation_bias, simulation_sd
-from evalreport.charts.heatmaps import (confusion_grid, correlation_heatmap, identical_rankings, per_class_heatmap,
-                                        pvalue_heatmap, rank_heatmap, score_heatmap)
-from evalreport.charts.points import (calibration_dumbbell, leaderboard_intervals, prevalence_bar,
-                                      rank_distribution_chart)
-from evalreport.charts.theme import THEME_NAME, use_theme
+import importlib
+
+#: Where each public name lives. The package imports its modules (and Altair) only when one of
+#: these is first asked for, so that :mod:`evalreport.charts.names` (no Altair) is cheap to import,
+#: e.g. for the command line's terminal tables.
+_EXPORTS = {
+    **dict.fromkeys(["MAX_TEXT", "display_text", "measure_label", "short_measure_label"], "_common"),
+    **dict.fromkeys(["cd_diagram", "consensus_methods", "consensus_rank_distribution", "rank_frequency",
+                     "task_rank_heatmap"], "benchmark"),
+    **dict.fromkeys(["cv_estimates", "simulation_bias", "simulation_sd"], "crossval"),
+    **dict.fromkeys(["confusion_grid", "correlation_heatmap", "identical_rankings", "per_class_heatmap",
+                     "pvalue_heatmap", "rank_heatmap", "score_heatmap"], "heatmaps"),
+    **dict.fromkeys(["calibration_dumbbell", "leaderboard_intervals", "prevalence_bar", "rank_distribution_chart"],
+                    "points"),
+    **dict.fromkeys(["THEME_NAME", "use_theme"], "theme"),
+    **dict.fromkeys(["shorten_names", "middle_ellipsis"], "names"),
+}
 
 __all__ = ["THEME_NAME", "use_theme", "prevalence_bar", "leaderboard_intervals", "rank_heatmap", "score_heatmap",
            "correlation_heatmap", "calibration_dumbbell", "rank_distribution_chart", "pvalue_heatmap",
            "per_class_heatmap", "confusion_grid", "cv_estimates", "simulation_bias", "simulation_sd",
            "measure_label", "short_measure_label", "identical_rankings", "cd_diagram", "task_rank_heatmap",
            "rank_frequency", "consensus_rank_distribution", "consensus_methods"]
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_EXPORTS))

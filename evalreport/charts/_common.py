@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.measures.labels import SHORT_LABEL, measure_label, short_measure_label  # noqa: F401 (re-exported)
+from evalreport.charts.names import budget_for, label_expr, middle_ellipsis, shorten_names  # noqa: F401
 
 #: Usable plot width on an A4 portrait page (px), axis labels and legend excluded.
 PLOT_WIDTH = 360
@@ -18,7 +19,7 @@ PAGE_WIDTH = 500
 UNDEFINED_FILL = "#d9d9d9"
 UNDEFINED_TEXT = "—"
 DARK_INK, LIGHT_INK = "white", "#222222"
-LABEL_LIMIT = 150  # px; longer axis labels are truncated with an ellipsis
+LABEL_LIMIT = 150  # px; longer axis labels are shortened (beginning and end kept, see names.py)
 #: Longest text (characters) a chart carries for one name from the data (a class, a system, a
 #: baseline): a longer one is cut and keeps a short hash of its full text, so two names that
 #: share a beginning stay apart. The full text stays in the tables (CSV/JSON).
@@ -151,12 +152,27 @@ def _direction(measure: str, override: bool | None = None) -> bool:
         return True
 
 
-def _axis(angle: int = 0, limit: int = LABEL_LIMIT, **kw) -> alt.Axis:
+def shown_names(values, px: float, *, size: float = 11) -> dict:
+    """``{name: shown}`` for the distinct ``values`` drawn within ``px`` pixels at font ``size``:
+    :func:`~evalreport.charts.names.shorten_names` with the budget of that room (a name that fits
+    is shown whole; no two names look alike)."""
+    names = [str(v) for v in _ordered(values)]
+    return shorten_names(names, budget_for(px, names, size=size)) if names else {}
+
+
+def _axis(angle: int = 0, limit: int = LABEL_LIMIT, names=None, **kw) -> alt.Axis:
+    """An axis whose labels are cut past ``limit`` px; with ``names`` (the values on the axis), a
+    name too long for ``limit`` is drawn shortened by :func:`shown_names` (beginning and end kept,
+    distinct from every other) through a label expression, the data and tooltips keeping it whole."""
+    if names is not None:
+        expr = label_expr(shown_names(names, limit, size=kw.get("labelFontSize", 11)))
+        if expr is not None:
+            kw["labelExpr"] = expr
     return alt.Axis(labelAngle=angle, labelLimit=limit, **kw)
 
 
 #: Width (px) of a character of an 11 px axis label, generous (Liberation Sans averages ~6).
-CHAR_WIDTH = 6.5
+from evalreport.charts.names import CHAR_WIDTH  # noqa: E402 (one value for widths and name budgets)
 
 
 def _text_width(text, size: float = 11) -> float:
@@ -167,7 +183,7 @@ def _text_width(text, size: float = 11) -> float:
 def _nominal_axis_for(values, step: float | None = None, *, limit: int = 110) -> alt.Axis:
     """An x axis for nominal labels: horizontal when every label fits in its band of ``step``
     px (default: the band a full-width axis would give), else angled at -40 degrees and
-    truncated at ``limit`` px (the full text is in the tooltip)."""
+    shortened to ``limit`` px by :func:`shown_names` (the full text is in the tooltip)."""
     labels = [str(v) for v in _ordered(values)]
     if step is None:
         step = PLOT_WIDTH / max(len(labels), 1)
@@ -175,9 +191,10 @@ def _nominal_axis_for(values, step: float | None = None, *, limit: int = 110) ->
     if longest + 6 <= step:
         return _axis(0)
     if step >= 16:
-        return _axis(-40, limit=limit, labelAlign="right", labelBaseline="top")
+        return _axis(-40, limit=limit, names=labels, labelAlign="right", labelBaseline="top")
     # narrow bands: upright labels, their font no taller than the band
-    return _axis(-90, limit=limit, labelAlign="right", labelBaseline="middle", labelFontSize=_band_font(step))
+    return _axis(-90, limit=limit, names=labels, labelAlign="right", labelBaseline="middle",
+                 labelFontSize=_band_font(step))
 
 
 def _band_font(step: float) -> float:
@@ -243,7 +260,8 @@ def _heatmap(data: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str, 
         x=alt.X(f"{x}:N", title=x_title, sort=x_sort,
                 axis=x_axis if x_axis is not None else _nominal_axis_for(data[x], sx, limit=x_limit)),
         y=alt.Y(f"{y}:N", title=y_title, sort=y_sort,
-                axis=y_axis if y_axis is not None else _axis(0, limit=y_limit, labelFontSize=_band_font(sy))),
+                axis=y_axis if y_axis is not None else _axis(0, limit=y_limit, names=data[y],
+                                                             labelFontSize=_band_font(sy))),
         tooltip=tooltip,
     )
     layers = [

@@ -26,8 +26,8 @@ import pandas as pd
 
 from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, SEQUENTIAL, UNDEFINED_FILL, _axis, _band_font,
                                        _heatmap, _ink, _label_limit, _legend, _nominal_axis_for, _ordered,
-                                       _rank_values, _require, _sequential, _step, _title,
-                                       _with, display_text)
+                                       _rank_values, _require, _sequential, _step, _text_width, _title,
+                                       _with, display_text, shown_names)
 from evalreport.charts.critical_difference import cd_diagram, cd_layout
 from evalreport.charts.heatmaps import _rank_texts
 
@@ -216,7 +216,8 @@ def rank_frequency(frame: pd.DataFrame, *, method: str | None = None, order=None
     width = float(np.clip(PAGE_WIDTH - limit - 30, 200, PLOT_WIDTH))
     row = _step(len(systems), lo=12, hi=22)
     bars = alt.Chart(counts).mark_bar(stroke="white", strokeWidth=0.5).encode(
-        y=alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=limit, labelFontSize=_band_font(row))),
+        y=alt.Y("system:N", sort=systems, title=None,
+                axis=_axis(0, limit=limit, names=systems, labelFontSize=_band_font(row))),
         x=alt.X("sum(amount):Q", title=x_title, stack="zero",
                 axis=alt.Axis(format=fmt, tickMinStep=1 if fmt != ".0%" else 0.05)),
         color=alt.Color("place:N", title="Rank", sort=places, scale=alt.Scale(domain=places, range=colours),
@@ -320,12 +321,41 @@ def consensus_rank_distribution(frame: pd.DataFrame, *, observed: pd.DataFrame |
         title=_title(title or "Uncertainty of the consensus ranking", sub))
 
 
+#: A tie group is named in full (each name shortened to its share of the room) while every name
+#: keeps at least this many characters; a larger group shows its first name and how many more.
+MIN_TIED_NAME = 12
+
+
+def _end_labels(members: pd.Series, systems, limit: float, size: float) -> list[str]:
+    """The names written at the ends of the bump chart's lines: each tie group's systems joined by
+    commas, every name shortened (no two alike) so that a group of k names fits ``limit`` px; a group
+    too large for that shows its first name and "+n tied" (the tooltip names them all)."""
+    maps: dict = {}
+
+    def shown(px: float) -> dict:
+        if px not in maps:
+            maps[px] = shown_names(systems, px, size=size)
+        return maps[px]
+
+    out = []
+    for group in members:
+        k = len(group)
+        share = (limit - _text_width(", ", size) * (k - 1)) / k
+        if k == 1 or share >= MIN_TIED_NAME * _text_width("x", size):
+            out.append(", ".join(shown(share)[s] for s in group))
+        else:
+            more = f" +{k - 1} tied"
+            out.append(shown(limit - _text_width(more, size))[group[0]] + more)
+    return out
+
+
 def consensus_methods(table: pd.DataFrame, *, methods=None, title: str | None = None) -> alt.LayerChart:
     """A bump chart of the consensus methods: x = method (in the table's order), y = rank (1 at
     the top), one line per system, so two systems that swap between methods cross. Systems
     whose rank differs between methods are drawn in colour with thick lines, the others thin
     and grey; each system is named at the right end of its line (systems tied at the last
-    method share one label). Systems tied under a method are drawn slightly apart (at most
+    method share one label; names too long for the room are shortened, no two alike, full names
+    in the tooltip). Systems tied under a method are drawn slightly apart (at most
     0.25 rank, in the order of their mean rank over the methods; the tooltip has the rank), so
     that lines that only touch at a tie do not look like a swap.
 
@@ -364,9 +394,12 @@ def consensus_methods(table: pd.DataFrame, *, methods=None, title: str | None = 
     row = float(np.clip(320 / worst, 14, 24))
     height = row * worst
     last = df[df["method"] == methods[-1]].dropna(subset=["rank"])
-    ends = last.groupby("rank", sort=True).agg(system=("system", lambda s: ", ".join(s)),
+    ends = last.groupby("rank", sort=True).agg(members=("system", list),
                                                changes=("changes", "first")).reset_index()
+    ends["system"] = ends["members"].map(", ".join)
     limit = _label_limit(ends["system"], 200)
+    ends["shown"] = _end_labels(ends["members"], df["system"], limit, _band_font(row))
+    ends = ends.drop(columns="members")
     step = float(np.clip((PAGE_WIDTH - limit - 60) / max(len(methods), 1), 40, 90))
     width = step * max(len(methods) - 1, 1)
     x_axis = alt.Axis(values=list(range(len(methods))), labelExpr=f"{json.dumps(labels)}[datum.value]", grid=True,
@@ -394,7 +427,7 @@ def consensus_methods(table: pd.DataFrame, *, methods=None, title: str | None = 
                                       limit=limit).encode(
         x=alt.X("x:Q", scale=alt.Scale(domain=[0, max(len(methods) - 1, 1)], nice=False, zero=False)),
         y=alt.Y("rank:Q", scale=alt.Scale(domain=[worst + 0.5, 0.5], nice=False, zero=False)),
-        text=alt.Text("system:N"), tooltip=[alt.Tooltip("system:N", title="System")])
+        text=alt.Text("shown:N"), tooltip=[alt.Tooltip("system:N", title="System")])
     changed = int((spread > 0).sum())
     sub = f"{changed} of {n} systems change rank between methods" if changed else \
         "every method ranks the systems the same"

@@ -13,8 +13,9 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, _require, _text_width, _title, _with,
-                                       display_text)
+from evalreport.charts._common import (CHAR_WIDTH, PAGE_WIDTH, PLOT_WIDTH, _require, _text_width, _title, _with,
+                                       display_text, shown_names)
+from evalreport.charts.names import text_px
 
 __all__ = ["cd_diagram", "cd_layout"]
 
@@ -28,22 +29,39 @@ CD_FONT, CD_LINE, CD_GAP = 11, 13, 5
 CD_SPACE = 5
 #: The rank axis is never narrower than this (px); the names share what is left of the page.
 CD_MIN_AXIS = 170
-_BREAK = re.compile(r"[\s_\-./:+]")
+_BREAK = re.compile(r"[\s_\-./:+…]")
+
+
+def _one_line(name: str) -> str:
+    """A line break in a name is not ours to draw."""
+    return re.sub(r"\s*[\r\n]+\s*", " ", name)
 
 
 def _wrap(name: str, room: float, size: float = CD_FONT) -> list[str]:
-    """``name`` on one line when it fits ``room`` px, else on two lines broken after the
-    separator (space, ``_ - . / : +``) nearest its middle, or in the middle when it has none.
-    A line that still does not fit is cut with an ellipsis by the text mark's limit."""
-    name = re.sub(r"\s*[\r\n]+\s*", " ", name)     # a line break in a name is not ours to draw
-    if _text_width(name, size) <= room or len(name) < 4:
+    """``name`` on one line when it fits ``room`` px, else on two lines: broken after the
+    separator (space, ``_ - . / : + …``) nearest its middle among the breaks that leave both lines
+    within ``room``, else after as many characters as fit the first line. A name no longer than
+    two lines (:func:`_names` shortens longer ones) therefore never overflows; a line that still
+    does not fit is cut by the text mark's limit."""
+    name = _one_line(name)
+    if text_px(name, size) <= room or len(name) < 4:
         return [name]
-    cuts = [m.end() for m in _BREAK.finditer(name) if 0 < m.end() < len(name)]
+    fits = [c for c in range(1, len(name)) if text_px(name[:c], size) <= room and text_px(name[c:], size) <= room]
+    cuts = [m.end() for m in _BREAK.finditer(name) if m.end() in fits]
     mid = len(name) / 2
-    cut = min(cuts, key=lambda c: abs(c - mid)) if cuts else int(mid)
-    if not 0.25 * len(name) <= cut <= 0.75 * len(name):
-        cut = int(mid)
+    if cuts:
+        cut = min(cuts, key=lambda c: abs(c - mid))
+    elif fits:
+        cut = min(fits, key=lambda c: abs(c - mid))
+    else:
+        cut = max(1, int(room // text_px("x", size)))
     return [name[:cut], name[cut:]]
+
+
+def _names(systems, room: float) -> dict:
+    """``{system: shown}``: every name shortened to what two lines of ``room`` px hold (beginning
+    and end kept, no two alike: :func:`~evalreport.charts._common.shown_names`)."""
+    return shown_names([_one_line(s) for s in systems], 2 * room - 2 * CHAR_WIDTH, size=CD_FONT)
 
 
 def _average_ranks(average_ranks) -> pd.DataFrame:
@@ -76,7 +94,8 @@ def cd_layout(average_ranks, cd: float | None, cliques=(), *, width: float | Non
     n_left = (k + 1) // 2                    # Demšar: the better half on the left
     df["side"] = ["left"] * n_left + ["right"] * (k - n_left)
     room = (PAGE_WIDTH - 16 - CD_MIN_AXIS) / 2 - CD_GAP - 6
-    df["lines"] = [_wrap(s, room) for s in df["system"]]
+    shown = _names(df["system"], room)
+    df["lines"] = [_wrap(shown[_one_line(s)], room) for s in df["system"]]
     text_w = df["lines"].map(lambda ls: min(room, max(_text_width(x) for x in ls)))
     margin = {side: float(text_w[df["side"] == side].max()) + CD_GAP + 10 if (df["side"] == side).any() else 10.0
               for side in ("left", "right")}
@@ -165,9 +184,9 @@ def cd_diagram(average_ranks, cd: float | None, cliques=(), *, title: str | None
     Conventions: rank 1 (best) is at the LEFT end of the axis, as Demšar draws it; the better
     half of the systems is labelled on the left, the worse half on the right, each name on
     its own row, joined to its rank by a leader line (rows ordered so that no two leader lines
-    cross). A name too long for its side is broken onto two lines at a separator, and cut with
-    an ellipsis only if a line still does not fit (the full name and the average rank are in
-    the tooltip). Everything is placed in pixels by :func:`cd_layout`.
+    cross). A name too long for its side is broken onto two lines at a separator; one too long
+    for two lines is shortened first, its beginning and end kept and no two names alike (the
+    full name and the average rank are in the tooltip). Everything is placed in pixels by :func:`cd_layout`.
     """
     lay = cd_layout(average_ranks, cd, cliques, width=width)
     labels, ax = lay["labels"], lay["axis"]

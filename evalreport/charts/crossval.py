@@ -53,7 +53,7 @@ def cv_estimates(cv: pd.DataFrame, *, measure: str | None = None, by: str = "aut
     systems = means.sort_values(ascending=False, kind="stable").index.tolist()
     span = df.groupby("system", as_index=False)["value"].agg(lo="min", hi="max")
     span["spread"] = span["hi"] - span["lo"]
-    y = alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=_label_limit(systems)))
+    y = alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=_label_limit(systems), names=systems))
     x_scale = alt.Scale(zero=False, nice=False, padding=10)
     rule = alt.Chart(span).mark_rule(color="#bbbbbb", strokeWidth=6, strokeCap="round").encode(
         y=y, x=alt.X("lo:Q", scale=x_scale, title=name), x2=alt.X2("hi:Q"),

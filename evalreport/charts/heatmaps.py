@@ -9,8 +9,8 @@ import pandas as pd
 from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, UNDEFINED_TEXT, _axis, _direction, _font, _heatmap,
                                        _ink, _label_limit, _legend, _name_measures, _nominal_axis_for, _ordered,
                                        _rank_values, _require, _restrict, _select, _sequential, _step, _text_width,
-                                       _texts, _title, _with, display_text, measure_names,
-                                       short_measure_label)
+                                       _texts, _title, _with, display_text, label_expr, measure_names,
+                                       short_measure_label, shown_names)
 
 
 # --------------------------------------------------------------------------------------------
@@ -148,7 +148,10 @@ def score_heatmap(scores: pd.DataFrame, *, calibrated: bool = False, orient: str
 def _correlation_frame(rank_correlation: pd.DataFrame, method: str, order, what: str):
     """The (measure_a, measure_b, value) rows of ``method``, mirrored, and the measure order."""
     df = _require(rank_correlation, ["measure_a", "measure_b", "method", "value"], what)
-    df = _select(df, "method", method, what)[["measure_a", "measure_b", "value"]]
+    # n_systems (systems with a value under both measures) tells identical rankings from rankings
+    # that agree only where both measures are defined
+    df = _select(df, "method", method, what)[["measure_a", "measure_b", "value"]
+                                             + (["n_systems"] if "n_systems" in df else [])]
     df["value"] = pd.to_numeric(df["value"], errors="coerce").astype(float)
     mirror = df.rename(columns={"measure_a": "measure_b", "measure_b": "measure_a"})
     df = pd.concat([df, mirror], ignore_index=True).drop_duplicates(["measure_a", "measure_b"], keep="first")
@@ -168,8 +171,14 @@ def identical_rankings(rank_correlation: pd.DataFrame, *, method: str = "spearma
 
 def _identical_groups(df: pd.DataFrame, measures: list) -> list[list]:
     """The groups of :func:`identical_rankings` from a :func:`_correlation_frame` result: the
-    connected components of the pairs with correlation 1 (union-find; a few dozen measures)."""
+    connected components of the pairs with correlation 1 (union-find; a few dozen measures).
+    With ``n_systems``, a pair also needs both measures defined on the same systems: a correlation
+    over fewer systems (one measure undefined for some) is no identity of the whole rankings."""
     same = df["value"].to_numpy(float) >= 1 - 1e-9
+    if "n_systems" in df:
+        own = df.loc[df["measure_a"] == df["measure_b"]].set_index("measure_a")["n_systems"]
+        n = df["n_systems"].to_numpy()
+        same &= (n == df["measure_a"].map(own).to_numpy()) & (n == df["measure_b"].map(own).to_numpy())
     where = {m: i for i, m in enumerate(measures)}
     parent = list(range(len(measures)))
 
@@ -209,6 +218,7 @@ def correlation_heatmap(rank_correlation: pd.DataFrame, *, method: str = "spearm
     df, measures = _correlation_frame(rank_correlation, method, order, "correlation_heatmap")
     # the same groups as identical_rankings(rank_correlation, method=method, order=measures)
     groups = _identical_groups(df, measures) if merge_identical else [[m] for m in measures]
+    df = df.drop(columns="n_systems", errors="ignore")
     heads = [g[0] for g in groups]
     names = measure_names(heads)
     shown = {g[0]: names[g[0]] + (f" +{len(g) - 1}" if len(g) > 1 else "") for g in groups}
@@ -255,8 +265,8 @@ def pvalue_heatmap(pairwise: pd.DataFrame, *, measure: str, test: str, column: s
     give (e.g. pairs / (resamples + 1) for a Holm-corrected resampling test): the colour
     scale starts there (darkest = as small as it gets) and ``floor_note`` (or "smallest
     attainable p = ...") is added to the subtitle; default 0.0001. System names on the
-    axes are angled when they do not fit their column and truncated past 130 px (full name
-    in the tooltip); the measure is shown by its registry label.
+    axes are angled when they do not fit their column and shortened to 130 px, beginning and
+    end kept and no two alike (full name in the tooltip); the measure is shown by its registry label.
     """
     if column not in ("p_value", "p_holm", "p_bh"):
         raise ValueError(f"pvalue_heatmap: column must be p_value, p_holm or p_bh; got {column!r}")
@@ -376,7 +386,7 @@ def confusion_grid(confusion: pd.DataFrame, *, columns: int | None = None, syste
     base = alt.Chart().encode(
         x=alt.X("predicted:N", sort=classes, title=None if own_axes else "Predicted",
                 axis=_nominal_axis_for(classes, step, limit=70)),
-        y=alt.Y("gold:N", sort=classes, title=None if own_axes else "Gold", axis=_axis(0, limit=70)),
+        y=alt.Y("gold:N", sort=classes, title=None if own_axes else "Gold", axis=_axis(0, limit=70, names=classes)),
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("gold:N", title="Gold"),
                  alt.Tooltip("predicted:N", title="Predicted"), alt.Tooltip("count:Q", title="Items"),
                  alt.Tooltip("rate:Q", title="Share of the gold class", format=".1%")],
@@ -388,9 +398,12 @@ def confusion_grid(confusion: pd.DataFrame, *, columns: int | None = None, syste
     if step >= 14:
         layers.append(base.mark_text(baseline="middle", fontSize=_font(step * 1.1)).encode(
             text=alt.Text("label:N"), color=alt.Color("ink:N", scale=None)))
+    header = int(step * k + 20)
+    # panel titles: system names shortened to the panel (bold text is ~10% wider), no two alike
+    names = label_expr(shown_names(order, header / 1.1))
     chart = _with(alt.layer(*layers, data=df), width=alt.Step(step), height=alt.Step(step)).facet(
-        facet=alt.Facet("system:N", sort=order, title=None, header=alt.Header(labelFontWeight="bold",
-                                                                              labelLimit=int(step * k + 20))),
+        facet=alt.Facet("system:N", sort=order, title=None, header=alt.Header(
+            labelFontWeight="bold", labelLimit=header, **({"labelExpr": names} if names else {}))),
         columns=columns,
     )
     if own_axes:

@@ -3,8 +3,9 @@ labels x systems heatmaps (F1, calibrated F1, errors) - each ``tidy frame -> alt
 
 Conventions of :mod:`evalreport.charts` hold: inputs are validated (a missing column or an
 empty frame is a ValueError), names from the data longer than ``MAX_TEXT`` characters are
-shortened by :func:`~evalreport.charts._common.display_text` (full text in the tables), labels on
-an axis are truncated past a pixel limit with the full name in the tooltip, and the one theme
+shortened by :func:`~evalreport.charts._common.display_text` (full text in the tables), names too
+long for their axis are shortened with their beginning and end kept and no two alike
+(:func:`~evalreport.charts.names.shorten_names`; full name in the tooltip), and the one theme
 styles everything. Labels are shown in the order given (the report passes them most frequent
 first), systems in the order given (the leaderboard's).
 """
@@ -16,10 +17,10 @@ import pandas as pd
 
 from evalreport.charts._common import (LABEL_LIMIT, PAGE_WIDTH, PLOT_WIDTH, UNDEFINED_TEXT, _heatmap, _ink,
                                        _label_limit, _legend, _ordered, _require, _sequential, _step, _texts,
-                                       _title, _with, display_text)
+                                       _title, _with, display_text, middle_ellipsis, shown_names)
 from evalreport.charts.theme import CATEGORY_COLOURS
 
-__all__ = ["label_frequency", "set_size_heatmap", "label_heatmap", "label_error_heatmap"]
+__all__ = ["label_frequency", "set_size_heatmap", "label_heatmap", "label_error_heatmap", "middle_ellipsis"]
 
 #: Longest label name (px) on the label axis before it is truncated (full name in the tooltip).
 LABEL_AXIS_LIMIT = LABEL_LIMIT
@@ -28,27 +29,17 @@ LABEL_AXIS_LIMIT = LABEL_LIMIT
 MAX_COLOURED_SYSTEMS = len(CATEGORY_COLOURS)
 
 
-#: Names longer than this (characters) are shown on a heatmap axis with an ellipsis in the middle,
-#: their beginning and end kept ("team-02-a-r…words-sys2"): participants' names often share a long
-#: beginning, so cutting the end would make them all look alike. The tooltip has the full name.
-AXIS_CHARS = {"system": 22, "label": 30}
-
-
-def middle_ellipsis(names, limit: int) -> dict:
-    """``{name: shown}``: a name longer than ``limit`` characters keeps its first and last characters
-    around an ellipsis; where two shortened names would look alike, both stay whole."""
-    head = (limit - 1) // 2
-    short = {n: (n if len(n) <= limit else n[:head].rstrip() + "…" + n[-(limit - 1 - head):].lstrip())
-             for n in map(str, names)}
-    seen: dict = {}
-    for n, v in short.items():
-        seen.setdefault(v, []).append(n)
-    return {n: (v if len(seen[v]) == 1 else n) for n, v in short.items()}
+#: Room (px) of a name on a heatmap axis: a longer one is shown with an ellipsis in the middle, its
+#: beginning and end kept and no two names alike ("team-02-a-…-words-sys2": participants' names
+#: often share a long beginning, so cutting the end would make them all look alike); the tooltip has
+#: the full name. :func:`middle_ellipsis` (now in :mod:`evalreport.charts.names`) is importable here.
+AXIS_PX = {"system": 140, "label": LABEL_AXIS_LIMIT}
 
 
 def _axis_names(df: pd.DataFrame, column: str, order: list, kind: str) -> tuple[pd.DataFrame, list]:
-    """``df`` with ``<column>_shown`` (:func:`middle_ellipsis`) and the order in shown names."""
-    shown = middle_ellipsis(order, AXIS_CHARS[kind])
+    """``df`` with ``<column>_shown`` (:func:`~evalreport.charts._common.shown_names`) and the order
+    in shown names."""
+    shown = shown_names(order, AXIS_PX[kind])
     df = df.assign(**{f"{column}_shown": df[column].map(shown).fillna(df[column])})
     return df, [shown[str(v)] for v in order]
 
@@ -168,7 +159,7 @@ def label_heatmap(frame: pd.DataFrame, *, value: str = "f1", order=None, systems
     df = df.rename(columns={"label": "name"})
     df["label"] = [t.replace("0.", ".", 1) if t.startswith("0.") else t for t in _texts(df["value"], "{:.2f}")]
     df["ink"] = _ink(df["value"])
-    limit = _label_limit(middle_ellipsis(labels, AXIS_CHARS["label"]).values(), LABEL_AXIS_LIMIT)
+    limit = _label_limit(shown_names(labels, AXIS_PX["label"]).values(), LABEL_AXIS_LIMIT)
     sx = _step(len(cols), room=min(PLOT_WIDTH, PAGE_WIDTH - limit - 40), lo=12, hi=44)
     sy = _step(len(labels), lo=12, hi=20)
     name = value_title or value
@@ -215,7 +206,7 @@ def label_error_heatmap(label_errors: pd.DataFrame, *, order=None, systems=None,
     df["label"] = [(f"+{int(a)}" if s <= 0 else f"{100 * r:+.0f}".replace("+0", "0").replace("-0", "0"))
                    for a, s, r in zip(df["added"], df["support"], np.nan_to_num(ratio))]
     df["ink"] = _ink(np.abs(df["fill"]) / top)
-    limit = _label_limit(middle_ellipsis(labels, AXIS_CHARS["label"]).values(), LABEL_AXIS_LIMIT)
+    limit = _label_limit(shown_names(labels, AXIS_PX["label"]).values(), LABEL_AXIS_LIMIT)
     sx = _step(len(cols), room=min(PLOT_WIDTH, PAGE_WIDTH - limit - 40), lo=12, hi=44)
     sy = _step(len(labels), lo=12, hi=20)
     colour = alt.Fill("fill:Q", title="(added − dropped) / gold items",

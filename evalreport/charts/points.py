@@ -28,7 +28,7 @@ def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence")
     n = len(df)
     ratio = df["count"].max() / max(df["count"].min(), 1)
     base = alt.Chart(df).encode(
-        y=alt.Y("class:N", sort=df["class"].tolist(), title="Class", axis=_axis(0)),
+        y=alt.Y("class:N", sort=df["class"].tolist(), title="Class", axis=_axis(0, names=df["class"])),
         x=alt.X("share:Q", title="Share of items", axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, float(df["share"].max()) * 1.25])),
         tooltip=[alt.Tooltip("class:N", title="Class"), alt.Tooltip("count:Q", title="Items"),
@@ -98,7 +98,7 @@ def _fmt_baselines(b: pd.DataFrame) -> str:
 def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: pd.DataFrame | None = None,
                           groups: pd.DataFrame | None = None, show_baselines=DEFAULT_BASELINES,
                           higher_is_better: bool | None = None, title: str | None = None,
-                          zoom: float = ZOOM) -> alt.LayerChart:
+                          zoom: float = ZOOM, strongest: str | None = None) -> alt.LayerChart:
     """Each system's value under ``measure`` with its interval, best system on top.
 
     ``intervals``: (system, measure, value, lo, hi); ``lo``/``hi`` may be NaN (no interval,
@@ -108,11 +108,17 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     (default: the majority-class, uniform-random and prevalence-random systems; all of them
     when none of the names is present, or with ``None``). The value axis is zoomed to the
     systems: a baseline widens it only while the systems still fill at least 1/``zoom`` of
-    it; the others are named in the subtitle as off the axis. ``groups``: (system, group) -
-    the significance groups; points are coloured by group (a system in several groups gets
-    the joined label, e.g. ``"a,b"``). Systems whose value is undefined are named in the
-    subtitle. System names are truncated past 250 px (full name in the tooltip); the measure
-    is shown by its registry label.
+    it; the others are named in the subtitle as off the axis. ``groups``: (system, letters) - the
+    compact letter display of the significance tests (:mod:`evalreport.analyses.letters`), points
+    coloured by their letters; or (system, group), one row per group a system is in (a system in
+    several gets the joined label, e.g. ``"a,b"``). Systems whose value is undefined are named in the
+    subtitle. System names longer than 250 px are shortened, beginning and end kept and no two
+    alike (:func:`~evalreport.charts._common.shown_names`; full name in the tooltip); the measure
+    is shown by its registry label. ``strongest``: the name of the baseline the findings call the
+    strongest (:func:`evalreport.analyses.findings.strongest_baseline`): drawn whatever
+    ``show_baselines`` says, first in the zoom (so it widens the axis before any other baseline)
+    and labelled "(strongest)"; when even it lies too far from the systems it is named in the
+    subtitle.
     """
     df = _select(_require(intervals, ["system", "measure", "value", "lo", "hi"], "leaderboard_intervals"),
                  "measure", measure, "leaderboard_intervals")[["system", "value", "lo", "hi"]]
@@ -131,13 +137,16 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
 
     colour = None
     if groups is not None:
-        g = _require(groups, ["system", "group"], "leaderboard_intervals(groups)")
+        field, legend_title = (("letters", "Significance letters") if "letters" in groups
+                               else ("group", "Significance group"))
+        g = _require(groups, ["system", field], "leaderboard_intervals(groups)")
         g["system"] = g["system"].astype(str)
-        joined = g.groupby("system", sort=False)["group"].agg(lambda s: ",".join(sorted(map(str, s.unique()))))
-        df["group"] = df["system"].map(joined).fillna("none")
-        one_group = df["group"].nunique() == 1
+        g = g[g[field].notna() & (g[field].astype(str) != "")]
+        joined = g.groupby("system", sort=False)[field].agg(lambda s: ",".join(sorted(map(str, s.unique()))))
+        df[field] = df["system"].map(joined).fillna("none")
+        one_group = df[field].nunique() == 1
         # one group for all: a legend with a single entry says less than the subtitle
-        colour = None if one_group else alt.Color("group:N", title="Significance group", legend=_legend())
+        colour = None if one_group else alt.Color(f"{field}:N", title=legend_title, legend=_legend())
     direction = "higher is better" if hib else "lower is better"
     tooltip = [alt.Tooltip("system:N", title="System"),
                alt.Tooltip("value:Q", title=f"{measure_label(measure)} ({measure})", format=".4f")]
@@ -145,7 +154,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
         tooltip += [alt.Tooltip("lo:Q", title="interval low", format=".4f"),
                     alt.Tooltip("hi:Q", title="interval high", format=".4f")]
     if groups is not None:
-        tooltip.append(alt.Tooltip("group:N", title="Significance group"))
+        tooltip.append(alt.Tooltip(f"{field}:N", title=legend_title))
 
     lo = float(np.nanmin(df[["value", "lo", "hi"]].to_numpy(float)))
     hi = float(np.nanmax(df[["value", "lo", "hi"]].to_numpy(float)))
@@ -157,11 +166,15 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
         b["value"] = pd.to_numeric(b["value"], errors="coerce").astype(float)
         b = b[np.isfinite(b["value"])]
         if show_baselines is not None and b["baseline"].isin(list(show_baselines)).any():
-            b = b[b["baseline"].isin(list(show_baselines))]
+            b = b[b["baseline"].isin([*show_baselines, *([strongest] if strongest is not None else [])])]
         if not b.empty:
-            # nearest first: each baseline widens the axis while the systems still fill 1/zoom of it
-            b = b.assign(distance=np.maximum(lo - b["value"], b["value"] - hi).clip(lower=0))
-            b = b.sort_values(["distance", "value"], kind="stable")
+            # the strongest, then nearest first: each baseline widens the axis while the systems still
+            # fill 1/zoom of it
+            b = b.assign(distance=np.maximum(lo - b["value"], b["value"] - hi).clip(lower=0),
+                         _first=(b["baseline"] != strongest) if strongest is not None else True)
+            b = b.sort_values(["_first", "distance", "value"], kind="stable").drop(columns="_first")
+            if strongest is not None:
+                b["baseline"] = b["baseline"].where(b["baseline"] != strongest, f"{strongest} (strongest)")
             keep = []
             for v in b["value"]:
                 if max(hi, v) - min(lo, v) <= zoom * span:
@@ -180,7 +193,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     x_scale = alt.Scale(domain=domain, zero=False, nice=False)
     x_title = f"{name} ({direction})"
     x = alt.X("value:Q", title=x_title, scale=x_scale)
-    y = alt.Y("system:N", sort=order, title=None, axis=_axis(0, limit=limit))
+    y = alt.Y("system:N", sort=order, title=None, axis=_axis(0, limit=limit, names=order))
     base = alt.Chart(df).encode(y=y, tooltip=tooltip)
     layers = []
     if has_intervals:
@@ -206,7 +219,8 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
         side = "below" if (off["value"] < lo).all() else "above" if (off["value"] > hi).all() else "away from"
         subtitle.append(f"off the axis, far {side} every system: {_fmt_baselines(off)}")
     if groups is not None and colour is None:
-        subtitle.append("every system in one significance group (none separable)")
+        subtitle.append("every system shares one letter (no pair separated)" if field == "letters"
+                        else "every system in one significance group (none separable)")
     if undefined:
         subtitle.append(f"undefined (not drawn): {', '.join(undefined)}")
     return _with(alt.layer(*layers),
@@ -226,8 +240,8 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
 
     ``scores``: (system, measure, value, calibrated[bool], ...). ``measures`` restricts and
     orders the panels, headed by the measures' short registry labels. Each panel has its own
-    value axis (measures differ in range). System names are truncated past 240 px (full name in
-    the tooltip); with long names the grid has fewer columns than ``columns``.
+    value axis (measures differ in range). System names longer than 240 px are shortened, no two
+    alike (full name in the tooltip); with long names the grid has fewer columns than ``columns``.
     """
     df = _require(scores, ["system", "measure", "value", "calibrated"], "calibration_dumbbell")
     df = df[["system", "measure", "value", "calibrated"]]
@@ -253,7 +267,7 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
     while columns > 1 and (PAGE_WIDTH - limit - 20) / columns - 18 < 90:
         columns -= 1   # long system names: fewer, wider panels (a panel needs ~90 px for its axis)
     width = (PAGE_WIDTH - limit - 20) / columns - 18
-    y = alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=limit))
+    y = alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=limit, names=systems))
     x_axis = alt.Axis(tickCount=3, labelOverlap="greedy", labelSeparation=8, labelFlush=True)
     rule = alt.Chart().mark_rule(color="#aaaaaa", strokeWidth=2).encode(
         y=y, x=alt.X("raw:Q", title=None, scale=alt.Scale(zero=False, padding=7), axis=x_axis),
@@ -290,7 +304,7 @@ def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, mi
     (ordered by expected rank), bubble area and shade proportional to the probability, the
     probability printed in the bubbles big enough to hold it (at least 30%). The chart stays
     within the page width: rank columns narrow down to 14 px and long system names are
-    truncated (full name in the tooltip).
+    shortened, beginning and end kept and no two alike (full name in the tooltip).
 
     ``rank_distribution``: (system, measure, rank, probability).
     """
@@ -314,7 +328,7 @@ def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, mi
                           (df["probability"] * 100).round().astype(int).astype(str) + "%", "")
     base = alt.Chart(df).encode(
         x=alt.X("rank:O", title="Rank (1 = best)", axis=_axis(0), scale=alt.Scale(domain=ranks)),
-        y=alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=limit)),
+        y=alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=limit, names=systems)),
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("rank:O", title="Rank"),
                  alt.Tooltip("probability:Q", title="P(rank)", format=".1%")],
     )

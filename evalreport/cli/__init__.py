@@ -103,7 +103,7 @@ def main(argv=None) -> int:
         if stopped:
             return _interrupted(stopped)
         print(f"evalreport: error: {exc}", file=sys.stderr)
-        return 2
+        return getattr(exc, "exit_status", 2)        # 3: an organiser's configuration (errors.ConfigError)
     except BrokenPipeError:  # e.g. `evalreport measures | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0

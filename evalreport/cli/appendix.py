@@ -45,6 +45,13 @@ def run_appendix(args) -> int:
     rep._check_formats(rep._formats(args))
     rep._check_numbers(args)
     check_outside(args.out, input_paths(args))
+    from evalreport.cli import multilabel
+    from evalreport.errors import InputError
+
+    if multilabel.wanted(args):     # said plainly, not as the single-label reader's complaint about lists
+        raise InputError("a multi-label gold file (items with a set of labels): the paper appendix is written for "
+                         "single-label reports only (there is no multi-label appendix yet); `evalreport report` "
+                         "makes the multi-label report", path=args.gold)
     loaded = common.load(args)
     data, sources = loaded.runs, None
     if data is None or args.backend != "memory":
@@ -62,6 +69,8 @@ def run_appendix(args) -> int:
     if extra:
         sources = [*(sources if sources is not None else getattr(data, "sources", ())), *extra]
     options = {}
+    if getattr(args, "bootstrap_strata", "none") != "none" and hasattr(rep, "_strata"):   # report's option, honoured
+        options["bootstrap_strata"] = rep._strata(args)
     if getattr(args, "gains", None) and hasattr(common, "gain_matrix"):
         options["gains"] = common.gain_matrix(args, loaded.counts.labels)
     paths = build_appendix(data, Path(args.out), inputs=input_paths(args), sources=sources,

@@ -5,7 +5,6 @@ from evalreport.cli.common import add_format_option, add_task_options, csv_list,
 
 MARK = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
 
-
 def register(sub) -> None:
     p = sub.add_parser(
         "audit", help="check measures against the properties of papers 000, 002 and 004 (with counterexamples)",
@@ -80,6 +79,13 @@ def run(args) -> int:
         frame = consistency(measures, range(2, max_n + 1), policy=args.policy or "nan")
         groups = indistinguishable_groups(measures, frame=frame)
         wide = groups.assign(measures=groups["measures"].map(", ".join)).set_index("n")[["measures", "clique"]]
+        # an n without any indistinguishable pair is a row too ("9-10: —" in paper 004's Table 3)
+        empty = [n for n in range(2, max_n + 1) if n not in set(wide.index)]
+        if empty:
+            import pandas as pd
+
+            none = pd.DataFrame({"measures": "—", "clique": ""}, index=pd.Index(empty, name="n"))
+            wide = pd.concat([wide, none]).sort_index(kind="stable")
         if args.format == "csv":
             frame = frame.assign(consistent=frame["consistent"].map({True: "true", False: "false"}))
         emit(frame, args.format, wide=wide, title="indistinguishable measures (paper 004, Table 3)")
@@ -90,13 +96,18 @@ def run(args) -> int:
         raise InputError("--max-n must be at least 3")
     frame = audit(args.measures, args.properties, max_n=max_n, seed=args.seed, classes=classes,
                   policy=args.policy)
+    from evalreport.analyses.audit.conditions import COLUMNS as CONDITION, footnotes, mark
+
     column = frame["setting"].map(lambda s: "bin" if s == "binary" else "mc" + s[len("multiclass"):]) + ":" \
         + frame["property"]
-    wide = frame.assign(mark=frame["verdict"].map(MARK), column=column).pivot(index="measure", columns="column",
-                                                                              values="mark")
+    marks = [mark(v, g, e) for v, g, e in zip(frame["verdict"], frame[CONDITION["gold"]], frame[CONDITION["every"]])]
+    wide = frame.assign(mark=marks, column=column).pivot(index="measure", columns="column", values="mark")
     wide = wide[list(dict.fromkeys(column))]
     wide = wide.loc[list(dict.fromkeys(frame["measure"]))]
-    emit(frame, args.format, wide=wide, title="evalreport audit")
+    notes = footnotes(marks)
+    emit(frame, args.format, wide=wide, title="evalreport audit" + "".join(f"; {n}" for n in notes))
+    if notes and args.format == "markdown":      # (the table format has them in its title)
+        print("\n" + "\n".join(f"{n}  " for n in notes))
     return 0
 
 

@@ -7,12 +7,18 @@
 
 The report options are those of ``evalreport report`` (:func:`evalreport.cli.report._add_report_options`);
 ``--primary``, ``--positive`` and ``--measures`` are the defaults of every task (a benchmark file
-may set them per task).
+may set them per task). A benchmark file's top-level ``title``, ``seed``, ``bootstrap``, ``alpha``
+and ``policy`` are the defaults of those options (the command line wins) and its ``plugins`` are
+loaded; every task's measures are checked on its class set before any work, and an error names
+the task. Tasks with different primary measures get a warning: the mean score then averages
+different measures.
 """
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+
+import numpy as np
 
 from evalreport.errors import InputError
 
@@ -53,7 +59,23 @@ def register(sub) -> None:
     from evalreport.cli.common import add_task_options
 
     add_task_options(p)
-    p.set_defaults(func=run_benchmark)
+    p.set_defaults(func=run_benchmark, _file_defaults=_file_defaults)
+
+
+def _file_defaults(args) -> dict:
+    """The benchmark-wide keys at the top level of ``--benchmark-file`` (title, seed, bootstrap,
+    alpha, policy; plugins of the file's top level and tasks) as the defaults of this command's
+    options: the file's values hold unless the command line gives the option (docs/plugins.md)."""
+    if not getattr(args, "benchmark_file", None):
+        return {}
+    from evalreport.inputs.benchmark import benchmark_wide
+    from evalreport.inputs.taskfile import load_benchmark_file
+
+    wide = benchmark_wide(load_benchmark_file(args.benchmark_file))
+    if "plugins" in wide:   # after the task file's and the command line's plugins (loading twice does nothing)
+        earlier = args._command_parser.get_default("plugin") or []          # the task file's
+        wide["plugin"] = list(dict.fromkeys([*map(str, earlier), *wide.pop("plugins")]))
+    return wide
 
 
 def _inputs(args) -> list[str]:
@@ -94,6 +116,42 @@ def _read(args):
                           defaults=defaults, missing=args.missing)
 
 
+def check_tasks(benchmark, *, policy: str = "nan") -> None:
+    """Before any work: every task's primary measure and measures must apply to its own class set
+    (a class subset names its classes, a binary measure has its positive class, a cost measure its
+    costs). An error names the task: ``task 'track-C-fr': measure ...: unknown class ...``."""
+    from evalreport.counts import Counts
+    from evalreport.errors import MeasureError
+    from evalreport.measures import evaluate, get
+    from evalreport.measures.subsets import bind
+
+    for t in benchmark.tasks:
+        labels = list(t.labels)
+        try:
+            records = [bind(get(m), labels) for m in dict.fromkeys([t.primary, *(t.measures or ())])]
+            if not labels:
+                continue
+            perfect = np.diag(np.ones(len(labels)))[None]           # a dry run on one perfect system
+            evaluate(Counts(perfect, tuple(labels), ("check",), n_task=getattr(t.runs, "n_task", None)), records, positive=t.positive, policy=policy,
+                     costs=t.costs)
+        except (InputError, MeasureError) as exc:
+            prefix = f"task {t.name!r}: "
+            text = str(exc)
+            raise InputError(text if text.startswith(prefix) else prefix + text) from None
+
+
+def warn_mixed_primaries(benchmark) -> None:
+    """A warning (a note on stderr) when the tasks' primary measures differ: the mean score then
+    averages numbers of different measures."""
+    import warnings
+
+    primaries = list(dict.fromkeys(t.primary for t in benchmark.tasks))
+    if len(primaries) > 1:
+        warnings.warn(f"the tasks have different primary measures ({', '.join(primaries)}): the (weighted) mean "
+                      "score averages numbers of different measures and scales; prefer a rank-based consensus "
+                      "(mean rank, Borda, Copeland, Kemeny)", stacklevel=2)
+
+
 def _recorded(args) -> list:
     """The benchmark file, the task file and the entry points that registered measures, as sources
     recorded in the report's provenance (plugins: :func:`build_benchmark_report` records them)."""
@@ -118,6 +176,8 @@ def run_benchmark(args) -> int:
     if not args.quiet:
         print("evalreport: reading the benchmark ...", file=sys.stderr, flush=True)
     benchmark = _read(args)
+    check_tasks(benchmark, policy=args.policy)
+    warn_mixed_primaries(benchmark)
     title = args.title or f"Benchmark of {len(benchmark.systems)} systems on {len(benchmark.tasks)} tasks"
     paths = build_benchmark_report(benchmark, Path(args.out), title=title, bootstrap=args.bootstrap, seed=args.seed,
                                    alpha=args.alpha, missing=args.missing, policy=args.policy, formats=formats,

@@ -16,7 +16,8 @@ def register(sub) -> None:
                     "numbers: the official measure, the chosen measures and their bootstrap interval bounds "
                     "KEY_lo, KEY_hi), OUTPUT/scores.txt and OUTPUT/detailed_results.html. The settings come "
                     "from --task-file (primary = the official measure); options given here override it. A "
-                    "malformed submission is one error line on stderr, exit status 2, and no scores.")
+                    "malformed submission is one error line on stderr, exit status 2, and no scores; an error "
+                    "of the organiser's setup (task file, reference data, plugins, measures) exits with 3.")
     p.add_argument("input", metavar="INPUT", help="the input folder (holds ref/ and res/)")
     p.add_argument("output", metavar="OUTPUT", help="the output folder (scores.json is written there)")
     add_measure_options(p)
@@ -34,18 +35,24 @@ def register(sub) -> None:
     p.add_argument("--title", default=None, help="heading of the detail page")
     p.add_argument("--no-html", action="store_true", help="do not write detailed_results.html")
     add_task_options(p)
-    p.set_defaults(func=run)
+    p.set_defaults(func=run, _setup_error=_organiser_error)
+
+
+def _organiser_error(exc):
+    """An error of the task file or a plugin (read before the command runs): the organiser's, exit 3."""
+    from evalreport.report.codabench import organiser_error
+
+    return organiser_error(exc)
 
 
 def run(args) -> int:
-    from evalreport.report.codabench import score_submission, write_outputs
+    from evalreport.report.codabench import organiser_error, score_submission, write_outputs
 
-    if args.bootstrap < 0:
-        raise InputError(f"--bootstrap must be >= 0; got {args.bootstrap}")
-    if not 0 < args.alpha < 1:
-        raise InputError(f"--alpha must lie strictly between 0 and 1; got {args.alpha}")
-    if args.seed < 0:
-        raise InputError(f"--seed must be 0 or more; got {args.seed}")
+    for bad, text in ((args.bootstrap < 0, f"--bootstrap must be >= 0; got {args.bootstrap}"),
+                      (not 0 < args.alpha < 1, f"--alpha must lie strictly between 0 and 1; got {args.alpha}"),
+                      (args.seed < 0, f"--seed must be 0 or more; got {args.seed}")):
+        if bad:
+            raise organiser_error(InputError(text))
     scored = score_submission(args.input, primary=args.primary, measures=args.measures, positive=args.positive,
                               policy=args.policy, costs=args.costs, order=args.order, gains=getattr(args, "gains", None),
                               labels=args.labels,

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from evalreport.errors import InputError
+from evalreport.errors import EvalReportError, InputError
 
 if TYPE_CHECKING:     # numpy and pandas are imported where they are used: `--help` and parsing do without them
     import numpy as np
@@ -82,11 +82,25 @@ def prepare(parser: argparse.ArgumentParser, args, argv=None):
     """Before a command runs: apply its ``--task-file`` (the file's settings become the defaults of the
     command's options, and the command line is parsed again, so options given there win), then load
     the measures of installed ``evalreport.measures`` entry points and of the ``--plugin`` files."""
+    try:
+        return _prepare(parser, args, argv)
+    except EvalReportError as exc:
+        wrap = getattr(args, "_setup_error", None)     # a command that reports setup errors its own way
+        if wrap is None:
+            raise
+        raise wrap(exc) from None
+
+
+def _prepare(parser: argparse.ArgumentParser, args, argv=None):
     task_file = getattr(args, "task_file", None)
     if task_file:
         from evalreport.inputs.taskfile import apply_to_parser, load_task_file
 
         apply_to_parser(args._command_parser, load_task_file(task_file), ignore=args._task_ignore)
+        args = parser.parse_args(argv)
+    more = getattr(args, "_file_defaults", None)     # a command's own settings file (benchmark --benchmark-file)
+    if more is not None and (found := more(args)):
+        args._command_parser.set_defaults(**found)
         args = parser.parse_args(argv)
     if hasattr(args, "plugin"):
         from evalreport.measures.plugins import load_plugins

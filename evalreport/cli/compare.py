@@ -1,4 +1,4 @@
-"""``evalreport compare``: a leaderboard with intervals, ranks and significance groups, and every
+"""``evalreport compare``: a leaderboard with intervals, ranks and significance letters, and every
 table of the comparison written to ``--out DIR`` (see :mod:`evalreport.analyses.compare`)."""
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from evalreport.errors import InputError
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "compare", help="rank systems under every measure, with intervals, significance groups, rank "
+        "compare", help="rank systems under every measure, with intervals, significance letters, rank "
                         "correlation, prevalence calibration and chance baselines",
         description="Compare systems: a leaderboard under the primary measure (with bootstrap intervals, ranks "
-                    "and significance groups) and, with --out, every table of the comparison as CSV + JSON "
+                    "and significance letters: systems sharing a letter are not separated by the Holm-corrected "
+                    "tests) and, with --out, every table of the comparison as CSV + JSON "
                     "(scores, ranks, rank_correlation, intervals, rank_distribution, pairwise, baselines, "
                     "disagreements, ...). Scores and ranks hold raw and prevalence-calibrated rows.")
     add_input_options(p)
@@ -26,6 +27,9 @@ def register(sub) -> None:
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="paired bootstrap resamples for intervals and significance (default: 1000; 0 = none)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    p.add_argument("--bootstrap-strata", choices=("none", "gold"), default="none",
+                   help="resample items within each gold class (gold), so that no resample loses a class and "
+                        "class-averaged measures keep their definition; default: none (items, within folds)")
     p.add_argument("--alpha", type=float, default=0.05,
                    help="significance level for groups; intervals are 1 - alpha (default: 0.05)")
     p.add_argument("--out", metavar="DIR", help="write every table (CSV + JSON) to this folder")
@@ -104,7 +108,7 @@ def _display(board, alpha: float):
         "value": board["value"].to_numpy(dtype=float),
         level: ["" if math.isnan(lo) else f"[{_fmt(lo)}, {_fmt(hi)}]"
                 for lo, hi in zip(board["lo"].astype(float), board["hi"].astype(float))],
-        "group": [num(v) for v in board["group"].replace("", float("nan")).astype(float)],
+        "letters": [v if isinstance(v, str) else "" for v in board["letters"]],   # compact letter display
         "P(best)": [num(v, "{:.3f}") for v in board["p_best"].astype(float)],
         "calibrated": board["value_calibrated"].to_numpy(dtype=float),
         "rank (calibrated)": [num(v) for v in board["rank_calibrated"]],
@@ -126,7 +130,8 @@ def run(args) -> int:
         result = compare(loaded.runs if loaded.runs is not None else loaded.counts, measures=args.measures,
                          primary=args.primary, positive=args.positive, policy=args.policy, costs=loaded.costs,
                          bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, progress=bar,
-                         gains=gain_matrix(args, loaded.counts.labels))
+                         gains=gain_matrix(args, loaded.counts.labels),
+                         bootstrap_strata=None if args.bootstrap_strata == "none" else args.bootstrap_strata)
     board = result.leaderboard
     emit(board, args.format, wide=_display(board, result.settings.get("alpha", args.alpha)),
          title=f"evalreport compare: {result.primary}")

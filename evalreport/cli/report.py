@@ -16,6 +16,9 @@ def _add_report_options(p) -> None:
     p.add_argument("--primary", default="macro_f1", help="primary measure of the leaderboard (default: macro_f1)")
     p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000; 0 = none)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--bootstrap-strata", choices=("none", "gold"), default="none",
+                   help="resample items within each gold class (gold), so that no resample loses a class and "
+                        "class-averaged measures keep their definition; default: none (items, within folds)")
     p.add_argument("--alpha", type=float, default=0.05, help="significance level (default 0.05)")
     _add_formats_option(p)
     p.add_argument("--engine", choices=("auto", "quarto", "builtin"), default="auto",
@@ -27,7 +30,8 @@ def _add_report_options(p) -> None:
     p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
                    help="no progress lines on stderr")
     p.add_argument("--appendix", action="store_true",
-                   help="also write OUTDIR/appendix: the paper appendix (LaTeX and Typst; see `evalreport appendix`)")
+                   help="also write OUTDIR/appendix: the paper appendix (LaTeX and Typst; see `evalreport appendix`); "
+                        "single-label reports only (a multi-label report has no appendix yet)")
 
 
 def _add_formats_option(p) -> None:
@@ -204,7 +208,8 @@ def run_report(args) -> int:
                          bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, formats=formats,
                          engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
                          progress=not args.quiet, inputs=input_paths(args), plugins=args.plugin,
-                         gains=gain_matrix(args, loaded.counts.labels), gains_file=args.gains)
+                         gains=gain_matrix(args, loaded.counts.labels), gains_file=args.gains,
+                         bootstrap_strata=_strata(args))
     if getattr(args, "appendix", False):
         from evalreport.cli.appendix import add_to_report
 
@@ -274,7 +279,8 @@ def run_demo(args) -> int:
                               bootstrap=args.bootstrap, seed=args.seed,
                               alpha=args.alpha, formats=formats, engine=args.engine, audit=not args.no_audit,
                               needs=args.needs, command=_command(), progress=not args.quiet,
-                              include={"data": Path(tmp) / "data"}, plugins=args.plugin, runner=runner)
+                              include={"data": Path(tmp) / "data"}, plugins=args.plugin, runner=runner,
+                              bootstrap_strata=_strata(args))
     if getattr(args, "appendix", False):
         from evalreport.cli.appendix import add_to_report
 
@@ -302,3 +308,9 @@ def _done(paths) -> None:
     for key in ("html", "pdf", "tables", "notebooks", "appendix"):
         if key in paths:
             print(f"{key}: {paths[key]}")
+
+
+def _strata(args) -> str | None:
+    """``--bootstrap-strata``: None (items) or "gold" (absent from parsers that lack it)."""
+    value = getattr(args, "bootstrap_strata", "none")
+    return None if value == "none" else value

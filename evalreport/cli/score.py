@@ -31,5 +31,10 @@ def run(args) -> int:
     frame = pd.DataFrame(columns)
     wide = frame.pivot(index="system", columns="measure", values="value")
     wide = wide[list(dict.fromkeys(frame["measure"]))].loc[list(dict.fromkeys(frame["system"]))]
-    emit(frame, args.format, wide=wide, title="evalreport score")
+    if args.format in ("markdown", "latex"):
+        emit(frame, args.format, wide=wide, title="evalreport score")
+    else:   # the terminal table: names whole when it fits, else wrapped and shortened (no two alike)
+        from evalreport.cli.terminal import print_table
+
+        print_table(wide, title="evalreport score")
     return 0

@@ -41,7 +41,7 @@ from evalreport.inputs.checks import _FORMATS, _listing, natural_sorted
 from evalreport.inputs.runs import Runs, Source
 
 __all__ = ["Benchmark", "BenchmarkTask", "read_benchmark", "benchmark_from_data", "parse_task_spec",
-           "TASK_KEYS", "MISSING_POLICIES", "task_error"]
+           "TASK_KEYS", "MISSING_POLICIES", "WIDE_KEYS", "benchmark_wide", "task_error"]
 
 #: Per-task settings: measure options of ``compare()`` and read options of ``read_runs()``.
 TASK_KEYS = ("primary", "positive", "weight", "measures", "costs", "labels", "missing", "allow_unknown", "id_col",
@@ -92,13 +92,17 @@ class BenchmarkTask:
 class Benchmark:
     """Tasks ranked together. ``sources``: every file read (role, path, SHA-256), the task's name
     in each source's ``system`` slot being the run's system; ``task_sources`` maps task -> its
-    sources. ``missing``: the default policy for systems missing from some tasks."""
+    sources. ``missing``: the default policy for systems missing from some tasks. ``settings``:
+    the benchmark-wide keys of a benchmark file (:data:`WIDE_KEYS`: title, seed, bootstrap, alpha,
+    policy, plugins); the CLI makes them the defaults of its options, a caller of the API passes
+    them to :func:`~evalreport.analyses.benchmark.compare_benchmark` itself."""
 
     tasks: tuple[BenchmarkTask, ...]
     sources: tuple[Source, ...] = ()
     missing: str = "drop"
     task_sources: Mapping[str, tuple[Source, ...]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    settings: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self):
         if not self.tasks:
@@ -343,18 +347,57 @@ def read_benchmark(tasks_dir=None, *, tasks: Sequence = (), long_gold=None, long
                      missing=missing, task_sources=task_sources)
 
 
+#: Benchmark-file keys that hold for the whole benchmark (one value for every task): honoured at the
+#: file's top level (by the CLI, as the defaults of its options; see :func:`benchmark_wide`).
+WIDE_KEYS = ("title", "seed", "bootstrap", "alpha", "policy", "plugins")
+#: Task keys that a benchmark has no use for: refused wherever they stand in a benchmark file.
+_UNSUPPORTED = {"order": "give the task a cost matrix (costs = FILE) instead",
+                "gains": "gain measures need a single-task report (evalreport report --gains)",
+                "what_if": "what-if class distributions are drawn in single-task reports (evalreport report)"}
+
+
+def benchmark_wide(spec) -> dict:
+    """The benchmark-wide keys set at the top level of a loaded benchmark file
+    (:func:`evalreport.inputs.taskfile.load_benchmark_file`), by key: ``title``, ``seed``,
+    ``bootstrap``, ``alpha``, ``policy`` and ``plugins`` (every plugin file of the file, top level
+    and tasks, in order, once each)."""
+    top = spec.defaults.given()
+    out = {k: top[k] for k in WIDE_KEYS if k in top and k != "plugins"}
+    plugins = [p for t in spec.tasks for p in t.spec.given().get("plugins", [])]
+    plugins = list(dict.fromkeys(top.get("plugins", []) + plugins))
+    if plugins:
+        out["plugins"] = plugins
+    return out
+
+
+def _check_file_keys(spec) -> None:
+    """A key the benchmark cannot honour is refused, never ignored: a benchmark-wide key set
+    differently for one task, or a key a benchmark has no use for."""
+    top = spec.defaults.given()
+    for key, why in _UNSUPPORTED.items():
+        if key in top:
+            raise InputError(f"key {key!r} is not supported in a benchmark file ({why})", path=spec.path)
+    for t in spec.tasks:
+        given = t.spec.given()
+        for key, why in _UNSUPPORTED.items():
+            if key in given:
+                raise InputError(f"task {t.name!r}: key {key!r} is not supported in a benchmark file ({why})",
+                                 path=spec.path)
+        for key in WIDE_KEYS:
+            if key != "plugins" and key in given and given[key] != top.get(key):
+                raise InputError(f"task {t.name!r}: key {key!r} holds for the whole benchmark (one title, seed, "
+                                 "bootstrap, alpha and 0/0 policy for every task); set it once at the top level of "
+                                 "the benchmark file", path=spec.path)
+
+
 def _from_file(path, *, settings, defaults, missing) -> Benchmark:
     from evalreport.inputs.taskfile import load_benchmark_file
 
     spec = load_benchmark_file(path)
+    _check_file_keys(spec)
     keys = ("primary", "positive", "measures", "costs", "labels", "missing", "allow_unknown", "id_col", "label_col")
-    specs, file_settings, notes = [], {}, []
+    specs, file_settings = [], {}
     for t in spec.tasks:
-        given = t.spec.given() if hasattr(t.spec, "given") else {}
-        unused = [k for k in given if k not in keys]
-        if unused:
-            notes.append(f"task {t.name!r}: benchmark-file key(s) {_listing(unused)} not used per task (compare_benchmark "
-                         "takes one seed, bootstrap, alpha and 0/0 policy for the whole benchmark)")
         own = {k: getattr(t.spec, k, None) for k in keys}
         file_settings[t.name] = {"weight": t.weight, **{k: v for k, v in own.items() if v is not None}}
         file_settings[t.name].update((settings or {}).get(t.name, {}))
@@ -371,7 +414,8 @@ def _from_file(path, *, settings, defaults, missing) -> Benchmark:
         built.append(_make_task(name, data, opts))
         task_sources[name] = data.sources
     return Benchmark(tasks=tuple(built), sources=tuple(s for n in task_sources for s in task_sources[n]),
-                     missing=missing or spec.missing_systems or "drop", task_sources=task_sources, notes=tuple(notes))
+                     missing=missing or spec.missing_systems or "drop", task_sources=task_sources,
+                     settings=benchmark_wide(spec))
 
 
 def benchmark_from_data(data: Mapping[str, Any], *, settings: Mapping[str, Mapping] | None = None,

@@ -489,7 +489,7 @@ def result(m: Measure, ctx: Context, value, labels, *, explain: bool = True) -> 
     if value.shape != ctx.batch:
         value = np.broadcast_to(value, ctx.batch).copy()
     if explain:
-        undefined, reason = _summarise(ctx, labels)
+        undefined, reason = _summarise(ctx, labels, value)
     else:
         undefined = np.zeros(ctx.batch, dtype=bool)
         for _, mask in ctx.events:
@@ -512,7 +512,11 @@ def resolve_positive(positive, labels, K: int) -> int:
     return labels.index(str(positive))
 
 
-def _summarise(ctx: Context, labels) -> tuple[np.ndarray, np.ndarray]:
+def _summarise(ctx: Context, labels, value=None) -> tuple[np.ndarray, np.ndarray]:
+    """The undefined mask and the reason texts of the 0/0 events in ``ctx``. Under a filling policy
+    each undefined cell says what happened to it: replaced (by the fill), left as under the nan
+    policy (policy 'convention', no convention), or still undefined where ``value`` is NaN (e.g. a
+    weighted mean whose weights are all zero has nothing to fill)."""
     batch = ctx.batch
     undefined = np.zeros(batch, dtype=bool)
     reason = np.full(batch, "", dtype=object)
@@ -531,10 +535,14 @@ def _summarise(ctx: Context, labels) -> tuple[np.ndarray, np.ndarray]:
                 _append(reason, idx, text)
         undefined |= cell
     if ctx.policy != "nan" and undefined.any():
+        # a measure without a convention is filled with NaN: it stays as the nan policy leaves it
         note = {"zero": "replaced by 0", "one": "replaced by 1",
-                "convention": "replaced by the measure's convention"}[ctx.policy]
+                "convention": f"replaced by the measure's convention ({ctx.fill:g})" if not math.isnan(ctx.fill) else
+                "the measure has no convention: left as under the nan policy"}[ctx.policy]
+        still = np.zeros(batch, dtype=bool) if value is None or math.isnan(ctx.fill) else np.isnan(value)
         for idx in _cells(undefined):
-            _append(reason, idx, note)
+            _append(reason, idx, f"still undefined under the {ctx.policy} policy: nothing to replace"
+                    if still[idx] else note)
     return undefined, reason
 
 

@@ -104,7 +104,8 @@ register_alias("macro_recall", "balanced_accuracy", label="Macro recall",
 @_reg("macro_precision", "Macro precision", same_as=("precision_macro",), claims={
           # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": False, "opitz.PV": True,
-          "opitz.PV_strict": True, "opitz.PV_complete": False,
+          "opitz.PV_strict": {"paper": True, "audit": False, "why": "docs/audit.md#pv-constant"},
+          "opitz.PV_complete": False,
       },
       source=f"{P002}, eq. 17", formula="(1/K) sum_i P_i, P_i = c_ii / b_i", class_average="macro",
       chance=_inv_k, chance_note="strictly chance corrected, 1/K (paper 002, Appendix C.5)",
@@ -134,7 +135,8 @@ def macro_f1(C, ctx):
 @_reg("macro_f1_hm", "Macro F1' (harmonic mean of macro P and macro R, eq. 20)", claims={
           # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": True,
-          "opitz.PV_strict": True, "opitz.PV_complete": False,
+          "opitz.PV_strict": {"paper": True, "audit": False, "why": "docs/audit.md#pv-constant"},
+          "opitz.PV_complete": False,
       },
       source=f"{P002}, eq. 20",
       formula="2 macP macR / (macP + macR)", chance=_inv_k,

@@ -1,6 +1,13 @@
 """The measure-audit section of the report: the property matrix, the property legend and the
 counterexamples a reader asks for, computed from audit.csv.
 
+What a cell says. The verdict is the one under the report's undefined-value policy (audit.csv's
+rows whose ``policy_of`` names the report). A ✗ that holds where every class occurs in the gold
+labels reads ``✗¹``, one that holds where every class also occurs in the predictions ``✗²``
+(:func:`evalreport.analyses.audit.conditions.mark`; the caption gives the footnotes). Where the
+paper's own policy gives another mark, it follows in parentheses: ``✗² (✓)``. The report knows
+which condition its data meets (:func:`data_condition`) and answers ``--needs`` under it.
+
 Properties are named as the CLI names them (``goesgens.CB``: ``evalreport audit --properties``,
 ``evalreport report --needs``), in words (``constant baseline``) and with their definition
 (the first sentence of the check's docstring in :mod:`evalreport.analyses.audit.properties`),
@@ -13,7 +20,9 @@ import re
 
 import pandas as pd
 
-from evalreport.analyses.audit import PAPERS, PROPERTIES
+from evalreport.analyses.audit import PAPER_POLICY, PAPERS, PROPERTIES
+from evalreport.analyses.audit.conditions import (COLUMNS as CONDITION_COLUMNS, WORDS as CONDITION_WORDS, footnotes,
+                                                  mark)
 from evalreport.measures import get
 from evalreport import escape
 from evalreport.report.display import Table
@@ -93,10 +102,44 @@ def _indexed(au: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
     return au, rows
 
 
-def verdicts(au: pd.DataFrame, setting: str, measures: list[str], primary: str) -> tuple[pd.DataFrame, dict]:
-    """Measures (ids, primary first) x properties (CLI names) of verdicts in ``setting``; a binary
-    measure that the setting cannot evaluate (all n/a) takes its binary-setting verdicts (it is
-    computed on the positive class). Also returns {measure: setting used}."""
+def data_condition(prevalence: pd.DataFrame, confusion: pd.DataFrame) -> str | None:
+    """The strongest condition of :mod:`evalreport.analyses.audit.conditions` the report's data
+    meets: ``"every"`` if every class occurs in the gold labels and in every system's predictions,
+    ``"gold"`` if in the gold labels, None otherwise (or when the tables are missing)."""
+    if prevalence.empty or not {"class", "count"} <= set(prevalence.columns):
+        return None
+    classes = set(prevalence["class"].astype(str))
+    if not classes or (pd.to_numeric(prevalence["count"]) <= 0).any():
+        return None
+    if confusion.empty or not {"system", "predicted", "count"} <= set(confusion.columns):
+        return "gold"
+    used = confusion[pd.to_numeric(confusion["count"]) > 0]
+    predicted = used.groupby("system")["predicted"].agg(lambda v: set(v.astype(str)))
+    systems = set(confusion["system"])
+    if len(predicted) == len(systems) and all(classes <= p for p in predicted):
+        return "every"
+    return "gold"
+
+
+def condition_words(condition: str | None) -> str:
+    """How a caption names the condition the verdicts are read under."""
+    return CONDITION_WORDS[condition] if condition else "a class may be absent from the gold labels"
+
+
+def policy_rows(au: pd.DataFrame, which: str) -> pd.DataFrame:
+    """The rows of a report's audit.csv under the ``"report"``'s or the ``"paper"``'s own policy
+    (column ``policy_of``; a frame without it, e.g. of ``evalreport audit``, is both)."""
+    if "policy_of" not in au.columns:
+        return au
+    return au[au["policy_of"].astype(str).str.contains(which, regex=False)].reset_index(drop=True)
+
+
+def verdicts(au: pd.DataFrame, setting: str, measures: list[str], primary: str,
+             column: str = "verdict") -> tuple[pd.DataFrame, dict]:
+    """Measures (ids, primary first) x properties (CLI names) of verdicts in ``setting`` (the
+    frame's ``column``: ``verdict`` or a restricted one); a binary measure that the setting cannot
+    evaluate (all n/a) takes its binary-setting verdicts (it is computed on the positive class).
+    Also returns {measure: setting used}."""
     au, where = _indexed(au)
     present = set(au["measure"])
     order = list(dict.fromkeys([primary] + [m for m in measures if m in present]
@@ -110,17 +153,57 @@ def verdicts(au: pd.DataFrame, setting: str, measures: list[str], primary: str) 
             if not alt.empty:
                 sub, used[m] = alt, "binary"
         used.setdefault(m, setting)
-        rows[m] = sub.drop_duplicates("name").set_index("name")["verdict"]
+        one = sub.drop_duplicates("name").set_index("name")
+        col = one[column] if column in one.columns else one["verdict"]
+        # (a frame computed without the restricted verdicts: the verdict on all matrices)
+        rows[m] = col.where(col.notna() & col.astype(str).ne("") & col.astype(str).ne("nan"), one["verdict"])
     wide = pd.DataFrame(rows).T
     wide = wide.reindex(columns=_order_props(wide.columns)).fillna("n/a") if not wide.empty else wide
     return wide, used
 
 
+def marks(au: pd.DataFrame, setting: str, measures: list[str], primary: str) -> tuple[pd.DataFrame, dict]:
+    """Measures x properties of the marks a cell shows (see the module): the report-policy verdict
+    with its condition qualifier, then the paper-policy mark where it differs. Also returns
+    {measure: setting used}."""
+    mine = policy_rows(au, "report")
+    wide, used = verdicts(mine, setting, measures, primary)
+    if wide.empty:
+        return wide, used
+    gold = verdicts(mine, setting, measures, primary, CONDITION_COLUMNS["gold"])[0].reindex_like(wide)
+    every = verdicts(mine, setting, measures, primary, CONDITION_COLUMNS["every"])[0].reindex_like(wide)
+    shown = wide.copy()
+    for c in wide.columns:
+        shown[c] = [mark(v, g, e) for v, g, e in zip(wide[c], gold[c].fillna(""), every[c].fillna(""))]
+    theirs = policy_rows(au, "paper")
+    if "policy_of" in au.columns and au["policy_of"].astype(str).ne("paper, report").any():
+        pw = verdicts(theirs, setting, measures, primary)[0].reindex_like(wide)
+        pg = verdicts(theirs, setting, measures, primary, CONDITION_COLUMNS["gold"])[0].reindex_like(wide)
+        pe = verdicts(theirs, setting, measures, primary, CONDITION_COLUMNS["every"])[0].reindex_like(wide)
+        for c in wide.columns:
+            other = [mark(v, g, e) if isinstance(v, str) else "" for v, g, e in
+                     zip(pw[c], pg[c].fillna(""), pe[c].fillna(""))]
+            shown[c] = [f"{m} ({o})" if o and o != m else m for m, o in zip(shown[c], other)]
+    return shown, used
+
+
+def paper_policies(names) -> str:
+    """``"zero for opitz.*"``: the paper policies of the properties ``names`` (CLI names)."""
+    keys = list(dict.fromkeys(n.partition(".")[0] for n in names))
+    return ", ".join(f"{PAPER_POLICY[k]} for {k}.*" for k in keys if k in PAPER_POLICY)
+
+
+def notes_for(cells) -> list[str]:
+    """The footnotes of the qualified marks among ``cells`` (see :func:`~.conditions.footnotes`)."""
+    return footnotes(cells)
+
+
 def matrix(au: pd.DataFrame, setting: str, measures: list[str], primary: str):
     """The audit matrix as shown: ``(table, notes)`` with the table's rows the measure labels and
-    its columns the properties where the measures differ; ``notes`` are sentences for what was
-    left out (properties every measure has or lacks, rows or columns of n/a only)."""
-    wide, used = verdicts(au, setting, measures, primary)
+    its columns the properties where the measures differ (cells: :func:`marks`); ``notes`` are
+    sentences for what was left out (properties every measure has or lacks without qualification,
+    rows or columns of n/a only)."""
+    wide, used = marks(au, setting, measures, primary)
     notes = []
     if wide.empty:
         return wide, notes
@@ -134,15 +217,15 @@ def matrix(au: pd.DataFrame, setting: str, measures: list[str], primary: str):
         notes.append("Not evaluable for any measure here (left out): " + ", ".join(all_na_cols) + ".")
         wide = wide.drop(columns=all_na_cols)
     if len(wide) > 1:
-        every = [c for c in wide.columns if (wide[c] == "satisfied").all()]
-        none = [c for c in wide.columns if (wide[c] == "violated").all()]
+        every = [c for c in wide.columns if (wide[c] == MARK["satisfied"]).all()]
+        none = [c for c in wide.columns if (wide[c] == MARK["violated"]).all()]
         if every:
             notes.append("Every measure shown has " + ", ".join(f"{c} ({_title(c)})" for c in every) + ".")
         if none:
             notes.append("No measure shown has " + ", ".join(f"{c} ({_title(c)})" for c in none) + ".")
         wide = wide.drop(columns=every + none)
     binary_rows = [m for m in wide.index if used.get(m) == "binary" and setting != "binary"]
-    shown = wide.apply(lambda col: col.map(lambda v: MARK.get(v, v)))
+    shown = wide.copy()
     shown.index = [_label(m) + (" (binary, positive class)" if m in binary_rows else "")
                    + (" — primary" if m == primary else "") for m in wide.index]
     shown.index.name = "measure"

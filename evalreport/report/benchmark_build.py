@@ -23,6 +23,7 @@ from collections import Counter
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from evalreport._atomic import atomic_dir
 from evalreport.report.build import (AUDIT_MAX_N, Stages, _execute_and_render, _needs, _runner, _short_label, analyse,
@@ -53,6 +54,12 @@ def write_benchmark_tables(tables: Path, bc) -> None:
                              else v for v in flat[col]]
         csv_frame(flat).to_csv(tables / f"{name}.csv", index=False, lineterminator="\n")
         frame.to_json(tables / f"{name}.json", orient="records", indent=1, force_ascii=False)
+    # which folder under tasks/ holds which task (a name that is not a safe file name gets task_<k>)
+    folders = bc.task_folders()
+    index = pd.DataFrame({"task": list(folders), "folder": list(folders.values())})
+    (tables / "tasks").mkdir(exist_ok=True)
+    csv_frame(index).to_csv(tables / "tasks" / "index.csv", index=False, lineterminator="\n")
+    index.to_json(tables / "tasks" / "index.json", orient="records", indent=1, force_ascii=False)
 
 
 def _task_runs(task, comparison):
@@ -113,12 +120,12 @@ def analyse_benchmark(benchmark, tables: Path, *, bootstrap: int = 1000, seed: i
     primary = primaries.most_common(1)[0][0]
     frames = {"measures": catalogue_frame(measures)}
     if audit:
-        from evalreport.analyses.audit import audit as run_audit
+        from evalreport.analyses.audit import audit_for_report
 
         records = _audit_records(bc.comparisons.values())
         with stages.stage(f"auditing {len(records)} measures of the {n_tasks} tasks "
                           f"(exhaustive up to n = {AUDIT_MAX_N})"):
-            frames["audit"] = run_audit(records, max_n=AUDIT_MAX_N, seed=seed)
+            frames["audit"] = audit_for_report(records, max_n=AUDIT_MAX_N, seed=seed, policy=policy)
     _write_frames(tables, frames)
     manifest = {**bc.manifest(), "primary": primary, "measures": measures}
     (tables / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str) + "\n", encoding="utf-8")

@@ -89,7 +89,7 @@ def _describe(data, sources=None) -> dict:
 
 def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=None, policy="nan", costs=None,
             bootstrap=1000, seed=0, alpha=0.05, audit=True, audit_max_n=AUDIT_MAX_N, stages=None,
-            progress=None, sources=None, what_if=None, gains=None, comparison=None) -> dict:
+            progress=None, sources=None, what_if=None, gains=None, comparison=None, bootstrap_strata=None) -> dict:
     """Run every analysis of a report and write its tables into ``tables``; return what was included.
 
     ``comparison``: the :class:`~evalreport.analyses.compare.Comparison` of these runs when it is
@@ -122,7 +122,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
                       + (f" ({bootstrap} bootstrap resamples)" if bootstrap and not hasattr(runs, "tensor") else "")):
         comp = comparison if comparison is not None else compare(
             runs, measures=measures, primary=primary, positive=pos, policy=policy, costs=costs, bootstrap=bootstrap,
-            seed=seed, alpha=alpha, progress=progress, gains=gains)
+            seed=seed, alpha=alpha, progress=progress, gains=gains, bootstrap_strata=bootstrap_strata)
         comp.to_dir(tables)
     extra: dict[str, pd.DataFrame] = {}
     tensor = np.asarray(counts.tensor)
@@ -163,10 +163,10 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
                                      seed=seed)
     included = {"audit": False, "crossval": False, "ordinal": any(get(m).kind == "ordinal" for m in comp.measures)}
     if audit:
-        from evalreport.analyses.audit import audit as run_audit
+        from evalreport.analyses.audit import audit_for_report
 
         with stages.stage(f"auditing {len(comp.measures)} measures (exhaustive up to n = {audit_max_n})"):
-            extra["audit"] = run_audit(list(comp.records), max_n=audit_max_n, seed=seed)
+            extra["audit"] = audit_for_report(list(comp.records), max_n=audit_max_n, seed=seed, policy=policy)
         included["audit"] = True
     if facts["folds"] is not None:
         from evalreport.analyses.crossval import cross_validate
@@ -234,7 +234,7 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
                  alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto", audit: bool = True,
                  audit_max_n: int = AUDIT_MAX_N, needs=None, command: str | None = None,
                  progress: bool = True, sources=None, what_if=None, include=None, inputs=(),
-                 plugins=(), gains=None, gains_file=None, runner=None) -> dict[str, Path]:
+                 plugins=(), gains=None, gains_file=None, runner=None, bootstrap_strata=None) -> dict[str, Path]:
     """The product's main job: a report folder from item-level runs (or, with fewer sections,
     from confusion matrices: :class:`~evalreport.counts.Counts` plus their ``sources``).
 
@@ -246,6 +246,7 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
     among the inputs with their SHA-256, and loaded again in each notebook's kernel. ``gains``: the
     (K, K) gain matrix of the gain measures, read from ``gains_file`` (recorded among the inputs).
     ``runner``: a kernel started earlier (:func:`start_runner`) to run the notebooks in.
+    ``bootstrap_strata``: ``"gold"`` resamples within gold classes (:mod:`evalreport.analyses.resampling`).
     """
     out_dir = Path(out_dir)
     needs = _needs(needs, audit)
@@ -266,7 +267,7 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
         result = analyse(runs, tables, primary=primary, measures=measures, positive=positive, policy=policy,
                          costs=costs, bootstrap=bootstrap, seed=seed, alpha=alpha, audit=audit,
                          audit_max_n=audit_max_n, stages=stages, progress=None, sources=sources, what_if=what_if,
-                         gains=gains)
+                         gains=gains, bootstrap_strata=bootstrap_strata)
         comp, facts = result["comparison"], result["facts"]
         meta = write_report_meta(tables, result, title=title, policy=policy, bootstrap=bootstrap, seed=seed,
                                  alpha=alpha, needs=needs, order=order, command=command)

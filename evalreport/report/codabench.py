@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport import escape
-from evalreport.errors import InputError
+from evalreport.errors import ConfigError, InputError, MeasureError
 
 #: Files in ``ref/`` or ``res/`` that are the platform's, not data (CodaLab bundles carry ``metadata``).
 _IGNORED = ("metadata", "metadata.yaml")
@@ -46,6 +46,7 @@ class Scored:
     labels: tuple[str, ...]
     primary: str
     notes: tuple[str, ...]
+    positive: str | None = None
 
 
 def leaderboard_key(measure_id: str) -> str:
@@ -87,6 +88,23 @@ def data_file(folder: Path, role: str) -> Path:
                      f"{', '.join(p.name for p in data[:5])}", path=folder)
 
 
+def organiser_error(exc: Exception) -> ConfigError:
+    """``exc`` (an error of the task file, the reference data, a plugin or a measure setting) as a
+    :class:`~evalreport.errors.ConfigError`: exit status 3, and the message says the organiser's
+    side is at fault."""
+    if isinstance(exc, ConfigError):
+        return exc
+    problem = getattr(exc, "problem", None) or str(exc)
+    return ConfigError(f"{ORGANISER}: {problem}", path=getattr(exc, "path", None), line=getattr(exc, "line", None),
+                       item=getattr(exc, "item", None))
+
+
+#: The words that open an error of the organiser's configuration (exit status 3).
+ORGANISER = "task configuration error (the organiser's scoring setup, not the submission)"
+#: The words that open an error of the submission (exit status 2).
+SUBMISSION = "submission error"
+
+
 def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, positive=None, policy: str = "nan",
                      costs=None, order=None, gains=None, labels=None, id_col: str = "id", label_col: str = "label",
                      missing: str = "error", allow_unknown: bool = False, bootstrap: int = 1000, seed: int = 0,
@@ -97,21 +115,51 @@ def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, pos
     ``measures``: the chosen measures beside the ``primary`` (official) one. ``bootstrap``: paired
     bootstrap resamples over items for the ``_lo``/``_hi`` bounds (percentile interval at
     ``1 - alpha``; 0: no bounds). ``gains``: a (K, K) gain matrix or the path of one (gain measures).
-    Class-subset measures (``macro_f1(classes=A|B)``) are bound to the class set first. A measure undefined (0/0) on the submission has no number:
-    its keys are left out of ``scores`` and its reason is kept in ``rows`` and ``notes``.
-    """
-    from evalreport.counts import Counts
-    from evalreport.inputs.readers import read_runs
-    from evalreport.measures import evaluate, get
-    from evalreport.measures.subsets import bind
-    from evalreport.measures.perclass import per_class_frame
+    Class-subset measures (``macro_f1(classes=A|B)``) are bound to the class set first.
 
+    The organiser's side is checked before the submission is read: the reference data, and every
+    measure scored once on the reference against itself (unknown measure or class, a binary
+    measure without ``positive``, an ordinal one without ``order`` or ``costs``). Its errors are
+    :class:`~evalreport.errors.ConfigError` (exit status 3); the submission's are
+    :class:`~evalreport.errors.InputError` (exit status 2), both saying which side is at fault.
+
+    A measure undefined (0/0) on the submission is written as the worst value of its range
+    (:func:`worst_value`: the bottom of the leaderboard, e.g. -1 for MCC) when that is finite, so that every
+    leaderboard column is present (CodaLab needs the first one) and the submission never sorts
+    above a scored one; its interval bounds are left out, and a note (stderr, detail page) says
+    so. A measure with an unbounded range gets no value. ``policy`` decides 0/0 cases before this.
+    """
     input_dir = Path(input_dir)
-    gold = data_file(input_dir / "ref", "ref")
-    submission = data_file(input_dir / "res", "res")
-    runs = read_runs(gold, [submission], names=["submission"], id_col=id_col, label_col=label_col, labels=labels,
-                     missing=missing, allow_unknown=allow_unknown, score_col=None)
-    counts = Counts.from_runs(runs)
+    try:
+        reference = _check_setup(input_dir, primary=primary, measures=measures, positive=positive, policy=policy,
+                                 costs=costs, order=order, gains=gains, labels=labels, id_col=id_col,
+                                 label_col=label_col)
+    except (InputError, MeasureError) as exc:
+        raise organiser_error(exc) from None
+    try:
+        return _score(input_dir, reference, primary=primary, measures=measures, positive=positive, policy=policy,
+                      costs=costs, order=order, gains=gains, labels=labels, id_col=id_col, label_col=label_col,
+                      missing=missing, allow_unknown=allow_unknown, bootstrap=bootstrap, seed=seed, alpha=alpha,
+                      primary_key=primary_key)
+    except ConfigError:
+        raise
+    except InputError as exc:
+        problem = exc.problem if exc.problem.startswith(SUBMISSION) else f"{SUBMISSION}: {exc.problem}"
+        raise InputError(problem, path=exc.path, line=exc.line, item=exc.item) from None
+
+
+def _records(counts, primary, measures, gains):
+    from evalreport.measures import get
+    from evalreport.measures.subsets import bind
+
+    records = {}                 # id -> the record bound to this task; an id asked twice counts once
+    for spec in [primary, *(measures or ())]:
+        m = bind(get(spec), counts.labels, gains=gains)
+        records.setdefault(m.id, m)
+    return list(records.values())
+
+
+def _costs_gains(counts, costs, order, gains):
     if order and costs is not None:
         raise InputError("give either order or costs, not both")
     if isinstance(costs, (str, os.PathLike)):        # a cost-matrix file: read against the class set
@@ -126,17 +174,55 @@ def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, pos
         from evalreport.measures import ordinal
 
         costs = ordinal.costs_from_order(list(order), counts.labels)
-    records = {}                 # id -> the record bound to this task; an id asked twice counts once
-    for spec in [primary, *(measures or ())]:
-        m = bind(get(spec), counts.labels, gains=gains)
-        records.setdefault(m.id, m)
-    records = list(records.values())
+    return costs, gains
+
+
+def _check_setup(input_dir: Path, *, primary, measures, positive, policy, costs, order, gains, labels, id_col,
+                 label_col):
+    """The reference read as its own perfect submission, and every measure scored on it: what the
+    organiser set up works before any submission is read. Returns the gold file's path."""
+    from evalreport.counts import Counts
+    from evalreport.inputs.readers import read_runs
+    from evalreport.measures import evaluate
+
+    gold = data_file(input_dir / "ref", "ref")
+    ref = read_runs(gold, [gold], names=["reference"], id_col=id_col, label_col=label_col, labels=labels,
+                    score_col=None, fold_col=None, hash_files=False)
+    counts = Counts.from_runs(ref)
+    c, g = _costs_gains(counts, costs, order, gains)
+    records = _records(counts, primary, measures, g)
     ids = [m.id for m in records]
     keys = [leaderboard_key(i) for i in ids]
     clash = {k for k in keys if keys.count(k) > 1}
     if clash:
         raise InputError(f"measures {', '.join(i for i, k in zip(ids, keys) if k in clash)} give the same "
                          f"leaderboard key {sorted(clash)[0]!r}")
+    evaluate(counts, records, positive=positive, policy=policy, costs=c, gains=g)
+    return gold
+
+
+def worst_value(record) -> float:
+    """The worst end of a measure's range in its direction (NaN when that end is infinite)."""
+    lo, hi = (float(x) for x in record.range)
+    v = lo if record.higher_is_better else hi
+    return v if math.isfinite(v) else float("nan")
+
+
+def _score(input_dir: Path, gold: Path, *, primary, measures, positive, policy, costs, order, gains, labels, id_col,
+           label_col, missing, allow_unknown, bootstrap, seed, alpha, primary_key) -> Scored:
+    from evalreport.counts import Counts
+    from evalreport.inputs.readers import read_runs
+    from evalreport.measures import evaluate
+    from evalreport.measures.perclass import per_class_frame
+
+    submission = data_file(input_dir / "res", "res")
+    runs = read_runs(gold, [submission], names=["submission"], id_col=id_col, label_col=label_col, labels=labels,
+                     missing=missing, allow_unknown=allow_unknown, score_col=None)
+    counts = Counts.from_runs(runs)
+    costs, gains = _costs_gains(counts, costs, order, gains)
+    records = _records(counts, primary, measures, gains)
+    ids = [m.id for m in records]
+    keys = [leaderboard_key(i) for i in ids]
     frame = evaluate(counts, records, positive=positive, policy=policy, costs=costs, gains=gains)
     rows = pd.DataFrame({"measure": ids, "key": keys, "value": frame["value"].to_numpy(dtype=float),
                          "lo": np.nan, "hi": np.nan, "undefined": frame["undefined"].to_numpy(dtype=bool),
@@ -150,10 +236,17 @@ def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, pos
         rows["lo"] = boot.loc[ids, "lo"].to_numpy(dtype=float)
         rows["hi"] = boot.loc[ids, "hi"].to_numpy(dtype=float)
     scores: dict[str, float] = {}
-    for r in rows.itertuples(index=False):
+    for r, record in zip(rows.itertuples(index=False), records):
         if not math.isfinite(r.value):
-            notes.append(f"{r.measure}: undefined on this submission ({r.reason or 'no value'}); "
-                         f"no leaderboard value")
+            worst = worst_value(record)
+            why = r.reason or "no value"
+            if math.isfinite(worst):
+                scores[r.key] = worst
+                notes.append(f"{r.measure}: undefined on this submission ({why}); the leaderboard shows {worst:g}, "
+                             "the worst value of its range, so that the column is present and ranks this "
+                             "submission last")
+            else:
+                notes.append(f"{r.measure}: undefined on this submission ({why}); no leaderboard value")
             continue
         scores[r.key] = float(r.value)
         for bound in ("lo", "hi"):
@@ -170,7 +263,7 @@ def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, pos
     per_class = per_class.loc[list(labels_t), ["recall", "precision", "f1"]]
     per_class.insert(0, "gold items", tensor.sum(axis=1).astype(np.int64))
     return Scored(scores=scores, rows=rows, per_class=per_class, confusion=confusion, labels=labels_t,
-                  primary=ids[0], notes=tuple(notes))
+                  primary=ids[0], notes=tuple(notes), positive=None if positive is None else str(positive))
 
 
 def write_outputs(scored: Scored, output_dir, *, title: str = "Your submission", alpha: float = 0.05,
@@ -245,7 +338,11 @@ def detail_page(scored: Scored, *, title: str = "Your submission", alpha: float 
     for r in scored.rows.itertuples(index=False):
         cls = ' class="official"' if r.measure == scored.primary else ""
         interval = "" if math.isnan(r.lo) else f"[{_num(r.lo)}, {_num(r.hi)}]"
-        rows.append(f"<tr{cls}><th>{e(get(r.measure).label)}{' (official)' if cls else ''}</th>"
+        record = get(r.measure)
+        name = record.label
+        if "positive" in record.needs and scored.positive is not None:
+            name += f" (positive class: {scored.positive})"
+        rows.append(f"<tr{cls}><th>{e(name)}{' (official)' if cls else ''}</th>"
                     f"<td><code>{e(r.key)}</code></td><td class=\"n\">{e(_num(r.value))}</td>"
                     f"<td class=\"n\">{e(interval)}</td>" + (f"<td>{e(r.reason)}</td>" if reasons else "") + "</tr>")
     scores = (f"<table><caption>Scores</caption><tr><th>measure</th><th>leaderboard key</th><th>value</th>"

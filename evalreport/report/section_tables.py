@@ -89,12 +89,19 @@ def _se_lookup(intervals: pd.DataFrame):
     return intervals.drop_duplicates(["system", "measure"]).set_index(["system", "measure"])["se"].to_dict()
 
 
-def flips(disagreements: pd.DataFrame, intervals: pd.DataFrame, primary: str, *, k: float = NOISE_SE) -> pd.DataFrame:
+def flips(disagreements: pd.DataFrame, intervals: pd.DataFrame, primary: str, *, k: float = NOISE_SE,
+          paired: pd.DataFrame | None = None, alpha: float = 0.05) -> pd.DataFrame:
     """The system pairs whose order under ``primary`` flips under another measure, oriented so that
     A is the primary measure's winner, with how many standard errors of the difference separate the
     two systems under each measure (``z_primary``, ``z_other``; NaN without bootstrap standard
-    errors) and ``beyond_noise``: both above ``k``. The standard error of a difference is
-    ``sqrt(se_A^2 + se_B^2)`` from the bootstrap standard errors in intervals.csv."""
+    errors) and ``beyond_noise``.
+
+    With ``paired`` (paired_differences.csv, :mod:`evalreport.analyses.paired`) the standard error is
+    that of the paired bootstrap differences (the same resamples for both systems) and a flip is
+    beyond the noise when the paired bootstrap test gives p < ``alpha`` under both measures (columns
+    ``p_primary``, ``p_other``). Without it (older tables): the unpaired ``sqrt(se_A^2 + se_B^2)``
+    from the standard errors in intervals.csv, and both z above ``k`` - conservative, since it drops
+    the covariance of two systems scored on the same items."""
     prim = disagreements[disagreements["measure_a"] == primary]
     if prim.empty:
         return pd.DataFrame(columns=["measure", "A", "B", "primary_A", "primary_B", "other_A", "other_B",
@@ -107,8 +114,14 @@ def flips(disagreements: pd.DataFrame, intervals: pd.DataFrame, primary: str, *,
     oa = np.where(swap, prim["value_b2"], prim["value_b1"]).astype(float)
     ob = np.where(swap, prim["value_b1"], prim["value_b2"]).astype(float)
     se = _se_lookup(intervals)
+    pair = _paired_lookup(paired)
 
     def z(measures, va, vb):
+        if pair is not None:
+            got = [pair.get((m, x, y), (np.nan, np.nan)) for m, x, y in zip(measures, a, b)]
+            s_d = np.array([g[0] for g in got], dtype=float)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.where(s_d > 0, np.abs(va - vb) / s_d, np.where((s_d == 0) & (va != vb), np.inf, np.nan))
         if se is None:
             return np.full(len(a), np.nan)
         out = []
@@ -122,12 +135,28 @@ def flips(disagreements: pd.DataFrame, intervals: pd.DataFrame, primary: str, *,
     zo = z(prim["measure_b"].tolist(), oa, ob)
     out = pd.DataFrame({"measure": prim["measure_b"].to_numpy(), "A": a, "B": b, "primary_A": pa, "primary_B": pb,
                         "other_A": oa, "other_B": ob, "z_primary": zp, "z_other": zo})
-    out["beyond_noise"] = (out["z_primary"] > k) & (out["z_other"] > k)
+    if pair is not None:
+        out["p_primary"] = [pair.get((primary, x, y), (np.nan, np.nan))[1] for x, y in zip(a, b)]
+        out["p_other"] = [pair.get((m, x, y), (np.nan, np.nan))[1] for m, x, y in zip(out["measure"], a, b)]
+        out["beyond_noise"] = (out["p_primary"] < alpha) & (out["p_other"] < alpha)
+    else:
+        out["beyond_noise"] = (out["z_primary"] > k) & (out["z_other"] > k)
     weakest = np.fmin(out["z_primary"], out["z_other"])
     if weakest.isna().all():        # no standard errors: the clearer flips (larger smaller difference) first
         weakest = np.fmin(np.abs(pa - pb), np.abs(oa - ob))
     return out.assign(_w=weakest).sort_values("_w", ascending=False, kind="stable").drop(columns="_w") \
         .reset_index(drop=True)
+
+
+def _paired_lookup(paired: pd.DataFrame | None):
+    """(measure, a, b) and (measure, b, a) -> (paired se, paired p) of paired_differences.csv."""
+    if paired is None or paired.empty or not {"measure", "system_a", "system_b", "se", "p_value"} <= set(paired):
+        return None
+    out = {}
+    for m, x, y, s, p in zip(paired["measure"], paired["system_a"], paired["system_b"], paired["se"],
+                             paired["p_value"]):
+        out[(m, x, y)] = out[(m, y, x)] = (float(s), float(p))
+    return out
 
 
 # ----------------------------------------------------------------------------- cross-validation

@@ -2,7 +2,12 @@
 
 Every sentence is made from those rows (see :mod:`evalreport.analyses.findings` for what each
 row means), so the report and the CSV cannot disagree; nothing here is written for a particular
-data set. Names from the data (systems, classes, baselines) and measure labels go through
+data set. The verdicts are the rows': a measure's winner is "beyond the bootstrap noise" only when
+the paired bootstrap test against its runner-up says so (``winner_noise``), the others are
+near-ties; a constant predictor that wins and a chance baseline that beats every system are
+flagged as a measure rewarding a degenerate prediction; chance level is judged by each system's
+interval against the strongest baseline (Monte-Carlo estimates within 2 standard errors of an
+exact value set aside). Lists read as English (``a, b and c``). Names from the data (systems, classes, baselines) and measure labels go through
 :func:`escape` before they enter the Markdown, so a system named ``*x*``, ``[a](http://e.x)`` or
 ```#x`{=typst}`` shows as written in HTML and in the PDF.
 """
@@ -56,15 +61,38 @@ def _p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
+def _join(items, sep: str = ", ") -> str:
+    """English: ``a``, ``a and b``, ``a, b and c`` (``sep`` between all but the last two)."""
+    items = list(items)
+    if len(items) <= 2:
+        return " and ".join(items)
+    return sep.join(items[:-1]) + (" and " if sep == ", " else f"{sep}and ") + items[-1]
+
+
 def _names(systems, *, bold: bool = False) -> str:
     names = [escape(s) for s in systems]
     if bold:
         names = [f"**{n}**" for n in names]
     if len(names) > MAX_NAMED:
         names = names[:MAX_NAMED] + [f"{len(systems) - MAX_NAMED} more"]
-    if len(names) <= 2:
-        return " and ".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return _join(names)
+
+
+def _differences(values, digits: int = 3) -> str:
+    """``difference 0.012`` or ``differences 0.001 to 0.016``."""
+    values = [float(v) for v in values]
+    lo, hi = min(values), max(values)
+    if len(values) == 1 or _num(lo, digits) == _num(hi, digits):
+        return f"difference{'s' * (len(values) > 1)} {_num(lo, digits)}"
+    return f"differences {_num(lo, digits)} to {_num(hi, digits)}"
+
+
+def _p_range(ps) -> str:
+    ps = [float(p) for p in ps]
+    if len(ps) == 1:
+        return _p(ps[0])
+    lo, hi = min(ps), max(ps)
+    return _p(lo) if _p(lo) == _p(hi) else f"p from {'below 0.001' if lo < 0.001 else f'{lo:.3f}'} to {hi:.3f}"
 
 
 def _baseline(name: str) -> str:
@@ -97,16 +125,171 @@ def _winner_groups(rows: pd.DataFrame, key: str) -> list[tuple[tuple, list]]:
     return sorted(groups.items(), key=lambda kv: -len(kv[1]))
 
 
-def _crowns(groups, *, labels: bool, what: str = "measures") -> str:
-    """``A under x, y; B under the other 14 measures (z, ...)``: the smaller groups first."""
+def _crowns(groups, *, labels: bool, what: str = "measures", bold: bool = True) -> str:
+    """``A under x and y; B under z; and C under the other 14 measures``: the smaller groups first."""
     parts = []
     ordered = sorted(groups, key=lambda kv: len(kv[1]))
     for i, (winners, keys) in enumerate(ordered):
-        names = ", ".join(escape(_label(k)) if labels else escape(k) for k in keys)
+        names = _join([escape(_label(k)) if labels else escape(k) for k in keys])
         if i == len(ordered) - 1 and len(ordered) > 1 and len(keys) > 2:
             names = f"the other {len(keys)} {what}"      # the complement of the lists before it
-        parts.append(f"{_names(winners, bold=True)} under {names}")
-    return "; ".join(parts)
+        parts.append(f"{_names(winners, bold=bold)} under {names}")
+    return _join(parts, "; ")
+
+
+def _winners_sentence(of, alpha: float) -> str:
+    """Who wins under each measure, the leads beyond the paired bootstrap noise apart from the
+    near-ties (rows ``winner``, ``winner_margin``, ``winner_noise``)."""
+    winners = of("winner")
+    groups = _winner_groups(winners, "measure")
+    if not groups:
+        return ""
+    noise = of("winner_noise").set_index("measure")
+    margin = of("winner_margin").set_index("measure")
+    n_measures = len(winners["measure"].unique())
+    if noise.empty:              # no resampling: the winners as they are (the last bullet says why)
+        if len(groups) == 1:
+            return f"**Every measure** ({n_measures}) crowns {_names(groups[0][0], bold=True)}."
+        return "**The winner depends on the measure:** " + _crowns(groups, labels=True) + "."
+    by_measure = winners.groupby("measure", sort=False)["system"].apply(lambda s: tuple(dict.fromkeys(s)))
+    clear = [m for m in by_measure.index if m in noise.index and noise.loc[m, "detail"] == "beyond noise"]
+    near = [m for m in by_measure.index if m in noise.index and noise.loc[m, "detail"] == "within noise"]
+    tied = [m for m in by_measure.index if len(by_measure[m]) > 1]
+    rule = f"paired bootstrap test of the winner against the runner-up, alpha {alpha:g}, uncorrected"
+    everyone = {w for ws in by_measure for w in ws}
+    if len(everyone) == 1:
+        t = f"**Every measure** ({n_measures}) crowns {_names(sorted(everyone), bold=True)}"
+        if near:
+            t += (f"; under {_join([escape(_label(m)) for m in near])} its lead over the runner-up is within the "
+                  f"bootstrap noise ({_differences(margin.loc[near, 'value'])}; {rule}: "
+                  f"{_p_range(noise.loc[near, 'value'])})")
+        return t + "."
+    clear_groups = _winner_groups(winners[winners["measure"].isin(clear)], "measure")
+    if len(clear_groups) > 1:
+        t = (f"**The winner depends on the measure.** Leads beyond the bootstrap noise ({rule}): "
+             + _crowns(clear_groups, labels=True) + ".")
+    elif clear_groups:
+        t = (f"**Beyond the bootstrap noise, only {_names(clear_groups[0][0])} wins** ({rule}): under "
+             + _join([escape(_label(m)) for m in clear_groups[0][1]]) + ".")
+    else:
+        t = (f"**No measure's winner leads its runner-up beyond the bootstrap noise** ({rule}), although the "
+             "measures crown different systems.")
+    if near:
+        near_groups = _winner_groups(winners[winners["measure"].isin(near)], "measure")
+        noise_words = (f"within the bootstrap noise ({_differences(margin.loc[near, 'value'])}; paired bootstrap "
+                       f"{_p_range(noise.loc[near, 'value'])})")
+        if len(near) > 1 and len(near_groups) > 1 and all(len(ms) == 1 for _, ms in near_groups):
+            # "Accuracy, kappa and F1 crown A, B and C": one measure per winner, in step
+            order = [(ms[0], w) for w, ms in near_groups]
+            t += (f" {_join([escape(_label(m)) for m, _ in order])} crown {_join([_names(w) for _, w in order])} "
+                  f"respectively, but each lead is {noise_words}")
+        else:
+            t += (f" Near-ties, each lead over the runner-up {noise_words}: "
+                  + _crowns(near_groups, labels=True, bold=False, what="near-tied measures"))
+        t += ("; these measures do not separate their first two systems." if len(near) > 1 else
+              "; this measure does not separate its first two systems.")
+    if tied:
+        t += " Tied for first: " + _join([f"{_names(by_measure[m])} under {escape(_label(m))}" for m in tied],
+                                         "; ") + "."
+    return t
+
+
+def _degenerate_sentence(of) -> str:
+    """A constant predictor among the systems that wins or leads a measure, or a chance baseline
+    better than every system: a measure that rewards the degenerate prediction on this data."""
+    out = []
+    deg = of("degenerate_winner")
+    if len(deg):
+        always = of("constant_system").drop_duplicates("system").set_index("system")["detail"]
+        for system, one in deg.groupby("system", sort=False):
+            kinds = one["detail"].str.split(":").str[0]
+
+            def measures(kind):
+                return list(dict.fromkeys(escape(_label(m)) for m in one.loc[kinds == kind, "measure"]))
+
+            where = []
+            if (kinds == "leader").any():
+                where.append(f"leads under the primary measure ({_join(measures('leader'))})")
+            raw, cal = [m for m in measures("winner") if m not in measures("leader")], measures("winner_calibrated")
+            both = [m for m in raw if m in cal]
+            if both:
+                where.append(f"wins under {_join(both)} before and after prevalence calibration")
+            if [m for m in raw if m not in both]:
+                where.append(f"wins under {_join([m for m in raw if m not in both])}")
+            if [m for m in cal if m not in both]:
+                where.append(f"wins under {_join([m for m in cal if m not in both])} after prevalence calibration")
+            if (kinds == "winner_what_if").any():
+                where.append("wins the primary measure under another class distribution ("
+                             + _join(list(dict.fromkeys(escape(d.split(": ", 1)[-1]) for d in
+                                                        one.loc[kinds == "winner_what_if", "detail"]))) + ")")
+            how = always.get(system, "predicts one class for every item")
+            many = one["measure"].nunique() > 1
+            out.append(f"**A constant predictor wins:** {escape(system)}, which {escape(how)}, {_join(where)}: "
+                       + ("these measures reward" if many else "this measure rewards")
+                       + " the degenerate prediction on this data, so "
+                       + ("their rankings say" if many else "its ranking says") + " little about skill here.")
+    beats = of("baseline_beats_all")
+    if len(beats):
+        parts = [f"{escape(_label(r['measure']))} ({_baseline(r['system'])}: {_num(r['value'])})"
+                 for _, r in beats.iterrows()]
+        out.append(f"**A chance baseline beats every system** under {_join(parts)}: "
+                   + ("this measure rewards" if len(beats) == 1 else "these measures reward")
+                   + " a prediction without skill on this data.")
+    return " ".join(out)
+
+
+def _chance_sentence(of, alpha: float) -> str:
+    """The strongest chance baseline and the systems below it, indistinguishable from it (their
+    bootstrap interval holds it) or, without intervals, at or below it."""
+    best = of("baseline_best")
+    if best.empty:
+        return ""
+    best = best.iloc[0]
+    exact = str(best["detail"]) == "exact"
+    strongest = (f"{_baseline(best['system'])} ({_num(best['value'])}"
+                 + (", exact" if exact else f", {escape(str(best['detail']).lower())}") + ")")
+    aside = of("baseline_set_aside")
+    if len(aside):
+        strongest += ("; " + _join([f"{_baseline(r['system'])} ({_num(r['value'])}, "
+                                    f"{escape(str(r['detail']).split(':')[0].split(', ')[-1])})"
+                                    for _, r in aside.iterrows()])
+                      + (" is a Monte-Carlo estimate" if len(aside) == 1 else " are Monte-Carlo estimates")
+                      + f" within 2 standard errors of it, so not stronger")
+    no_value = of("no_value")
+    unvalued = (f" No value under the primary measure, so not compared: {_names(no_value['system'])}."
+                if len(no_value) else "")
+    lo = of("interval_lo").drop_duplicates("system").set_index("system")["value"]
+    hi = of("interval_hi").drop_duplicates("system").set_index("system")["value"]
+    level = f"{100 * (1 - alpha):g}%"
+
+    def listed(rows, with_interval: bool) -> str:
+        shown = [f"{escape(r['system'])} ({_num(r['value'])}"
+                 + (f", interval {_num(lo[r['system']])} to {_num(hi[r['system']])}"
+                    if with_interval and r["system"] in lo.index and r["system"] in hi.index else "") + ")"
+                 for _, r in rows.head(MAX_NAMED).iterrows()]
+        if len(rows) > MAX_NAMED:
+            shown.append(f"{len(rows) - MAX_NAMED} more")
+        return _join(shown, "; ")
+
+    below, level_rows, point = of("below_baseline"), of("chance_level"), of("at_or_below_baseline")
+    parts = []
+    if len(below):
+        parts.append(f"**Below chance** under the primary measure (the whole {level} bootstrap interval is worse "
+                     f"than the strongest chance baseline): {listed(below, True)}.")
+    if len(level_rows):
+        parts.append(f"**Indistinguishable from chance** under the primary measure (the {level} bootstrap interval "
+                     f"holds the strongest chance baseline): {listed(level_rows, True)}.")
+    if len(point):
+        parts.append("**At or below chance** under the primary measure (point values; there are no intervals): "
+                     f"{listed(point, False)}.")
+    if not parts:
+        valued = "with a value " if len(no_value) else ""
+        if len(of("leader_lo")):
+            return (f"**Chance:** the bootstrap interval of every system {valued}lies above the strongest chance "
+                    f"baseline under the primary measure, {strongest}." + unvalued)
+        return (f"**Chance:** every system {valued}beats the strongest chance baseline under the primary measure, "
+                f"{strongest}." + unvalued)
+    return " ".join(parts) + f" The strongest chance baseline is {strongest}." + unvalued
 
 
 def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_items: int | None = None) -> Note:
@@ -166,7 +349,7 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
             s += (f" The Holm-corrected pairwise tests (alpha {alpha:g}) separate it from every other "
                   + ("tested " if len(untested) else "") + "system.")
         if len(untested):
-            s += (f" Not tested (no defined value or no significance group, so neither separated nor inseparable): "
+            s += (f" Not tested (no defined value or no significance letter, so neither separated nor inseparable): "
                   f"{_names(untested['system'])}.")
         if len(insep) and floor is not None and float(floor["value"]) >= alpha:
             need = first("resamples_needed")
@@ -212,14 +395,9 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
     if parts:
         items.append(" ".join(parts))
 
-    # 3. does the winner depend on the measure, the calibration, the class distribution?
-    winners = of("winner")
-    groups = _winner_groups(winners, "measure")
-    if groups:
-        if len(groups) == 1:
-            t = f"**Every measure** ({len(winners['measure'].unique())}) crowns {_names(groups[0][0], bold=True)}."
-        else:
-            t = "**The winner depends on the measure:** " + _crowns(groups, labels=True) + "."
+    # 3. does the winner depend on the measure (beyond the noise), the calibration, the class distribution?
+    t = _winners_sentence(of, alpha)
+    if t:
         cal = _winner_groups(of("winner_calibrated"), "measure")
         if cal:
             if len(cal) == 1:
@@ -231,29 +409,14 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
             t += (" Under the primary measure with other class distributions: "
                   + _crowns(wi, labels=False, what="distributions") + ".")
         items.append(t)
+    t = _degenerate_sentence(of)
+    if t:
+        items.append(t)
 
     # 4. chance baselines
-    best = first("baseline_best")
-    below = of("at_or_below_baseline")
-    if best is not None:
-        strongest = f"{_baseline(best['system'])} ({_num(best['value'])})"
-        no_value = of("no_value")
-        unvalued = (f" No value under the primary measure, so not compared: {_names(no_value['system'])}."
-                    if len(no_value) else "")
-        if below.empty:
-            items.append(f"**Chance:** every system {'with a value ' if len(no_value) else ''}beats the strongest "
-                         f"chance baseline under the primary measure, {strongest}." + unvalued)
-        else:
-            # the baseline's name (detail) and value (its own "baseline" row) are separate fields
-            values = of("baseline").drop_duplicates("system").set_index("system")["value"]
-            lst = []
-            for _, r in below.head(MAX_NAMED).iterrows():
-                name = str(r["detail"])
-                val = f": {_num(values[name])}" if name in values.index else ""
-                lst.append(f"{escape(r['system'])} ({_num(r['value'])}, no better than {_baseline(name)}{val})")
-            more = f" and {len(below) - MAX_NAMED} more" if len(below) > MAX_NAMED else ""
-            items.append("**At or below chance** under the primary measure: " + "; ".join(lst) + more
-                         + f". The strongest chance baseline is {strongest}." + unvalued)
+    t = _chance_sentence(of, alpha)
+    if t:
+        items.append(t)
 
     # 5. undefined values: grouped by the systems concerned, with the short form of each reason
     # (no value at all vs a class average that has a value because undefined classes were skipped)

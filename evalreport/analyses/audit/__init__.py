@@ -64,6 +64,17 @@ what the paper states. ``<paper>`` is ``sebastiani`` (000), ``opitz`` (002) or `
   the counterexample.
 
 ``tests/test_audit.py`` runs the audit on every measure with claims and asserts agreement.
+In the audit frame a claim gives four columns: ``paper_claim`` (the ``paper`` value) with its
+``paper_source`` (:mod:`.sources`), ``agrees_with_paper`` (the verdict against the paper: False
+exactly for the documented differences), ``expected`` (the ``audit`` value) and ``as_expected``
+(the verdict against it), and ``why``.
+
+Conditions and policies
+-----------------------
+Each verdict is also computed on the matrices where every class occurs in the gold labels, and in
+the gold and predicted labels (:mod:`.conditions`): a property may fail only where a class is
+absent. :func:`audit_for_report` computes the audit a report shows, under the report's 0/0 policy
+and each paper's own.
 
 The claims of the one-vs-rest averages (``<id>_macro``, ``_micro``, ``_weighted``) are not written
 by hand: they are derived from paper 004 Table 2's averaging rows, declared once as
@@ -85,6 +96,9 @@ from evalreport.analyses.audit.consistency import (PAPER_004_TABLE_3, binary_pai
                                                    indistinguishable_groups)
 from evalreport.analyses.audit.identities import identities
 from evalreport.analyses.audit.batches import evaluate_bank, stacked
+from evalreport.analyses.audit.conditions import (COLUMNS as CONDITION_COLUMNS, EXISTENTIAL, ConditionedCase,
+                                                  condition_for)
+from evalreport.analyses.audit.sources import paper_source
 from evalreport.analyses.audit.space import Space, space_for
 from evalreport.errors import MeasureError
 from evalreport.measures import catalogue, get
@@ -92,7 +106,7 @@ from evalreport.measures._core import unique
 from evalreport.measures._core import Measure, quiet_errors, shared_sums
 from evalreport.measures.binary import AVERAGING_PRESERVES, average_claims
 
-__all__ = ["audit", "consistency", "indistinguishable_groups", "PROPERTIES", "PAPERS", "PAPER_POLICY",
+__all__ = ["audit", "audit_for_report", "consistency", "indistinguishable_groups", "PROPERTIES", "PAPERS", "PAPER_POLICY",
            "claims_frame", "check_claims", "PAPER_004_TABLE_3", "binary_pairs_space", "Space",
            "AVERAGINGS", "AVERAGING_PRESERVES", "average_claims", "preservation", "table_2_averaging", "identities"]
 
@@ -149,8 +163,8 @@ PROPERTIES: dict[str, Property] = {p.id: p for p in [
     _p("ACB", "goesgens", "Definition 9", "approximate constant baseline"),
 ]}
 
-COLUMNS = ["measure", "property", "paper", "setting", "verdict", "counterexample", "detail", "policy", "claim",
-           "agrees"]
+COLUMNS = ["measure", "property", "paper", "setting", "verdict", *CONDITION_COLUMNS.values(), "counterexample", "detail",
+           "policy", "paper_claim", "paper_source", "agrees_with_paper", "expected", "as_expected", "why"]
 
 
 def resolve_properties(properties) -> list[Property]:
@@ -186,7 +200,7 @@ def _setting_name(K: int, classes) -> str:
 
 
 def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, classes=(2, 3),
-          policy: str | None = None, n_random: int = 400) -> pd.DataFrame:
+          policy: str | None = None, n_random: int = 400, conditions: bool = True) -> pd.DataFrame:
     """Check every property for every measure, in the binary and the multi-class setting.
 
     ``measures``: ids, ``family(param=value)`` specs or :class:`Measure` records (default: the
@@ -195,12 +209,24 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
     number of items (some checks use a smaller bound, named in their detail). ``classes``: the
     numbers of classes to check; 2 is the binary setting. ``policy``: force one undefined-value
     policy instead of each paper's own (:data:`PAPER_POLICY`). ``n_random``: size of the seeded
-    random search beyond ``max_n``.
+    random search beyond ``max_n``. ``conditions``: also compute the verdicts restricted to the
+    matrices where every class occurs in the gold labels, and in the gold and predicted labels
+    (:mod:`.conditions`; without, those columns are empty).
 
-    Returns a tidy frame with columns ``measure, property, paper, setting, verdict,
-    counterexample, detail, policy, claim, agrees``; ``verdict`` is ``satisfied``, ``violated``
-    or ``n/a``; ``claim`` is what the registry declares (``""`` if nothing), ``agrees`` whether
-    the verdict is what the claim expects (``None`` without a claim).
+    Returns a tidy frame with the columns :data:`COLUMNS`:
+
+    * ``verdict`` (``satisfied``, ``violated`` or ``n/a``) on every matrix, a class may be absent;
+      ``verdict_every_class_in_gold`` and ``verdict_every_class_in_gold_and_predicted`` the verdict
+      under that condition; ``counterexample`` and ``detail`` are those of ``verdict``;
+    * ``policy``: the undefined-value policy it was computed under;
+    * ``paper_claim``: what the paper states (``""`` if the registry records no claim), and
+      ``paper_source`` where (table and cell, or the numbered statement: :mod:`.sources`);
+    * ``agrees_with_paper``: ``verdict == paper_claim`` (None without a claim);
+    * ``expected``: the verdict the registry records for the audit (the paper's claim, or the
+      documented difference); ``as_expected``: ``verdict == expected``; ``why``: the section of
+      docs/audit.md that explains a difference (``""`` if the audit is to agree with the paper).
+      The expectation is recorded for the paper's own policy: under another (``policy=``) these
+      three are empty, ``agrees_with_paper`` still compares with the paper.
     """
     if isinstance(measures, (str, Measure)):
         measures = [measures]
@@ -215,6 +241,8 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
     for m in ms:
         claims = parse_claims(m)
         cases: dict = {}
+        restricted: dict = {}     # (K, policy, condition) -> ConditionedCase
+        pv_restricted: dict = {}  # (policy, condition) -> K -> PV values
         bank = banks.of(m, ms)
         pv_values: dict = {}       # policy -> K -> values at the random classifiers of PV
         for (K, pol), b in bank.items():
@@ -224,9 +252,11 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
             setting = _setting_name(K, classes)
             for prop in props:
                 pol = policy or PAPER_POLICY[prop.paper]
+                under = {}
                 if "positive" in m.needs and K != 2:
                     v = P.Verdict(P.NA, "", "a binary measure (needs a positive class): its multi-class forms are "
                                             "the _macro, _micro and _weighted averages")
+                    under = {c: P.NA for c in CONDITION_COLUMNS} if conditions else {}
                 else:
                     key = (K, pol)
                     if key not in cases:
@@ -238,15 +268,70 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
                     except Exception as exc:  # a user's measure may fail on some inputs: report, don't crash
                         v = P.Verdict(P.NA, "", f"check failed: {type(exc).__name__}: {exc}")
                     case.cache[f"{prop.id}_verdict"] = v
-                if "positive" in m.needs and K != 2:
-                    claim, expected = "", None       # a binary measure's claims are about two classes
-                else:
-                    claim, expected = _claim_for(claims, prop, "binary" if K == 2 else "multiclass")
-                rows.append({"measure": m.id, "property": prop.id, "paper": PAPERS[prop.paper][0],
-                             "setting": setting, "verdict": v.verdict, "counterexample": v.counterexample,
-                             "detail": v.detail, "policy": pol, "claim": claim,
-                             "agrees": None if expected is None else bool(v.verdict == expected)})
+                    for c in (CONDITION_COLUMNS if conditions else ()):
+                        # a statement about all matrices holds on every subset (and "every" is a subset of "gold")
+                        if prop.id not in EXISTENTIAL and P.SATISFIED in (v.verdict, under.get("gold")):
+                            under[c] = P.SATISFIED
+                            continue
+                        cond = condition_for(prop.id, c)
+                        rkey = (K, pol, cond)
+                        if rkey not in restricted:
+                            restricted[rkey] = ConditionedCase(
+                                m, K, setting, pol, spaces[K], seed=seed, n_random=n_random, bank=bank.get(key),
+                                pv_values=pv_restricted.setdefault((pol, cond), {}), condition=cond)
+                        rcase = restricted[rkey]
+                        done = rcase.cache.get(f"{prop.id}_verdict")
+                        if done is None:
+                            try:
+                                done = prop.check(rcase)
+                            except Exception as exc:  # as above
+                                done = P.Verdict(P.NA, "", f"check failed: {type(exc).__name__}: {exc}")
+                            rcase.cache[f"{prop.id}_verdict"] = done
+                        under[c] = done.verdict
+                hit = None if "positive" in m.needs and K != 2 else \
+                    _claim_for(claims, prop, "binary" if K == 2 else "multiclass")   # binary claims: two classes
+                row = {"measure": m.id, "property": prop.id, "paper": PAPERS[prop.paper][0], "setting": setting,
+                       "verdict": v.verdict, **{CONDITION_COLUMNS[c]: under.get(c, "") for c in CONDITION_COLUMNS},
+                       "counterexample": v.counterexample, "detail": v.detail, "policy": pol, "paper_claim": "",
+                       "paper_source": "", "agrees_with_paper": None, "expected": "", "as_expected": None, "why": ""}
+                if hit is not None:
+                    key_text = f"{hit['paper']}.{hit['property']}" + (f".{hit['setting']}" if hit["setting"] else "")
+                    row.update(paper_claim=hit["claim"],
+                               paper_source=paper_source(m.id, hit["paper"], prop.id, hit["setting"], key_text),
+                               agrees_with_paper=bool(v.verdict == hit["claim"]))
+                    if pol == PAPER_POLICY[prop.paper]:      # the registry's expectation is for the paper's policy
+                        row.update(expected=hit["expected"], why=hit["why"],
+                                   as_expected=bool(v.verdict == hit["expected"]))
+                rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def audit_for_report(measures, *, policy: str = "nan", max_n: int = 8, seed: int = 0, classes=(2, 3),
+                     n_random: int = 400) -> pd.DataFrame:
+    """The audit a report shows: every verdict under each paper's own undefined-value policy
+    (:data:`PAPER_POLICY`) and, where the report's ``policy`` is another, under the report's too.
+
+    A verdict can depend on the policy: under ``nan`` an undefined class is skipped from an average,
+    under Opitz's ``zero`` it counts 0, so a constant classifier's macro precision is the prevalence
+    of its class (``nan``: not chance corrected) or that prevalence / K (``zero``: PV holds,
+    docs/audit.md#pv-constant). The frame is :func:`audit`'s with one more column, ``policy_of``:
+    ``paper`` (the row is under the paper's policy only), ``report`` (under the report's only) or
+    ``paper, report`` (the two policies are one).
+    """
+    base = audit(measures, max_n=max_n, seed=seed, classes=classes, n_random=n_random)
+    own = base["paper"].map({number: PAPER_POLICY[key] for key, (number, _) in PAPERS.items()})
+    base = base.assign(policy_of=["paper, report" if p == policy else "paper" for p in own])
+    papers = [key for key, pol in PAPER_POLICY.items() if pol != policy]
+    if not papers:
+        return base.reset_index(drop=True)
+    extra = audit(measures, papers, max_n=max_n, seed=seed, classes=classes, n_random=n_random, policy=policy)
+    extra = extra.assign(policy_of="report")
+    order = {(m, p, s): i for i, (m, p, s) in enumerate(zip(base["measure"], base["property"], base["setting"]))}
+    both = pd.concat([base, extra], ignore_index=True)
+    rank = [order[k] for k in zip(both["measure"], both["property"], both["setting"])]
+    # each report row right after its paper row
+    return both.assign(_at=rank, _second=[of == "report" for of in both["policy_of"]]) \
+        .sort_values(["_at", "_second"], kind="stable").drop(columns=["_at", "_second"]).reset_index(drop=True)
 
 
 class _Banks:
@@ -325,13 +410,11 @@ def parse_claims(measure: Measure) -> list[dict]:
     return out
 
 
-def _claim_for(claims, prop: Property, setting: str):
+def _claim_for(claims, prop: Property, setting: str) -> dict | None:
+    """The claim record about ``prop`` in ``setting`` (one for that setting before a general one)."""
     specific = [c for c in claims if c["property"] == prop.id and c["setting"] == setting]
     general = [c for c in claims if c["property"] == prop.id and c["setting"] is None]
-    hit = (specific or general or [None])[0]
-    if hit is None:
-        return "", None
-    return hit["claim"], hit["expected"]
+    return (specific or general or [None])[0]
 
 
 def claims_frame(measures=None) -> pd.DataFrame:
@@ -342,5 +425,5 @@ def claims_frame(measures=None) -> pd.DataFrame:
 
 
 def check_claims(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows of an :func:`audit` frame that carry a claim, with ``agrees``."""
-    return frame[frame["agrees"].notna()].reset_index(drop=True)
+    """The rows of an :func:`audit` frame that carry a claim (``agrees_with_paper``, ``as_expected``)."""
+    return frame[frame["as_expected"].notna()].reset_index(drop=True)

@@ -27,8 +27,8 @@ __all__ = ["AVERAGINGS", "preservation", "table_2_averaging"]
 AVERAGINGS = tuple(AVERAGING_PRESERVES)
 
 PRESERVATION_COLUMNS = ["averaging", "property", "paper", "base", "binary", "average", "verdict", "counterexample",
-                        "detail", "claim", "agrees"]
-TABLE_COLUMNS = ["averaging", "property", "paper", "audit", "agrees", "with_property", "kept", "lost", "witness",
+                        "detail", "paper_claim", "agrees_with_paper", "as_expected"]
+TABLE_COLUMNS = ["averaging", "property", "paper", "audit", "agrees_with_paper", "with_property", "kept", "lost", "witness",
                  "counterexample"]
 
 
@@ -47,7 +47,8 @@ def preservation(bases=None, properties=None, *, K: int = 3, max_n: int = 8, see
     Returns a tidy frame, one row per (averaging, property, binary measure): ``paper`` (``✓``
     if Table 2 says the averaging preserves the property), ``binary`` (the binary measure's
     verdict), ``average`` (the average's id) with its ``verdict``, ``counterexample`` and
-    ``detail``, and its derived ``claim`` with ``agrees`` as in the audit frame.
+    ``detail``, and its derived ``paper_claim`` with ``agrees_with_paper`` and ``as_expected`` as in
+    the audit frame.
     """
     from evalreport.analyses.audit import audit  # the package imports this module
 
@@ -60,7 +61,7 @@ def preservation(bases=None, properties=None, *, K: int = 3, max_n: int = 8, see
     if bad:
         raise MeasureError(f"Table 2 has no property {', '.join(bad)}; its properties: {', '.join(TABLE_2_PROPERTIES)}")
     qualified = [f"goesgens.{p}" for p in props]
-    opts = dict(max_n=max_n, seed=seed, policy=policy, n_random=n_random)
+    opts = dict(max_n=max_n, seed=seed, policy=policy, n_random=n_random, conditions=False)
     binary = audit([BINARY[b] for b in bases], qualified, classes=(2,), **opts)
     # get(): some averages are aliases of a hand-declared record (precision_macro = macro_precision)
     averages = audit([get(f"{b}_{avg}") for b in bases for avg in AVERAGINGS], qualified, classes=(K,), **opts)
@@ -73,8 +74,9 @@ def preservation(bases=None, properties=None, *, K: int = 3, max_n: int = 8, see
                 a = averages.loc[(f"{b}_{avg}", p)]
                 rows.append({"averaging": avg, "property": p, "paper": _mark(AVERAGING_PRESERVES[avg][p]), "base": b,
                              "binary": binary.loc[(b, p)], "average": f"{b}_{avg}", "verdict": a.verdict,
-                             "counterexample": a.counterexample, "detail": a.detail, "claim": a.claim,
-                             "agrees": a.agrees})
+                             "counterexample": a.counterexample, "detail": a.detail,
+                             "paper_claim": a.paper_claim, "agrees_with_paper": a.agrees_with_paper,
+                             "as_expected": a.as_expected})
     return pd.DataFrame(rows, columns=PRESERVATION_COLUMNS)
 
 
@@ -83,7 +85,7 @@ def table_2_averaging(frame: pd.DataFrame | None = None, **options) -> pd.DataFr
 
     ``frame``: a :func:`preservation` frame (computed with ``options`` if not given). Columns:
     ``paper`` (✓/✗ as printed), ``audit`` (✓ if every average of a binary measure with the
-    property has it, ✗ if one does not, ``""`` if no binary measure has it), ``agrees``,
+    property has it, ✗ if one does not, ``""`` if no binary measure has it), ``agrees_with_paper``,
     ``with_property`` (how many binary measures have it), ``kept`` (how many of their averages
     keep it), ``lost`` (the binary measures whose average loses it, comma-separated), ``witness``
     (the first of those averages) and its ``counterexample``.
@@ -95,7 +97,7 @@ def table_2_averaging(frame: pd.DataFrame | None = None, **options) -> pd.DataFr
         lost = have[have.verdict == "violated"]
         audit_mark = "" if have.empty else _mark(lost.empty)
         rows.append({"averaging": avg, "property": p, "paper": g.paper.iloc[0], "audit": audit_mark,
-                     "agrees": None if not audit_mark else audit_mark == g.paper.iloc[0],
+                     "agrees_with_paper": None if not audit_mark else audit_mark == g.paper.iloc[0],
                      "with_property": len(have), "kept": int((have.verdict == "satisfied").sum()),
                      "lost": ", ".join(lost.base), "witness": lost.average.iloc[0] if len(lost) else "",
                      "counterexample": lost.counterexample.iloc[0] if len(lost) else ""})

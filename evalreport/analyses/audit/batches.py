@@ -246,10 +246,11 @@ _PV_GRID = {2: 12, 3: 9, 4: 8}
 @functools.lru_cache(maxsize=8)
 def pv_batch(K: int):
     """``(A, mats, ai)``: prevalence vectors a (all classes present, a grid of N), and for each,
-    the matrices a z^T / N for z on the interior grid plus z = a; ``ai`` the a of each matrix."""
+    the matrices a z^T / N for z on the grid of the whole simplex (z_j = 0 allowed: Opitz's
+    z in [0, 1]^n, the constant classifiers included) plus z = a; ``ai`` the a of each matrix."""
     N = _PV_GRID.get(K, 8)
     A = compositions(N, K, positive=True).astype(float)
-    Z = compositions(N, K, positive=True).astype(float)
+    Z = compositions(N, K).astype(float)
     mats, ai = [], []
     for k, a in enumerate(A):
         zs = np.concatenate([Z, a[None]])

@@ -26,14 +26,20 @@ paper  id      on label sets
 004    CSym    Definition 4: unchanged when the labels are renamed (one permutation for gold and
                predicted sets)
 004    Sym     Definition 3: unchanged when gold and predicted sets trade places
---     EMPTY   the case where every gold and predicted set is empty (exact agreement) scores the
-               best value, under the record's own convention (policy ``convention``): the
-               reading scikit-learn's ``zero_division`` gives it
+--     EMPTY   an item whose gold and predicted sets are both empty counts as an exactly right
+               item: every case with such an item scores what it scores with that item
+               replaced by a right non-empty one (G_i = P_i = {a}). No paper states it; it is
+               checked under the 0/0 policy in use (``empty_policy``: a report passes its own),
+               because that policy decides it: ``nan`` skips the item in the mean over items
+               (an exactly right empty prediction then counts for nothing), ``zero`` / ``one``
+               count it as 0 / 1, ``convention`` as the record's convention. The ``detail``
+               says under which policies it holds, computed on the same cases.
 =====  ======  =====================================================================
 
-Verdicts, counterexamples (the first violation in the order of the space: fewer items first)
-and the ``claim`` / ``agrees`` columns follow :func:`evalreport.analyses.audit.audit`; claims
-are the records' ``claims`` keyed by the paper property (e.g. ``goesgens.Max``).
+Verdicts and counterexamples (the first violation in the order of the space: fewer items first)
+follow :func:`evalreport.analyses.audit.audit`; the records' ``claims`` keyed by the paper
+property (e.g. ``goesgens.Max``) fill ``expected`` / ``as_expected`` (no paper states a verdict
+for label sets, so ``paper_claim`` is empty), and the columns of the class conditions are empty.
 """
 from __future__ import annotations
 
@@ -47,7 +53,7 @@ import pandas as pd
 from evalreport.analyses.audit import COLUMNS, PAPER_POLICY, PAPERS, _claim_for, parse_claims
 from evalreport.counts.multilabel import STATS, item_stats
 from evalreport.errors import MeasureError
-from evalreport.measures import get
+from evalreport.measures import POLICIES, get
 from evalreport.measures.multilabel import EXAMPLE_IDS, example_based
 
 __all__ = ["audit_multilabel", "ML_PROPERTIES", "SetSpace"]
@@ -64,7 +70,8 @@ ML_PROPERTIES = {
     "Max": ("goesgens", "Definition 1", "maximal agreement (best iff every set is right)"),
     "CSym": ("goesgens", "Definition 4", "label symmetry (labels renamed)"),
     "Sym": ("goesgens", "Definition 3", "symmetry (gold and predicted sets exchanged)"),
-    "EMPTY": ("", "record convention", "empty gold and empty prediction score the best value"),
+    "EMPTY": ("", "no paper; under the 0/0 policy in use",
+              "an item with empty gold and empty predicted sets counts as an exactly right item"),
 }
 
 
@@ -276,13 +283,61 @@ def check_Sym(cs):
                       "gold and predicted sets exchanged")
 
 
+def _empty_items(sp: SetSpace):
+    """Every (case, item) whose gold and predicted sets are both empty: the case, and the case with
+    that item's sets replaced by {a} (label 0), a right non-empty item."""
+    src, dst = [], []
+    for k in range(sp.n):
+        hit = np.flatnonzero((sp.gold[:, k] == 0) & (sp.pred[:, k] == 0))
+        g, p = sp.gold[hit].copy(), sp.pred[hit].copy()
+        g[:, k], p[:, k] = 1, 1
+        src.append(hit)
+        dst.append(sp.index(g, p))
+    return np.concatenate(src), np.concatenate(dst)
+
+
+def _empty_violation(m, spaces, policy: str):
+    """The first (space, case, other case, values) where an empty-empty item does not count as a
+    right item under ``policy``; None if there is none. Only the cases involved are computed. A
+    violation with both values defined (the item changes a defined mean: the skipped item of
+    ``nan``) is shown before one where the empty item makes the value undefined."""
+    found = None
+    for sp in spaces:
+        src, dst = sp.memo("empty_items", lambda sp=sp: _empty_items(sp))
+        if not src.size:
+            continue
+        a = np.asarray(example_based(m, sp.stats[src], policy=policy, explain=False).value, dtype=float)
+        b = np.asarray(example_based(m, sp.stats[dst], policy=policy, explain=False).value, dtype=float)
+        defined = ~np.isnan(a) & ~np.isnan(b)
+        bad = ~(defined & _close(a, b))
+        i = _first(bad & defined)
+        if i is not None:
+            return sp, int(src[i]), int(dst[i]), a[i], b[i]
+        i = _first(bad)
+        if i is not None and found is None:
+            found = sp, int(src[i]), int(dst[i]), a[i], b[i]
+    return found
+
+
 def check_EMPTY(cs):
-    best = cs.best
-    for sp, v in zip(cs.spaces, cs.values):
-        i = _first((sp.gold == 0).all(axis=1) & (sp.pred == 0).all(axis=1))
-        if i is not None and not (not math.isnan(v[i]) and _close(v[i], best)):
-            return VIOLATED, f"{sp.describe(i)} ({_v(v[i])})", f"every set empty scores {_v(v[i])}; best {_v(best)}"
-    return SATISFIED, "", f"every set empty scores the best value {_v(best)}"
+    hit = _empty_violation(cs.m, cs.spaces, cs.policy)
+    holds = [p for p in POLICIES if (hit if p == cs.policy else _empty_violation(cs.m, cs.spaces, p)) is None]
+    where = (f"holds under polic{'y' if len(holds) == 1 else 'ies'} {', '.join(holds)}" if holds
+             else "holds under no 0/0 policy")
+    one = example_based(cs.m, cs.spaces[0].item_table[0, 0], policy=cs.policy, explain=False).value \
+        if cs.spaces else math.nan
+    one = float(np.asarray(one, dtype=float))
+    if hit is None:
+        n = sum(len(sp.memo("empty_items", lambda sp=sp: _empty_items(sp))[0]) for sp in cs.spaces)
+        return SATISFIED, "", f"policy {cs.policy}: {n} cases with such an item checked; {where}"
+    sp, c, d, a, b = hit
+    if math.isnan(one):
+        how = ("an item with empty gold and predicted sets is undefined and skipped in the mean over items, so "
+               "it does not count as right")
+    else:
+        how = f"an item with empty gold and predicted sets counts as {_v(one)}, not as a right item ({_v(cs.best)})"
+    return (VIOLATED, f"{sp.describe(c)} ({_v(a)}) vs {sp.describe(d)} ({_v(b)})",
+            f"policy {cs.policy}: {how}; {where}")
 
 
 _CHECKS = {pid: globals()[f"check_{pid}"] for pid in ML_PROPERTIES}
@@ -294,7 +349,7 @@ class _Prop:                       # what audit's claim lookup reads
 
 
 def audit_multilabel(measures=None, properties=None, *, max_n: int = 4, labels=(2, 3), policy: str | None = None,
-                     max_cases: int = 200_000) -> pd.DataFrame:
+                     max_cases: int = 200_000, empty_policy: str | None = None) -> pd.DataFrame:
     """Check the set properties (module docstring) for example-based measures.
 
     ``measures``: ids or :class:`~evalreport.measures.Measure` records with ``kind="example"``
@@ -302,7 +357,9 @@ def audit_multilabel(measures=None, properties=None, *, max_n: int = 4, labels=(
     ids of :data:`ML_PROPERTIES` (default all). ``max_n``: most items per test set; ``labels``:
     the label counts L; ``max_cases``: the most cases of one (L, n) space (larger n are left out
     and the setting says which n were covered). ``policy``: one 0/0 policy for every property
-    instead of each paper's own (``EMPTY`` always uses ``convention``).
+    instead of each paper's own. ``empty_policy``: the policy of the ``EMPTY`` check, which no paper
+    defines (default: ``policy``, else ``nan``, the default of every command); a report passes the
+    policy its values were computed with, so the verdict describes those values.
 
     Returns the columns of :func:`evalreport.analyses.audit.audit`; ``setting`` is
     ``multilabel (L=..., n<=...)``.
@@ -330,15 +387,22 @@ def audit_multilabel(measures=None, properties=None, *, max_n: int = 4, labels=(
         cases = {}
         for pid in props:
             paper, _, _ = ML_PROPERTIES[pid]
-            pol = "convention" if pid == "EMPTY" else (policy or PAPER_POLICY[paper])
+            pol = (empty_policy or policy or "nan") if pid == "EMPTY" else (policy or PAPER_POLICY[paper])
             if pol not in cases:
                 cases[pol] = _Cases(m, pol, spaces)
             try:
                 verdict, example, detail = _CHECKS[pid](cases[pol])
             except Exception as exc:   # a user's measure may fail on some inputs: report, don't crash
                 verdict, example, detail = NA, "", f"check failed: {type(exc).__name__}: {exc}"
-            claim, expected = _claim_for(claims, _Prop(pid), "multilabel") if paper else ("", None)
+            hit = _claim_for(claims, _Prop(pid), "multilabel") if paper else None
+            # no paper states these verdicts for label sets: the records' claims are evalreport's
+            # analysis of each formula (measures/multilabel.py), so they are the expected verdicts,
+            # never a paper's claim
             rows.append({"measure": m.id, "property": pid, "paper": PAPERS[paper][0] if paper else "",
                          "setting": setting, "verdict": verdict, "counterexample": example, "detail": detail,
-                         "policy": pol, "claim": claim, "agrees": None if expected is None else bool(verdict == expected)})
+                         "policy": pol, "paper_claim": "", "paper_source": "", "agrees_with_paper": None,
+                         "expected": hit["expected"] if hit else "",
+                         "as_expected": None if hit is None else bool(verdict == hit["expected"]),
+                         "why": (hit["why"] or "evalreport's reading of the formula for label sets "
+                                 "(evalreport/measures/multilabel.py)") if hit else ""})
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -72,6 +72,12 @@ class Case:
         self.values = self.values_of(("space",))
 
     @property
+    def domain(self) -> np.ndarray | None:
+        """The matrices of the space the case is about (None: all); a restricted case
+        (:class:`.conditions.ConditionedCase`) sets the others aside."""
+        return None
+
+    @property
     def sign(self) -> float:
         return 1.0 if self.measure.higher_is_better else -1.0
 
@@ -131,8 +137,23 @@ def close(x, y) -> np.ndarray:
     return np.abs(x - y) <= TOL * np.maximum(1.0, np.maximum(np.abs(x), np.abs(y)))
 
 
-def _v(x) -> str:
-    return "undefined" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{float(x):.6g}"
+def num(x, spec: str = ".6g", *, snap: bool = True) -> str:
+    """A number as every verdict prints it (format ``spec``), ``undefined`` for None or NaN; never
+    ``-0`` (a negated zero, e.g. confusion entropy's -sum 0 log 0). With ``snap`` a value within the
+    audit's tie tolerance (:data:`TOL`) of 0 prints as ``0`` (not float noise such as 1.1e-16);
+    without, only a zero that rounds to ``-0`` does (for a difference whose size is the point)."""
+    if x is None:
+        return "undefined"
+    x = float(x)
+    if math.isnan(x):
+        return "undefined"
+    if snap and abs(x) <= TOL:
+        return "0"
+    text = format(x, spec)
+    return "0" if text.lstrip("-") and float(text) == 0 else text
+
+
+_v = num
 
 
 # ---------------------------------------------------------------------- relations over steps
@@ -262,12 +283,18 @@ def check_MON(case: Case) -> Verdict:
 def check_SDE(case: Case) -> Verdict:
     """Axiom 3: defined for every test set and every classifier."""
     und = ~case.defined
+    total = len(und)
+    if case.domain is not None:       # a restricted case: only the matrices it is about
+        und &= case.domain
+        total = int(case.domain.sum())
     if und.any():
         i = int(np.nonzero(und)[0][0])
         return Verdict(VIOLATED, f"C={fmt_matrix(case.space.mats[i])} is undefined",
-                       f"undefined on {int(und.sum())} of {len(und)} matrices with n <= {case.max_n} "
+                       f"undefined on {int(und.sum())} of {total} matrices with n <= {case.max_n} "
                        f"(policy {case.policy})")
-    return Verdict(SATISFIED, "", f"defined on all {len(und)} matrices with n <= {case.max_n} (policy {case.policy})")
+    if total == 0:
+        return Verdict(NA, "", "no matrix to check")
+    return Verdict(SATISFIED, "", f"defined on all {total} matrices with n <= {case.max_n} (policy {case.policy})")
 
 
 def check_WDE(case: Case) -> Verdict:
@@ -494,7 +521,7 @@ def check_CON(case: Case) -> Verdict:
         pos = int(np.nonzero(bad[di])[0][0])
         problems.append((pos, f"unbounded derivative at C={fmt_matrix(B[pos])} (value {_v(base[pos])}) moving "
                               f"gold {d[0]} from predicted {d[1]} to {d[2]}: difference quotients "
-                              f"{Q0[di, pos]:.4g} at h=1e-4, {Q1[di, pos]:.4g} at h=1e-6"))
+                              f"{num(Q0[di, pos], '.4g')} at h=1e-4, {num(Q1[di, pos], '.4g')} at h=1e-6"))
     # kinks: additivity of directional derivatives, all pairs of directions in one evaluation
     # (every feasible combined move is evaluated once per measure, :func:`.batches.con_kinks`; the
     # entries are in the order of the pairs, so the first bad entry is the first pair's first row)
@@ -512,8 +539,8 @@ def check_CON(case: Case) -> Verdict:
         pos = int(r[e])
         d1, d2 = dirs[int(x[e])], dirs[int(y[e])]
         problems.append((pos, f"kink at C={fmt_matrix(B[pos])} (value {_v(base[pos])}): directional "
-                              f"derivatives {D1[e]:.4g} (gold {d1[0]}: {d1[1]}->{d1[2]}) and "
-                              f"{D2[e]:.4g} (gold {d2[0]}: {d2[1]}->{d2[2]}) but {q12[e]:.4g} for "
+                              f"derivatives {num(D1[e], '.4g')} (gold {d1[0]}: {d1[1]}->{d1[2]}) and "
+                              f"{num(D2[e], '.4g')} (gold {d2[0]}: {d2[1]}->{d2[2]}) but {num(q12[e], '.4g')} for "
                               f"both moves together"))
     if problems:
         pos, text = min(problems, key=lambda p: p[0])

@@ -118,8 +118,8 @@ def check_Dist(case: Case) -> Verdict:
                 a, b, c = np.argwhere(bad)[0]
                 a += start
                 s = lambda x: "".join(str(int(t)) for t in L[x])  # noqa: E731
-                return Verdict(VIOLATED, f"labelings A={s(a)}, B={s(b)}, C={s(c)}: d(A,C)={D[a, c]:.6g} > "
-                                         f"d(A,B)+d(B,C)={D[a, b]:.6g}+{D[b, c]:.6g}",
+                return Verdict(VIOLATED, f"labelings A={s(a)}, B={s(b)}, C={s(c)}: d(A,C)={_v(D[a, c])} > "
+                                         f"d(A,B)+d(B,C)={_v(D[a, b])}+{_v(D[b, c])}",
                                f"triangle inequality fails for d = c_max - M (c_max = {_v(cmax)})")
     return Verdict(SATISFIED, "", f"symmetric, maximal agreement, and the triangle inequality holds on all "
                                   f"{checked} defined triples of labelings with n <= {cap}")

@@ -10,7 +10,7 @@ import numpy as np
 
 from evalreport.analyses.audit import batches as _b
 from evalreport.analyses.audit.properties import (NA, SATISFIED, TOL, VIOLATED, Case, Verdict, _by_spec, _v, close,
-                                                  evaluate_measure)
+                                                  num)
 from evalreport.analyses.audit.properties_goesgens import check_CSym
 from evalreport.analyses.audit.space import fmt_matrix
 
@@ -156,7 +156,7 @@ def check_PIII(case: Case) -> Verdict:
     src, x, y, r, delta = first
     C = space.mats[src]
     return Verdict(VIOLATED, f"C={fmt_matrix(C)}: adding one item at {x} and one at {y} (classes {sorted(set(x))} "
-                             f"and {sorted(set(y))}) interact: mixed difference {delta:.4g} != 0",
+                             f"and {sorted(set(y))}) interact: mixed difference {num(delta, '.4g', snap=False)} != 0",
                    f"not of the form mean_i g(row_i, col_i)^p for p in {_PIII_P}: cells of disjoint classes interact")
 
 
@@ -190,13 +190,12 @@ def check_PIV(case: Case) -> Verdict:
 
 def _pv_curve(case: Case, K: int):
     """For each prevalence vector a (all classes present): max and min over random classifiers z
-    (interior of the simplex, plus z = a) of the oriented score at the matrix a z^T / n
-    (the matrices: :func:`.batches.pv_batch`)."""
+    (a grid of the whole simplex, so z_j = 0 and the constant classifiers are among them, plus
+    z = a) of the oriented score at the matrix a z^T / n (the matrices: :func:`.batches.pv_batch`)."""
     A, mats, ai = _b.pv_batch(K)
     shared = case.pv_values if case.pv_values is not None else {}
     if K not in shared:
-        shared[K] = case.values_of(("PV",)) if K == case.K else evaluate_measure(case.measure, mats,
-                                                                                 policy=case.policy)
+        shared[K] = case.values_of(("PV",)) if K == case.K else case.evaluate(mats)
     raw = shared[K]
     s = case.sign * raw
     hi = np.full(len(A), -np.inf)
@@ -215,7 +214,14 @@ def _pv(case: Case):
 
 def check_PV(case: Case) -> Verdict:
     """Property V (chance correction): the best score of a random classifier, max over z of
-    M(a z^T), is a function c(K) of the number of classes only, whatever the prevalences a."""
+    M(a z^T), is a function c(K) of the number of classes only, whatever the prevalences a.
+
+    Opitz's random classifiers predict class j with probability z_j, z in [0, 1]^n (Appendix
+    B.5): z_j = 0 is allowed, so the classifiers that never predict some classes, the constant
+    ones among them, are random classifiers too. Their precision of a never-predicted class is
+    0/0; under his convention (P_i = 0, after eq. 18; policy ``zero``) it scores 0, under the nan
+    policy the class is skipped and a constant classifier's macro precision is the prevalence of
+    its class (docs/audit.md#pv-constant)."""
     A, hi, lo = _pv(case)
     has = np.isfinite(hi)
     if not has.any():
@@ -228,7 +234,7 @@ def check_PV(case: Case) -> Verdict:
                                  f"prevalences {_prev(A[k])}: {_v(case.sign * hi[k])}",
                        "the best score of a random classifier depends on the prevalences")
     return Verdict(SATISFIED, "", f"c({case.K}) = {_v(case.sign * hi[k0])} for all {int(has.sum())} prevalence vectors "
-                                  f"(random classifiers z on a grid of the simplex interior, plus z = a)")
+                                  f"(random classifiers z on a grid of the simplex, constant classifiers included, plus z = a)")
 
 
 def _prev(a) -> str:

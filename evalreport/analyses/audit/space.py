@@ -42,7 +42,7 @@ def fmt_matrix(C) -> str:
 
 
 def _num(x) -> str:
-    x = float(x)
+    x = float(x) + 0.0          # -0.0 + 0.0 is 0.0: never "-0"
     return str(int(x)) if x == int(x) else f"{x:.4g}"
 
 

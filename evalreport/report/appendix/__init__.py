@@ -8,6 +8,9 @@ and the HTML/PDF report agree. Modules, by responsibility:
 - :mod:`.latex`, :mod:`.typst`: rendering of those models (booktabs rules, escaped names);
 - :mod:`.figures`: vector PDF and SVG figures at 3.3 in and 6.9 in;
 - :mod:`.methods`: the methods paragraph from the report's settings;
+- :mod:`.formula`: the registry's text formulas as LaTeX and Typst math;
+- :mod:`.sources`: whose equation ("Opitz (2022), eq. 18"), from the registry's sources;
+- :mod:`.crossval`: folds: the pooled aggregation stated, Forman and Scholz's F estimators table;
 - :mod:`.bib`: ``references.bib`` from the registry's sources and the methods used;
 - :mod:`.writer`: the bundle (``appendix.tex``, ``main-example.tex``, ``appendix.typ``, ...);
 - :mod:`.benchmark`: the same bundle for a benchmark report (consensus, per-task scores, Friedman,

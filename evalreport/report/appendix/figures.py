@@ -40,8 +40,9 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     """(name, caption, chart, size shown) for the report folder's tables: the leaderboard with its
     intervals, the rank heatmap and the Spearman and Kendall rank-correlation heatmaps."""
     from evalreport import charts
+    from evalreport.analyses.letters import letters_sentence
     from evalreport.measures import get
-    from evalreport.report.section_tables import label
+    from evalreport.report.appendix.sources import paper_label as label   # whose equation
 
     primary = data.primary
     out = []
@@ -57,8 +58,11 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     chart = charts.leaderboard_intervals(iv, measure=primary, baselines=base,
                                          groups=groups if not groups.empty else None,
                                          higher_is_better=get(primary).higher_is_better)
-    out.append(("leaderboard", f"Systems under {label(primary)} with their bootstrap intervals (colour: significance "
-                               "group); dashed lines: chance baselines.", chart, "column"))
+    letters = "" if groups.empty or "letters" not in groups else (
+        " Colour: the significance letters. " + letters_sentence(data.settings.get("pairwise_test", "bootstrap"),
+                                                                 data.settings.get("alpha", 0.05)))
+    out.append(("leaderboard", f"Systems under {label(primary)} with their bootstrap intervals; dashed lines: chance "
+                               f"baselines.{letters}", chart, "column"))
     ranks = data.table("ranks")
     out.append(("ranks", "Rank of every system under every measure.",
                 charts.rank_heatmap(ranks), "page"))

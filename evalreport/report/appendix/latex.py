@@ -14,10 +14,12 @@ a font that has it).
 """
 from __future__ import annotations
 
+import re
+
 from evalreport.escape import latex_portable as latex_literal
 from evalreport.report.appendix.tables import Cell, TableSpec
 
-__all__ = ["table", "breakable", "CHAR_MACRO", "PACKAGES", "latex_literal"]
+__all__ = ["table", "breakable", "caption", "CHAR_MACRO", "PACKAGES", "latex_literal"]
 
 #: What the appendix needs in the paper's preamble.
 PACKAGES = ("booktabs", "graphicx", "array")
@@ -27,27 +29,90 @@ _LONG, _RUN = 14, 10
 _CHAR_PT = 6.0
 
 
-def breakable(text: str, esc=latex_literal, mark: str = r"\allowbreak{}", width_in: float | None = None) -> str:
-    """``text`` escaped by ``esc``; in a word (no space) longer than fits a column ``width_in``
-    wide (default: 14 characters), ``mark`` after every ``_``, ``-``, ``.``, ``/`` and every run
-    that fills the column, so that a long name wraps in its column (nothing is added to what is
-    printed on one line)."""
+def breakable(text: str, esc=latex_literal, mark: str = r"\allowbreak{}", width_in: float | None = None,
+              hyphen: str = r"\-") -> str:
+    """``text`` escaped by ``esc``; a word (no space) longer than fits a column ``width_in`` wide
+    (default: 14 characters) gets break points so that it wraps in its column: ``mark`` (a plain break)
+    after every ``_``, ``-``, ``.`` and ``/``, and ``hyphen`` (a discretionary hyphen: printed only where
+    the line breaks) at a change of case (``Random|Forest``) or between letters and digits, and, in a
+    run still longer than the column, between syllables by :func:`_syllable_points`. Never a break
+    inside a word without a hyphen (nothing is added to what is printed on one line)."""
     run = _RUN if width_in is None else max(4, int(width_in * 72 / _CHAR_PT))
     longest = _LONG if width_in is None else max(run, 8)
-    return " ".join("".join(_pieces(word, esc, mark, run, longest)) for word in str(text).split(" "))
+    return " ".join("".join(_pieces(word, esc, mark, hyphen, run, longest)) for word in str(text).split(" "))
 
 
-def _pieces(word: str, esc, mark: str, size: int, longest: int):
+def _pieces(word: str, esc, mark: str, hyphen: str, size: int, longest: int):
     if len(word) <= longest:
         yield esc(word)
         return
-    run = 0
-    for ch in word:
-        yield esc(ch)
-        run += 1
-        if ch in "_-./" or run >= size:
+    for part in re.findall(r"[^_\-./]+[_\-./]*|[_\-./]+", word):
+        stem = part.rstrip("_-./")
+        cuts = _points(stem, size)
+        for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(stem)])):
+            yield esc(stem[a:b])
+            if b < len(stem):
+                yield hyphen
+        if len(part) > len(stem):
+            yield esc(part[len(stem):])
             yield mark
-            run = 0
+
+
+def _points(stem: str, size: int) -> list[int]:
+    """Where a hyphen may break ``stem`` (a run without ``_-./``): changes of case and letter/digit
+    boundaries, then syllable points in what is still longer than ``size``; no piece under 3 characters."""
+    cuts = [i for i in range(1, len(stem)) if (stem[i - 1].islower() and stem[i].isupper())
+            or (stem[i - 1].isalpha() != stem[i].isalpha() and (stem[i - 1].isdigit() or stem[i].isdigit()))]
+    out, start = [], 0
+    for end in [*cuts, len(stem)]:
+        out += [start + p for p in _syllable_points(stem[start:end], size)]
+        if end < len(stem):
+            out.append(end)
+        start = end
+    kept, last = [], 0
+    for c in out:                       # no fragment of fewer than 3 characters
+        if c - last >= 3 and len(stem) - c >= 3:
+            kept.append(c)
+            last = c
+    return kept
+
+
+_VOWELS = set("aeiouyAEIOUYäöüéèàáíóú")
+#: Consonant pairs that begin an English syllable (the boundary goes before them: "Cali-brated").
+_ONSETS = {"bl", "br", "ch", "cl", "cr", "dr", "fl", "fr", "gl", "gr", "ph", "pl", "pr", "sc", "sh", "sk", "sl",
+           "sm", "sn", "sp", "st", "sw", "th", "tr", "tw", "wh", "wr"}
+
+
+def _syllable_points(piece: str, size: int) -> list[int]:
+    """Points that cut ``piece`` into parts of at most ``size`` characters at syllable boundaries:
+    before the consonant(s) that begin the next syllable (V-CV, VC-CV, V-CCV for an onset such as
+    "br"); a piece with no such boundary (no vowels, CJK) is cut every ``size`` characters."""
+    if len(piece) <= size:
+        return []
+    low = piece.lower()
+    bounds = []
+    i = 0
+    while i < len(low):
+        if low[i] in _VOWELS:
+            j = i + 1
+            while j < len(low) and low[j] not in _VOWELS and low[j].isalpha():
+                j += 1
+            if j < len(low) and low[j] in _VOWELS and j > i + 1:      # a consonant cluster between vowels
+                cluster = low[i + 1:j]
+                cut = j - 2 if len(cluster) >= 2 and cluster[-2:] in _ONSETS else j - 1
+                bounds.append(cut)
+            i = j
+        else:
+            i += 1
+    out, start = [], 0
+    while len(piece) - start > size:
+        fit = [b for b in bounds if start + 3 <= b <= start + size and len(piece) - b >= 3]
+        cut = fit[-1] if fit else start + size
+        if cut >= len(piece) - 1:
+            break
+        out.append(cut)
+        start = cut
+    return out
 
 
 def _cell(c: Cell, width: float | None = None) -> str:
@@ -80,7 +145,8 @@ def _colspec(spec: TableSpec) -> str:
 def table(spec: TableSpec) -> str:
     """One table (``table`` for a column, ``table*`` for the page) as LaTeX source."""
     env = "table" if spec.width == "column" else "table*"
-    head = " & ".join(rf"\textbf{{{breakable(c.title, width_in=c.width)}}}" for c in spec.columns) + r" \\"
+    head = " & ".join(rf"${c.math[0]}$" if c.math else rf"\textbf{{{breakable(c.title, width_in=c.width)}}}"
+                      for c in spec.columns) + r" \\"
     body = "\n".join(" & ".join(_cell(c, col.width) for c, col in zip(row, spec.columns)) + r" \\"
                      for row in spec.rows)
     label = "tab:evalreport-" + spec.name
@@ -88,7 +154,7 @@ def table(spec: TableSpec) -> str:
         f"% {spec.name}: {spec.total_width():.2f} in wide (fixed column widths; booktabs, no vertical rules)",
         rf"\begin{{{env}}}[tbp]",
         r"\centering\footnotesize\setlength{\tabcolsep}{3pt}",
-        rf"\caption{{{latex_literal(spec.caption)}}}\label{{{label}}}",
+        rf"\caption{{{caption(spec.caption)}}}\label{{{label}}}",
         rf"\begin{{tabular}}{{@{{\hspace{{3pt}}}}{_colspec(spec)}@{{\hspace{{3pt}}}}}}",
         r"\toprule",
         head,
@@ -99,6 +165,15 @@ def table(spec: TableSpec) -> str:
         rf"\end{{{env}}}",
         "",
     ])
+
+
+def caption(value) -> str:
+    """A table's caption: plain text, or segments (:func:`.methods.render`) with math and names."""
+    if isinstance(value, str):     # our no-break spaces ("eq. 5") as ties: the escape folds white space
+        return "~".join(latex_literal(part) for part in value.split("\u00a0"))
+    from evalreport.report.appendix.methods import render
+
+    return render(value, "latex").strip()
 
 
 #: Defines the macro of :func:`evalreport.escape.latex_portable` (in appendix.tex, before any text).

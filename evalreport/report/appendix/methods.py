@@ -5,7 +5,7 @@ and tables into a list of segments - text, citations - and :func:`render` writes
 (``\\cite``), Markdown (pandoc's ``[@key]``) or Typst (``#cite(<key>)``), escaping every text for
 its target. What it states: the data's size, the primary measure with its definition and source,
 how undefined (0/0) cases were treated, the resampling (B, seed, paired over items, within
-folds), the tests and the correction, alpha, the significance groups, the prevalence calibration,
+folds), the tests and the correction, alpha, the significance letters, the prevalence calibration,
 the rank correlations, the rounding rule, and the software with its version. :func:`cited_methods`
 names the methods used, for the bibliography.
 """
@@ -13,18 +13,21 @@ from __future__ import annotations
 
 import re
 
+from evalreport.analyses.letters import letters_sentence
 from evalreport.analyses.resampling import p_floor, resamples_needed
 from evalreport.measures import get
 from evalreport.measures.references import METHODS, works_for_source
 from evalreport.report.appendix.numbers import MAX_DIGITS, MIN_DIGITS, REPORT_DIGITS
+from evalreport.report.appendix.crossval import crossval_segments, folds
+from evalreport.report.appendix.sources import paper_label, source_refs
 
 __all__ = ["methods_segments", "cited_methods", "render", "POLICY_WORDS", "benchmark_segments",
            "cited_benchmark_methods", "MISSING_WORDS"]
 
 #: How each ``--policy`` treats a 0/0 case, in a reviewer's words.
 POLICY_WORDS = {
-    "nan": ("left undefined (no value): a system whose value is undefined ranks last under that measure and is in no "
-            "significance group, and a class whose per-class value is undefined is skipped in macro averages"),
+    "nan": ("left undefined (no value): a system whose value is undefined ranks last under that measure and has no "
+            "significance letter, and a class whose per-class value is undefined is skipped in macro averages"),
     "zero": "set to 0",
     "one": "set to 1",
     "convention": "set to each measure's documented convention (given with its definition in the measures table)",
@@ -43,6 +46,32 @@ class _Segments(list):
         if keys:
             self.append(("cite", keys))
 
+    def math(self, formula: str) -> None:
+        """A formula in the registry's notation, set as math (:mod:`.formula`). What follows ``; `` (a
+        subset average's "averaged over the classes a, b only": names from the data) and a formula the
+        notation cannot read (a plugin's free text) print as written."""
+        from evalreport.report.appendix.formula import tokens
+
+        head, sep, tail = formula.partition("; ")
+        try:
+            tokens(head)
+        except ValueError:
+            self.append(("data", formula))
+            return
+        self.append(("math", head))
+        if sep:
+            self.append(("data", sep + tail))
+
+    def sources(self, source: str) -> None:
+        """A registry source as ``Opitz (2022), eq. 18-19`` and one citation per work."""
+        for k, ref in enumerate(source_refs(source)):
+            self.text("; " if k else "")
+            if ref.who:
+                self.text(ref.who + (f", {ref.where} " if ref.where else " "))
+                self.cite(*ref.keys)
+            else:
+                self.text(ref.text)
+
 def _settings(data) -> dict:
     s = dict(data.manifest.get("settings", {}))
     for key in ("primary", "policy", "bootstrap", "seed", "alpha", "positive"):
@@ -59,12 +88,14 @@ def cited_methods(data, *, benchmark: bool = False) -> list[str]:
         used += ["bootstrap", "rounding"]
     if not pw.empty:
         tests = set(pw["test"])
-        used += [t for t in ("randomization", "mcnemar") if t in tests] + ["holm", "bh"]
+        used += [t for t in ("randomization", "mcnemar") if t in tests] + ["holm", "bh", "letters"]
     corr = data.table("rank_correlation")
     if not corr.empty:
         used += ["rank_correlation"]
     if not data.table("inconsistency").empty:
         used.append("inconsistency")
+    if folds(data):
+        used.append("crossval")
     if benchmark:
         used.append("demsar")
     return [m for m in METHODS if m in used]
@@ -87,11 +118,12 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
 
     t(f"We compared {len(systems)} systems on {n_items:,} items with {len(labels)} classes"
       if n_items is not None else f"We compared {len(systems)} systems on {len(labels)} classes")
-    t(f" under {len(data.measures)} evaluation measures. The primary measure, which orders the leaderboard, is "
-      f"{primary.label} ({'higher' if primary.higher_is_better else 'lower'} is better), defined as "
-      f"{primary.formula} ")
-    c(*_cite_keys(primary.source))
-    t(f" [{_plain_source(primary.source)}].")
+    t(f" under {len(data.measures)} evaluation measures. The primary measure, which orders the leaderboard "
+      f"({'higher' if primary.higher_is_better else 'lower'} is better), is {paper_label(primary.id)}, defined as ")
+    seg.math(primary.formula)
+    t(" (")
+    seg.sources(primary.source)
+    t(").")
     if s.get("positive"):
         t(" The binary measures take the class ")
         seg.append(("data", str(s["positive"])))
@@ -115,6 +147,9 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
         t(f"Uncertainty was estimated with {B:,} paired bootstrap resamples over items (every resample draws the "
           "same items for all systems, so that the systems are compared on the same data"
           + (f"; items were resampled within each of the {folds} cross-validation folds" if folds else "")
+          + ((" and within each gold class, so that no resample loses a class" if folds else
+              "; items were resampled within each gold class, so that no resample loses a class")
+             if s.get("bootstrap_strata") == "gold" else "")
           + f"), random seed {seed}; intervals are {100 * (1 - alpha):g}% percentile intervals ")
         c(*METHODS["bootstrap"])
         t(".")
@@ -135,28 +170,32 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
                 c(*METHODS["mcnemar"])
             t(". The p-values were corrected for the multiple comparisons with Holm's step-down method ")
             c(*METHODS["holm"])
-            t(" (Benjamini-Hochberg adjusted values ")
+            # the appendix's tables hold no p-values: say where the adjusted ones are
+            t(" (the report's pairwise table, pairwise.csv, also gives Benjamini-Hochberg adjusted p-values ")
             c(*METHODS["bh"])
             test = s.get("pairwise_test", "bootstrap")
-            t(f" are in the tables as well). Significance groups: walking the leaderboard from the top, a group "
-              f"takes the following systems as long as the {test} test cannot separate them from the group's first "
-              f"system (a Holm-corrected p-value of at least alpha = {alpha:g}).")
+            t(").")
+            t(" The leaderboard's significance letters are a compact letter display ")
+            c(*METHODS["letters"])
+            t(": s" + letters_sentence(test, alpha)[1:] + " No letter can be removed without breaking that, and "
+              "the letters are named in leaderboard order (the best system holds the letter a).")
             floor = p_floor(pw, test)
             if floor and floor["holm"] >= alpha:
                 need = resamples_needed(floor["pairs"], alpha)
                 t(f" With {floor['B']:,} resamples no p-value can be below 1/({floor['B']:,} + 1), so Holm's correction "
                   f"over {floor['pairs']:,} pairs cannot give a corrected p-value below {floor['holm']:.3g}: no "
                   f"difference can be significant at alpha = {alpha:g} (at least {need:,} resamples would be needed), "
-                  "and all systems share one group.")
+                  "and all systems share one letter.")
     else:
         t("No resampling was done" + (" (confusion-matrix input: intervals and tests need item-level predictions)"
                                       if s.get("input") == "confusion matrices" else f" (bootstrap = {B})")
           + f", so no intervals or significance tests are given; values are shown with {REPORT_DIGITS} decimals.")
     seg.append(("break", ""))
+    crossval_segments(data, seg)
     t("Class prevalence matters to many measures; every measure was also computed after prevalence calibration "
-      "(each system's confusion matrix rescaled to equal class prevalence, Opitz 2022, eq. 5-6) ")
+      "(each system's confusion matrix rescaled to equal class prevalence; Opitz (2022), eq.\u00a05\u20136 ")
     c(*METHODS["calibration"])
-    t(", and the agreement of the measures' system rankings is given as Spearman and Kendall rank correlations ")
+    t("), and the agreement of the measures' system rankings is given as Spearman and Kendall rank correlations ")
     c(*METHODS["rank_correlation"])
     if not data.table("inconsistency").empty:
         t(" and as the inconsistency rate of every pair of measures ")
@@ -177,7 +216,7 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
     t("The measures and their sources: ")
     for i, mid in enumerate(data.measures):
         m = get(mid)
-        t(("; " if i else "") + f"{m.label} ")
+        t(("; " if i else "") + f"{paper_label(m.id)} ")
         c(*_cite_keys(m.source))
     t(f". Computed with evalreport {version or _version()}.")
     return seg
@@ -204,18 +243,31 @@ _MD_ACTIVE = re.compile(r"([\\`*_\[\]<>#|@$~^{}=+!])")
 
 
 def render(segments, target: str) -> str:
-    """The segments as ``latex``, ``markdown`` or ``typst`` text (paragraphs separated by a blank line)."""
+    """The segments as ``latex``, ``markdown`` or ``typst`` text (paragraphs separated by a blank line).
+    Kinds: ``text`` (our prose), ``data`` (a name from the data), ``cite`` (keys), ``math`` (a formula in
+    the registry's notation, or a (LaTeX, Typst) pair), ``ref`` (a table's label), ``break``."""
     from evalreport import escape
+    from evalreport.report.appendix.formula import to_latex, to_typst
 
     out = []
     for kind, value in segments:
         if kind == "break":
             out.append("\n\n")
+        elif kind == "math":
+            pair = value if isinstance(value, tuple) else (to_latex(value), to_typst(value))
+            # Markdown: pandoc's TeX math
+            out.append(f"${pair[1]}$" if target == "typst" else f"${pair[0]}$")
+        elif kind == "ref":
+            out.append(rf"Table~\ref{{{value}}}" if target == "latex" else f"@{value}" if target == "typst"
+                       else "the cross-validation table")
         elif kind in ("text", "data"):
             if target == "latex":   # our prose may use LaTeX's typography; a name from the data prints as written
-                text = escape.latex_portable(value, literal=kind == "data")
+                # our prose's no-break spaces ("eq. 18") are LaTeX's ties (the escape folds white space)
+                text = (escape.latex_portable(value, literal=True) if kind == "data" else "~".join(
+                    escape.latex_portable(part, literal=False) for part in value.split("\u00a0")))
             elif target == "markdown":   # a name from the data fully escaped; our prose keeps . , ( ) ' -
-                text = escape.markdown(value) if kind == "data" else _MD_ACTIVE.sub(r"\\\1", " ".join(value.split()))
+                text = escape.markdown(value) if kind == "data" else "\u00a0".join(
+                    _MD_ACTIVE.sub(r"\\\1", " ".join(part.split())) for part in value.split("\u00a0"))
             else:
                 out.append(f"#{escape.typst(escape.printable(value))}")
                 continue

@@ -8,7 +8,7 @@ render the same model, so the LaTeX and Typst appendices show the same numbers.
 Widths are chosen, never scaled: a table made for one column (``width="column"``) has columns
 whose widths plus the gaps between them add up to at most :data:`COLUMN_IN` (3.3 in), a page
 table (``"page"``) to at most :data:`PAGE_IN` (6.9 in). Wide tables show less (the one-column
-leaderboard: rank, system, value with its interval and group) or are split (the measures x
+leaderboard: rank, system, value with its interval and letters) or are split (the measures x
 systems table: at most :func:`systems_per_table` systems per table, several tables).
 """
 from __future__ import annotations
@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from evalreport.analyses.letters import letters_sentence
 from evalreport.report.appendix.numbers import REPORT_DIGITS, decimals, fmt
 
-__all__ = ["Cell", "Column", "TableSpec", "COLUMN_IN", "PAGE_IN", "GAP_IN", "group_letters", "leaderboard",
+__all__ = ["Cell", "Column", "TableSpec", "COLUMN_IN", "PAGE_IN", "GAP_IN", "leaderboard",
            "measures_tables", "per_class_tables", "baselines_table", "systems_per_table", "build_all",
            "primary_decimals"]
 
@@ -37,7 +38,7 @@ NAME_COL_IN = 1.55
 class Cell:
     """One table cell. ``kind``: ``num`` (our digits), ``text`` (a name from the data or our words).
     ``interval``: the (lo, hi) texts shown small after the value; ``rank``: shown small in
-    parentheses; ``sup``: superscript letters (significance group)."""
+    parentheses; ``sup``: superscript letters (the compact letter display of the significance tests)."""
 
     text: str = ""
     kind: str = "num"
@@ -52,12 +53,13 @@ class Column:
     title: str
     width: float          # inches
     align: str = "r"      # "l" or "r"
+    math: tuple[str, str] | None = None   # the title as math: (LaTeX, Typst), e.g. an estimator's name
 
 
 @dataclass
 class TableSpec:
     name: str             # file stem under tables/
-    caption: str          # plain text (escaped by the renderer)
+    caption: str | list   # plain text, or segments as methods.render takes them (escaped by the renderer)
     columns: list[Column]
     rows: list[list[Cell]]
     width: str = "column"  # "column" or "page"
@@ -68,23 +70,10 @@ class TableSpec:
         return sum(c.width for c in self.columns) + 2 * GAP_IN * len(self.columns)
 
 
-def group_letters(group) -> str:
-    """Significance group 1, 2, ... as a, b, ..., z, aa, ...; empty for none (NaN, "")."""
-    try:
-        g = int(float(group))
-    except (TypeError, ValueError):
-        return ""
-    out = ""
-    while g > 0:
-        g, r = divmod(g - 1, 26)
-        out = chr(ord("a") + r) + out
-    return out
-
-
 def _label(measure_id: str) -> str:
-    from evalreport.report.section_tables import label
+    from evalreport.report.appendix.sources import paper_label
 
-    return label(measure_id)
+    return paper_label(measure_id)
 
 
 def _rank_text(r) -> str:
@@ -99,19 +88,19 @@ def primary_decimals(data) -> int:
 
 def leaderboard(data) -> list[TableSpec]:
     """The leaderboard under the primary measure: a one-column table (rank, system, value
-    [interval] with the group as superscript letters) and a page table that adds P(best) and the
-    prevalence-calibrated value and rank."""
+    [interval] with the compact letter display of the significance tests as superscript letters) and a
+    page table that adds P(best) and the prevalence-calibrated value and rank."""
     board = data.table("leaderboard")
     primary = data.primary
     d = primary_decimals(data)
     has_iv = board["lo"].notna().any()
-    has_groups = "group" in board and board["group"].notna().any() and (board["group"].astype(str) != "").any()
+    has_groups = "letters" in board and board["letters"].map(lambda v: isinstance(v, str) and v != "").any()
     best = board["value"].notna() & (board["rank"] == board["rank"].min())
     cells = []
     for i, row in board.iterrows():
         iv = (fmt(row["lo"], d), fmt(row["hi"], d)) if has_iv and pd.notna(row["lo"]) else None
         value = Cell(fmt(row["value"], d) or "\u2014", bold=bool(best[i]), interval=iv,
-                     sup=group_letters(row["group"]) if has_groups else "")
+                     sup=str(row["letters"]) if has_groups and pd.notna(row["letters"]) else "")
         cells.append((Cell(_rank_text(row["rank"])), Cell(str(row["system"]), kind="text"), value, row))
     what = f"{_label(primary)}"
     alpha = data.settings.get("alpha", 0.05)
@@ -119,8 +108,8 @@ def leaderboard(data) -> list[TableSpec]:
     if has_iv:
         cap += f" In brackets: the {100 * (1 - alpha):g}% paired bootstrap percentile interval."
     if has_groups:
-        cap += (f" Systems sharing a superscript letter are in one significance group: not separable at alpha = "
-                f"{alpha:g} after Holm's correction.")
+        sentence = letters_sentence(data.settings.get("pairwise_test", "bootstrap"), alpha)
+        cap += " Superscript letters: s" + sentence[1:]
     cap += f" Values to {d} decimals (the rounding rule is in the methods paragraph)."
     narrow = TableSpec("leaderboard-column", cap,
                        [Column("Rank", 0.32), Column("System", 1.38, "l"), Column(_short(primary), 1.25)],
@@ -139,7 +128,7 @@ def leaderboard(data) -> list[TableSpec]:
         line += [Cell(fmt(row.get("value_calibrated"), dc) or "\u2014"), Cell(_rank_text(row.get("rank_calibrated")))]
         rows.append(line)
     page_cap = cap + (" P(best): the share of bootstrap resamples in which the system ranks first." if has_pbest
-                      else "") + " Calibrated: the value and rank after prevalence calibration (Opitz 2022, eq. 5-6)."
+                      else "") + " Calibrated: the value and rank after prevalence calibration (Opitz (2022), eq.\u00a05\u20136)."
     return [narrow, TableSpec("leaderboard-page", page_cap, page_cols, rows, width="page")]
 
 
@@ -272,4 +261,7 @@ def baselines_table(data) -> list[TableSpec]:
 
 def build_all(data) -> list[TableSpec]:
     """Every table of the appendix, in the order ``appendix.tex`` shows them."""
-    return [*leaderboard(data), *measures_tables(data), *per_class_tables(data), *baselines_table(data)]
+    from evalreport.report.appendix.crossval import cv_table
+
+    return [*leaderboard(data), *cv_table(data), *measures_tables(data), *per_class_tables(data),
+            *baselines_table(data)]

@@ -8,9 +8,11 @@ from __future__ import annotations
 from evalreport.escape import printable, typst as lit
 from evalreport.report.appendix.tables import GAP_IN, Cell, TableSpec
 
-__all__ = ["table", "text"]
+__all__ = ["table", "text", "caption"]
 
 _ZWSP = "\u200b"
+#: A soft hyphen: Typst prints a hyphen there only where it breaks the line.
+_SHY = "\u00ad"
 
 
 def text(value) -> str:
@@ -18,10 +20,19 @@ def text(value) -> str:
     return lit(printable(value))
 
 
+def caption(value) -> str:
+    """A table's caption as Typst content: plain text, or segments (:func:`.methods.render`)."""
+    if isinstance(value, str):
+        return text(value)
+    from evalreport.report.appendix.methods import render
+
+    return "[" + render(value, "typst").strip() + "]"
+
+
 def _breakable(value: str, width: float | None = None) -> str:
     from evalreport.report.appendix.latex import breakable
 
-    return lit(breakable(printable(value), esc=lambda ch: ch, mark=_ZWSP, width_in=width))
+    return lit(breakable(printable(value), esc=lambda ch: ch, mark=_ZWSP, width_in=width, hyphen=_SHY))
 
 
 def _cell(c: Cell, width: float | None = None) -> str:
@@ -45,7 +56,7 @@ def table(spec: TableSpec) -> str:
     # a Typst column's width includes the cell's inset (3 pt a side); LaTeX's p{} is the text alone
     widths = ", ".join(f"{c.width + 2 * GAP_IN:.3f}in" for c in spec.columns)
     aligns = ", ".join("left" if c.align == "l" else "right" for c in spec.columns)
-    head = ", ".join(f"[*#{_breakable(c.title, c.width)}*]" for c in spec.columns)
+    head = ", ".join(f"[${c.math[1]}$]" if c.math else f"[*#{_breakable(c.title, c.width)}*]" for c in spec.columns)
     body = ",\n    ".join(", ".join(_cell(c, col.width) for c, col in zip(row, spec.columns)) for row in spec.rows)
     # a page table floats across both columns; a column table stays in the text, where it may break
     # across columns (a float taller than the column would run over the page)
@@ -63,7 +74,7 @@ def table(spec: TableSpec) -> str:
         f"    {body},",
         "    table.hline(stroke: 0.08em),",
         "  )),",
-        f"  caption: {text(spec.caption)},",
+        f"  caption: {caption(spec.caption)},",
         f"  kind: table{scope},",
         f") <tab:evalreport-{spec.name}>",
         "",

@@ -103,8 +103,8 @@ class BenchmarkSections(ReportBase):
         """The benchmark's findings in words: leader and how sure, agreement of the methods,
         Friedman, who the CD cannot separate from the leader, wins, missing systems."""
         alpha = self.meta.get("alpha", 0.05)
-        out = [self._leader_sentence(), self._agreement_sentence(), self._friedman_sentence(alpha),
-               self._wins_sentence(), self._missing_sentence()]
+        out = [self._leader_sentence(), self._agreement_sentence(), self._mixed_measures_sentence(),
+               self._friedman_sentence(alpha), self._wins_sentence(), self._missing_sentence()]
         return Note("\n\n".join(f"- {s}" for s in out if s))
 
     def _leader_sentence(self) -> str:
@@ -116,7 +116,7 @@ class BenchmarkSections(ReportBase):
         tied = list(own.loc[own["rank"] == own["rank"].min(), "system"])
         agg = float(own.loc[own["system"] == leader, "aggregate"].iloc[0])
         n = len(self.manifest.get("tasks", []))
-        head = (f"**{_names(tied)}** share the first place" if len(tied) > 1 else f"**{escape(leader)}** leads") + (
+        head = (f"**{_names(tied)}** share the first place of" if len(tied) > 1 else f"**{escape(leader)}** leads") + (
             f" the consensus by mean rank (average rank {agg:.2f}; {n} tasks).")
         pf = self.bench_table("consensus_p_first")
         if pf.empty:
@@ -124,7 +124,8 @@ class BenchmarkSections(ReportBase):
         pf = pf[pf["method"] == DEFAULT_CONSENSUS].sort_values("probability", ascending=False, kind="stable")
         p_lead = float(pf.loc[pf["system"] == leader, "probability"].iloc[0])
         b = self.meta.get("bootstrap", 0)
-        text = (f"{head} In {b:,} joint bootstrap resamples of every task's items it comes first with probability "
+        who = "it" if len(tied) == 1 else escape(leader)
+        text = (f"{head} In {b:,} joint bootstrap resamples of every task's items {who} comes first with probability "
                 f"**{p_lead:.2f}**")
         others = pf[(pf["system"] != leader) & (pf["probability"] >= 0.05)]
         if len(others):
@@ -142,7 +143,7 @@ class BenchmarkSections(ReportBase):
             text = f"All {len(firsts)} aggregation methods put {_names(next(iter(leaders)))} first"
         else:
             text = "The aggregation methods disagree on the first place: " + "; ".join(
-                f"{self.method_label(m)}: {_names(v)}" for m, v in firsts.items())
+                f"{self.method_label(m)}: {_names(v)}" + (" (tied)" if len(v) > 1 else "") for m, v in firsts.items())
         dis = self.bench_table("consensus_disagreements")
         if dis.empty:
             return text + ", and they order every pair of systems alike."
@@ -150,6 +151,22 @@ class BenchmarkSections(ReportBase):
         shown = ", ".join(pairs[:3]) + (f" and {len(pairs) - 3} more" if len(pairs) > 3 else "")
         return (text + f". They order {len(pairs)} pair(s) of systems differently ({shown}; see the table of "
                        "disagreements).")
+
+    @cached_property
+    def primaries(self) -> list[str]:
+        """The tasks' distinct primary measures, in task order."""
+        return list(dict.fromkeys(p for p in self.tasks["primary"] if isinstance(p, str)))
+
+    def _mixed_measures_sentence(self) -> str:
+        """A warning when the mean score averages different measures (organiser review, item 10)."""
+        if len(self.primaries) < 2:
+            return ""
+        by = {m: list(self.tasks.loc[self.tasks["primary"] == m, "task"]) for m in self.primaries}
+        listed = "; ".join(f"{escape(self._label(m))} in {_names(t)}" for m, t in by.items())
+        return ("**Warning: the tasks have different primary measures** (" + listed + "). The mean score "
+                "averages numbers of different measures, whose scales and chance levels differ, so its ranking "
+                "has no single meaning; the rank-based methods (mean rank, median rank, Borda, Copeland, Kemeny) "
+                "compare systems within each task first and do not have this problem.")
 
     def _friedman_sentence(self, alpha: float) -> str:
         r = self.friedman_row()
@@ -177,13 +194,17 @@ class BenchmarkSections(ReportBase):
         wins = self.bench_table("wins")
         if wins.empty:
             return ""
+        tested = wins["significant_wins"].notna().any()      # null without a bootstrap: not tested
+        wins = wins.assign(significant_wins=pd.to_numeric(wins["significant_wins"], errors="coerce").fillna(0))
         wins = wins.sort_values(["wins", "significant_wins"], ascending=False, kind="stable")
         winners = wins[wins["wins"] > 0]
         parts = [f"{escape(s)} {w:g}" + (f" ({sw:g} significantly)" if sw > 0 else "")
                  for s, w, sw in zip(winners["system"], winners["wins"], winners["significant_wins"])]
         text = "Tasks won: " + (", ".join(parts[:MAX_NAMED]) + (" and more" if len(parts) > MAX_NAMED else "")
                                 if parts else "none")
-        if not (wins["significant_wins"] > 0).any():
+        if not tested:
+            text += "; significance not tested (no bootstrap)"
+        elif not (wins["significant_wins"] > 0).any():
             text += "; no win is significant (a sole winner separated from every other system of its task)"
         return text + "."
 
@@ -191,7 +212,8 @@ class BenchmarkSections(ReportBase):
         part = self.bench_table("participation")
         policy = self.meta.get("missing", "drop")
         words = {"drop": "each aggregation uses only the tasks a system took part in",
-                 "last": "a missing system is ranked last in that task",
+                 "last": "a missing system is ranked last in that task, and by mean score after every system "
+                         "with a score in every task (whatever its mean over the tasks it took part in)",
                  "exclude": "systems missing from any task are excluded from the benchmark"}
         if part.empty or part["present"].all():
             return f"Every system took part in every task (missing-systems policy: {policy})."
@@ -212,9 +234,16 @@ class BenchmarkSections(ReportBase):
                                                                      else [])
         if (t["weight"].astype(float) != 1.0).any():
             cols.append("weight")
-        return Table(t[cols].rename(columns={"primary": "primary measure", "positive": "positive class"}),
+        renamed = (t["folder"] != t["task"]).any()
+        if renamed:
+            cols.append("folder")
+        return Table(t[cols].rename(columns={"primary": "primary measure", "positive": "positive class",
+                                             "folder": "tables folder"}),
                      index=False, caption="The tasks: their items, classes, systems and primary (official) measure; "
-                                          "each task is ranked by its own primary measure.")
+                                          "each task is ranked by its own primary measure."
+                                          + (" Tables folder: where the task's tables are (tables/tasks/FOLDER/; a "
+                                             "task whose name is not a safe file name gets task_K; the same map is in "
+                                             "tables/tasks/index.csv)." if renamed else ""))
 
     def consensus_table(self) -> Table:
         cons = self.bench_table("consensus")
@@ -229,14 +258,40 @@ class BenchmarkSections(ReportBase):
         avg = cons[cons["method"] == DEFAULT_CONSENSUS].set_index("system")["aggregate"]
         wide.insert(0, "average rank", avg.reindex(wide.index))
         wide.index.name = "system"
+        part = self.bench_table("participation")
+        gaps = not part.empty and not part["present"].all()
+        if gaps:
+            took = part.groupby("system")["present"].sum().astype(int)
+            wide.insert(1, "tasks", took.reindex(wide.index).map(lambda n: f"{n} of {part['task'].nunique()}"))
         ranks = {c: (lambda r: "" if pd.isna(r) else f"{r:g}") for c in wide.columns
-                 if c not in ("average rank", "P(first), mean rank")}
+                 if c not in ("average rank", "P(first), mean rank", "tasks")}
         return Table(wide, formats={**ranks, "average rank": "{:.2f}"},
                      caption="Consensus leaderboard: each system's consensus rank under every aggregation method "
                              "(1 = best), best first by mean rank. Aggregate-then-rank: mean score (and the pooled "
                              "score where the tasks share a class set); rank-then-aggregate: mean rank, median rank, "
-                             "Borda, Copeland and Kemeny-Young. P(first): the share of joint bootstrap resamples "
-                             "in which the system ranks first by mean rank.")
+                             "Borda, Copeland and Kemeny-Young. Tied systems share the mean of their positions "
+                             "(Kemeny: systems that equally good consensus orders put in different orders). "
+                             "P(first): the share of joint bootstrap resamples in which the system ranks first by "
+                             "mean rank." + self._policy_words(gaps) + self._mixed_words())
+
+    def _policy_words(self, gaps: bool) -> str:
+        """How the missing-systems policy shaped the ranks, for the consensus table's caption."""
+        if not gaps:
+            return ""
+        policy = self.meta.get("missing", "drop")
+        if policy == "last":
+            return (" Tasks: how many tasks the system took part in. Missing-systems policy last: a system missing "
+                    "from a task is ranked last there (tied with the other missing ones), and by mean score every "
+                    "system without a score in every task comes after every complete system, whatever its mean "
+                    "over the tasks it took part in.")
+        return (" Tasks: how many tasks the system took part in. Missing-systems policy drop: each aggregate uses "
+                "only the tasks the system took part in.")
+
+    def _mixed_words(self) -> str:
+        if len(self.primaries) < 2:
+            return ""
+        return (" Warning: the tasks have different primary measures (" + ", ".join(
+            self._label(m) for m in self.primaries) + "), so the mean score averages different measures.")
 
     def disagreements_table(self) -> Table | Note:
         dis = self.bench_table("consensus_disagreements")

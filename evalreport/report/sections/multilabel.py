@@ -24,10 +24,12 @@ import pandas as pd
 
 from evalreport import charts
 from evalreport.charts import multilabel as mlcharts
+from evalreport.analyses.letters import letters_sentence, shares_letter
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Note, Table
 from evalreport.report.section_tables import integer_ranks
 from evalreport.report.sections.multilabel_parts import BASELINE_WORDS, TEST_WORDS, MultiLabelParts
+from evalreport.report.sections.multilabel_skips import skips_sentence
 from evalreport.report.sections._core import MAX_ROWS, wide_scores
 
 __all__ = ["open_multilabel_report", "MultiLabelReport"]
@@ -70,7 +72,9 @@ class MultiLabelReport(MultiLabelParts):
         """The findings in words: leader and how sure, whether the two families of measures agree,
         the tests, calibration, the best chance baseline, undefined values."""
         parts = [self._leader_sentence(), self._families_sentence(), self._tests_sentence(),
-                 self._calibration_sentence(), self._baseline_sentence(), self._undefined_sentence()]
+                 self._calibration_sentence(), self._baseline_sentence(), self._undefined_sentence(),
+                 self._label_skips_sentence(),
+                 skips_sentence(self.table("example_skips"), label=self._label, order=self.order)]
         return Note("\n\n".join(f"- {s}" for s in parts if s))
 
     def _leader_sentence(self) -> str:
@@ -96,10 +100,18 @@ class MultiLabelReport(MultiLabelParts):
                 text += " (" + ", ".join(f"{escape(s)} {v:.2f}" for s, v in zip(others["system"][:3],
                                                                                  others["p_best"][:3])) + ")"
             text += "."
+        constant = self._constant_systems()
+        if len(top) == 1 and lead["system"] in constant:
+            text += (f" {escape(lead['system'])} predicts the same label set for every item: {p} rewards that "
+                     "degenerate prediction on this data, so its ranking says little about skill here.")
+        caveat = self._skipped_words([(lead["system"], self.primary)])
+        if len(top) == 1 and caveat:
+            text += f" {caveat}"
         groups = self.table("groups")
-        if not groups.empty and lead["system"] in set(groups["system"]):
-            g = groups.loc[groups["system"] == lead["system"], "group"].iloc[0]
-            same = [s for s in groups.loc[groups["group"] == g, "system"] if s != lead["system"]]
+        letters = groups.set_index("system")["letters"] if "letters" in groups else {}
+        mine = letters.get(lead["system"], "") if len(groups) else ""     # sharing a letter = not separated
+        if isinstance(mine, str) and mine:
+            same = [s for s in groups["system"] if s != lead["system"] and shares_letter(mine, letters.get(s, ""))]
             text += (f" The Holm-corrected paired bootstrap tests cannot separate {_names(same)} from it." if same
                      else " The Holm-corrected paired bootstrap tests separate it from every other system.")
             from evalreport.report.section_tables import p_floor
@@ -144,7 +156,146 @@ class MultiLabelReport(MultiLabelParts):
         leaders = {w for f in fam.values() for w in f}
         head = ("Every measure, label-based and example-based, puts the same system first: "
                 if len(leaders) == 1 else "The measures do not agree on the winner: ")
-        return head + "; ".join(words) + "."
+        text = head + "; ".join(words) + "."
+        return " ".join(t for t in (text, self._noise_words(wins), self._degenerate_words(wins),
+                                    self._skipped_words([(w[0], m) for m, w in wins.items() if len(w) == 1],
+                                                        winners=True)) if t)
+
+    def _noise_words(self, wins: dict) -> str:
+        """Which winners lead their runner-up beyond the paired bootstrap noise (paired_differences.csv:
+        the uncorrected paired bootstrap test at alpha, :mod:`evalreport.analyses.paired`), and the
+        near-ties."""
+        pdiff = self.table("paired_differences")
+        if pdiff.empty or "noise" not in pdiff:
+            return ""
+        alpha = self.meta.get("alpha", 0.05)
+        rows = []
+        for m, w in wins.items():
+            r = pdiff[(pdiff["measure"] == m) & (pdiff["system_a"] == w[0])] if len(w) == 1 else pdiff.iloc[:0]
+            if len(r):
+                rows.append((m, r.iloc[0]))
+        if not rows:
+            return ""
+        rule = f"paired bootstrap test of the winner against the runner-up, alpha {alpha:g}, uncorrected"
+        near = [(m, r) for m, r in rows if r["noise"] == "within noise"]
+        if not near:
+            return f"Every winner leads its runner-up beyond the bootstrap noise ({rule})."
+        diffs = [float(r["difference"]) for _, r in near]
+        ps = [float(r["p_value"]) for _, r in near]
+        span = (f"difference {diffs[0]:.3f}, {_p(ps[0])}" if len(near) == 1 else
+                f"differences {min(diffs):.3f} to {max(diffs):.3f}, p from {min(ps):.3f} to {max(ps):.3f}")
+        shown = _names([f"{r['system_a']} under {self._label(m)}" for m, r in near])
+        return (f"Near-ties, each lead over the runner-up within the bootstrap noise ({span}; {rule}): {shown}; "
+                + ("that measure does not separate its first two systems." if len(near) == 1 else
+                   "these measures do not separate their first two systems."))
+
+    def _constant_systems(self) -> set:
+        """Systems that predict the same label set for every item (one distinct set in cardinality.csv)."""
+        card = self.table("cardinality")
+        if card.empty or "distinct_sets" not in card:
+            return set()
+        own = card[(card["role"] == "system") & (card["distinct_sets"] == 1)]
+        return set(own["source"].astype(str))
+
+    def _degenerate_words(self, wins: dict) -> str:
+        """A constant predictor among the winners: the measure rewards the degenerate prediction."""
+        constant = self._constant_systems()
+        won: dict = {}
+        for m, w in wins.items():
+            for s in w:
+                if s in constant:
+                    won.setdefault(s, []).append(self._label(m))
+        out = [f"**A constant predictor wins:** {escape(s)} predicts the same label set for every item and still "
+               f"comes first under {_names(ms)}: {'these measures reward' if len(ms) > 1 else 'this measure rewards'} "
+               "the degenerate prediction on this data." for s, ms in won.items()]
+        beats = self._baseline_beats_all()
+        if beats:
+            out.append(f"**A chance baseline beats every system** under {_names(beats)}: "
+                       + ("these measures reward" if len(beats) > 1 else "this measure rewards")
+                       + " a prediction without skill on this data.")
+        return " ".join(out)
+
+    def _baseline_beats_all(self) -> list[str]:
+        """``"Hamming loss (empty set: 0.050)"`` for each measure whose strongest chance baseline
+        (:func:`evalreport.analyses.findings.strongest_baseline`) scores better than every system."""
+        from evalreport.analyses.findings import strongest_baseline
+
+        base, scores = self.table("baselines"), self.table("scores")
+        if base.empty or scores.empty:
+            return []
+        out = []
+        for m, own in scores[scores["value"].notna()].groupby("measure", sort=False):
+            higher = self._higher(m)
+            best = strongest_baseline(base[base["measure"] == m], higher_is_better=higher)
+            sign = 1.0 if higher else -1.0
+            if best is not None and sign * float(best["value"]) > (sign * own["value"]).max() + 1e-12:
+                out.append(f"{self._label(m)} ({BASELINE_WORDS.get(best['baseline'], best['baseline'])}: "
+                           f"{float(best['value']):.3f})")
+        return out
+
+    def _skipped_words(self, pairs, *, winners: bool = False) -> str:
+        """The caveat for values that exist only because 0/0 items or labels were left out: how many of
+        the items (example_skips.csv) or labels (label_skips.csv) each (system, measure) of ``pairs``
+        averages."""
+        counted = []
+        if self._has("label_skips"):
+            ls = self.table("label_skips")
+            counted += [(r["system"], r["measure"], int(r["skipped"]), int(r["total"]), "labels", r["policy"])
+                        for _, r in ls.iterrows()]
+        if self._has("example_skips"):
+            es = self.table("example_skips")
+            counted += [(r["system"], r["measure"], int(r["zero_division_items"]), int(r["items"]), "items",
+                         r["policy"]) for _, r in es.iterrows() if r["zero_division_items"] > 0]
+        if not counted:
+            return ""
+        at = {(s, m): (k, n, unit, pol) for s, m, k, n, unit, pol in counted}
+        scores = self.table("scores")
+        value = scores.set_index(["system", "measure"])["value"] if not scores.empty else pd.Series(dtype=float)
+        valued = scores[scores["value"].notna()] if not scores.empty else scores
+        parts = []
+        for system, m in dict.fromkeys(pairs):
+            if (system, m) not in at or (system, m) not in value.index or pd.isna(value[(system, m)]):
+                continue
+            k, n, unit, pol = at[(system, m)]
+            # a case every system meets alike (the gold sets' empty items for recall) favours nobody
+            fewest = min(at.get((o, m), (0,))[0] for o in valued.loc[valued["measure"] == m, "system"])
+            if k <= fewest:
+                continue
+            used = (f"averages only {n - k:,} of the {n:,} {unit}" if str(pol) == "nan" else
+                    f"fills in {k:,} of the {n:,} {unit} as the {pol} policy says")
+            parts.append(f"{system}'s {self._label(m)} ({value[(system, m)]:.3f}) {used}")
+        if not parts:
+            return ""
+        why = ("the others are its 0/0 cases - an empty predicted or gold set, a label never predicted or never in "
+               "the gold sets - of which it has more than another system")
+        return ("**Defined after skipping:** " if winners else "Caveat: ") + _names(parts, limit=len(parts)) + \
+            f" ({why})."
+
+    def _label_skips_sentence(self) -> str:
+        """Label-based averages over fewer labels than the task's: how many each system's value left out
+        (label_skips.csv), for the values that exist (an undefined one is in the undefined sentence)."""
+        if not self._has("label_skips"):
+            return ""
+        ls = self.table("label_skips")
+        if ls.empty:
+            return ""
+        scores = self.table("scores")
+        defined = set(zip(scores.loc[scores["value"].notna(), "system"], scores.loc[scores["value"].notna(),
+                                                                                    "measure"]))
+        ls = ls[[(s, m) in defined for s, m in zip(ls["system"], ls["measure"])]]
+        if ls.empty:
+            return ""
+        policy = str(ls["policy"].iloc[0])
+        parts = []
+        for m, g in ls.groupby("measure", sort=False):
+            g = g.sort_values("skipped", ascending=False, kind="stable")
+            parts.append(f"{escape(self._label(m))}: " + _names(
+                [f"{s} {int(r['total']) - int(r['skipped'])} of {int(r['total'])}" for s, (_, r) in
+                 zip(g["system"], g.iterrows())]))
+        how = ("left out of the mean" if policy == "nan" else f"filled in as the `{escape(policy)}` policy says")
+        return ("**Label averages defined after skipping labels** (labels where the per-label value is 0/0, e.g. "
+                f"a label never predicted, are {how}; labels averaged): " + "; ".join(parts)
+                + ". Every case: label_skips.csv.")
 
     def _tests_sentence(self) -> str:
         if not self._has("tests"):
@@ -177,28 +328,70 @@ class MultiLabelReport(MultiLabelParts):
         return head + f"**{_names(first_c)}** is first under {escape(self._label(m))} instead of {_names(first)}."
 
     def _baseline_sentence(self) -> str:
+        """The strongest chance baseline (exact values, or a Monte-Carlo estimate better by more than
+        2 standard errors: :func:`evalreport.analyses.findings.strongest_baseline`) and the systems
+        whose bootstrap interval lies below it or holds it (indistinguishable from chance)."""
+        from evalreport.analyses.findings import MC_SE, strongest_baseline
+
         base = self.table("baselines")
         board = self.table("leaderboard")
         if base.empty or board.empty:
             return ""
         own = base[(base["measure"] == self.primary) & base["value"].notna()]
-        if own.empty:
-            return ""
         higher = self._higher(self.primary)
-        best = own.loc[own["value"].idxmax() if higher else own["value"].idxmin()]
-        worse = board[(board["value"] <= best["value"]) if higher else (board["value"] >= best["value"])]
-        text = (f"The best chance baseline under {escape(self._label(self.primary))} is "
-                f"{BASELINE_WORDS.get(best['baseline'], escape(best['baseline']))} ({best['value']:.3f}); ")
-        verb = "scores" if len(worse) == 1 else "score"
-        return text + (f"{_names(worse['system'])} {verb} no better." if len(worse) else "every system scores better.")
+        best = strongest_baseline(own, higher_is_better=higher)
+        if best is None:
+            return ""
+        sign = 1.0 if higher else -1.0
+        b = float(best["value"])
+        se = float(best["se"]) if "se" in best.index and pd.notna(best["se"]) else 0.0
+        text = (f"The strongest chance baseline under {escape(self._label(self.primary))} is "
+                f"{BASELINE_WORDS.get(best['baseline'], escape(best['baseline']))} ({b:.3f}"
+                + (", exact" if se <= 0 else f", a Monte-Carlo estimate with standard error {se:.2g}") + ")")
+        if "se" in own:
+            noise = own[(sign * own["value"] > sign * b + 1e-12) & (pd.to_numeric(own["se"], errors="coerce") > 0)
+                        & (own["baseline"] != best["baseline"])]
+            if len(noise):
+                text += (f"; {_names([BASELINE_WORDS.get(x, x) for x in noise['baseline']])} "
+                         f"{'scores' if len(noise) == 1 else 'score'} higher only within {MC_SE:g} Monte-Carlo "
+                         "standard errors")
+        below, level, point = [], [], []
+        for _, r in board[board["value"].notna()].iterrows():
+            if pd.notna(r.get("lo")) and pd.notna(r.get("hi")):
+                lo, hi = sorted((sign * float(r["lo"]), sign * float(r["hi"])))
+                shown = f"{r['system']} ({r['value']:.3f}, interval {r['lo']:.3f} to {r['hi']:.3f})"
+                if hi < sign * b - 1e-12:
+                    below.append(shown)
+                elif lo <= sign * b + 1e-12:
+                    level.append(shown)
+            elif sign * float(r["value"]) <= sign * b + 1e-12:
+                point.append(f"{r['system']} ({r['value']:.3f})")
+        out = []
+        if below:
+            out.append(f"**below chance** (the whole bootstrap interval is worse): {_names(below)}")
+        if level:
+            out.append(f"**indistinguishable from chance** (the bootstrap interval holds it): {_names(level)}")
+        if point:
+            out.append(f"at or below it (point values, no intervals): {_names(point)}")
+        if not out:
+            return text + ("; the bootstrap interval of every system lies above it." if board["lo"].notna().any()
+                           else "; every system scores better.")
+        return text + "; " + "; ".join(out) + "."
 
     def _undefined_sentence(self) -> str:
+        """The measures with no value (0/0), grouped by the systems concerned."""
         scores = self.table("scores")
         bad = scores[scores["value"].isna()]
         if bad.empty:
             return ""
-        return (f"{len(bad)} value(s) are undefined (0/0) under the `{escape(self.meta.get('policy', 'nan'))}` policy: "
-                + _names(sorted(set(self._label(m) for m in bad["measure"]))) + " (the reasons are in scores.csv).")
+        groups: dict = {}
+        for m, one in bad.groupby("measure", sort=False):
+            groups.setdefault(tuple(dict.fromkeys(one["system"])), []).append(self._label(m))
+        parts = [f"{_names(ms, limit=len(ms))} for {_names(systems)}" for systems, ms in groups.items()]
+        n = len(bad)
+        return (f"{n} value{'s are' if n != 1 else ' is'} undefined (0/0) under the "
+                f"`{escape(self.meta.get('policy', 'nan'))}` policy: " + "; ".join(parts)
+                + " (the reasons are in scores.csv).")
 
     # ------------------------------------------------------------------ 1. overview
     def ml_overview(self) -> Note:
@@ -261,17 +454,19 @@ class MultiLabelReport(MultiLabelParts):
                                                                                                   board["hi"])]
         if "p_best" in board and board["p_best"].notna().any():
             show["P(best)"] = board["p_best"]
-        if "group" in board and board["group"].notna().any():
-            show["group"] = board["group"].map(lambda g: "—" if pd.isna(g) else f"{g:g}")
+        has_letters = "letters" in board and board["letters"].map(lambda v: isinstance(v, str) and v != "").any()
+        if has_letters:
+            show["letters"] = board["letters"].map(lambda v: "—" if pd.isna(v) or v == "" else str(v))
         if "rank_calibrated" in board and board["rank_calibrated"].notna().any():
             show["rank (calibrated)"] = integer_ranks(board["rank_calibrated"])
         ranks = {c: (lambda r: "" if pd.isna(r) else f"{r:g}") for c in ("rank", "rank (calibrated)") if c in show}
         return Table(show, formats=ranks, index=False,
                      caption=f"Leaderboard under {p_label}: the value, its paired bootstrap interval, the "
-                             "probability of being best, and the significance group (systems in one group are not "
-                             "separated by the Holm-corrected paired bootstrap tests)"
+                             "probability of being best, and the significance letters"
                              + ("; the rank after prevalence calibration of every label." if "rank (calibrated)"
-                                in show else "."))
+                                in show else ".")
+                             + (" " + letters_sentence("bootstrap", self.meta.get("alpha", 0.05)) if has_letters
+                                else ""))
 
     # ------------------------------------------------------------------ 3. every measure
     def ml_scores_table(self) -> Table:

@@ -301,10 +301,16 @@ class MultiLabelParts(MultiLabelBase):
         wide = wide.reindex(index=measures, columns=props).apply(lambda c: c.map(lambda v: marks.get(v, v)))
         wide.index = [self._label(m) for m in wide.index]
         wide.index.name = "measure"
-        disagree = au[au["agrees"].astype(str).str.lower().eq("false")] if "agrees" in au else au.iloc[:0]
+        agree_col = "as_expected" if "as_expected" in au else "agrees"      # (an older audit.csv: agrees)
+        disagree = au[au[agree_col].astype(str).str.lower().eq("false")] if agree_col in au else au.iloc[:0]
         note = (f" {len(disagree)} verdict(s) differ from what the measure's record claims: "
                 + "; ".join(f"{m} {p}" for m, p in zip(disagree["measure"], disagree["property"])) + "."
-                if len(disagree) else " Every verdict agrees with what the measures' records claim.")
+                if len(disagree) else " Every verdict agrees with what the measures' records claim."
+                if agree_col in au and au[agree_col].notna().any() else "")
+        empty = au[au["property"] == "EMPTY"]
+        if len(empty):
+            note += (f" EMPTY is checked under the 0/0 policy of this report's values ({empty['policy'].iloc[0]}); "
+                     "audit.csv's detail says under which policies it holds.")
         return Table(wide, caption="Which properties each example-based measure has on label sets (✓ satisfied, "
                                    "✗ violated, n/a: cannot be evaluated); the next table defines each property. "
                                    "Every verdict, with its detail and the record's claim, is in audit.csv." + note)

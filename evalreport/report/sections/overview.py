@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport import charts
+from evalreport.analyses.letters import letters_sentence
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
 from evalreport.report.section_tables import integer_ranks
@@ -88,26 +89,38 @@ class OverviewSections(ReportBase):
             show["interval"] = ["—" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(board["lo"], board["hi"])]
         if "p_best" in board and board["p_best"].notna().any():
             show["P(best)"] = board["p_best"]
-        if "group" in board and board["group"].notna().any():
-            show["group"] = board["group"].map(lambda g: "—" if pd.isna(g) else f"{g:g}" if isinstance(g, float) else g)
+        has_letters = "letters" in board and board["letters"].map(lambda v: isinstance(v, str) and v != "").any()
+        if has_letters:
+            show["letters"] = board["letters"].map(lambda v: "—" if pd.isna(v) or v == "" else str(v))
         if "rank_calibrated" in board:
             show["rank (calibrated)"] = integer_ranks(board["rank_calibrated"])
         ranks = {c: (lambda r: "" if pd.isna(r) else f"{r:g}") for c in ("rank", "rank (calibrated)") if c in show}
         shown = [what for column, what in (
             ("interval", "bootstrap interval"), ("P(best)", "probability of being best"),
-            ("group", "significance group (systems in the same group are not separable at the chosen alpha)"),
+            ("letters", "significance letters"),
             ("rank (calibrated)", "the rank after prevalence calibration")) if column in show]
         caption = (f"Leaderboard under {p_label}" + (": " + ", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "")
                                                      + shown[-1] if shown else "") + ".")
+        if has_letters:
+            caption += " " + letters_sentence(self.meta.get("pairwise_test", "bootstrap"), self.meta.get("alpha", 0.05))
         if (board["rank"] % 1 != 0).any():
             caption += " Tied systems share the mean of their ranks (e.g. 1.5)."
+        settings = self.manifest.get("settings", {})
+        if "interval" in show and settings.get("bootstrap_missing_class"):
+            from evalreport.analyses.resampling import lost_classes_sentence
+
+            caption += " " + lost_classes_sentence(settings.get("bootstrap_class_absent", {}),
+                                                   settings["bootstrap_missing_class"], int(settings["bootstrap"]))
+        if "interval" in show and settings.get("bootstrap_strata") == "gold":
+            caption += (" Items were resampled within each gold class (stratified bootstrap): every resample keeps "
+                        "the class sizes, so the intervals leave out the variation of the class proportions.")
         flags = reasons = None
         if undefined.any():
             scores = self.table("scores")
             why = scores[(scores["measure"] == self.primary) & ~scores["calibrated"]].set_index("system")["reason"]
             flags = pd.DataFrame({p_label: undefined}, index=show.index)
             reasons = pd.DataFrame({p_label: board["system"].map(why).fillna("")}, index=show.index)
-            caption += (" A system whose value is undefined is ranked last and is in no significance group: no "
+            caption += (" A system whose value is undefined is ranked last and has no letter: no "
                         "test can compare an undefined value.")
         return Table(show, formats=ranks, index=False, caption=caption, undefined=flags, reasons=reasons)
 
@@ -120,15 +133,28 @@ class OverviewSections(ReportBase):
         base = self.table("baselines")
         base = base[base["measure"] == self.primary] if not base.empty else None
         groups = self.table("groups")
+        # the baseline the findings call the strongest is drawn (one rule: findings.strongest_baseline)
+        found = self.table("findings")
+        best = found.loc[found["finding"] == "baseline_best", "system"] if "finding" in found else []
+        if not len(best) and base is not None and len(base):
+            from evalreport.analyses.findings import strongest_baseline
+
+            row = strongest_baseline(base, higher_is_better=get(self.primary).higher_is_better)
+            best = [] if row is None else [row["baseline"]]
         chart = charts.leaderboard_intervals(iv, measure=self.primary, baselines=base,
                                              groups=groups if not groups.empty else None,
-                                             higher_is_better=get(self.primary).higher_is_better)
+                                             higher_is_better=get(self.primary).higher_is_better,
+                                             strongest=str(list(best)[0]) if len(best) else None)
         intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
+        letters = "" if groups.empty or "letters" not in groups else (
+            " Colour: the significance letters. " + letters_sentence(self.meta.get("pairwise_test", "bootstrap"),
+                                                                     self.meta.get("alpha", 0.05)))
         return Chart(chart, name="leaderboard",
                      caption=f"Systems under {self._label(self.primary)} {intervals}. What trivial or random "
-                             "systems score (chance baselines) is drawn as dashed lines when near the systems; the "
+                             "systems score (chance baselines) is drawn as dashed lines when near the systems, "
+                             "always including the one the findings call the strongest (marked \"strongest\"); the "
                              "axis is zoomed to the systems, and a baseline far from them is named in the chart's "
-                             "subtitle instead.")
+                             "subtitle instead." + letters)
 
     # ------------------------------------------------------------------ 3. every measure
     def scores_table(self, *, calibrated: bool = False) -> Table:
@@ -168,7 +194,24 @@ class OverviewSections(ReportBase):
         return Chart(charts.rank_heatmap(ranks, calibrated=calibrated),
                      name="ranks-calibrated" if calibrated else "ranks",
                      caption="Rank of every system under every measure (1 = best)"
-                             + (" after prevalence calibration." if calibrated else "."))
+                             + (" after prevalence calibration." if calibrated else ".")
+                             + self._undefined_ranks_sentence(ranks, calibrated))
+
+    def _undefined_ranks_sentence(self, ranks: pd.DataFrame, calibrated: bool) -> str:
+        """Which cells of the rank chart hold an undefined (0/0) value, ranked last only to give it a
+        place: no comparison between measures uses that place (pairs with it are not comparable)."""
+        if "nan_last" not in ranks or "calibrated" not in ranks:
+            return ""
+        part = ranks[(ranks["calibrated"].astype(bool) == calibrated) & ranks["nan_last"].astype(bool)]
+        if self.measures:
+            part = part[part["measure"].isin(self.measures)]
+        if part.empty:
+            return ""
+        cells = [f"{s} under {self._label(m)}" for s, m in zip(part["system"], part["measure"])]
+        listed = "; ".join(cells[:6]) + (f"; and {len(cells) - 6:,} more (nan_last in ranks.csv)"
+                                         if len(cells) > 6 else "")
+        return (f" An undefined (0/0) value is ranked last, tied, only to give it a place ({listed}); the agreement "
+                "between measures below leaves such systems out instead of counting them as worst.")
 
 
 def code_span(text: str) -> str:

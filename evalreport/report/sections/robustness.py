@@ -37,6 +37,10 @@ class RobustnessSections(ReportBase):
         merged = [g for g in groups if len(g) > 1]
         caption = (f"{method.capitalize()} rank correlation between the system rankings of every pair of measures "
                    "(hover a cell for the value and the measures).")
+        if "n_systems" in corr and (corr["n_systems"] < corr["n_systems"].max()).any():
+            caption += (" Where a measure is undefined (0/0) for some systems, its correlations are over the systems "
+                        "with a value under both measures (n_systems in rank_correlation.csv), not with the undefined "
+                        "ones ranked last; empty where fewer than three remain.")
         if merged and method != "spearman" and "spearman" in set(corr["method"]):
             caption += " Measures share a row as in the Spearman chart (the same groups: identical rankings)."
         elif merged:
@@ -73,33 +77,50 @@ class RobustnessSections(ReportBase):
         if inc.empty:
             return Note("Fewer than two systems: nothing to compare.")
         pos = {m: i for i, m in enumerate(self.measures)}
-        inc = inc[(inc["discordant"] > 0)
-                  & (inc["measure_a"].map(pos).fillna(1e9) < inc["measure_b"].map(pos).fillna(1e9))]
+        inc = inc[inc["measure_a"].map(pos).fillna(1e9) < inc["measure_b"].map(pos).fillna(1e9)]
+        fewer = int((inc["n_comparable"] < inc["n_pairs"]).sum()) if "n_comparable" in inc else 0
+        inc = inc[inc["discordant"] > 0]
         inc = inc.sort_values("rate", ascending=False, kind="stable")
         if inc.empty:
-            return Note("Every pair of measures orders every pair of systems the same way.")
+            return Note("Every pair of measures orders every pair of systems the same way" + (
+                " (a pair of systems with an undefined value under a measure is not compared under it)."
+                if fewer else "."))
         n_pairs = int(inc["n_pairs"].max())
+        comparable = inc["n_comparable"] if "n_comparable" in inc else inc["n_pairs"]
         show = pd.DataFrame({"measure": inc["measure_a"].map(self._label),
                              "other measure": inc["measure_b"].map(self._label),
                              "system pairs ordered differently": inc["discordant"].astype(int),
-                             "share of system pairs": inc["rate"]})
+                             "comparable system pairs": comparable.astype(int),
+                             "share of comparable pairs": inc["rate"]})
         top = MAX_INCONSISTENT
         shown = f"The {top} most discordant of {len(show):,} such pairs of measures; all in inconsistency.csv." \
             if len(show) > top else "All in inconsistency.csv."
-        return Table(show.head(top), index=False, formats={"share of system pairs": "{:.0%}"},
+        undefined = (f" A pair of systems is comparable under a measure when both have a value: an undefined (0/0) "
+                     f"value gives no order, so a pair with one is neither an agreement nor a disagreement (it is not "
+                     f"counted as the worst value), and the share is over the pairs comparable under both measures "
+                     f"({fewer:,} pairs of measures have fewer than {n_pairs:,}: those with an undefined value)."
+                     if fewer else
+                     " Every system has a value under every measure shown, so every pair is comparable.")
+        return Table(show.head(top), index=False, formats={"share of comparable pairs": "{:.0%}"},
                      caption=f"Pairs of measures that order some of the {n_pairs:,} pairs of systems differently: how "
-                             "many and which share (the inconsistency rate of Gösgens et al., paper 004, Tables 4-6). "
-                             + shown)
+                             "many and which share (the inconsistency rate of Gösgens et al., paper 004, Tables 4-6)."
+                             + undefined + " " + shown)
 
     def flips_table(self) -> Table | Note:
         dis = self.table("disagreements")
         if dis.empty:
             return Note("No pair of systems changes order between the measures shown.")
-        fl = flips(dis, self.table("intervals"), self.primary)
+        paired = self.table("paired_differences")
+        alpha = self.meta.get("alpha", 0.05)
+        fl = flips(dis, self.table("intervals"), self.primary, paired=paired, alpha=alpha)
         p = self._label(self.primary)
         if fl.empty:
             return Note(f"No pair of systems changes order between {escape(p)} and the other measures.")
-        rule = (f"A flip is larger than the noise when, under both measures, the two systems differ by more than "
+        rule = (f"A flip is larger than the noise when, under both measures, the paired bootstrap test of the two "
+                f"systems' difference (the same resampled items for both) gives p < {alpha:g} "
+                "(paired_differences.csv); uncorrected for the number of flips, so among many flips a few pass by "
+                "chance." if "p_primary" in fl else
+                f"A flip is larger than the noise when, under both measures, the two systems differ by more than "
                 f"{NOISE_SE:g} standard errors of their difference, sqrt(se_A² + se_B²), with se the bootstrap "
                 "standard errors of intervals.csv.")
         known = fl["z_primary"].notna() & fl["z_other"].notna()

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport import charts
+from evalreport.analyses.crossval_words import F_ESTIMATORS
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
 from evalreport.escape import markdown as escape
@@ -21,18 +22,39 @@ class SupplementSections(ReportBase):
 
     # ------------------------------------------------------------------ cross-validation
     def cv_table(self) -> Table | Note:
+        """The summary of paper 001's estimators; the caption names only the columns present and
+        each undefined cell gives the reason of its row in cv_estimates.csv."""
         cv = self.table("cv_summary")
         if cv.empty:
             return Note("No cross-validation summary (a positive class is needed for the F estimators).")
+        est = self.table("cv_estimates")
+        f_cols = [c for c in F_ESTIMATORS if c in cv]
+        auc_cols = [c for c in ("AUC_avg", "AUC_merge") if c in cv]
+        f_rows = est[est["estimator"].astype(str).isin(f_cols)] if f_cols and not est.empty else est.iloc[:0]
+        f_id = str(f_rows["measure"].iloc[0]) if len(f_rows) else "f1"
+        why = {}
+        for r in est.itertuples(index=False) if not est.empty else ():
+            if (str(r.estimator) in f_cols and r.measure == f_id) or (str(r.estimator) in auc_cols):
+                why[(r.system, str(r.estimator))] = r.reason if isinstance(r.reason, str) and r.reason else ""
+        parts = []
+        if f_cols:
+            parts.append(f"The five ways to compute {measure_label(f_id)} of the positive class over folds, per system "
+                         "(Forman & Scholz, paper 001, section 2.3): F_tp,fp from the pooled counts, F_avg the mean "
+                         "of the fold values, F_pr,re from the mean fold precision and recall; the tilde variants "
+                         "skip the folds where precision or recall is undefined (V(i) = 0)"
+                         + (", listed in the last column." if "invalid_folds" in cv else "."))
+        if auc_cols:
+            parts.append(("AUC" if f_cols else "AUC of the positive class, per system") + ": AUC_avg is the mean of "
+                         "the per-fold AUCs, AUC_merge one AUC over the merged scores of all folds (paper 001, "
+                         "section 2.4).")
         if "invalid_folds" in cv:
             cv = cv.rename(columns={"invalid_folds": "folds without precision or recall"})
         values = cv.drop(columns=[c for c in cv.columns if c == "system" or cv[c].dtype.kind not in "f"])
         flags = values.isna().reindex(columns=cv.columns, fill_value=False)
-        return Table(cv, index=False, undefined=flags if flags.any().any() else None,
-                     reasons=pd.DataFrame("undefined in every fold: nothing to average", index=cv.index,
-                                          columns=cv.columns),
-                     caption="The five ways to compute F over folds (Forman & Scholz, paper 001, section 3) and AUC "
-                             "averaged per fold vs merged, per system.")
+        reasons = pd.DataFrame([[(why.get((s, c), "") or "undefined") if flags.at[i, c] else "" for c in cv.columns]
+                                for i, s in zip(cv.index, cv["system"])], index=cv.index, columns=cv.columns)
+        return Table(cv, index=False, undefined=flags if flags.any().any() else None, reasons=reasons,
+                     caption=" ".join(parts) + " The recommendation says which estimate to publish.")
 
     def cv_folds_table(self) -> Table | Note:
         """The folds where a per-fold value is undefined: the folds the *_defined / avg estimators skip."""
@@ -57,12 +79,21 @@ class SupplementSections(ReportBase):
         rows = rows.groupby(["system", "what", "reason"], sort=False)["fold"] \
             .agg(lambda f: ", ".join(map(str, f))).reset_index().rename(columns={"fold": "folds"})
         rows = rows[["system", "folds", "what", "reason"]]
-        return Table(rows, index=False, caption="Folds where a per-fold value is undefined: F_avg counts them as 0, "
-                                                "F~_avg, F~_pr,re and AUC_avg leave them out (paper 001, section 2.4).")
+        policy = self.meta.get("policy", "nan")
+        sub = {"zero": "0", "one": "1"}.get(policy, "0")
+        words = []
+        if not inv.empty:
+            words.append(f"F_avg and F_pr,re count them (an undefined F, precision or recall as {sub}, policy "
+                         f"{policy}), F~_avg and F~_pr,re leave them out (paper 001, section 2.3)")
+        if not sf.empty:
+            auc = {"zero": "counts them as 0", "one": "counts them as 1"}.get(policy, "leaves them out")
+            words.append(f"AUC_avg {auc} (policy {policy}; paper 001, section 2.4)")
+        return Table(rows, index=False, caption="Folds where a per-fold value is undefined: " + "; ".join(words) + ".")
 
     def cv_chart(self) -> Chart | Note:
         est = self.table("cv_estimates")
-        f = est[est.get("measure", pd.Series(dtype=str)).astype(str).str.startswith("f")] if not est.empty else est
+        f = est[est["estimator"].astype(object).fillna("").astype(str).isin(F_ESTIMATORS)] if "estimator" in est and not est.empty \
+            else est
         if f.empty or "estimator" not in f:
             return Note("No F estimates to draw.")
         f = f.assign(aggregation=f["estimator"])
@@ -83,9 +114,22 @@ class SupplementSections(ReportBase):
                  if n_differ > len(set(rows["measure"]) - {""}) else "The measures where the aggregations differ")
         return Table(rows, index=False, undefined=flags, reasons=reasons,
                      caption=f"{shown}, aggregated over folds each way: pooled (sum the fold confusion matrices), mean "
-                             "of fold values, mean over folds where defined; aggregations that agree share a row. "
-                             "F, AUC and AP are in the summary above." + agree
+                             "of fold values, mean over folds where defined; aggregations that agree share a row."
+                             + self._named_estimators(est) + agree
                              + " Every measure and aggregation is in cv_estimates.csv.")
+
+    @staticmethod
+    def _named_estimators(est: pd.DataFrame) -> str:
+        """Which measures with paper 001's named estimators the summary shows instead (those present)."""
+        names = est["estimator"].astype(object).fillna("").astype(str) if "estimator" in est else pd.Series("", index=est.index)
+        named = set(est.loc[names.str.len() > 0, "measure"])
+        shown = [w for m, w in (("auc", "AUC"), ("average_precision", "average precision")) if m in named]
+        has_f = names.isin(F_ESTIMATORS).any()
+        words = (["F"] if has_f else []) + [w for w in shown if w == "AUC"]
+        text = f" {' and '.join(words)} {'is' if len(words) == 1 else 'are'} in the summary above." if words else ""
+        if "average precision" in shown:
+            text += " Average precision (AP_avg, AP_merge) is in cv_estimates.csv."
+        return text
 
     def cv_recommendation(self) -> Note:
         path = self.folder / "cv_recommendation.md"
@@ -131,6 +175,15 @@ class SupplementSections(ReportBase):
             "convention": "Undefined (0/0) cases take each measure's documented convention (column 'convention' "
                           "above), NaN where it has none.",
         }.get(policy, policy)
+        skips = self.table("example_skips")
+        if not skips.empty and (skips["zero_division_items"] > 0).any():
+            worst = skips.loc[skips["zero_division_items"].idxmax()]
+            verb = "left out of" if policy == "nan" else "substituted in"
+            text += (f" Example-based multi-label measures average over items: their 0/0 items are {verb} the "
+                     f"mean (up to {int(worst['zero_division_items'])} of {int(worst['items'])} items, "
+                     f"{escape(str(worst['system']))}, {escape(measure_label(str(worst['measure'])))}); "
+                     "example_skips.csv gives every count and the values under scikit-learn's zero_division=0 "
+                     "and 1.")
         return Note(f"**Undefined-value policy: `{policy}`.** {text}")
 
     def provenance_table(self) -> Table:

@@ -1,0 +1,193 @@
+"""The compact letter display of all-pairwise comparisons (Piepho 2004).
+
+Piepho, H.-P. (2004). An algorithm for a letter-based representation of all-pairwise comparisons.
+Journal of Computational and Graphical Statistics 13(2), 456-466: the *insert-and-absorb*
+algorithm, followed by its *sweeping* step.
+
+A letter display of a symmetric "separated" relation over systems (here: a corrected pairwise
+test rejects at alpha) gives each system a set of letters such that
+
+1. two separated systems share no letter,
+2. two systems that are not separated share at least one letter,
+3. no letter is redundant: removing any letter from any system breaks 2 (or leaves a system
+   without a letter).
+
+Insert: start with one letter held by every system; for each separated pair (i, j), every
+letter held by both is split into two: one without i, one without j. Absorb: drop every letter
+whose holders are a subset of another letter's holders. Sweep: drop a system from a letter
+when every pair the letter connects it to is connected by another letter as well; repeated with
+absorption until nothing changes. Pairs are inserted and letters swept in the order of the
+systems (best first), and letters are named a, b, ... in the order of their best holder, so
+the best system has 'a'.
+"""
+from __future__ import annotations
+
+import string
+from typing import Sequence
+
+import numpy as np
+
+__all__ = ["letter_matrix", "letter_names", "compact_letters", "letter_set", "shares_letter", "check_letters",
+           "letters_sentence", "TEST_NAMES"]
+
+
+def _absorb(cols: np.ndarray) -> np.ndarray:
+    """Drop every column (letter) whose holders are a subset of another column's; of equal
+    columns the first is kept."""
+    if len(cols) < 2:
+        return cols
+    c = cols.astype(np.int64)
+    sub = (c @ (1 - c).T) == 0                       # sub[p, q]: holders(p) within holders(q)
+    np.fill_diagonal(sub, False)
+    equal = sub & sub.T
+    below = np.tril(np.ones_like(sub), -1)            # of equal columns keep the first
+    drop = (sub & ~equal).any(axis=1) | (equal & below).any(axis=1)
+    return cols[~drop]
+
+
+def _insert_absorb(sep: np.ndarray) -> np.ndarray:
+    """Piepho's insert and absorb steps: the letters (letters x systems, bool) before sweeping.
+
+    Piepho inserts one separated pair (i, j) at a time: every letter held by both splits into one
+    without i and one without j, and a letter within another is absorbed. Here the pairs of one
+    system i with every later j it is separated from (the set J) are inserted at once: a letter
+    held by i and by a member of J splits into one without i and one without J. Both ways end with
+    the same letters, for any order of the pairs: the maximal sets of systems no two of which are
+    separated (each step turns the maximal such sets of the relation so far into those of the
+    relation with the new pairs: a maximal set either lacks i, or holds i and no member of J). The
+    letters before a split are an antichain (none within another), so only the new halves can be
+    absorbed, by the other letters or by each other."""
+    S = sep.shape[0]
+    cols = np.ones((1, S), dtype=bool)
+    for i in range(S):
+        J = sep[i].copy()
+        J[: i + 1] = False
+        hit = cols[:, i] & (cols & J).any(axis=1)
+        if not hit.any():
+            continue
+        without_i, without_J = cols[hit].copy(), cols[hit] & ~J
+        without_i[:, i] = False
+        rest, new = cols[~hit], np.concatenate([without_i, without_J])
+        # within[p, q]: new letter p held only by holders of letter q (exact in float32 below 2**24 systems)
+        within = (new.astype(np.float32) @ (~np.concatenate([rest, new])).T.astype(np.float32)) == 0
+        R, m = len(rest), len(new)
+        among = within[:, R:]
+        np.fill_diagonal(among, False)
+        first = np.tril(np.ones((m, m), dtype=bool), -1)              # of equal halves keep the first
+        drop = within[:, :R].any(axis=1) | (among & ~among.T).any(axis=1) | (among & among.T & first).any(axis=1)
+        cols = np.concatenate([rest, new[~drop]])
+    return cols
+
+
+def _ordered(cols: np.ndarray) -> np.ndarray:
+    """Letters in the order of their holders (best holder first, then the next ones)."""
+    key = [tuple(np.flatnonzero(col)) for col in cols]
+    return cols[sorted(range(len(cols)), key=key.__getitem__)]
+
+
+def _sweep(cols: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Remove, one at a time, a system from a letter when every system that letter links it to
+    (itself included, which stands for "it keeps another letter") shares another letter with it."""
+    cols = cols.copy()
+    changed = False
+    for c in range(len(cols)):              # letters x holders: small, and each step depends on the last
+        for t in np.flatnonzero(cols[c]):
+            shared = cols[:, t].astype(np.int64) @ cols.astype(np.int64)       # letters t shares with each system
+            if shared[cols[c]].min() >= 2:
+                cols[c, t] = False
+                changed = True
+    return cols, changed
+
+
+#: How a sentence names each pairwise test (:mod:`evalreport.analyses.significance`).
+TEST_NAMES = {"bootstrap": "paired bootstrap", "randomization": "approximate randomisation", "mcnemar": "McNemar"}
+_CORRECTED = {"holm": "Holm-corrected", "bh": "Benjamini-Hochberg-adjusted", "none": "uncorrected"}
+
+
+def letters_sentence(test: str = "bootstrap", alpha: float = 0.05, correction: str = "holm") -> str:
+    """What the letters mean, in one sentence for a caption."""
+    return (f"Systems sharing a letter are not separated by the {TEST_NAMES.get(test, test)} test "
+            f"({_CORRECTED.get(correction, correction)}, alpha = {float(alpha):g}); systems with no letter in "
+            "common are.")
+
+
+def letter_matrix(separated: np.ndarray) -> np.ndarray:
+    """The letters of a compact letter display as a boolean matrix (letters x systems).
+
+    ``separated``: a symmetric boolean (S, S) matrix, systems in display order (best first);
+    the diagonal is ignored. Letters come in the order of their best holder (then the next ones),
+    so the first system holds the first letter. Piepho (2004), insert, absorb and sweep.
+    """
+    sep = np.asarray(separated, dtype=bool)
+    S = sep.shape[0]
+    if sep.shape != (S, S) or not np.array_equal(sep, sep.T):
+        raise ValueError("separated must be a symmetric square matrix")
+    if S == 0:
+        return np.zeros((0, 0), dtype=bool)
+    cols = _ordered(_insert_absorb(sep))          # sorted first: the sweep's result depends on the order
+    changed = True
+    while changed:
+        cols, changed = _sweep(cols)
+        cols = _absorb(cols[cols.any(axis=1)])
+    return _ordered(cols)
+
+
+def letter_names(n: int) -> list[str]:
+    """``n`` letter names: a-z, then A-Z, then a1, b1, ... (a name of more than one character is
+    shown with commas between the letters, see :func:`compact_letters`)."""
+    alphabet = string.ascii_lowercase + string.ascii_uppercase
+    return [alphabet[k] if k < len(alphabet) else f"{alphabet[k % len(alphabet)]}{k // len(alphabet)}"
+            for k in range(n)]
+
+
+def compact_letters(separated: np.ndarray, *, tested: Sequence[bool] | None = None) -> list[str]:
+    """Each system's letters as a string ("a", "ab", ...), systems in the order of ``separated``.
+
+    ``tested``: False for a system with no defined test; it gets no letter ("") and is left out
+    of the display. With more than 52 letters the names have two characters and a system's letters
+    are joined by commas.
+    """
+    sep = np.asarray(separated, dtype=bool)
+    S = sep.shape[0]
+    ok = np.ones(S, dtype=bool) if tested is None else np.asarray(tested, dtype=bool)
+    idx = np.flatnonzero(ok)
+    cols = letter_matrix(sep[np.ix_(idx, idx)])
+    names = letter_names(len(cols))
+    glue = "" if all(len(n) == 1 for n in names) else ","
+    out = [""] * S
+    for k, i in enumerate(idx):
+        out[i] = glue.join(n for n, held in zip(names, cols[:, k]) if held)
+    return out
+
+
+def letter_set(text) -> set[str]:
+    """The letters of one system's display string ("ab" -> {a, b}; "a,a1" -> {a, a1}; "" or NaN -> {})."""
+    if not isinstance(text, str) or not text:
+        return set()
+    return set(text.split(",")) if "," in text else set(text)
+
+
+def shares_letter(a, b) -> bool:
+    """Whether two display strings share a letter: the two systems are not separated."""
+    return bool(letter_set(a) & letter_set(b))
+
+
+def check_letters(separated: np.ndarray, cols: np.ndarray) -> list[str]:
+    """What is wrong with a letter matrix ``cols`` (letters x systems) for ``separated``: empty
+    when the three properties of the module docstring hold."""
+    sep = np.asarray(separated, dtype=bool)
+    c = np.asarray(cols, dtype=np.int64)
+    shared = c.T @ c
+    S = sep.shape[0]
+    off = ~np.eye(S, dtype=bool)
+    problems = []
+    if (sep & off & (shared > 0)).any():
+        problems.append("a separated pair shares a letter")
+    if (~sep & off & (shared == 0)).any():
+        problems.append("a pair that is not separated shares no letter")
+    if S and (np.diag(shared) == 0).any():
+        problems.append("a system has no letter")
+    for L, t in zip(*np.nonzero(c)):
+        if shared[t, np.flatnonzero(c[L])].min() >= 2:
+            problems.append(f"letter {L} of system {t} is redundant")
+    return problems

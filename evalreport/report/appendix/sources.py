@@ -1,0 +1,95 @@
+"""Whose equation: a registry source and a measure's label in a paper's words.
+
+A registry source reads ``"Opitz 2022 (paper 002), eq. 18-19"``; evalreport's own paper numbers mean
+nothing to a reader, and a bare ``eq. 18`` in a label (``"Macro F1 (mean of class F1, eq. 18)"``)
+reads as an equation of the paper the appendix is pasted into. :func:`source_refs` splits a source
+into its works, each with the author-year text of its BibTeX entry (``Opitz (2022)``,
+``Forman and Scholz (2010)``, ``Gösgens et al. (2021)``), the place in it (``eq. 18-19``) and its
+key, so that the text says whose equation it is and cites it once. :func:`paper_label` puts the
+author and year before an equation number in a label.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from evalreport.measures import get
+from evalreport.measures.references import Work, works_for_source
+
+__all__ = ["SourceRef", "author_year", "source_refs", "paper_label", "tie"]
+
+_OWN_NUMBER = re.compile(r"\s*\((?:cited in )?paper \d{3}\)")
+_YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b(?:\s*\((?:cited in )?paper \d{3}\))?")
+_CITED_IN = re.compile(r"\(cited in paper \d{3}\)")
+
+
+@dataclass(frozen=True)
+class SourceRef:
+    """One work a source names: ``who`` (``"Opitz (2022)"``), ``where`` (``"eq. 18-19"``, may be
+    empty), ``keys`` (the BibTeX keys to cite) and, for a part that names no work, ``text``."""
+
+    who: str
+    where: str
+    keys: tuple[str, ...]
+    text: str = ""
+
+
+def _surname(name: str) -> str:
+    name = name.strip()
+    surname = name.split(",")[0] if "," in name else name.split()[-1]
+    # BibTeX accents as the reader sees them: G{\"o}sgens -> Gösgens
+    surname = re.sub(r'\{\\"(\w)\}', lambda m: m.group(1).translate(str.maketrans("aouAOU", "äöüÄÖÜ")), surname)
+    return surname.replace("{", "").replace("}", "")
+
+
+def author_year(work: Work) -> str:
+    """``Opitz (2022)``, ``Forman and Scholz (2010)``, ``Gösgens et al. (2021)`` from a work's fields."""
+    authors = [a for a in re.split(r"\s+and\s+", work.fields.get("author", "")) if a.strip()]
+    names = [_surname(a) for a in authors] or [work.fields.get("organization") or work.key]
+    who = names[0] if len(names) == 1 else " and ".join(names) if len(names) == 2 else f"{names[0]} et al."
+    year = work.fields.get("year", "")
+    return f"{who} ({year})" if year else who
+
+
+def source_refs(source: str) -> list[SourceRef]:
+    """The works of a registry ``source`` (parts separated by ``;``) in the order it names them."""
+    out = []
+    for part in (p.strip() for p in str(source or "").split(";")):
+        if not part:
+            continue
+        # "Powers 2011 (cited in paper 004)" is Powers's work, not paper 004's
+        works = works_for_source(_CITED_IN.sub("", part)) or works_for_source(part)
+        if not works:
+            out.append(SourceRef("", "", (), text=part))
+            continue
+        # the place in the work follows its year ("Hand, Christen & Kirielle 2021 (paper 003), eq. 2")
+        year = _YEAR.search(part)
+        plain = _OWN_NUMBER.sub("", part[year.end():] if year else part.split(",", 1)[-1] if "," in part else "")
+        where = plain.strip().lstrip(",").strip()
+        out.append(SourceRef(author_year(works[0]), tie(where), tuple(w.key for w in works)))
+    return out
+
+
+_EQ = re.compile(r"\b(eqs?\.\s*\d)")
+_PLACE = re.compile(r"\b(eqs?\.|Eqs?\.|Table|Tables|section|Section|Definition|Statement|Example|Appendix) (?=[\dA-Z])")
+
+
+def tie(text: str) -> str:
+    """A place in a paper as a paper prints it: a no-break space after ``eq.``, ``Table``, ... (no line
+    break there, and no sentence space after "eq." in LaTeX) and an en dash in a range (``18\u201319``)."""
+    return re.sub(r"(?<=\d)-(?=\d)", "\u2013", _PLACE.sub("\\1\u00a0", text))
+
+
+def paper_label(measure_id: str) -> str:
+    """The report's label of a measure, an equation number in it preceded by whose it is:
+    ``Macro F1 (mean of class F1, Opitz (2022), eq. 18)``."""
+    from evalreport.report.section_tables import label
+
+    text = label(measure_id)
+    if not _EQ.search(text):
+        return text
+    try:
+        refs = [r for r in source_refs(get(measure_id).source) if r.who]
+    except Exception:
+        return text
+    return tie(_EQ.sub(lambda m: f"{refs[0].who}, {m.group(1)}", text, count=1)) if refs else text
