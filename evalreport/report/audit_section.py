@@ -140,12 +140,20 @@ def verdicts(au: pd.DataFrame, setting: str, measures: list[str], primary: str,
     frame's ``column``: ``verdict`` or a restricted one); a binary measure that the setting cannot
     evaluate (all n/a) takes its binary-setting verdicts (it is computed on the positive class).
     Also returns {measure: setting used}."""
+    (wide,), used = _verdict_frames(au, setting, measures, primary, (column,))
+    return wide, used
+
+
+def _verdict_frames(au: pd.DataFrame, setting: str, measures: list[str], primary: str,
+                    columns: tuple[str, ...]) -> tuple[list[pd.DataFrame], dict]:
+    """:func:`verdicts` for several columns in one pass over the measures (one frame per column)."""
     au, where = _indexed(au)
     present = set(au["measure"])
     order = list(dict.fromkeys([primary] + [m for m in measures if m in present]
                                + list(dict.fromkeys(au["measure"]))))
     order = [m for m in order if m in present]
-    rows, used = {}, {}
+    rows: list[dict] = [{} for _ in columns]
+    used: dict = {}
     for m in order:
         sub = au.iloc[where.get((m, setting), [])]
         if (sub.empty or (sub["verdict"] == "n/a").all()) and setting != "binary" and _is_binary(m):
@@ -154,32 +162,33 @@ def verdicts(au: pd.DataFrame, setting: str, measures: list[str], primary: str,
                 sub, used[m] = alt, "binary"
         used.setdefault(m, setting)
         one = sub.drop_duplicates("name").set_index("name")
-        col = one[column] if column in one.columns else one["verdict"]
-        # (a frame computed without the restricted verdicts: the verdict on all matrices)
-        rows[m] = col.where(col.notna() & col.astype(str).ne("") & col.astype(str).ne("nan"), one["verdict"])
-    wide = pd.DataFrame(rows).T
-    wide = wide.reindex(columns=_order_props(wide.columns)).fillna("n/a") if not wide.empty else wide
-    return wide, used
+        for k, column in enumerate(columns):
+            col = one[column] if column in one.columns else one["verdict"]
+            # (a frame computed without the restricted verdicts: the verdict on all matrices)
+            text = col.astype(str)
+            rows[k][m] = col.where(col.notna() & text.ne("") & text.ne("nan"), one["verdict"])
+    frames = []
+    for r in rows:
+        wide = pd.DataFrame(r).T
+        frames.append(wide.reindex(columns=_order_props(wide.columns)).fillna("n/a") if not wide.empty else wide)
+    return frames, used
 
 
 def marks(au: pd.DataFrame, setting: str, measures: list[str], primary: str) -> tuple[pd.DataFrame, dict]:
     """Measures x properties of the marks a cell shows (see the module): the report-policy verdict
     with its condition qualifier, then the paper-policy mark where it differs. Also returns
     {measure: setting used}."""
-    mine = policy_rows(au, "report")
-    wide, used = verdicts(mine, setting, measures, primary)
+    columns = ("verdict", CONDITION_COLUMNS["gold"], CONDITION_COLUMNS["every"])
+    (wide, gold, every), used = _verdict_frames(policy_rows(au, "report"), setting, measures, primary, columns)
     if wide.empty:
         return wide, used
-    gold = verdicts(mine, setting, measures, primary, CONDITION_COLUMNS["gold"])[0].reindex_like(wide)
-    every = verdicts(mine, setting, measures, primary, CONDITION_COLUMNS["every"])[0].reindex_like(wide)
+    gold, every = gold.reindex_like(wide), every.reindex_like(wide)
     shown = wide.copy()
     for c in wide.columns:
         shown[c] = [mark(v, g, e) for v, g, e in zip(wide[c], gold[c].fillna(""), every[c].fillna(""))]
-    theirs = policy_rows(au, "paper")
     if "policy_of" in au.columns and au["policy_of"].astype(str).ne("paper, report").any():
-        pw = verdicts(theirs, setting, measures, primary)[0].reindex_like(wide)
-        pg = verdicts(theirs, setting, measures, primary, CONDITION_COLUMNS["gold"])[0].reindex_like(wide)
-        pe = verdicts(theirs, setting, measures, primary, CONDITION_COLUMNS["every"])[0].reindex_like(wide)
+        pw, pg, pe = (f.reindex_like(wide) for f in
+                      _verdict_frames(policy_rows(au, "paper"), setting, measures, primary, columns)[0])
         for c in wide.columns:
             other = [mark(v, g, e) if isinstance(v, str) else "" for v, g, e in
                      zip(pw[c], pg[c].fillna(""), pe[c].fillna(""))]
