@@ -5,6 +5,7 @@ object of numbers whose keys are leaderboard column keys; "Competition Bundle St
 from __future__ import annotations
 
 import io
+import html
 import json
 import math
 import re
@@ -134,37 +135,37 @@ def test_a_malformed_submission_is_one_line_exit_2_and_no_scores(platform, capsy
     assert not (out / "scores.json").exists() and not (out / "scores.txt").exists()
 
 
-def test_an_undefined_measure_is_written_as_the_worst_value_with_a_note(platform, capsys):
+def test_an_undefined_measure_is_written_as_its_convention_with_a_note(platform, capsys):
     """MCC of a constant prediction is 0/0 (policy nan). The column must be present (CodaLab needs
     the first leaderboard column) and must not sort above scored submissions (Codabench shows a
-    missing value as n/a, reported at the top of leaderboards): it is written as -1, the bottom
-    of MCC's range, with no interval bounds, and a note says why."""
+    missing value as n/a, reported at the top of leaderboards): it is written as MCC's convention, 0
+    (chance level; a fresh review: -1 claimed perfect anti-correlation and ranked a constant prediction
+    below a nearly inverted one), with no interval bounds, and a note says why."""
     root, task = platform
     sub = root / "input" / "res" / "predictions.tsv"
     pd.DataFrame({"id": range(80), "label": "NONE"}).to_csv(sub, sep="\t", index=False)
     assert main(["codabench", str(root / "input"), str(root / "out"), "--task-file", str(task)]) == 0
     scores = _scores_json(root / "out" / "scores.json")
-    assert scores["mcc"] == -1.0 and "mcc_lo" not in scores and "mcc_hi" not in scores and "accuracy" in scores
+    assert scores["mcc"] == 0.0 and "mcc_lo" not in scores and "mcc_hi" not in scores and "accuracy" in scores
     err = capsys.readouterr().err
-    assert "mcc: undefined on this submission" in err and "worst value of its range" in err
-    page = (root / "out" / "detailed_results.html").read_text(encoding="utf-8")
-    assert "worst value of its range" in page
+    assert "mcc: undefined on this submission" in err and "the measure's convention for 0/0" in err
+    page = html.unescape((root / "out" / "detailed_results.html").read_text(encoding="utf-8"))
+    assert "the measure's convention for 0/0" in page
 
 
-def test_an_undefined_official_measure_keeps_score_first_at_the_bottom(platform):
-    root, task = platform
-    task.write_text('primary = "mcc"\nlabels = ["FAVOR", "AGAINST", "NONE"]\nbootstrap = 0\n', encoding="utf-8")
-    sub = root / "input" / "res" / "predictions.tsv"
-    pd.DataFrame({"id": range(80), "label": "NONE"}).to_csv(sub, sep="\t", index=False)
-    assert main(["codabench", str(root / "input"), str(root / "out"), "--task-file", str(task)]) == 0
-    scores = json.loads((root / "out" / "scores.json").read_text(encoding="utf-8"))
-    assert list(scores)[:2] == ["score", "mcc"] and scores["score"] == scores["mcc"] == -1.0
-    # a lower-is-better measure gets the top of its range
-    from evalreport.measures import get
-    from evalreport.report.codabench import worst_value
+def test_an_undefined_official_measure_keeps_score_first():
+    """The three rules in order: the convention, else a single chance value, else the worst end."""
+    from evalreport.measures import catalogue, get
+    from evalreport.report.codabench import undefined_value, worst_value
 
+    assert undefined_value(get("mcc"))[0] == 0.0 and undefined_value(get("kappa")) == (
+        0.0, "the measure's chance value (a 0/0 is the no-skill case)")
+    assert undefined_value(get("accuracy"))[0] == worst_value(get("accuracy")) == 0.0
     lower = next(m for m in ("mae", "ce", "confusion_entropy") if _exists(m) and not get(m).higher_is_better)
     assert worst_value(get(lower)) == float(get(lower).range[1]) or math.isnan(worst_value(get(lower)))
+    for m in catalogue():            # a number shown for "undefined" always lies in the measure's range
+        v, _ = undefined_value(m)
+        assert math.isnan(v) or float(m.range[0]) <= v <= float(m.range[1]), m.id
 
 
 def _exists(measure_id) -> bool:

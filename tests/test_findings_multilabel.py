@@ -112,16 +112,29 @@ def test_a_constant_winner_is_flagged(tmp_path):
             f"{best + 0.01:.3f}): this measure rewards a prediction without skill") in text
 
 
-def test_near_ties_come_from_the_paired_differences(report):
+def test_near_ties_come_from_the_paired_differences(report, monkeypatch):
+    """Every sole winner is in exactly one of: beyond the noise (counted), a near-tie (named), not tested
+    (named); a review found "Every winner leads ..." printed with a tied and an untested winner."""
     _, rep = report
     pdiff = rep.table("paired_differences")
     assert len(pdiff) and set(pdiff["noise"]) <= {"within noise", "beyond noise", "undefined"}
-    near = pdiff[pdiff["noise"] == "within noise"]
-    text = rep._families_sentence()
-    if near.empty:
-        assert "Every winner leads its runner-up beyond the bootstrap noise" in text
-    else:
-        assert "Near-ties" in text
+    label = rep._label
+    wins = {"m1": ("A",), "m2": ("B",), "m3": ("C",), "m4": ("D", "E")}
+    monkeypatch.setattr(rep, "_label", lambda m: {"m1": "M one", "m2": "M two", "m3": "M three"}.get(m, label(m)))
+
+    def table(rows):
+        frame = pd.DataFrame(rows, columns=["measure", "system_a", "system_b", "difference", "p_value", "noise"])
+        monkeypatch.setattr(rep, "table", lambda name: frame if name == "paired_differences" else pd.DataFrame())
+
+    table([("m1", "A", "B", 0.2, 0.001, "beyond noise"), ("m2", "B", "A", 0.01, 0.4, "within noise"),
+           ("m3", "C", "A", np.nan, np.nan, "undefined")])
+    text = rep._noise_words(wins)
+    assert "Every" not in text and "Near-ties" in text and "(difference 0.010, p = 0.400;" in text
+    assert "B under M two" in text and "Not tested against a runner-up" in text and "C under M three" in text
+    table([("m1", "A", "B", 0.2, 0.001, "beyond noise")])
+    text = rep._noise_words(wins)
+    assert text.startswith("Every tested winner (1 of 4 measures) leads its runner-up beyond the bootstrap noise")
+    assert "B under M two and C under M three" in text
 
 
 def test_chance_sentence_uses_intervals_and_the_exact_baseline(tmp_path):

@@ -178,6 +178,23 @@ def test_every_measure_crowns_one_system_but_says_where_it_is_within_noise():
     assert "difference 0.010" in text and "p = 0.400" in text
 
 
+def test_a_winner_without_a_paired_verdict_is_still_named():
+    """A fresh review found winners dropped: one whose paired test is undefined (no resample defines both
+    values) and one with no runner-up row at all. Every measure's winner is in the sentence."""
+    rows = pd.DataFrame([
+        ("leader", "A", "accuracy", 0.9, "sole"),
+        ("winner", "A", "accuracy", 0.9, ""), ("winner", "B", "kappa", 0.8, ""),
+        ("winner", "C", "mcc", 0.5, ""), ("winner", "D", "f1", 0.4, ""),
+        ("winner_margin", "B", "accuracy", 0.2, ""), ("winner_noise", "B", "accuracy", 0.001, "beyond noise"),
+        ("winner_margin", "A", "kappa", 0.01, ""), ("winner_noise", "A", "kappa", 0.4, "within noise"),
+        ("winner_margin", "A", "mcc", np.nan, ""), ("winner_noise", "A", "mcc", np.nan, "undefined"),
+    ], columns=["finding", "system", "measure", "value", "detail"])
+    line = next(t for t in findings_note(rows, primary="accuracy").text.splitlines() if "bootstrap noise" in t)
+    tail = line.split("Not tested against a runner-up")[1]
+    assert "C under Matthews correlation coefficient" in tail and "D under F1" in tail
+    assert "**Beyond the bootstrap noise, only A wins**" in line and "B under Cohen" in line
+
+
 # ----------------------------------------------------------------------------- degenerate winners
 
 

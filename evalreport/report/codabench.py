@@ -208,6 +208,19 @@ def worst_value(record) -> float:
     return v if math.isfinite(v) else float("nan")
 
 
+def undefined_value(record) -> tuple[float, str]:
+    """What the leaderboard shows for an undefined (0/0) value, and why: the measure's documented
+    convention where it has one (MCC of a constant prediction: 0); else its chance value where that is
+    one number (kappa: 0; a 0/0 there is the no-skill case); else the worst end of its range
+    (:func:`worst_value`), so the column is present and sorts the submission last. NaN: no value."""
+    if record.convention is not None and math.isfinite(float(record.convention)):
+        return float(record.convention), "the measure's convention for 0/0"
+    if isinstance(record.chance, (int, float)) and math.isfinite(float(record.chance)):
+        return float(record.chance), "the measure's chance value (a 0/0 is the no-skill case)"
+    worst = worst_value(record)
+    return worst, "the worst value of its range, so that the column is present and ranks this submission last"
+
+
 def _score(input_dir: Path, gold: Path, *, primary, measures, positive, policy, costs, order, gains, labels, id_col,
            label_col, missing, allow_unknown, bootstrap, seed, alpha, primary_key) -> Scored:
     from evalreport.counts import Counts
@@ -238,13 +251,12 @@ def _score(input_dir: Path, gold: Path, *, primary, measures, positive, policy, 
     scores: dict[str, float] = {}
     for r, record in zip(rows.itertuples(index=False), records):
         if not math.isfinite(r.value):
-            worst = worst_value(record)
+            shown, rule = undefined_value(record)
             why = r.reason or "no value"
-            if math.isfinite(worst):
-                scores[r.key] = worst
-                notes.append(f"{r.measure}: undefined on this submission ({why}); the leaderboard shows {worst:g}, "
-                             "the worst value of its range, so that the column is present and ranks this "
-                             "submission last")
+            if math.isfinite(shown):
+                scores[r.key] = shown
+                notes.append(f"{r.measure}: undefined on this submission ({why}); the leaderboard shows {shown:g}, "
+                             f"{rule}")
             else:
                 notes.append(f"{r.measure}: undefined on this submission ({why}); no leaderboard value")
             continue

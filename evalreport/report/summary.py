@@ -155,6 +155,8 @@ def _winners_sentence(of, alpha: float) -> str:
     clear = [m for m in by_measure.index if m in noise.index and noise.loc[m, "detail"] == "beyond noise"]
     near = [m for m in by_measure.index if m in noise.index and noise.loc[m, "detail"] == "within noise"]
     tied = [m for m in by_measure.index if len(by_measure[m]) > 1]
+    # a sole winner with no paired verdict: no runner-up has a value, or no resample defines both values
+    untested = [m for m in by_measure.index if len(by_measure[m]) == 1 and m not in clear and m not in near]
     rule = f"paired bootstrap test of the winner against the runner-up, alpha {alpha:g}, uncorrected"
     everyone = {w for ws in by_measure for w in ws}
     if len(everyone) == 1:
@@ -191,6 +193,10 @@ def _winners_sentence(of, alpha: float) -> str:
     if tied:
         t += " Tied for first: " + _join([f"{_names(by_measure[m])} under {escape(_label(m))}" for m in tied],
                                          "; ") + "."
+    if untested:
+        t += (" Not tested against a runner-up (no other system has a value, or no resample defines both): "
+              + _crowns(_winner_groups(winners[winners["measure"].isin(untested)], "measure"), labels=True,
+                        bold=False, what="untested measures") + ".")
     return t
 
 

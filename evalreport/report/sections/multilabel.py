@@ -176,18 +176,28 @@ class MultiLabelReport(MultiLabelParts):
                 rows.append((m, r.iloc[0]))
         if not rows:
             return ""
+        from evalreport.report.summary import _differences, _p_range
+
         rule = f"paired bootstrap test of the winner against the runner-up, alpha {alpha:g}, uncorrected"
         near = [(m, r) for m, r in rows if r["noise"] == "within noise"]
+        clear = [m for m, r in rows if r["noise"] == "beyond noise"]
+        # sole winners without a verdict: no runner-up with a value, or no resample defines both values
+        untested = [m for m, w in wins.items() if len(w) == 1 and m not in clear and m not in {x for x, _ in near}]
+        words = []
         if not near:
-            return f"Every winner leads its runner-up beyond the bootstrap noise ({rule})."
-        diffs = [float(r["difference"]) for _, r in near]
-        ps = [float(r["p_value"]) for _, r in near]
-        span = (f"difference {diffs[0]:.3f}, {_p(ps[0])}" if len(near) == 1 else
-                f"differences {min(diffs):.3f} to {max(diffs):.3f}, p from {min(ps):.3f} to {max(ps):.3f}")
-        shown = _names([f"{r['system_a']} under {self._label(m)}" for m, r in near])
-        return (f"Near-ties, each lead over the runner-up within the bootstrap noise ({span}; {rule}): {shown}; "
-                + ("that measure does not separate its first two systems." if len(near) == 1 else
-                   "these measures do not separate their first two systems."))
+            words.append(f"Every tested winner ({len(clear)} of {len(wins)} measures) leads its runner-up beyond the "
+                         f"bootstrap noise ({rule})." if clear else "")
+        else:
+            span = (f"{_differences([r['difference'] for _, r in near])}, "
+                    f"{_p_range([r['p_value'] for _, r in near])}")
+            shown = _names([f"{r['system_a']} under {self._label(m)}" for m, r in near])
+            words.append(f"Near-ties, each lead over the runner-up within the bootstrap noise ({span}; {rule}): "
+                         f"{shown}; " + ("that measure does not separate its first two systems." if len(near) == 1
+                                         else "these measures do not separate their first two systems."))
+        if untested:
+            words.append("Not tested against a runner-up (no other system has a value, or no resample defines "
+                         "both): " + _names([f"{wins[m][0]} under {self._label(m)}" for m in untested]) + ".")
+        return " ".join(w for w in words if w)
 
     def _constant_systems(self) -> set:
         """Systems that predict the same label set for every item (one distinct set in cardinality.csv)."""
