@@ -158,3 +158,33 @@ def test_chance_sentence_uses_intervals_and_the_exact_baseline(tmp_path):
     assert "each label at its gold frequency scores higher only within 2 Monte-Carlo standard errors" in text
     assert f"**indistinguishable from chance** (the bootstrap interval holds it): sparse ({mid:.3f}, interval " \
            f"{lo:.3f} to {hi:.3f})" in text
+
+
+@pytest.mark.parametrize("policy", ["nan", "one", "zero"])
+def test_skip_words_follow_the_policy(report, monkeypatch, policy):
+    """Under nan a 0/0 case is left out ("averages only k of n"); under one/convention it is filled in
+    ("counts k of n as the one policy's value"), never called skipped; under zero a filled 0 lowers the
+    value, so it favours nobody and is not flagged (a fresh review found the nan wording under every policy)."""
+    _, rep = report
+    real = rep.table
+    scores = pd.DataFrame({"system": ["A", "B"], "measure": ["m", "m"], "value": [0.9, 0.5]})
+    labels = pd.DataFrame({"system": ["A", "B"], "measure": ["m", "m"], "skipped": [3, 0], "total": [12, 12],
+                           "policy": [policy] * 2})
+    tables = {"scores": scores, "label_skips": labels, "example_skips": pd.DataFrame()}
+    monkeypatch.setattr(rep, "table", lambda name: tables.get(name, real(name)))
+    monkeypatch.setattr(rep, "_has", lambda name: name in ("label_skips",))
+    monkeypatch.setattr(rep, "_label", lambda m: "Macro M")
+    words = rep._skipped_words([("A", "m")], winners=True).replace("\\", "")     # Markdown escapes off
+    sentence = rep._label_skips_sentence().replace("\\", "")
+    if policy == "nan":
+        assert words == ("**Defined after skipping:** A's Macro M (0.900) averages only 9 of the 12 labels (the "
+                         "others are its 0/0 cases - an empty predicted or gold set, a label never predicted or never "
+                         "in the gold sets - of which it has more than another system).")
+        assert sentence.startswith("**Label averages defined after skipping labels**") and "A 9 of 12" in sentence
+    elif policy == "one":
+        assert words.startswith("**Defined with filled-in 0/0 cases:** A's Macro M (0.900) counts 3 of the 12 "
+                                "labels as the one policy's value (those are its 0/0 cases")
+        assert sentence.startswith("**Label averages with filled-in labels**") and "A 3 of 12" in sentence
+        assert "skipping" not in words + sentence
+    else:
+        assert words == "" and "skipping" not in sentence

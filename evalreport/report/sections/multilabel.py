@@ -262,24 +262,30 @@ class MultiLabelReport(MultiLabelParts):
         scores = self.table("scores")
         value = scores.set_index(["system", "measure"])["value"] if not scores.empty else pd.Series(dtype=float)
         valued = scores[scores["value"].notna()] if not scores.empty else scores
-        parts = []
+        parts, policies = [], set()
         for system, m in dict.fromkeys(pairs):
             if (system, m) not in at or (system, m) not in value.index or pd.isna(value[(system, m)]):
                 continue
             k, n, unit, pol = at[(system, m)]
+            if str(pol) == "zero":      # a 0/0 case filled with 0 lowers the value: it favours nobody
+                continue
             # a case every system meets alike (the gold sets' empty items for recall) favours nobody
             fewest = min(at.get((o, m), (0,))[0] for o in valued.loc[valued["measure"] == m, "system"])
             if k <= fewest:
                 continue
+            policies.add(str(pol))
             used = (f"averages only {n - k:,} of the {n:,} {unit}" if str(pol) == "nan" else
-                    f"fills in {k:,} of the {n:,} {unit} as the {pol} policy says")
+                    f"counts {k:,} of the {n:,} {unit} as the {pol} policy's value")
             parts.append(f"{system}'s {self._label(m)} ({value[(system, m)]:.3f}) {used}")
         if not parts:
             return ""
-        why = ("the others are its 0/0 cases - an empty predicted or gold set, a label never predicted or never in "
-               "the gold sets - of which it has more than another system")
-        return ("**Defined after skipping:** " if winners else "Caveat: ") + _names(parts, limit=len(parts)) + \
-            f" ({why})."
+        cases = ("an empty predicted or gold set, a label never predicted or never in the gold sets - of which it "
+                 "has more than another system")
+        if policies == {"nan"}:
+            head, why = "**Defined after skipping:** ", f"the others are its 0/0 cases - {cases}"
+        else:       # under one/convention the 0/0 cases are filled in, not skipped
+            head, why = "**Defined with filled-in 0/0 cases:** ", f"those are its 0/0 cases - {cases}"
+        return (head if winners else "Caveat: ") + _names(parts, limit=len(parts)) + f" ({why})."
 
     def _label_skips_sentence(self) -> str:
         """Label-based averages over fewer labels than the task's: how many each system's value left out
@@ -296,16 +302,20 @@ class MultiLabelReport(MultiLabelParts):
         if ls.empty:
             return ""
         policy = str(ls["policy"].iloc[0])
+        skipping = policy == "nan"
         parts = []
         for m, g in ls.groupby("measure", sort=False):
             g = g.sort_values("skipped", ascending=False, kind="stable")
             parts.append(f"{escape(self._label(m))}: " + _names(
-                [f"{s} {int(r['total']) - int(r['skipped'])} of {int(r['total'])}" for s, (_, r) in
-                 zip(g["system"], g.iterrows())]))
-        how = ("left out of the mean" if policy == "nan" else f"filled in as the `{escape(policy)}` policy says")
-        return ("**Label averages defined after skipping labels** (labels where the per-label value is 0/0, e.g. "
-                f"a label never predicted, are {how}; labels averaged): " + "; ".join(parts)
-                + ". Every case: label_skips.csv.")
+                [f"{s} {int(r['total']) - int(r['skipped']) if skipping else int(r['skipped'])} of "
+                 f"{int(r['total']):,}" for s, (_, r) in zip(g["system"], g.iterrows())]))
+        if skipping:
+            return ("**Label averages defined after skipping labels** (labels where the per-label value is 0/0, "
+                    "e.g. a label never predicted, are left out of the mean; labels averaged): " + "; ".join(parts)
+                    + ". Every case: label_skips.csv.")
+        return (f"**Label averages with filled-in labels** (labels where the per-label value is 0/0, e.g. a label "
+                f"never predicted, count as the `{escape(policy)}` policy's value; labels filled in): "
+                + "; ".join(parts) + ". Every case: label_skips.csv.")
 
     def _tests_sentence(self) -> str:
         if not self._has("tests"):

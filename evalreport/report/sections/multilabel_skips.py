@@ -47,9 +47,9 @@ def skips_sentence(skips: pd.DataFrame, *, label, order=()) -> str:
             shown = pd.concat([shown, g[g["system"] == leader]])
         named = []
         for r in shown.itertuples(index=False):
-            others = [f"{'with zero_division=' if not k else '='}{zd} {_n(getattr(r, f'zero_division_{zd}'))}"
+            others = [f"with zero_division={zd} {_n(getattr(r, f'zero_division_{zd}'))}"
                       for k, zd in enumerate(z for z in ("0", "1") if z not in _equals(r.equals))]
-            named.append(f"{escape(str(r.system))} {int(r.zero_division_items)} of {int(r.items)} ({_n(r.value)}"
+            named.append(f"{escape(str(r.system))} {int(r.zero_division_items):,} of {int(r.items):,} ({_n(r.value)}"
                          + (f"; {', '.join(others)}" if others else "") + ")")
         more = f" and {len(g) - len(shown)} more systems" if len(g) > len(shown) else ""
         parts.append(f"{escape(label(measure))}: {', '.join(named)}{more}")
