@@ -218,6 +218,16 @@ def test_groups_letters_agree_with_every_pair(S, data):
 # ----------------------------------------------------------------------------- end to end
 
 
+#: 300 binary gold labels, half of each class; a system = the gold labels with some items flipped.
+GOLD_300 = np.repeat([0, 1], 150)
+
+
+def _flipped(wrong) -> np.ndarray:
+    p = GOLD_300.copy()
+    p[list(wrong)] ^= 1
+    return p
+
+
 @pytest.fixture(scope="module")
 def chain(tmp_path_factory):
     """Three systems on 300 items: A-C separated, A-B and B-C not (Holm, 400 resamples, seed 0)."""
@@ -225,14 +235,8 @@ def chain(tmp_path_factory):
     from evalreport.report.build import analyse
     from evalreport.report.sections import open_report
 
-    N = 300
-    gold = np.zeros(N, int)
-    gold[N // 2:] = 1
-
-    def system(wrong):
-        p = gold.copy()
-        p[list(wrong)] ^= 1
-        return p
+    gold = GOLD_300
+    system = _flipped
 
     runs = Runs(gold=gold, pred=np.stack([system(range(0, 20)),
                                           system([*range(10, 20), *range(100, 120)]),
@@ -303,14 +307,8 @@ def test_findings_name_a_system_inseparable_from_the_leader_behind_a_separable_o
     from evalreport.analyses.findings import findings
     from evalreport.inputs import Runs
 
-    N = 300
-    gold = np.zeros(N, int)
-    gold[N // 2:] = 1
-
-    def system(wrong):
-        p = gold.copy()
-        p[list(wrong)] ^= 1
-        return p
+    gold = GOLD_300
+    system = _flipped
 
     runs = Runs(gold=gold, pred=np.stack([system(range(0, 30)), system(range(0, 42)), system(range(50, 96))]),
                 labels=("n", "p"), systems=("A", "B", "C"))

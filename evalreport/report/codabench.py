@@ -177,22 +177,32 @@ def _costs_gains(counts, costs, order, gains):
     return costs, gains
 
 
+def _counted(gold: Path, files: list, name: str, *, primary, measures, costs, order, gains, labels, id_col,
+             label_col, **read):
+    """``files`` read against ``gold`` as one system ``name``, counted, with the task's cost/gain
+    matrices and measure records: (runs, counts, costs, gains, records, ids, leaderboard keys)."""
+    from evalreport.counts import Counts
+    from evalreport.inputs.readers import read_runs
+
+    runs = read_runs(gold, files, names=[name], id_col=id_col, label_col=label_col, labels=labels,
+                     score_col=None, **read)
+    counts = Counts.from_runs(runs)
+    costs, gains = _costs_gains(counts, costs, order, gains)
+    records = _records(counts, primary, measures, gains)
+    ids = [m.id for m in records]
+    return runs, counts, costs, gains, records, ids, [leaderboard_key(i) for i in ids]
+
+
 def _check_setup(input_dir: Path, *, primary, measures, positive, policy, costs, order, gains, labels, id_col,
                  label_col):
     """The reference read as its own perfect submission, and every measure scored on it: what the
     organiser set up works before any submission is read. Returns the gold file's path."""
-    from evalreport.counts import Counts
-    from evalreport.inputs.readers import read_runs
     from evalreport.measures import evaluate
 
     gold = data_file(input_dir / "ref", "ref")
-    ref = read_runs(gold, [gold], names=["reference"], id_col=id_col, label_col=label_col, labels=labels,
-                    score_col=None, fold_col=None, hash_files=False)
-    counts = Counts.from_runs(ref)
-    c, g = _costs_gains(counts, costs, order, gains)
-    records = _records(counts, primary, measures, g)
-    ids = [m.id for m in records]
-    keys = [leaderboard_key(i) for i in ids]
+    _, counts, c, g, records, ids, keys = _counted(
+        gold, [gold], "reference", primary=primary, measures=measures, costs=costs, order=order, gains=gains,
+        labels=labels, id_col=id_col, label_col=label_col, fold_col=None, hash_files=False)
     clash = {k for k in keys if keys.count(k) > 1}
     if clash:
         raise InputError(f"measures {', '.join(i for i, k in zip(ids, keys) if k in clash)} give the same "
@@ -223,19 +233,13 @@ def undefined_value(record) -> tuple[float, str]:
 
 def _score(input_dir: Path, gold: Path, *, primary, measures, positive, policy, costs, order, gains, labels, id_col,
            label_col, missing, allow_unknown, bootstrap, seed, alpha, primary_key) -> Scored:
-    from evalreport.counts import Counts
-    from evalreport.inputs.readers import read_runs
     from evalreport.measures import evaluate
     from evalreport.measures.perclass import per_class_frame
 
     submission = data_file(input_dir / "res", "res")
-    runs = read_runs(gold, [submission], names=["submission"], id_col=id_col, label_col=label_col, labels=labels,
-                     missing=missing, allow_unknown=allow_unknown, score_col=None)
-    counts = Counts.from_runs(runs)
-    costs, gains = _costs_gains(counts, costs, order, gains)
-    records = _records(counts, primary, measures, gains)
-    ids = [m.id for m in records]
-    keys = [leaderboard_key(i) for i in ids]
+    runs, counts, costs, gains, records, ids, keys = _counted(
+        gold, [submission], "submission", primary=primary, measures=measures, costs=costs, order=order, gains=gains,
+        labels=labels, id_col=id_col, label_col=label_col, missing=missing, allow_unknown=allow_unknown)
     frame = evaluate(counts, records, positive=positive, policy=policy, costs=costs, gains=gains)
     rows = pd.DataFrame({"measure": ids, "key": keys, "value": frame["value"].to_numpy(dtype=float),
                          "lo": np.nan, "hi": np.nan, "undefined": frame["undefined"].to_numpy(dtype=bool),
