@@ -29,6 +29,8 @@ Benjamini-Hochberg corrections, and significance groups (:func:`~evalreport.anal
 ``example_skips`` per system and example-based measure, the items where it is 0/0 (left out under
                   policy ``nan``) and its value under scikit-learn's three ``zero_division`` readings
                   (:func:`evalreport.analyses.multilabel_skips.example_skips`)
+``label_skips``   per system and label-based (macro, weighted) average, the labels where the per-label
+                  value is 0/0 (:func:`evalreport.analyses.multilabel_label_skips.label_skips`)
 
 Labels only predicted (``runs.n_task`` < L, read with ``allow_unknown=True``) are false positives
 of the system that predicts them in the micro averages and the example-based measures; macro and
@@ -56,6 +58,7 @@ from evalreport.analyses.audit import COLUMNS as AUDIT_COLUMNS
 from evalreport.analyses.audit.multilabel import audit_multilabel
 from evalreport.analyses.compare import _EMPTY, _leaderboard, write_tables
 from evalreport.analyses.multilabel_calibration import calibration_tables
+from evalreport.analyses.multilabel_label_skips import label_skips
 from evalreport.analyses.multilabel_skips import example_skips
 from evalreport.analyses.multilabel_tests import TEST_COLUMNS, paired_tests
 from evalreport.analyses.resampling import _rank_probabilities
@@ -74,7 +77,7 @@ MULTILABEL_MEASURES = ("f1_macro", "f1_micro", "f1_weighted", "precision_macro",
 
 ML_TABLES = ("scores", "ranks", "rank_correlation", "disagreements", "inconsistency", "baselines", "intervals",
              "rank_distribution", "pairwise", "groups", "leaderboard", "per_label", "label_errors", "cardinality",
-             "calibration", "calibration_summary", "tests", "audit", "example_skips")
+             "calibration", "calibration_summary", "tests", "audit", "example_skips", "label_skips")
 
 
 @dataclass(frozen=True)
@@ -104,6 +107,7 @@ class MultiLabelComparison:
     tests: pd.DataFrame
     audit: pd.DataFrame
     example_skips: pd.DataFrame
+    label_skips: pd.DataFrame
     notes: tuple[str, ...] = ()
     settings: Mapping = field(default_factory=dict)
     samples: np.ndarray | None = field(default=None, repr=False, compare=False)   # (B, S, M) bootstrap values
@@ -236,7 +240,8 @@ def compare_multilabel(runs, *, measures=None, primary: str = "f1_macro", policy
         intervals=intervals, rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
         per_label=per_label, label_errors=label_errors, cardinality=_cardinality(runs), calibration=calibration,
         calibration_summary=calibration_summary, tests=tests, audit=audit_table,
-        example_skips=example_skips(counts, chosen, policy=policy), notes=tuple(notes), settings=settings,
+        example_skips=example_skips(counts, chosen, policy=policy),
+        label_skips=label_skips(None, ids, policy=policy, counts=counts), notes=tuple(notes), settings=settings,
         samples=samples)
 
 

@@ -111,12 +111,10 @@ def analyse_multilabel(runs, tables: Path, *, primary: str = "f1_macro", measure
               "inputs": pd.DataFrame([{"role": s.role, "system": s.system or "", "path": s.path, "rows": s.rows,
                                        "sha256": s.sha256} for s in sources],
                                      columns=["role", "system", "path", "rows", "sha256"])}
-    # the findings' caveats: 0/0 cases inside each value, and the paired differences behind "within the noise"
-    from evalreport.analyses.multilabel_label_skips import label_skips
+    # the findings' paired differences behind "within the noise" (the 0/0 caveats are the comparison's tables)
     from evalreport.analyses.paired import comparison_pairs
     from evalreport.measures.multilabel import label_record
 
-    frames["label_skips"] = label_skips(runs, comp.measures, policy=policy)
     frames["paired_differences"] = comparison_pairs(
         comp, {m: label_record(m).higher_is_better for m in comp.measures}, alpha=alpha)[1]
     _write_frames(tables, frames)
