@@ -222,13 +222,6 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
     return seg
 
 
-def _plain_source(source: str) -> str:
-    """A registry source without evalreport's own paper numbers ("Opitz 2022, eq. 18-19")."""
-    import re
-
-    return re.sub(r"\s*\((cited in )?paper \d{3}\)", "", source)
-
-
 def _version() -> str:
     from importlib import metadata
 
@@ -330,11 +323,13 @@ def benchmark_segments(data, *, version: str | None = None) -> list[tuple[str, o
       + (f" ({n_items:,} items in all)" if n_items else "") + ". Each task ranks the systems by its primary measure")
     if len(primaries) == 1:
         m = get(primaries[0])
-        t(f", {m.label} ({'higher' if m.higher_is_better else 'lower'} is better), defined as {m.formula} ")
-        c(*_cite_keys(m.source))
-        t(f" [{_plain_source(m.source)}]")
+        t(f", {paper_label(m.id)} ({'higher' if m.higher_is_better else 'lower'} is better), defined as ")
+        seg.math(m.formula)
+        t(" (")
+        seg.sources(m.source)
+        t(")")
     else:
-        t(" (" + "; ".join(get(p).label for p in primaries) + ") ")
+        t(" (" + "; ".join(paper_label(p) for p in primaries) + ") ")
         c(*(k for p in primaries for k in _cite_keys(get(p).source)))
     policy = s.get("policy", "nan")
     t(f"; undefined cases (a 0/0) were {POLICY_WORDS.get(policy, policy)} (policy \"{policy}\").")
