@@ -30,6 +30,9 @@ def register(sub) -> None:
     p.add_argument("--allow-unknown", action="store_true", help="accept predicted labels outside the class set")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples for the interval bounds (default: 1000; 0 = no bounds)")
+    p.add_argument("--bootstrap-strata", choices=("none", "gold"), default="none",
+                   help="resample items within each gold class (gold), so no resample loses a class; "
+                        "default none: over all items")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--alpha", type=float, default=0.05, help="intervals are 1 - alpha (default: 0.05)")
     p.add_argument("--title", default=None, help="heading of the detail page")
@@ -58,7 +61,7 @@ def run(args) -> int:
                               labels=args.labels,
                               id_col=args.id_col, label_col=args.label_col, missing=args.missing,
                               allow_unknown=args.allow_unknown, bootstrap=args.bootstrap, seed=args.seed,
-                              alpha=args.alpha)
+                              alpha=args.alpha, strata=None if args.bootstrap_strata == "none" else "gold")
     paths = write_outputs(scored, args.output, title=args.title or "Your submission", alpha=args.alpha,
                           bootstrap=args.bootstrap, html=not args.no_html)
     for note in scored.notes:

@@ -353,7 +353,8 @@ WIDE_KEYS = ("title", "seed", "bootstrap", "alpha", "policy", "plugins")
 #: Task keys that a benchmark has no use for: refused wherever they stand in a benchmark file.
 _UNSUPPORTED = {"order": "give the task a cost matrix (costs = FILE) instead",
                 "gains": "gain measures need a single-task report (evalreport report --gains)",
-                "what_if": "what-if class distributions are drawn in single-task reports (evalreport report)"}
+                "what_if": "what-if class distributions are drawn in single-task reports (evalreport report)",
+                "bootstrap_strata": "stratified resampling is offered by report, compare and codabench"}
 
 
 def benchmark_wide(spec) -> dict:

@@ -46,6 +46,7 @@ TASK_KEYS: dict[str, tuple[dict, str]] = {
     "title": ({"type": "string"}, "a text"),
     "seed": ({"type": "integer", "minimum": 0}, "an integer >= 0"),
     "bootstrap": ({"type": "integer", "minimum": 0}, "an integer >= 0"),
+    "bootstrap_strata": ({"enum": ["none", "gold"]}, "one of none, gold"),
     "alpha": ({"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
               "a number strictly between 0 and 1"),
     "policy": ({"enum": ["nan", "zero", "one", "convention"]}, "one of nan, zero, one, convention"),
@@ -108,6 +109,7 @@ class TaskSpec:
     title: str | None = None
     seed: int | None = None
     bootstrap: int | None = None
+    bootstrap_strata: str | None = None
     alpha: float | None = None
     policy: str | None = None
     plugins: tuple[Path, ...] = ()

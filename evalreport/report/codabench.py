@@ -108,13 +108,14 @@ SUBMISSION = "submission error"
 def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, positive=None, policy: str = "nan",
                      costs=None, order=None, gains=None, labels=None, id_col: str = "id", label_col: str = "label",
                      missing: str = "error", allow_unknown: bool = False, bootstrap: int = 1000, seed: int = 0,
-                     alpha: float = 0.05, primary_key: bool = True) -> Scored:
+                     alpha: float = 0.05, primary_key: bool = True, strata: str | None = None) -> Scored:
     """Score the submission in ``INPUT/res`` against the gold file in ``INPUT/ref``. ``costs``: a
     (K, K) matrix or the path of a cost-matrix file; ``order``: the class order (ordinal measures).
 
     ``measures``: the chosen measures beside the ``primary`` (official) one. ``bootstrap``: paired
     bootstrap resamples over items for the ``_lo``/``_hi`` bounds (percentile interval at
-    ``1 - alpha``; 0: no bounds). ``gains``: a (K, K) gain matrix or the path of one (gain measures).
+    ``1 - alpha``; 0: no bounds; ``strata="gold"``: resampled within each gold class, so no resample
+    loses a class, :func:`evalreport.analyses.resampling.bootstrap`). ``gains``: a (K, K) gain matrix or the path of one (gain measures).
     Class-subset measures (``macro_f1(classes=A|B)``) are bound to the class set first.
 
     The organiser's side is checked before the submission is read: the reference data, and every
@@ -123,11 +124,11 @@ def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, pos
     :class:`~evalreport.errors.ConfigError` (exit status 3); the submission's are
     :class:`~evalreport.errors.InputError` (exit status 2), both saying which side is at fault.
 
-    A measure undefined (0/0) on the submission is written as the worst value of its range
-    (:func:`worst_value`: the bottom of the leaderboard, e.g. -1 for MCC) when that is finite, so that every
-    leaderboard column is present (CodaLab needs the first one) and the submission never sorts
-    above a scored one; its interval bounds are left out, and a note (stderr, detail page) says
-    so. A measure with an unbounded range gets no value. ``policy`` decides 0/0 cases before this.
+    A measure undefined (0/0) on the submission is written as :func:`undefined_value` (its convention,
+    else its chance value, else the worst end of its range: MCC of a constant prediction 0), so that
+    every leaderboard column is present (CodaLab needs the first one) and the submission never sorts
+    above a scored one by being blank; its interval bounds are left out, and a note (stderr, detail
+    page) says so. A measure with none of the three gets no value. ``policy`` decides 0/0 cases first.
     """
     input_dir = Path(input_dir)
     try:
@@ -140,7 +141,7 @@ def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, pos
         return _score(input_dir, reference, primary=primary, measures=measures, positive=positive, policy=policy,
                       costs=costs, order=order, gains=gains, labels=labels, id_col=id_col, label_col=label_col,
                       missing=missing, allow_unknown=allow_unknown, bootstrap=bootstrap, seed=seed, alpha=alpha,
-                      primary_key=primary_key)
+                      primary_key=primary_key, strata=strata)
     except ConfigError:
         raise
     except InputError as exc:
@@ -232,7 +233,7 @@ def undefined_value(record) -> tuple[float, str]:
 
 
 def _score(input_dir: Path, gold: Path, *, primary, measures, positive, policy, costs, order, gains, labels, id_col,
-           label_col, missing, allow_unknown, bootstrap, seed, alpha, primary_key) -> Scored:
+           label_col, missing, allow_unknown, bootstrap, seed, alpha, primary_key, strata=None) -> Scored:
     from evalreport.measures import evaluate
     from evalreport.measures.perclass import per_class_frame
 
@@ -248,8 +249,13 @@ def _score(input_dir: Path, gold: Path, *, primary, measures, positive, policy, 
     if bootstrap > 0:
         from evalreport.analyses.resampling import bootstrap as resample
 
-        boot = resample(runs, records, n_resamples=bootstrap, seed=seed, positive=positive, policy=policy, costs=costs,
-                        level=1 - alpha).intervals.set_index("measure")
+        result = resample(runs, records, n_resamples=bootstrap, seed=seed, positive=positive, policy=policy,
+                          costs=costs, level=1 - alpha, strata=strata)
+        boot = result.intervals.set_index("measure")
+        if result.n_missing_class:
+            from evalreport.analyses.resampling import lost_classes_sentence
+
+            notes.append(lost_classes_sentence(result.class_absent, result.n_missing_class, bootstrap))
         rows["lo"] = boot.loc[ids, "lo"].to_numpy(dtype=float)
         rows["hi"] = boot.loc[ids, "hi"].to_numpy(dtype=float)
     scores: dict[str, float] = {}
