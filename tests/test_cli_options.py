@@ -150,3 +150,17 @@ def test_latex_output_is_one_header_row_numbers_right_and_compiles(tmp_path):
                    capture_output=True, check=True)
     text = subprocess.run(["pdftotext", "t.pdf", "-"], cwd=tmp_path, capture_output=True, text=True).stdout
     assert name in text and "0.6667" in text
+
+
+def test_a_note_naming_a_class_prints_its_control_characters_inert(tmp_path, capsys):
+    """The lost-class note names gold classes (data): an escape sequence in a label reaches stderr as
+    U+FFFD, never as a terminal command."""
+    evil = "x\x1b[31mred"
+    gold = ["a", "b"] * 9 + [evil, "a"]                       # the evil class: one item, lost in ~36 % of resamples
+    (tmp_path / "gold.tsv").write_text("id\tlabel\n" + "".join(f"{i}\t{g}\n" for i, g in enumerate(gold)))
+    (tmp_path / "s.tsv").write_text("id\tlabel\n" + "".join(f"{i}\ta\n" for i in range(len(gold))))
+    code, _ = _run(["compare", str(tmp_path / "gold.tsv"), str(tmp_path / "s.tsv"), "--measures", "macro_f1",
+                    "--bootstrap", "50", "--format", "csv"])
+    err = capsys.readouterr().err
+    assert code == 0 and "gold class was absent" in err
+    assert "\x1b" not in err and "x\ufffd[31mred" in err

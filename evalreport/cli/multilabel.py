@@ -14,6 +14,7 @@ import inspect
 import sys
 from pathlib import Path
 
+from evalreport.escape import printable
 from evalreport.errors import InputError, MeasureError
 
 _REFUSED = (("--positive", "positive", None, "every label is a positive class of its own binary matrix"),
@@ -170,7 +171,7 @@ def run_compare(args) -> int:
     board = result.leaderboard
     emit(board, args.format, wide=_display(board), title=f"evalreport compare (multi-label): {result.primary}")
     for note in getattr(result, "notes", ()):
-        print(f"evalreport: note: {note}", file=sys.stderr)
+        print(f"evalreport: note: {printable(note)}", file=sys.stderr)
     if args.out:
         kw = {"inputs": input_paths(args)} if "inputs" in inspect.signature(result.to_dir).parameters else {}
         path = result.to_dir(args.out, **kw)
