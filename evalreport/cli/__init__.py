@@ -68,7 +68,9 @@ def main(argv=None) -> int:
 
     def note(message, category, filename, lineno, file=None, line=None):
         # the library's warnings are notes to the user: one line, no Python source location
-        print(f"evalreport: note: {message}", file=sys.stderr)
+        from evalreport.cli.common import print_note
+
+        print_note(message)
 
     import signal
 

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from evalreport.cli.common import add_measure_options, add_task_options, csv_list
-from evalreport.escape import printable
+from evalreport.cli.common import add_measure_options, add_task_options, csv_list, print_note
 from evalreport.errors import InputError
 
 
@@ -66,7 +65,7 @@ def run(args) -> int:
     paths = write_outputs(scored, args.output, title=args.title or "Your submission", alpha=args.alpha,
                           bootstrap=args.bootstrap, html=not args.no_html)
     for note in scored.notes:
-        print(f"evalreport: note: {printable(note)}", file=sys.stderr)
+        print_note(note)
     for key, value in scored.scores.items():
         print(f"{key}: {value:.6g}")
     print(f"evalreport: wrote {paths['json']}", file=sys.stderr)

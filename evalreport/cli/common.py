@@ -18,6 +18,14 @@ if TYPE_CHECKING:     # numpy and pandas are imported where they are used: `--he
 FORMATS = ("table", "csv", "json", "markdown", "latex")
 
 
+def print_note(text) -> None:
+    """One ``evalreport: note:`` line on stderr; a label from the data in it prints inert
+    (:func:`evalreport.escape.printable`: no terminal control sequence, no bidirectional override)."""
+    from evalreport.escape import printable
+
+    print(f"evalreport: note: {printable(text)}", file=sys.stderr)
+
+
 def csv_list(text: str) -> list[str]:
     """Parse a comma-separated option value (``--measures a,b``)."""
     return [part.strip() for part in text.split(",") if part.strip()]

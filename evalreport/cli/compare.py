@@ -6,9 +6,8 @@ import sys
 from pathlib import Path
 
 from evalreport.cli.common import (_fmt, add_format_option, add_input_options, add_measure_options, add_task_options,
-                                   emit, gain_matrix, input_paths)
+                                   emit, gain_matrix, input_paths, print_note)
 from evalreport.cli import multilabel
-from evalreport.escape import printable
 from evalreport.errors import InputError
 
 
@@ -137,7 +136,7 @@ def run(args) -> int:
     emit(board, args.format, wide=_display(board, result.settings.get("alpha", args.alpha)),
          title=f"evalreport compare: {result.primary}")
     for note in result.notes:
-        print(f"evalreport: note: {printable(note)}", file=sys.stderr)
+        print_note(note)
     if args.out:
         path = result.to_dir(args.out, inputs=input_paths(args))
         print(f"evalreport: wrote {len(result.tables())} tables to {path}", file=sys.stderr)

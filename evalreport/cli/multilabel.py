@@ -14,7 +14,6 @@ import inspect
 import sys
 from pathlib import Path
 
-from evalreport.escape import printable
 from evalreport.errors import InputError, MeasureError
 
 _REFUSED = (("--positive", "positive", None, "every label is a positive class of its own binary matrix"),
@@ -150,7 +149,7 @@ def run_score(args) -> int:
 
 
 def run_compare(args) -> int:
-    from evalreport.cli.common import emit, input_paths
+    from evalreport.cli.common import emit, input_paths, print_note
     from evalreport.cli.compare import _ProgressBar, _check
 
     _refuse(args, "compare")
@@ -171,7 +170,7 @@ def run_compare(args) -> int:
     board = result.leaderboard
     emit(board, args.format, wide=_display(board), title=f"evalreport compare (multi-label): {result.primary}")
     for note in getattr(result, "notes", ()):
-        print(f"evalreport: note: {printable(note)}", file=sys.stderr)
+        print_note(note)
     if args.out:
         kw = {"inputs": input_paths(args)} if "inputs" in inspect.signature(result.to_dir).parameters else {}
         path = result.to_dir(args.out, **kw)
