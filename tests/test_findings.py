@@ -252,7 +252,9 @@ def test_undefined_measures_listed_with_reason():
     assert "silent" in set(und["system"]) and (und["detail"].str.len() > 0).all()
 
 
-def test_gap_noise_is_the_paired_bootstrap_p_value():
+def test_gap_noise_is_the_letters_verdict():
+    """The gap between leader and runner-up is judged in the letters' family: the pair's
+    Holm-corrected p-value over all pairs under the primary measure."""
     tensor = [_conf((41, 40)), _conf((40, 40)), _conf((20, 20))]
     runs = _runs(tensor, ["first", "second", "third"])
     comp = compare(runs, bootstrap=200, primary="accuracy")
@@ -260,12 +262,13 @@ def test_gap_noise_is_the_paired_bootstrap_p_value():
     row = _frame(F, "gap_noise").iloc[0]
     pw = comp.pairwise[(comp.pairwise["test"] == "bootstrap")]
     pair = pw[pw["system_a"].isin(["first", "second"]) & pw["system_b"].isin(["first", "second"])]
-    assert row["system"] == "second" and row["value"] == pytest.approx(float(pair["p_value"].iloc[0]))
+    assert row["system"] == "second" and row["value"] == pytest.approx(float(pair["p_holm"].iloc[0]))
     assert row["detail"] == "below noise" and row["value"] >= 0.05
     runner = _frame(F, "runner_up").iloc[0]
     assert runner["value"] == pytest.approx(0.01)
-    # the smallest Holm-corrected p: 3 pairs / (200 + 1)
-    assert _frame(F, "p_floor")["value"].iloc[0] == pytest.approx(3 / 201)
+    # the bootstrap test's p-values have no floor (normal approximation): no p_floor row
+    assert _frame(F, "p_floor").empty
+    assert _frame(F, "separated_pairs")["value"].iloc[0] == int((pw["p_holm"] < 0.05).sum())
 
 
 def test_p_floor_above_alpha_is_said():
@@ -273,10 +276,10 @@ def test_p_floor_above_alpha_is_said():
 
     tensor = [_conf((48, 47))] + [_conf((20 + k, 20)) for k in range(5)]
     runs = _runs(tensor, ["top"] + [f"s{k}" for k in range(5)])
-    comp = compare(runs, bootstrap=99, primary="accuracy")       # 15 pairs / 100 = 0.15 > alpha
+    comp = compare(runs, bootstrap=99, primary="accuracy", pairwise_test="randomization")  # 15 / 100 > alpha
     F = findings(comp, Counts.from_runs(runs))
     assert _frame(F, "p_floor")["value"].iloc[0] == pytest.approx(0.15)
-    text = findings_note(F.findings, primary="accuracy").text
+    text = findings_note(F.findings, primary="accuracy").full
     assert "no corrected p-value can be below 0.150" in text
 
 
@@ -287,13 +290,13 @@ def test_one_system_and_an_undefined_primary():
     F = findings(compare(one, primary="accuracy"), one)
     assert _frame(F, "leader")["system"].tolist() == ["only"]
     assert _frame(F, "winner").empty and _frame(F, "fragility").empty
-    text = findings_note(F.findings, primary="accuracy").text
+    text = findings_note(F.findings, primary="accuracy").full
     assert "only" in text and "fragility" not in text.lower()
     # MCC is 0/0 for systems that predict one class only: no leader, and the note says why
     flat = Counts(np.array([[[5, 0], [3, 0]], [[5, 0], [3, 0]]], dtype=float), ["a", "b"], ["s1", "s2"])
     F = findings(compare(flat, primary="mcc"), flat)
     assert _frame(F, "leader").empty
-    assert "undefined for every system" in findings_note(F.findings, primary="mcc").text
+    assert "undefined for every system" in findings_note(F.findings, primary="mcc").full
 
 
 # ----------------------------------------------------------------------------- the Note
@@ -322,7 +325,7 @@ def test_summary_escapes_names_and_uses_labels(tmp_path):
     comp, counts = _few_comp()
     F = findings(comp, counts)
     note = findings_note(F.findings, primary=comp.primary, n_items=200)
-    text = note.text
+    text = note.full
     html = _markdown_to_html(text)
     assert "<em>x</em>" not in html and "*x*" in html
     assert "<a " not in html and "[a](http://e.x)" in html
@@ -341,7 +344,7 @@ def test_findings_tables_agree_with_note():
 
     comp, counts = _few_comp()
     F = findings(comp, counts)
-    text = findings_note(F.findings, primary=comp.primary, n_items=200).text
+    text = findings_note(F.findings, primary=comp.primary, n_items=200).full
     frag = _frame(F, "fragility").iloc[0]
     assert f"{int(frag['value'])} " in text
     assert "P(best)" in text
@@ -483,11 +486,11 @@ def test_pruning_leaves_no_removable_change():
     assert not (_after(f, Ye, ry) >= vx).any() if len(ry) else True
 
 
-def _flat_comp(bootstrap=99):
+def _flat_comp(bootstrap=99, test="bootstrap"):
     """best, mid and a system predicting one class only: MCC undefined for it."""
     tensor = [_conf((48, 47)), _conf((30, 28)), [[50, 0], [50, 0]]]
     runs = _runs(tensor, ["best", "mid", "flat"])
-    return compare(runs, bootstrap=bootstrap, primary="mcc"), Counts.from_runs(runs)
+    return compare(runs, bootstrap=bootstrap, primary="mcc", pairwise_test=test), Counts.from_runs(runs)
 
 
 def test_untested_systems_are_named_not_counted():
@@ -501,7 +504,7 @@ def test_untested_systems_are_named_not_counted():
     assert _frame(F, "untested")["system"].tolist() == ["flat"]
     assert _frame(F, "no_value")["system"].tolist() == ["flat"]
     assert "flat" not in set(_frame(F, "inseparable")["system"])
-    text = findings_note(F.findings, primary="mcc").text
+    text = findings_note(F.findings, primary="mcc").full
     assert "every other tested system" in text and "Not tested" in text
     # mid's MCC interval (about -0.05 to 0.35) holds the exact chance value 0: not "beats chance"
     assert "**Indistinguishable from chance**" in text and "not compared: flat" in text
@@ -514,11 +517,11 @@ def test_p_floor_counts_pairs_with_a_p_value():
     from evalreport.analyses.resampling import p_floor as rule
     from evalreport.report.section_tables import p_floor as table_rule
 
-    comp, counts = _flat_comp(bootstrap=99)
+    comp, counts = _flat_comp(bootstrap=99, test="randomization")
     F = findings(comp, counts)
     assert _frame(F, "p_floor")["value"].iloc[0] == pytest.approx(1 / 100)
     assert _frame(F, "p_floor")["detail"].iloc[0].startswith("1 pair with a p-value and 99 resamples")
-    assert table_rule is rule and rule(comp.pairwise, "bootstrap")["pairs"] == 1
+    assert table_rule is rule and rule(comp.pairwise, "randomization")["pairs"] == 1
 
 
 @pytest.mark.parametrize("m, alpha", [(3, 0.05), (15, 0.05), (28, 0.05), (1, 0.05), (7, 0.01), (10, 0.04)])
@@ -538,10 +541,10 @@ def test_p_floor_note_says_how_many_resamples():
 
     tensor = [_conf((48, 47))] + [_conf((20 + k, 20)) for k in range(5)]
     runs = _runs(tensor, ["top"] + [f"s{k}" for k in range(5)])
-    comp = compare(runs, bootstrap=99, primary="accuracy")       # 15 pairs: 300 resamples needed
+    comp = compare(runs, bootstrap=99, primary="accuracy", pairwise_test="randomization")  # 300 needed
     F = findings(comp, Counts.from_runs(runs))
     assert int(_frame(F, "resamples_needed")["value"].iloc[0]) == 300
-    assert "at least 300 resamples would be needed" in findings_note(F.findings, primary="accuracy").text
+    assert "at least 300 resamples would be needed" in findings_note(F.findings, primary="accuracy").full
 
 
 def test_undefined_split_from_defined_after_skipping():
@@ -553,7 +556,7 @@ def test_undefined_split_from_defined_after_skipping():
     und, skipped = _frame(F, "undefined"), _frame(F, "undefined_skipped")
     assert und["value"].isna().all() and "mcc" in set(und["measure"])
     assert len(skipped) and skipped["value"].notna().all() and "macro_precision" in set(skipped["measure"])
-    text = findings_note(F.findings, primary="mcc").text
+    text = findings_note(F.findings, primary="mcc").full
     zero = text[text.index("**No value (0/0):**"):].split("\n")[0]
     assert "Macro precision" not in zero
     assert "Macro precision" in text[text.index("**Defined after skipping undefined classes:**"):]
@@ -568,7 +571,7 @@ def test_fragility_exact_with_an_undefined_system():
     F = findings(comp, counts)
     frag = _frame(F, "fragility").iloc[0]
     assert frag["detail"].startswith("exact") and "challengers:" not in frag["detail"]
-    text = findings_note(F.findings, primary="mcc").text
+    text = findings_note(F.findings, primary="mcc").full
     assert "finds no shorter one" in text and "(exact;" in text
     # M1: the count is of changed predictions (an item changed in both systems counts twice)
     assert f"**Fragility: {int(frag['value'])} changed predictions**" in text and "test items**" not in text
@@ -583,8 +586,8 @@ def test_tie_does_not_count_the_co_leader_as_another_system():
         ("inseparable", "B", "accuracy", 1.0, ""), ("inseparable", "C", "accuracy", 0.6, ""),
         ("inseparable", "D", "accuracy", 0.7, ""), ("inseparable", "E", "accuracy", 0.9, ""),
         ("separable_count", "A", "accuracy", 0, "")], columns=["finding", "system", "measure", "value", "detail"])
-    text = findings_note(rows, primary="accuracy").text
-    assert "any of the other 3 tested systems" in text and "other 4" not in text
+    text = findings_note(rows, primary="accuracy").full
+    assert "none of the other 3 tested systems" in text and "other 4" not in text
 
 
 def test_short_reason_is_structural():
@@ -614,5 +617,5 @@ def test_baseline_name_and_value_are_separate_fields():
                          ("at_or_below_baseline", "weak", "accuracy", 0.7, "constant:x = 1"),
                          ("baseline", "constant:x = 1", "accuracy", 0.8, "")],
                         columns=["finding", "system", "measure", "value", "detail"])
-    text = findings_note(rows, primary="accuracy").text
+    text = findings_note(rows, primary="accuracy").full
     assert "weak (0.700)" in text and "The strongest chance baseline is always predicting x \\= 1 (0.800, exact)" in text

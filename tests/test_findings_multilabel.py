@@ -124,12 +124,13 @@ def test_near_ties_come_from_the_paired_differences(report, monkeypatch):
 
     def table(rows):
         frame = pd.DataFrame(rows, columns=["measure", "system_a", "system_b", "difference", "p_value", "noise"])
+        frame = frame.assign(family="winner", p_holm=frame["p_value"])       # the winners' corrected family
         monkeypatch.setattr(rep, "table", lambda name: frame if name == "paired_differences" else pd.DataFrame())
 
     table([("m1", "A", "B", 0.2, 0.001, "beyond noise"), ("m2", "B", "A", 0.01, 0.4, "within noise"),
            ("m3", "C", "A", np.nan, np.nan, "undefined")])
     text = rep._noise_words(wins)
-    assert "Every" not in text and "Near-ties" in text and "(difference 0.010, p = 0.400;" in text
+    assert "Every" not in text and "Near-ties" in text and "(difference 0.010, corrected p = 0.400;" in text
     assert "B under M two" in text and "Not tested against a runner-up" in text and "C under M three" in text
     table([("m1", "A", "B", 0.2, 0.001, "beyond noise")])
     text = rep._noise_words(wins)

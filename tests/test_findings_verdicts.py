@@ -140,7 +140,7 @@ def test_author_3_a_one_item_lead_is_a_near_tie_not_a_crown():
     assert margin.loc["accuracy", "value"] == pytest.approx(1 / 900)
     assert margin.loc["accuracy", "system"] == "two"
     assert noise.loc["accuracy", "detail"] == "within noise" and noise.loc["accuracy", "value"] >= 0.05
-    text = findings_note(F.findings, primary="accuracy").text
+    text = findings_note(F.findings, primary="accuracy").details
     words = next(line for line in text.splitlines() if "Every measure" in line or "winner" in line.lower())
     assert "within the bootstrap noise" in words and "difference" in words and "0.001" in words
 
@@ -157,13 +157,13 @@ def test_clear_winners_and_near_ties_are_told_apart():
         ("winner_margin", "A", "recall", 0.23, ""), ("winner_noise", "A", "recall", 0.001, "beyond noise"),
         ("winner_margin", "A", "hmean_recall", 0.09, ""), ("winner_noise", "A", "hmean_recall", 0.012, "beyond noise"),
     ], columns=["finding", "system", "measure", "value", "detail"])
-    text = findings_note(rows, primary="accuracy").text
+    text = findings_note(rows, primary="accuracy").details       # the per-measure verdicts: one click away
     line = next(t for t in text.splitlines() if "bootstrap noise" in t)
     assert "**Beyond the bootstrap noise, only D wins**" in line
     head, near = line.split("Accuracy, Cohen")[0], line[line.index("Accuracy, Cohen"):]
     assert "Recall" in head and "HmacR" in head
     assert near.startswith("Accuracy, Cohen\\'s kappa and F1 crown A, B and C respectively, but each lead is within "
-                           "the bootstrap noise (differences 0.001 to 0.016; paired bootstrap p from 0.750 to 0.950)")
+                           "the bootstrap noise (differences 0.001 to 0.016; corrected p from 0.750 to 0.950)")
 
 
 def test_every_measure_crowns_one_system_but_says_where_it_is_within_noise():
@@ -173,7 +173,7 @@ def test_every_measure_crowns_one_system_but_says_where_it_is_within_noise():
         ("winner_margin", "B", "accuracy", 0.2, ""), ("winner_noise", "B", "accuracy", 0.001, "beyond noise"),
         ("winner_margin", "B", "kappa", 0.01, ""), ("winner_noise", "B", "kappa", 0.4, "within noise"),
     ], columns=["finding", "system", "measure", "value", "detail"])
-    text = findings_note(rows, primary="accuracy").text
+    text = findings_note(rows, primary="accuracy").full
     assert "**Every measure** (2) crowns **A**; under Cohen\\'s kappa its lead over the runner-up is within" in text
     assert "difference 0.010" in text and "p = 0.400" in text
 
@@ -189,7 +189,7 @@ def test_a_winner_without_a_paired_verdict_is_still_named():
         ("winner_margin", "A", "kappa", 0.01, ""), ("winner_noise", "A", "kappa", 0.4, "within noise"),
         ("winner_margin", "A", "mcc", np.nan, ""), ("winner_noise", "A", "mcc", np.nan, "undefined"),
     ], columns=["finding", "system", "measure", "value", "detail"])
-    line = next(t for t in findings_note(rows, primary="accuracy").text.splitlines() if "bootstrap noise" in t)
+    line = next(t for t in findings_note(rows, primary="accuracy").details.splitlines() if "bootstrap noise" in t)
     tail = line.split("Not tested against a runner-up")[1]
     assert "C under Matthews correlation coefficient" in tail and "D under F1" in tail
     assert "**Beyond the bootstrap noise, only A wins**" in line and "B under Cohen" in line
@@ -222,7 +222,7 @@ def test_reviewer_6_a_constant_predictor_leading_confusion_entropy_is_flagged():
     assert beats.loc["confusion_entropy", "system"] == "constant:beta"
     assert beats.loc["confusion_entropy", "value"] == pytest.approx(0.2601, abs=5e-4)
     assert "accuracy" not in beats.index                  # sysB's 0.830 beats the majority's 0.600
-    text = findings_note(F.findings, primary="confusion_entropy").text
+    text = findings_note(F.findings, primary="confusion_entropy").full
     assert "**A constant predictor wins:** majority, which predicts alpha for every item, leads under the primary " \
            "measure (Confusion entropy)" in text
     assert "rewards the degenerate prediction on this data" in text
@@ -269,7 +269,7 @@ def test_reviewer_2_end_to_end_kappa_names_the_exact_baseline():
     F = findings(compare(counts, primary="kappa", measures=["kappa"]), counts)
     best = _rows(F, "baseline_best").iloc[0]
     assert best["value"] == pytest.approx(0.0, abs=1e-12) and best["detail"] == "exact"
-    text = findings_note(F.findings, primary="kappa").text
+    text = findings_note(F.findings, primary="kappa").full
     assert "The strongest chance baseline is always predicting the majority class (0.000, exact)" in text
 
 
@@ -303,7 +303,7 @@ def test_author_12_chance_level_is_judged_by_the_interval():
     assert board.loc["worse", "hi"] < 0.25
     lo = _rows(F, "interval_lo").set_index("system")["value"]
     assert lo["stratified"] == pytest.approx(board.loc["stratified", "lo"])
-    text = findings_note(F.findings, primary="macro_recall").text
+    text = findings_note(F.findings, primary="macro_recall").full
     assert "**Indistinguishable from chance** under the primary measure" in text
     assert (f"stratified ({board.loc['stratified', 'value']:.3f}, interval {board.loc['stratified', 'lo']:.3f} to "
             f"{board.loc['stratified', 'hi']:.3f})") in text
@@ -317,7 +317,7 @@ def test_without_intervals_point_values_decide_and_say_so():
     F = findings(compare(counts, primary="accuracy"), counts)
     assert _rows(F, "at_or_below_baseline")["system"].tolist() == ["weak"]
     assert _rows(F, "chance_level").empty and _rows(F, "below_baseline").empty
-    text = findings_note(F.findings, primary="accuracy").text
+    text = findings_note(F.findings, primary="accuracy").full
     assert "**At or below chance** under the primary measure (point values; there are no intervals): weak (0.700)" \
         in text
 

@@ -122,7 +122,7 @@ def test_flips_table_is_bounded(tmp_path):
 
 
 # ------------------------------------------------------------------ p-value floor
-def test_p_floor_is_what_the_bootstrap_can_give():
+def test_p_floor_is_what_randomisation_can_give():
     """(1 + count) / (B + 1): a difference never reached in B resamples has p = 1/(B + 1); Holm
     multiplies the smallest of m p-values by m."""
     gold = np.repeat([0, 1], 40)
@@ -131,18 +131,21 @@ def test_p_floor_is_what_the_bootstrap_can_give():
     half = np.where(np.arange(80) % 2 == 0, gold, 1 - gold)
     runs = Runs(gold=gold, pred=np.stack([perfect, bad, half]), labels=("a", "b"), systems=("p", "b", "h"))
     B = 99
-    pw = resampling.pairwise(runs, "accuracy", n_resamples=B, seed=0, tests=("bootstrap",))
-    floor = p_floor(pw, "bootstrap")
+    pw = resampling.pairwise(runs, "accuracy", n_resamples=B, seed=0, tests=("randomization",))
+    floor = p_floor(pw, "randomization")
     assert floor["raw"] == pytest.approx(1 / (B + 1)) and pw["p_value"].min() == pytest.approx(1 / (B + 1))
     assert floor["holm"] == pytest.approx(3 / (B + 1)) and pw["p_holm"].min() == pytest.approx(floor["holm"])
+    # the bootstrap test's p-values (normal approximation) have no such floor
+    boot = resampling.pairwise(runs, "accuracy", n_resamples=B, seed=0, tests=("bootstrap",))
+    assert p_floor(boot, "bootstrap") is None and boot["p_value"].min() < 1e-6
 
 
 def _all_pairs_at_the_floor(S: int, B: int = 1000) -> pd.DataFrame:
-    """Pairwise bootstrap rows for S systems, every raw p at its floor 1/(B + 1)."""
+    """Pairwise randomisation rows for S systems, every raw p at its floor 1/(B + 1)."""
     a, b = np.triu_indices(S, 1)
     names = np.array([f"s{i}" for i in range(S)])
     p = np.full(len(a), 1 / (B + 1))
-    return pd.DataFrame({"system_a": names[a], "system_b": names[b], "measure": "macro_f1", "test": "bootstrap",
+    return pd.DataFrame({"system_a": names[a], "system_b": names[b], "measure": "macro_f1", "test": "randomization",
                          "statistic": 0.1, "difference": 0.1, "p_value": p, "p_holm": resampling.holm(p),
                          "p_bh": p, "n_resamples": B, "detail": ""})
 
@@ -150,14 +153,14 @@ def _all_pairs_at_the_floor(S: int, B: int = 1000) -> pd.DataFrame:
 def test_pairwise_caption_states_the_floor(tmp_path):
     pw = _all_pairs_at_the_floor(8)
     rep = _tables(tmp_path, pairwise=pw)
-    rep.meta = {"alpha": 0.05, "pairwise_test": "bootstrap"}
+    rep.meta = {"alpha": 0.05, "pairwise_test": "randomization"}
     caption = rep.pairwise_table().caption
     assert "28/1,001 = 0.028" in caption and "1/(1,000 + 1)" in caption
     assert round(pw["p_holm"].min(), 3) == 0.028
     # 25 systems: 300 pairs put the floor above alpha; the caption says so and how many resamples would do
     pw = _all_pairs_at_the_floor(25)
     rep = _tables(tmp_path / "many", pairwise=pw)
-    rep.meta = {"alpha": 0.05, "pairwise_test": "bootstrap"}
+    rep.meta = {"alpha": 0.05, "pairwise_test": "randomization"}
     table = rep.pairwise_table()
     assert "300/1,001 = 0.3" in table.caption and "6,000 resamples" in table.caption  # 300/6,001 < 0.05
     assert len(table.df) <= 15
@@ -246,7 +249,7 @@ def test_pvalue_heatmap_of_many_systems_shows_the_best_ones(tmp_path):
     board = pd.DataFrame({"rank": np.arange(1, S + 1), "system": [f"s{S - 1 - i}" for i in range(S)],
                           "value": np.linspace(0.9, 0.3, S)})
     rep = _tables(tmp_path, pairwise=pw, leaderboard=board)
-    rep.meta = {"alpha": 0.05, "pairwise_test": "bootstrap"}
+    rep.meta = {"alpha": 0.05, "pairwise_test": "randomization"}
     chart = rep.pvalue_chart()
     shown = {v for row in chart.spec["datasets"].values() for r in row for k, v in r.items()
              if k in ("system_a", "system_b", "A", "B") and isinstance(v, str)}

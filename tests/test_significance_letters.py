@@ -265,7 +265,7 @@ def test_report_leaderboard_shows_letters_and_says_what_they_mean(chain):
     table = report.leaderboard_table()
     assert table.df["letters"].tolist() == ["a", "ab", "b"] and "group" not in table.df
     assert letters_sentence("bootstrap", 0.05) in table.caption
-    assert ("Systems sharing a letter are not separated by the paired bootstrap test (Holm-corrected, alpha = 0.05); "
+    assert ("Systems sharing a letter are not separated by the paired bootstrap test (Holm-corrected over all pairs, alpha = 0.05); "
             "systems with no letter in common are.") in table.caption
     chart = report.leaderboard_chart()
     spec = chart.spec
@@ -285,7 +285,7 @@ def test_appendix_table_prints_ab_and_its_caption_is_true(chain):
     sups = {row[1].text: row[2].sup for row in narrow.rows}
     assert sups == {"A": "a", "B": "ab", "C": "b"}
     assert "Superscript letters: systems sharing a letter are not separated by the paired bootstrap test " \
-           "(Holm-corrected, alpha = 0.05); systems with no letter in common are." in narrow.caption
+           "(Holm-corrected over all pairs, alpha = 0.05); systems with no letter in common are." in narrow.caption
     assert "significance group" not in narrow.caption and "significance group" not in page.caption
     caption = next(c for name, c, *_ in charts_for(data) if name == "leaderboard")
     assert "significance letters" in caption and "group" not in caption

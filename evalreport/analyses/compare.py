@@ -155,6 +155,11 @@ class Comparison:
         return write_tables(path, self.tables(), self.manifest(), overwrite=overwrite, inputs=inputs)
 
 
+#: Approximate randomisation (a cross-check beside the bootstrap test) costs rounds x pairs
+#: measure evaluations: it runs for at most this many pairs unless it is the test the letters use.
+RANDOMIZATION_MAX_PAIRS = 300
+
+
 def write_tables(path, tables: Mapping[str, pd.DataFrame], manifest: Mapping, *, overwrite: bool = True,
                  inputs=()) -> Path:
     """Every frame of ``tables`` as ``<name>.csv`` and ``<name>.json``, plus ``manifest.json``, in one
@@ -166,30 +171,49 @@ def write_tables(path, tables: Mapping[str, pd.DataFrame], manifest: Mapping, *,
         for name, frame in tables.items():
             csv_frame(frame).to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
             with open(tmp / f"{name}.json", "w", encoding="utf-8") as fh:
-                json.dump(_records(frame), fh, indent=1, allow_nan=False)
-                fh.write("\n")
+                _dump_records(_records(frame), fh)
         with open(tmp / "manifest.json", "w", encoding="utf-8") as fh:
             json.dump(dict(manifest), fh, indent=1, allow_nan=False, default=str)
             fh.write("\n")
     return target
 
 
+def _json_value(v):
+    """One cell as JSON: NaN and missing -> null, +-inf -> "inf" / "-inf", numpy scalars -> Python."""
+    if isinstance(v, (float, np.floating)):
+        return None if math.isnan(v) else (str(float(v)) if math.isinf(v) else float(v))
+    if isinstance(v, np.integer):
+        return int(v)
+    if isinstance(v, np.bool_):
+        return bool(v)
+    if v is pd.NA or v is pd.NaT:
+        return None
+    return v
+
+
+def _json_column(col: pd.Series) -> list:
+    """A column as JSON values (:func:`_json_value`), converted a column at a time."""
+    kind = col.dtype.kind
+    if kind == "f":
+        x = col.to_numpy(dtype=float, na_value=np.nan)
+        out = x.tolist()
+        for i in np.flatnonzero(~np.isfinite(x)):
+            out[i] = None if np.isnan(x[i]) else str(float(x[i]))
+        return out
+    if kind in "iub" and not col.hasnans:          # nullable Int64 / boolean with NA: cell by cell
+        return col.to_numpy().tolist()
+    return [_json_value(v) for v in col.tolist()]
+
+
 def _records(frame: pd.DataFrame) -> list[dict]:
-    out = []
-    for row in frame.to_dict(orient="records"):
-        clean = {}
-        for k, v in row.items():
-            if isinstance(v, (float, np.floating)):
-                v = None if math.isnan(v) else (str(v) if math.isinf(v) else float(v))
-            elif isinstance(v, np.integer):
-                v = int(v)
-            elif isinstance(v, np.bool_):
-                v = bool(v)
-            elif v is pd.NA or v is pd.NaT:
-                v = None
-            clean[str(k)] = v
-        out.append(clean)
-    return out
+    keys = [str(k) for k in frame.columns]
+    columns = [_json_column(frame.iloc[:, j]) for j in range(frame.shape[1])]
+    return [dict(zip(keys, row)) for row in zip(*columns)] if keys else [{} for _ in range(len(frame))]
+
+
+def _dump_records(records: list[dict], fh) -> None:
+    """A JSON array with one record per line (json's C encoder; ``indent`` would use the Python one)."""
+    fh.write("[\n" + ",\n".join(json.dumps(r, allow_nan=False) for r in records) + "\n]\n" if records else "[]\n")
 
 
 # ----------------------------------------------------------------------------- compare
@@ -291,8 +315,15 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
         rank_dist = boot.rank_distribution
         if len(systems) > 1:
             # the bootstrap test's resamples are the ones just drawn (same data, seed and count)
+            n_pairs = len(systems) * (len(systems) - 1) // 2
+            tests = resampling.TESTS
+            if n_pairs > RANDOMIZATION_MAX_PAIRS and pairwise_test != "randomization":
+                tests = tuple(t for t in tests if t != "randomization")
+                notes.append(f"approximate randomisation, a cross-check of the bootstrap test, is run for at most "
+                             f"{RANDOMIZATION_MAX_PAIRS} pairs of systems; these {len(systems)} systems have "
+                             f"{n_pairs:,} pairs, so the pairwise table holds the paired bootstrap and McNemar tests")
             pairwise = resampling._pairwise(runs, records[0], n_resamples=bootstrap, seed=seed, positive=pos,
-                                            policy=policy, costs=costs, progress=progress,
+                                            policy=policy, costs=costs, progress=progress, tests=tests,
                                             samples=boot.samples[:, :, 0], pat=pat, A=A, strata=bootstrap_strata)
             order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
             order = order.sort_values("rank", kind="stable")["system"].tolist()

@@ -15,6 +15,9 @@ challenger. The rows (``finding``):
                       the test and correction
 ``separable_count``   how many systems the tests do separate from the leader (value); only
                       systems with a defined primary value and a significance group count
+``separated_pairs``   how many pairs of systems the corrected tests separate (value); detail: out of
+                      how many (``"of m"``, the pairs with a p-value)
+``letters``           how many distinct letters the leaderboard's letter display uses (value)
 ``untested``          a system in no significance group (its primary value undefined, or not
                       tested): neither separated nor inseparable; detail = why
 ``p_floor``           the smallest Holm-corrected p-value the resampling test can give (m pairs
@@ -28,14 +31,16 @@ challenger. The rows (``finding``):
                       measure; detail = the scenario
 ``runner_up``         the system ranked second; value = the gap to the leader (oriented: > 0
                       means the leader is better)
-``gap_noise``         value = the uncorrected two-sided paired bootstrap p-value of leader vs
-                      runner-up; detail ``"below noise"`` when p >= alpha, else ``"beyond noise"``
+``gap_noise``         value = the Holm-corrected p-value of leader vs runner-up in the family of
+                      all pairs under the primary measure (the letters' family); detail
+                      ``"below noise"`` when p >= alpha, else ``"beyond noise"``
 ``fragility``         value = the fragility count (:mod:`.fragility`); system = the challenger that needs
                       the fewest changes; detail = ``"exact: <how>"`` or ``"upper bound: <how>"``
 ``winner_margin``     per measure with one winner: system = the runner-up, value = the winner's lead
                       over it (oriented: > 0), from the paired bootstrap (:mod:`.paired`)
-``winner_noise``      the same pair: value = the uncorrected paired bootstrap p-value; detail
-                      ``"within noise"`` (p >= alpha: a near-tie) or ``"beyond noise"``
+``winner_noise``      the same pair: value = its Holm-corrected p-value in the family of every
+                      measure's winner-vs-runner-up test (:mod:`.paired`); detail ``"within noise"``
+                      (p >= alpha: a near-tie) or ``"beyond noise"``
 ``constant_system``   a system that predicts one class for every item; detail = which
 ``degenerate_winner`` such a system ranked first: measure, value, detail = ``leader``, ``winner``,
                       ``winner_calibrated`` or ``winner_what_if: <scenario>``
@@ -61,16 +66,16 @@ challenger. The rows (``finding``):
 
 Noise
 -----
-The gap between leader and runner-up is *below the bootstrap noise* when the paired bootstrap test
-of the comparison (centred difference, :func:`evalreport.analyses.resampling.pairwise`) gives an
-uncorrected p-value ``p = (1 + #{b : |d*_b - d| >= |d|}) / (1 + B) >= alpha``: at least a share
-alpha of the centred bootstrap differences of the pair are as large as the observed gap ``d``, so
-resampling the test set alone moves the difference by as much. (Uncorrected on purpose: this one
-pair is asked about; the significance groups use Holm's correction.)
+Every verdict on a difference comes from a corrected family of tests; the p-values are the paired
+bootstrap test's (normal approximation, :func:`evalreport.analyses.significance.bootstrap_p`).
+The gap between leader and runner-up is *below the bootstrap noise* when the pair's Holm-corrected
+p-value over all pairs under the primary measure is at least alpha: the same family, and the same
+verdict, as the significance letters.
 
-Every measure's winner is tested against its runner-up the same way, on the same resamples
-(:func:`evalreport.analyses.paired.comparison_pairs`, which also covers both measures of every flip
-of the primary measure's order); the differences are the third table, ``paired_differences``.
+Every measure's winner is tested against its runner-up on the same resamples
+(:func:`evalreport.analyses.paired.comparison_pairs`), the family of those tests (one per measure)
+corrected by Holm; both measures of every flip of the primary measure's order form a second
+family. The differences are the third table, ``paired_differences``.
 
 The fragility count (its definition and search) is in :mod:`evalreport.analyses.fragility`; its
 names are importable from here as well.
@@ -83,7 +88,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.errors import MeasureError
-from evalreport.analyses.letters import shares_letter
+from evalreport.analyses.letters import TEST_NAMES, shares_letter
 from evalreport.analyses.resampling import p_floor, resamples_needed
 from evalreport.analyses.paired import COLUMNS as PAIRED_COLUMNS, comparison_pairs
 from evalreport.analyses.fragility import (FRAGILITY_COLUMNS, FULL_CLASSES, MAX_CHALLENGERS,  # noqa: F401
@@ -186,7 +191,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
                       | ((pw["system_b"] == leader) & (pw["system_a"] == s))]
             p = float(pair["p_holm"].iloc[0]) if len(pair) else np.nan
             if pd.notna(lead_group) and together[s]:
-                add("inseparable", s, primary, p, f"{test} test, Holm-corrected, alpha {alpha:g}")
+                add("inseparable", s, primary, p, f"{TEST_NAMES.get(test, test)} test, Holm-corrected, alpha {alpha:g}")
         n_sep = int(sum(1 for s in tested if pd.notna(lead_group) and not together[s]))
         # the smallest Holm-corrected p the test can give: m pairs with a defined p x 1 / (B + 1)
         floor = p_floor(pw, test) if "n_resamples" in pw else None
@@ -197,7 +202,13 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
             if floor["holm"] >= alpha:
                 add("resamples_needed", "", primary, resamples_needed(floor["pairs"], alpha),
                     f"the fewest resamples B with {floor['pairs']} / (B + 1) below alpha {alpha:g}")
-        add("separable_count", leader, primary, n_sep, f"{test} test, Holm-corrected, alpha {alpha:g}")
+        n_pairs = int(pw["p_value"].notna().sum())
+        p_corr = pw["p_holm"].to_numpy(float)
+        add("separated_pairs", "", primary, int((p_corr < alpha).sum()), f"of {n_pairs}")
+        add("letters", "", primary, _n_letters(letters), "distinct letters on the leaderboard")
+        add("separable_count", leader, primary, n_sep,
+            f"{TEST_NAMES.get(test, test)} tests of all {n_pairs} pairs under {m.label}, Holm-corrected, "
+            f"alpha {alpha:g}")
 
     # who wins under each measure: raw, calibrated, what-if distributions
     ranks = comp.ranks if len(comp.systems) > 1 else comp.ranks.iloc[:0]      # one system wins trivially
@@ -216,12 +227,12 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
         higher = {x: comp.record(x).higher_is_better for x in comp.measures}
         margins, paired = comparison_pairs(comp, higher, alpha=alpha)
         if len(paired):
-            at = paired.set_index(["measure", "system_a", "system_b"])
+            at = paired[paired["family"] == "winner"].set_index(["measure", "system_a", "system_b"])
             for key in margins:
                 r = at.loc[key]
                 add("winner_margin", key[2], key[0], float(r["difference"]),
                     f"lead of {key[1]} over the runner-up (paired bootstrap; winner better: > 0)")
-                add("winner_noise", key[2], key[0], float(r["p_value"]), str(r["noise"]))
+                add("winner_noise", key[2], key[0], float(r["p_holm"]), str(r["noise"]))
 
     # a constant predictor among the systems that wins, or a chance baseline that beats every system
     constant = _constant_systems(counts, comp)
@@ -254,11 +265,11 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
         runner = str(runner_row["system"])
         add("runner_up", runner, primary, sign * (float(lead["value"]) - float(runner_row["value"])),
             "gap to the leader (leader better: > 0)")
-        boot = comp.pairwise[comp.pairwise["test"] == "bootstrap"] if len(comp.pairwise) else comp.pairwise
-        pair = boot[((boot["system_a"] == leader) & (boot["system_b"] == runner))
-                    | ((boot["system_b"] == leader) & (boot["system_a"] == runner))] if len(boot) else boot
-        if len(pair) and pd.notna(pair["p_value"].iloc[0]):
-            p = float(pair["p_value"].iloc[0])
+        # the pair's Holm-corrected p-value in the family of all pairs: the letters' verdict
+        pair = pw[((pw["system_a"] == leader) & (pw["system_b"] == runner))
+                  | ((pw["system_b"] == leader) & (pw["system_a"] == runner))] if len(pw) else pw
+        if len(pair) and pd.notna(pair["p_holm"].iloc[0]):
+            p = float(pair["p_holm"].iloc[0])
             add("gap_noise", runner, primary, p, "below noise" if p >= alpha else "beyond noise")
 
     # fragility of the top position
@@ -336,6 +347,11 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
                "tests, and whether the leader's lead is larger than the sampling noise cannot be said")
         add("not_available", measure=primary, detail=why)
     return Findings(pd.DataFrame(rows, columns=COLUMNS), frag, paired)
+
+
+def _n_letters(letters: pd.Series) -> int:
+    """How many distinct letters the compact letter display uses."""
+    return len(set("".join(str(x) for x in letters.dropna())))
 
 
 def _positive(comp):

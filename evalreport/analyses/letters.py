@@ -107,7 +107,8 @@ _CORRECTED = {"holm": "Holm-corrected", "bh": "Benjamini-Hochberg-adjusted", "no
 def letters_sentence(test: str = "bootstrap", alpha: float = 0.05, correction: str = "holm") -> str:
     """What the letters mean, in one sentence for a caption."""
     return (f"Systems sharing a letter are not separated by the {TEST_NAMES.get(test, test)} test "
-            f"({_CORRECTED.get(correction, correction)}, alpha = {float(alpha):g}); systems with no letter in "
+            f"({_CORRECTED.get(correction, correction)}{' over all pairs' * (correction != 'none')}, "
+            f"alpha = {float(alpha):g}); systems with no letter in "
             "common are.")
 
 

@@ -62,7 +62,7 @@ from evalreport.analyses.multilabel_label_skips import label_skips
 from evalreport.analyses.multilabel_skips import example_skips
 from evalreport.analyses.multilabel_tests import TEST_COLUMNS, paired_tests
 from evalreport.analyses.resampling import _rank_probabilities
-from evalreport.analyses.significance import _centred_p, benjamini_hochberg, groups as significance_groups, holm
+from evalreport.analyses.significance import benjamini_hochberg, bootstrap_p, groups as significance_groups, holm
 from evalreport.counts.multilabel import count_multilabel
 from evalreport.measures import get
 from evalreport.measures.multilabel import compute_multilabel, label_record, label_values
@@ -283,18 +283,18 @@ def _intervals(samples, point, systems, chosen, alpha):
 
 def _pairwise(samples, value, systems, measure, higher) -> pd.DataFrame:
     """Paired bootstrap test of every pair (a before b in system order) on the primary measure:
-    the centred two-sided p-value of :mod:`evalreport.analyses.significance`, Holm and BH across pairs."""
+    the two-sided p-value of :func:`evalreport.analyses.significance.bootstrap_p`, Holm and BH across pairs."""
     S = len(systems)
     a, b = np.triu_indices(S, 1)
     sign = 1.0 if higher else -1.0
     observed = sign * (value[a] - value[b])
     d = sign * (samples[:, a] - samples[:, b])
-    p, n = _centred_p(d, observed, centre=True)
+    p, n, _ = bootstrap_p(d, observed)
     names = np.asarray(systems, dtype=object)
     return pd.DataFrame({"system_a": names[a], "system_b": names[b], "measure": measure, "test": "bootstrap",
                          "statistic": observed, "difference": observed, "p_value": p, "p_holm": holm(p),
                          "p_bh": benjamini_hochberg(p), "n_resamples": n.astype(np.int64),
-                         "detail": "paired bootstrap over items, centred difference"})
+                         "detail": "paired bootstrap over items, normal approximation"})
 
 
 def _baselines(runs, chosen, policy, seed, n_samples) -> pd.DataFrame:

@@ -12,39 +12,49 @@ resample r. Reported per pair (:data:`COLUMNS`):
                 covariance of the two systems on shared items, which ``sqrt(se_a^2 + se_b^2)``
                 drops - for two systems right on mostly the same items the paired one is smaller)
 ``lo``, ``hi``  the percentile interval of the d*_r at level ``1 - alpha``
-``p_value``     the two-sided centred bootstrap p-value ``(1 + #{|d*_r - d| >= |d|}) / (1 + B')``
-                over the B' resamples where both values are defined - the rule of the comparison's
-                pairwise bootstrap test (:func:`evalreport.analyses.resampling.pairwise`), so for the
-                primary measure it is that table's uncorrected ``p_value``
-``noise``       ``"beyond noise"`` when ``p_value < alpha``, ``"within noise"`` otherwise,
+``p_value``     the two-sided paired bootstrap p-value from the normal approximation,
+                ``2 Phi(-|d| / se)`` over the B' resamples where both values are defined
+                (:func:`evalreport.analyses.significance.bootstrap_p`, the rule of the
+                comparison's pairwise bootstrap test, so for the primary measure it is that
+                table's uncorrected ``p_value``)
+``n_resamples`` B'
+``family``      the family of tests the row belongs to (below)
+``p_holm``      ``p_value`` after Holm's correction over the rows of its family
+``noise``       ``"beyond noise"`` when ``p_holm < alpha``, ``"within noise"`` otherwise,
                 ``"undefined"`` without a defined difference
 
-The test is uncorrected on purpose: each row answers one question about one pair (is this
-measure's winner ahead of its runner-up? does this flip hold under each of its two measures?).
+Every verdict is corrected for the family it belongs to, so no sentence built on ``noise``
+claims more than the corrected tests support. :func:`comparison_pairs` makes two families:
+``winner`` (each measure's winner against its runner-up: one test per measure with one winner)
+and ``flip`` (both measures of every pair of systems whose order flips between the primary
+measure and another). A pair asked about in both families has a row in each.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.significance import _centred_p
+from evalreport.analyses.significance import bootstrap_p, holm
 
-__all__ = ["COLUMNS", "paired_differences", "winner_pairs", "flip_pairs", "comparison_pairs"]
+__all__ = ["COLUMNS", "FAMILIES", "paired_differences", "winner_pairs", "flip_pairs", "comparison_pairs"]
 
-COLUMNS = ["measure", "system_a", "system_b", "difference", "se", "lo", "hi", "p_value", "n_resamples", "noise"]
+COLUMNS = ["measure", "system_a", "system_b", "difference", "se", "lo", "hi", "p_value", "n_resamples", "family",
+           "p_holm", "noise"]
+#: The families of :func:`comparison_pairs`, in the order of their rows.
+FAMILIES = ("winner", "flip")
 
 #: Pairs whose ``(B, pairs)`` differences are computed at once (memory: 8 B x B x this).
 _BLOCK = 2048
 
 
 def paired_differences(samples: np.ndarray, point: np.ndarray, systems, measures, higher, pairs, *,
-                       alpha: float = 0.05) -> pd.DataFrame:
+                       alpha: float = 0.05, family: str = "") -> pd.DataFrame:
     """One row per ``(measure, system_a, system_b)`` of ``pairs`` (see the module docstring).
 
     ``samples``: ``(B, S, M)`` resampled values; ``point``: ``(S, M)`` values on all items;
     ``systems`` / ``measures``: the names along S and M; ``higher``: per measure, True when
     higher is better; ``pairs``: iterable of ``(measure, system_a, system_b)`` (duplicates kept
-    once, in first-seen order).
+    once, in first-seen order), one family: Holm's correction runs over these rows.
     """
     pairs = list(dict.fromkeys((str(m), str(a), str(b)) for m, a, b in pairs))
     if not pairs:
@@ -69,15 +79,15 @@ def paired_differences(samples: np.ndarray, point: np.ndarray, systems, measures
                 sl = slice(start, min(R, start + _BLOCK))
                 dstar = sign[sl] * (samples[:, ia[sl], jm[sl]] - samples[:, ib[sl], jm[sl]])     # (B, r)
                 defined = (~np.isnan(dstar)).sum(axis=0)
-                se[sl] = np.where(defined > 1, np.nanstd(dstar, axis=0, ddof=1), np.nan)
                 q = np.nanquantile(dstar, [alpha / 2, 1 - alpha / 2], axis=0)
                 lo[sl], hi[sl] = q[0], q[1]
-                p[sl], n[sl] = _centred_p(dstar, d[sl], centre=True)
-    p = np.where(n > 0, p, np.nan)
-    noise = np.where(np.isnan(p), "undefined", np.where(p < alpha, "beyond noise", "within noise"))
+                p[sl], n[sl], se[sl] = bootstrap_p(dstar, d[sl])
+    p_holm = holm(p)
+    noise = np.where(np.isnan(p), "undefined", np.where(p_holm < alpha, "beyond noise", "within noise"))
     return pd.DataFrame({"measure": [m for m, _, _ in pairs], "system_a": [a for _, a, _ in pairs],
                          "system_b": [b for _, _, b in pairs], "difference": d, "se": se, "lo": lo, "hi": hi,
-                         "p_value": p, "n_resamples": n.astype(np.int64), "noise": noise}, columns=COLUMNS)
+                         "p_value": p, "n_resamples": n.astype(np.int64), "family": family, "p_holm": p_holm,
+                         "noise": noise}, columns=COLUMNS)
 
 
 def winner_pairs(ranks: pd.DataFrame) -> list[tuple[str, str, str]]:
@@ -126,11 +136,15 @@ def comparison_pairs(comp, higher, *, alpha: float = 0.05) -> tuple[list[tuple[s
     calibrated = comp.ranks["calibrated"].astype(bool) if "calibrated" in comp.ranks else False
     raw_ranks = comp.ranks[~calibrated] if "calibrated" in comp.ranks else comp.ranks
     margins = winner_pairs(raw_ranks)
-    pairs = margins + flip_pairs(comp.disagreements, comp.primary)
     scores = comp.scores[~comp.scores["calibrated"].astype(bool)] if "calibrated" in comp.scores else comp.scores
     point = scores.drop_duplicates(["system", "measure"]).set_index(["system", "measure"])["value"].unstack()
     point = point.reindex(index=list(comp.systems), columns=list(comp.measures)).to_numpy(float)
     known = set(comp.measures)
-    frame = paired_differences(comp.samples, point, comp.systems, comp.measures,
-                               [higher[m] for m in comp.measures], [p for p in pairs if p[0] in known], alpha=alpha)
-    return [p for p in margins if p[0] in known], frame
+    margins = [p for p in margins if p[0] in known]
+    directions = [higher[m] for m in comp.measures]
+    frames = [paired_differences(comp.samples, point, comp.systems, comp.measures, directions,
+                                 [p for p in pairs if p[0] in known], alpha=alpha, family=family)
+              for family, pairs in zip(FAMILIES, (margins, flip_pairs(comp.disagreements, comp.primary)))]
+    frames = [f for f in frames if len(f)]
+    frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=COLUMNS)
+    return margins, frame

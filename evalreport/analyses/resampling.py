@@ -75,7 +75,7 @@ from evalreport.analyses.resampling_patterns import (_DRAW_BUDGET, _ITEM_DRAW_RA
                                                      STRATA, Patterns, _draw_plan, _draw_weights, _draw_work,
                                                      patterns, resampled_confusions)
 from evalreport.analyses.significance import (_ROUND, CORRECTIONS, MCNEMAR_EXACT_BELOW, _centred_p,  # noqa: F401
-                                              benjamini_hochberg, groups, holm, mcnemar, p_floor,
+                                              benjamini_hochberg, bootstrap_p, groups, holm, mcnemar, p_floor,
                                               resamples_needed)
 from evalreport.analyses.randomization import _random_bits, _randomization, _swap_units  # noqa: F401
 
@@ -472,8 +472,8 @@ def _pairwise(data, measure, *, n_resamples, seed, tests=TESTS, positive=None, p
                 progress(R, total)
             done += R
             d = sign * (samples[:, a_idx] - samples[:, b_idx])
-            p, n = _centred_p(d, observed, centre=True)
-            frames.append(frame(test, m.id, observed, observed, p, n, "paired bootstrap, centred difference"))
+            p, n, _ = bootstrap_p(d, observed)
+            frames.append(frame(test, m.id, observed, observed, p, n, "paired bootstrap, normal approximation"))
         elif test == "randomization":
             # canonical orientation and order of pairs (by system name): relabelling-invariant draws
             rank = np.empty(S, dtype=np.int64)

@@ -28,6 +28,7 @@ These objects only present data; they compute nothing.
 from __future__ import annotations
 
 import base64
+import html
 import json
 import math
 import os
@@ -512,21 +513,37 @@ class Table:
 
 
 class Note:
-    """A paragraph (or a few) of Markdown computed in a cell, e.g. a finding with numbers."""
+    """A paragraph (or a few) of Markdown computed in a cell, e.g. a finding with numbers.
 
-    def __init__(self, markdown_text: str, *, kind: str = "note"):
+    ``details``: more Markdown a reader opens on demand: in HTML a ``<details>`` element titled
+    ``summary`` inside the note; in the PDF (no clicks there) a titled paragraph after it."""
+
+    def __init__(self, markdown_text: str, *, kind: str = "note", details: str | None = None,
+                 summary: str = "More"):
         if kind not in ("note", "warning"):
             raise ValueError(f"kind must be 'note' or 'warning', got {kind!r}")
         self.text = markdown_text
         self.kind = kind
+        self.details = details or ""
+        self.summary = summary
+
+    @property
+    def full(self) -> str:
+        """The text and the details, as one Markdown string."""
+        return self.text + (f"\n\n{self.details}" if self.details else "")
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         body = _markdown_to_html(self.text)
+        md = self.text
+        if self.details:
+            body += (f'<details class="er-more"><summary>{html.escape(self.summary)}</summary>\n'
+                     f"{_markdown_to_html(self.details)}</details>\n")
+            md += f"\n\n**{self.summary}**\n\n{self.details}"
         return {
             _MIME_HTML: f'<div class="er-note er-note-{self.kind}">\n{body}</div>',
             # A pandoc fenced div: the Typst filter draws the box; elsewhere it is harmless.
-            _MIME_MD: f"::: {{.er-note .er-note-{self.kind}}}\n{self.text}\n:::\n",
-            _MIME_PLAIN: self.text,
+            _MIME_MD: f"::: {{.er-note .er-note-{self.kind}}}\n{md}\n:::\n",
+            _MIME_PLAIN: self.full,
         }
 
     def __repr__(self) -> str:

@@ -98,8 +98,8 @@ def flips(disagreements: pd.DataFrame, intervals: pd.DataFrame, primary: str, *,
 
     With ``paired`` (paired_differences.csv, :mod:`evalreport.analyses.paired`) the standard error is
     that of the paired bootstrap differences (the same resamples for both systems) and a flip is
-    beyond the noise when the paired bootstrap test gives p < ``alpha`` under both measures (columns
-    ``p_primary``, ``p_other``). Without it (older tables): the unpaired ``sqrt(se_A^2 + se_B^2)``
+    beyond the noise when the paired bootstrap test, Holm-corrected over every flip's two tests, gives
+    p < ``alpha`` under both measures (columns ``p_primary``, ``p_other``). Without it (older tables): the unpaired ``sqrt(se_A^2 + se_B^2)``
     from the standard errors in intervals.csv, and both z above ``k`` - conservative, since it drops
     the covariance of two systems scored on the same items."""
     prim = disagreements[disagreements["measure_a"] == primary]
@@ -149,12 +149,16 @@ def flips(disagreements: pd.DataFrame, intervals: pd.DataFrame, primary: str, *,
 
 
 def _paired_lookup(paired: pd.DataFrame | None):
-    """(measure, a, b) and (measure, b, a) -> (paired se, paired p) of paired_differences.csv."""
+    """(measure, a, b) and (measure, b, a) -> (paired se, Holm-corrected paired p) of the flip family of
+    paired_differences.csv."""
     if paired is None or paired.empty or not {"measure", "system_a", "system_b", "se", "p_value"} <= set(paired):
         return None
+    if "family" in paired:          # the flips' own family, Holm-corrected over its rows
+        paired = paired[paired["family"] == "flip"]
+    p_col = "p_holm" if "p_holm" in paired else "p_value"
     out = {}
     for m, x, y, s, p in zip(paired["measure"], paired["system_a"], paired["system_b"], paired["se"],
-                             paired["p_value"]):
+                             paired[p_col]):
         out[(m, x, y)] = out[(m, y, x)] = (float(s), float(p))
     return out
 

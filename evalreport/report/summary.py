@@ -2,12 +2,14 @@
 
 Every sentence is made from those rows (see :mod:`evalreport.analyses.findings` for what each
 row means), so the report and the CSV cannot disagree; nothing here is written for a particular
-data set. The verdicts are the rows': a measure's winner is "beyond the bootstrap noise" only when
-the paired bootstrap test against its runner-up says so (``winner_noise``), the others are
-near-ties; a constant predictor that wins and a chance baseline that beats every system are
+data set. The verdicts are the rows', each from a stated family of Holm-corrected tests: the
+leader's separations from the letters' family (all pairs under the primary measure); a measure's
+winner is "beyond the bootstrap noise" only when its test against the runner-up holds in the family
+of every measure's such test (``winner_noise``), the others are near-ties; a constant predictor that wins and a chance baseline that beats every system are
 flagged as a measure rewarding a degenerate prediction; chance level is judged by each system's
 interval against the strongest baseline (Monte-Carlo estimates within 2 standard errors of an
-exact value set aside). Lists read as English (``a, b and c``). Names from the data (systems, classes, baselines) and measure labels go through
+exact value set aside). The headline (``Note.text``) stays short; the rest (``Note.details``) is
+one click away. Lists read as English (``a, b and c``). Names from the data (systems, classes, baselines) and measure labels go through
 :func:`escape` before they enter the Markdown, so a system named ``*x*``, ``[a](http://e.x)`` or
 ```#x`{=typst}`` shows as written in HTML and in the PDF.
 """
@@ -157,7 +159,8 @@ def _winners_sentence(of, alpha: float) -> str:
     tied = [m for m in by_measure.index if len(by_measure[m]) > 1]
     # a sole winner with no paired verdict: no runner-up has a value, or no resample defines both values
     untested = [m for m in by_measure.index if len(by_measure[m]) == 1 and m not in clear and m not in near]
-    rule = f"paired bootstrap test of the winner against the runner-up, alpha {alpha:g}, uncorrected"
+    rule = (f"paired bootstrap test of the winner against the runner-up, Holm-corrected over the {len(noise)} "
+            f"measures with one winner, alpha {alpha:g}")
     everyone = {w for ws in by_measure for w in ws}
     if len(everyone) == 1:
         t = f"**Every measure** ({n_measures}) crowns {_names(sorted(everyone), bold=True)}"
@@ -178,7 +181,7 @@ def _winners_sentence(of, alpha: float) -> str:
              "measures crown different systems.")
     if near:
         near_groups = _winner_groups(winners[winners["measure"].isin(near)], "measure")
-        noise_words = (f"within the bootstrap noise ({_differences(margin.loc[near, 'value'])}; paired bootstrap "
+        noise_words = (f"within the bootstrap noise ({_differences(margin.loc[near, 'value'])}; corrected "
                        f"{_p_range(noise.loc[near, 'value'])})")
         if len(near) > 1 and len(near_groups) > 1 and all(len(ms) == 1 for _, ms in near_groups):
             # "Accuracy, kappa and F1 crown A, B and C": one measure per winner, in step
@@ -298,82 +301,75 @@ def _chance_sentence(of, alpha: float) -> str:
     return " ".join(parts) + f" The strongest chance baseline is {strongest}." + unvalued
 
 
-def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_items: int | None = None) -> Note:
-    """The findings block as one Note (Markdown list), from the rows of ``findings.csv``."""
-    rows = rows.copy()
-    if rows.empty:
-        return Note("No findings were computed for this report.")
-    rows["detail"] = rows["detail"].fillna("").astype(str) if "detail" in rows else ""
-    plabel = escape(_label(primary))
-
-    def of(kind):
-        return rows[rows["finding"] == kind]
-
-    def first(kind):
-        r = of(kind)
-        return None if r.empty else r.iloc[0]
-
-    items: list[str] = []
+def _leader_item(of, first, plabel: str, alpha: float) -> str:
+    """The leader under the primary measure, its interval and P(best)."""
     lead = of("leader")
-    not_avail = first("not_available")
-    if lead.empty:
-        return Note(escape(not_avail["detail"]) if not_avail is not None else "No system has a defined "
-                    f"value under {plabel}.")
-
-    # 1. the leader, how sure, who it cannot be separated from
     value = _num(lead["value"].iloc[0])
     if len(lead) > 1:
-        s = f"**Leader:** {_names(lead['system'], bold=True)} share first place under {plabel} ({value})."
-    else:
-        s = f"**Leader:** {_names(lead['system'], bold=True)} under {plabel}: {value}"
-        lo, hi = first("leader_lo"), first("leader_hi")
-        if lo is not None and hi is not None:
-            s += f" ({100 * (1 - alpha):g}% bootstrap interval {_num(lo['value'])} to {_num(hi['value'])})"
-        pb = first("p_best")
-        if pb is not None:
-            s += f", ranked first in {100 * float(pb['value']):.0f}% of the bootstrap resamples (P(best))"
-        s += "."
-    insep = of("inseparable")
-    sep = first("separable_count")
-    if sep is not None:
-        floor = first("p_floor")
-        untested = of("untested")
-        others = insep[~insep["system"].isin(lead["system"])]          # co-leaders are not "other systems"
-        if len(insep) and int(sep["value"]) == 0 and len(others) > 2:
-            ps = insep["value"].dropna()
-            s += (f" The Holm-corrected pairwise tests (alpha {alpha:g}) cannot separate "
-                  + ("it" if len(lead) == 1 else f"{_names(lead['system'])} from each other or")
-                  + f" from any of the other {len(others)} tested systems"
-                  + (f" (corrected p from {ps.min():.3f} to {ps.max():.3f})" if len(ps) else "") + ".")
-        elif len(insep):
-            pairs = [f"{escape(r['system'])} ({_p(float(r['value']))})" if not pd.isna(r["value"])
-                     else escape(r["system"]) for _, r in insep.iterrows()]
-            shown = pairs if len(pairs) <= MAX_NAMED else pairs[:MAX_NAMED] + [f"{len(pairs) - MAX_NAMED} more"]
-            s += (f" The Holm-corrected pairwise tests (alpha {alpha:g}) cannot separate it from "
-                  + (" and ".join(shown) if len(shown) <= 2 else ", ".join(shown[:-1]) + " and " + shown[-1]) + ".")
-        else:
-            s += (f" The Holm-corrected pairwise tests (alpha {alpha:g}) separate it from every other "
-                  + ("tested " if len(untested) else "") + "system.")
-        if len(untested):
-            s += (f" Not tested (no defined value or no significance letter, so neither separated nor inseparable): "
-                  f"{_names(untested['system'])}.")
-        if len(insep) and floor is not None and float(floor["value"]) >= alpha:
-            need = first("resamples_needed")
-            s += (f" With {escape(floor['detail'].split(':')[0])}, no corrected p-value can be below "
-                  f"{float(floor['value']):.3f}, so these tests cannot separate any pair at alpha {alpha:g}: "
-                  + (f"at least {int(need['value']):,} resamples would be needed." if need is not None
-                     else "more resamples would be needed."))
-    items.append(s)
+        return f"**Leader:** {_names(lead['system'], bold=True)} share first place under {plabel} ({value})."
+    s = f"**Leader:** {_names(lead['system'], bold=True)} under {plabel}: {value}"
+    lo, hi, pb = first("leader_lo"), first("leader_hi"), first("p_best")
+    extra = []
+    if lo is not None and hi is not None:
+        extra.append(f"{100 * (1 - alpha):g}% bootstrap interval {_num(lo['value'])} to {_num(hi['value'])}")
+    if pb is not None:
+        extra.append(f"ranked first in {100 * float(pb['value']):.0f}% of the resamples, P(best)")
+    return s + (f" ({'; '.join(extra)})" if extra else "") + "."
 
-    # 2. how fragile the top position is, and the gap against the noise
-    runner, noise, frag = first("runner_up"), first("gap_noise"), first("fragility")
+
+def _separation_item(of, first, alpha: float) -> str:
+    """Who the corrected family of pairwise tests separates from the leader, and the family."""
+    sep = first("separable_count")
+    if sep is None:
+        return ""
+    lead, insep, untested, floor = of("leader"), of("inseparable"), of("untested"), first("p_floor")
+    family = str(sep["detail"])
+    others = insep[~insep["system"].isin(lead["system"])]          # co-leaders are not "other systems"
+    n_sep = int(sep["value"])
+    who = "the leader" if len(lead) == 1 else _names(lead["system"])
+    s = "**Separated**" + (f" ({escape(family)}; systems sharing a letter on the leaderboard are not)" if family
+                           else "") + ": "
+    if len(others) == 0 and len(insep) == 0:
+        s += f"{who} from every other {'tested ' if len(untested) else ''}system."
+    else:
+        shown = [f"{escape(r['system'])} ({_p(float(r['value']))})" if not pd.isna(r["value"])
+                 else escape(r["system"]) for _, r in others.head(MAX_NAMED).iterrows()]
+        ps = others["value"].dropna()
+        if n_sep == 0 and len(others) > MAX_NAMED:
+            s += (f"{who} from none of the other {len(others)} tested systems"
+                  + (f" (corrected p from {ps.min():.3f} to {ps.max():.3f})" if len(ps) > 1 else "") + ".")
+        elif n_sep == 0:
+            s += f"{who} from none of the other {len(others)} tested systems: {_join(shown)}."
+        else:
+            if len(others) > MAX_NAMED:
+                shown.append(f"{len(others) - MAX_NAMED} more")
+            s += f"{who} from {n_sep} of the other {n_sep + len(others)}, not from {_join(shown)}."
+    pairs = first("separated_pairs")
+    if pairs is not None and n_sep + len(others) > 1:
+        n_letters = first("letters")
+        s += (f" Of all pairs, {int(pairs['value']):,} {escape(pairs['detail'])} are separated"
+              + (f"; the leaderboard's letters form {int(n_letters['value'])} groups" if n_letters is not None
+                 and int(n_letters["value"]) > 1 else "") + ".")
+    if len(untested):
+        s += f" Not tested (no value under the primary measure): {_names(untested['system'])}."
+    if len(insep) and floor is not None and float(floor["value"]) >= alpha:
+        need = first("resamples_needed")
+        s += (f" With {escape(floor['detail'].split(':')[0])}, no corrected p-value can be below "
+              f"{float(floor['value']):.3f}, so these tests cannot separate any pair at alpha {alpha:g}: "
+              + (f"at least {int(need['value']):,} resamples would be needed." if need is not None
+                 else "more resamples would be needed."))
+    return s
+
+
+def _runner_item(of, first, n_items, *, method: bool) -> str:
+    """The runner-up's gap (with the letters' verdict on it) and the fragility count; ``method``:
+    how the count was found (the details say it, the headline does not)."""
+    lead, runner, noise, frag = of("leader"), first("runner_up"), first("gap_noise"), first("fragility")
     parts = []
-    if runner is not None and len(lead) == 1:
+    if runner is not None and len(lead) == 1 and not method:
         t = f"The runner-up, {escape(runner['system'])}, is {_num(runner['value'])} behind"
         if noise is not None:
-            below = noise["detail"] == "below noise"
-            t += (", a gap within the bootstrap noise" if below else ", a gap larger than the bootstrap noise")
-            t += f" (paired bootstrap test, {_p(float(noise['value']))}, uncorrected)"
+            t += " (not separated)" if noise["detail"] == "below noise" else " (separated)"
         parts.append(t + ".")
     if frag is not None and not pd.isna(frag["value"]):
         k = int(frag["value"])
@@ -382,50 +378,52 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
         rival = ("the runner-up" if runner is not None and frag["system"] == runner["system"]
                  else escape(frag["system"]))
         if k == 0:
-            parts.append("**Fragility: 0** (the first place is shared).")
-        else:
-            # a change is one item's prediction in one system: one item changed in both systems counts twice
-            t = f"**Fragility: {k if exact else f'at most {k}'} changed prediction{'s' * (k > 1)}**"
-            if n_items:
-                t += f" ({n_items:,} test items)"
-            split = re.search(r"leader changes (\d+), challenger changes (\d+)", detail)
-            who = [f"{k} predictions"]
-            if split:
-                a, b = int(split.group(1)), int(split.group(2))
-                who = ([f"{a} of the leader's predictions"] if a else []) + ([f"{b} of {rival}'s"] if b else [])
+            return "" if method else " ".join(parts + ["**Fragility: 0** (the first place is shared)."])
+        t = f"**Fragility: {k if exact else f'at most {k}'} changed prediction{'s' * (k > 1)}**"
+        if n_items:
+            t += f" of {n_items:,} test items"
+        split = re.search(r"leader changes (\d+), challenger changes (\d+)", detail)
+        who = [f"{k} predictions"]
+        if split:
+            a, b = int(split.group(1)), int(split.group(2))
+            who = ([f"{a} of the leader's predictions"] if a else []) + ([f"{b} of {rival}'s"] if b else [])
+        if method:
             # the whole "how" (e.g. "...; exhaustive search ... finds no shorter one", which makes it exact)
-            method = (detail.split(":", 1)[1] if ":" in detail else detail).split("; leader changes")[0].strip()
-            t += (f": changing {' and '.join(who)} would bring {rival} level with the leader "
-                  f"({'exact' if exact else 'an upper bound'}; {escape(method)}).")
-            parts.append(t)
-    if parts:
-        items.append(" ".join(parts))
+            how = (detail.split(":", 1)[1] if ":" in detail else detail).split("; leader changes")[0].strip()
+            return (f"{t}: changing {' and '.join(who)} would bring {rival} level with the leader "
+                    f"({'exact' if exact else 'an upper bound'}; {escape(how)}).")
+        parts.append(f"{t} would bring {rival} level.")
+    return " ".join(parts)
 
-    # 3. does the winner depend on the measure (beyond the noise), the calibration, the class distribution?
-    t = _winners_sentence(of, alpha)
-    if t:
-        cal = _winner_groups(of("winner_calibrated"), "measure")
-        if cal:
-            if len(cal) == 1:
-                t += f" After prevalence calibration every measure crowns {_names(cal[0][0], bold=True)}."
-            else:
-                t += " After prevalence calibration: " + _crowns(cal, labels=True) + "."
-        wi = _winner_groups(of("winner_what_if"), "detail")
-        if wi:
-            t += (" Under the primary measure with other class distributions: "
-                  + _crowns(wi, labels=False, what="distributions") + ".")
-        items.append(t)
-    t = _degenerate_sentence(of)
-    if t:
-        items.append(t)
 
-    # 4. chance baselines
-    t = _chance_sentence(of, alpha)
-    if t:
-        items.append(t)
+def _measures_item(of, alpha: float) -> str:
+    """Short: how many measures each system wins, and the leads that hold in their corrected family."""
+    winners = of("winner")
+    groups = _winner_groups(winners, "measure")
+    if len(groups) < 1:
+        return ""
+    n = winners["measure"].nunique()
+    counts = ", ".join(("tied " if len(w) > 1 else "") + f"{_names(w, bold=True)} {len(ms)}" for w, ms in groups)
+    one = len(groups) == 1
+    t = (f"**Every measure** ({n}) crowns {_names(groups[0][0], bold=True)}" if one else
+         f"**Winners of the {n} measures:** {counts}")
+    noise = of("winner_noise")
+    if noise.empty:
+        return t + "."
+    clear = noise[noise["detail"] == "beyond noise"]
+    rule = (f"paired bootstrap test of each winner against its runner-up, Holm-corrected over the {len(noise)} "
+            f"measures with one winner, alpha {alpha:g}")
+    if clear.empty:
+        return t + (f"; its lead over the runner-up is within the bootstrap noise under every one ({rule})." if one
+                    else f". No winner's lead is beyond the bootstrap noise ({rule}).")
+    clear_groups = _winner_groups(winners[winners["measure"].isin(clear["measure"])], "measure")
+    return t + f". Leads beyond the bootstrap noise ({rule}): " + _crowns(clear_groups, labels=True) + "."
 
-    # 5. undefined values: grouped by the systems concerned, with the short form of each reason
-    # (no value at all vs a class average that has a value because undefined classes were skipped)
+
+def _undefined_items(of) -> list[str]:
+    """Undefined values, grouped by the systems concerned, with the short form of each reason
+    (no value at all vs a class average that has a value because undefined classes were skipped)."""
+    items = []
     for kind, head in (("undefined", "**No value (0/0):** "),
                        ("undefined_skipped", "**Defined after skipping undefined classes:** ")):
         und = of(kind)
@@ -446,9 +444,59 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
         more = f"; {len(groups) - MAX_UNDEFINED} more groups" if len(groups) > MAX_UNDEFINED else ""
         items.append(head + "; ".join(parts) + more
                      + ". Every case and its full reason: the table of undefined values and scores.csv.")
+    return items
 
-    # 6. what this input cannot tell
+
+def _calibration_sentence(of) -> str:
+    """Who wins after prevalence calibration and under the what-if class distributions."""
+    t = ""
+    cal = _winner_groups(of("winner_calibrated"), "measure")
+    if len(cal) == 1:
+        t += f"After prevalence calibration every measure crowns {_names(cal[0][0], bold=True)}."
+    elif cal:
+        t += "After prevalence calibration: " + _crowns(cal, labels=True) + "."
+    wi = _winner_groups(of("winner_what_if"), "detail")
+    if wi:
+        t += (" Under the primary measure with other class distributions: "
+              + _crowns(wi, labels=False, what="distributions") + ".")
+    return t.strip()
+
+
+def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_items: int | None = None) -> Note:
+    """The findings block as one Note, from the rows of ``findings.csv``: the headline (a Markdown
+    list a reader takes in within a minute) as ``text``, and every other finding (each measure's
+    winner and near-ties, calibration, undefined values, how the fragility count was found) as
+    ``details``, shown one click away in HTML."""
+    rows = rows.copy()
+    if rows.empty:
+        return Note("No findings were computed for this report.")
+    rows["detail"] = rows["detail"].fillna("").astype(str) if "detail" in rows else ""
+    plabel = escape(_label(primary))
+
+    def of(kind):
+        return rows[rows["finding"] == kind]
+
+    def first(kind):
+        r = of(kind)
+        return None if r.empty else r.iloc[0]
+
+    not_avail = first("not_available")
+    if of("leader").empty:
+        return Note(escape(not_avail["detail"]) if not_avail is not None else "No system has a defined "
+                    f"value under {plabel}.")
+    chance = _chance_sentence(of, alpha)
+    undefined = _undefined_items(of)
+    headline = [_leader_item(of, first, plabel, alpha), _separation_item(of, first, alpha),
+                _runner_item(of, first, n_items, method=False), _measures_item(of, alpha),
+                _degenerate_sentence(of), chance if not chance.startswith("**Chance:**") else ""]
     if not_avail is not None:
         detail = escape(not_avail["detail"])
-        items.append(f"**Not available:** {detail[:1].upper() + detail[1:]}.")
-    return Note("\n".join(f"- {i}" for i in items))
+        headline.append(f"**Not available:** {detail[:1].upper() + detail[1:]}.")
+    details = [_winners_sentence(of, alpha), _calibration_sentence(of), _runner_item(of, first, n_items, method=True),
+               chance if chance.startswith("**Chance:**") else "", *undefined]
+    if undefined:
+        headline.append(f"**Undefined values:** {len(of('undefined')) + len(of('undefined_skipped')):,} "
+                        "(measure, system) cases; below and in scores.csv.")
+    listed = [f"- {i}" for i in details if i]
+    return Note("\n".join(f"- {i}" for i in headline if i), details="\n".join(listed) if listed else None,
+                summary="More findings: each measure's winner, calibration, undefined values")

@@ -159,8 +159,10 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
             pairs = len(m)
             tests = set(pw["test"])
             t(f" Each of the {pairs:,} pairs of systems was compared under the primary measure by a two-sided paired "
-              f"bootstrap test of the difference (the bootstrap distribution centred on the null hypothesis, {B:,} "
-              "resamples)")
+              f"bootstrap test of the difference: z is the observed difference over the standard deviation of its "
+              f"{B:,} paired bootstrap replicates, and p = 2\u03a6(\u2212|z|), the normal approximation ")
+            c(*METHODS["bootstrap"])
+            t(", whose p-values, unlike a count of resamples, are not bounded below by 1/(B\u00a0+\u00a01)")
             if "randomization" in tests:
                 t(f", by approximate randomisation ({B:,} rounds, each swapping the two systems' predictions on every "
                   "item with probability 1/2) ")

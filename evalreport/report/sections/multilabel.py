@@ -163,12 +163,14 @@ class MultiLabelReport(MultiLabelParts):
 
     def _noise_words(self, wins: dict) -> str:
         """Which winners lead their runner-up beyond the paired bootstrap noise (paired_differences.csv:
-        the uncorrected paired bootstrap test at alpha, :mod:`evalreport.analyses.paired`), and the
+        its winner family, Holm-corrected, :mod:`evalreport.analyses.paired`), and the
         near-ties."""
         pdiff = self.table("paired_differences")
         if pdiff.empty or "noise" not in pdiff:
             return ""
         alpha = self.meta.get("alpha", 0.05)
+        if "family" in pdiff:
+            pdiff = pdiff[pdiff["family"] == "winner"]
         rows = []
         for m, w in wins.items():
             r = pdiff[(pdiff["measure"] == m) & (pdiff["system_a"] == w[0])] if len(w) == 1 else pdiff.iloc[:0]
@@ -178,7 +180,9 @@ class MultiLabelReport(MultiLabelParts):
             return ""
         from evalreport.report.summary import _differences, _p_range
 
-        rule = f"paired bootstrap test of the winner against the runner-up, alpha {alpha:g}, uncorrected"
+        p_col = "p_holm" if "p_holm" in pdiff else "p_value"
+        rule = (f"paired bootstrap test of the winner against the runner-up, Holm-corrected over the {len(rows)} "
+                f"measures with one winner, alpha {alpha:g}")
         near = [(m, r) for m, r in rows if r["noise"] == "within noise"]
         clear = [m for m, r in rows if r["noise"] == "beyond noise"]
         # sole winners without a verdict: no runner-up with a value, or no resample defines both values
@@ -189,7 +193,7 @@ class MultiLabelReport(MultiLabelParts):
                          f"bootstrap noise ({rule})." if clear else "")
         else:
             span = (f"{_differences([r['difference'] for _, r in near])}, "
-                    f"{_p_range([r['p_value'] for _, r in near])}")
+                    + ("corrected " if p_col == "p_holm" else "") + f"{_p_range([r[p_col] for _, r in near])}")
             shown = _names([f"{r['system_a']} under {self._label(m)}" for m, r in near])
             words.append(f"Near-ties, each lead over the runner-up within the bootstrap noise ({span}; {rule}): "
                          f"{shown}; " + ("that measure does not separate its first two systems." if len(near) == 1

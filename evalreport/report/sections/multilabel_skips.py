@@ -1,7 +1,7 @@
 """The multi-label findings' sentence on items an example-based measure left out (0/0 items), read
 from ``example_skips.csv`` (:func:`evalreport.analyses.multilabel_skips.example_skips`): how many
-items each system's value skipped or substituted, and which scikit-learn ``zero_division`` gives
-the same value. Every number comes from the table; nothing is assumed about the policy.
+items each system's value skipped or substituted, and which treatment of such items in
+scikit-learn gives the same value, in plain words (left out, counted as 0, counted as 1). Every number comes from the table; nothing is assumed about the policy.
 """
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ MAX_SYSTEMS = 2
 
 def _n(x: float) -> str:
     return "undefined" if pd.isna(x) else f"{x:.3f}"
+
+
+#: scikit-learn's ``zero_division`` settings, as a reader says them.
+_WORDS = {"nan": "left out", "0": "counted as 0", "1": "counted as 1"}
 
 
 def _equals(x) -> list[str]:
@@ -47,21 +51,22 @@ def skips_sentence(skips: pd.DataFrame, *, label, order=()) -> str:
             shown = pd.concat([shown, g[g["system"] == leader]])
         named = []
         for r in shown.itertuples(index=False):
-            others = [f"with zero_division={zd} {_n(getattr(r, f'zero_division_{zd}'))}"
-                      for k, zd in enumerate(z for z in ("0", "1") if z not in _equals(r.equals))]
+            others = [f"{_n(getattr(r, f'zero_division_{zd}'))} if counted as {zd}"
+                      for zd in ("0", "1") if zd not in _equals(r.equals)]
             named.append(f"{escape(str(r.system))} {int(r.zero_division_items):,} of {int(r.items):,} ({_n(r.value)}"
                          + (f"; {', '.join(others)}" if others else "") + ")")
         more = f" and {len(g) - len(shown)} more systems" if len(g) > len(shown) else ""
         parts.append(f"{escape(label(measure))}: {', '.join(named)}{more}")
-    sk = (f"; every such value equals scikit-learn's with zero_division={sorted(common)[0]}"
-          .replace("zero_division=nan", "zero_division=np.nan") if common else "")
+    sk = (f"; every such value equals scikit-learn's with those items {_WORDS[sorted(common)[0]]}"
+          if common else "")
     if "nan" in common and "example_jaccard" in set(rows["measure"]):
-        sk += " (jaccard_score does not offer it: 0 or 1 only)"
+        sk += " (its Jaccard score can only count them as 0 or 1)"
     if policy == "nan":
         head = ("Example-based measures leave out the items where they are 0/0 (policy `nan`" + sk + "; "
-                "scikit-learn's default, zero_division=\"warn\", counts such items as 0 instead). Items left out, "
-                "with the value and where it differs the value with zero_division=0 or 1")
+                "scikit-learn by default counts such items as 0). Items left out, with the value and, where it "
+                "differs, the value if they were counted as 0 or 1")
     else:
         head = (f"Example-based measures count the items where they are 0/0 as the policy `{escape(policy)}` says"
-                + sk + ". Items so counted, with the value and where it differs the value with zero_division=0 or 1")
+                + sk + ". Items so counted, with the value and, where it differs, the value if they were counted "
+                "as 0 or 1")
     return head + " - " + "; ".join(parts) + ". Every system is in example_skips.csv."

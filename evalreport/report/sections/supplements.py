@@ -182,8 +182,8 @@ class SupplementSections(ReportBase):
             text += (f" Example-based multi-label measures average over items: their 0/0 items are {verb} the "
                      f"mean (up to {int(worst['zero_division_items'])} of {int(worst['items'])} items, "
                      f"{escape(str(worst['system']))}, {escape(measure_label(str(worst['measure'])))}); "
-                     "example_skips.csv gives every count and the values under scikit-learn's zero_division=0 "
-                     "and 1.")
+                     "example_skips.csv gives every count and the values with those items counted as 0 "
+                     "or as 1.")
         return Note(f"**Undefined-value policy: `{policy}`.** {text}")
 
     def provenance_table(self) -> Table:
