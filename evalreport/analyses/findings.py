@@ -207,8 +207,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
         add("separated_pairs", "", primary, int((p_corr < alpha).sum()), f"of {n_pairs}")
         add("letters", "", primary, _n_letters(letters), "distinct letters on the leaderboard")
         add("separable_count", leader, primary, n_sep,
-            f"{TEST_NAMES.get(test, test)} tests of all {n_pairs} pairs under {m.label}, Holm-corrected, "
-            f"alpha {alpha:g}")
+            f"{TEST_NAMES.get(test, test)}, Holm-corrected over all {n_pairs} pairs, alpha {alpha:g}")
 
     # who wins under each measure: raw, calibrated, what-if distributions
     ranks = comp.ranks if len(comp.systems) > 1 else comp.ranks.iloc[:0]      # one system wins trivially

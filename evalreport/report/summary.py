@@ -318,38 +318,37 @@ def _leader_item(of, first, plabel: str, alpha: float) -> str:
 
 
 def _separation_item(of, first, alpha: float) -> str:
-    """Who the corrected family of pairwise tests separates from the leader, and the family."""
+    """Who the corrected family of pairwise tests separates from the leader, across all pairs, and
+    which family that is."""
     sep = first("separable_count")
     if sep is None:
         return ""
     lead, insep, untested, floor = of("leader"), of("inseparable"), of("untested"), first("p_floor")
-    family = str(sep["detail"])
     others = insep[~insep["system"].isin(lead["system"])]          # co-leaders are not "other systems"
     n_sep = int(sep["value"])
-    who = "the leader" if len(lead) == 1 else _names(lead["system"])
-    s = "**Separated**" + (f" ({escape(family)}; systems sharing a letter on the leaderboard are not)" if family
-                           else "") + ": "
+    who = "the leader" if len(lead) == 1 else "the leaders"
+    s = "**Separated from " + who + ":** "
+    shown = [f"{escape(r['system'])} ({_p(float(r['value']))})" if not pd.isna(r["value"])
+             else escape(r["system"]) for _, r in others.head(MAX_NAMED).iterrows()]
     if len(others) == 0 and len(insep) == 0:
-        s += f"{who} from every other {'tested ' if len(untested) else ''}system."
-    else:
-        shown = [f"{escape(r['system'])} ({_p(float(r['value']))})" if not pd.isna(r["value"])
-                 else escape(r["system"]) for _, r in others.head(MAX_NAMED).iterrows()]
+        s += f"every other {'tested ' if len(untested) else ''}system."
+    elif n_sep == 0 and len(others) > MAX_NAMED:
         ps = others["value"].dropna()
-        if n_sep == 0 and len(others) > MAX_NAMED:
-            s += (f"{who} from none of the other {len(others)} tested systems"
-                  + (f" (corrected p from {ps.min():.3f} to {ps.max():.3f})" if len(ps) > 1 else "") + ".")
-        elif n_sep == 0:
-            s += f"{who} from none of the other {len(others)} tested systems: {_join(shown)}."
-        else:
-            if len(others) > MAX_NAMED:
-                shown.append(f"{len(others) - MAX_NAMED} more")
-            s += f"{who} from {n_sep} of the other {n_sep + len(others)}, not from {_join(shown)}."
-    pairs = first("separated_pairs")
+        s += (f"none of the other {len(others)} tested systems"
+              + (f" (corrected p from {ps.min():.3f} to {ps.max():.3f})" if len(ps) > 1 else "") + ".")
+    elif n_sep == 0:
+        s += f"none of the other {len(others)} tested systems: not {_join(shown)}."
+    else:
+        if len(others) > MAX_NAMED:
+            shown.append(f"{len(others) - MAX_NAMED} more")
+        s += f"{n_sep} of the other {n_sep + len(others)}; not {_join(shown)}."
+    pairs, n_letters = first("separated_pairs"), first("letters")
     if pairs is not None and n_sep + len(others) > 1:
-        n_letters = first("letters")
         s += (f" Of all pairs, {int(pairs['value']):,} {escape(pairs['detail'])} are separated"
-              + (f"; the leaderboard's letters form {int(n_letters['value'])} groups" if n_letters is not None
+              + (f" ({int(n_letters['value'])} letter groups on the leaderboard)" if n_letters is not None
                  and int(n_letters["value"]) > 1 else "") + ".")
+    if str(sep["detail"]):
+        s += f" Test: {escape(sep['detail'])}."
     if len(untested):
         s += f" Not tested (no value under the primary measure): {_names(untested['system'])}."
     if len(insep) and floor is not None and float(floor["value"]) >= alpha:
