@@ -96,6 +96,14 @@ def test_what_the_tour_says_it_shows(tour):
     # measures disagree: svm first under accuracy and MCC, bert under the official measure, macro F1 and K
     assert values["accuracy"].idxmax() == values["mcc"].idxmax() == "svm"
     assert values["stance_f_avg"].idxmax() == values["macro_f1"].idxmax() == values["k"].idxmax() == "bert"
+    assert "`svm` finds fewer than half of the FAVOR items" in " ".join(_section("A tour").split())
+    from evalreport import evaluate
+    from evalreport.counts import count
+    from evalreport.inputs import read_runs
+
+    runs = read_runs(tour / "examples/stance/gold.tsv", runs_dir=tour / "examples/stance/runs")
+    recall = evaluate(count(runs), ["recall"], positive="FAVOR").set_index("system")["value"]
+    assert recall["svm"] < 0.5 < recall["bert"]
     leaderboard = pd.read_csv(tour / "tour" / "compare" / "leaderboard.csv").set_index("system")
     assert leaderboard.loc["bert", "rank"] == 1 and "a" in leaderboard.loc["svm", "letters"] \
         and "a" in leaderboard.loc["bert", "letters"]
