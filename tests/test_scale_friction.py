@@ -275,12 +275,13 @@ def test_cv_without_positive_shows_the_headline_measures_and_says_how_to_get_mor
 
 
 # ------------------------------------------------------------------------------------------------
-# (5) the README's --needs example has an answer on the demo; CB + Mon has none, for a stated reason
+# (5) the documented --needs example has an answer on the demo; CB + Mon has none, for a stated reason
 
 
-def _tour():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    return text[text.index("## A tour"):text.index("### Files written by")]
+def _needs_section():
+    text = (ROOT / "docs" / "report.md").read_text(encoding="utf-8")
+    start = text.index("## Which measures have the properties you need")
+    return text[start:text.index("\n## ", start)]
 
 
 def _fit(needs, tmp_path):
@@ -300,12 +301,12 @@ def _fit(needs, tmp_path):
 
 
 def test_readme_needs_example_names_measures(tmp_path):
-    needs = re.search(r"--needs (\S+)", _tour().split("```bash")[1]).group(1).split(",")
+    needs = re.search(r"--needs (\S+)", _needs_section().split("```bash")[1]).group(1).split(",")
     answer = _fit(needs, tmp_path)
     assert "none." not in answer
     for m in ("`kappa`", "`mcc`", "`gm1_macro`"):
         assert m in answer
-    assert "Cohen's kappa, MCC and GM_1 (macro)" in " ".join(_tour().split())
+    assert "Cohen's kappa, MCC and GM_1 (macro)" in " ".join(_needs_section().split())
 
 
 def test_cb_and_mon_answer_none_because_a_class_can_be_absent(tmp_path):
@@ -318,9 +319,9 @@ def test_cb_and_mon_answer_none_because_a_class_can_be_absent(tmp_path):
     multi = au[au["setting"] == "multiclass"].set_index(["measure", "property"])
     assert multi.loc[("sba", "CB"), "verdict"] == "violated" and "every class occurs" in multi.loc[("sba", "CB"), "detail"]
     assert multi.loc[("mcc", "Mon"), "verdict"] == multi.loc[("kappa", "Mon"), "verdict"] == "violated"
-    # the README's sentence, both halves: every class in the gold labels (the demo) vs a class absent
+    # the documented sentence, both halves: every class in the gold labels (the demo) vs a class absent
     assert ('`--needs goesgens.CB,goesgens.Mon` answers MCC and GM_1 (macro) on the demo and none on data where a '
-            'class is absent from the gold labels') in " ".join(_tour().split())
+            'class is absent from the gold labels') in " ".join(_needs_section().split())
     tables = tmp_path / "tables"
     pd.DataFrame({"class": [f"c{k}" for k in range(6)], "count": [5] * 6}).to_csv(tables / "prevalence.csv",
                                                                                  index=False)
@@ -367,9 +368,9 @@ def test_report_formats_errors_are_one_line_before_any_work(tmp_path):
 
 
 def test_readme_tour_activates_the_venv_first():
-    block = _tour().split("```bash")[1].split("```")[0]
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index("## A tour")
+    block = text[start:text.index("\n## ", start)].split("```bash")[1].split("```")[0]
     lines = [line.strip() for line in block.splitlines() if line.strip()]
     first = next(i for i, line in enumerate(lines) if line.startswith("evalreport "))
     assert any(line.startswith(". .venv/bin/activate") for line in lines[:first])
-    # and the tour's commands use the option names the commands take
-    assert "report $D/gold.tsv" in block and "--formats html" in block and "cv $D/gold.tsv" in block

@@ -276,7 +276,7 @@ def emit(frame: pd.DataFrame, fmt: str, *, wide: pd.DataFrame | None = None, tit
     from evalreport import escape
 
     file = file or sys.stdout
-    if fmt == "csv":   # names a spreadsheet would run as formulas get a leading ' (README, "Files written")
+    if fmt == "csv":   # names a spreadsheet would run as formulas get a leading ' (docs/report.md#files)
         escape.csv_frame(frame).to_csv(file, index=False, lineterminator="\n")
     elif fmt == "json":
         json.dump(_records(frame), file, indent=1, allow_nan=False)

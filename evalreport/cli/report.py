@@ -88,7 +88,7 @@ def register(sub) -> None:
                         "ranked together (see `evalreport benchmark`)")
     d.add_argument("--multilabel", action="store_true",
                    help="the multi-label example instead: 10 scikit-learn classifiers, 20 labels, 5,000 items (see "
-                        "README, Multi-label tasks)")
+                        "docs/multilabel.md)")
     add_task_options(d)
     d.set_defaults(func=run_demo)
 

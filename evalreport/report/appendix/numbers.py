@@ -1,6 +1,6 @@
 """How the appendix rounds: no digits beyond what the intervals resolve.
 
-Rule (stated in methods.tex and the README). A value is printed with ``d`` decimals, where ``d``
+Rule (stated in methods.tex and docs/appendix.md). A value is printed with ``d`` decimals, where ``d``
 is the decimal position of the first significant digit of the half-width ``w = (hi - lo) / 2``
 of its bootstrap interval: ``d = -floor(log10(w))``, so that ``w`` rounded to ``d`` decimals is at
 least one unit in the last digit (``w = 0.023`` gives ``d = 2``, ``w = 0.006`` gives
