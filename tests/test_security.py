@@ -142,7 +142,7 @@ def test_a_gold_file_name_with_control_characters_prints_inert_in_score(tmp_path
     assert main(["score", str(gold), str(run)]) == 2
     err = capsys.readouterr().err
     assert "\x1b" not in err and "\r" not in err
-    _one_error_line(err)
+    assert f"g{escape.one_line(FORGED)}: " in _one_error_line(err)
 
 
 def test_a_note_with_a_line_break_prints_as_one_line(capsys):
