@@ -18,20 +18,23 @@ Typst        :func:`typst` -- a Typst string literal (``"..."``), shown exactly 
 LaTeX        :func:`latex` -- the ten special characters as commands.
 YAML         :func:`yaml` -- a double-quoted scalar (JSON's string syntax, a subset of YAML).
 CSV          :func:`csv_cell` / :func:`csv_frame` -- OWASP's advice against spreadsheet
-             formulas: a text cell of a participant-derived column (:data:`CSV_TEXT_COLUMNS`)
-             that begins with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a
-             leading ``'``; so does one that begins with ``'`` itself, which makes the rule
-             reversible (:func:`csv_unquote`: the report reads its CSV files back and shows
-             the names as written). Numbers and the other columns (measure formulas,
-             reasons) are never changed. JSON is data, not a spreadsheet, and stays raw.
+             formulas: a text cell, in any column, that begins with ``=``, ``+``, ``-``,
+             ``@``, a tab or a carriage return gets a leading ``'``; so does one that begins
+             with ``'`` itself, which makes the rule reversible (:func:`csv_unquote`: the
+             report reads its CSV files back and shows the text as written). Number cells
+             are never changed, and neither is text that is a plain number (``-0.5``, which a
+             spreadsheet reads as that number), except in a participant-derived column
+             (:data:`CSV_TEXT_COLUMNS`: a system named ``-1`` stays a name). JSON is data,
+             not a spreadsheet, and stays raw.
 ===========  ===========================================================================
 
 Control characters (C0 but tab/newline/CR, DEL, C1) cannot be shown and some break tools
 downstream (vl-convert panics on them), and bidirectional overrides let a name reorder the text
 around it; the display targets (Markdown, HTML, LaTeX, chart specs) show each of them as U+FFFD
 (:func:`printable`; the CSV and JSON files keep the raw text), and Markdown folds runs of white
-space into one space (a name is one line). Typst string literals and YAML keep every character,
-written as an escape sequence where needed.
+space into one space (a name is one line). The command line's error and note lines on stderr go
+through :func:`one_line`, which also shows line breaks as U+FFFD. Typst string literals and YAML
+keep every character, written as an escape sequence where needed.
 """
 from __future__ import annotations
 
@@ -41,7 +44,7 @@ import re
 import unicodedata
 from typing import Any
 
-__all__ = ["markdown", "html", "typst", "latex", "yaml", "printable", "csv_cell", "csv_frame", "CSV_TEXT_COLUMNS",
+__all__ = ["markdown", "html", "typst", "latex", "yaml", "printable", "one_line", "csv_cell", "csv_frame", "CSV_TEXT_COLUMNS",
            "FORMULA_START", "csv_unquote"]
 
 _PUNCT = re.compile(r"([!-/:-@\[-`{-~])")          # every ASCII punctuation character
@@ -64,6 +67,16 @@ def printable(text: Any) -> str:
     embedding, override and isolate controls (U+202A-U+202E, U+2066-U+2069) show as U+FFFD: a
     right-to-left override in a name could otherwise reorder the sentence around it."""
     return _CONTROL.sub("\ufffd", str(text))
+
+
+_LINE_BREAK = re.compile(r"[\n\r\u2028\u2029]")
+
+
+def one_line(text: Any) -> str:
+    """:func:`printable`, and every line break (newline, carriage return, U+2028, U+2029) also shown
+    as U+FFFD: a message line on a terminal or in a platform's log (``evalreport: error: ...``) that
+    quotes a name from the data stays one line, and no name can forge a line of its own after it."""
+    return _LINE_BREAK.sub("\ufffd", printable(text))
 
 
 def markdown(text: Any) -> str:
@@ -113,29 +126,41 @@ def yaml(text: Any) -> str:
     return json.dumps(str(text), ensure_ascii=False)
 
 
-def csv_cell(value: Any) -> Any:
-    """``value`` with a leading ``'`` when it is text a spreadsheet would read as a formula."""
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def csv_cell(value: Any, *, numbers: bool = False) -> Any:
+    """``value`` with a leading ``'`` when it is text a spreadsheet would read as a formula (or text
+    that begins with ``'``). ``numbers=True``: text that is a plain number (``-0.5``, ``+3``,
+    ``-1e-3``) stays as it is, as a spreadsheet reads it as that number and evaluates nothing."""
     if isinstance(value, str) and value.startswith((*FORMULA_START, "'")):
+        if numbers and _NUMBER.fullmatch(value):
+            return value
         return "'" + value
     return value
 
 
+def _text_columns(frame) -> list:
+    return [c for c in frame.columns if frame[c].dtype.kind not in "iufcbmM"]
+
+
 def csv_frame(frame, columns=CSV_TEXT_COLUMNS):
-    """``frame`` for a CSV file: the text cells of ``columns`` (participant-derived) through
-    :func:`csv_cell`; numbers and every other column unchanged. Returns a copy when it changes."""
-    names = [c for c in frame.columns if str(c) in columns and frame[c].dtype.kind not in "iufcbmM"]
+    """``frame`` for a CSV file: every text cell through :func:`csv_cell`; in a column outside
+    ``columns`` (participant-derived text) a plain number is kept. Number columns are unchanged.
+    Returns a copy when it changes."""
+    names = _text_columns(frame)
     if not names:
         return frame
     out = frame.copy()
     for c in names:
-        out[c] = out[c].map(csv_cell)
+        out[c] = out[c].map(csv_cell) if str(c) in columns else out[c].map(lambda v: csv_cell(v, numbers=True))
     return out
 
 
-def csv_unquote(frame, columns=CSV_TEXT_COLUMNS):
-    """The inverse of :func:`csv_frame` for a frame read from one of evalreport's CSV files."""
-    names = [c for c in frame.columns if str(c) in columns and frame[c].dtype.kind not in "iufcbmM"]
-    for c in names:
+def csv_unquote(frame):
+    """The inverse of :func:`csv_frame` for a frame read from one of evalreport's CSV files: the
+    leading ``'`` of every text cell goes (in place; returns ``frame``)."""
+    for c in _text_columns(frame):
         frame[c] = frame[c].map(lambda v: v[1:] if isinstance(v, str) and v.startswith("'") else v)
     return frame
 

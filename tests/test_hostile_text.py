@@ -8,8 +8,9 @@ built from a table of hostile texts used in each role, and every output is check
   image with a remote source, no element made from a payload;
 * the PDF text (pdftotext): typst ran, the payloads are there as text and none was evaluated
   (``TYPSTPWN`` absent, ``#("TYPST"+"PWN")`` present);
-* the CSV files: participant text a spreadsheet would run as a formula starts with ``'``;
-  numbers and measure formulas are untouched; the JSON twins keep the raw text;
+* the CSV files: any text a spreadsheet would run as a formula (a participant's name, or a
+  measure formula of ours) starts with ``'``; numbers are untouched; the JSON twins keep the
+  raw text, and the report reads the CSV text back as written;
 * ``--format latex`` / ``markdown`` / ``csv`` of ``evalreport score``.
 
 A file name cannot hold ``/`` or NUL and has at most 255 bytes: the system-name variants of the
@@ -230,24 +231,33 @@ def _csv_rows(path: Path):
         yield from csv.DictReader(fh)
 
 
-def test_csv_prefixes_formula_names_and_keeps_numbers_and_formulas(hostile):
+def test_csv_prefixes_every_formula_cell_and_keeps_numbers(hostile):
     tables = hostile["out"] / "tables"
-    prefixed = 0
+    prefixed = ours = 0
+    number = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|[+-]?inf")
     for path in tables.glob("*.csv"):
         for row in _csv_rows(path):
             for col, value in row.items():
                 if col in escape.CSV_TEXT_COLUMNS:
                     assert not value.startswith(("=", "+", "-", "@", "\t", "\r")), (path.name, col, value)
                     prefixed += value.startswith("'")
-                elif value and value[0] in "-+" and col in ("value", "lo", "hi", "difference", "statistic"):
-                    float(value)                                          # a number, written as a number
-    assert prefixed > 100
+                elif value.startswith(("=", "+", "-", "@", "\t", "\r")):
+                    # in every other column (measure formulas, reasons, notes) only a number may begin so
+                    assert number.fullmatch(value), (path.name, col, value)
+                else:
+                    ours += value.startswith("'-")
+    assert prefixed > 100 and ours > 0
     scores = list(_csv_rows(tables / "scores.csv"))
     assert {"'=HYPERLINK(\"http:e.x\",\"c\")", "'+cmd|' -C calc'!A1", "'-2+3"} <= {r["system"] for r in scores}
     confusion = {r["predicted"] for r in _csv_rows(tables / "confusion.csv")}
     assert {"'=HYPERLINK(\"http://e.x\",\"c\")", "'+cmd|' -C calc'!A0", "'@SUM(1+1)"} <= confusion
-    formulas = [r["formula"] for r in _csv_rows(tables / "measures.csv")]
-    assert any(f.startswith("-") for f in formulas)                       # measure formula text stays readable
+    # a measure formula that begins with "-" is written with a ', and read back as written
+    formulas = {r["id"]: r["formula"] for r in _csv_rows(tables / "measures.csv")}
+    minus = {k: f for k, f in formulas.items() if f.startswith("'-")}
+    assert minus
+    from evalreport.measures import get
+
+    assert all(get(k).formula == f[1:] for k, f in minus.items())
     # JSON is data, not a spreadsheet: raw names
     systems = {r["system"] for r in json.loads((tables / "scores.json").read_text(encoding="utf-8"))}
     assert '=HYPERLINK("http:e.x","c")' in systems and "-2+3" in systems
@@ -255,6 +265,8 @@ def test_csv_prefixes_formula_names_and_keeps_numbers_and_formulas(hostile):
     from evalreport.report.sections import open_report
 
     assert '=HYPERLINK("http:e.x","c")' in set(open_report(tables).table("scores")["system"])
+    shown = open_report(tables).table("measures").set_index("id")["formula"]
+    assert all(shown[k] == f[1:] for k, f in minus.items())
 
 
 @pytest.mark.parametrize("fmt", ["latex", "markdown", "csv", "table"])

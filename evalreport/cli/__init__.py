@@ -104,7 +104,7 @@ def main(argv=None) -> int:
     except EvalReportError as exc:
         if stopped:
             return _interrupted(stopped)
-        print(f"evalreport: error: {exc}", file=sys.stderr)
+        print(f"evalreport: error: {_error_text(exc)}", file=sys.stderr)
         return getattr(exc, "exit_status", 2)        # 3: an organiser's configuration (errors.ConfigError)
     except BrokenPipeError:  # e.g. `evalreport measures | head`
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -114,9 +114,11 @@ def main(argv=None) -> int:
     except OSError as exc:      # a file-system error no check foresaw: one line, not a traceback
         if stopped:
             return _interrupted(stopped)
+        from evalreport.escape import one_line
+
         where = " -> ".join(os.fsdecode(f) for f in (exc.filename, exc.filename2) if f is not None)
         reason = exc.strerror or str(exc) or type(exc).__name__
-        print(f"evalreport: error: {where + ': ' if where else ''}{reason}", file=sys.stderr)
+        print(f"evalreport: error: {one_line(where + ': ' if where else '')}{one_line(reason)}", file=sys.stderr)
         return 2
     except MemoryError:
         _stop_kernels()
@@ -127,6 +129,21 @@ def main(argv=None) -> int:
         for signum, handler in previous.items():
             if handler is not None:     # None: a handler not set from Python, which cannot be put back
                 signal.signal(signum, handler)
+
+
+def _error_text(exc: EvalReportError) -> str:
+    """The text of an error line, inert (:func:`evalreport.escape.one_line`): a file name, label or
+    column from the data cannot move the cursor, recolour the terminal or forge a line of its own.
+    An error about an input, a measure or an output folder is one line; another (a renderer that
+    failed, with the end of its stderr) keeps its lines, each inert and indented under the first."""
+    from evalreport.errors import InputError, MeasureError, OutputError
+    from evalreport.escape import one_line
+
+    text = str(exc)
+    if isinstance(exc, (InputError, MeasureError, OutputError)):
+        return one_line(text)
+    first, *rest = text.split("\n")
+    return "\n".join([one_line(first), *(f"  {one_line(line)}" for line in rest)])
 
 
 def run() -> None:
@@ -157,7 +174,13 @@ def _log_warnings_as_notes() -> None:
         return
     handler = logging.StreamHandler(sys.stderr)
     handler.setLevel(logging.WARNING)
-    handler.setFormatter(logging.Formatter("evalreport: note: %(message)s"))
+    from evalreport.escape import one_line
+
+    class Inert(logging.Formatter):        # a note line prints inert, as print_note prints one
+        def format(self, record):
+            return one_line(super().format(record))
+
+    handler.setFormatter(Inert("evalreport: note: %(message)s"))
     handler._evalreport_cli = True
     logger.addHandler(handler)     # (with a handler here, Python's last-resort handler stays silent)
 

@@ -8,6 +8,12 @@ from evalreport.cli.common import add_measure_options, add_task_options, csv_lis
 from evalreport.errors import InputError
 
 
+#: The most bootstrap resamples the scorer takes; more is refused before anything is allocated. A
+#: million resamples of a 1,000-item, 3-class submission take about 6 s and 230 MB (100 classes and
+#: 5,000 items: about 60 s per 100,000); 1,000 to 10,000 give stable bounds.
+MAX_BOOTSTRAP = 1_000_000
+
+
 def register(sub) -> None:
     p = sub.add_parser(
         "codabench", help="score one submission as a Codabench/CodaLab scoring program (scores.json)",
@@ -52,6 +58,9 @@ def run(args) -> int:
     from evalreport.report.codabench import organiser_error, score_submission, write_outputs
 
     for bad, text in ((args.bootstrap < 0, f"--bootstrap must be >= 0; got {args.bootstrap}"),
+                      (args.bootstrap > MAX_BOOTSTRAP, f"--bootstrap (task-file key bootstrap) must be at most "
+                                                       f"{MAX_BOOTSTRAP:,} in a scoring program, which resamples "
+                                                       f"every submission; got {args.bootstrap:,}"),
                       (not 0 < args.alpha < 1, f"--alpha must lie strictly between 0 and 1; got {args.alpha}"),
                       (args.seed < 0, f"--seed must be 0 or more; got {args.seed}")):
         if bad:

@@ -20,10 +20,11 @@ FORMATS = ("table", "csv", "json", "markdown", "latex")
 
 def print_note(text) -> None:
     """One ``evalreport: note:`` line on stderr; a label from the data in it prints inert
-    (:func:`evalreport.escape.printable`: no terminal control sequence, no bidirectional override)."""
-    from evalreport.escape import printable
+    (:func:`evalreport.escape.one_line`: no terminal control sequence, no bidirectional override,
+    no line break)."""
+    from evalreport.escape import one_line
 
-    print(f"evalreport: note: {printable(text)}", file=sys.stderr)
+    print(f"evalreport: note: {one_line(text)}", file=sys.stderr)
 
 
 def csv_list(text: str) -> list[str]:
@@ -326,8 +327,8 @@ def emit_columns(columns: dict, fmt: str, *, file=None) -> None:
             text = np.where(a, "True", "False").astype(object)
         elif a.dtype.kind == "O":
             text = np.array([_csv_text(v) for v in a.tolist()], dtype=object)
-            if name in escape.CSV_TEXT_COLUMNS:
-                text = np.array([escape.csv_cell(v) for v in text.tolist()], dtype=object)
+            own = name not in escape.CSV_TEXT_COLUMNS       # as escape.csv_frame guards a text column
+            text = np.array([escape.csv_cell(v, numbers=own) for v in text.tolist()], dtype=object)
         else:
             raise ValueError(f"column {name!r}: emit_columns writes float, bool and text columns, not {a.dtype}")
         cells.append(text.tolist())

@@ -200,7 +200,33 @@ def apply_to_parser(parser, spec: TaskSpec, *, ignore=()) -> list[str]:
 # ----------------------------------------------------------------------------- reading
 
 
+#: How deep tables and lists may nest in a task or benchmark file (a benchmark file needs 5:
+#: tasks.NAME.what_if[i].CLASS); a deeper file is refused before the schema check walks it.
+MAX_DEPTH = 16
+_TOO_DEEP = f"tables or lists nested more than {MAX_DEPTH} levels deep (a task file needs at most 5)"
+
+
 def _read(path: Path) -> dict:
+    try:
+        data = _parse(path)
+    except RecursionError:        # the TOML and YAML parsers recurse once per nesting level
+        raise InputError(_TOO_DEEP, path=path) from None
+    _check_depth(data, path)
+    return data
+
+
+def _check_depth(data, path: Path) -> None:
+    """Refuse ``data`` nested more than :data:`MAX_DEPTH` levels deep (walked with a stack of its own)."""
+    stack = [(data, 0)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, (dict, list)):
+            if depth >= MAX_DEPTH:
+                raise InputError(_TOO_DEEP, path=path)
+            stack.extend((v, depth + 1) for v in (value.values() if isinstance(value, dict) else value))
+
+
+def _parse(path: Path) -> dict:
     if not path.is_file():
         raise InputError("task file not found" if not path.exists() else "task file is not a file", path=path)
     suffix = path.suffix.lower()
@@ -223,7 +249,11 @@ def _read(path: Path) -> dict:
         import yaml
 
         try:
-            data = yaml.safe_load(text)
+            data = yaml.load(text, Loader=_loader())          # noqa: S506 (a SafeLoader without aliases)
+        except _AliasRefused as exc:
+            raise InputError(f"YAML {exc.what} ({exc.name}) in a task file: write the value out where it is used "
+                             "(anchors and aliases are refused, so that a short file cannot expand to a huge "
+                             "one)", path=path, line=exc.line) from None
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             problem = " ".join(p for p in (exc.context, exc.problem) if p)
@@ -239,6 +269,30 @@ def _read(path: Path) -> dict:
     if not isinstance(data, dict):
         raise InputError(f"a task file holds a table of keys (key = value); found {type(data).__name__}", path=path)
     return data
+
+
+class _AliasRefused(Exception):
+    def __init__(self, what: str, name: str, line: int):
+        super().__init__(what)
+        self.what, self.name, self.line = what, name, line
+
+
+def _loader():
+    """``yaml.SafeLoader`` that refuses anchors (``&name``) and aliases (``*name``) as it meets them,
+    before any node is built: a "billion laughs" document (aliases of aliases) would expand to
+    billions of values, and the schema check would take minutes over them."""
+    import yaml
+
+    class NoAliases(yaml.SafeLoader):
+        def compose_node(self, parent, index):
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent):
+                raise _AliasRefused("alias", f"*{event.anchor}", event.start_mark.line + 1)
+            if getattr(event, "anchor", None) is not None:
+                raise _AliasRefused("anchor", f"&{event.anchor}", event.start_mark.line + 1)
+            return super().compose_node(parent, index)
+
+    return NoAliases
 
 
 def _validate(data: dict, schema: dict, path: Path) -> None:
@@ -273,8 +327,10 @@ def _bad_value(where: list[str], err, path: Path) -> None:
     keys = [w for w in where if not w.isdigit()]
     key = next((k for k in reversed(keys) if k in _MUST_BE), keys[-1] if keys else "")
     dotted = ".".join(where) if where else "(top level)"
-    value = err.instance
-    raise InputError(f"key {dotted!r} must be {_MUST_BE.get(key, err.message)}; got {value!r}", path=path)
+    shown = repr(err.instance)
+    if len(shown) > 60:         # a long value is named by its start
+        shown = shown[:57] + "..."
+    raise InputError(f"key {dotted!r} must be {_MUST_BE.get(key, err.message)}; got {shown}", path=path)
 
 
 def _resolve(base: Path, text: str) -> Path:

@@ -20,6 +20,7 @@ import json
 import math
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,7 +61,8 @@ def leaderboard_key(measure_id: str) -> str:
 def data_file(folder: Path, role: str) -> Path:
     """The one data file of ``folder`` (``ref`` or ``res``): the only supported file at its top
     level, or else the only one anywhere below it (a zip that held a folder). Anything else is an
-    error naming the folder and what was found."""
+    error naming the folder and what was found. In ``res/`` a symbolic link, or anything but a
+    folder or a regular file, at any depth, is a submission error (:func:`_listing`)."""
     from evalreport.inputs.checks import SUPPORTED_EXTENSIONS
 
     folder = Path(folder)
@@ -69,23 +71,68 @@ def data_file(folder: Path, role: str) -> Path:
         raise InputError(f"no {role}/ folder: the platform puts the {what} there", path=folder)
 
     def usable(p: Path) -> bool:
-        return p.is_file() and not p.name.startswith(".") and p.name not in _IGNORED
+        return not p.name.startswith(".") and p.name not in _IGNORED
 
-    top = sorted(p for p in folder.iterdir() if usable(p))
+    # a submission is walked whole before anything is chosen (a link anywhere in it is refused)
+    listing = _listing(folder, links=role == "ref", deep=role == "res")
+    top = [p for p in listing if p.parent == folder and usable(p)]
     data = [p for p in top if p.suffix.lower() in SUPPORTED_EXTENSIONS]
     if not data and not top:
-        deep = sorted(p for p in folder.rglob("*") if usable(p) and not any(
-            part.startswith(".") or part == "__MACOSX" for part in p.relative_to(folder).parts))
+        if role == "ref":
+            listing = _listing(folder, links=True, deep=True)
+        deep = [p for p in listing if usable(p) and not any(
+            part.startswith(".") or part == "__MACOSX" for part in p.relative_to(folder).parts)]
         data = [p for p in deep if p.suffix.lower() in SUPPORTED_EXTENSIONS]
         top = deep
     if len(data) == 1:
-        return data[0]
+        return data[0] if role == "ref" else _inside(data[0], folder)
     kinds = ", ".join(SUPPORTED_EXTENSIONS)
     if not data:
         found = ", ".join(p.name for p in top[:5]) or "nothing"
         raise InputError(f"the {what} must be one file of a supported format ({kinds}); found {found}", path=folder)
     raise InputError(f"the {what} must be one file; found {len(data)}: "
                      f"{', '.join(p.name for p in data[:5])}", path=folder)
+
+
+def _listing(folder: Path, *, links: bool, deep: bool = True) -> list[Path]:
+    """Every regular file below ``folder``, at any depth (``deep=False``: at its top level), sorted.
+    The walk keeps its own stack (a submission nested thousands of folders deep is walked like a
+    flat one) and never enters a linked folder. ``links=False`` (a submission, which arrives as a zip and may carry links): a symbolic
+    link or a special file (FIFO, socket, device) anywhere is refused, naming it and never opening
+    it, so that nothing outside ``res/`` (the gold file in ``ref/``, ``/etc/passwd``) is read
+    through the submission. ``links=True`` (the organiser's ``ref/``): a link to a file counts as
+    that file."""
+    files, stack = [], [folder]
+    while stack:
+        here = stack.pop()
+        with os.scandir(here) as entries:
+            for entry in entries:
+                path = here / entry.name
+                if entry.is_symlink():
+                    if links and entry.is_file():
+                        files.append(path)
+                    elif not links:
+                        raise InputError(f"{path.relative_to(folder)} is a symbolic link; a submission holds "
+                                         "regular files only (links are not followed)", path=folder)
+                elif entry.is_dir(follow_symlinks=False):
+                    if deep:
+                        stack.append(path)
+                elif entry.is_file(follow_symlinks=False):
+                    files.append(path)
+                elif not links:
+                    raise InputError(f"{path.relative_to(folder)} is not a regular file (a FIFO, socket or "
+                                     "device); a submission holds regular files only", path=folder)
+    return sorted(files)
+
+
+def _inside(path: Path, folder: Path) -> Path:
+    """``path`` when it resolves to a regular file inside ``folder``; else a submission error that
+    names it (its content is never read)."""
+    where = path.resolve()
+    if not where.is_relative_to(folder.resolve()) or not stat.S_ISREG(os.lstat(where).st_mode):
+        raise InputError(f"{path.relative_to(folder)} lies outside the submission folder; a submission holds "
+                         "regular files only", path=folder)
+    return path
 
 
 def organiser_error(exc: Exception) -> ConfigError:
@@ -238,6 +285,9 @@ def _score(input_dir: Path, gold: Path, *, primary, measures, positive, policy, 
     from evalreport.measures.perclass import per_class_frame
 
     submission = data_file(input_dir / "res", "res")
+    if os.path.samefile(submission, gold):         # a hard link, or res/ itself a link to ref/
+        raise InputError("the submission is the reference data itself (a link to the gold file); a submission "
+                         "holds its own predictions", path=input_dir / "res")
     runs, counts, costs, gains, records, ids, keys = _counted(
         gold, [submission], "submission", primary=primary, measures=measures, costs=costs, order=order, gains=gains,
         labels=labels, id_col=id_col, label_col=label_col, missing=missing, allow_unknown=allow_unknown)
