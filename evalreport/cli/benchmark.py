@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from evalreport.errors import InputError
+from evalreport.words import counted
 
 
 def register(sub) -> None:
@@ -178,7 +179,8 @@ def run_benchmark(args) -> int:
     benchmark = _read(args)
     check_tasks(benchmark, policy=args.policy)
     warn_mixed_primaries(benchmark)
-    title = args.title or f"Benchmark of {len(benchmark.systems)} systems on {len(benchmark.tasks)} tasks"
+    title = args.title or (f"Benchmark of {counted(len(benchmark.systems), 'system')} "
+                           f"on {counted(len(benchmark.tasks), 'task')}")
     paths = build_benchmark_report(benchmark, Path(args.out), title=title, bootstrap=args.bootstrap, seed=args.seed,
                                    alpha=args.alpha, missing=args.missing, policy=args.policy, formats=formats,
                                    engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),

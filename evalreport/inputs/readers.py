@@ -57,6 +57,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalreport.errors import InputError
+from evalreport.words import counted
 from evalreport.inputs.align import IdIndex
 from evalreport.inputs.checks import (_FORMATS, _as_paths, _listing, _natural_key, _near_miss, _short, hash_file,
                                       natural_sorted)
@@ -422,7 +423,7 @@ def _system_names(paths: list[Path], names) -> list[str]:
     if names is not None:
         names = [str(n) for n in names]
         if len(names) != len(paths):
-            raise InputError(f"{len(names)} system names for {len(paths)} run files")
+            raise InputError(f"{counted(len(names), 'system name')} for {counted(len(paths), 'run file')}")
     else:
         names = [p.stem for p in paths]
     seen: dict[str, int] = {}
