@@ -489,7 +489,7 @@ def test_bad_arguments(tmp_path, gold):
         read_runs(gold, [gold], missing="skip")
     with raises("no run files given"):
         read_runs(gold)
-    with raises("2 system names for 1 run files"):
+    with raises("2 system names for 1 run file"):
         read_runs(gold, [gold], names=["a", "b"])
     other = tmp_path / "x"
     other.mkdir()
