@@ -136,3 +136,15 @@ def test_no_cli_message_says_one_systems(files, tmp_path):
     assert not re.search(r"\b1 (systems|measures|bootstrap resamples)\b", err)
     code, _, err = _run(["score", str(files / "gold.tsv"), str(files / "run.tsv"), "--names", "a,b"])
     assert code == 2 and "2 system names for 1 run file" in err and "1 run files" not in err
+
+
+def test_a_benchmark_files_task_names_every_unknown_measure(tmp_path):
+    from evalreport.examples import shared_task_data, write_benchmark
+
+    folder = write_benchmark({"alpha": shared_task_data(n_systems=2, n_classes=3, n_items=30, seed=1)},
+                             tmp_path / "tasks")
+    spec = tmp_path / "bench.toml"
+    spec.write_text(f'[tasks.alpha]\ngold = "{folder / "alpha" / "gold.tsv"}"\nruns = "{folder / "alpha" / "runs"}"\n'
+                    'measures = ["acuracy", "mcx"]\n', encoding="utf-8")
+    code, _, err = _run(["benchmark", "--benchmark-file", str(spec), "--out", str(tmp_path / "out")])
+    assert code == 2 and "task 'alpha': 2 unknown measures" in err and "'accuracy'" in err and "'mcc'" in err, err

@@ -123,12 +123,13 @@ def check_tasks(benchmark, *, policy: str = "nan") -> None:
     costs). An error names the task: ``task 'track-C-fr': measure ...: unknown class ...``."""
     from evalreport.counts import Counts
     from evalreport.errors import MeasureError
-    from evalreport.measures import evaluate, get
+    from evalreport.measures import check_names, evaluate, get
     from evalreport.measures.subsets import bind
 
     for t in benchmark.tasks:
         labels = list(t.labels)
         try:
+            check_names([t.primary, *(t.measures or ())])          # every unknown id of the task at once
             records = [bind(get(m), labels) for m in dict.fromkeys([t.primary, *(t.measures or ())])]
             if not labels:
                 continue

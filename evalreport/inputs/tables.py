@@ -62,7 +62,6 @@ class _Table:
         self.all_names = list(all_names if all_names is not None else columns)
         self.n_rows = n_rows
         self.header = header
-        self.delimiter: str | None = None   # a text file's separator, as found
         self.id_col: str | None = None   # names items in messages, when set
         self.unusable: dict[str, InputError] = {}   # columns that hold values of no use, and why
         self._lines: np.ndarray | None | bool = False  # False = not computed yet
@@ -405,9 +404,7 @@ def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None,
         if _only_blank_after(path, len(first)):
             # only a header (with or without a final newline): pyarrow cannot skip a line that does not end
             empty = pa.array([], type=pa.large_string())
-            table = _Table(path, fmt, {name: empty for name in header}, 0, header=True)
-            table.delimiter = delimiter
-            return table
+            return _Table(path, fmt, {name: empty for name in header}, 0, header=True)
     else:
         header, skip = list(names), 0
     generated = [f"c{i}" for i in range(len(header))]
@@ -451,9 +448,7 @@ def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None,
     else:
         _check_csv_quotes(path, result.num_rows, names is None, delimiter)
     columns = {name: result.column(g) for name, g in zip(header, generated)}
-    table = _Table(path, fmt, columns, result.num_rows, header=names is None)
-    table.delimiter = delimiter
-    return table
+    return _Table(path, fmt, columns, result.num_rows, header=names is None)
 
 
 def _only_blank_after(path: Path, start: int) -> bool:
