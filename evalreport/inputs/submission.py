@@ -84,10 +84,10 @@ def submission_faults(gold, submission, classes: Sequence[str], *, id_col: str =
     if len(kept):
         codes = pc.dictionary_encode(kept).indices.to_numpy(zero_copy_only=False)
         _, first_at = np.unique(codes, return_index=True)
-        repeat = np.zeros(len(ids), dtype=bool)
-        repeat[rows] = first_at[codes] != np.arange(codes.size)
+        earlier = np.arange(len(ids))                 # row -> the first row with its id
+        earlier[rows] = rows[first_at[codes]]
+        repeat = earlier != np.arange(len(ids))
         if repeat.any():
-            earlier = {int(r): int(rows[first_at[codes[k]]]) for k, r in enumerate(rows) if repeat[r]}
             faults.append(_rows(s, "repeated id", repeat, f"{_count(repeat, 'row')} repeating an id of an earlier row "
                                 "(one prediction per item)", values=ids, earlier=earlier))
         extra = np.zeros(len(ids), dtype=bool)
