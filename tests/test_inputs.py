@@ -395,8 +395,10 @@ BAD_RUN_FILES = [
     pytest.param("r.csv", b"id,lab\xe9l\na,x\n", "not valid UTF-8", 1, id="not_utf8_header"),
     pytest.param("r.jsonl", b'{"id": "a", "label": "x"}\n{"id": "b", "label": "\xff"}\n', "not valid UTF-8", 2, id="not_utf8_jsonl"),
     pytest.param("r.tsv", "id\tlabel\na\tx\n\nb\ty\textra\nc\tx\n", "has 3 fields but the header has 2", 4, id="too_many_fields"),
-    pytest.param("r.csv", "id,label\na,x\nb,y\nc\n", "has 1 fields but the header has 2", 4, id="too_few_fields"),
-    pytest.param("r.xlsx", "whatever", "unsupported file type '.xlsx'", None, id="unsupported_extension"),
+    pytest.param("r.csv", "id,label\na,x\nb,y\nc\n", "has 1 field but the header has 2", 4, id="too_few_fields"),
+    pytest.param("r.xls", "whatever", "unsupported file type '.xls' for a run file (the older binary Excel format: "
+                 "save the sheet as .xlsx or CSV)", None, id="unsupported_extension"),
+    pytest.param("r.xlsx", "whatever", "cannot read as an Excel workbook (.xlsx)", None, id="not_a_workbook"),
     pytest.param("r.parquet", b"PAR1 this is not parquet at all", "cannot read as Parquet", None, id="bad_parquet"),
     pytest.param("r.jsonl", '{"id": "a", "label": "x"}\n\n{"id": "b", label: "y"}\n', "not valid JSON", 3, id="bad_jsonl_line"),
     pytest.param("r.jsonl", '{"id": "a", "label": "x"}\n["b", "y"]\n', "expected a JSON object", 2, id="jsonl_not_object"),
@@ -489,7 +491,7 @@ def test_bad_arguments(tmp_path, gold):
         read_runs(gold, [gold], missing="skip")
     with raises("no run files given"):
         read_runs(gold)
-    with raises("2 system names for 1 run files"):
+    with raises("2 system names for 1 run file"):
         read_runs(gold, [gold], names=["a", "b"])
     other = tmp_path / "x"
     other.mkdir()

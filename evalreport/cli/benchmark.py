@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from evalreport.errors import InputError
+from evalreport.words import counted
 
 
 def register(sub) -> None:
@@ -122,12 +123,13 @@ def check_tasks(benchmark, *, policy: str = "nan") -> None:
     costs). An error names the task: ``task 'track-C-fr': measure ...: unknown class ...``."""
     from evalreport.counts import Counts
     from evalreport.errors import MeasureError
-    from evalreport.measures import evaluate, get
+    from evalreport.measures import check_names, evaluate, get
     from evalreport.measures.subsets import bind
 
     for t in benchmark.tasks:
         labels = list(t.labels)
         try:
+            check_names([t.primary, *(t.measures or ())])          # every unknown id of the task at once
             records = [bind(get(m), labels) for m in dict.fromkeys([t.primary, *(t.measures or ())])]
             if not labels:
                 continue
@@ -178,7 +180,8 @@ def run_benchmark(args) -> int:
     benchmark = _read(args)
     check_tasks(benchmark, policy=args.policy)
     warn_mixed_primaries(benchmark)
-    title = args.title or f"Benchmark of {len(benchmark.systems)} systems on {len(benchmark.tasks)} tasks"
+    title = args.title or (f"Benchmark of {counted(len(benchmark.systems), 'system')} "
+                           f"on {counted(len(benchmark.tasks), 'task')}")
     paths = build_benchmark_report(benchmark, Path(args.out), title=title, bootstrap=args.bootstrap, seed=args.seed,
                                    alpha=args.alpha, missing=args.missing, policy=args.policy, formats=formats,
                                    engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),

@@ -22,7 +22,8 @@ def register(sub) -> None:
                     "numbers: the official measure, the chosen measures and their bootstrap interval bounds "
                     "KEY_lo, KEY_hi), OUTPUT/scores.txt and OUTPUT/detailed_results.html. The settings come "
                     "from --task-file (primary = the official measure); options given here override it. A "
-                    "malformed submission is one error line on stderr, exit status 2, and no scores; an error "
+                    "malformed submission is one error line on stderr naming every fault found (each kind "
+                    "counted, with its first lines), exit status 2, and no scores; an error "
                     "of the organiser's setup (task file, reference data, plugins, measures) exits with 3.")
     p.add_argument("input", metavar="INPUT", help="the input folder (holds ref/ and res/)")
     p.add_argument("output", metavar="OUTPUT", help="the output folder (scores.json is written there)")

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from evalreport.errors import EvalReportError, InputError
+from evalreport.words import counted
 
 if TYPE_CHECKING:     # numpy and pandas are imported where they are used: `--help` and parsing do without them
     import numpy as np
@@ -115,7 +116,19 @@ def _prepare(parser: argparse.ArgumentParser, args, argv=None):
         from evalreport.measures.plugins import load_plugins
 
         load_plugins(args.plugin)
+    _check_measure_names(args)
     return args
+
+
+def _check_measure_names(args) -> None:
+    """Every unknown id of ``--primary`` and ``--measures`` (or the task file's) in one error, each with
+    its nearest valid id, before any input is read (plugins are loaded by now, so their ids count)."""
+    specs = [getattr(args, "primary", None), *(getattr(args, "measures", None) or ())]
+    specs = [s for s in specs if isinstance(s, str) and s.strip()]
+    if specs:
+        from evalreport.measures import check_names
+
+        check_names(specs, also=getattr(args, "_measure_extras", ()))
 
 
 def add_scoring_command(sub, name: str, *, help: str, description: str, func) -> argparse.ArgumentParser:
@@ -239,7 +252,7 @@ def _renamed(counts, names):
     if not names:
         return counts
     if len(names) != len(counts.systems):
-        raise InputError(f"--names gives {len(names)} names for {len(counts.systems)} systems "
+        raise InputError(f"--names gives {counted(len(names), 'name')} for {counted(len(counts.systems), 'system')} "
                          f"({', '.join(counts.systems)})")
     return Counts(counts.tensor, counts.labels, names, counts.fold_names)
 

@@ -26,6 +26,9 @@ def register(sub) -> None:
                     "five F estimators of the --positive class per system (and AUC_avg, AUC_merge where the runs "
                     "carry scores); --all (or --measures) gives every measure under every aggregation.",
         func=run)
+    # the score measures cv takes besides the registry's ids (evalreport.analyses.crossval.SCORE_MEASURES,
+    # not imported here: parsing the command line stays light)
+    p.set_defaults(_measure_extras=("auc", "average_precision"))
     p.add_argument("--all", dest="all_measures", action="store_true",
                    help="every measure under every aggregation (default: the five F estimators of --positive, "
                         "and AUC where the runs carry scores; the measures of --measures when given)")

@@ -1,8 +1,9 @@
 """``evalreport measures [PATTERN]``: the catalogue with its metadata.
 
-An id is what a user types, so the table never cuts one (nor an alias): on a terminal the ids
-and aliases keep their full width and the other columns wrap; when stdout is not a terminal
-(a pipe, a file) the table is plain text, one line per measure, nothing cut.
+An id is what a user types, so the table never cuts one (nor an alias): on a terminal, or wherever
+``COLUMNS`` gives a width, the ids and aliases keep their full width and the other columns wrap to
+fit it; when stdout is not a terminal and no width is given (a pipe, a file) the table is plain
+text, one line per measure, nothing cut.
 """
 from __future__ import annotations
 
@@ -43,9 +44,11 @@ def run(args) -> int:
                              "`evalreport measures` lists them all")
     cols = [c for c in frame.columns if c != "id"] if args.all_columns else list(COLUMNS)
     if args.format == "table":
+        from evalreport.cli.terminal import terminal_width
+
         out = sys.stdout
         terminal = bool(getattr(out, "isatty", lambda: False)())
-        print_table(frame, cols, file=out, terminal=terminal)
+        print_table(frame, cols, file=out, terminal=terminal, width=terminal_width(out))
         return 0
     emit(frame, args.format, wide=frame.set_index("id")[cols], title="evalreport measures")
     return 0
@@ -62,27 +65,75 @@ def matches(pattern: str, row) -> bool:
 
 
 def print_table(frame, cols, *, file, terminal: bool, width: int | None = None) -> None:
-    """The catalogue as a table: rich on a terminal (ids and aliases at full width, other columns
-    wrapped), plain aligned text otherwise. Nothing is cut in either."""
+    """The catalogue within ``width`` cells (``COLUMNS``, else the terminal's width): a rich table when
+    it fits (ids and aliases at full width, other columns wrapped), else one block per measure (the id
+    and label, then one wrapped ``column: value`` line each); with no width known (a pipe, a file) plain
+    aligned text, one line per measure. Nothing is cut, no id is broken; colour codes on a terminal only."""
     show = frame[["id", *cols]].fillna("").astype(str)
-    if not terminal:
+    if not terminal and width is None:
         file.write(plain_table(show))
+        return
+    if width is None:
+        import shutil
+
+        width = shutil.get_terminal_size().columns
+    if _table_width(show) > width:
+        file.write(blocks(show, width))
         return
     from rich.console import Console
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(title="evalreport measures", show_lines=False)
     for c in show.columns:
         if c in ID_COLUMNS:
-            longest = max([len(c)] + [len(part.strip()) for v in show[c] for part in v.split(",")])
-            table.add_column(c, no_wrap=True, min_width=longest, overflow="ignore",
-                             style="bold" if c == "id" else None)
+            table.add_column(c, no_wrap=True, style="bold" if c == "id" else None)
         else:
             table.add_column(c, overflow="fold")
     for row in show.itertuples(index=False):
-        # one alias per line: a long list wraps between ids, never inside one
-        table.add_row(*[v.replace(", ", "\n") if c == "aliases" else v for c, v in zip(show.columns, row)])
-    Console(file=file, width=width, force_terminal=True).print(table)
+        # one alias per line: a long list wraps between ids, never inside one; text never read as markup
+        table.add_row(*[Text(v.replace(", ", "\n") if c == "aliases" else v) for c, v in zip(show.columns, row)])
+    Console(file=file, width=width, force_terminal=terminal, no_color=not terminal).print(table)
+
+
+def _table_width(show) -> int:
+    """Cells the rich table needs with every cell on one line (aliases one per line): a border and two
+    spaces of padding per column, and the closing border."""
+    from rich.cells import cell_len
+
+    def cell(c, v):
+        return max((cell_len(a.strip()) for a in v.split(",")), default=0) if c == "aliases" else cell_len(v)
+
+    return sum(max([cell_len(c)] + [cell(c, v) for v in show[c]]) + 3 for c in show.columns) + 1
+
+
+#: Values up to this long share one line of a block (direction, range, chance, ...).
+_SHORT = 16
+
+
+def blocks(show, width: int) -> str:
+    """One block per measure within ``width`` characters: ``id  label`` on the first line, the short
+    values on one ``column: value; ...`` line, then each longer one (and the aliases) on a line of its
+    own, wrapped between words (an id or an alias is never broken; a word longer than the line stays
+    whole). Blocks are separated by a blank line; a plugin's text prints inert (no control characters)."""
+    import textwrap
+
+    from evalreport.escape import printable
+
+    out = []
+    for row in show.itertuples(index=False):
+        values = dict(zip(show.columns, (" ".join(printable(v).split()) for v in row)))
+        ident, label = values.pop("id"), values.pop("label", "")
+        brief = {c: v for c, v in values.items() if v and len(v) <= _SHORT and c not in ID_COLUMNS}
+        short = "; ".join(f"{c}: {v}" for c, v in brief.items())
+        fields = [f"{c}: {v}" for c, v in values.items() if v and c not in brief]
+        lines = textwrap.wrap(f"{ident}  {label}".rstrip(), width=width, subsequent_indent="    ",
+                              break_long_words=False, break_on_hyphens=False)
+        for text in [short, *fields] if short else fields:
+            lines += textwrap.wrap(text, width=width, initial_indent="  ", subsequent_indent="    ",
+                                   break_long_words=False, break_on_hyphens=False)
+        out.append("\n".join(lines))
+    return "\n\n".join(out) + "\n"
 
 
 def plain_table(frame) -> str:

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 from evalreport.errors import InputError, MeasureError
+from evalreport.words import counted
 
 _REFUSED = (("--positive", "positive", None, "every label is a positive class of its own binary matrix"),
             ("--order", "order", None, "labels of a set have no order"),
@@ -208,7 +209,7 @@ def report(args, *, formats, command: str) -> dict:
     runs = read(args)
     extra = recorded_sources(args, plugins=False, gains=False)     # a task file, entry points
     sources = [*runs.sources, *extra] if extra else None
-    title = args.title or f"Multi-label evaluation of {len(runs.systems)} systems"
+    title = args.title or f"Multi-label evaluation of {counted(len(runs.systems), 'system')}"
     paths = build_multilabel_report(runs, args.out, title=title, primary=args.primary, measures=args.measures,
                                     policy=args.policy, bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha,
                                     formats=formats, engine=args.engine, command=command,

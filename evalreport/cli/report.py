@@ -8,6 +8,7 @@ from pathlib import Path
 from evalreport.cli import common, multilabel
 from evalreport.cli.common import add_input_options, add_measure_options, add_task_options, csv_list, input_paths
 from evalreport.errors import InputError
+from evalreport.words import counted
 
 
 def _add_report_options(p) -> None:
@@ -201,7 +202,7 @@ def run_report(args) -> int:
     extra = common.recorded_sources(args, plugins=False, gains=False)   # build_report records those two
     if extra:   # the task file and entry points among the inputs, with the data files
         sources = [*(sources if sources is not None else getattr(data, "sources", ())), *extra]
-    title = args.title or f"Evaluation of {len(loaded.counts.systems)} systems"
+    title = args.title or f"Evaluation of {counted(len(loaded.counts.systems), 'system')}"
     scenarios = _what_if(args.what_if, list(loaded.counts.labels))
     paths = build_report(data, Path(args.out), sources=sources, what_if=scenarios, title=title, primary=args.primary, measures=args.measures,
                          positive=args.positive, policy=args.policy, costs=loaded.costs, order=args.order,

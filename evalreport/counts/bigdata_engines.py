@@ -10,6 +10,8 @@ aggregations out of core: it keeps within ``memory_limit`` and spills to ``temp_
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from evalreport.errors import InputError
@@ -19,6 +21,19 @@ __all__ = ["ENGINES"]
 #: Query engines: ``duckdb`` (embedded, out of core; the default) and ``spark`` (pyspark).
 ENGINES = ("duckdb", "spark")
 
+
+
+def _separator(paths, fmt: str) -> str:
+    """The separator of a view's text files: the first file's, found as the in-memory reader finds it
+    (:func:`~evalreport.inputs.delimiters.sniff_delimiter`), when it is a plain local file; else the
+    extension's (a compressed file, a remote path)."""
+    default = "\t" if fmt == "tsv" else ","
+    first = Path(str(paths[0])) if paths else None
+    if first is None or first.suffix.lower() not in (".csv", ".tsv", ".tab") or not first.is_file():
+        return default
+    from evalreport.inputs.delimiters import sniff_delimiter
+
+    return sniff_delimiter(first, default)
 
 class _DuckDB:
     """DuckDB in this process: out of core within ``memory_limit``, spilling to ``temp_directory``."""
@@ -43,7 +58,7 @@ class _DuckDB:
         if fmt == "parquet":
             source = f"read_parquet({files})"
         else:
-            delim = _sql_string("\t" if fmt == "tsv" else ",")
+            delim = _sql_string(_separator(paths, fmt))
             source = f"read_csv({files}, header = true, delim = {delim}, quote = '\"', all_varchar = true)"
         self.con.execute(f"CREATE TEMP VIEW {name} AS SELECT * FROM {source}")
 
@@ -95,7 +110,7 @@ class _Spark:
         if fmt == "parquet":
             frame = reader.parquet(*paths)
         else:
-            frame = reader.csv(paths, header=True, sep="\t" if fmt == "tsv" else ",", inferSchema=False,
+            frame = reader.csv(paths, header=True, sep=_separator(paths, fmt), inferSchema=False,
                                quote='"', escape='"')
         frame.createOrReplaceTempView(name)
         self._views.append(name)

@@ -17,7 +17,7 @@ from evalreport.errors import InputError
 from evalreport.inputs.checks import (_FORMATS, _INTEGER, _SCAN_CHUNK, _as_paths, _check_file, _listing, _natural_key,
                                       _utf8_error, natural_sorted)
 from evalreport.inputs.readers import too_many_classes
-from evalreport.inputs.tables import _DELIMITER, MISSING_LABELS, _read_table, _Table
+from evalreport.inputs.tables import _HEADED, MISSING_LABELS, _read_table, _Table
 
 __all__ = ["read_confusion", "read_confusions"]
 
@@ -140,7 +140,7 @@ def _read_confusion_table(path) -> tuple[_Table, Path, str]:
     table, path = _read_table(path, "confusion", formats=_CONFUSION_FORMATS)
     if all(c in table.columns for c in _LONG):
         return table, path, "long"
-    if fmt not in _DELIMITER:
+    if fmt not in _HEADED:
         table.require(*_LONG)
     return table, path, "square"
 

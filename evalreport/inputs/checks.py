@@ -15,6 +15,7 @@ import os
 import re
 import shlex
 import stat
+import warnings
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -23,7 +24,11 @@ from evalreport.errors import InputError
 __all__ = ["hash_file", "natural_sorted", "SUPPORTED_EXTENSIONS"]
 
 _FORMATS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
-            ".parquet": "parquet", ".pq": "parquet"}
+            ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
+#: Spreadsheet formats that are not read, and what to do instead.
+_OTHER_SPREADSHEETS = {".xls": "the older binary Excel format", ".xlsm": "a macro-enabled workbook",
+                       ".xlsb": "a binary Excel workbook", ".ods": "an OpenDocument spreadsheet",
+                       ".numbers": "a Numbers spreadsheet"}
 #: Extensions :func:`read_runs` accepts (``.json`` is accepted by the confusion readers only).
 SUPPORTED_EXTENSIONS = tuple(_FORMATS)
 _NUMERIC = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
@@ -100,6 +105,52 @@ def _as_paths(value) -> list[Path]:
     return [Path(v) for v in value]
 
 
+# ----------------------------------------------------------------------------- run folders
+
+
+def _runs_in_folder(folder: Path, *, exclude: Path) -> list[Path]:
+    if not folder.exists():
+        if folder.is_symlink():
+            raise InputError("runs folder is a broken symbolic link or a symbolic link loop", path=folder)
+        raise InputError("runs folder not found", path=folder)
+    if not folder.is_dir():
+        raise InputError("runs_dir is not a folder", path=folder)
+    skip = _resolved(exclude)
+    entries = [p for p in folder.iterdir() if skip is None or _resolved(p) != skip]
+    found = [p for p in entries if not _hidden(p.name) and p.is_file() and p.suffix.lower() in _FORMATS]
+    if not found:
+        raise InputError(f"no run files ({', '.join(_FORMATS)}) in the runs folder", path=folder)
+    ignored = natural_sorted(_entry_name(p) for p in entries if p not in found)
+    if ignored:   # an organiser must not lose a team's run without noticing (a hidden file neither)
+        one = len(ignored) == 1
+        warnings.warn(f"{folder}: {len(ignored)} {'entry' if one else 'entries'} of the runs folder "
+                      f"{'is not a run file' if one else 'are not run files'} ({', '.join(_FORMATS)}; hidden files "
+                      f"are skipped) and {'was' if one else 'were'} not read: {_listing(ignored)}", stacklevel=2)
+    return sorted(found, key=lambda p: _natural_key(p.name))
+
+
+def _hidden(name: str) -> bool:
+    """A hidden file, or the lock file (``~$book.xlsx``) a spreadsheet program keeps beside an open workbook."""
+    return name.startswith((".", "~$"))
+
+
+def _resolved(path: Path) -> Path | None:
+    """The real path, or None for a symbolic link loop or a path that cannot be resolved."""
+    try:
+        return path.resolve() if path.exists() else None
+    except (OSError, RuntimeError):   # RuntimeError: Python < 3.13's symlink loop
+        return None
+
+
+def _entry_name(path: Path) -> str:
+    """A folder entry as a listing shows it: ``sub/``, ``.hidden.tsv (hidden)``, ``loop (broken or looping link)``."""
+    if path.is_symlink() and not path.exists():
+        return f"{path.name} (broken or looping symbolic link)"
+    if _hidden(path.name) and path.is_file() and path.suffix.lower() in _FORMATS:
+        return f"{path.name} (hidden)" if path.name.startswith(".") else f"{path.name} (a spreadsheet's lock file)"
+    return path.name + ("/" if path.is_dir() else "")
+
+
 def _check_file(path, role: str, formats=_FORMATS) -> tuple[Path, str]:
     """The path and its format, or an InputError for a missing/odd file.
 
@@ -120,7 +171,9 @@ def _check_file(path, role: str, formats=_FORMATS) -> tuple[Path, str]:
         raise InputError(f"{role} file is {kind}, not a regular file; save the data to a file first", path=path)
     fmt = formats.get(path.suffix.lower())
     if fmt is None:
-        raise InputError(f"unsupported file type {path.suffix or '(no extension)'!r} for a {role} file; "
+        other = _OTHER_SPREADSHEETS.get(path.suffix.lower())
+        hint = f" ({other}: save the sheet as .xlsx or CSV)" if other else ""
+        raise InputError(f"unsupported file type {path.suffix or '(no extension)'!r} for a {role} file{hint}; "
                          f"use one of {', '.join(formats)}", path=path)
     if path.stat().st_size == 0:
         raise InputError(f"{role} file is empty (no rows)", path=path)

@@ -11,8 +11,9 @@ whose first cell is that class's name (the header's first cell is free, e.g. ``g
 
 Entry (row i, column j) is the cost of predicting class j for an item of gold class i (rows =
 gold, as everywhere in evalreport; paper 000 writes Delta(c_j, c_i) for it). Comma-separated
-(``.csv``) or tab-separated (``.tsv``, ``.tab``, ``.txt``). Rows and columns may come in any order;
-they are reordered to the class list. Paper 000 (section 6) requires Delta(c, c) = 0 and
+(``.csv``) or tab-separated (``.tsv``, ``.tab``, ``.txt``); a file separated by ``;`` (a spreadsheet's
+export in many locales) or ``|`` is read too (:mod:`evalreport.inputs.delimiters`). Rows and columns
+may come in any order; they are reordered to the class list. Paper 000 (section 6) requires Delta(c, c) = 0 and
 Delta >= 0.
 
 A gain matrix has the same format and goes through the same reader with the same errors (file
@@ -27,6 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from evalreport.errors import InputError
+from evalreport.inputs.delimiters import DECIMAL_COMMA, sniff_delimiter
 
 __all__ = ["read_costs", "validate_costs", "read_gains"]
 
@@ -81,7 +83,7 @@ def _read_square(path, labels, what: str, check) -> np.ndarray:
     from evalreport.inputs.checks import _check_text
 
     _check_text(path)          # compressed, NUL bytes, CR-only line endings
-    delimiter = "," if path.suffix.lower() == ".csv" else "\t"
+    delimiter = sniff_delimiter(path, "," if path.suffix.lower() == ".csv" else "\t")   # ';' from a spreadsheet too
     try:
         with path.open(newline="", encoding="utf-8") as fh:
             rows = [(n, r) for n, r in enumerate(csv.reader(fh, delimiter=delimiter), start=1)
@@ -106,8 +108,11 @@ def _read_square(path, labels, what: str, check) -> np.ndarray:
         try:
             body[name] = [float(c) for c in row[1:]]
         except ValueError:
-            bad = next(c for c in row[1:] if not _is_number(c))
-            raise InputError(f"{what} {bad.strip()!r} is not a number", path=path, line=line) from None
+            bad = next(c for c in row[1:] if not _is_number(c)).strip()
+            hint = ""
+            if DECIMAL_COMMA.fullmatch(bad):
+                hint = f": write the decimal point as '.' ({bad.replace(',', '.')}), not a decimal comma"
+            raise InputError(f"{what} {bad!r} is not a number{hint}", path=path, line=line) from None
         for j, value in enumerate(body[name]):     # (validate_costs's checks, with the line)
             check(value, row[j + 1].strip(), f"{what} of predicting {header[j]!r} for gold {name!r}",
                   header[j] == name, line)

@@ -135,7 +135,7 @@ def _last_line_if_one_per_line(scan: "_Scan | bytes", n_rows: int, header: bool)
     return n_lines if n_lines == n_rows + int(header) else None
 
 
-def _check_csv_quotes(path: Path, n_rows: int, header: bool) -> None:
+def _check_csv_quotes(path: Path, n_rows: int, header: bool, delimiter: str = ",") -> None:
     """A quoted CSV field may span lines, but a quote that never closes runs to the end of the file,
     where the reader drops it and keeps the text (``3,"NONE`` would read as ``NONE``): an error."""
     scan = _scan_lines(path)
@@ -149,13 +149,13 @@ def _check_csv_quotes(path: Path, n_rows: int, header: bool) -> None:
                 return
             text, line = scan.last.decode("utf-8", errors="replace"), int(lines[-1])
             try:
-                list(csv.reader([text], strict=True))
+                list(csv.reader([text], delimiter=delimiter, strict=True))
                 return
             except csv.Error:
                 pass
         else:
             with open(path, newline="", encoding="utf-8-sig") as handle:
-                reader = csv.reader(handle, strict=True)
+                reader = csv.reader(handle, delimiter=delimiter, strict=True)
                 start = 1
                 try:
                     for _ in reader:

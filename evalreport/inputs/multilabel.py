@@ -64,7 +64,7 @@ from evalreport.errors import InputError
 from evalreport.inputs.checks import _listing, _near_miss, _short, hash_file, natural_sorted
 from evalreport.inputs.readers import run_files, too_many_classes
 from evalreport.inputs.runs import Source, _clip, _frozen
-from evalreport.inputs.tables import MISSING_LABELS, _DELIMITER, _first_true, _read_table, _Table, _to_text
+from evalreport.inputs.tables import MISSING_LABELS, _DELIMITER, _HEADED, _first_true, _read_table, _Table, _to_text
 
 __all__ = ["MultiLabelRuns", "read_multilabel", "detect_multilabel", "LAYOUTS", "MAX_INDICATOR_CELLS"]
 
@@ -307,7 +307,7 @@ def _parse(t: _Table, layout: str, *, id_col: str, label_col: str, label_sep: st
         columns = tuple(c for c in t.all_names if c != id_col)
         if not columns:
             raise t.error(f"no label columns: a wide file has the id column {id_col!r} and one 0/1 column per label",
-                          line=1 if t.fmt in _DELIMITER else None)
+                          line=1 if t.fmt in _HEADED else None)
         matrix = np.stack([_indicator(t, c) for c in columns], axis=1)
         rows, cols = np.nonzero(matrix)
         return _Sets(t, "wide", ids, np.arange(t.n_rows), rows, cols, rows, [_clean(c) for c in columns],
@@ -414,7 +414,9 @@ def _label_column_kind(path, label_col: str) -> str | None:
                     return None
                 return "list" if isinstance(record[label_col], list) else "scalar"
             if fmt in _DELIMITER:
-                header = next(csv.reader(handle, delimiter=_DELIMITER[fmt]), [])
+                from evalreport.inputs.delimiters import sniff_delimiter
+
+                header = next(csv.reader(handle, delimiter=sniff_delimiter(path, _DELIMITER[fmt])), [])
                 return "scalar" if label_col in [h.strip() for h in header] else None
     except (OSError, ValueError, UnicodeDecodeError, StopIteration, pa.ArrowException):
         return None
@@ -497,7 +499,7 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
             raise g.table.error(f"gold label {_short(outside[0])} is not in the labels list {_listing(label_set)}"
                                 f"{_near_miss(outside[0], label_set)}", row=at,
                                 item=None if at is None else g.table._item(at),
-                                line=1 if at is None and g.table.fmt in _DELIMITER else None)
+                                line=1 if at is None and g.table.fmt in _HEADED else None)
     else:
         label_set = natural_sorted(gold_names)
     if not label_set:
@@ -558,7 +560,7 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
                 f"({'the labels list' if labels is not None else 'the gold labels'}: {_listing(label_set)}); "
                 f"{len(unknown)} unknown label(s): {_listing(unknown)}; use --allow-unknown (Python: "
                 "allow_unknown=True) to keep them as false positives", row=at,
-                line=1 if at is None and r.table.fmt in _DELIMITER else None)
+                line=1 if at is None and r.table.fmt in _HEADED else None)
         placed.append((pos[r.pair_item], codes[r.pair_label]))
         sources.append(Source("run", str(r.table.path), hash_file(r.table.path), r.table.n_rows, system=systems[s]))
 
@@ -597,7 +599,7 @@ def _choose_layouts(forms, tables, layout, label_col) -> list[str]:
     for t, f in zip(tables, forms):
         if f is None:
             raise t.error(f"no label column {label_col!r} and not a wide file of 0/1 indicator columns; the columns "
-                          f"found are: {', '.join(repr(c) for c in t.all_names)}", line=1 if t.fmt in _DELIMITER else None)
+                          f"found are: {', '.join(repr(c) for c in t.all_names)}", line=1 if t.fmt in _HEADED else None)
     multi = [(t, f) for t, f in zip(tables, forms) if f in ("list", "sep", "wide")]
     if multi:
         for t, f in zip(tables, forms):

@@ -15,9 +15,16 @@ Formats are chosen by file extension:
 ``.csv``                  comma-separated text, header on line 1 (``"``-quoting as usual)
 ``.jsonl``, ``.ndjson``   one JSON object per line (blank lines are skipped)
 ``.parquet``, ``.pq``     Apache Parquet
+``.xlsx``                 Excel workbook: its first sheet, header in row 1; a "line" is the
+                          sheet's row number (:mod:`evalreport.inputs.workbooks`)
 ``.json``                 confusion files only: headerless ``gold<TAB>predicted<TAB>count``
                           lines (the ImageNet files of Gösgens et al.), detected by content
 ========================  ==================================================================
+
+A ``.csv`` or ``.tsv`` file may use any of the separators ``,`` ``;`` TAB ``|``: the extension's is
+kept when it splits the header, else the one that does, consistently over a sample of lines
+(:mod:`evalreport.inputs.delimiters`; a spreadsheet's "CSV" export writes ``;`` in many locales). A
+number written with a decimal comma (``0,75``) is refused with a message saying so.
 
 Text must be UTF-8 (a byte-order mark is accepted) with LF or CRLF line endings; a text file
 holding a NUL byte, a compressed file (gzip, bzip2, xz, zstd, zip) under a text extension, a
@@ -57,11 +64,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalreport.errors import InputError
+from evalreport.words import counted
 from evalreport.inputs.align import IdIndex
-from evalreport.inputs.checks import (_FORMATS, _as_paths, _listing, _natural_key, _near_miss, _short, hash_file,
+from evalreport.inputs.checks import (_as_paths, _listing, _near_miss, _runs_in_folder, _short, hash_file,
                                       natural_sorted)
 from evalreport.inputs.runs import Runs, Source, code_dtype
-from evalreport.inputs.tables import _DELIMITER, MISSING_LABELS, _first_true, _read_table, _Table
+from evalreport.inputs.tables import _HEADED, MISSING_LABELS, _first_true, _read_table, _Table
 
 # Re-exported: defined here before the split, and imported from here by other modules and tests.
 from evalreport.inputs.checks import (_INTEGER, _SCAN_CHUNK, SUPPORTED_EXTENSIONS, _check_file,  # noqa: F401
@@ -380,49 +388,11 @@ def announce_prediction_only(added) -> None:
                       stacklevel=3)
 
 
-def _runs_in_folder(folder: Path, *, exclude: Path) -> list[Path]:
-    if not folder.exists():
-        if folder.is_symlink():
-            raise InputError("runs folder is a broken symbolic link or a symbolic link loop", path=folder)
-        raise InputError("runs folder not found", path=folder)
-    if not folder.is_dir():
-        raise InputError("runs_dir is not a folder", path=folder)
-    skip = _resolved(exclude)
-    entries = [p for p in folder.iterdir() if skip is None or _resolved(p) != skip]
-    found = [p for p in entries if not p.name.startswith(".") and p.is_file() and p.suffix.lower() in _FORMATS]
-    if not found:
-        raise InputError(f"no run files ({', '.join(_FORMATS)}) in the runs folder", path=folder)
-    ignored = natural_sorted(_entry_name(p) for p in entries if p not in found)
-    if ignored:   # an organiser must not lose a team's run without noticing (a hidden file neither)
-        one = len(ignored) == 1
-        warnings.warn(f"{folder}: {len(ignored)} {'entry' if one else 'entries'} of the runs folder "
-                      f"{'is not a run file' if one else 'are not run files'} ({', '.join(_FORMATS)}; hidden files "
-                      f"are skipped) and {'was' if one else 'were'} not read: {_listing(ignored)}", stacklevel=2)
-    return sorted(found, key=lambda p: _natural_key(p.name))
-
-
-def _resolved(path: Path) -> Path | None:
-    """The real path, or None for a symbolic link loop or a path that cannot be resolved."""
-    try:
-        return path.resolve() if path.exists() else None
-    except (OSError, RuntimeError):   # RuntimeError: Python < 3.13's symlink loop
-        return None
-
-
-def _entry_name(path: Path) -> str:
-    """A folder entry as a listing shows it: ``sub/``, ``.hidden.tsv (hidden)``, ``loop (broken or looping link)``."""
-    if path.is_symlink() and not path.exists():
-        return f"{path.name} (broken or looping symbolic link)"
-    if path.name.startswith(".") and path.is_file() and path.suffix.lower() in _FORMATS:
-        return f"{path.name} (hidden)"
-    return path.name + ("/" if path.is_dir() else "")
-
-
 def _system_names(paths: list[Path], names) -> list[str]:
     if names is not None:
         names = [str(n) for n in names]
         if len(names) != len(paths):
-            raise InputError(f"{len(names)} system names for {len(paths)} run files")
+            raise InputError(f"{counted(len(names), 'system name')} for {counted(len(paths), 'run file')}")
     else:
         names = [p.stem for p in paths]
     seen: dict[str, int] = {}
@@ -513,7 +483,7 @@ def _raise_duplicate(r: _Table, ids: pa.Array, pos: np.ndarray):
 def _check_folds(r: _Table, fold_col: str, folds, fold_names, pos, g: _Table):
     if folds is None:
         raise r.error(f"the run has a {fold_col!r} column but the gold file {g.path} has none; "
-                      "folds are declared in the gold file", line=1 if r.fmt in _DELIMITER else None)
+                      "folds are declared in the gold file", line=1 if r.fmt in _HEADED else None)
     local, uniques = r.labels(fold_col, what="fold")
     index = {f: k for k, f in enumerate(fold_names)}
     lut = np.array([index.get(u, -1) for u in uniques], dtype=np.int64)
@@ -545,11 +515,11 @@ class _ScoreCollector:
         if per_class:
             if self.col in r.columns:
                 raise r.error(f"both a {self.col!r} column and per-class {prefix}<label> columns; keep one kind",
-                              line=1 if r.fmt in _DELIMITER else None)
+                              line=1 if r.fmt in _HEADED else None)
             unknown = [lab for lab in per_class if lab not in self.classes]
             if unknown:
                 raise r.error(f"score column(s) {_listing([per_class[u] for u in unknown])} name no class "
-                              f"(classes: {_listing(self.classes)})", line=1 if r.fmt in _DELIMITER else None)
+                              f"(classes: {_listing(self.classes)})", line=1 if r.fmt in _HEADED else None)
             return tuple((c, per_class[c]) for c in self.classes if c in per_class)
         return "binary" if self.col in r.columns else None
 

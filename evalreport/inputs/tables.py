@@ -24,6 +24,8 @@ import pyarrow.parquet as pq
 
 from evalreport.errors import InputError
 from evalreport.inputs.checks import _FORMATS, _SCAN_CHUNK, _check_file, _short, _utf8_error
+from evalreport.inputs.delimiters import DECIMAL_COMMA, NAMES, sniff_delimiter
+from evalreport.words import counted
 # re-exported: defined here before the split
 from evalreport.inputs.lines import (_Scan, _check_csv_quotes, _check_tsv_records, _csv_field_limit,  # noqa: F401
                                      _data_line_numbers, _last_line_if_one_per_line, _line_with_field_count,
@@ -35,7 +37,11 @@ __all__ = ["MISSING_LABELS", "MAX_LINE_BYTES"]
 #: ``NA`` and ``None`` are deliberately *not* here: they are plausible class names.
 MISSING_LABELS = ("", "nan", "NaN", "NAN", "null", "NULL", "Null", "<NA>")
 
+#: The separator each text format's extension implies (a file's own is found by
+#: :func:`~evalreport.inputs.delimiters.sniff_delimiter`).
 _DELIMITER = {"tsv": "\t", "csv": ","}
+#: Formats whose header of column names is line 1 (a spreadsheet's row 1).
+_HEADED = ("tsv", "csv", "xlsx")
 _DICTIONARY = pa.dictionary(pa.int32(), pa.large_string())
 
 #: The longest line of a TSV/CSV file (header or data), in bytes.
@@ -86,8 +92,10 @@ class _Table:
         if missing:
             found = ", ".join(repr(c) for c in self.all_names) or "(none)"
             word = "column" if len(missing) == 1 else "columns"
+            if len(self.all_names) == 1 and self.fmt in _DELIMITER and self.header:
+                found += f" (one column: none of the separators {', '.join(NAMES.values())} splits the header)"
             raise InputError(f"missing {word} {', '.join(repr(m) for m in missing)}; the columns found are: {found}",
-                             path=self.path, line=1 if self.fmt in _DELIMITER and self.header else None)
+                             path=self.path, line=1 if self.fmt in _HEADED and self.header else None)
 
     def column(self, name: str) -> pa.Array:
         """Column ``name`` as one contiguous array."""
@@ -188,7 +196,11 @@ class _Table:
                 values = pc.cast(text, pa.float64())
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 row, value = _first_non_number(text)
-                raise self.error(f"{what} {value!r} in column {name!r} is not a number", row=row,
+                hint = ""
+                if DECIMAL_COMMA.fullmatch(value):
+                    hint = (f": write the decimal point as '.' ({value.replace(',', '.')}), not a decimal comma "
+                            "(a spreadsheet's export in many locales)")
+                raise self.error(f"{what} {value!r} in column {name!r} is not a number{hint}", row=row,
                                  item=self._item(row)) from None
         if values.null_count:
             row = _first_true(pc.is_null(values))
@@ -348,13 +360,17 @@ def _read_table(path, role: str, *, formats=_FORMATS, id_col: str | None = None,
     fmt = fmt or found
     if fmt in _DELIMITER:
         table = _read_delimited(path, fmt, names=names, dictionary=dictionary)
+    elif fmt == "xlsx":
+        from evalreport.inputs.workbooks import read_xlsx
+
+        table = read_xlsx(path, _Table)
     elif fmt == "jsonl":
         table = _read_jsonl(path)
     else:
         table = _read_parquet(path, wanted, dictionary, same_ids=same_ids, id_col=id_col)
     table.id_col = id_col
     if table.n_rows == 0:
-        raise InputError(f"{role} file has no rows" + (" (only a header)" if fmt in _DELIMITER and names is None else ""),
+        raise InputError(f"{role} file has no rows" + (" (only a header)" if fmt in _HEADED and names is None else ""),
                          path=path)
     return table, path
 
@@ -362,8 +378,9 @@ def _read_table(path, role: str, *, formats=_FORMATS, id_col: str | None = None,
 def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None,
                     dictionary: Sequence[str] = ()) -> _Table:
     """TSV/CSV with a header on line 1 (or headerless with the given column ``names``); the columns
-    named in ``dictionary`` are dictionary-encoded by the parser."""
-    delimiter = _DELIMITER[fmt]
+    named in ``dictionary`` are dictionary-encoded by the parser. The separator is the file's own
+    (:func:`~evalreport.inputs.delimiters.sniff_delimiter`; a headerless file's is the extension's)."""
+    delimiter = _DELIMITER[fmt] if names is not None else sniff_delimiter(path, _DELIMITER[fmt])
     with open(path, "rb") as handle:
         first = handle.readline(MAX_LINE_BYTES + 1)
     if len(first) > MAX_LINE_BYTES:
@@ -417,8 +434,8 @@ def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None,
                 row = bad_rows[0]
                 line = _line_with_field_count(path, delimiter, len(header), skip)
                 what = "the header has" if names is None else "expected"
-                raise InputError(f"line has {row.actual_columns} fields but {what} {len(header)}"
-                                 f" (separator {'TAB' if delimiter == chr(9) else repr(delimiter)})",
+                raise InputError(f"line has {counted(row.actual_columns, 'field')} but {what} {len(header)}"
+                                 f" (separator {NAMES[delimiter]})",
                                  path=path, line=line) from None
             utf8 = _utf8_error(path)
             if utf8 is not None:
@@ -426,10 +443,10 @@ def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None,
             if "straddl" in str(exc):
                 raise InputError(f"a line is longer than {MAX_LINE_BYTES // 2 ** 20} MiB", path=path) from None
             raise InputError(f"cannot read as {fmt.upper()}: {exc}", path=path) from None
-    if fmt == "tsv":
+    if delimiter == "\t":
         _check_tsv_records(path, result.num_rows, names is None)
-    elif delimiter == ",":
-        _check_csv_quotes(path, result.num_rows, names is None)
+    else:
+        _check_csv_quotes(path, result.num_rows, names is None, delimiter)
     columns = {name: result.column(g) for name, g in zip(header, generated)}
     return _Table(path, fmt, columns, result.num_rows, header=names is None)
 

@@ -5,7 +5,8 @@
 'Opitz 2022 (paper 002), eq. 18-19'
 """
 from evalreport.measures._core import (ALIASES, POLICIES, REGISTRY, Context, Measure, Result, aliases_of, catalogue,
-                                       compute, get, register, register_alias, resolve_positive, shared_sums)
+                                       check_names, compute, get, register, register_alias, resolve_positive,
+                                       shared_sums)
 from evalreport.measures import binary as _binary  # noqa: F401  (registers)
 from evalreport.measures import multiclass as _multiclass  # noqa: F401  (registers)
 from evalreport.measures import ordinal as _ordinal  # noqa: F401  (registers)
@@ -14,6 +15,7 @@ from evalreport.measures import multilabel as _multilabel  # noqa: F401  (regist
 from evalreport.measures.subsets import bind, for_synthetic
 from evalreport.measures.evaluate import evaluate, applicable, default_measures, catalogue_frame
 
-__all__ = ["ALIASES", "POLICIES", "REGISTRY", "Context", "Measure", "Result", "aliases_of", "catalogue", "compute",
+__all__ = ["ALIASES", "POLICIES", "REGISTRY", "Context", "Measure", "Result", "aliases_of", "catalogue", "check_names",
+           "compute",
            "get", "register", "register_alias", "bind", "for_synthetic",
            "resolve_positive", "shared_sums", "evaluate", "applicable", "default_measures", "catalogue_frame"]

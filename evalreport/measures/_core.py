@@ -389,10 +389,37 @@ def get(spec: "str | Measure") -> Measure:
     return measure
 
 
+def check_names(specs, *, also=()) -> None:
+    """Raise one :class:`MeasureError` naming every unknown measure id among ``specs`` (ids, calls
+    such as ``fbeta(beta=2)`` or records), each with its nearest valid id, instead of the first one
+    alone: a participant who mistyped three names learns of all three in one run. ``also``: ids a
+    command takes besides the registry's (``evalreport cv``'s score measures). Ids that cannot be
+    parsed and bad parameters are left to :func:`get`."""
+    unknown = []
+    for spec in specs:
+        if isinstance(spec, Measure) or str(spec).strip() in also:
+            continue
+        text = str(spec).strip()
+        head, sep, rest = text.partition("(")
+        m = _CALL.match(head.strip().lower() + sep + rest)
+        if m and m.group(1) not in ALIASES and m.group(1) not in REGISTRY and m.group(1) not in unknown:
+            unknown.append(m.group(1))
+    if len(unknown) == 1:
+        get(unknown[0])                 # the one-name message, with up to three suggestions
+    if unknown:
+        named = []
+        for name in unknown:
+            close = _suggest(name, n=1, cutoff=0.5)   # the nearest, a little further afield than the three
+            named.append(f"{name!r} (did you mean {close}?)" if close else f"{name!r} (no id is close)")
+        raise MeasureError(f"{len(unknown)} unknown measures: {', '.join(named)}; `evalreport measures` lists them")
+
+
 def unique(measures, *, by_quantity: bool = False) -> list[Measure]:
     """The records of ``measures`` (ids or records) without repeats, first occurrence kept: an id
     given twice (``mcc,MCC``) is one measure; with ``by_quantity`` an alias and its record
-    (``f1_macro``, ``macro_f1``) are one too."""
+    (``f1_macro``, ``macro_f1``) are one too. Every unknown id is named at once (:func:`check_names`)."""
+    measures = list(measures)
+    check_names(measures)
     out: dict[str, Measure] = {}
     for spec in measures:
         m = get(spec)
@@ -400,10 +427,10 @@ def unique(measures, *, by_quantity: bool = False) -> list[Measure]:
     return list(out.values())
 
 
-def _suggest(name: str) -> str:
+def _suggest(name: str, n: int = 3, cutoff: float = 0.6) -> str:
     import difflib
 
-    hits = difflib.get_close_matches(name, [*REGISTRY, *ALIASES], n=3)
+    hits = difflib.get_close_matches(name, [*REGISTRY, *ALIASES], n=n, cutoff=cutoff)
     return ", ".join(repr(h) for h in hits)
 
 

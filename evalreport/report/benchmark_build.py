@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport._atomic import atomic_dir
+from evalreport.words import counted
 from evalreport.report.build import (AUDIT_MAX_N, Stages, _execute_and_render, _needs, _runner, _short_label, analyse,
                                      protected_inputs, provenance, write_report_meta)
 from evalreport.report.task_sections import chart_prefixes
@@ -97,8 +98,9 @@ def analyse_benchmark(benchmark, tables: Path, *, bootstrap: int = 1000, seed: i
     tables = Path(tables)
     tables.mkdir()
     n_tasks = len(benchmark.tasks)
-    with stages.stage(f"comparing {len(benchmark.systems)} systems on {n_tasks} tasks"
-                      + (f" ({bootstrap} bootstrap resamples per task and of the consensus)" if bootstrap else "")):
+    with stages.stage(f"comparing {counted(len(benchmark.systems), 'system')} on {counted(n_tasks, 'task')}"
+                      + (f" ({counted(bootstrap, 'bootstrap resample')} per task and of the consensus)"
+                         if bootstrap else "")):
         bc = compare_benchmark(benchmark, bootstrap=bootstrap, seed=seed, alpha=alpha, missing=missing, policy=policy)
     write_benchmark_tables(tables, bc)
     folders = bc.task_folders()

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport._atomic import atomic_dir
+from evalreport.words import counted
 from evalreport.errors import InputError, MeasureError
 
 log = logging.getLogger("evalreport.report")
@@ -118,8 +119,9 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
             measures += [m.id for m in default_measures(costs=costs) if m.kind == "ordinal" and m.id not in measures]
         if gains is not None:
             measures += [m.id for m in default_measures(gains=gains) if "gains" in m.needs and m.id not in measures]
-    with stages.stage(f"comparing {facts['n_systems']} systems under {len(measures)} measures"
-                      + (f" ({bootstrap} bootstrap resamples)" if bootstrap and not hasattr(runs, "tensor") else "")):
+    with stages.stage(f"comparing {counted(facts['n_systems'], 'system')} under {counted(len(measures), 'measure')}"
+                      + (f" ({counted(bootstrap, 'bootstrap resample')})"
+                         if bootstrap and not hasattr(runs, "tensor") else "")):
         comp = comparison if comparison is not None else compare(
             runs, measures=measures, primary=primary, positive=pos, policy=policy, costs=costs, bootstrap=bootstrap,
             seed=seed, alpha=alpha, progress=progress, gains=gains, bootstrap_strata=bootstrap_strata)

@@ -169,7 +169,11 @@ def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, pos
     measure scored once on the reference against itself (unknown measure or class, a binary
     measure without ``positive``, an ordinal one without ``order`` or ``costs``). Its errors are
     :class:`~evalreport.errors.ConfigError` (exit status 3); the submission's are
-    :class:`~evalreport.errors.InputError` (exit status 2), both saying which side is at fault.
+    :class:`~evalreport.errors.InputError` (exit status 2), both saying which side is at fault. A
+    submission that cannot be scored gets every fault found in one message
+    (:func:`~evalreport.inputs.submission.submission_faults`: labels that are no class, repeated ids,
+    ids that are no test item, items without a prediction, empty ids and predictions, each counted
+    with its first lines), in the participant's words: it names no option of the organiser's.
 
     A measure undefined (0/0) on the submission is written as :func:`undefined_value` (its convention,
     else its chance value, else the worst end of its range: MCC of a constant prediction 0), so that
@@ -179,16 +183,16 @@ def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, pos
     """
     input_dir = Path(input_dir)
     try:
-        reference = _check_setup(input_dir, primary=primary, measures=measures, positive=positive, policy=policy,
-                                 costs=costs, order=order, gains=gains, labels=labels, id_col=id_col,
-                                 label_col=label_col)
+        reference, classes = _check_setup(input_dir, primary=primary, measures=measures, positive=positive,
+                                          policy=policy, costs=costs, order=order, gains=gains, labels=labels,
+                                          id_col=id_col, label_col=label_col)
     except (InputError, MeasureError) as exc:
         raise organiser_error(exc) from None
     try:
-        return _score(input_dir, reference, primary=primary, measures=measures, positive=positive, policy=policy,
-                      costs=costs, order=order, gains=gains, labels=labels, id_col=id_col, label_col=label_col,
-                      missing=missing, allow_unknown=allow_unknown, bootstrap=bootstrap, seed=seed, alpha=alpha,
-                      primary_key=primary_key, strata=strata)
+        return _score(input_dir, reference, classes, primary=primary, measures=measures, positive=positive,
+                      policy=policy, costs=costs, order=order, gains=gains, labels=labels, id_col=id_col,
+                      label_col=label_col, missing=missing, allow_unknown=allow_unknown, bootstrap=bootstrap,
+                      seed=seed, alpha=alpha, primary_key=primary_key, strata=strata)
     except ConfigError:
         raise
     except InputError as exc:
@@ -244,7 +248,7 @@ def _counted(gold: Path, files: list, name: str, *, primary, measures, costs, or
 def _check_setup(input_dir: Path, *, primary, measures, positive, policy, costs, order, gains, labels, id_col,
                  label_col):
     """The reference read as its own perfect submission, and every measure scored on it: what the
-    organiser set up works before any submission is read. Returns the gold file's path."""
+    organiser set up works before any submission is read. Returns the gold file's path and the classes."""
     from evalreport.measures import evaluate
 
     gold = data_file(input_dir / "ref", "ref")
@@ -256,7 +260,7 @@ def _check_setup(input_dir: Path, *, primary, measures, positive, policy, costs,
         raise InputError(f"measures {', '.join(i for i, k in zip(ids, keys) if k in clash)} give the same "
                          f"leaderboard key {sorted(clash)[0]!r}")
     evaluate(counts, records, positive=positive, policy=policy, costs=c, gains=g)
-    return gold
+    return gold, tuple(counts.labels)
 
 
 def worst_value(record) -> float:
@@ -279,8 +283,8 @@ def undefined_value(record) -> tuple[float, str]:
     return worst, "the worst value of its range, so that the column is present and ranks this submission last"
 
 
-def _score(input_dir: Path, gold: Path, *, primary, measures, positive, policy, costs, order, gains, labels, id_col,
-           label_col, missing, allow_unknown, bootstrap, seed, alpha, primary_key, strata=None) -> Scored:
+def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive, policy, costs, order, gains, labels,
+           id_col, label_col, missing, allow_unknown, bootstrap, seed, alpha, primary_key, strata=None) -> Scored:
     from evalreport.measures import evaluate
     from evalreport.measures.perclass import per_class_frame
 
@@ -288,9 +292,22 @@ def _score(input_dir: Path, gold: Path, *, primary, measures, positive, policy, 
     if os.path.samefile(submission, gold):         # a hard link, or res/ itself a link to ref/
         raise InputError("the submission is the reference data itself (a link to the gold file); a submission "
                          "holds its own predictions", path=input_dir / "res")
-    runs, counts, costs, gains, records, ids, keys = _counted(
-        gold, [submission], "submission", primary=primary, measures=measures, costs=costs, order=order, gains=gains,
-        labels=labels, id_col=id_col, label_col=label_col, missing=missing, allow_unknown=allow_unknown)
+    try:
+        runs, counts, costs, gains, records, ids, keys = _counted(
+            gold, [submission], "submission", primary=primary, measures=measures, costs=costs, order=order,
+            gains=gains, labels=labels, id_col=id_col, label_col=label_col, missing=missing,
+            allow_unknown=allow_unknown)
+    except ConfigError:
+        raise
+    except InputError:
+        from evalreport.inputs.submission import faults_error, submission_faults
+
+        # the reader stops at the first fault and names the organiser's options: find them all instead
+        faults = submission_faults(gold, submission, classes, id_col=id_col, label_col=label_col,
+                                   unknown_labels=not allow_unknown, missing_items=missing != "abstain")
+        if faults:
+            raise faults_error(faults, submission) from None
+        raise
     frame = evaluate(counts, records, positive=positive, policy=policy, costs=costs, gains=gains)
     rows = pd.DataFrame({"measure": ids, "key": keys, "value": frame["value"].to_numpy(dtype=float),
                          "lo": np.nan, "hi": np.nan, "undefined": frame["undefined"].to_numpy(dtype=bool),

@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport._atomic import atomic_dir
+from evalreport.words import counted
 from evalreport.report.build import (_PRELOAD as _REPORT_PRELOAD, Stages, _execute_and_render, _plugin_sources,
                                      _runner, _short_label, _write_frames, protected_inputs, provenance)
 
@@ -100,8 +101,8 @@ def analyse_multilabel(runs, tables: Path, *, primary: str = "f1_macro", measure
     if unknown:
         raise TypeError(f"compare_multilabel takes no option(s) {', '.join(unknown)}")
     extra = {k: v for k, v in options.items() if v is not None}
-    with stages.stage(f"comparing {S} systems on {N:,} items and {L} labels"
-                      + (f" ({bootstrap} bootstrap resamples)" if bootstrap else "")):
+    with stages.stage(f"comparing {counted(S, 'system')} on {counted(N, 'item')} and {counted(L, 'label')}"
+                      + (f" ({counted(bootstrap, 'bootstrap resample')})" if bootstrap else "")):
         comp = compare_multilabel(runs, measures=measures, primary=primary, policy=policy, bootstrap=bootstrap,
                                   seed=seed, alpha=alpha, **extra)
     comp.to_dir(tables)
