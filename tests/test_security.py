@@ -111,14 +111,25 @@ def test_the_organisers_ref_folder_may_link_to_the_gold_file(platform, capsys):
 
 
 def test_a_submission_nested_1200_folders_deep_is_scored(platform, capsys):
-    folder = platform / "input" / "res"
-    for _ in range(1200):                   # (os.makedirs recurses once per level itself)
-        folder = folder / "d"
-        folder.mkdir()
-    _predictions(folder / "pred.tsv")
-    code, err = _score(platform, capsys)
-    assert code == 0, err[-500:]
-    assert (platform / "output" / "scores.json").exists()
+    top = folder = platform / "input" / "res"
+    levels = []
+    try:
+        for _ in range(1200):                   # (os.makedirs recurses once per level itself)
+            folder = folder / "d"
+            folder.mkdir()
+            levels.append(folder)
+        _predictions(folder / "pred.tsv")
+        code, err = _score(platform, capsys)
+        assert code == 0, err[-500:]
+        assert (platform / "output" / "scores.json").exists()
+    finally:
+        # taken down level by level: pytest's recursive clean-up of old temporary folders (shutil.rmtree)
+        # would overflow the stack on 1,200 levels at the end of a later session
+        for f in (levels[-1].iterdir() if levels else ()):
+            f.unlink()
+        for d in reversed(levels):
+            d.rmdir()
+        assert not any(top.iterdir())
 
 
 # ----------------------------------------------------------------------------- error lines print inert
