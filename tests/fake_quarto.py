@@ -13,6 +13,12 @@ depends on (docs/toolchain facts; Quarto itself cannot be installed on these mac
   undone), or a bare "Figure N" when it has a ``fig-`` label and no caption;
 * typst: writes ``report.pdf`` (a stub naming the paper size and the captions).
 
+``quarto_markdown`` (importable) writes a notebook as Markdown the way Quarto's Jupyter engine does
+before pandoc reads it (src/core/jupyter/jupyter.ts and display-data.ts of quarto-cli): cells as
+``.cell`` divs, each output a ``.cell-output`` div holding ONE representation chosen for the target
+format, cell options ``classes`` and ``html-table-processing`` applied. Tests run pandoc with the
+filters the front matter names on it (tests/test_quarto.py).
+
 Environment: FAKE_QUARTO_LOG (append one JSON line per run), FAKE_QUARTO_FAIL (exit 3 after a few
 stderr lines), FAKE_QUARTO_WARN (warnings on stderr), FAKE_QUARTO_REMOTE (also link a web font
 that no clean-up removes).
@@ -53,6 +59,86 @@ def options(source):
             break
         opts.update(yaml.safe_load(line[2:].strip()) or {})
     return opts
+
+
+def _mime(data, to):
+    """The one representation Quarto shows for ``to`` (display-data.ts: displayDataMimeType)."""
+    if to == "html":
+        order = ["text/html", "text/markdown", "image/svg+xml", "image/png", "image/jpeg"]
+    else:
+        order = ["text/markdown", "image/svg+xml", "image/png", "image/jpeg"]
+        html = text(data.get("text/html"))
+        if re.search(r"<table", html, re.I) and re.search(r"</table", html, re.I):
+            order.append("text/html")
+    return next((m for m in order + ["text/plain"] if m in data), None)
+
+
+def _fenced(body, info=""):
+    ticks = "`" * max(3, 1 + max((len(r) for r in re.findall(r"`+", body)), default=0))
+    return f"{ticks}{info}\n{body}{'' if body.endswith(chr(10)) else chr(10)}{ticks}\n"
+
+
+def quarto_markdown(nb, to, folder):
+    """``nb`` (a notebook as JSON) as the Markdown Quarto hands to pandoc for ``to`` (html or typst);
+    images are written into ``folder``/figures."""
+    import base64
+
+    md, n_img = [], 0
+    cells = nb["cells"]
+    if cells and cells[0]["cell_type"] == "raw" and text(cells[0]["source"]).startswith("---"):
+        md.append(text(cells[0]["source"]).strip() + "\n")
+        cells = cells[1:]
+    for cell in cells:
+        source = text(cell.get("source"))
+        if cell["cell_type"] == "markdown":
+            md.append(source + "\n")
+            continue
+        if cell["cell_type"] != "code":
+            continue
+        opts = options(source)
+        label = str(opts.get("label", ""))
+        classes = opts.get("classes") or []
+        classes = [classes] if isinstance(classes, str) else list(classes)
+        single_fig = label.startswith("fig-")
+        head = "::: {" + (f"#{label} " if label and not single_fig else "") + ".cell"
+        head += "".join(f" .{c}" for c in classes) + "}\n"
+        outs = []
+        for out in cell.get("outputs", []):
+            if out["output_type"] == "stream":
+                if out.get("name") == "stderr":
+                    continue
+                outs.append("::: {.cell-output .cell-output-stdout}\n" + _fenced(text(out["text"])) + ":::\n")
+                continue
+            if out["output_type"] not in ("display_data", "execute_result"):
+                continue
+            data = out.get("data") or {}
+            mime = _mime(data, to)
+            if mime is None:
+                continue
+            attrs = ".cell-output .cell-output-display" + (" .cell-output-markdown" if mime == "text/markdown" else "")
+            if opts.get("html-table-processing") == "none":
+                attrs += " html-table-processing=none"
+            if mime == "text/html":
+                body = _fenced(text(data[mime]), "{=html}")
+            elif mime == "text/markdown":
+                body = text(data[mime]) + "\n"
+            elif mime.startswith("image/"):
+                n_img += 1
+                (folder / "figures").mkdir(parents=True, exist_ok=True)
+                path = folder / "figures" / f"out-{n_img}.{mime.split('/')[1].split('+')[0]}"
+                raw = text(data[mime])
+                if mime == "image/svg+xml":
+                    path.write_text(raw, encoding="utf-8")
+                else:
+                    path.write_bytes(base64.b64decode(raw))
+                cap = re.sub(r"\\(.)", r"\1", str(opts.get("fig-cap", "")))
+                body = f"![{cap}](figures/{path.name})" + (f"{{#{label}}}" if single_fig else "") + "\n"
+            else:
+                body = _fenced(text(data[mime]))
+            outs.append("::: {" + attrs + "}\n" + body + ":::\n")
+        if outs:
+            md.append(head + "\n".join(outs) + ":::\n")
+    return "\n".join(md)
 
 
 def main(argv):

@@ -431,7 +431,7 @@ def test_quarto_project_and_commands(rendered, tmp_path):
     assert front.cell_type == "raw"
     doc = yaml.safe_load(front.source.strip().strip("-"))
     assert doc == {"title": "Q <title>", "date": "2024", "lang": "en", "format": config["format"],
-                   "execute": config["execute"]}
+                   "execute": config["execute"], "filters": config["filters"], "evalreport-quarto": True}
     code = [c for c in merged.cells if c.cell_type == "code"]
     assert code and all(c.source.startswith("#| echo: false\n") for c in code)
     chart = next(c for c in code if "scores-by-system" in c.source)
