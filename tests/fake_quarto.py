@@ -1,7 +1,8 @@
 """A stand-in for the ``quarto`` executable, behaving like Quarto 1.7/1.10 in the ways evalreport
 depends on (docs/toolchain facts; Quarto itself cannot be installed on these machines).
 
-``quarto render NB --to html|typst --no-execute`` in the current folder:
+``quarto render [NB] [--to html|typst] [-M KEY:VALUE]... --no-execute`` in the current folder (without
+NB the project's render list, without --to every format of its configuration):
 
 * a project path with a component starting with ``.`` makes it ignore ``_quarto.yml``
   (quarto-cli issue 3186); the notebook's front matter (first raw ``---`` cell) always counts;
@@ -21,7 +22,8 @@ filters the front matter names on it (tests/test_quarto.py).
 
 Environment: FAKE_QUARTO_LOG (append one JSON line per run), FAKE_QUARTO_FAIL (exit 3 after a few
 stderr lines), FAKE_QUARTO_WARN (warnings on stderr), FAKE_QUARTO_REMOTE (also link a web font
-that no clean-up removes).
+that no clean-up removes), FAKE_QUARTO_PANDOC (render with pandoc, the configured ``filters:`` and
+typst instead, see :func:`pandoc_render`: the tests written for a real Quarto can run on the fake).
 """
 import html
 import json
@@ -141,11 +143,7 @@ def quarto_markdown(nb, to, folder):
     return "\n".join(md)
 
 
-def main(argv):
-    if len(argv) < 4 or argv[0] != "render" or "--to" not in argv:
-        print(f"fake quarto: unsupported arguments {argv}", file=sys.stderr)
-        return 64
-    nb_name, to = argv[1], argv[argv.index("--to") + 1]
+def render_one(nb_name, to, meta):
     if os.environ.get("FAKE_QUARTO_FAIL"):
         print("Starting python3 kernel...", file=sys.stderr)
         print("ERROR: TypstError: unknown font family: libertinus serif", file=sys.stderr)
@@ -160,7 +158,7 @@ def main(argv):
     project = {}
     if not hidden and (Path.cwd() / "_quarto.yml").is_file():
         project = yaml.safe_load((Path.cwd() / "_quarto.yml").read_text(encoding="utf-8")) or {}
-    config = merge(project, front)
+    config = merge(merge(project, front), meta)
     fmt_opts = (config.get("format") or {}).get(to) or {}
     if os.environ.get("FAKE_QUARTO_LOG"):
         with open(os.environ["FAKE_QUARTO_LOG"], "a", encoding="utf-8") as fh:
@@ -172,6 +170,8 @@ def main(argv):
               file=sys.stderr)
         print("[WARNING] Could not fetch resource https://cdn.jsdelivr.net/npm/jquery@3.5.1/dist/jquery.min.js",
               file=sys.stderr)
+    if os.environ.get("FAKE_QUARTO_PANDOC"):
+        return pandoc_render(nb_path, nb, to, config)
     body, captions, figure, any_html = [], [], 0, False
     for cell in nb["cells"][1 if front else 0:]:
         source = text(cell.get("source"))
@@ -221,6 +221,80 @@ def main(argv):
                 + "%%EOF\n")
         (nb_path.parent / out_name).write_text(stub, encoding="utf-8")
     print(f"Output created: {out_name}", file=sys.stderr)
+    return 0
+
+
+def pandoc_render(nb_path, nb, to, config):
+    """FAKE_QUARTO_PANDOC=1: render as Quarto does where the tables go, with pandoc and typst: the
+    notebook as Quarto's Markdown (:func:`quarto_markdown`), the ``filters:`` of the configuration,
+    the format's header includes and options; ``report.typ`` is kept with ``-M keep-typ:true``."""
+    import subprocess
+
+    import pypandoc
+    import typst
+
+    folder, stem = nb_path.parent, nb_path.stem
+    fmt = dict((config.get("format") or {}).get(to) or {})
+    (folder / f"{stem}.fake.md").write_text(quarto_markdown(nb, to, folder), encoding="utf-8")
+    cmd = [pypandoc.get_pandoc_path(), f"{stem}.fake.md", "--from", "markdown", "--standalone",
+           "--to", "typst" if to == "typst" else "html5", "--metadata", f"title:{config.get('title', '')}"]
+    for entry in config.get("filters") or []:
+        cmd.append("--lua-filter=" + (entry if isinstance(entry, str) else entry["path"]))
+    headers = fmt.pop("include-in-header", [])
+    cmd += [f"--include-in-header={h}" for h in ([headers] if isinstance(headers, str) else headers)]
+    if fmt.pop("toc", False):
+        cmd.append("--toc")
+    if to == "typst":
+        (folder / f"{stem}.fake.yaml").write_text(yaml.safe_dump(fmt), encoding="utf-8")
+        cmd += [f"--metadata-file={stem}.fake.yaml", f"--output={stem}.typ"]
+    else:
+        cmd += ["--embed-resources", "--mathml", f"--output={stem}.html"]
+        cmd += [f"--css={fmt['css']}"] if fmt.get("css") else []
+    proc = subprocess.run(cmd, cwd=folder, capture_output=True, text=True)
+    for name in (f"{stem}.fake.md", f"{stem}.fake.yaml"):
+        (folder / name).unlink(missing_ok=True)
+    if proc.returncode != 0:
+        print(f"ERROR: pandoc: {proc.stderr.strip()}", file=sys.stderr)
+        return 1
+    if to == "typst":
+        typst.compile(str(folder / f"{stem}.typ"), output=str(folder / f"{stem}.pdf"))
+        if str(config.get("keep-typ", "false")).lower() != "true":
+            (folder / f"{stem}.typ").unlink()
+    print(f"Output created: {stem}.{'pdf' if to == 'typst' else 'html'}", file=sys.stderr)
+    return 0
+
+
+def main(argv):
+    """``quarto render [FILE] [--to FORMAT] [-M KEY:VALUE]... [--no-execute]``: without FILE the
+    project's render list, without --to every format of its configuration."""
+    if not argv or argv[0] != "render":
+        print(f"fake quarto: unsupported arguments {argv}", file=sys.stderr)
+        return 64
+    files, formats, meta, rest = [], [], {}, list(argv[1:])
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--to":
+            formats.append(rest.pop(0))
+        elif arg == "-M":
+            key, _, value = rest.pop(0).partition(":")
+            meta[key] = value
+        elif arg.startswith("-"):
+            continue
+        else:
+            files.append(arg)
+    project = {}
+    if (Path.cwd() / "_quarto.yml").is_file():
+        project = yaml.safe_load((Path.cwd() / "_quarto.yml").read_text(encoding="utf-8")) or {}
+    files = files or list((project.get("project") or {}).get("render") or [])
+    formats = formats or list(project.get("format") or {})
+    if not files or not formats:
+        print(f"fake quarto: nothing to render for {argv}", file=sys.stderr)
+        return 64
+    for nb_name in files:
+        for to in formats:
+            status = render_one(nb_name, to, meta)
+            if status:
+                return status
     return 0
 
 
