@@ -528,6 +528,7 @@ def _pandoc_as_quarto(project: Path, to: str) -> str:
 
 def test_table_cells_carry_their_typst_source_and_options(tables_project):
     project, n = tables_project
+    _, config = q._load_config()
     merged = nbformat.read(str(project), as_version=4)
     cells = [c for c in merged.cells if c.cell_type == "code" and any(MIME_TYPST in o.get("data", {}) for o in c.outputs)]
     assert len(cells) == n
@@ -545,8 +546,12 @@ def test_table_cells_carry_their_typst_source_and_options(tables_project):
     assert labels == ["table-every-measure", "table-odd"]
     odd = next(c for c in cells if "table-odd" in c.source).outputs[0]["data"]["text/markdown"]
     assert odd.startswith("````json\n")          # longer than the ``` inside
+    # a configuration without the filter (a report folder's older _quarto.yml) leaves the tables to Quarto
+    nb = nbformat.read(str(tables_notebook(project.parent / "plain.ipynb")[0]), as_version=4)
+    plain = q.joined_notebook([("x", nb)], {"title": "T"}, {k: v for k, v in config.items() if k != "evalreport-quarto"})
+    assert not [c for c in plain.cells if q.TABLE_CLASS in c.source or "table-" in c.source]
     # joining the joined notebook again adds nothing
-    again = q.joined_notebook([("x", merged)], {"title": "T"}, {})
+    again = q.joined_notebook([("x", merged)], {"title": "T"}, config)
     assert [c.source for c in again.cells if c.cell_type == "code"] == [c.source for c in merged.cells
                                                                         if c.cell_type == "code"]
     assert [c.outputs for c in again.cells if c.cell_type == "code"] == [c.outputs for c in merged.cells

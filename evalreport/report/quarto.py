@@ -277,7 +277,9 @@ def fresh_name(base: str, seen: set[str]) -> str:
 
 
 def joined_notebook(notebooks: Sequence[tuple[str, Any]], meta: Mapping[str, str], config: Mapping[str, Any]):
-    """One notebook of the executed notebooks' cells, behind the front matter."""
+    """One notebook of the executed notebooks' cells, behind the front matter. Table cells are prepared
+    for the table filter (:func:`table_cell`) when ``config`` runs it (``evalreport-quarto: true``; the
+    ``_quarto.yml`` of a report folder made before it does not, and keeps Quarto's own tables)."""
     import nbformat
 
     merged = nbformat.v4.new_notebook()
@@ -296,7 +298,8 @@ def joined_notebook(notebooks: Sequence[tuple[str, Any]], meta: Mapping[str, str
                 if not cell.source.lstrip().startswith("#| echo:"):
                     cell.source = "#| echo: false\n" + cell.source
                 _add_caption(cell)
-                table_cell(cell)
+                if config.get("evalreport-quarto"):   # the configuration runs the filter that reads it
+                    table_cell(cell)
             merged.cells.append(cell)
     return merged
 
