@@ -47,7 +47,8 @@ def tables_notebook(path: Path) -> tuple[Path, int]:
     systems = [f"sys_{j:02d}" for j in range(WIDE)]
     wide = pd.DataFrame(rng.random((5, WIDE)), columns=systems,
                         index=pd.Index([f"measure {i}" for i in range(5)], name="measure"))
-    odd = pd.DataFrame({"system": ["`a``b`", "*x* #y $z$"], "score": [0.883, 0.71], "rank": [1, 2]})
+    odd = pd.DataFrame({"system": ["`a``b`", "*x* #y $z$", "{{< pagebreak >}}"], "score": [0.883, 0.71, 0.5],
+                        "rank": [1, 2, 3]})
     holes = pd.DataFrame({"a": [0.5, 0.25], "b": [0.125, 0.75]}, index=["p", "q"])
     undefined = pd.DataFrame({"a": [False, True], "b": [False, False]}, index=["p", "q"])
     nb = nbformat.read(str(executed_notebook(path)), as_version=4)
@@ -116,6 +117,7 @@ def test_table_cells_carry_their_typst_source_and_options(tables_project):
         md = out["data"]["text/markdown"]
         fence = re.match(r"(`{3,})json\n(.*)\n\1\n", md)
         assert fence and json.loads(fence.group(2)) == out["data"][MIME_TYPST]   # the very Typst output
+        assert "{{<" not in fence.group(0)                                        # no Quarto shortcode
         assert "|" in md[fence.end():]                                            # the pipe table after it
     labels = re.findall(r"^#\| label: (\S+)$", "\n".join(c.source for c in cells), re.M)
     assert labels == ["table-every-measure", "table-odd"]
@@ -140,6 +142,7 @@ def test_quarto_typst_sets_every_table_as_evalreport_lays_it_out(tables_project)
     typ = _pandoc_as_quarto(project, "typst")
     assert typst_table_problems(typ, n) == []
     assert typ.count("#page(flipped: true)[") == 1          # the wide table, on its landscape page ...
+    assert '"{{< pagebreak >}}"' in typ                      # data as a Typst string literal
     pdf = project.parent / "report.pdf"
     typst.compile(str(project.parent / "report.typ"), output=str(pdf))   # ... not inside a #block (an error)
     assert "stroke: (bottom: 0.9pt + black)" in typ        # tables.typ, the builtin PDF's table styles

@@ -203,8 +203,10 @@ def _option_block(source: str) -> tuple[list[str], list[str]]:
 
 
 def _json_fence(payload: Mapping[str, Any]) -> str:
-    """``payload`` as a fenced ``json`` code block (a fence longer than any backtick run inside)."""
-    text = json.dumps(dict(payload), ensure_ascii=False)
+    """``payload`` as a fenced ``json`` code block (a fence longer than any backtick run inside). ``<``
+    and ``>`` are written as ``\\u003c``/``\\u003e`` (the same JSON): no text from the data can form a
+    Quarto shortcode (``{{< ... >}}``), whatever stage of Quarto reads the block."""
+    text = json.dumps(dict(payload), ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
     ticks = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
     return f"{ticks}json\n{text}\n{ticks}\n"
 
