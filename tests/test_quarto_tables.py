@@ -135,6 +135,25 @@ def test_table_cells_carry_their_typst_source_and_options(tables_project):
                                                                          if c.cell_type == "code"]
 
 
+def test_table_cell_keeps_a_cells_own_classes():
+    import pandas as pd
+
+    from evalreport.report.display import Table
+
+    data = Table(pd.DataFrame({"a": [1]}))._repr_mimebundle_()
+    for option, expected in (("#| classes: wide", ["wide", q.TABLE_CLASS]),
+                             ("#| classes: [a, b]", ["a", "b", q.TABLE_CLASS]),
+                             (f"#| classes: [{q.TABLE_CLASS}]", [q.TABLE_CLASS])):
+        cell = nbformat.v4.new_code_cell(f"{option}\n#| html-table-processing: none\nrep.t()")
+        cell.outputs = [nbformat.v4.new_output("display_data", data=data)]
+        q.table_cell(cell)
+        opts = [yaml.safe_load(line[2:]) for line in cell.source.splitlines() if line.startswith("#|")]
+        assert opts == [{"classes": expected}, {"html-table-processing": "none"}]     # each key once
+    cell.source = "#| classes: [a,\nrep.t()"        # broken YAML is Quarto's to report: left as it is
+    q.table_cell(cell)
+    assert cell.source == "#| classes: [a,\nrep.t()"
+
+
 def test_quarto_typst_sets_every_table_as_evalreport_lays_it_out(tables_project):
     import typst
 

@@ -221,9 +221,9 @@ def table_cell(cell) -> None:
     * each table's text/markdown starts with its Typst source (the ``json`` code block pandoc's
       ipynb reader makes of the Typst output in the builtin engine); the pipe table stays after it
       for formats other than Typst;
-    * ``#| classes: ["er-table-cell"]`` (a list: Quarto prefixes each item with a dot);
-      ``#| html-table-processing: none`` (Quarto shows the HTML table
-      as it is, classes, widths and upright headers included, instead of re-parsing it);
+    * ``#| classes: ["er-table-cell"]`` (a list: Quarto prefixes each item with a dot) and
+      ``#| html-table-processing: none`` (Quarto shows the HTML table as it is, classes, widths and
+      upright headers included, instead of re-parsing it);
     * a ``tbl-x`` label becomes ``table-x``: the table carries its own caption, numbered by Typst in
       the PDF as in the builtin engine; as a Quarto table float it would get a second, bare "Table N"
       (and plain ``x`` would repeat the id of the heading above it).
@@ -248,7 +248,11 @@ def table_cell(cell) -> None:
     for line in opts:
         key = line[2:].split(":", 1)[0].strip()
         if key == "classes":
-            value = (yaml.safe_load(line[2:]) or {}).get("classes")
+            try:
+                value = (yaml.safe_load(line[2:]) or {}).get("classes")
+            except yaml.YAMLError:    # not ours to repair (Quarto names it); the PDF table works anyway
+                cell.source = "\n".join(opts + rest)
+                return
             classes = [value] if isinstance(value, str) else [str(v) for v in value or []]
         elif key != "html-table-processing":
             kept.append(line)
@@ -280,8 +284,8 @@ def fresh_name(base: str, seen: set[str]) -> str:
 
 def joined_notebook(notebooks: Sequence[tuple[str, Any]], meta: Mapping[str, str], config: Mapping[str, Any]):
     """One notebook of the executed notebooks' cells, behind the front matter. Table cells are prepared
-    for the table filter (:func:`table_cell`) when ``config`` runs it (``evalreport-quarto: true``; the
-    ``_quarto.yml`` of a report folder made before it does not, and keeps Quarto's own tables)."""
+    for the table filter (:func:`table_cell`) only when ``config`` runs it (``evalreport-quarto: true``):
+    under a ``_quarto.yml`` without it, Quarto would print the Typst source as text."""
     import nbformat
 
     merged = nbformat.v4.new_notebook()
