@@ -84,8 +84,8 @@ def html_table_problems(html: str, n_tables: int) -> list[str]:
     for k, (_, ancestors, attrs) in enumerate(ours, 1):
         if any(key.startswith("data-quarto") for key in attrs):
             problems.append(f"table {k} was re-parsed by Quarto ({sorted(attrs)})")
-        if not ancestors or "er-table-wrap" not in ancestors[0][1]:
-            problems.append(f"table {k} is not directly in its scrolling box (div.er-table-wrap)")
+        if not any(tag == "div" and "er-table-wrap" in classes for tag, classes in ancestors):
+            problems.append(f"table {k} is not in its scrolling box (div.er-table-wrap)")
         if not any("column-page-right" in classes for _, classes in ancestors):
             problems.append(f"table {k} is in the body column only (no .column-page-right around it)")
     return problems
