@@ -286,8 +286,9 @@ end
 -- HTML: evalreport's HTML table as it is (the cell option `html-table-processing: none` keeps
 -- Quarto from re-parsing it), in a cell that spans the body and the right margin
 -- (`.column-page-right`: the table of contents holds the left one); a table wider than that
--- scrolls inside its own box (report.css: .er-table-wrap). Other formats: the pipe table,
--- without the Typst source.
+-- scrolls inside its own box (report.css: .er-table-wrap). The class is added here rather than
+-- by the cell option `column:`, so no column class reaches Quarto's Typst output (which would set
+-- the block into the page margin). Other formats: the pipe table, without the Typst source.
 local function quarto_document(doc)
   if FORMAT:match("typst") then
     return quarto_typst(doc)
