@@ -230,7 +230,9 @@ def test_long_table_repeats_its_header(tmp_path):
 # --------------------------------------------------------------------------------------------
 def test_captions_and_intro_paragraphs_are_sticky(tmp_path):
     template = (templates_dir() / "typst" / "report.typ").read_text(encoding="utf-8")
-    assert "figure.caption.where(kind: table): it => block(sticky: true" in template
+    assert "$tables()$" in template     # the table styles both engines use (templates/typst/tables.typ)
+    tables = (templates_dir() / "typst" / "tables.typ").read_text(encoding="utf-8")
+    assert "figure.caption.where(kind: table): it => block(sticky: true" in tables
     assert re.search(r"show heading: set block\([^)]*sticky: true", template)
     df = pd.DataFrame({"system": [f"s{i}" for i in range(60)], "v": [0.5] * 60})
     filler = "\n\n".join(["Filler text to push the section to the bottom of the page. " * 12] * 9)

@@ -274,8 +274,19 @@ def test_quarto_render_in_the_report_folder(built, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(out, copy)
     (copy / "report.html").unlink()
-    proc = subprocess.run(["quarto", "render"], cwd=copy, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(["quarto", "render", "-M", "keep-typ:true"], cwd=copy, capture_output=True, text=True,
+                          timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
     html = (copy / "report.html").read_text(encoding="utf-8")
     assert html.count("window.vegaEmbed=") == 1 and (copy / "report.pdf").is_file()
     assert _digest(copy / "tables") == _digest(out / "tables")
+    # every table is evalreport's: its Typst table in the PDF (no pipe table, no glued numbers), its HTML
+    # table in a scrolling box over the body and right margin of the page (tests/quarto_checks.py)
+    from evalreport.report.typst_table import MIME_TYPST
+    from quarto_checks import glued_numbers, html_table_problems, typst_table_problems
+
+    joined = nbformat.read(str(copy / "report.ipynb"), as_version=4)
+    n = sum(MIME_TYPST in o.get("data", {}) for c in joined.cells if c.cell_type == "code" for o in c.outputs)
+    assert n and typst_table_problems((copy / "report.typ").read_text(encoding="utf-8"), n) == []
+    assert not glued_numbers(copy / "report.pdf")
+    assert html_table_problems(html, n) == []

@@ -447,3 +447,4 @@ def test_a_notebook_joined_twice_gets_unique_labels():
     assert labels == ["findings", "tbl-leaderboard", "findings-2", "tbl-leaderboard-2",
                       "findings-3", "tbl-leaderboard-3"]
     assert len(set(labels)) == len(labels)
+

@@ -431,7 +431,7 @@ def test_quarto_project_and_commands(rendered, tmp_path):
     assert front.cell_type == "raw"
     doc = yaml.safe_load(front.source.strip().strip("-"))
     assert doc == {"title": "Q <title>", "date": "2024", "lang": "en", "format": config["format"],
-                   "execute": config["execute"]}
+                   "execute": config["execute"], "filters": config["filters"], "evalreport-quarto": True}
     code = [c for c in merged.cells if c.cell_type == "code"]
     assert code and all(c.source.startswith("#| echo: false\n") for c in code)
     chart = next(c for c in code if "scores-by-system" in c.source)
@@ -453,6 +453,16 @@ def test_quarto_engine_end_to_end(rendered, tmp_path):
     refs.feed(html)
     assert not [r for r in refs.refs if re.match(r"\s*(https?:)?//", r[2], re.I)]
     assert _pdf_images(result["pdf"]) >= len(CHART_NAMES)
+    # the tables as evalreport lays them out (tests/quarto_checks.py): no glued numbers in the PDF, each
+    # HTML table in its scrolling box over the body and right margin
+    from evalreport.report.typst_table import MIME_TYPST
+    from quarto_checks import glued_numbers, html_table_problems
+
+    import nbformat
+
+    nb = nbformat.read(str(rendered["executed"]), as_version=4)
+    n = sum(MIME_TYPST in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert not glued_numbers(result["pdf"]) and html_table_problems(html, n) == []
 
 
 def test_templates_parse(tmp_path):

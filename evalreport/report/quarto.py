@@ -11,12 +11,18 @@ Facts about Quarto this module is built around (Quarto 1.7 and 1.10, see docs):
   the caption its display data carries (escaped: a caption is Quarto markdown).
 * With a ``text/html`` output Quarto adds require.js and jQuery from a CDN plus a
   ``define('jquery', ...)`` stub; :func:`clean_html` removes them (the charts never use them).
+* Quarto picks one representation per output itself (text/html for HTML, text/markdown for Typst),
+  so a table would be Pandoc's pipe table in the PDF, sized by its dashes. Each table cell of the
+  joined notebook therefore carries the table's Typst source at the head of its text/markdown and
+  the class ``er-table-cell`` (:func:`table_cell`); the builtin engine's Lua filter, named under
+  ``filters:``, sets that source in the PDF and widens the cell in the HTML page.
 * A failing Quarto run raises :class:`RenderError` with the command, its exit status and the
   end of its stderr; warnings on stderr are logged, one line each, at WARNING level.
 """
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import os
 import re
@@ -31,8 +37,9 @@ from typing import Any
 from evalreport import escape
 from evalreport.report.output import RenderError
 from evalreport.report.resources import data_root, quarto_config, templates_dir
+from evalreport.report.typst_table import MIME_TYPST
 
-__all__ = ["quarto_project", "quarto_commands", "front_matter", "caption_option", "clean_html",
+__all__ = ["quarto_project", "quarto_commands", "front_matter", "caption_option", "table_cell", "clean_html",
            "render_folder", "hidden_component", "render_quarto", "run_quarto", "BUNDLE_MARKER", "NOTEBOOK"]
 
 log = logging.getLogger("evalreport.report")
@@ -42,9 +49,14 @@ BUNDLE_MARKER = "<!-- evalreport:vega-bundle -->"
 NOTEBOOK = "report.ipynb"
 #: Keys of the report metadata that go into the front matter.
 _META_KEYS = ("title", "subtitle", "author", "date", "lang")
-#: Options of ``_quarto.yml`` that name files (copied into the project, valid relative to it).
+#: Options of ``_quarto.yml`` that name files (copied into the project, valid relative to it); a
+#: ``filters:`` entry is a path or a mapping with a ``path``.
 _FILE_KEYS = frozenset({"css", "include-in-header", "include-before-body", "include-after-body",
-                        "template", "template-partials", "pre-render", "post-render"})
+                        "template", "template-partials", "pre-render", "post-render", "filters"})
+#: Keys of ``_quarto.yml`` repeated in the notebook's front matter (they hold where Quarto skips the file).
+_FRONT_KEYS = ("filters", "evalreport-quarto", "format", "execute")
+#: Class of a cell that shows an evalreport table (the Lua filter looks for it).
+TABLE_CLASS = "er-table-cell"
 #: Lines of Quarto's stderr that are shown to the user.
 _WARNING_RE = re.compile(r"\bWARN(ING)?\b|Could not fetch resource|\bERROR\b", re.IGNORECASE)
 _TAIL_LINES = 15
@@ -91,7 +103,7 @@ def _quarto_files(config: Mapping[str, Any]) -> list[str]:
     def walk(node: Any, key: str | None = None) -> None:
         if isinstance(node, Mapping):
             for k, v in node.items():
-                walk(v, str(k))
+                walk(v, "filters" if key == "filters" and k == "path" else str(k))
         elif isinstance(node, list):
             for v in node:
                 walk(v, key)
@@ -113,15 +125,16 @@ def _load_config(cfg_path: Path | None = None) -> tuple[Path, dict]:
 
 
 def front_matter(meta: Mapping[str, str], config: Mapping[str, Any]) -> str:
-    """The first raw cell of the joined notebook: title etc. plus ``format:`` and ``execute:``.
+    """The first raw cell of the joined notebook: title etc. plus ``format:``, ``execute:`` and the
+    table filter (``filters:``, ``evalreport-quarto:``).
 
     Quarto honours a notebook's own front matter even where it skips ``_quarto.yml`` (a hidden
-    folder), so the report keeps its formats, CSS, Vega header, TOC and A4 paper either way.
+    folder), so the report keeps its formats, CSS, Vega header, TOC, A4 paper and tables either way.
     """
     import yaml
 
     doc: dict[str, Any] = {k: meta[k] for k in _META_KEYS if meta.get(k)}
-    for key in ("format", "execute"):
+    for key in _FRONT_KEYS:
         if config.get(key):
             doc[key] = copy.deepcopy(config[key])
     return ("---\n# Written by evalreport from notebooks/*.ipynb: edit those, then run `evalreport render`\n"
@@ -180,6 +193,74 @@ def _add_caption(cell) -> None:
             data["text/html"] = _FIGCAPTION_RE.sub("", "".join(data["text/html"]))
 
 
+def _option_block(source: str) -> tuple[list[str], list[str]]:
+    """A cell's leading ``#|`` option lines and the rest of its lines."""
+    lines = source.split("\n")
+    n = 0
+    while n < len(lines) and lines[n].startswith("#|"):
+        n += 1
+    return lines[:n], lines[n:]
+
+
+def _json_fence(payload: Mapping[str, Any]) -> str:
+    """``payload`` as a fenced ``json`` code block (a fence longer than any backtick run inside). ``<``
+    and ``>`` are written as ``\\u003c``/``\\u003e`` (the same JSON): no text from the data can form a
+    Quarto shortcode (``{{< ... >}}``), whatever stage of Quarto reads the block."""
+    text = json.dumps(dict(payload), ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
+    ticks = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+    return f"{ticks}json\n{text}\n{ticks}\n"
+
+
+_TBL_LABEL_RE = re.compile(r"^(#\|\s*label:\s*)tbl-", re.MULTILINE)
+
+
+def table_cell(cell) -> None:
+    """Make a cell that shows evalreport tables render as evalreport lays them out, whichever
+    representation Quarto picks (see the module doc; the filter is templates/typst/select-output.lua):
+
+    * each table's text/markdown starts with its Typst source (the ``json`` code block pandoc's
+      ipynb reader makes of the Typst output in the builtin engine); the pipe table stays after it
+      for formats other than Typst;
+    * ``#| classes: ["er-table-cell"]`` (a list: Quarto prefixes each item with a dot) and
+      ``#| html-table-processing: none`` (Quarto shows the HTML table as it is, classes, widths and
+      upright headers included, instead of re-parsing it);
+    * a ``tbl-x`` label becomes ``table-x``: the table carries its own caption, numbered by Typst in
+      the PDF as in the builtin engine; as a Quarto table float it would get a second, bare "Table N"
+      (and plain ``x`` would repeat the id of the heading above it).
+
+    Applying it twice changes nothing more. A cell without a table is left alone."""
+    tables = [out for out in cell.get("outputs", [])
+              if isinstance((out.get("data") or {}).get(MIME_TYPST), Mapping)]
+    if not tables:
+        return
+    for out in tables:
+        data = out["data"]
+        block = _json_fence(data[MIME_TYPST])
+        md = data.get("text/markdown", "")
+        md = "".join(md) if isinstance(md, list) else md
+        if not md.startswith(block):
+            data["text/markdown"] = block + "\n" + md
+    import yaml
+
+    opts, rest = _option_block(_TBL_LABEL_RE.sub(r"\1table-", cell.source))
+    classes: list[str] = []
+    kept = []
+    for line in opts:
+        key = line[2:].split(":", 1)[0].strip()
+        if key == "classes":
+            try:
+                value = (yaml.safe_load(line[2:]) or {}).get("classes")
+            except yaml.YAMLError:    # not ours to repair (Quarto names it); the PDF table works anyway
+                cell.source = "\n".join(opts + rest)
+                return
+            classes = [value] if isinstance(value, str) else [str(v) for v in value or []]
+        elif key != "html-table-processing":
+            kept.append(line)
+    classes += [TABLE_CLASS] * (TABLE_CLASS not in classes)
+    kept += ["#| classes: " + json.dumps(classes, ensure_ascii=False), "#| html-table-processing: none"]
+    cell.source = "\n".join(kept + rest)
+
+
 _LABEL_RE = re.compile(r"^(#\|\s*label:\s*)(\S+)\s*$", re.MULTILINE)
 
 
@@ -202,7 +283,9 @@ def fresh_name(base: str, seen: set[str]) -> str:
 
 
 def joined_notebook(notebooks: Sequence[tuple[str, Any]], meta: Mapping[str, str], config: Mapping[str, Any]):
-    """One notebook of the executed notebooks' cells, behind the front matter."""
+    """One notebook of the executed notebooks' cells, behind the front matter. Table cells are prepared
+    for the table filter (:func:`table_cell`) only when ``config`` runs it (``evalreport-quarto: true``):
+    under a ``_quarto.yml`` without it, Quarto would print the Typst source as text."""
     import nbformat
 
     merged = nbformat.v4.new_notebook()
@@ -221,6 +304,8 @@ def joined_notebook(notebooks: Sequence[tuple[str, Any]], meta: Mapping[str, str
                 if not cell.source.lstrip().startswith("#| echo:"):
                     cell.source = "#| echo: false\n" + cell.source
                 _add_caption(cell)
+                if config.get("evalreport-quarto"):   # the configuration runs the filter that reads it
+                    table_cell(cell)
             merged.cells.append(cell)
     return merged
 

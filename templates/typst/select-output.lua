@@ -11,6 +11,14 @@
 --   * text/html, text/latex, ...                -> dropped
 --   * text/plain                                -> kept only when nothing better exists
 -- Code (cell inputs) and stderr streams are removed; cell wrappers are unwrapped.
+--
+-- Quarto runs this same file (the `filters:` of _quarto.yml, at `pre-ast`) on the Markdown it
+-- writes from the joined notebook, whose metadata sets `evalreport-quarto: true`. There Quarto
+-- has already picked one representation per output (text/html for HTML, text/markdown for
+-- Typst), so evalreport.report.quarto puts each table's Typst source at the head of the
+-- table's text/markdown, as the same `json` code block, and marks the table's cell with the
+-- class `er-table-cell`. Then only table cells change (charts, captions and headings stay
+-- Quarto's): see quarto_document at the end.
 
 -- Widest image, in CSS pixels, shown at natural size (A4 text width at 96 px/in, 2 cm margins).
 local MAX_WIDTH_PX = 640
@@ -230,16 +238,90 @@ local function sticky_intros(doc)
 end
 
 -- Top-down, so a cell is seen before its outputs; cells are not descended into again.
-return {
-  {
+local builtin_cells = {
+  traverse = "topdown",
+  Div = function(div)
+    if has_class(div, "cell") then
+      return cell_div(div), false
+    elseif has_class(div, "output") then
+      return output_div(div), false
+    end
+  end,
+}
+
+-- Quarto ---------------------------------------------------------------------------------
+-- A Quarto output div (`.cell-output`) holding a table's Typst source.
+local function quarto_table_output(b)
+  if b.t ~= "Div" or not has_class(b, "cell-output") then return false end
+  for _, inner in ipairs(b.content) do
+    if typst_payload(inner) then return true end
+  end
+  return false
+end
+
+-- Typst: a table cell becomes evalreport's Typst table, out of Quarto's cell and output divs
+-- (which pandoc writes as `#block[...]`: a landscape `#page` may not stand in a container); the
+-- pipe table Quarto would set instead is dropped. Notes get their boxes as in the builtin PDF.
+local function quarto_typst(doc)
+  doc.blocks = doc.blocks:walk({
     traverse = "topdown",
     Div = function(div)
-      if has_class(div, "cell") then
-        return cell_div(div), false
-      elseif has_class(div, "output") then
-        return output_div(div), false
+      if not has_class(div, "cell") then return nil end
+      local found, out = false, pandoc.Blocks({})
+      for _, b in ipairs(div.content) do
+        if quarto_table_output(b) then
+          found = true
+          out:extend(choose(b.content))
+        else
+          out:insert(b)
+        end
+      end
+      if found then return out, false end
+    end,
+  })
+  doc.blocks = styled(doc.blocks)
+  return sticky_intros(doc)
+end
+
+-- HTML: evalreport's HTML table as it is (the cell option `html-table-processing: none` keeps
+-- Quarto from re-parsing it), in a cell that spans the body and the right margin
+-- (`.column-page-right`: the table of contents holds the left one); a table wider than that
+-- scrolls inside its own box (report.css: .er-table-wrap). The class is added here rather than
+-- by the cell option `column:`, so no column class reaches Quarto's Typst output (which would set
+-- the block into the page margin). Other formats: the pipe table, without the Typst source.
+local function quarto_document(doc)
+  if FORMAT:match("typst") then
+    return quarto_typst(doc)
+  end
+  local html = FORMAT:match("html") ~= nil
+  doc.blocks = doc.blocks:walk({
+    Div = function(div)
+      if html and has_class(div, "cell") and has_class(div, "er-table-cell")
+          and not has_class(div, "column-page-right") then
+        div.classes:insert("column-page-right")
+        return div
       end
     end,
+    CodeBlock = function(b)
+      if typst_payload(b) then return {} end
+    end,
+  })
+  return doc
+end
+
+local function for_quarto(meta)
+  local flag = meta["evalreport-quarto"]
+  return flag == true or (flag ~= nil and pandoc.utils.stringify(flag) == "true")
+end
+
+return {
+  {
+    Pandoc = function(doc)
+      if for_quarto(doc.meta) then
+        return quarto_document(doc)
+      end
+      doc.blocks = doc.blocks:walk(builtin_cells)
+      return sticky_intros(doc)
+    end,
   },
-  { Pandoc = sticky_intros },
 }
