@@ -162,6 +162,25 @@ def test_many_letters_are_comma_separated_and_read_back():
     assert shares_letter("ab", "bc") and not shares_letter("a", "b") and not shares_letter("", "")
 
 
+def test_many_letters_in_ranges_read_back_as_the_letter_matrix():
+    """300 systems in overlapping tiers (separated when more than 40 places apart): the comma form
+    writes runs of three or more letters as ranges ("K\u2013h1"); read back, every system's set is
+    exactly the letters the matrix gives it, and sharing a letter is exactly not being separated."""
+    S = 300
+    i, j = np.indices((S, S))
+    sep = np.abs(i - j) > 40
+    cols = letter_matrix(sep)
+    names = letter_names(len(cols))
+    shown = compact_letters(sep)
+    assert len(cols) > 52 and any("\u2013" in s for s in shown)
+    assert max(len(s) for s in shown) < 40                    # ranges keep the strings short
+    for k, text in enumerate(shown):
+        assert letter_set(text) == {names[n] for n in np.flatnonzero(cols[:, k])}
+    for a, b in [(0, 40), (0, 41), (120, 161), (150, 151), (299, 258), (299, 259)]:
+        assert shares_letter(shown[a], shown[b]) == (not sep[a, b])
+    assert letter_set("Y\u2013a1") == {"Y", "Z", "a1"}
+
+
 def test_asymmetric_input_is_refused():
     with pytest.raises(ValueError, match="symmetric"):
         letter_matrix(np.array([[False, True], [False, False]]))

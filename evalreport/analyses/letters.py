@@ -145,8 +145,9 @@ def compact_letters(separated: np.ndarray, *, tested: Sequence[bool] | None = No
     """Each system's letters as a string ("a", "ab", ...), systems in the order of ``separated``.
 
     ``tested``: False for a system with no defined test; it gets no letter ("") and is left out
-    of the display. With more than 52 letters the names have two characters and a system's letters
-    are joined by commas.
+    of the display. With more than 52 letters the names have two characters, a system's letters
+    are joined by commas, and three or more consecutive letters are written as a range
+    (``K\u2013h1``: K to h1), which :func:`letter_set` reads back.
     """
     sep = np.asarray(separated, dtype=bool)
     S = sep.shape[0]
@@ -154,18 +155,50 @@ def compact_letters(separated: np.ndarray, *, tested: Sequence[bool] | None = No
     idx = np.flatnonzero(ok)
     cols = letter_matrix(sep[np.ix_(idx, idx)])
     names = letter_names(len(cols))
-    glue = "" if all(len(n) == 1 for n in names) else ","
+    short = all(len(n) == 1 for n in names)
     out = [""] * S
     for k, i in enumerate(idx):
-        out[i] = glue.join(n for n, held in zip(names, cols[:, k]) if held)
+        held = np.flatnonzero(cols[:, k])
+        out[i] = "".join(names[j] for j in held) if short else ",".join(_runs(held, names))
     return out
 
 
+#: Joins the first and last letter of a run in the comma form ("K–h1": every letter from K to h1).
+RANGE = "\u2013"
+_ALPHABET = string.ascii_lowercase + string.ascii_uppercase
+
+
+def _runs(held: np.ndarray, names: list[str]) -> list[str]:
+    """Letter indices as names, three or more consecutive ones as one range ``first–last``."""
+    out, start = [], 0
+    for k in range(1, len(held) + 1):
+        if k == len(held) or held[k] != held[k - 1] + 1:
+            a, b = held[start], held[k - 1]
+            out += [f"{names[a]}{RANGE}{names[b]}"] if b - a >= 2 else [names[j] for j in range(a, b + 1)]
+            start = k
+    return out
+
+
+def _letter_index(name: str) -> int:
+    """The position of a name of :func:`letter_names` ("a" -> 0, "A" -> 26, "b1" -> 53)."""
+    return _ALPHABET.index(name[0]) + len(_ALPHABET) * (int(name[1:]) if len(name) > 1 else 0)
+
+
 def letter_set(text) -> set[str]:
-    """The letters of one system's display string ("ab" -> {a, b}; "a,a1" -> {a, a1}; "" or NaN -> {})."""
+    """The letters of one system's display string ("ab" -> {a, b}; "a,a1" -> {a, a1}; "Y\u2013a1" -> {Y, Z, a1};
+    "" or NaN -> {})."""
     if not isinstance(text, str) or not text:
         return set()
-    return set(text.split(",")) if "," in text else set(text)
+    if "," not in text and RANGE not in text and not any(c.isdigit() for c in text):
+        return set(text)        # one character a letter ("a1" alone is one letter of the comma form)
+    out = set()
+    for token in text.split(","):
+        if RANGE in token:
+            first, last = (_letter_index(t) for t in token.split(RANGE))
+            out.update(letter_names(last + 1)[first:])
+        else:
+            out.add(token)
+    return out
 
 
 def shares_letter(a, b) -> bool:
