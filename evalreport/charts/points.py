@@ -291,7 +291,7 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
         columns=columns,
     ).resolve_scale(x="independent"), title=_title(
         title or "Raw vs prevalence-calibrated values",
-        "grey: raw; orange: calibrated to balanced prevalence (Opitz, paper 002, eq. 5-6)"))
+        "grey: raw; orange: calibrated to balanced prevalence (Opitz, 2022, eq. 5-6)"))
 
 
 # --------------------------------------------------------------------------------------------

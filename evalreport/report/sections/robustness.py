@@ -69,7 +69,7 @@ class RobustnessSections(ReportBase):
                              f"{', '.join(code_span(m) for m in members)}: {text}")
         return Note("Correlation 1 by construction. These measures of the report are related whatever the "
                     "systems (found by computing every measure on seeded samples of confusion matrices, "
-                    "`identities.csv`; paper 003 and paper 004, section 5.1 discuss such pairs):\n\n"
+                    "`identities.csv`; Hand et al. (2021) and Gösgens et al. (2021), section 5.1, discuss such pairs):\n\n"
                     + "\n".join(lines))
 
     def inconsistency_table(self) -> Table | Note:
@@ -103,7 +103,7 @@ class RobustnessSections(ReportBase):
                      " Every system has a value under every measure shown, so every pair is comparable.")
         return Table(show.head(top), index=False, formats={"share of comparable pairs": "{:.0%}"},
                      caption=f"Pairs of measures that order some of the {n_pairs:,} pairs of systems differently: how "
-                             "many and which share (the inconsistency rate of Gösgens et al., paper 004, Tables 4-6)."
+                             "many and which share (the inconsistency rate of Gösgens et al. (2021), Tables 4-6)."
                              + undefined + " " + shown)
 
     def flips_table(self) -> Table | Note:
@@ -154,7 +154,7 @@ class RobustnessSections(ReportBase):
         # a panel is as tall as the systems are many: fewer panels when there are many systems
         most = 12 if scores["system"].nunique() <= 10 else 6
         caption = ("Raw (grey) vs prevalence-calibrated (orange) value of every system: the confusion matrix "
-                   "rescaled so that every class has the same prevalence (Opitz, paper 002, eq. 6).")
+                   "rescaled so that every class has the same prevalence (Opitz (2022), eq. 6).")
         if len(measures) > most:
             cc = self.table("calibration_correlation")
             change = (cc[cc["method"] == "spearman"].set_index("measure")["value"] if not cc.empty
@@ -181,7 +181,7 @@ class RobustnessSections(ReportBase):
         changed = wide.drop(index=unchanged)
         names = ", ".join(self._label(m) for m in unchanged)
         if changed.empty:
-            return Note("Prevalence calibration (paper 002, eq. 6) changes no measure's ranking of these systems.")
+            return Note("Prevalence calibration (Opitz (2022), eq. 6) changes no measure's ranking of these systems.")
         changed = changed.sort_values(list(changed.columns)[:1], kind="stable")
         changed.index = [self._label(m) for m in changed.index]
         changed.index.name = "measure"
