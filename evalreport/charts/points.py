@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, _axis, _direction, _label_limit, _legend,
-                                       _name_measures, _ordered, _require, _restrict, _select, _sequential, _step,
+                                       _in_order, _name_measures, _ordered, _require, _restrict, _select, _sequential, _step,
                                        _text_width, _title, _with, measure_label,
                                        short_measure_label)
 
@@ -98,7 +98,8 @@ def _fmt_baselines(b: pd.DataFrame) -> str:
 def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: pd.DataFrame | None = None,
                           groups: pd.DataFrame | None = None, show_baselines=DEFAULT_BASELINES,
                           higher_is_better: bool | None = None, title: str | None = None,
-                          zoom: float = ZOOM, strongest: str | None = None) -> alt.LayerChart:
+                          zoom: float = ZOOM, strongest: str | None = None,
+                          baseline_names=None) -> alt.LayerChart:
     """Each system's value under ``measure`` with its interval, best system on top.
 
     ``intervals``: (system, measure, value, lo, hi); ``lo``/``hi`` may be NaN (no interval,
@@ -118,7 +119,8 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     strongest (:func:`evalreport.analyses.findings.strongest_baseline`): drawn whatever
     ``show_baselines`` says, first in the zoom (so it widens the axis before any other baseline)
     and labelled "(strongest)"; when even it lies too far from the systems it is named in the
-    subtitle.
+    subtitle. ``baseline_names``: the words a reader sees for each baseline name (e.g.
+    ``{"majority": "majority class"}``; names not in it are shown as they are).
     """
     df = _select(_require(intervals, ["system", "measure", "value", "lo", "hi"], "leaderboard_intervals"),
                  "measure", measure, "leaderboard_intervals")[["system", "value", "lo", "hi"]]
@@ -173,8 +175,11 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
             b = b.assign(distance=np.maximum(lo - b["value"], b["value"] - hi).clip(lower=0),
                          _first=(b["baseline"] != strongest) if strongest is not None else True)
             b = b.sort_values(["_first", "distance", "value"], kind="stable").drop(columns="_first")
+            words = dict(baseline_names or {})
             if strongest is not None:
-                b["baseline"] = b["baseline"].where(b["baseline"] != strongest, f"{strongest} (strongest)")
+                b["baseline"] = b["baseline"].where(b["baseline"] != strongest,
+                                                    f"{words.get(strongest, strongest)} (strongest)")
+            b["baseline"] = b["baseline"].map(lambda x: words.get(x, x))
             keep = []
             for v in b["value"]:
                 if max(hi, v) - min(lo, v) <= zoom * span:
@@ -234,13 +239,14 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
 
 
 def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 3,
-                         title: str | None = None) -> alt.FacetChart:
+                         title: str | None = None, systems=None) -> alt.FacetChart:
     """Raw vs prevalence-calibrated value of every system, one small panel per measure: a
     line from the raw (grey) to the calibrated (orange) value.
 
     ``scores``: (system, measure, value, calibrated[bool], ...). ``measures`` restricts and
     orders the panels, headed by the measures' short registry labels. Each panel has its own
-    value axis (measures differ in range). System names longer than 240 px are shortened, no two
+    value axis (measures differ in range). Systems in the order ``systems`` gives (e.g. the
+    leaderboard's), else as they come. System names longer than 240 px are shortened, no two
     alike (full name in the tooltip); with long names the grid has fewer columns than ``columns``.
     """
     df = _require(scores, ["system", "measure", "value", "calibrated"], "calibration_dumbbell")
@@ -260,7 +266,7 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
     df = df.merge(wide[["measure", "system"]], on=["measure", "system"])
     if df.empty:
         raise ValueError("calibration_dumbbell: no system has both a raw and a calibrated value")
-    systems = _ordered(df["system"])
+    systems = _in_order(df["system"], systems)
     df, names = _name_measures(df, order=order)
     limit = int(min(240, max(_text_width(x) for x in systems) + 6))
     columns = max(1, min(columns, len(order)))
@@ -338,9 +344,9 @@ def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, mi
         color=alt.Color("probability:Q", scale=_sequential(-0.3, 1), legend=None),
     )
     text = base.mark_text(fontSize=9, baseline="middle", color="white").encode(text=alt.Text("text:N"))
-    shown = f"printed from {printed:.0%}" if printed <= 1 else "hover for it"
+    shown = f" (printed from {printed:.0%})" if printed <= 1 else ""
     return _with(alt.layer(bubbles, text),
         width=alt.Step(step), height=alt.Step(row),
         title=_title(title or f"Rank uncertainty: {short_measure_label(measure)}",
-                     f"bubble area = P(rank = k) ({shown}); systems by expected rank"))
+                     f"bubble area = P(rank = k){shown}; systems by expected rank"))
 

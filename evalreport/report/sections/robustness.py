@@ -15,15 +15,36 @@ from evalreport.report.sections.overview import code_span
 
 #: Above this many systems the p-value heatmap shows the best ones (all pairs stay in pairwise.csv).
 MAX_PVALUE_SYSTEMS = 40
+#: Fewest systems for comparing rankings between measures: with 3 a rank correlation takes only the values
+#: 1, 0.5, -0.5 and -1 and the inconsistency rate only 0, 1/3, 2/3 and 1 (their tables are grids of the same few
+#: numbers), so below this the report says so in one sentence.
+MIN_SYSTEMS_AGREEMENT = 4
 
 
 class RobustnessSections(ReportBase):
     """Agreement, calibration, per-class, chance-baseline and rank-uncertainty sections."""
 
     # ------------------------------------------------------------------ 4. agreement
+    @property
+    def _n_systems(self) -> int:
+        return len(self.board_order) or self.table("scores")["system"].nunique()
+
+    def _too_few_systems(self, what: str) -> str | None:
+        """The sentence that replaces ``what`` below :data:`MIN_SYSTEMS_AGREEMENT` systems, else None."""
+        n = self._n_systems
+        if n >= MIN_SYSTEMS_AGREEMENT:
+            return None
+        return (f"With {n} systems, {what} would rest on {n * (n - 1) // 2} pair(s) of systems and could take only a "
+                f"few values, so it is not shown (it needs at least {MIN_SYSTEMS_AGREEMENT} systems); the rank chart "
+                "above shows each system's rank under every measure.")
+
     def correlation_heatmap(self, method: str = "spearman") -> Chart | Note | None:
         """The agreement chart; a Note instead when every measure ranks the systems alike (said
-        once, by the first method's call: the other returns None and shows nothing)."""
+        once, by the first method's call: the other returns None and shows nothing), or when
+        there are too few systems for a correlation to say much."""
+        few = self._too_few_systems("a rank correlation between two measures")
+        if few:
+            return Note(few) if method == "spearman" else None
         corr = self.table("rank_correlation")
         if corr.empty or method not in set(corr["method"]):
             return Note("Fewer than two systems or measures: no rank correlations.") if method == "spearman" else None
@@ -72,7 +93,9 @@ class RobustnessSections(ReportBase):
                     "`identities.csv`; Hand et al. (2021) and Gösgens et al. (2021), section 5.1, discuss such pairs):\n\n"
                     + "\n".join(lines))
 
-    def inconsistency_table(self) -> Table | Note:
+    def inconsistency_table(self) -> Table | Note | None:
+        if self._too_few_systems("a rank correlation between two measures"):
+            return None    # the agreement chart's note says it
         inc = self.table("inconsistency")
         if inc.empty:
             return Note("Fewer than two systems: nothing to compare.")
@@ -165,13 +188,18 @@ class RobustnessSections(ReportBase):
             measures = [m for m in measures if m in keep]
             caption += (f" {len(measures)} of {len(self.measures)} measures: {self._label(self.primary)} and those "
                         "whose ranking calibration changes most; all values are in scores.csv.")
-        return Chart(charts.calibration_dumbbell(scores, measures=measures or None), name="calibration",
+        return Chart(charts.calibration_dumbbell(scores, measures=measures or None, systems=self.board_order or None),
+                     name="calibration",
                      caption=caption)
 
     def calibration_table(self) -> Table | Note | None:
         cc = self.table("calibration_correlation")
         if cc.empty:
             return Note("No calibrated rankings were computed.")
+        few = self._too_few_systems("the rank correlation of each measure with its prevalence-calibrated self")
+        if few:
+            return Note(few.replace("the rank chart above shows each system's rank under every measure",
+                                    "the calibrated rank chart above shows the ranks"))
         if self._calibration_changes_nothing(self.table("scores"), "value"):
             return None    # calibration_chart's note says it (equal prevalence)
         wide = cc.pivot(index="measure", columns="method", values="value")
@@ -244,9 +272,9 @@ class RobustnessSections(ReportBase):
             caption += f" Only the {MAX_CLASSES_SHOWN} of {len(classes)} classes where the systems' F1 differ most."
         if pc["system"].nunique() > 12:     # three stacked heatmaps of many systems: a screen each; F1 only
             caption = caption.replace("Recall, precision and F1", "F1") + " Recall and precision are in per_class.csv."
-            return Chart(charts.per_class_heatmap(pc, metrics=("f1",), title="Per-class F1"), name="per-class",
-                         caption=caption)
-        return Chart(charts.per_class_heatmap(pc), name="per-class", caption=caption)
+            return Chart(charts.per_class_heatmap(pc, metrics=("f1",), title="Per-class F1",
+                                                  systems=self.board_order or None), name="per-class", caption=caption)
+        return Chart(charts.per_class_heatmap(pc, systems=self.board_order or None), name="per-class", caption=caption)
 
     def confusion_chart(self) -> Chart | Note:
         conf = self.table("confusion")
@@ -254,10 +282,9 @@ class RobustnessSections(ReportBase):
         if conf.empty or n_classes > MAX_CLASSES_CONFUSION:
             return Note(f"Confusion matrices are not drawn for {n_classes} classes; they are in confusion.csv.")
         caption = "Confusion matrices normalised per gold class (rows = gold, columns = predicted)."
-        systems = None
-        board = self.table("leaderboard")
-        if conf["system"].nunique() > 12 and not board.empty:   # 25 panels would be two pages: best 6, worst 3
-            order = [s for s in board["system"].astype(str) if s in set(conf["system"])]
+        systems = self.in_board_order(conf["system"].astype(str)) if self.board_order else None
+        if conf["system"].nunique() > 12 and self.board_order:   # 25 panels would be two pages: best 6, worst 3
+            order = [s for s in self.board_order if s in set(conf["system"].astype(str))]
             systems = order[:6] + order[-3:]
             caption += (f" The 6 best and 3 worst of {len(order)} systems under {self._label(self.primary)}; every "
                         "matrix is in confusion.csv.")
@@ -311,7 +338,9 @@ class RobustnessSections(ReportBase):
             caption = (f"Holm-corrected p-values of the paired {test} test between the {MAX_PVALUE_SYSTEMS} "
                        f"best systems under {self._label(self.primary)} (of {board['system'].nunique()}; every "
                        "pair is in pairwise.csv).")
+        shown = set(pw["system_a"].astype(str)) | set(pw["system_b"].astype(str))
         return Chart(charts.pvalue_heatmap(pw, measure=self.primary, test=test, column="p_holm",
+                                           order=self.in_board_order(shown),
                                            alpha=self.meta.get("alpha", 0.05),
                                            floor=floor["holm"] if floor else None,
                                            floor_note=(f"smallest attainable: {floor['holm']:.3g} ({floor['B']:,} "
