@@ -16,6 +16,8 @@ from evalreport.charts.names import budget_for, label_expr, middle_ellipsis, sho
 PLOT_WIDTH = 360
 #: Width of a full-width chart including its axis labels (the report's figure width).
 PAGE_WIDTH = 500
+#: The widest a chart may grow for long names (px): the PDF shows up to this width at natural size.
+WIDE_PAGE = 640
 UNDEFINED_FILL = "#d9d9d9"
 UNDEFINED_TEXT = "—"
 DARK_INK, LIGHT_INK = "white", "#222222"
@@ -218,7 +220,7 @@ def _band_font(step: float) -> float:
 
 
 #: Longest system label (px) before it is truncated (the full name is in the tooltip).
-MAX_SYSTEM_LABEL = 250
+MAX_SYSTEM_LABEL = 300
 
 
 def _label_limit(names, cap: int = MAX_SYSTEM_LABEL) -> int:

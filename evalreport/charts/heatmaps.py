@@ -36,7 +36,9 @@ def _calibration_filter(df: pd.DataFrame, calibrated: bool, what: str) -> pd.Dat
 
 #: Longest system name (px) on a heatmap's x axis (angled) and y axis before it is truncated
 #: (the full name is in the tooltip).
-SYSTEM_LIMIT, SYSTEM_ROW_LIMIT = 160, 230
+SYSTEM_LIMIT, SYSTEM_ROW_LIMIT = 160, 300
+#: Longest measure label (px) on a row: room for a short label whole ("Symmetric balanced accuracy").
+MEASURE_ROW_LIMIT = 190
 
 
 def _rank_texts(ranks) -> np.ndarray:
@@ -50,7 +52,7 @@ def _system_measure_axes(rows_are_measures: bool, systems, measures, measure_tit
     """x/y fields, titles, orders and label limits of a systems x measures heatmap."""
     if rows_are_measures:
         return dict(x="system", y="measure_name", x_title="System", y_title=measure_title, x_sort=systems,
-                    y_sort=measures, x_limit=SYSTEM_LIMIT)
+                    y_sort=measures, x_limit=SYSTEM_LIMIT, y_limit=MEASURE_ROW_LIMIT)
     return dict(x="measure_name", y="system", x_title=measure_title, y_title=None, x_sort=measures,
                 y_sort=systems, y_limit=_label_limit(systems, SYSTEM_ROW_LIMIT))
 

@@ -6,7 +6,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, _axis, _direction, _label_limit, _legend,
+from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, WIDE_PAGE, _axis, _direction, _label_limit, _legend,
                                        _in_order, _name_measures, _ordered, _require, _restrict, _select, _sequential, _step,
                                        _text_width, _title, _with, measure_label,
                                        short_measure_label)
@@ -49,7 +49,7 @@ def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence")
 DEFAULT_BASELINES = ("majority", "uniform", "prevalence")
 #: A baseline widens the value axis only while the systems' values still fill at least
 #: 1 / ZOOM of it; the others are named in the subtitle as off the axis.
-ZOOM = 4.0
+ZOOM = 2.0
 #: Font size and line height (px) of the baseline labels above the plot.
 BASELINE_FONT, BASELINE_LINE = 10, 13
 
@@ -113,7 +113,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     compact letter display of the significance tests (:mod:`evalreport.analyses.letters`), points
     coloured by their letters; or (system, group), one row per group a system is in (a system in
     several gets the joined label, e.g. ``"a,b"``). Systems whose value is undefined are named in the
-    subtitle. System names longer than 250 px are shortened, beginning and end kept and no two
+    subtitle. System names longer than 300 px are shortened, beginning and end kept and no two
     alike (:func:`~evalreport.charts._common.shown_names`; full name in the tooltip); the measure
     is shown by its registry label. ``strongest``: the name of the baseline the findings call the
     strongest (:func:`evalreport.analyses.findings.strongest_baseline`): drawn whatever
@@ -194,7 +194,8 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     domain = [lo - pad, hi + pad]
 
     limit = _label_limit(order)
-    width = float(np.clip(PAGE_WIDTH - limit - 40, 220, PLOT_WIDTH))
+    # long names widen the chart (up to WIDE_PAGE) rather than narrow the plot: the intervals need room
+    width = float(np.clip(WIDE_PAGE - limit - 40, 260, PLOT_WIDTH))
     x_scale = alt.Scale(domain=domain, zero=False, nice=False)
     x_title = f"{name} ({direction})"
     x = alt.X("value:Q", title=x_title, scale=x_scale)

@@ -8,17 +8,14 @@ import pandas as pd
 from evalreport import charts
 from evalreport.report.display import Chart, Note, Table
 from evalreport.escape import markdown as escape
-from evalreport.report.section_tables import (MAX_FLIPS, MAX_INCONSISTENT, MAX_PAIRS_ALL, NOISE_SE, baselines_wide,
+from evalreport.report.section_tables import (MAX_FLIPS, MAX_INCONSISTENT, MAX_PAIRS_ALL, MIN_SYSTEMS_AGREEMENT,
+                                               NOISE_SE, baselines_wide,
                                                flips, p_floor, p_floor_sentence)
 from evalreport.report.sections._core import MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase
 from evalreport.report.sections.overview import code_span
 
 #: Above this many systems the p-value heatmap shows the best ones (all pairs stay in pairwise.csv).
 MAX_PVALUE_SYSTEMS = 40
-#: Fewest systems for comparing rankings between measures: with 3 a rank correlation takes only the values
-#: 1, 0.5, -0.5 and -1 and the inconsistency rate only 0, 1/3, 2/3 and 1 (their tables are grids of the same few
-#: numbers), so below this the report says so in one sentence.
-MIN_SYSTEMS_AGREEMENT = 4
 
 
 class RobustnessSections(ReportBase):
@@ -34,7 +31,8 @@ class RobustnessSections(ReportBase):
         n = self._n_systems
         if n >= MIN_SYSTEMS_AGREEMENT:
             return None
-        return (f"With {n} systems, {what} would rest on {n * (n - 1) // 2} pair(s) of systems and could take only a "
+        pairs = n * (n - 1) // 2
+        return (f"With {n} systems, {what} would rest on {pairs} pair{'s' if pairs != 1 else ''} of systems and could take only a "
                 f"few values, so it is not shown (it needs at least {MIN_SYSTEMS_AGREEMENT} systems); the rank chart "
                 "above shows each system's rank under every measure.")
 
@@ -214,8 +212,8 @@ class RobustnessSections(ReportBase):
         changed.index = [self._label(m) for m in changed.index]
         changed.index.name = "measure"
         changed.columns = [f"{c.capitalize()} correlation" for c in changed.columns]
-        return Table(changed, caption="Rank correlation of each measure with its prevalence-calibrated self (paper "
-                                      "002, Figure 2: metric vs metric_c), lowest first: the measures whose ranking "
+        return Table(changed, caption="Rank correlation of each measure with its prevalence-calibrated self (as in "
+                                      "Opitz (2022), Figure 2), lowest first: the measures whose ranking "
                                       "depends most on this test set's class distribution."
                                       + (f" Unchanged by calibration (correlation 1): {names}." if names else ""))
 
@@ -231,7 +229,8 @@ class RobustnessSections(ReportBase):
                         "depend on the test set's class distribution. The values are in the table below.")
         chart = charts.rank_heatmap(ranks, title=f"{charts.short_measure_label(self.primary)}: rank under other "
                                                   "class distributions",
-                                    measure_title="Class distribution", measure_labels=False)
+                                    measure_title="Class distribution", measure_labels=False,
+                                    systems=self.board_order or None)
         return Chart(chart, name="what-if",
                      caption=f"Rank of every system under {self._label(self.primary)} when the confusion matrices are "
                              "rescaled to other class distributions (each class's error proportions kept): observed, "
@@ -361,20 +360,19 @@ class RobustnessSections(ReportBase):
         wide.insert(0, "difference A - B", diff)
         wide = wide.reset_index().rename(columns={"system_a": "system A", "system_b": "system B"})
         n_pairs = len(wide)
-        shown = "Every pair of systems"
+        shown = "Every pair of systems, in leaderboard order (A the better-ranked)"
+        order = self.board_order or list(dict.fromkeys(wide["system A"]))
+        pos = {s: i for i, s in enumerate(order)}
+        swap = (wide["system A"].map(pos) > wide["system B"].map(pos)).to_numpy()   # A: the better-ranked
+        a, b = wide["system A"].copy(), wide["system B"].copy()
+        wide["system A"], wide["system B"] = np.where(swap, b, a), np.where(swap, a, b)
+        wide["difference A - B"] = np.where(swap, -wide["difference A - B"], wide["difference A - B"])
+        wide = wide.assign(_a=wide["system A"].map(pos), _b=wide["system B"].map(pos)) \
+            .sort_values(["_a", "_b"], kind="stable").drop(columns=["_a", "_b"])
         if n_pairs > MAX_PAIRS_ALL:
-            board = self.table("leaderboard")
-            order = list(board["system"]) if not board.empty else list(dict.fromkeys(wide["system A"]))
             nxt = {a: b for a, b in zip(order, order[1:])}
-            keep = [nxt.get(a) == b or nxt.get(b) == a for a, b in zip(wide["system A"], wide["system B"])]
-            wide = wide[keep]
-            pos = {s: i for i, s in enumerate(order)}
-            swap = (wide["system A"].map(pos) > wide["system B"].map(pos)).to_numpy()   # A: the better-ranked
-            a, b = wide["system A"].copy(), wide["system B"].copy()
-            wide["system A"], wide["system B"] = np.where(swap, b, a), np.where(swap, a, b)
-            wide["difference A - B"] = np.where(swap, -wide["difference A - B"], wide["difference A - B"])
-            wide = wide.assign(_o=wide["system A"].map(pos)).sort_values("_o", kind="stable") \
-                .drop(columns="_o").head(MAX_PAIRS_ALL)
+            keep = [nxt.get(a) == b for a, b in zip(wide["system A"], wide["system B"])]
+            wide = wide[keep].head(MAX_PAIRS_ALL)
             shown = (f"Each system and the next one in the leaderboard ({len(wide):,} of the {n_pairs:,} pairs; every "
                      "pair is in pairwise.csv and in the p-value chart)")
         caption = (f"{shown}: the difference under {p_label} and the Holm-corrected p-values of each paired test "
