@@ -137,3 +137,15 @@ def test_leaderboard_axis_is_zoomed_to_25_systems_intervals():
     sub = " ".join(spec["title"]["subtitle"])
     assert "majority class = 0.000" in sub                  # the far baseline is named, in words
     assert spec["width"] >= 260                             # long names do not squeeze the plot
+
+
+def test_benchmark_notes_say_settings_in_words():
+    from evalreport.analyses.consensus import kemeny_note
+    from evalreport.report.sections.benchmark import plain_note
+
+    notes = ["wilcoxon: zero_method='zsplit', scipy method='auto', two-sided; Holm over all pairs",
+             "consensus bootstrap: 200 paired resamples, an independent stream per task (SeedSequence(0).spawn(3); "
+             "seeds in settings)", kemeny_note(5, 12), kemeny_note(30, 12)]
+    for note in map(plain_note, notes):
+        assert not any(code in note for code in ("zero_method", "SeedSequence", "2^S", "S = ", "scipy")), note
+    assert "3 streams drawn from seed 0" in plain_note(notes[1])
