@@ -54,7 +54,7 @@ def _system_measure_axes(rows_are_measures: bool, systems, measures, measure_tit
         return dict(x="system", y="measure_name", x_title="System", y_title=measure_title, x_sort=systems,
                     y_sort=measures, x_limit=SYSTEM_LIMIT, y_limit=MEASURE_ROW_LIMIT)
     return dict(x="measure_name", y="system", x_title=measure_title, y_title=None, x_sort=measures,
-                y_sort=systems, y_limit=_label_limit(systems, SYSTEM_ROW_LIMIT))
+                y_sort=systems, y_limit=_label_limit(systems, SYSTEM_ROW_LIMIT), x_limit=150)
 
 
 def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str = "auto",

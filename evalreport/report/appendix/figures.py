@@ -69,9 +69,10 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     board = data.table("leaderboard")
     systems = list(board.sort_values("rank", kind="stable")["system"].astype(str)) if len(board) else None
     out.append(("ranks", "Rank of every system under every measure.",
-                charts.rank_heatmap(ranks, systems=systems),
-                # a column of a few systems: a page-wide figure would blow it up to a page of its own
-                "column" if systems is not None and len(systems) <= 6 else "page"))
+                # a few systems: a row each (a column each would make a tall, narrow figure of a page)
+                charts.rank_heatmap(ranks, systems=systems,
+                                    orient="systems_rows" if systems is not None and len(systems) <= 6 else "auto"),
+                "page"))
     corr = data.table("rank_correlation")
     order = data.measures or None
     enough = systems is None or len(systems) >= MIN_SYSTEMS_AGREEMENT   # (fewer: a grid of a few values)
