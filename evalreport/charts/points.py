@@ -69,9 +69,13 @@ def _baseline_rows(base: pd.DataFrame, lo: float, hi: float, width: float) -> pd
     labels = pd.DataFrame(rows)
     lines: list[list[tuple[float, float]]] = []
     align, line = [], []
+    starts = []
     for p, text in zip(labels["px"], labels["text"]):
         w = _text_width(text, BASELINE_FONT) + 4
         a = "left" if p + w <= width + 4 else "right"
+        if a == "right" and p - w < -4:      # wider than either side of its rule: from the plot's left edge
+            a, p = "left", 0.0
+        starts.append(p)
         span = (p, p + w) if a == "left" else (p - w, p)
         for k, used in enumerate(lines):
             if all(span[1] + 4 <= u0 or span[0] >= u1 + 4 for u0, u1 in used):
@@ -83,6 +87,7 @@ def _baseline_rows(base: pd.DataFrame, lo: float, hi: float, width: float) -> pd
         align.append(a)
         line.append(k)
     labels["align"], labels["line"] = align, line
+    labels["value"] = np.where(np.isclose(starts, labels["px"]), labels["value"], lo + np.asarray(starts) / width * (hi - lo))
     labels["y"] = -4 - labels["line"] * BASELINE_LINE
     return labels
 

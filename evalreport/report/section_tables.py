@@ -232,6 +232,12 @@ BASELINE_WORDS = {"majority": "majority class", "uniform": "uniform random",
                   "trivial_acceptor": "always positive", "trivial_rejector": "always negative"}
 
 
+#: The same, short enough for a chart's label row (several baselines at one value share a label).
+BASELINE_CHART_WORDS = {"majority": "majority class", "uniform": "uniform random", "prevalence": "random at prevalence",
+                        "fixed_sizes": "permuted gold", "contingency": "random table",
+                        "trivial_acceptor": "always positive", "trivial_rejector": "always negative"}
+
+
 def baselines_wide(base: pd.DataFrame, order: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Measures (rows) x baselines (columns), the constant-class predictors folded into one
     column "constant class: lowest - highest" (one column per class would be as wide as the task

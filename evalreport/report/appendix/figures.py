@@ -43,7 +43,7 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     from evalreport.analyses.letters import letters_sentence
     from evalreport.measures import get
     from evalreport.report.appendix.sources import paper_label as label   # whose equation
-    from evalreport.report.section_tables import BASELINE_WORDS, MIN_SYSTEMS_AGREEMENT
+    from evalreport.report.section_tables import BASELINE_CHART_WORDS, MIN_SYSTEMS_AGREEMENT
 
     primary = data.primary
     out = []
@@ -59,7 +59,7 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     chart = charts.leaderboard_intervals(iv, measure=primary, baselines=base,
                                          groups=groups if not groups.empty else None,
                                          higher_is_better=get(primary).higher_is_better,
-                                         baseline_names=BASELINE_WORDS)
+                                         baseline_names=BASELINE_CHART_WORDS)
     letters = "" if groups.empty or "letters" not in groups else (
         " Colour: the significance letters. " + letters_sentence(data.settings.get("pairwise_test", "bootstrap"),
                                                                  data.settings.get("alpha", 0.05)))

@@ -10,7 +10,7 @@ from evalreport import charts
 from evalreport.analyses.letters import letters_sentence
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
-from evalreport.report.section_tables import BASELINE_WORDS, integer_ranks
+from evalreport.report.section_tables import BASELINE_CHART_WORDS, integer_ranks
 from evalreport.report.sections._core import MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase, wide_scores
 from evalreport.escape import markdown as escape
 
@@ -145,7 +145,7 @@ class OverviewSections(ReportBase):
                                              groups=groups if not groups.empty else None,
                                              higher_is_better=get(self.primary).higher_is_better,
                                              strongest=str(list(best)[0]) if len(best) else None,
-                                             baseline_names=BASELINE_WORDS)
+                                             baseline_names=BASELINE_CHART_WORDS)
         intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
         letters = "" if groups.empty or "letters" not in groups else (
             " Colour: the significance letters. " + letters_sentence(self.meta.get("pairwise_test", "bootstrap"),
