@@ -1,7 +1,7 @@
 """Whose equation: a registry source and a measure's label in a paper's words.
 
 A registry source reads ``"Opitz 2022 (paper 002), eq. 18-19"``; evalreport's own paper numbers mean
-nothing to a reader, and a bare ``eq. 18`` in a label (``"Macro F1 (mean of class F1, eq. 18)"``)
+nothing to a reader, and a bare ``eq. 18`` in a label (a plug-in's ``"My F1 (eq. 18)"``)
 reads as an equation of the paper the appendix is pasted into. :func:`source_refs` splits a source
 into its works, each with the author-year text of its BibTeX entry (``Opitz (2022)``,
 ``Forman and Scholz (2010)``, ``Gösgens et al. (2021)``), the place in it (``eq. 18-19``) and its
@@ -65,7 +65,7 @@ def tie(text: str) -> str:
 
 def paper_label(measure_id: str) -> str:
     """The report's label of a measure, an equation number in it preceded by whose it is:
-    ``Macro F1 (mean of class F1, Opitz (2022), eq. 18)``."""
+    ``My F1 (Opitz (2022), eq. 18)``. The registry's own labels carry no equation number."""
     from evalreport.report.section_tables import label
 
     text = label(measure_id)
