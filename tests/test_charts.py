@@ -310,17 +310,14 @@ def test_leaderboard_shows_chosen_baselines_on_separate_lines():
     # uniform and prevalence are 0.007 apart: their labels go on different lines above the plot
     y = labels.set_index("text")["y"]
     assert y["uniform = 0.333"] != y["prevalence = 0.340"] and (y < 0).all()
-    # every baseline is considered; the constant (0.05) would leave the systems (0.58-0.87) less than half
-    # of the axis: it is named in the subtitle instead of squeezing the intervals
     spec = b.leaderboard_intervals(intervals(), measure="accuracy", baselines=many, show_baselines=None).to_dict()
     dashed = next(v for v in views(spec) if mark_type(v) == "rule" and v["mark"].get("strokeDash"))
-    assert sorted(view_rows(spec, dashed)["baseline"]) == ["contingency", "majority", "prevalence", "uniform"]
-    assert "far below every system: constant:a = 0.050" in " ".join(spec["title"]["subtitle"])
-    # none of the chosen names present: all baselines of the measure are considered
+    assert len(view_rows(spec, dashed)) == 5
+    # none of the chosen names present: all baselines of the measure are drawn
     other = many.assign(baseline=["p", "q", "r", "s", "t"])
     spec = b.leaderboard_intervals(intervals(), measure="accuracy", baselines=other).to_dict()
     dashed = next(v for v in views(spec) if mark_type(v) == "rule" and v["mark"].get("strokeDash"))
-    assert sorted(view_rows(spec, dashed)["baseline"]) == ["q", "r", "s", "t"]
+    assert len(view_rows(spec, dashed)) == 5
 
 
 def test_leaderboard_lower_is_better_measure_sorts_ascending():

@@ -49,7 +49,9 @@ def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence")
 DEFAULT_BASELINES = ("majority", "uniform", "prevalence")
 #: A baseline widens the value axis only while the systems' values still fill at least
 #: 1 / ZOOM of it; the others are named in the subtitle as off the axis.
-ZOOM = 2.0
+ZOOM = 4.0
+#: ... and while the median interval stays this many px wide: wider than a point, so that it is seen.
+MIN_INTERVAL_PX = 24
 #: Font size and line height (px) of the baseline labels above the plot.
 BASELINE_FONT, BASELINE_LINE = 10, 13
 
@@ -114,7 +116,8 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     (default: the majority-class, uniform-random and prevalence-random systems; all of them
     when none of the names is present, or with ``None``). The value axis is zoomed to the
     systems: a baseline widens it only while the systems still fill at least 1/``zoom`` of
-    it; the others are named in the subtitle as off the axis. ``groups``: (system, letters) - the
+    it and the median interval stays :data:`MIN_INTERVAL_PX` wide; the others are named in the
+    subtitle as off the axis. ``groups``: (system, letters) - the
     compact letter display of the significance tests (:mod:`evalreport.analyses.letters`), points
     coloured by their letters; or (system, group), one row per group a system is in (a system in
     several gets the joined label, e.g. ``"a,b"``). Systems whose value is undefined are named in the
@@ -166,6 +169,14 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     lo = float(np.nanmin(df[["value", "lo", "hi"]].to_numpy(float)))
     hi = float(np.nanmax(df[["value", "lo", "hi"]].to_numpy(float)))
     span = max(hi - lo, 0.01 * max(abs(hi), abs(lo), 1e-9))
+    limit = _label_limit(order)
+    # long names widen the chart (up to WIDE_PAGE) rather than narrow the plot: the intervals need room
+    width = float(np.clip(WIDE_PAGE - limit - 40, 260, PLOT_WIDTH))
+    widest = zoom * span           # the axis a baseline may widen to
+    if has_intervals:
+        median = float(np.nanmedian((df["hi"] - df["lo"]).to_numpy(float)))
+        if np.isfinite(median) and median > 0:
+            widest = min(widest, max(span, median * width / MIN_INTERVAL_PX))
     shown = off = None
     if baselines is not None:
         b = _require(baselines, ["measure", "baseline", "value"], "leaderboard_intervals(baselines)")
@@ -187,7 +198,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
             b["baseline"] = b["baseline"].map(lambda x: words.get(x, x))
             keep = []
             for v in b["value"]:
-                if max(hi, v) - min(lo, v) <= zoom * span:
+                if max(hi, v) - min(lo, v) <= widest:
                     lo, hi = min(lo, v), max(hi, v)
                     keep.append(True)
                 else:
@@ -198,9 +209,6 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     pad = 0.05 * (hi - lo) if hi > lo else 0.05
     domain = [lo - pad, hi + pad]
 
-    limit = _label_limit(order)
-    # long names widen the chart (up to WIDE_PAGE) rather than narrow the plot: the intervals need room
-    width = float(np.clip(WIDE_PAGE - limit - 40, 260, PLOT_WIDTH))
     x_scale = alt.Scale(domain=domain, zero=False, nice=False)
     x_title = f"{name} ({direction})"
     x = alt.X("value:Q", title=x_title, scale=x_scale)

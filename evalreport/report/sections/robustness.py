@@ -23,13 +23,17 @@ class RobustnessSections(ReportBase):
 
     # ------------------------------------------------------------------ 4. agreement
     @property
-    def _n_systems(self) -> int:
-        return len(self.board_order) or self.table("scores")["system"].nunique()
+    def _n_systems(self) -> int | None:
+        """How many systems the report compares (None: no table says)."""
+        if self.board_order:
+            return len(self.board_order)
+        scores = self.table("scores")
+        return int(scores["system"].nunique()) if "system" in scores else None
 
     def _too_few_systems(self, what: str) -> str | None:
         """The sentence that replaces ``what`` below :data:`MIN_SYSTEMS_AGREEMENT` systems, else None."""
         n = self._n_systems
-        if n >= MIN_SYSTEMS_AGREEMENT:
+        if n is None or n >= MIN_SYSTEMS_AGREEMENT:
             return None
         pairs = n * (n - 1) // 2
         return (f"With {n} systems, {what} would rest on {pairs} pair{'s' if pairs != 1 else ''} of systems and could take only a "
