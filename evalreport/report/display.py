@@ -260,6 +260,10 @@ def _note_letter(i: int) -> str:
     return letters
 
 
+#: A run of this many characters without a space: a name that may have to break for the table to fit.
+_LONG_WORD = re.compile(r"\S{21,}")
+
+
 class Table:
     """A data frame as a styled HTML table and a Markdown pipe table.
 
@@ -447,7 +451,9 @@ class Table:
                         f"{esc(text)}<sup>{letter}</sup></td>"
                     )
                 else:
-                    cls = ' class="num"' if (num or col_num) else ""
+                    # a long name without spaces (a system, a file) may break anywhere (report.css)
+                    cls = ' class="num"' if (num or col_num) else (' class="er-long"' if _LONG_WORD.search(text)
+                                                                   else "")
                     tds.append(f"<td{cls}>{esc(text)}</td>")
             out.append("<tr>" + "".join(tds) + "</tr>")
         out.append("</tbody></table>")
