@@ -31,7 +31,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SHAPES = ("demo", "few", "many", "imagenet", "bench13x2", "bench20x6")
-IMAGENET = ROOT.parent / "shared" / "data" / "gosgens2021" / "imagenet"
+#: The shared data folder beside the checkout (a git worktree sits one level deeper than a clone).
+IMAGENET = next((base / "shared" / "data" / "gosgens2021" / "imagenet" for base in ROOT.parents
+                 if (base / "shared" / "data" / "gosgens2021" / "imagenet").is_dir()),
+                ROOT.parent / "shared" / "data" / "gosgens2021" / "imagenet")
 
 
 def _data(shape: str, where: Path) -> list[str]:

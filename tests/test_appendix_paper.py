@@ -150,10 +150,9 @@ def test_the_primary_formula_is_math_with_one_citation_naming_whose_equation(nof
 
 
 def test_an_equation_number_always_says_whose(nofolds):
-    """'Macro F1 (mean of class F1, eq. 18)' read as eq. 18 of the reader's paper."""
-    assert paper_label("macro_f1") == "Macro F1 (mean of class F1, Opitz (2022), eq.\u00a018)"
-    assert paper_label("macro_f1_hm").endswith("Opitz (2022), eq.\u00a020)")
-    assert paper_label("accuracy") == "Accuracy"
+    """A bare 'eq. 18' would read as eq. 18 of the reader's paper: labels carry none (the definitions do),
+    and every equation number the appendix prints follows its author and year."""
+    assert paper_label("macro_f1") == "Macro F1" and paper_label("accuracy") == "Accuracy"
     texts = [p.read_text(encoding="utf-8") for p in [*nofolds.glob("*.tex"), *(nofolds / "tables").glob("*.tex"),
                                                       *nofolds.glob("*.typ"), *(nofolds / "tables").glob("*.typ")]]
     for text in texts:

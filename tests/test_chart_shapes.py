@@ -16,6 +16,7 @@ alt = pytest.importorskip("altair")
 
 from evalreport import charts  # noqa: E402
 from evalreport.charts import _common  # noqa: E402
+from evalreport.charts.heatmaps import SYSTEM_ROW_LIMIT  # noqa: E402
 from evalreport.report.display import Chart, Note  # noqa: E402
 from evalreport.report.sections import ReportData  # noqa: E402
 
@@ -160,8 +161,8 @@ def test_leaderboard_zooms_to_close_systems_and_names_far_baselines():
     assert not [v for v in views(spec) if mark(v) == "rule"]           # no intervals, no baseline on the axis
     # the longest name fits: its label limit is at least its width, and the plot stays in the page
     limit = axis(point, "y")["labelLimit"]
-    assert limit >= _common._text_width("swin_large_patch4_window12_384.apex") and limit <= 250
-    assert spec["width"] + limit <= 520
+    assert limit >= _common._text_width("swin_large_patch4_window12_384.apex") and limit <= _common.MAX_SYSTEM_LABEL
+    assert spec["width"] + limit <= _common.WIDE_PAGE
     assert {"system"} <= {t["field"] for t in point["encoding"]["tooltip"]}
     assert point["encoding"]["x"]["title"].startswith("Accuracy")     # the label, not the id
 
@@ -170,8 +171,9 @@ def test_leaderboard_with_25_long_names_truncates_with_the_name_in_the_tooltip()
     df = intervals(LONG, np.linspace(0.83, 0.45, 25))
     spec = charts.leaderboard_intervals(df, measure="accuracy").to_dict()
     point = next(v for v in views(spec) if mark(v) == "point")
-    assert axis(point, "y")["labelLimit"] == 250
-    assert spec["width"] >= 220 and step(spec, "height") >= 16
+    assert axis(point, "y")["labelLimit"] == _common.MAX_SYSTEM_LABEL
+    assert spec["width"] >= 260 and step(spec, "height") >= 16      # long names do not squeeze the plot
+    assert spec["width"] + _common.MAX_SYSTEM_LABEL <= _common.WIDE_PAGE
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,14 +228,14 @@ def test_rank_legend_labels_do_not_run_together_with_25_systems():
     legend = rect(spec)["encoding"]["fill"]["legend"]
     assert legend["values"] == [1, 5, 10, 15, 20, 25]
     # systems on the rows: long names get a label limit that fits most of them
-    assert axis(rect(spec), "y")["labelLimit"] == 230
+    assert axis(rect(spec), "y")["labelLimit"] == SYSTEM_ROW_LIMIT
     assert texts_of(spec) and texts_of(spec)[0]["mark"]["fontSize"] >= _common.MIN_TEXT_FONT
 
 
 def test_pvalue_heatmap_25_systems_within_the_page_and_upright_labels():
     spec = charts.pvalue_heatmap(pairwise(LONG), measure="accuracy", test="bootstrap").to_dict()
     s = step(spec, "width")
-    assert s * 25 + axis(rect(spec), "y")["labelLimit"] <= 520
+    assert s * 25 + axis(rect(spec), "y")["labelLimit"] <= _common.WIDE_PAGE
     assert axis(rect(spec), "x")["labelAngle"] == -90 and axis(rect(spec), "x")["labelFontSize"] <= s
     assert not texts_of(spec)                                           # cells too small for ".500"
 
@@ -254,7 +256,7 @@ def test_correlation_20_measures_drops_the_printed_values():
     corr = correlation(measures, lambda a, b: 0.9 - 0.02 * abs(measures.index(a) - measures.index(b)))
     spec = charts.correlation_heatmap(corr, order=measures).to_dict()
     assert not texts_of(spec)
-    assert step(spec, "width") >= 14 and "hover a cell" in subtitle(spec)
+    assert step(spec, "width") >= 14 and "too many measures to print the values" in subtitle(spec)
 
 
 def test_correlation_merges_measures_with_identical_rankings():
@@ -266,7 +268,7 @@ def test_correlation_merges_measures_with_identical_rankings():
     spec = charts.correlation_heatmap(corr, order=measures).to_dict()
     data = data_of(spec)
     assert len(data) == 4                                               # 2 x 2, not 5 x 5
-    assert rect(spec)["encoding"]["y"]["sort"] == ["Accuracy +2", "Macro F1 +1"]
+    assert rect(spec)["encoding"]["y"]["sort"] == ["Accuracy and 2 more", "Macro F1 and 1 more"]
     assert "Accuracy, Macro recall, Cohen's kappa" in set(data["members_a"])
     text = texts_of(spec)[0]
     assert set(data["label"]) == {"1.00", ".50"} and text["mark"]["fontSize"] >= 9

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import re
 import time
 
 import numpy as np
@@ -152,6 +153,30 @@ def test_catalogue_order_and_frame():
     frame = M.catalogue_frame()
     assert list(frame["id"]) == [m.id for m in M.catalogue()]
     assert not frame[["label", "source", "formula", "undefined"]].eq("").any().any()
+    # what a reader sees cites works by author and year, never evalreport's own file numbers
+    assert not frame[["source", "undefined"]].apply(lambda c: c.str.contains(r"\bpapers? \d{3}")).any().any()
+    assert frame.loc[frame["id"] == "macro_f1", "source"].item() == "Opitz (2022), eq. 18-19"
+
+
+@pytest.mark.parametrize("ident", [*M.REGISTRY, *M.ALIASES])
+def test_a_label_is_a_name_without_equation_or_paper_number(ident):
+    """The label heads table columns and axes; the equation and source are the definitions' (formula,
+    source), shown in the appendix and tooltips."""
+    label = M.get(ident).label
+    assert not re.search(r"\beqs?\.\s*\d|\bpaper\b|\bEq\.", label), label
+
+
+def test_cite_names_authors_and_years():
+    from evalreport.measures.references import cite
+
+    assert cite("Opitz 2022 (paper 002), eq. 18-19") == "Opitz (2022), eq. 18-19"
+    assert cite("(Opitz, paper 002, eq. 6)") == "(Opitz (2022), eq. 6)"
+    assert cite("Gösgens et al. (paper 004, section 2): macro") == "Gösgens et al. (2021), section 2: macro"
+    assert cite("Powers 2011 (cited in paper 004); PPV + NPV - 1") == "Powers 2011; PPV + NPV - 1"
+    assert cite("papers 002 and 004") == "Opitz (2022) and Gösgens et al. (2021)"
+    assert cite("paper 001's default") == "Forman and Scholz's (2010) default"
+    assert cite("Hand, Christen & Kirielle 2021 (paper 003), eq. 2") == "Hand et al. (2021), eq. 2"
+    assert cite("a system named paper 9") == "a system named paper 9"
 
 
 # --------------------------------------------------------------------------- specs

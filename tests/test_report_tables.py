@@ -214,7 +214,7 @@ def test_audit_properties_are_named_as_the_cli_names_them(audited):
         qualified = f"{prop.paper}.{prop.id}"
         assert qualified in set(legend.df["property"]) and resolve_properties(qualified) == [prop]
     row = legend.df.set_index("property").loc["goesgens.CB"]
-    assert row["name"] == "constant baseline (Definition 8)" and "goesgens: Gösgens et al. 2021" in legend.caption
+    assert row["name"] == "constant baseline (Definition 8)" and "goesgens: Gösgens et al. (2021)" in legend.caption
     assert row["definition"].startswith("for every gold labeling")
     assert not any(re.match(r"^\d{3} ", str(c)) for c in table.df.columns)   # no "004 CB"
     # every header links to a legend row that exists

@@ -232,8 +232,10 @@ def test_report_says_it_next_to_the_intervals_and_in_the_agreement_captions(tmp_
 
     base = tiny()
     third = np.array([0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 0])        # ahead on accuracy, behind on macro-F1
-    runs = Runs(gold=base.gold, pred=np.vstack([base.pred, third]), labels=LABELS,
-                systems=(*base.systems, "third"))
+    # a fourth system, right on every item (first under every measure, so it adds no disagreement): the
+    # report compares rankings between measures from 4 systems on
+    runs = Runs(gold=base.gold, pred=np.vstack([base.pred, third, base.gold]), labels=LABELS,
+                systems=(*base.systems, "third", "oracle"))
     comp = compare(runs, measures=["accuracy", "mcc"], primary="macro_f1", bootstrap=100, seed=0)
     comp.to_dir(tmp_path / "t")
     data = ReportData(tmp_path / "t")
@@ -242,7 +244,7 @@ def test_report_says_it_next_to_the_intervals_and_in_the_agreement_captions(tmp_
     table = data.inconsistency_table()
     shown = table.df.set_index(["measure", "other measure"])
     assert "neither an agreement nor a disagreement" in table.caption
-    # of 3 system pairs only (fair, third) has an MCC value on both sides
+    # of 6 system pairs the 3 without the majority predictor have an MCC value on both sides; (fair, third) flips
     row = shown.loc[(data._label("macro_f1"), data._label("mcc"))]
-    assert (row["comparable system pairs"], row["system pairs ordered differently"]) == (1, 1)
-    assert shown.loc[(data._label("macro_f1"), data._label("accuracy")), "comparable system pairs"] == 3
+    assert (row["comparable system pairs"], row["system pairs ordered differently"]) == (3, 1)
+    assert shown.loc[(data._label("macro_f1"), data._label("accuracy")), "comparable system pairs"] == 6

@@ -33,7 +33,7 @@ F_ESTIMATORS = ("F_tp,fp", "F_avg", "F~_avg", "F_pr,re", "F~_pr,re")
 #: Estimates that agree to this many decimals (the report prints 4 in the text) "agree".
 SPREAD_DECIMALS = 4
 
-P001 = "Forman & Scholz (paper 001"
+P001 = "Forman and Scholz (2010"
 _Q_F = "\"Only one method is almost perfectly unbiased, Ftp,fp, and therefore it is the recommended way to " \
        "compute F-measure\" (section 4.3)"
 _Q_AUC = "\"we urge the research community to consistently use Ftp,fp and AUCavg\" (section 5)"
@@ -122,7 +122,7 @@ def _spread_sentences(f_table: pd.DataFrame, n_folds: int | None) -> list[str]:
         ok = ratio[np.isfinite(ratio["r"])]
         if len(ok) and ok["r"].max() > 1.05:
             best = ok.loc[ok["r"].idxmax()]
-            out.append(f"Largest F_pr,re / F_tp,fp ratio here: {best['r']:.2f} ({best['system']}); paper 001's first "
+            out.append(f"Largest F_pr,re / F_tp,fp ratio here: {best['r']:.2f} ({best['system']}); Forman and Scholz's (2010) first "
                        "example (section 3.1, Table 1) shows 1.26.")
     return out
 
@@ -139,8 +139,8 @@ def _invalid_sentence(invalid_folds: pd.DataFrame, n_folds: int | None, policy: 
         if no_gold:
             why.append(f"{no_gold} without a gold positive")
         parts.append(f"{system}: {len(g)}{of} ({', '.join(why)})")
-    sub = {"zero": "0", "one": "1"}.get(policy, "0, paper 001's default interpretation")
-    return ("Folds with undefined precision or recall (V(i) = 0, paper 001, section 2.3), which F_avg and F_pr,re "
+    sub = {"zero": "0", "one": "1"}.get(policy, "0, Forman and Scholz's default interpretation")
+    return ("Folds with undefined precision or recall (V(i) = 0, Forman and Scholz (2010), section 2.3), which F_avg and F_pr,re "
             f"count (an undefined F, precision or recall as {sub}) and F~_avg and F~_pr,re skip: "
             + "; ".join(parts) + ".")
 
@@ -160,7 +160,7 @@ def recommendation(estimates: pd.DataFrame | None = None, *, invalid_folds: pd.D
     if n_folds is None and estimates is not None and len(estimates) and "n_folds" in estimates:
         pooled = estimates[estimates["aggregation"] == "pooled"]["n_folds"]
         n_folds = int(pooled.iloc[0]) if len(pooled) else None
-    others = ("Other measures: paper 001 treats only F-measure and AUC; of accuracy and error rate it says that "
+    others = ("Other measures: Forman and Scholz (2010) treat only F-measure and AUC; of accuracy and error rate they say that "
               "\"you get the same result whether you compute accuracy on each fold and then average, or if you "
               "tally the error count\" (section 2.4), which is exact for folds of equal size. For every other "
               "measure the paper gives no rule: reporting the pooled value (the measure of the summed fold "
@@ -170,7 +170,7 @@ def recommendation(estimates: pd.DataFrame | None = None, *, invalid_folds: pd.D
     if not has_positive:
         return ("Publish the pooled value of every measure (aggregation 'pooled': sum the fold confusion matrices, "
                 "then compute) and name the aggregation. That is evalreport's choice, by analogy with the F_tp,fp "
-                f"of {P001}), which recommends estimators only for F-measure (F_tp,fp) and AUC (AUC_avg) of a "
+                f"of {P001}), who recommend estimators only for F-measure (F_tp,fp) and AUC (AUC_avg) of a "
                 "positive class, and notes that accuracy comes out the same either way (section 2.4). Give a "
                 "positive class (--positive) to see the five F estimators of their paper side by side.")
     lines = []
@@ -183,7 +183,7 @@ def recommendation(estimates: pd.DataFrame | None = None, *, invalid_folds: pd.D
             "where such folds are rare (section 4.3). Say which estimator you report; numbers computed another "
             "way are not comparable.")
     else:
-        lines.append(f"F-measure: none among the measures computed here; for F, {P001}) recommends F_tp,fp (the "
+        lines.append(f"F-measure: none among the measures computed here; for F, {P001}) recommend F_tp,fp (the "
                      f"pooled counts): {_Q_F}.")
     if has_scores:
         lines.append(f"AUC: publish AUC_avg (aggregation 'avg': the mean of the per-fold AUCs), as the paper urges: "
@@ -201,7 +201,7 @@ def recommendation(estimates: pd.DataFrame | None = None, *, invalid_folds: pd.D
             done = {"zero": "counts them as 0", "one": "counts them as 1"}.get(
                 policy, "averages the other folds only")
             lines.append(f"Folds with only one class, where AUC is undefined and AUC_avg {done} (policy {policy}; "
-                         "paper 001, section 2.4, warns of software that skips them or substitutes a zero "
+                         "Forman and Scholz (2010), section 2.4, warn of software that skips them or substitutes a zero "
                          "silently): " + "; ".join(f"fold {r.fold} ({r.reason})" for r in bad.itertuples()) + ".")
     if invalid_folds is not None and len(invalid_folds):
         lines.append(_invalid_sentence(invalid_folds, n_folds, policy))

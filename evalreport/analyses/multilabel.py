@@ -197,7 +197,7 @@ def compare_multilabel(runs, *, measures=None, primary: str = "f1_macro", policy
     incons = ranking.inconsistency(scores, calibrated=False, higher_is_better=directions)
     calibration, calibration_summary, pi = calibration_tables(counts, chosen, reference=calibration_reference,
                                                               policy=policy)
-    notes.append(f"prevalence calibration per label (paper 002, eq. 5-6 on each label's 2 x 2 matrix) to the reference "
+    notes.append(f"prevalence calibration per label (Opitz (2022), eq. 5-6 on each label's 2 x 2 matrix) to the reference "
                  f"prevalence {pi:.6g} ({calibration_reference}): tables calibration and calibration_summary; "
                  "scores holds raw values only")
 

@@ -10,12 +10,14 @@ import numpy as np
 import pandas as pd
 
 from evalreport.measures.labels import SHORT_LABEL, measure_label, short_measure_label  # noqa: F401 (re-exported)
-from evalreport.charts.names import budget_for, label_expr, middle_ellipsis, shorten_names  # noqa: F401
+from evalreport.charts.names import budget_for, label_expr, middle_ellipsis, shorten_names, text_px  # noqa: F401
 
 #: Usable plot width on an A4 portrait page (px), axis labels and legend excluded.
 PLOT_WIDTH = 360
 #: Width of a full-width chart including its axis labels (the report's figure width).
 PAGE_WIDTH = 500
+#: The widest a chart may grow for long names (px): the PDF shows up to this width at natural size.
+WIDE_PAGE = 640
 UNDEFINED_FILL = "#d9d9d9"
 UNDEFINED_TEXT = "—"
 DARK_INK, LIGHT_INK = "white", "#222222"
@@ -93,6 +95,16 @@ def _restrict(df: pd.DataFrame, column: str, keep, what: str):
     return df[df[column].isin(list(keep))], list(keep)
 
 
+def _in_order(values, order=None) -> list:
+    """Distinct ``values`` (as shown: :func:`display_text`) in ``order`` (e.g. the leaderboard's),
+    those not in it after, in order of first appearance; without ``order``, order of appearance."""
+    found = _ordered(values)
+    if order is None:
+        return found
+    pos = {display_text(str(v)): i for i, v in enumerate(order)}
+    return sorted(found, key=lambda v: pos.get(v, len(pos)))
+
+
 def _ordered(values) -> list:
     """Distinct values in order of first appearance."""
     return pd.Series(pd.unique(pd.Series(values))).tolist()  # Python scalars: JSON-safe in a spec
@@ -157,7 +169,12 @@ def shown_names(values, px: float, *, size: float = 11) -> dict:
     :func:`~evalreport.charts.names.shorten_names` with the budget of that room (a name that fits
     is shown whole; no two names look alike)."""
     names = [str(v) for v in _ordered(values)]
-    return shorten_names(names, budget_for(px, names, size=size)) if names else {}
+    if not names:
+        return {}
+    shown = shorten_names(names, budget_for(px, names, size=size))
+    # the budget leaves room for two ellipses; a name that fits the room as it is stays whole
+    whole = {n: (n if text_px(n, size) * 1.03 <= px else s) for n, s in shown.items()}
+    return whole if len(set(whole.values())) == len(whole) else shown
 
 
 def _axis(angle: int = 0, limit: int = LABEL_LIMIT, names=None, **kw) -> alt.Axis:
@@ -203,7 +220,7 @@ def _band_font(step: float) -> float:
 
 
 #: Longest system label (px) before it is truncated (the full name is in the tooltip).
-MAX_SYSTEM_LABEL = 250
+MAX_SYSTEM_LABEL = 300
 
 
 def _label_limit(names, cap: int = MAX_SYSTEM_LABEL) -> int:

@@ -71,7 +71,7 @@ def cv_estimates(cv: pd.DataFrame, *, measure: str | None = None, by: str = "aut
     return _with(alt.layer(rule, points),
         width=PLOT_WIDTH, height=alt.Step(_step(len(systems), lo=18, hi=26)),
         title=_title(title or f"Cross-validation: ways to aggregate {name} over folds",
-                     "the same predictions, aggregated differently (Forman & Scholz, paper 001)",
+                     "the same predictions, aggregated differently (Forman and Scholz, 2010)",
                      f"undefined: {', '.join(missing)}" if missing else ""))
 
 

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, UNDEFINED_TEXT, _axis, _direction, _font, _heatmap,
-                                       _ink, _label_limit, _legend, _name_measures, _nominal_axis_for, _ordered,
+                                       _in_order, _ink, _label_limit, _legend, _name_measures, _nominal_axis_for, _ordered,
                                        _rank_values, _require, _restrict, _select, _sequential, _step, _text_width,
                                        _texts, _title, _with, display_text, label_expr, measure_names,
                                        short_measure_label, shown_names)
@@ -36,7 +36,9 @@ def _calibration_filter(df: pd.DataFrame, calibrated: bool, what: str) -> pd.Dat
 
 #: Longest system name (px) on a heatmap's x axis (angled) and y axis before it is truncated
 #: (the full name is in the tooltip).
-SYSTEM_LIMIT, SYSTEM_ROW_LIMIT = 160, 230
+SYSTEM_LIMIT, SYSTEM_ROW_LIMIT = 160, 300
+#: Longest measure label (px) on a row: room for a short label whole ("Symmetric balanced accuracy").
+MEASURE_ROW_LIMIT = 190
 
 
 def _rank_texts(ranks) -> np.ndarray:
@@ -50,16 +52,17 @@ def _system_measure_axes(rows_are_measures: bool, systems, measures, measure_tit
     """x/y fields, titles, orders and label limits of a systems x measures heatmap."""
     if rows_are_measures:
         return dict(x="system", y="measure_name", x_title="System", y_title=measure_title, x_sort=systems,
-                    y_sort=measures, x_limit=SYSTEM_LIMIT)
+                    y_sort=measures, x_limit=SYSTEM_LIMIT, y_limit=MEASURE_ROW_LIMIT)
     return dict(x="measure_name", y="system", x_title=measure_title, y_title=None, x_sort=measures,
-                y_sort=systems, y_limit=_label_limit(systems, SYSTEM_ROW_LIMIT))
+                y_sort=systems, y_limit=_label_limit(systems, SYSTEM_ROW_LIMIT), x_limit=150)
 
 
 def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str = "auto",
                  title: str | None = None, measure_title: str = "Measure",
-                 measure_labels: bool = True) -> alt.LayerChart:
+                 measure_labels: bool = True, systems=None) -> alt.LayerChart:
     """Systems x measures, each cell the rank of the system under the measure (1 = best,
-    dark), printed in the cell. Systems are ordered by their mean rank.
+    dark), printed in the cell. Systems are in the order ``systems`` gives (e.g. the
+    leaderboard's), else ordered by their mean rank.
 
     ``ranks``: (system, measure, rank[, calibrated]); ``calibrated`` picks the raw (False) or
     prevalence-calibrated (True) rows when the column is there. Shared ranks (ties) are
@@ -75,7 +78,11 @@ def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str =
     df["fill"] = df["rank"]
     df["label"] = _rank_texts(df["rank"])
     df["ink"] = _ink((worst - df["rank"]) / max(worst - 1, 1))
-    systems = df.groupby("system", sort=False)["rank"].mean().sort_values(kind="stable").index.tolist()
+    order = systems
+    if order is None:
+        systems = df.groupby("system", sort=False)["rank"].mean().sort_values(kind="stable").index.tolist()
+    else:
+        systems = _in_order(df["system"], order)
     df, measures = _name_measures(df, labels=measure_labels)
     colour = alt.Fill("fill:Q", title="Rank", scale=_sequential(1, max(worst, 2), reverse=True),
                       legend=_legend(values=_rank_values(worst), format="d", labelOverlap="greedy"))
@@ -87,7 +94,8 @@ def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str =
     which = "prevalence-calibrated" if calibrated else "raw"
     return _with(_heatmap(df, colour=colour, tooltip=tooltip, **kw),
         title=_title(title or f"Rank of every system under every measure ({which})",
-                     "1 = best; systems ordered by mean rank"))
+                     "1 = best; systems ordered by mean rank" if order is None else
+                     "1 = best; systems in leaderboard order"))
 
 
 def score_heatmap(scores: pd.DataFrame, *, calibrated: bool = False, orient: str = "auto",
@@ -137,7 +145,7 @@ def score_heatmap(scores: pd.DataFrame, *, calibrated: bool = False, orient: str
     which = "prevalence-calibrated" if calibrated else "raw"
     return _with(_heatmap(df, colour=colour, tooltip=tooltip, **kw),
         title=_title(title or f"Every measure for every system ({which})",
-                     f"grey '{UNDEFINED_TEXT}' = undefined ({n_undefined} cells; hover for the reason)"
+                     f"grey '{UNDEFINED_TEXT}' = undefined ({n_undefined} cells; the reasons are in scores.csv)"
                      if n_undefined else "no undefined values"))
 
 
@@ -210,8 +218,8 @@ def correlation_heatmap(rank_correlation: pd.DataFrame, *, method: str = "spearm
     ``rank_correlation``: (measure_a, measure_b, method, value). Pairs given once are
     mirrored; ``order`` fixes the measure order (default: order of appearance). With
     ``merge_identical`` the measures that rank the systems identically (correlation 1, see
-    :func:`identical_rankings`) share one row and column, labelled "first measure +k" with every
-    member in the tooltip: with few systems most measures agree, and the chart shrinks to
+    :func:`identical_rankings`) share one row and column, labelled "first measure and k more" with
+    every member in the tooltip: with few systems most measures agree, and the chart shrinks to
     what differs. Values are printed (".95", "-.50") only when the cells are at least
     :data:`CORRELATION_TEXT_CELL` px; measures are shown by their short registry labels.
     """
@@ -221,7 +229,7 @@ def correlation_heatmap(rank_correlation: pd.DataFrame, *, method: str = "spearm
     df = df.drop(columns="n_systems", errors="ignore")
     heads = [g[0] for g in groups]
     names = measure_names(heads)
-    shown = {g[0]: names[g[0]] + (f" +{len(g) - 1}" if len(g) > 1 else "") for g in groups}
+    shown = {g[0]: names[g[0]] + (f" and {len(g) - 1} more" if len(g) > 1 else "") for g in groups}
     members = {g[0]: ", ".join(measure_names(g).values()) for g in groups}
     df = df[df["measure_a"].isin(heads) & df["measure_b"].isin(heads)].copy()
     df["name_a"], df["name_b"] = df["measure_a"].map(shown), df["measure_b"].map(shown)
@@ -239,16 +247,16 @@ def correlation_heatmap(rank_correlation: pd.DataFrame, *, method: str = "spearm
                alt.Tooltip("label:N", title=f"{method} correlation")]
     chart = _heatmap(df, x="name_b", y="name_a", x_title=None, y_title=None, x_sort=order_names,
                      y_sort=order_names, colour=colour, tooltip=tooltip, text=step >= CORRELATION_TEXT_CELL,
-                     width=step * n, height=step * n, x_limit=130, y_limit=150)
+                     width=step * n, height=step * n, x_limit=150, y_limit=190)
     merged = sum(len(g) - 1 for g in groups)
     off = df.loc[df["measure_a"] != df["measure_b"], "value"]
     lowest = f"; lowest {off.min():.2f}" if off.notna().any() else ""
     subtitle = ["of the system rankings induced by each pair of measures",
                 f"1 = same order, -1 = reversed{lowest}"]
     if merged:
-        subtitle.append(f"measures with identical rankings share a row (+k: k more; hover for their names)")
+        subtitle.append("a row 'and k more' stands for k + 1 measures that rank the systems identically")
     if step < CORRELATION_TEXT_CELL:
-        subtitle.append("too many measures to print the values: hover a cell")
+        subtitle.append("too many measures to print the values (they are in rank_correlation.csv)")
     return _with(chart, title=_title(
         title or f"Agreement between measures: {method.capitalize()} rank correlation", *subtitle))
 
@@ -318,9 +326,10 @@ def pvalue_heatmap(pairwise: pd.DataFrame, *, measure: str, test: str, column: s
 
 
 def per_class_heatmap(per_class: pd.DataFrame, *, metrics=("recall", "precision", "f1"),
-                      title: str | None = None) -> alt.FacetChart:
+                      title: str | None = None, systems=None) -> alt.FacetChart:
     """Recall, precision and F1 of every class for every system: one heatmap per metric
-    (stacked), classes across, systems down, values printed, undefined cells grey.
+    (stacked), classes across, systems down (in the order ``systems`` gives, e.g. the
+    leaderboard's; else as they come), values printed, undefined cells grey.
 
     ``per_class``: (system, class, metric, value).
     """
@@ -335,7 +344,7 @@ def per_class_heatmap(per_class: pd.DataFrame, *, metrics=("recall", "precision"
     df["fill"] = df["value"]
     df["label"] = [t.replace("0.", ".", 1) if t.startswith("0.") else t for t in _texts(df["value"], "{:.2f}")]
     df["ink"] = _ink(df["value"])
-    classes, systems = _ordered(df["class"]), _ordered(df["system"])
+    classes, systems = _ordered(df["class"]), _in_order(df["system"], systems)
     present = [m for m in metrics if m in set(df["metric"])]
     # the classes share what the system names leave of the page width (values printed when they fit)
     labels = _label_limit(systems, SYSTEM_ROW_LIMIT)

@@ -6,8 +6,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, _axis, _direction, _label_limit, _legend,
-                                       _name_measures, _ordered, _require, _restrict, _select, _sequential, _step,
+from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, WIDE_PAGE, _axis, _direction, _label_limit, _legend,
+                                       _in_order, _name_measures, _ordered, _require, _restrict, _select, _sequential, _step,
                                        _text_width, _title, _with, measure_label,
                                        short_measure_label)
 
@@ -50,6 +50,8 @@ DEFAULT_BASELINES = ("majority", "uniform", "prevalence")
 #: A baseline widens the value axis only while the systems' values still fill at least
 #: 1 / ZOOM of it; the others are named in the subtitle as off the axis.
 ZOOM = 4.0
+#: ... and while the median interval stays this many px wide: wider than a point, so that it is seen.
+MIN_INTERVAL_PX = 24
 #: Font size and line height (px) of the baseline labels above the plot.
 BASELINE_FONT, BASELINE_LINE = 10, 13
 
@@ -69,9 +71,13 @@ def _baseline_rows(base: pd.DataFrame, lo: float, hi: float, width: float) -> pd
     labels = pd.DataFrame(rows)
     lines: list[list[tuple[float, float]]] = []
     align, line = [], []
+    starts = []
     for p, text in zip(labels["px"], labels["text"]):
         w = _text_width(text, BASELINE_FONT) + 4
         a = "left" if p + w <= width + 4 else "right"
+        if a == "right" and p - w < -4:      # wider than either side of its rule: from the plot's left edge
+            a, p = "left", 0.0
+        starts.append(p)
         span = (p, p + w) if a == "left" else (p - w, p)
         for k, used in enumerate(lines):
             if all(span[1] + 4 <= u0 or span[0] >= u1 + 4 for u0, u1 in used):
@@ -83,6 +89,7 @@ def _baseline_rows(base: pd.DataFrame, lo: float, hi: float, width: float) -> pd
         align.append(a)
         line.append(k)
     labels["align"], labels["line"] = align, line
+    labels["value"] = np.where(np.isclose(starts, labels["px"]), labels["value"], lo + np.asarray(starts) / width * (hi - lo))
     labels["y"] = -4 - labels["line"] * BASELINE_LINE
     return labels
 
@@ -98,7 +105,8 @@ def _fmt_baselines(b: pd.DataFrame) -> str:
 def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: pd.DataFrame | None = None,
                           groups: pd.DataFrame | None = None, show_baselines=DEFAULT_BASELINES,
                           higher_is_better: bool | None = None, title: str | None = None,
-                          zoom: float = ZOOM, strongest: str | None = None) -> alt.LayerChart:
+                          zoom: float = ZOOM, strongest: str | None = None,
+                          baseline_names=None) -> alt.LayerChart:
     """Each system's value under ``measure`` with its interval, best system on top.
 
     ``intervals``: (system, measure, value, lo, hi); ``lo``/``hi`` may be NaN (no interval,
@@ -108,17 +116,19 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     (default: the majority-class, uniform-random and prevalence-random systems; all of them
     when none of the names is present, or with ``None``). The value axis is zoomed to the
     systems: a baseline widens it only while the systems still fill at least 1/``zoom`` of
-    it; the others are named in the subtitle as off the axis. ``groups``: (system, letters) - the
+    it and the median interval stays :data:`MIN_INTERVAL_PX` wide; the others are named in the
+    subtitle as off the axis. ``groups``: (system, letters) - the
     compact letter display of the significance tests (:mod:`evalreport.analyses.letters`), points
     coloured by their letters; or (system, group), one row per group a system is in (a system in
     several gets the joined label, e.g. ``"a,b"``). Systems whose value is undefined are named in the
-    subtitle. System names longer than 250 px are shortened, beginning and end kept and no two
+    subtitle. System names longer than 300 px are shortened, beginning and end kept and no two
     alike (:func:`~evalreport.charts._common.shown_names`; full name in the tooltip); the measure
     is shown by its registry label. ``strongest``: the name of the baseline the findings call the
     strongest (:func:`evalreport.analyses.findings.strongest_baseline`): drawn whatever
     ``show_baselines`` says, first in the zoom (so it widens the axis before any other baseline)
     and labelled "(strongest)"; when even it lies too far from the systems it is named in the
-    subtitle.
+    subtitle. ``baseline_names``: the words a reader sees for each baseline name (e.g.
+    ``{"majority": "majority class"}``; names not in it are shown as they are).
     """
     df = _select(_require(intervals, ["system", "measure", "value", "lo", "hi"], "leaderboard_intervals"),
                  "measure", measure, "leaderboard_intervals")[["system", "value", "lo", "hi"]]
@@ -159,6 +169,14 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     lo = float(np.nanmin(df[["value", "lo", "hi"]].to_numpy(float)))
     hi = float(np.nanmax(df[["value", "lo", "hi"]].to_numpy(float)))
     span = max(hi - lo, 0.01 * max(abs(hi), abs(lo), 1e-9))
+    limit = _label_limit(order)
+    # long names widen the chart (up to WIDE_PAGE) rather than narrow the plot: the intervals need room
+    width = float(np.clip(WIDE_PAGE - limit - 40, 260, PLOT_WIDTH))
+    widest = zoom * span           # the axis a baseline may widen to
+    if has_intervals:
+        median = float(np.nanmedian((df["hi"] - df["lo"]).to_numpy(float)))
+        if np.isfinite(median) and median > 0:
+            widest = min(widest, max(span, median * width / MIN_INTERVAL_PX))
     shown = off = None
     if baselines is not None:
         b = _require(baselines, ["measure", "baseline", "value"], "leaderboard_intervals(baselines)")
@@ -173,11 +191,14 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
             b = b.assign(distance=np.maximum(lo - b["value"], b["value"] - hi).clip(lower=0),
                          _first=(b["baseline"] != strongest) if strongest is not None else True)
             b = b.sort_values(["_first", "distance", "value"], kind="stable").drop(columns="_first")
+            words = dict(baseline_names or {})
             if strongest is not None:
-                b["baseline"] = b["baseline"].where(b["baseline"] != strongest, f"{strongest} (strongest)")
+                b["baseline"] = b["baseline"].where(b["baseline"] != strongest,
+                                                    f"{words.get(strongest, strongest)} (strongest)")
+            b["baseline"] = b["baseline"].map(lambda x: words.get(x, x))
             keep = []
             for v in b["value"]:
-                if max(hi, v) - min(lo, v) <= zoom * span:
+                if max(hi, v) - min(lo, v) <= widest:
                     lo, hi = min(lo, v), max(hi, v)
                     keep.append(True)
                 else:
@@ -188,8 +209,6 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     pad = 0.05 * (hi - lo) if hi > lo else 0.05
     domain = [lo - pad, hi + pad]
 
-    limit = _label_limit(order)
-    width = float(np.clip(PAGE_WIDTH - limit - 40, 220, PLOT_WIDTH))
     x_scale = alt.Scale(domain=domain, zero=False, nice=False)
     x_title = f"{name} ({direction})"
     x = alt.X("value:Q", title=x_title, scale=x_scale)
@@ -234,13 +253,14 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
 
 
 def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 3,
-                         title: str | None = None) -> alt.FacetChart:
+                         title: str | None = None, systems=None) -> alt.FacetChart:
     """Raw vs prevalence-calibrated value of every system, one small panel per measure: a
     line from the raw (grey) to the calibrated (orange) value.
 
     ``scores``: (system, measure, value, calibrated[bool], ...). ``measures`` restricts and
     orders the panels, headed by the measures' short registry labels. Each panel has its own
-    value axis (measures differ in range). System names longer than 240 px are shortened, no two
+    value axis (measures differ in range). Systems in the order ``systems`` gives (e.g. the
+    leaderboard's), else as they come. System names longer than 240 px are shortened, no two
     alike (full name in the tooltip); with long names the grid has fewer columns than ``columns``.
     """
     df = _require(scores, ["system", "measure", "value", "calibrated"], "calibration_dumbbell")
@@ -260,7 +280,7 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
     df = df.merge(wide[["measure", "system"]], on=["measure", "system"])
     if df.empty:
         raise ValueError("calibration_dumbbell: no system has both a raw and a calibrated value")
-    systems = _ordered(df["system"])
+    systems = _in_order(df["system"], systems)
     df, names = _name_measures(df, order=order)
     limit = int(min(240, max(_text_width(x) for x in systems) + 6))
     columns = max(1, min(columns, len(order)))
@@ -291,7 +311,7 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
         columns=columns,
     ).resolve_scale(x="independent"), title=_title(
         title or "Raw vs prevalence-calibrated values",
-        "grey: raw; orange: calibrated to balanced prevalence (Opitz, paper 002, eq. 5-6)"))
+        "grey: raw; orange: calibrated to balanced prevalence (Opitz, 2022, eq. 5-6)"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -338,9 +358,9 @@ def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, mi
         color=alt.Color("probability:Q", scale=_sequential(-0.3, 1), legend=None),
     )
     text = base.mark_text(fontSize=9, baseline="middle", color="white").encode(text=alt.Text("text:N"))
-    shown = f"printed from {printed:.0%}" if printed <= 1 else "hover for it"
+    shown = f" (printed from {printed:.0%})" if printed <= 1 else ""
     return _with(alt.layer(bubbles, text),
         width=alt.Step(step), height=alt.Step(row),
         title=_title(title or f"Rank uncertainty: {short_measure_label(measure)}",
-                     f"bubble area = P(rank = k) ({shown}); systems by expected rank"))
+                     f"bubble area = P(rank = k){shown}; systems by expected rank"))
 

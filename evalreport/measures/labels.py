@@ -26,7 +26,7 @@ def measure_label(measure_id) -> str:
 
 def short_measure_label(measure_id) -> str:
     """A label that fits an axis: the registry label without its explanation in parentheses
-    ("Macro F1 (mean of class F1, eq. 18)" -> "Macro F1"), an acronym the label gives for a
+    ("Macro F1' (F1 of macro P and R)" -> "Macro F1'"), an acronym the label gives for a
     long name ("Geometric mean of class recalls (GmacR)" -> "GmacR"), common abbreviations
     ("Matthews correlation coefficient (macro)" -> "MCC (macro)")."""
     label = measure_label(measure_id)

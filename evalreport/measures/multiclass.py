@@ -115,7 +115,7 @@ def macro_precision(C, ctx):
     return ctx.mean(_precisions(C, ctx), what="class precisions")
 
 
-@_reg("macro_f1", "Macro F1 (mean of class F1, eq. 18)", same_as=("f1_macro",), claims={
+@_reg("macro_f1", "Macro F1", same_as=("f1_macro",), claims={
           # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": False, "opitz.PV": True,
           "opitz.PV_strict": False, "opitz.PV_complete": False,
@@ -132,7 +132,7 @@ def macro_f1(C, ctx):
                     what="class F1 values")
 
 
-@_reg("macro_f1_hm", "Macro F1' (harmonic mean of macro P and macro R, eq. 20)", claims={
+@_reg("macro_f1_hm", "Macro F1' (F1 of macro P and R)", claims={
           # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": True,
           "opitz.PV_strict": {"paper": True, "audit": False, "why": "docs/audit.md#pv-constant"},

@@ -7,7 +7,8 @@ counter), its BibTeX fields, and the patterns by which a source string names it 
 year, ``paper 002``, or a software name). :func:`works_for_source` resolves a source string;
 :func:`works_for_measures` collects the works behind a list of measure ids (source and 0/0
 convention); :data:`METHODS` maps each statistical method evalreport applies to the works that
-define it. A registered measure whose source names no work here is caught by the tests
+define it. :func:`cite` rewrites the registry's ``paper 00N`` (the project's own file numbers, which
+mean nothing to a reader) as the work's author and year, for every text a reader sees. A registered measure whose source names no work here is caught by the tests
 (``tests/test_appendix_bib.py``), so a new measure cannot enter without its reference.
 
 DOIs are given where the work has one; NeurIPS proceedings, Holm (1979, Scandinavian Journal of
@@ -19,7 +20,7 @@ import re
 from dataclasses import dataclass, field
 
 __all__ = ["Work", "WORKS", "METHODS", "get_work", "works_for_source", "works_for_measures", "works_for_methods",
-           "bibtex"]
+           "bibtex", "author_year", "cite"]
 
 
 @dataclass(frozen=True)
@@ -246,6 +247,59 @@ def works_for_source(source: str) -> list[Work]:
     """The works a source string names, in the order of :data:`WORKS` (empty: it names none)."""
     text = str(source or "")
     return [w for w, pats in _COMPILED if any(p.search(text) for p in pats)]
+
+
+def _surname(name: str) -> str:
+    name = name.strip()
+    surname = name.split(",")[0] if "," in name else name.split()[-1]
+    # BibTeX accents as the reader sees them: G{\"o}sgens -> Gösgens
+    surname = re.sub(r'\{\\"(\w)\}', lambda m: m.group(1).translate(str.maketrans("aouAOU", "äöüÄÖÜ")), surname)
+    return surname.replace("{", "").replace("}", "")
+
+
+def author_year(work: Work) -> str:
+    """``Opitz (2022)``, ``Forman and Scholz (2010)``, ``Gösgens et al. (2021)`` from a work's fields."""
+    authors = [a for a in re.split(r"\s+and\s+", work.fields.get("author", "")) if a.strip()]
+    names = [_surname(a) for a in authors] or [work.fields.get("organization") or work.key]
+    who = names[0] if len(names) == 1 else " and ".join(names) if len(names) == 2 else f"{names[0]} et al."
+    year = work.fields.get("year", "")
+    return f"{who} ({year})" if year else who
+
+
+#: The five papers of the specification by their file number (``paper 002``).
+_NUMBERED = {"000": "sebastiani2015axiomatically", "001": "forman2010apples", "002": "opitz2022bias",
+             "003": "hand2021fstar", "004": "gosgens2021good"}
+#: How the registry's texts name each numbered paper's authors before its number ("Opitz 2022 (paper 002)").
+_NAMES = {"000": r"Sebastiani", "001": r"Forman (?:&|and) Scholz", "002": r"Opitz",
+          "003": r"Hand(?:, Christen (?:&|and) Kirielle| et al\.)", "004": r"G(?:ö|o|oe)sgens(?: et al\.)?"}
+_YEARS = {"000": "2015", "001": "2010", "002": "2022", "003": "2021", "004": "2021"}
+
+
+def _who(number: str) -> str:
+    return author_year(_BY_KEY[_NUMBERED[number]])
+
+
+def cite(text) -> str:
+    """``text`` with every ``paper 00N`` written as its author and year: "Opitz 2022 (paper 002), eq. 18"
+    -> "Opitz (2022), eq. 18"; "(Opitz, paper 002, eq. 6)" -> "(Opitz (2022), eq. 6)"; "Gösgens et al.
+    (paper 004, section 2)" -> "Gösgens et al. (2021), section 2"; "Powers 2011 (cited in paper 004)" ->
+    "Powers 2011"; a bare "paper 004" -> "Gösgens et al. (2021)", "papers 002 and 004" -> "Opitz (2022)
+    and Gösgens et al. (2021)". Only the registry's and evalreport's own texts go through this, never a
+    data label."""
+    out = str(text)
+    if "paper" not in out:
+        return out
+    out = re.sub(r"\s*\(cited in papers? \d{3}\)", "", out)
+    for num, names in _NAMES.items():
+        who, year = _who(num), _YEARS[num]
+        # the authors, their year, then the number in brackets or after a comma
+        out = re.sub(rf"\b(?:{names})(?:,)?\s*(?:{year}\s*)?\(paper {num}\)", who, out)
+        out = re.sub(rf"\b(?:{names})(?:,)?\s*(?:{year}\s*)?\(paper {num},\s*([^()]*)\)", rf"{who}, \1", out)
+        out = re.sub(rf"\b(?:{names}),?\s*(?:{year}\s*)?,?\s*paper {num}\b", who, out)
+    out = re.sub(r"\bpapers (\d{3}) and (\d{3})\b", lambda m: f"{_who(m.group(1))} and {_who(m.group(2))}", out)
+    out = re.sub(r"\bpaper (\d{3})'s\b", lambda m: re.sub(r" \((\d{4})\)$", r"'s (\1)", _who(m.group(1))), out)
+    out = re.sub(r"\bpaper (\d{3})\b", lambda m: _who(m.group(1)) if m.group(1) in _NUMBERED else m.group(0), out)
+    return out
 
 
 def works_for_measures(measure_ids, *, conventions: bool = True) -> list[Work]:

@@ -21,6 +21,7 @@ import re
 import pandas as pd
 
 from evalreport.analyses.audit import PAPER_POLICY, PAPERS, PROPERTIES
+from evalreport.measures.references import cite
 from evalreport.analyses.audit.conditions import (COLUMNS as CONDITION_COLUMNS, WORDS as CONDITION_WORDS, footnotes,
                                                   mark)
 from evalreport.measures import get
@@ -68,7 +69,7 @@ def legend(names: list[str]) -> pd.DataFrame:
 def papers_sentence(names) -> str:
     """Which paper each prefix of the property names stands for."""
     keys = list(dict.fromkeys(n.partition(".")[0] for n in names))
-    return "; ".join(f"{k}: {PAPERS[k][1]} (paper {PAPERS[k][0]})" for k in keys if k in PAPERS)
+    return "; ".join(f"{k}: {cite('paper ' + PAPERS[k][0])}" for k in keys if k in PAPERS)
 
 
 def _label(measure_id: str) -> str:

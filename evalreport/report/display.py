@@ -133,17 +133,35 @@ def _printable_walk(node: Any) -> Any:
     return node
 
 
+_HOVER_CLAUSE = re.compile(r"\s*[(;,][^();,.]*\bhover\b[^();.]*[)]?(?=[.;)]|$)", re.IGNORECASE)
+_HOVER_SENTENCE = re.compile(r"(?:^|(?<=[.!?]))\s*[^.!?]*\bhover\b[^.!?]*[.!?]", re.IGNORECASE)
+
+
+def print_text(text: str | None) -> str | None:
+    """``text`` for a static image: a bracketed or comma clause that asks the reader to hover
+    ("(hover a cell for the value)") is dropped, then any sentence that still says "hover"."""
+    if not text or "hover" not in text.lower():
+        return text
+    out = _HOVER_CLAUSE.sub("", text)
+    out = _HOVER_SENTENCE.sub("", out).strip()
+    return out
+
+
 class Chart:
     """An Altair chart shown live in HTML and as a static PNG in PDF.
 
     ``name`` identifies the chart (HTML id ``chart-<name>``; keep it unique in a report).
-    ``caption`` (plain text) is shown under the chart in both formats. ``validate``: check the
-    spec against the Vega-Lite schema (default: yes, unless :data:`VALIDATE_ENV` is "0").
+    ``caption`` (plain text) is shown under the chart in HTML; ``print_caption`` under its static
+    image (PDF), by default the caption without what only a live chart offers (a clause or
+    sentence that says "hover", :func:`print_text`). ``validate``: check the spec against the
+    Vega-Lite schema (default: yes, unless :data:`VALIDATE_ENV` is "0").
     """
 
-    def __init__(self, chart: Any, *, name: str, caption: str | None = None, validate: bool | None = None):
+    def __init__(self, chart: Any, *, name: str, caption: str | None = None, validate: bool | None = None,
+                 print_caption: str | None = None):
         self.name = _check_name(name)
         self.caption = caption
+        self.print_caption = print_caption if print_caption is not None else print_text(caption)
         if validate is None:
             validate = os.environ.get(VALIDATE_ENV) != "0"
         # Validated, a bad chart fails in the notebook cell that made it, not in the browser.
@@ -171,9 +189,9 @@ class Chart:
         data = {_MIME_HTML: self._html(), _MIME_PLAIN: f"<Chart {self.name}>"}
         # pandoc's ipynb reader turns these keys into image attributes, which our Typst
         # filter reads (the caption makes a figure).
-        png_meta: dict = {"alt": self.caption or self.name}
-        if self.caption:
-            png_meta["caption"] = self.caption
+        png_meta: dict = {"alt": self.print_caption or self.name}
+        if self.print_caption:
+            png_meta["caption"] = self.print_caption
         if os.environ.get(DEFER_ENV) == "1":     # the executor draws the image (in parallel)
             data[MIME_DEFERRED_PNG] = {"spec": self.spec}
             return data, {MIME_DEFERRED_PNG: png_meta}
@@ -241,6 +259,10 @@ def _note_letter(i: int) -> str:
         i, r = divmod(i - 1, 26)
         letters = chr(ord("a") + r) + letters
     return letters
+
+
+#: A run of this many characters without a space: a name that may have to break for the table to fit.
+_LONG_WORD = re.compile(r"\S{21,}")
 
 
 class Table:
@@ -430,7 +452,9 @@ class Table:
                         f"{esc(text)}<sup>{letter}</sup></td>"
                     )
                 else:
-                    cls = ' class="num"' if (num or col_num) else ""
+                    # a long name without spaces (a system, a file) may break anywhere (report.css)
+                    cls = ' class="num"' if (num or col_num) else (' class="er-long"' if _LONG_WORD.search(text)
+                                                                   else "")
                     tds.append(f"<td{cls}>{esc(text)}</td>")
             out.append("<tr>" + "".join(tds) + "</tr>")
         out.append("</tbody></table>")

@@ -21,6 +21,10 @@ NOISE_SE = 2.0
 MAX_FLIPS = 15
 #: Rows of the inconsistency table.
 MAX_INCONSISTENT = 10
+#: Fewest systems for comparing rankings between measures: with 3 a rank correlation takes only the values
+#: 1, 0.5, -0.5 and -1 and the inconsistency rate only 0, 1/3, 2/3 and 1 (their tables and charts are grids of
+#: the same few numbers), so below this the report and the appendix say so in one sentence instead.
+MIN_SYSTEMS_AGREEMENT = 4
 #: Pairs in the pairwise table before it keeps only neighbours in the leaderboard.
 MAX_PAIRS_ALL = 15
 #: Measures in the cross-validation aggregation table (the ones where the aggregations differ most).
@@ -230,6 +234,12 @@ BASELINE_WORDS = {"majority": "majority class", "uniform": "uniform random",
                   "prevalence": "random at gold prevalence", "fixed_sizes": "random, fixed class sizes",
                   "contingency": "random table, gold sizes fixed",
                   "trivial_acceptor": "always positive", "trivial_rejector": "always negative"}
+
+
+#: The same, short enough for a chart's label row (several baselines at one value share a label).
+BASELINE_CHART_WORDS = {"majority": "majority class", "uniform": "uniform random", "prevalence": "random at prevalence",
+                        "fixed_sizes": "permuted gold", "contingency": "random table",
+                        "trivial_acceptor": "always positive", "trivial_rejector": "always negative"}
 
 
 def baselines_wide(base: pd.DataFrame, order: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -43,6 +43,7 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     from evalreport.analyses.letters import letters_sentence
     from evalreport.measures import get
     from evalreport.report.appendix.sources import paper_label as label   # whose equation
+    from evalreport.report.section_tables import BASELINE_CHART_WORDS, MIN_SYSTEMS_AGREEMENT
 
     primary = data.primary
     out = []
@@ -57,18 +58,25 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     groups = data.table("groups")
     chart = charts.leaderboard_intervals(iv, measure=primary, baselines=base,
                                          groups=groups if not groups.empty else None,
-                                         higher_is_better=get(primary).higher_is_better)
+                                         higher_is_better=get(primary).higher_is_better,
+                                         baseline_names=BASELINE_CHART_WORDS)
     letters = "" if groups.empty or "letters" not in groups else (
         " Colour: the significance letters. " + letters_sentence(data.settings.get("pairwise_test", "bootstrap"),
                                                                  data.settings.get("alpha", 0.05)))
     out.append(("leaderboard", f"Systems under {label(primary)} with their bootstrap intervals; dashed lines: chance "
                                f"baselines.{letters}", chart, "column"))
     ranks = data.table("ranks")
+    board = data.table("leaderboard")
+    systems = list(board.sort_values("rank", kind="stable")["system"].astype(str)) if len(board) else None
     out.append(("ranks", "Rank of every system under every measure.",
-                charts.rank_heatmap(ranks), "page"))
+                # a few systems: a row each (a column each would make a tall, narrow figure of a page)
+                charts.rank_heatmap(ranks, systems=systems,
+                                    orient="systems_rows" if systems is not None and len(systems) <= 6 else "auto"),
+                "page"))
     corr = data.table("rank_correlation")
     order = data.measures or None
-    if not corr.empty and len(charts.identical_rankings(corr, method="spearman", order=order)) > 1:
+    enough = systems is None or len(systems) >= MIN_SYSTEMS_AGREEMENT   # (fewer: a grid of a few values)
+    if enough and not corr.empty and len(charts.identical_rankings(corr, method="spearman", order=order)) > 1:
         for method, name in (("spearman", "Spearman"), ("kendall", "Kendall")):
             if method in set(corr["method"]):
                 out.append((f"correlation-{method}", f"{name} rank correlation between the system rankings of the "

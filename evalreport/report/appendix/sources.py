@@ -1,7 +1,7 @@
 """Whose equation: a registry source and a measure's label in a paper's words.
 
 A registry source reads ``"Opitz 2022 (paper 002), eq. 18-19"``; evalreport's own paper numbers mean
-nothing to a reader, and a bare ``eq. 18`` in a label (``"Macro F1 (mean of class F1, eq. 18)"``)
+nothing to a reader, and a bare ``eq. 18`` in a label (a plug-in's ``"My F1 (eq. 18)"``)
 reads as an equation of the paper the appendix is pasted into. :func:`source_refs` splits a source
 into its works, each with the author-year text of its BibTeX entry (``Opitz (2022)``,
 ``Forman and Scholz (2010)``, ``Gösgens et al. (2021)``), the place in it (``eq. 18-19``) and its
@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 
 from evalreport.measures import get
-from evalreport.measures.references import Work, works_for_source
+from evalreport.measures.references import author_year, works_for_source
 
 __all__ = ["SourceRef", "author_year", "source_refs", "paper_label", "tie"]
 
@@ -32,23 +32,6 @@ class SourceRef:
     where: str
     keys: tuple[str, ...]
     text: str = ""
-
-
-def _surname(name: str) -> str:
-    name = name.strip()
-    surname = name.split(",")[0] if "," in name else name.split()[-1]
-    # BibTeX accents as the reader sees them: G{\"o}sgens -> Gösgens
-    surname = re.sub(r'\{\\"(\w)\}', lambda m: m.group(1).translate(str.maketrans("aouAOU", "äöüÄÖÜ")), surname)
-    return surname.replace("{", "").replace("}", "")
-
-
-def author_year(work: Work) -> str:
-    """``Opitz (2022)``, ``Forman and Scholz (2010)``, ``Gösgens et al. (2021)`` from a work's fields."""
-    authors = [a for a in re.split(r"\s+and\s+", work.fields.get("author", "")) if a.strip()]
-    names = [_surname(a) for a in authors] or [work.fields.get("organization") or work.key]
-    who = names[0] if len(names) == 1 else " and ".join(names) if len(names) == 2 else f"{names[0]} et al."
-    year = work.fields.get("year", "")
-    return f"{who} ({year})" if year else who
 
 
 def source_refs(source: str) -> list[SourceRef]:
@@ -82,7 +65,7 @@ def tie(text: str) -> str:
 
 def paper_label(measure_id: str) -> str:
     """The report's label of a measure, an equation number in it preceded by whose it is:
-    ``Macro F1 (mean of class F1, Opitz (2022), eq. 18)``."""
+    ``My F1 (Opitz (2022), eq. 18)``. The registry's own labels carry no equation number."""
     from evalreport.report.section_tables import label
 
     text = label(measure_id)

@@ -85,6 +85,20 @@ class ReportBase:
     def measures(self) -> list[str]:
         return list(self.manifest.get("measures", []))
 
+    @cached_property
+    def board_order(self) -> list[str]:
+        """Systems in leaderboard order (rank under the primary measure; ties as the table lists them):
+        every table and chart that lists systems lists them so."""
+        board = self.table("leaderboard")
+        if board.empty or "rank" not in board:
+            return []
+        return list(board.sort_values("rank", kind="stable")["system"].astype(str))
+
+    def in_board_order(self, systems) -> list[str]:
+        """The distinct ``systems`` in leaderboard order, any not on the leaderboard after them."""
+        pos = {s: i for i, s in enumerate(self.board_order)}
+        return sorted(dict.fromkeys(map(str, systems)), key=lambda s: pos.get(s, len(pos)))
+
     def _label(self, measure_id: str) -> str:
         try:
             return get(measure_id).label

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import cached_property
 
 import numpy as np
@@ -459,4 +460,26 @@ class BenchmarkSections(ReportBase):
 
     def benchmark_notes(self) -> Note:
         notes = self.manifest.get("notes", [])
-        return Note("\n".join(f"- {escape(n)}" for n in notes) if notes else "No notes.")
+        return Note("\n".join(f"- {escape(plain_note(n))}" for n in notes) if notes else "No notes.")
+
+
+#: How the analyses' method notes name their settings in code, and the reader's words for them.
+_PLAIN = (
+    (re.compile(r"zero_method='zsplit'"), "a task where the two systems score the same counts half for each"),
+    (re.compile(r"zero_method='wilcox'"), "tasks where the two systems score the same are left out"),
+    (re.compile(r"zero_method='pratt'"), "tasks where the two systems score the same are ranked, then left out"),
+    (re.compile(r"scipy method='auto'"), "exact p-values for few tasks, the normal approximation for many"),
+    (re.compile(r"\(SeedSequence\((\d+)\)\.spawn\((\d+)\); seeds in settings\)"),
+     r"(\2 streams drawn from seed \1; their seeds are in the settings)"),
+    (re.compile(r"exact \(dynamic programming over 2\^S subsets\), S = (\d+) <= (\d+)"),
+     r"exact (the best of all orders of the \1 systems, found by dynamic programming; exact up to \2 systems)"),
+    (re.compile(r"S = (\d+) > (\d+)"), r"\1 systems, more than the \2 of the exact method"),
+)
+
+
+def plain_note(text: str) -> str:
+    """A method note of the benchmark analysis in plain words: the settings it names as code (scipy's
+    ``zero_method='zsplit'``, numpy's ``SeedSequence(0).spawn(3)``, ``2^S subsets``) said as what they do."""
+    for pattern, words in _PLAIN:
+        text = pattern.sub(words, text)
+    return text

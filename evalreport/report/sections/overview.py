@@ -10,7 +10,7 @@ from evalreport import charts
 from evalreport.analyses.letters import letters_sentence
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
-from evalreport.report.section_tables import integer_ranks
+from evalreport.report.section_tables import BASELINE_CHART_WORDS, integer_ranks
 from evalreport.report.sections._core import MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase, wide_scores
 from evalreport.escape import markdown as escape
 
@@ -144,7 +144,8 @@ class OverviewSections(ReportBase):
         chart = charts.leaderboard_intervals(iv, measure=self.primary, baselines=base,
                                              groups=groups if not groups.empty else None,
                                              higher_is_better=get(self.primary).higher_is_better,
-                                             strongest=str(list(best)[0]) if len(best) else None)
+                                             strongest=str(list(best)[0]) if len(best) else None,
+                                             baseline_names=BASELINE_CHART_WORDS)
         intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
         letters = "" if groups.empty or "letters" not in groups else (
             " Colour: the significance letters. " + letters_sentence(self.meta.get("pairwise_test", "bootstrap"),
@@ -160,15 +161,23 @@ class OverviewSections(ReportBase):
     def scores_table(self, *, calibrated: bool = False) -> Table:
         scores = self.table("scores")
         scores = scores[scores["calibrated"] == calibrated]
-        values, mark, reasons = wide_scores(scores, dict.fromkeys(scores["measure"]), dict.fromkeys(scores["system"]))
+        values, mark, reasons = wide_scores(scores, dict.fromkeys(scores["measure"]), self.in_board_order(scores["system"]))
         values.index = [f"{self._label(m)} ({'↑' if get(m).higher_is_better else '↓'})" for m in values.index]
         values.index.name = "measure"
         mark.index = reasons.index = values.index
+        after = " after prevalence calibration" if calibrated else ""
+        rest = ". Undefined (0/0) cells are marked and the reason is given; the measures' ids and definitions are in " \
+               "the appendix."
+        if values.shape[1] > max(values.shape[0], MAX_SYSTEM_COLUMNS):
+            # more systems than measures: a column per system would not fit the page, a row per system does
+            values, mark, reasons = values.T, mark.T, reasons.T
+            values.index.name = "system"
+            return Table(values, undefined=mark, reasons=reasons,
+                         caption=f"Every system (rows, in leaderboard order) under every measure (columns; ↑ higher is "
+                                 f"better, ↓ lower is better){after}" + rest)
         return Table(values, undefined=mark, reasons=reasons,
-                     caption=("Every measure (rows; ↑ higher is better, ↓ lower is better) for every system (columns)"
-                              + (" after prevalence calibration" if calibrated else "")
-                              + ". Undefined (0/0) cells are marked and the reason is given; the measures' ids and "
-                                "definitions are in the appendix."))
+                     caption=f"Every measure (rows; ↑ higher is better, ↓ lower is better) for every system (columns, in "
+                             f"leaderboard order){after}" + rest)
 
     def undefined_table(self) -> Table | Note:
         scores = self.table("scores")
@@ -191,7 +200,7 @@ class OverviewSections(ReportBase):
                 return None   # a balanced test set: the calibration chart's note says so already
             return Note("Prevalence calibration changes no system's rank under any measure: the calibrated ranks "
                         "are those of the rank chart above.")
-        return Chart(charts.rank_heatmap(ranks, calibrated=calibrated),
+        return Chart(charts.rank_heatmap(ranks, calibrated=calibrated, systems=self.board_order or None),
                      name="ranks-calibrated" if calibrated else "ranks",
                      caption="Rank of every system under every measure (1 = best)"
                              + (" after prevalence calibration." if calibrated else ".")
@@ -212,6 +221,10 @@ class OverviewSections(ReportBase):
                                          if len(cells) > 6 else "")
         return (f" An undefined (0/0) value is ranked last, tied, only to give it a place ({listed}); the agreement "
                 "between measures below leaves such systems out instead of counting them as worst.")
+
+
+#: Above this many systems, and more systems than measures, the every-measure table has a row per system.
+MAX_SYSTEM_COLUMNS = 12
 
 
 def code_span(text: str) -> str:

@@ -8,7 +8,8 @@ import pandas as pd
 from evalreport import charts
 from evalreport.report.display import Chart, Note, Table
 from evalreport.escape import markdown as escape
-from evalreport.report.section_tables import (MAX_FLIPS, MAX_INCONSISTENT, MAX_PAIRS_ALL, NOISE_SE, baselines_wide,
+from evalreport.report.section_tables import (MAX_FLIPS, MAX_INCONSISTENT, MAX_PAIRS_ALL, MIN_SYSTEMS_AGREEMENT,
+                                               NOISE_SE, baselines_wide,
                                                flips, p_floor, p_floor_sentence)
 from evalreport.report.sections._core import MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase
 from evalreport.report.sections.overview import code_span
@@ -21,9 +22,31 @@ class RobustnessSections(ReportBase):
     """Agreement, calibration, per-class, chance-baseline and rank-uncertainty sections."""
 
     # ------------------------------------------------------------------ 4. agreement
+    @property
+    def _n_systems(self) -> int | None:
+        """How many systems the report compares (None: no table says)."""
+        if self.board_order:
+            return len(self.board_order)
+        scores = self.table("scores")
+        return int(scores["system"].nunique()) if "system" in scores else None
+
+    def _too_few_systems(self, what: str) -> str | None:
+        """The sentence that replaces ``what`` below :data:`MIN_SYSTEMS_AGREEMENT` systems, else None."""
+        n = self._n_systems
+        if n is None or n >= MIN_SYSTEMS_AGREEMENT:
+            return None
+        pairs = n * (n - 1) // 2
+        return (f"With {n} systems, {what} would rest on {pairs} pair{'s' if pairs != 1 else ''} of systems and could take only a "
+                f"few values, so it is not shown (it needs at least {MIN_SYSTEMS_AGREEMENT} systems); the rank chart "
+                "above shows each system's rank under every measure.")
+
     def correlation_heatmap(self, method: str = "spearman") -> Chart | Note | None:
         """The agreement chart; a Note instead when every measure ranks the systems alike (said
-        once, by the first method's call: the other returns None and shows nothing)."""
+        once, by the first method's call: the other returns None and shows nothing), or when
+        there are too few systems for a correlation to say much."""
+        few = self._too_few_systems("a rank correlation between two measures")
+        if few:
+            return Note(few) if method == "spearman" else None
         corr = self.table("rank_correlation")
         if corr.empty or method not in set(corr["method"]):
             return Note("Fewer than two systems or measures: no rank correlations.") if method == "spearman" else None
@@ -69,10 +92,12 @@ class RobustnessSections(ReportBase):
                              f"{', '.join(code_span(m) for m in members)}: {text}")
         return Note("Correlation 1 by construction. These measures of the report are related whatever the "
                     "systems (found by computing every measure on seeded samples of confusion matrices, "
-                    "`identities.csv`; paper 003 and paper 004, section 5.1 discuss such pairs):\n\n"
+                    "`identities.csv`; Hand et al. (2021) and Gösgens et al. (2021), section 5.1, discuss such pairs):\n\n"
                     + "\n".join(lines))
 
-    def inconsistency_table(self) -> Table | Note:
+    def inconsistency_table(self) -> Table | Note | None:
+        if self._too_few_systems("a rank correlation between two measures"):
+            return None    # the agreement chart's note says it
         inc = self.table("inconsistency")
         if inc.empty:
             return Note("Fewer than two systems: nothing to compare.")
@@ -103,7 +128,7 @@ class RobustnessSections(ReportBase):
                      " Every system has a value under every measure shown, so every pair is comparable.")
         return Table(show.head(top), index=False, formats={"share of comparable pairs": "{:.0%}"},
                      caption=f"Pairs of measures that order some of the {n_pairs:,} pairs of systems differently: how "
-                             "many and which share (the inconsistency rate of Gösgens et al., paper 004, Tables 4-6)."
+                             "many and which share (the inconsistency rate of Gösgens et al. (2021), Tables 4-6)."
                              + undefined + " " + shown)
 
     def flips_table(self) -> Table | Note:
@@ -153,7 +178,7 @@ class RobustnessSections(ReportBase):
         # a panel is as tall as the systems are many: fewer panels when there are many systems
         most = 12 if scores["system"].nunique() <= 10 else 6
         caption = ("Raw (grey) vs prevalence-calibrated (orange) value of every system: the confusion matrix "
-                   "rescaled so that every class has the same prevalence (Opitz, paper 002, eq. 6).")
+                   "rescaled so that every class has the same prevalence (Opitz (2022), eq. 6).")
         if len(measures) > most:
             cc = self.table("calibration_correlation")
             change = (cc[cc["method"] == "spearman"].set_index("measure")["value"] if not cc.empty
@@ -164,13 +189,18 @@ class RobustnessSections(ReportBase):
             measures = [m for m in measures if m in keep]
             caption += (f" {len(measures)} of {len(self.measures)} measures: {self._label(self.primary)} and those "
                         "whose ranking calibration changes most; all values are in scores.csv.")
-        return Chart(charts.calibration_dumbbell(scores, measures=measures or None), name="calibration",
+        return Chart(charts.calibration_dumbbell(scores, measures=measures or None, systems=self.board_order or None),
+                     name="calibration",
                      caption=caption)
 
     def calibration_table(self) -> Table | Note | None:
         cc = self.table("calibration_correlation")
         if cc.empty:
             return Note("No calibrated rankings were computed.")
+        few = self._too_few_systems("the rank correlation of each measure with its prevalence-calibrated self")
+        if few:
+            return Note(few.replace("the rank chart above shows each system's rank under every measure",
+                                    "the calibrated rank chart above shows the ranks"))
         if self._calibration_changes_nothing(self.table("scores"), "value"):
             return None    # calibration_chart's note says it (equal prevalence)
         wide = cc.pivot(index="measure", columns="method", values="value")
@@ -180,13 +210,13 @@ class RobustnessSections(ReportBase):
         changed = wide.drop(index=unchanged)
         names = ", ".join(self._label(m) for m in unchanged)
         if changed.empty:
-            return Note("Prevalence calibration (paper 002, eq. 6) changes no measure's ranking of these systems.")
+            return Note("Prevalence calibration (Opitz (2022), eq. 6) changes no measure's ranking of these systems.")
         changed = changed.sort_values(list(changed.columns)[:1], kind="stable")
         changed.index = [self._label(m) for m in changed.index]
         changed.index.name = "measure"
         changed.columns = [f"{c.capitalize()} correlation" for c in changed.columns]
-        return Table(changed, caption="Rank correlation of each measure with its prevalence-calibrated self (paper "
-                                      "002, Figure 2: metric vs metric_c), lowest first: the measures whose ranking "
+        return Table(changed, caption="Rank correlation of each measure with its prevalence-calibrated self (as in "
+                                      "Opitz (2022), Figure 2), lowest first: the measures whose ranking "
                                       "depends most on this test set's class distribution."
                                       + (f" Unchanged by calibration (correlation 1): {names}." if names else ""))
 
@@ -202,7 +232,8 @@ class RobustnessSections(ReportBase):
                         "depend on the test set's class distribution. The values are in the table below.")
         chart = charts.rank_heatmap(ranks, title=f"{charts.short_measure_label(self.primary)}: rank under other "
                                                   "class distributions",
-                                    measure_title="Class distribution", measure_labels=False)
+                                    measure_title="Class distribution", measure_labels=False,
+                                    systems=self.board_order or None)
         return Chart(chart, name="what-if",
                      caption=f"Rank of every system under {self._label(self.primary)} when the confusion matrices are "
                              "rescaled to other class distributions (each class's error proportions kept): observed, "
@@ -243,9 +274,9 @@ class RobustnessSections(ReportBase):
             caption += f" Only the {MAX_CLASSES_SHOWN} of {len(classes)} classes where the systems' F1 differ most."
         if pc["system"].nunique() > 12:     # three stacked heatmaps of many systems: a screen each; F1 only
             caption = caption.replace("Recall, precision and F1", "F1") + " Recall and precision are in per_class.csv."
-            return Chart(charts.per_class_heatmap(pc, metrics=("f1",), title="Per-class F1"), name="per-class",
-                         caption=caption)
-        return Chart(charts.per_class_heatmap(pc), name="per-class", caption=caption)
+            return Chart(charts.per_class_heatmap(pc, metrics=("f1",), title="Per-class F1",
+                                                  systems=self.board_order or None), name="per-class", caption=caption)
+        return Chart(charts.per_class_heatmap(pc, systems=self.board_order or None), name="per-class", caption=caption)
 
     def confusion_chart(self) -> Chart | Note:
         conf = self.table("confusion")
@@ -253,10 +284,9 @@ class RobustnessSections(ReportBase):
         if conf.empty or n_classes > MAX_CLASSES_CONFUSION:
             return Note(f"Confusion matrices are not drawn for {n_classes} classes; they are in confusion.csv.")
         caption = "Confusion matrices normalised per gold class (rows = gold, columns = predicted)."
-        systems = None
-        board = self.table("leaderboard")
-        if conf["system"].nunique() > 12 and not board.empty:   # 25 panels would be two pages: best 6, worst 3
-            order = [s for s in board["system"].astype(str) if s in set(conf["system"])]
+        systems = self.in_board_order(conf["system"].astype(str)) if self.board_order else None
+        if conf["system"].nunique() > 12 and self.board_order:   # 25 panels would be two pages: best 6, worst 3
+            order = [s for s in self.board_order if s in set(conf["system"].astype(str))]
             systems = order[:6] + order[-3:]
             caption += (f" The 6 best and 3 worst of {len(order)} systems under {self._label(self.primary)}; every "
                         "matrix is in confusion.csv.")
@@ -310,7 +340,9 @@ class RobustnessSections(ReportBase):
             caption = (f"Holm-corrected p-values of the paired {test} test between the {MAX_PVALUE_SYSTEMS} "
                        f"best systems under {self._label(self.primary)} (of {board['system'].nunique()}; every "
                        "pair is in pairwise.csv).")
+        shown = set(pw["system_a"].astype(str)) | set(pw["system_b"].astype(str))
         return Chart(charts.pvalue_heatmap(pw, measure=self.primary, test=test, column="p_holm",
+                                           order=self.in_board_order(shown),
                                            alpha=self.meta.get("alpha", 0.05),
                                            floor=floor["holm"] if floor else None,
                                            floor_note=(f"smallest attainable: {floor['holm']:.3g} ({floor['B']:,} "
@@ -331,20 +363,19 @@ class RobustnessSections(ReportBase):
         wide.insert(0, "difference A - B", diff)
         wide = wide.reset_index().rename(columns={"system_a": "system A", "system_b": "system B"})
         n_pairs = len(wide)
-        shown = "Every pair of systems"
+        shown = "Every pair of systems, in leaderboard order (A the better-ranked)"
+        order = self.board_order or list(dict.fromkeys(wide["system A"]))
+        pos = {s: i for i, s in enumerate(order)}
+        swap = (wide["system A"].map(pos) > wide["system B"].map(pos)).to_numpy()   # A: the better-ranked
+        a, b = wide["system A"].copy(), wide["system B"].copy()
+        wide["system A"], wide["system B"] = np.where(swap, b, a), np.where(swap, a, b)
+        wide["difference A - B"] = np.where(swap, -wide["difference A - B"], wide["difference A - B"])
+        wide = wide.assign(_a=wide["system A"].map(pos), _b=wide["system B"].map(pos)) \
+            .sort_values(["_a", "_b"], kind="stable").drop(columns=["_a", "_b"])
         if n_pairs > MAX_PAIRS_ALL:
-            board = self.table("leaderboard")
-            order = list(board["system"]) if not board.empty else list(dict.fromkeys(wide["system A"]))
             nxt = {a: b for a, b in zip(order, order[1:])}
-            keep = [nxt.get(a) == b or nxt.get(b) == a for a, b in zip(wide["system A"], wide["system B"])]
-            wide = wide[keep]
-            pos = {s: i for i, s in enumerate(order)}
-            swap = (wide["system A"].map(pos) > wide["system B"].map(pos)).to_numpy()   # A: the better-ranked
-            a, b = wide["system A"].copy(), wide["system B"].copy()
-            wide["system A"], wide["system B"] = np.where(swap, b, a), np.where(swap, a, b)
-            wide["difference A - B"] = np.where(swap, -wide["difference A - B"], wide["difference A - B"])
-            wide = wide.assign(_o=wide["system A"].map(pos)).sort_values("_o", kind="stable") \
-                .drop(columns="_o").head(MAX_PAIRS_ALL)
+            keep = [nxt.get(a) == b for a, b in zip(wide["system A"], wide["system B"])]
+            wide = wide[keep].head(MAX_PAIRS_ALL)
             shown = (f"Each system and the next one in the leaderboard ({len(wide):,} of the {n_pairs:,} pairs; every "
                      "pair is in pairwise.csv and in the p-value chart)")
         caption = (f"{shown}: the difference under {p_label} and the Holm-corrected p-values of each paired test "

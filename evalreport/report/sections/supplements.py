@@ -39,13 +39,13 @@ class SupplementSections(ReportBase):
         parts = []
         if f_cols:
             parts.append(f"The five ways to compute {measure_label(f_id)} of the positive class over folds, per system "
-                         "(Forman & Scholz, paper 001, section 2.3): F_tp,fp from the pooled counts, F_avg the mean "
+                         "(Forman and Scholz (2010), section 2.3): F_tp,fp from the pooled counts, F_avg the mean "
                          "of the fold values, F_pr,re from the mean fold precision and recall; the tilde variants "
                          "skip the folds where precision or recall is undefined (V(i) = 0)"
                          + (", listed in the last column." if "invalid_folds" in cv else "."))
         if auc_cols:
             parts.append(("AUC" if f_cols else "AUC of the positive class, per system") + ": AUC_avg is the mean of "
-                         "the per-fold AUCs, AUC_merge one AUC over the merged scores of all folds (paper 001, "
+                         "the per-fold AUCs, AUC_merge one AUC over the merged scores of all folds (Forman and Scholz (2010), "
                          "section 2.4).")
         if "invalid_folds" in cv:
             cv = cv.rename(columns={"invalid_folds": "folds without precision or recall"})
@@ -84,10 +84,10 @@ class SupplementSections(ReportBase):
         words = []
         if not inv.empty:
             words.append(f"F_avg and F_pr,re count them (an undefined F, precision or recall as {sub}, policy "
-                         f"{policy}), F~_avg and F~_pr,re leave them out (paper 001, section 2.3)")
+                         f"{policy}), F~_avg and F~_pr,re leave them out (Forman and Scholz (2010), section 2.3)")
         if not sf.empty:
             auc = {"zero": "counts them as 0", "one": "counts them as 1"}.get(policy, "leaves them out")
-            words.append(f"AUC_avg {auc} (policy {policy}; paper 001, section 2.4)")
+            words.append(f"AUC_avg {auc} (policy {policy}; Forman and Scholz (2010), section 2.4)")
         return Table(rows, index=False, caption="Folds where a per-fold value is undefined: " + "; ".join(words) + ".")
 
     def cv_chart(self) -> Chart | Note:
@@ -148,7 +148,7 @@ class SupplementSections(ReportBase):
         wide = sub.pivot(index="system", columns="measure", values="value").reindex(columns=ids)
         wide.columns = [f"{self._label(m)} ({'↑' if get(m).higher_is_better else '↓'})" for m in ids]
         return Table(wide, caption="Ordinal / cost-sensitive measures (↑ higher is better, ↓ lower is better): K "
-                                   "with cost-sensitive recall (paper 000, eq. 11), mean absolute error, macro MAE, "
+                                   "with cost-sensitive recall (Sebastiani (2015), eq. 11), mean absolute error, macro MAE, "
                                    "weighted kappa, expected cost.")
 
     # ------------------------------------------------------------------ appendix
@@ -198,7 +198,7 @@ class SupplementSections(ReportBase):
                      caption="Provenance: versions, seed and input hashes. The same inputs and seed give the same "
                              "numbers.")
 
-    # ------------------------------------------------------------------ simulation (paper 001, section 4)
+    # ------------------------------------------------------------------ simulation (Forman and Scholz (2010), section 4)
     def simulation_chart(self, figure: int) -> Chart:
         """Paper 001's Figures 5-8 re-run: 5 = bias vs share of positives (F = 0.8); 6 / 7 = bias vs
         true F, stratified / unstratified folds; 8 = relative standard deviation, stratified."""
@@ -209,10 +209,10 @@ class SupplementSections(ReportBase):
             chart = charts.simulation_sd(df, x="f_true", column="panel")
         else:
             chart = charts.simulation_bias(df, x="f_true", column="panel")
-        what = {5: "relative bias against the share of positives, true F = 0.8 (paper 001, Figure 5)",
-                6: "relative bias against the true F, stratified folds (paper 001, Figure 6)",
-                7: "relative bias against the true F, unstratified folds (paper 001, Figure 7)",
-                8: "relative standard deviation, stratified folds (paper 001, Figure 8)"}[figure]
+        what = {5: "relative bias against the share of positives, true F = 0.8 (Forman and Scholz (2010), Figure 5)",
+                6: "relative bias against the true F, stratified folds (Forman and Scholz (2010), Figure 6)",
+                7: "relative bias against the true F, unstratified folds (Forman and Scholz (2010), Figure 7)",
+                8: "relative standard deviation, stratified folds (Forman and Scholz (2010), Figure 8)"}[figure]
         return Chart(chart, name=f"simulation-figure{figure}", caption=f"The five F estimators: {what}.")
 
     def simulation_table(self) -> Table:
