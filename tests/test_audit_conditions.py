@@ -92,7 +92,7 @@ def test_paper_source_names_the_cell(claimed, measure, prop, setting, source):
 
 
 def test_a_documented_difference_is_a_disagreement_with_the_paper(claimed):
-    """The reviewer's example: balanced accuracy's Mon (Gösgens et al. 2021, Table 2: ✓) is violated for three
+    """Balanced accuracy's Mon (Gösgens et al. 2021, Table 2: ✓) is violated for three
     classes (docs/audit.md#ba-mon): agrees_with_paper False, as_expected True, why says where."""
     row = one(claimed, "balanced_accuracy", "Mon")
     assert (row.verdict, row.paper_claim, row.expected) == ("violated", "satisfied", "violated")
@@ -138,7 +138,7 @@ def test_restricted_verdicts(three, measure, prop, gold, every):
 
 
 def test_f1_is_strongly_definite_where_the_positive_class_occurs():
-    """Paper 000, section 3.2: F1 is undefined when TP = FP = FN = 0 (SDE fails); a test set with a
+    """Sebastiani (2015), section 3.2: F1 is undefined when TP = FP = FN = 0 (SDE fails); a test set with a
     positive item has AP > 0, so the restricted SDE counts only the matrices inside it."""
     row = one(audit(["f1"], ["SDE"], classes=(2,), max_n=6), "f1", "SDE", "binary")
     assert (row.verdict, row[GOLD]) == ("violated", "satisfied")
@@ -196,7 +196,7 @@ def test_cli_table_marks_a_verdict_that_fails_only_with_an_absent_class():
 
 
 def test_a_constant_classifier_is_one_of_opitz_random_classifiers():
-    """Paper 002, Property V and Appendix C.5 (z in [0, 1]^n). Prevalences (1, 1, 7)/9, everything
+    """Opitz (2022), Property V and Appendix C.5 (z in [0, 1]^n). Prevalences (1, 1, 7)/9, everything
     predicted as the majority class: macro precision is 7/27 with the paper's P_i = 0 for 0/0 (after
     eq. 18; scikit-learn zero_division=0 agrees) and 7/9 when the never-predicted classes are skipped
     (policy nan; scikit-learn zero_division=nan agrees)."""
@@ -307,7 +307,7 @@ def test_num_never_prints_minus_zero():
 
 
 def test_no_minus_zero_in_any_verdict():
-    """The reviewer's example: confusion entropy (lower is better, -sum p log p) printed '-0'."""
+    """Confusion entropy (lower is better, -sum p log p) is negated for orientation: no verdict prints '-0'."""
     f = audit(max_n=4, n_random=40)
     text = "\n".join(f.counterexample.tolist() + f.detail.tolist())
     assert not re.search(r"(?<![\w.])-0(?![.\d])", text)
@@ -316,7 +316,7 @@ def test_no_minus_zero_in_any_verdict():
 
 
 def test_cli_consistency_prints_table_3s_empty_rows():
-    """Paper 004, Table 3: n = 9-10: '—' (no two of the eight measures are indistinguishable)."""
+    """Gösgens et al. (2021), Table 3: n = 9-10: '—' (no two of the eight measures are indistinguishable)."""
     out = io.StringIO()
     with redirect_stdout(out):
         assert main(["audit", "--consistency", "--format", "markdown"]) == 0
