@@ -4,7 +4,7 @@
     .venv/bin/python benchmarks/bench.py --quick            # small sizes, a smoke run
     .venv/bin/python benchmarks/bench.py --scenario A,D --out /tmp/bench.md
 
-Scenarios (issue 7); all data is synthetic and seeded, except D:
+Scenarios; all data is synthetic and seeded, except D:
 
 A  one system, N in {1e4, 1e6, 1e7} x K in {2, 5, 20}, int8 label arrays: every measure
    scikit-learn has, one call per measure as users write them, vs evalreport's whole
@@ -23,10 +23,10 @@ do not count); H in wall seconds.
 
 E  the public ``evalreport.confusion_matrix(gold, pred)`` on 1e6 label arrays (5 classes; numpy
    strings and int64) vs scikit-learn's ``confusion_matrix``, PyCM's ``ConfusionMatrix`` and the
-   floor ``pandas.factorize`` of both arrays + ``np.bincount`` (issue 15).
+   floor ``pandas.factorize`` of both arrays + ``np.bincount``.
 F  the whole catalogue from one 5 x 5 confusion matrix (``evaluate``: values, 0/0 reasons, tidy
    frame) vs PyCM computing its statistics from the same matrix (``ConfusionMatrix(matrix=...)``),
-   timed alternately (issue 15).
+   timed alternately.
 G  ``compare`` with B bootstrap resamples on 20 systems x 1e5 items: its time beyond
    ``compare(bootstrap=0)`` and the library's ``bootstrap`` alone, per resample (the pairwise
    randomisation test and the rest of the command), vs the library's own cost per resample.
@@ -34,7 +34,7 @@ H  the analyses of the ImageNet report (11 systems x 1,000 classes, confusion in
    ``evalreport report --confusion``): the stages of ``report.build.analyse`` and, inside
    "comparing", the chance baselines and the scores.
 I  (benchmarks/bench_files.py) files -> scores: ``evalreport score`` on 20 x 1e6 items with ids
-   shuffled or in order, Parquet and TSV, vs one DuckDB join + GROUP BY and polars (issue 15).
+   shuffled or in order, Parquet and TSV, vs one DuckDB join + GROUP BY and polars.
 
 Each scenario runs in its own subprocess so that its peak resident set size is its own. Times
 are medians of repeated runs (the repeat count is in the table). A peer run that would take too

@@ -1,4 +1,4 @@
-"""Time ``compare_benchmark`` on the issue-11 shape and say where the time goes (run by hand).
+"""Time ``compare_benchmark`` on a shared-task shape and say where the time goes (run by hand).
 
     .venv/bin/python benchmarks/bench_benchmark.py                      # 20 systems x 6 tasks x 1e4 items, B = 1,000
     .venv/bin/python benchmarks/bench_benchmark.py --systems 13 --tasks 2 --items 5000 --bootstrap 500

@@ -1,5 +1,5 @@
-"""Benchmark of the multi-label analyses of issue 13's second increment (run by hand; never part of
-the test suite).
+"""Benchmark of the multi-label analyses - the paired tests, per-label calibration and set-property
+audit (run by hand; never part of the test suite).
 
     .venv/bin/python benchmarks/bench_multilabel_analyses.py            # the report's shape
     .venv/bin/python benchmarks/bench_multilabel_analyses.py --quick    # a smaller smoke run

@@ -1,4 +1,4 @@
-"""A report in seconds (issue 15): whole-process wall time of ``evalreport`` building a report,
+"""A report in seconds: whole-process wall time of ``evalreport`` building a report,
 before and after, measured side by side in one run.
 
     .venv/bin/python benchmarks/bench_report.py --base /tmp/base --out /tmp/bench_report

@@ -1,6 +1,6 @@
 """Benchmark of evalreport.analyses.resampling (run by hand; never part of the test suite).
 
-    /work/venv/bin/python benchmarks/bench_resampling.py            # the issue-3 setting
+    /work/venv/bin/python benchmarks/bench_resampling.py            # 20 systems x 1e5 items x 5 classes, B = 1,000
     /work/venv/bin/python benchmarks/bench_resampling.py --quick    # a smaller smoke run
 
 Seeded synthetic data: 20 correlated systems x 100,000 items x 5 classes (shared item

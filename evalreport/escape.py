@@ -57,7 +57,7 @@ FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 CSV_TEXT_COLUMNS = frozenset({
     "system", "system_a", "system_b", "A", "B", "class", "gold", "predicted", "label", "path", "file",
     "members", "fold", "folds", "baseline", "prefers_a", "prefers_b", "name", "positive",
-    # a benchmark's tables (issue 11): task names come from folder names or data
+    # a benchmark's tables: task names come from folder names or data
     "task", "systems", "tasks", "excluded_systems",
 })
 

@@ -10,7 +10,7 @@ import pytest
 
 from evalreport.errors import InputError
 
-# Data published with Gösgens et al. 2021 (paper 004); see its README. Never copied into the repo:
+# Data published with Gösgens et al. 2021; see its README. Never copied into the repo:
 # it lies in shared/data beside the checkout, or where EVALREPORT_GOSGENS_DATA points.
 GOSGENS_DIR = Path(os.environ.get("EVALREPORT_GOSGENS_DATA")
                    or Path(__file__).resolve().parents[2] / "shared" / "data" / "gosgens2021")
@@ -67,7 +67,7 @@ def gosgens_dir():
     """Directory of the Gösgens et al. data; skips the test when it is absent."""
     if not GOSGENS_DIR.is_dir():
         pytest.skip(f"Gösgens et al. 2021 data not found at {GOSGENS_DIR} (set EVALREPORT_GOSGENS_DATA to its "
-                    "folder; the paper 004 Table 5/6 tests need it)")
+                    "folder; the tests of its Tables 5 and 6 need it)")
     return GOSGENS_DIR
 
 

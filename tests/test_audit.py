@@ -1,5 +1,5 @@
-"""The measure audit (issue 5): properties computed over confusion matrices, the registry's
-claims, the consistency study of paper 004 (Table 3), and ``evalreport audit``.
+"""The measure audit: properties computed over confusion matrices, the registry's claims, the
+consistency study of Gösgens et al. (2021), Table 3, and ``evalreport audit``.
 
 Matrices are rows = gold, columns = predicted; for K = 2 class 1 is positive (TP = C[1, 1]).
 """
@@ -68,14 +68,15 @@ def test_labelings_and_steps():
     assert labelings(3, 2).tolist()[:3] == [[0, 0, 0], [0, 0, 1], [0, 1, 0]]
     C = np.array([[[2, 1], [0, 3]]])
     _, out, _ = steps("reverse", C)
-    assert out[0].tolist() == [[3, 0], [1, 2]]       # TP <-> TN, FP <-> FN (paper 000, Axiom 8)
+    assert out[0].tolist() == [[3, 0], [1, 2]]       # TP <-> TN, FP <-> FN (Sebastiani 2015, Axiom 8)
 
 
 # ------------------------------------------------------------------------------ the registry's claims
 
 
 def test_audit_agrees_with_every_claim():
-    """Every claim declared in the registry (papers 000, 002, 004) is reproduced, or the claim
+    """Every claim declared in the registry (Sebastiani 2015, Opitz 2022, Gösgens et al. 2021) is
+    reproduced, or the claim
     records the documented difference and the audit gives exactly that."""
     claimed = sorted(set(claims_frame().measure))
     assert {"f1", "k", "mcc", "kappa", "balanced_accuracy", "macro_f1_hm", "sba", "confusion_entropy"} <= set(claimed)
@@ -106,11 +107,11 @@ def test_claim_keys_are_validated():
         parse_claims(bad)
 
 
-# ------------------------------------------------------------------------------ paper 000 (Sebastiani)
+# ------------------------------------------------------------------------------ Sebastiani (2015)
 
 
 def test_sebastiani_table_of_axioms_for_f1_and_k():
-    """Paper 000: F1 fails MON, CHA, IMB, SYM (Properties 4.1, 4.3-4.5) and SDE/WDE (section
+    """Sebastiani (2015): F1 fails MON, CHA, IMB, SYM (Properties 4.1, 4.3-4.5) and SDE/WDE (section
     3.2); K satisfies all eight (Properties 5.1-5.8), also in its multi-class form (eq. 10)."""
     f = audit(["f1", "k"], "sebastiani", max_n=6)
     for prop in ("MON", "CHA", "IMB", "SYM", "SDE", "WDE"):
@@ -122,7 +123,7 @@ def test_sebastiani_table_of_axioms_for_f1_and_k():
 
 
 def test_f1_con_depends_on_the_convention():
-    """Paper 000, Property 4.2 takes F1 = 1 at TP = FP = FN = 0: the limit along FP -> 0 is 0,
+    """Sebastiani (2015), Property 4.2 takes F1 = 1 at TP = FP = FN = 0: the limit along FP -> 0 is 0,
     a jump. Undefined (or 0) there, F1 has a continuous extension (docs/audit.md#f1-con)."""
     assert one(audit(["f1"], ["CON"], max_n=5, classes=(2,)), "f1", "CON").verdict == "satisfied"
     con = one(audit(["f1"], ["CON"], max_n=5, classes=(2,), policy="one"), "f1", "CON")
@@ -131,7 +132,7 @@ def test_f1_con_depends_on_the_convention():
 
 
 def test_f1_random_classifier_expectations_property_4_3():
-    """Paper 000, Property 4.3: with AN = 0, E[F1(random)] = 0.500 for |D| = 1, and ~0.612 for
+    """Sebastiani (2015), Property 4.3: with AN = 0, E[F1(random)] = 0.500 for |D| = 1, and ~0.612 for
     |D| = 100. The first is the audit's random classifier (each item positive with prob. 1/2);
     the second is reproduced by a classifier whose TP is uniform on 0..100, not by that one
     (docs/audit.md#f1-cha)."""
@@ -146,11 +147,11 @@ def test_f1_random_classifier_expectations_property_4_3():
     assert round((binom.pmf(tp, 100, 0.5) * f1).sum(), 3) == 0.665             # item-wise coin flips
 
 
-# ------------------------------------------------------------------------------ paper 002 (Opitz)
+# ------------------------------------------------------------------------------ Opitz (2022)
 
 
 def test_opitz_table_5():
-    """Paper 002, Table 5: which metric has PI..PV (multi-class). The 'strict' of macro precision
+    """Opitz (2022), Table 5: which metric has PI..PV (multi-class). The 'strict' of macro precision
     and macro F1' holds where every class is predicted; a constant classifier (z_j = 0, allowed by
     Appendix C.5) breaks it under the paper's P_i = 0 (docs/audit.md#pv-constant)."""
     table = {  # PI, PII, PIII, PIV, PV, strict
@@ -174,7 +175,7 @@ def test_opitz_table_5():
 
 
 def test_opitz_appendix_c4_counterexample():
-    """Paper 002, Appendix C.4 (Tables 2-4): macro precision 5/8 before and 19/30 after scaling
+    """Opitz (2022), Appendix C.4 (Tables 2-4): macro precision 5/8 before and 19/30 after scaling
     gold class b by 2. Opitz's matrix is the transpose of ours."""
     opitz_t2 = np.array([[15, 5], [10, 10]])
     ours = opitz_t2.T
@@ -187,7 +188,7 @@ def test_opitz_appendix_c4_counterexample():
 
 
 def test_opitz_tables_6_7_mcc_rises_with_errors():
-    """Paper 002, Tables 6-7: adding 10 errors raises MCC from 0.0 to 0.07."""
+    """Opitz (2022), Tables 6-7: adding 10 errors raises MCC from 0.0 to 0.07."""
     t6 = np.array([[10, 43, 0], [1, 1, 0], [0, 0, 1]]).T
     t7 = np.array([[10, 43, 0], [1, 1, 0], [0, 10, 1]]).T
     assert round(float(compute("mcc", t6).value), 2) == 0.0
@@ -203,11 +204,11 @@ def test_piii_finds_the_mean_and_its_power():
     assert "interact" in one(f, "macro_f1_hm", "PIII", "multiclass").counterexample
 
 
-# ------------------------------------------------------------------------------ paper 004 (Gösgens et al.)
+# ------------------------------------------------------------------------------ Gösgens et al. (2021)
 
 
 def test_goesgens_table_2_binary_row_for_cc_and_cd():
-    """Paper 004, Table 2: CC and CD satisfy everything in the binary case except Dist (CC) /
+    """Gösgens et al. (2021), Table 2: CC and CD satisfy everything in the binary case except Dist (CC) /
     CB (CD); in the multi-class case Min, Mon and SMon fail."""
     f = audit(["mcc", "correlation_distance"], "goesgens", max_n=6)
     want = {"mcc": {"Dist"}, "correlation_distance": {"CB"}}
@@ -219,7 +220,7 @@ def test_goesgens_table_2_binary_row_for_cc_and_cd():
 
 
 def test_theorem_1_no_measure_has_mon_dist_and_cb():
-    """Paper 004, Theorem 1: no binary measure is monotone, a distance and has a constant baseline."""
+    """Gösgens et al. (2021), Theorem 1: no binary measure is monotone, a distance and has a constant baseline."""
     f = audit(None, ["Mon", "Dist", "CB"], classes=(2,), max_n=6)
     wide = f.pivot(index="measure", columns="property", values="verdict")
     assert not ((wide == "satisfied").all(axis=1)).any()
@@ -231,7 +232,7 @@ def test_ce_max_fails_only_on_a_degenerate_matrix():
 
 
 def test_consistency_reproduces_table_3():
-    """Paper 004, Table 3: measures indistinguishable at each n (n = 2..10)."""
+    """Gösgens et al. (2021), Table 3: measures indistinguishable at each n (n = 2..10)."""
     labels = dict(zip(PAPER_004_TABLE_3, ["Acc", "BA", "F1", "kappa", "CE", "GM1", "CC", "SBA"]))
     expected = {
         2: ["Acc", "BA", "F1", "kappa", "CE", "GM1", "CC", "SBA"],
@@ -309,7 +310,7 @@ def test_full_catalogue_runs_and_every_cell_is_a_verdict():
     f = audit(max_n=6)
     assert set(f.verdict) <= VERDICTS
     assert not f.detail.str.startswith("check failed").any()
-    audited = [m for m in REGISTRY.values() if m.kind != "example"]   # example-based: audited in a later increment
+    audited = [m for m in REGISTRY.values() if m.kind != "example"]   # example-based: not audited here
     assert len(f) == len(audited) * len(PROPERTIES) * 2
     violated = f[f.verdict == "violated"]
     assert (violated.counterexample.str.len() > 0).all()

@@ -1,5 +1,5 @@
-"""Paper 004 (Gösgens et al. 2021), Table 2, its rows "Preserving properties by various averaging
-types" (issue 5): the claims of the one-vs-rest averages are derived from those rows, the audit
+"""Gösgens et al. (2021), Table 2, its rows "Preserving properties by various averaging
+types": the claims of the one-vs-rest averages are derived from those rows, the audit
 agrees with every derived claim, and every cell of the rows is reproduced on the registered
 measures or its difference is documented in docs/audit.md#averaging.
 
@@ -44,7 +44,7 @@ def value(measure, C, **kw):
 
 
 def test_rows_are_table_2_as_printed():
-    """Paper 004, Table 2, last three rows, columns Max Min CSym Sym Dist Mon SMon CB ACB."""
+    """Gösgens et al. (2021), Table 2, last three rows, columns Max Min CSym Sym Dist Mon SMon CB ACB."""
     printed = {"micro": "✓✗✓✓✓✓✗✗✗", "macro": "✓✗✓✓✓✓✗✓✓", "weighted": "✓✗✓✗✗✓✗✓✓"}
     assert TABLE_2_PROPERTIES == ("Max", "Min", "CSym", "Sym", "Dist", "Mon", "SMon", "CB", "ACB")
     assert AVERAGINGS == ("micro", "macro", "weighted")
@@ -68,7 +68,7 @@ def test_rule_claims_a_property_only_where_the_binary_measure_has_it_and_it_is_p
 
 
 def test_rule_theorem_1_denies_distance_to_averages_with_mon_and_cb():
-    """Paper 004, Theorem 1: no measure is monotone, a distance and has a constant baseline."""
+    """Gösgens et al. (2021), Theorem 1: no measure is monotone, a distance and has a constant baseline."""
     mon_cb = {"goesgens.Mon": True, "goesgens.CB": True}
     assert average_claims(mon_cb, "macro") == {"goesgens.Dist.multiclass": False, "goesgens.Mon.multiclass": True,
                                                "goesgens.CB.multiclass": True}
@@ -90,7 +90,7 @@ def test_registry_averages_carry_the_derived_claims():
     assert "goesgens.CB.multiclass" not in get("gm1_micro").claims               # micro: CB ✗
     assert get("f1_macro").claims["goesgens.Mon.multiclass"] is True             # F1 has Mon in the paper
     assert "goesgens.CSym.multiclass" not in get("f1_macro").claims              # F1 lacks CSym (binary)
-    # precision_macro is macro_precision (one record): paper 002's claims, none from paper 004
+    # precision_macro is macro_precision (one record): the claims of Opitz (2022), none from Gösgens et al. (2021)
     assert get("precision_macro").alias_of == "macro_precision"
     assert not [k for k in get("precision_macro").claims if k.startswith("goesgens.")]
     claimed = [m for m in AVERAGES if len(m.claims)]
@@ -166,7 +166,7 @@ def test_table_2_averaging_cell(table, pres, avg, prop):
 
 def test_witnesses_by_hand():
     """The ✗ witnesses on matrices where every class occurs in gold and predictions, with values
-    computed by hand from paper 004 section 2's definitions of the averages."""
+    computed by hand from the definitions of the averages in Gösgens et al. (2021), section 2."""
     cyclic = [[0, 1, 0], [0, 0, 1], [1, 0, 0]]
     skew = [[0, 2, 0], [0, 0, 1], [1, 0, 0]]
     # Min, macro (gm1): both zero-diagonal; per class (n c_ii - a_i b_i) / ((a_i(n-a_i) + b_i(n-b_i)) / 2)

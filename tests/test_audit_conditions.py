@@ -7,8 +7,8 @@
   a report answers ``--needs`` under the condition its data meets (docs/audit.md#conditions).
 * A report's audit is computed under the report's 0/0 policy and the papers' own
   (docs/audit.md#policies); Opitz's random classifiers include the constant ones
-  (paper 002, Property V and Appendix C.5; docs/audit.md#pv-constant).
-* Printed numbers never read ``-0``; ``audit --consistency`` prints paper 004 Table 3's "9-10: —".
+  (Opitz 2022, Property V and Appendix C.5; docs/audit.md#pv-constant).
+* Printed numbers never read ``-0``; ``audit --consistency`` prints the "9-10: —" of Gösgens et al. (2021), Table 3.
 
 Matrices are rows = gold, columns = predicted.
 """
@@ -74,25 +74,25 @@ def test_agrees_with_paper_is_false_exactly_for_the_documented_differences(claim
 
 
 @pytest.mark.parametrize("measure,prop,setting,source", [
-    # paper 004, Table 2: the row of the measure, the column of the property
-    ("balanced_accuracy", "CB", "multiclass", "paper 004, Table 2, row BA, column CB"),
-    ("confusion_entropy", "Max", "binary", "paper 004, Table 2, row CE, column Max"),
+    # Gösgens et al. (2021), Table 2: the row of the measure, the column of the property
+    ("balanced_accuracy", "CB", "multiclass", "Gösgens et al. (2021), Table 2, row BA, column CB"),
+    ("confusion_entropy", "Max", "binary", "Gösgens et al. (2021), Table 2, row CE, column Max"),
     # ... and a derived claim of an average: the averaging row and the binary measure's row
-    ("mcc_macro", "Mon", "multiclass", "paper 004, Table 2, averaging row Macro, column Mon, with row CC"),
-    # paper 002, Table 5
-    ("macro_precision", "PV_strict", "multiclass", "paper 002, Table 5, row macro Prec., column PV (chance correct): "
-                                                   "'strict'"),
-    # paper 000: the numbered statement
-    ("f1", "MON", "binary", "paper 000, Property 4.1"),
-    ("asp", "SDE", "binary", "paper 000, Property 4.8"),
-    ("k", "SYM", "binary", "paper 000, Property 5.8"),
+    ("mcc_macro", "Mon", "multiclass", "Gösgens et al. (2021), Table 2, averaging row Macro, column Mon, with row CC"),
+    # Opitz (2022), Table 5
+    ("macro_precision", "PV_strict", "multiclass",
+     "Opitz (2022), Table 5, row macro Prec., column PV (chance correct): 'strict'"),
+    # Sebastiani (2015): the numbered statement
+    ("f1", "MON", "binary", "Sebastiani (2015), Property 4.1"),
+    ("asp", "SDE", "binary", "Sebastiani (2015), Property 4.8"),
+    ("k", "SYM", "binary", "Sebastiani (2015), Property 5.8"),
 ])
 def test_paper_source_names_the_cell(claimed, measure, prop, setting, source):
     assert one(claimed, measure, prop, setting).paper_source.startswith(source)
 
 
 def test_a_documented_difference_is_a_disagreement_with_the_paper(claimed):
-    """The reviewer's example: balanced accuracy's Mon (paper 004 Table 2: ✓) is violated for three
+    """Balanced accuracy's Mon (Gösgens et al. 2021, Table 2: ✓) is violated for three
     classes (docs/audit.md#ba-mon): agrees_with_paper False, as_expected True, why says where."""
     row = one(claimed, "balanced_accuracy", "Mon")
     assert (row.verdict, row.paper_claim, row.expected) == ("violated", "satisfied", "violated")
@@ -115,15 +115,16 @@ def three():
 
 
 @pytest.mark.parametrize("measure,prop,gold,every", [
-    # paper 004 Table 2 gives BA CB and ACB; they fail only where a class is absent from gold (#absent-classes)
+    # Gösgens et al. (2021), Table 2, give BA CB and ACB; they fail only where a class is absent from gold
+    # (#absent-classes)
     ("balanced_accuracy", "CB", "satisfied", "satisfied"),
     ("balanced_accuracy", "ACB", "satisfied", "satisfied"),
-    # K (paper 000, eq. 10): its xi_j counts the classes present in gold
+    # K (Sebastiani 2015, eq. 10): its xi_j counts the classes present in gold
     ("k", "CB", "satisfied", "satisfied"),
     ("k", "PIII", "satisfied", "satisfied"),
-    # SBA (paper 004, Statement 3): the precision half needs every class predicted
+    # SBA (Gösgens et al. 2021, Statement 3): the precision half needs every class predicted
     ("sba", "CB", "violated", "satisfied"),
-    # CE (paper 004 Table 2: Max ✓): its counterexamples are unary matrices with a class absent from gold
+    # CE (Gösgens et al. 2021, Table 2: Max ✓): its counterexamples are unary matrices with a class absent from gold
     ("confusion_entropy", "Max", "satisfied", "satisfied"),
     # mcc_macro: a class undefined in the average (#avg-max-skipped) -- absent from gold or predictions
     ("mcc_macro", "Max", "satisfied", "satisfied"),
@@ -137,7 +138,7 @@ def test_restricted_verdicts(three, measure, prop, gold, every):
 
 
 def test_f1_is_strongly_definite_where_the_positive_class_occurs():
-    """Paper 000, section 3.2: F1 is undefined when TP = FP = FN = 0 (SDE fails); a test set with a
+    """Sebastiani (2015), section 3.2: F1 is undefined when TP = FP = FN = 0 (SDE fails); a test set with a
     positive item has AP > 0, so the restricted SDE counts only the matrices inside it."""
     row = one(audit(["f1"], ["SDE"], classes=(2,), max_n=6), "f1", "SDE", "binary")
     assert (row.verdict, row[GOLD]) == ("violated", "satisfied")
@@ -191,11 +192,11 @@ def test_cli_table_marks_a_verdict_that_fails_only_with_an_absent_class():
     assert frame[GOLD].tolist() == ["satisfied"]
 
 
-# ------------------------------------------------------------------ policies (paper 002, Property V)
+# ------------------------------------------------------------------ policies (Opitz 2022, Property V)
 
 
 def test_a_constant_classifier_is_one_of_opitz_random_classifiers():
-    """Paper 002, Property V and Appendix C.5 (z in [0, 1]^n). Prevalences (1, 1, 7)/9, everything
+    """Opitz (2022), Property V and Appendix C.5 (z in [0, 1]^n). Prevalences (1, 1, 7)/9, everything
     predicted as the majority class: macro precision is 7/27 with the paper's P_i = 0 for 0/0 (after
     eq. 18; scikit-learn zero_division=0 agrees) and 7/9 when the never-predicted classes are skipped
     (policy nan; scikit-learn zero_division=nan agrees)."""
@@ -253,7 +254,8 @@ def _report(tmp_path, *, counts, predicted, needs=("goesgens.CB", "goesgens.Max"
 
 def test_needs_is_answered_under_the_condition_the_data_meets(tmp_path):
     """Every class in the gold labels, one system that predicts only 'a' (a majority baseline): CB
-    holds for macro recall and K there (paper 004 Table 2 / paper 000 Property 5.6's constant), not
+    holds for macro recall and K there (Gösgens et al. 2021, Table 2 / the constant of Sebastiani 2015,
+    Property 5.6), not
     for SBA, which also needs every class predicted."""
     rep = _report(tmp_path, counts=[5, 3, 1], predicted={"s1": ["a", "b", "c"], "majority": ["a"]})
     text = rep.audit_fit().text
@@ -305,7 +307,7 @@ def test_num_never_prints_minus_zero():
 
 
 def test_no_minus_zero_in_any_verdict():
-    """The reviewer's example: confusion entropy (lower is better, -sum p log p) printed '-0'."""
+    """Confusion entropy (lower is better, -sum p log p) is negated for orientation: no verdict prints '-0'."""
     f = audit(max_n=4, n_random=40)
     text = "\n".join(f.counterexample.tolist() + f.detail.tolist())
     assert not re.search(r"(?<![\w.])-0(?![.\d])", text)
@@ -314,7 +316,7 @@ def test_no_minus_zero_in_any_verdict():
 
 
 def test_cli_consistency_prints_table_3s_empty_rows():
-    """Paper 004, Table 3: n = 9-10: '—' (no two of the eight measures are indistinguishable)."""
+    """Gösgens et al. (2021), Table 3: n = 9-10: '—' (no two of the eight measures are indistinguishable)."""
     out = io.StringIO()
     with redirect_stdout(out):
         assert main(["audit", "--consistency", "--format", "markdown"]) == 0

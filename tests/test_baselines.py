@@ -15,7 +15,7 @@ def table(frame):
 
 
 def test_paper000_random_f1_depends_on_test_set():
-    # paper 000, Property 4.3: with AN = 0, E[F1(h_rand)] = 0.500 for |D| = 1 and ~0.612 for |D| = 100.
+    # Sebastiani (2015), Property 4.3: with AN = 0, E[F1(h_rand)] = 0.500 for |D| = 1 and ~0.612 for |D| = 100.
     # The paper's random classifier is the 'contingency' model: every contingency table equally likely.
     one = table(baselines(np.array([1, 0]), ["f1"], positive="0", models="contingency"))
     assert one.loc[("f1", "contingency"), "value"] == pytest.approx(0.5)
@@ -56,7 +56,7 @@ def test_hand_checkable_expectations():
     a = np.array([30, 50, 20])
     b = table(baselines(a, ["macro_recall", "k", "accuracy", "mcc", "kappa"], predictors=False))
     for model in RANDOM_MODELS:
-        # macro recall's chance value is 1/K (paper 002, Appendix B.5); K's is 0 (paper 000, Property 5.6)
+        # macro recall's chance value is 1/K (Opitz 2022, Appendix B.5); K's is 0 (Sebastiani 2015, Property 5.6)
         assert b.loc[("macro_recall", model), "value"] == pytest.approx(1 / 3)
         assert b.loc[("k", model), "value"] == pytest.approx(0.0, abs=1e-12)
         assert b.loc[("macro_recall", model), "method"] == "linear"
@@ -64,7 +64,7 @@ def test_hand_checkable_expectations():
     assert b.loc[("accuracy", "prevalence"), "value"] == pytest.approx((0.3**2 + 0.5**2 + 0.2**2))
     assert b.loc[("accuracy", "fixed_sizes"), "value"] == pytest.approx((0.3**2 + 0.5**2 + 0.2**2))
     assert b.loc[("accuracy", "uniform"), "value"] == pytest.approx(1 / 3)
-    # MCC and kappa are linear only once both margins are fixed (paper 004, section 3.5)
+    # MCC and kappa are linear only once both margins are fixed (Gösgens et al. 2021, section 3.5)
     assert b.loc[("mcc", "fixed_sizes"), "method"] == "linear"
     assert b.loc[("mcc", "fixed_sizes"), "value"] == pytest.approx(0.0, abs=1e-12)
     assert b.loc[("mcc", "uniform"), "method"] == "monte_carlo"
@@ -81,7 +81,7 @@ def test_linearity_is_decided_per_model():
 
 @pytest.mark.parametrize("sizes", [None, [10, 25, 15]])
 def test_declared_chance_matches_fixed_sizes_expectation(sizes):
-    # paper 004, Definition 8: a measure with a constant baseline has E over random labellings with
+    # Gösgens et al. (2021), Definition 8: a measure with a constant baseline has E over random labellings with
     # fixed (non-unary) predicted sizes equal to c_base(K). Cross-check the registry's chance values.
     a = np.array([20, 20, 10])
     K = len(a)

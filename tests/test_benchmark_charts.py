@@ -1,4 +1,4 @@
-"""The benchmark charts of issue 11 (evalreport.charts.benchmark) in the shapes the issue names:
+"""The benchmark charts (evalreport.charts.benchmark) in the shapes a benchmark report meets:
 Demšar's example (4 systems x 14 data sets), 13 systems x 2 tasks, 20 x 6, and 40 x 12 with
 40-character names. Every spec validates (``to_dict()``) and has the expected layers; the
 critical-difference diagram's labels are checked for overlap from their positions in the spec;

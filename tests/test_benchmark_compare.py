@@ -1,4 +1,4 @@
-"""compare_benchmark (issue 11): each task's tables equal compare() on that task alone, the
+"""compare_benchmark: each task's tables equal compare() on that task alone, the
 cross-task tables are those of the consensus functions on the per-task scores (and agree with
 scipy / scikit-learn where those apply), the missing-system policies, the consensus bootstrap
 and the output folder."""

@@ -1,4 +1,4 @@
-"""Benchmark inputs (issue 11): every input form gives the same Benchmark, every bad input one
+"""Benchmark inputs: every input form gives the same Benchmark, every bad input one
 clear InputError naming the task and the file, and the DuckDB long-table path counts what the
 in-memory path reads."""
 from __future__ import annotations

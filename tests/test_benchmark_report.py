@@ -1,4 +1,4 @@
-"""The benchmark report (issue 11): one report folder for several tasks ranked together.
+"""The benchmark report: one report folder for several tasks ranked together.
 
 Fast tests: the analyses written as tables (:func:`analyse_benchmark`) - the per-task tables are the
 single-task ones (no second comparison), the benchmark tables round-trip with names that look

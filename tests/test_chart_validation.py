@@ -1,4 +1,4 @@
-"""Chart specs and the Vega-Lite schema (issue 15): a :class:`~evalreport.report.display.Chart`
+"""Chart specs and the Vega-Lite schema: a :class:`~evalreport.report.display.Chart`
 validates its spec unless the report's own kernel says not to (``VALIDATE_ENV=0``, about 1 s of
 the demo report), and the spec is the same dict either way. That every chart of every report
 validates is checked where the reports are built: tests/test_report.py,

@@ -571,7 +571,7 @@ def test_simulation_bias_lines_per_estimator_faceted_like_paper_001():
 
 
 def figure_frame(metric="rel_bias"):
-    """A frame shaped like analyses.simulation.figure_frames()["figure6"] (paper 001, Figure 6)."""
+    """A frame shaped like analyses.simulation.figure_frames()["figure6"] (Forman & Scholz 2010, Figure 6)."""
     names = dict(zip(["pooled", "mean", "mean_defined", "pr_re", "pr_re_defined"], ESTIMATORS))
     rows = [(True, prev, f, est, name, (j - 2) * 0.01 * (1 - f), metric, f"{prev:.0%} positives")
             for prev in (0.01, 0.05, 0.25) for f in (0.6, 0.8, 0.95) for j, (est, name) in enumerate(names.items())]

@@ -1,4 +1,4 @@
-"""What ``evalreport score`` does without pandas and without the other commands' modules (issue 15):
+"""What ``evalreport score`` does without pandas and without the other commands' modules:
 the same bytes and the same parse as with them.
 
 ``emit_columns`` writes the tidy table from its columns; it is compared byte for byte with

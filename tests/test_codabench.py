@@ -320,7 +320,7 @@ def test_the_detail_page_has_a_column_of_undefined_cases_only_when_there_is_one(
 def test_bootstrap_strata_from_the_task_file_keeps_every_class(platform, capsys):
     """A gold class with one item is lost in about (1 - 1/N)^N = 37 % of the resamples: the participant's
     log says so; `bootstrap_strata = "gold"` in the task file resamples within each gold class, so no
-    resample loses it, and the note goes (the option the reviewer's review led to, offered to organisers)."""
+    resample loses it, and the note goes (an option offered to organisers)."""
     root, task = platform
     gold = ["FAVOR", "AGAINST"] * 39 + ["NONE", "AGAINST"]            # NONE: one item
     pd.DataFrame({"id": range(80), "label": gold}).to_csv(root / "input" / "ref" / "gold.tsv", sep="\t",

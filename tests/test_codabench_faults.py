@@ -40,7 +40,7 @@ def _score(root, capsys, *extra):
 
 
 def _faulty():
-    """Three faults of the issue and two more: an unknown label (twice), a repeated id, missing ids,
+    """Five faults: an unknown label (twice), a repeated id, missing ids,
     an id that is no test item and an empty prediction. Lines: header 1, row k at line k + 2."""
     rows = [(f"t{i}", GOLD[i]) for i in range(N - 3)]      # t57, t58, t59 missing
     rows[4] = ("t4", "MAYBE")                                # line 6

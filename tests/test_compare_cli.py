@@ -20,7 +20,7 @@ try:
 except ImportError:
     HAVE_RESAMPLING = False
 
-# the columns issue 3 names for the files in --out DIR
+# the columns every file in --out DIR has at least (part of the interface, see the README)
 REQUIRED = {
     "scores": ["system", "measure", "value", "calibrated"],
     "ranks": ["system", "measure", "rank", "calibrated"],
@@ -46,7 +46,7 @@ def make_runs(order=("strong", "weak", "twin")):
 def test_default_measures_exist_in_registry():
     measures = [get(m) for m in COMPARE_MEASURES]
     assert all(m.alias_of in (None, *REGISTRY) for m in measures)
-    # one id per quantity: balanced_accuracy is macro_recall (paper 002, eq. 14-16), micro_f1 is accuracy
+    # one id per quantity: balanced_accuracy is macro_recall (Opitz 2022, eq. 14-16), micro_f1 is accuracy
     assert len({m.alias_of or m.id for m in measures}) == len(COMPARE_MEASURES)
 
 

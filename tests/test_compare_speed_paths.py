@@ -1,4 +1,4 @@
-"""The shortcuts of the comparison stage (issue 15) give the numbers of the code they replace: the
+"""The shortcuts of the comparison stage give the numbers of the code they replace: the
 linearity test of the chance baselines run for every measure at once, the in-place conversion of
 random tables, the early stop of the support size, the bootstrap draws into reused buffers, the
 indicator product by column and the discordant cells counted without a mask."""

@@ -131,7 +131,7 @@ def test_shape_errors():
         confusion_matrix(["a", "b"], ["a"])
 
 
-# ----------------------------------------------------------------------------- long confusion files (issue 15)
+# ----------------------------------------------------------------------------- long confusion files
 
 
 @pytest.mark.parametrize("kind", ["integers", "fractions", "huge"])

@@ -1,4 +1,4 @@
-"""Cross-validation aggregation (paper 001, Forman & Scholz 2010): estimators, AUC, the cv command."""
+"""Cross-validation aggregation (Forman & Scholz 2010): estimators, AUC, the cv command."""
 from __future__ import annotations
 
 import io
@@ -25,10 +25,10 @@ def fold(negatives, positives, tp, fp):
     return [[negatives - fp, fp], [positives - tp, tp]]
 
 
-# paper 001, Table 1: 4-fold stratified CV, 1% positives out of 1504 rows
+# Forman & Scholz (2010), Table 1: 4-fold stratified CV, 1% positives out of 1504 rows
 TABLE1 = Counts(np.array([[fold(373, 3, 3, 0), fold(372, 4, 4, 1), fold(372, 4, 4, 13), fold(372, 4, 3, 5)]]),
                 LABELS, ("svm",), ("1", "2", "3", "4"))
-# paper 001, Table 2: the classifier predicts no positives in fold 2
+# Forman & Scholz (2010), Table 2: the classifier predicts no positives in fold 2
 TABLE2 = Counts(np.array([[fold(372, 4, 2, 0), fold(372, 4, 0, 0), fold(372, 4, 4, 0), fold(372, 4, 4, 0)]]),
                 LABELS, ("svm",), ("1", "2", "3", "4"))
 
@@ -47,14 +47,14 @@ def values(frame, measure):
 
 
 def test_table1_per_fold_columns():
-    """Paper 001, Table 1: per-fold precision 100/80/24/38%, recall 100/100/100/75%, F 100/89/38/50%."""
+    """Forman & Scholz (2010), Table 1: per-fold precision 100/80/24/38%, recall 100/100/100/75%, F 100/89/38/50%."""
     per_fold = M.evaluate(TABLE1, ["precision", "recall", "f1"], positive="pos")
     got = {m: [pct(v) for v in per_fold[per_fold["measure"] == m]["value"]] for m in ("precision", "recall", "f1")}
     assert got == {"precision": [100, 80, 24, 38], "recall": [100, 100, 100, 75], "f1": [100, 89, 38, 50]}
 
 
 def test_table1_estimators():
-    """Paper 001, Table 1 and section 3.1: averages 60% precision and 94% recall, 69% F_avg, 73% F_pr,re
+    """Forman & Scholz (2010), Table 1 and section 3.1: averages 60% precision and 94% recall, 69% F_avg, 73% F_pr,re
     (= 2 x 0.60 x 0.94 / (0.60 + 0.94)), 58% F_tp,fp (= 2 x 14 / (2 x 14 + 19 + 1)), F_pr,re = 1.26 x F_tp,fp.
     No fold has undefined precision or recall, so the tilde variants agree."""
     frame = cv.aggregate(TABLE1, ["f1", "precision", "recall"], positive="pos")
@@ -72,7 +72,7 @@ def test_table1_estimators():
 
 
 def test_table2_estimators():
-    """Paper 001, Table 2: fold 2 has no predicted positives, precision set to 0 (†): averages 75% precision,
+    """Forman & Scholz (2010), Table 2: fold 2 has no predicted positives, precision set to 0 (†): averages 75% precision,
     63% recall; 77% F_tp,fp, 67% F_avg, 89% F~_avg, 68% F_pr,re, 91% F~_pr,re, and F~_pr,re = 1.34 x F_pr,re
     (section 3.1; 1.34 is the ratio of the printed percentages 91/68, the exact ratio is 4/3)."""
     frame = cv.aggregate(TABLE2, ["f1", "precision", "recall"], positive="pos")
@@ -89,7 +89,7 @@ def test_table2_estimators():
 
 
 def test_table2_invalid_fold_listed():
-    """The fold with V(i) = 0 is listed with its counts and why (paper 001, section 2.3 'Exceptions')."""
+    """The fold with V(i) = 0 is listed with its counts and why (Forman & Scholz 2010, section 2.3 'Exceptions')."""
     bad = cv.undefined_folds(TABLE2, positive="pos")
     assert bad[["system", "fold", "tp", "fp", "fn", "tn"]].values.tolist() == [["svm", "2", 0, 0, 4, 372]]
     assert not bad["precision_defined"].iloc[0] and bad["recall_defined"].iloc[0]
@@ -125,7 +125,7 @@ def test_pooled_is_the_measure_of_the_summed_matrices():
 
 
 def test_accuracy_pooled_equals_mean_for_equal_folds():
-    """Paper 001, section 2.4: accuracy is the same either way (for equal fold sizes)."""
+    """Forman & Scholz (2010), section 2.4: accuracy is the same either way (for equal fold sizes)."""
     f = values(cv.aggregate(TABLE2, ["accuracy"]), "accuracy")
     assert f["pooled"] == pytest.approx(f["mean"])
 
@@ -227,7 +227,7 @@ def _auc_runs(offsets):
 
 
 def test_auc_avg_of_section_3_2():
-    """Paper 001, section 3.2: fold AUCs 96%, 91%, 94% and 87% average to 92% AUC_avg. Shifting the folds'
+    """Forman & Scholz (2010), section 3.2: fold AUCs 96%, 91%, 94% and 87% average to 92% AUC_avg. Shifting the folds'
     scores (scores not calibrated across folds, Figure 3) changes AUC_merge but never AUC_avg. (The paper's
     80% AUC_merge depends on its unpublished scores.)"""
     calibrated, shifted = _auc_runs([0, 0, 0, 0]), _auc_runs([0, 6, -4, 9])
@@ -358,7 +358,7 @@ def test_average_precision_ranks_a_missing_score_last():
 
 @pytest.mark.parametrize("policy", ["nan", "zero", "one", "convention"])
 def test_f_avg_of_table_2_does_not_depend_on_the_policy(policy):
-    # paper 001, Table 2: fold 2 has TP = FP = 0 and FN = 4, so F = 0 by eq. 2 (defined; only precision
+    # Forman & Scholz (2010), Table 2: fold 2 has TP = FP = 0 and FN = 4, so F = 0 by eq. 2 (defined; only precision
     # is 0/0). The policy fills 0/0 cases only, so F_avg is 67% whatever the policy.
     frame = cv.aggregate(TABLE2, ["f1"], positive="pos", policy=policy).set_index("aggregation")
     assert frame.loc["mean", "value"] == pytest.approx(2 / 3, abs=1e-9)

@@ -1,7 +1,6 @@
 """The words of the cross-validation section (evalreport/analyses/crossval_words.py).
 
-Paper 001 is Forman & Scholz (2010), "Apples-to-apples in cross-validation studies". Its
-recommendations: F_tp,fp for F-measure (section 4.3 and section 5 (a)), AUC_avg for AUC
+Forman & Scholz (2010), "Apples-to-apples in cross-validation studies", recommend: F_tp,fp for F-measure (section 4.3 and section 5 (a)), AUC_avg for AUC
 (section 5); accuracy is the same either way (section 2.4); nothing for other measures.
 """
 from __future__ import annotations
@@ -36,14 +35,14 @@ def _runs(folds_spec, systems=("table2", "majority"), scores=None):
                 scores=scores)
 
 
-# paper 001, Table 2: four folds of 4 positives and 372 negatives; TP = 2, 0, 4, 4 and FP = 0 (fold 2 predicts
-# no positive: precision undefined); "majority" predicts no positive in any fold
+# Forman & Scholz (2010), Table 2: four folds of 4 positives and 372 negatives; TP = 2, 0, 4, 4 and FP = 0
+# (fold 2 predicts no positive: precision undefined); "majority" predicts no positive in any fold
 TABLE_2 = [(4, 372, [(2, 0), (0, 0)]), (4, 372, [(0, 0), (0, 0)]), (4, 372, [(4, 0), (0, 0)]),
            (4, 372, [(4, 0), (0, 0)])]
 
 
 def test_table_2_estimates_and_the_system_that_differs_most():
-    """Paper 001, Table 2: F_tp,fp = 77%, F~_avg = 89% (the docstring of crossval.py); the system whose
+    """Forman & Scholz (2010), Table 2: F_tp,fp = 77%, F~_avg = 89% (the docstring of crossval.py); the system whose
     estimates 'differ most' is Table 2's, never the majority baseline whose spread would come only from its
     undefined F~ estimates (review item 5)."""
     res = cross_validate(_runs(TABLE_2), ["f1"], positive="pos")
@@ -77,7 +76,7 @@ def test_one_fold():
 
 
 def test_a_class_absent_from_a_fold_and_a_system_with_undefined_pooled_f():
-    """A fold without gold positives has undefined recall for every system (V(i) = 0, paper 001, section 2.3:
+    """A fold without gold positives has undefined recall for every system (V(i) = 0, Forman & Scholz 2010, section 2.3:
     "Recall can be undefined only if a fold does not contain any positives"). A system that predicts no positive
     where there is none has F_tp,fp = 0/0 as well: three undefined estimates, named, never a spread."""
     spec = [(0, 8, [(0, 1), (0, 0)]), (2, 6, [(1, 1), (0, 0)])]
@@ -93,7 +92,7 @@ def test_a_class_absent_from_a_fold_and_a_system_with_undefined_pooled_f():
 
 
 def test_auc_words_follow_the_columns_present():
-    """With scores: publish AUC_avg (paper 001, section 5); without: no AUC column, and the text says so."""
+    """With scores: publish AUC_avg (Forman & Scholz 2010, section 5); without: no AUC column, and the text says so."""
     runs = _runs(TABLE_2)
     rng = np.random.default_rng(0)
     scored = _runs(TABLE_2, scores=rng.random((2, len(runs.gold))))
@@ -122,7 +121,7 @@ def test_without_a_positive_class_the_words_do_not_attribute_the_pooled_rule_to_
 
 @pytest.mark.skipif(not PAPER_001, reason="the paper texts are not on this machine")
 def test_every_quotation_is_in_paper_001():
-    """Each double-quoted passage of the recommendation occurs in paper 001 (whitespace aside)."""
+    """Each double-quoted passage of the recommendation occurs in Forman & Scholz (2010) (whitespace aside)."""
     paper = re.sub(r"\s+", "", PAPER_001[0].read_text(encoding="utf-8"))
     text = cross_validate(_runs(TABLE_2, scores=np.random.default_rng(1).random((2, 1504))), ["f1"],
                           positive="pos").recommendation
@@ -166,8 +165,8 @@ def _section(tmp_path, res):
 
 
 def test_summary_caption_names_only_the_columns_present_and_each_undefined_cell_its_reason(tmp_path):
-    """Review item 5: the caption promised AUC where the runs had no scores. Paper 001, section 2.3 defines
-    the five F estimators, section 2.4 AUC_avg and AUC_merge."""
+    """The caption promises AUC only where the runs have scores. Forman & Scholz (2010), section 2.3,
+    define the five F estimators, section 2.4 AUC_avg and AUC_merge."""
     without = _section(tmp_path / "a", cross_validate(_runs(TABLE_2), ["f1"], positive="pos")).cv_table()
     assert "AUC" not in without.caption and "section 2.3" in without.caption
     assert "listed in the last column" in without.caption

@@ -1,5 +1,5 @@
 """The built-in demo examples (evalreport.examples): shape, reproducibility, and - the reason
-the demo exists (issue 4) - that the headline measures rank its systems differently."""
+the demo exists - that the headline measures rank its systems differently."""
 from __future__ import annotations
 
 
@@ -71,7 +71,7 @@ def test_demo_systems_are_of_different_quality(demo):
 
 
 def test_demo_headline_measures_disagree(demo):
-    """Issue 4: the demo must show measures disagreeing. Computed here, not hard-coded."""
+    """The demo exists to show measures disagreeing. Computed here, not hard-coded."""
     wide = _wide(demo, HEADLINE)
     ranks = wide.rank(ascending=False)
     orders = {m: tuple(wide[m].dropna().sort_values(ascending=False).index) for m in HEADLINE}
@@ -87,7 +87,7 @@ def test_demo_headline_measures_disagree(demo):
 
 
 def test_demo_has_an_undefined_measure_to_show(demo):
-    """The majority-class dummy has a constant prediction: MCC is 0/0 (paper 002, eq. 23)."""
+    """The majority-class dummy has a constant prediction: MCC is 0/0 (Opitz 2022, eq. 23)."""
     scores = evaluate(_counts(demo), ["mcc"], labels=list(demo.labels), systems=list(demo.runs))
     row = scores.set_index("system").loc["prior"]
     assert bool(row["undefined"]) and np.isnan(row["value"])
@@ -121,7 +121,7 @@ def test_binary_demo_is_imbalanced_with_scores_and_ten_folds(binary):
     assert binary.positive == "malignant"
     assert 0.05 < share < 0.15
     assert sorted(gold["fold"].unique()) == list(range(1, 11))
-    # stratified: every fold has 3 or 4 of the 36 positives (Forman & Scholz, paper 001, sec. 4)
+    # stratified: every fold has 3 or 4 of the 36 positives (Forman & Scholz 2010, sec. 4)
     pos = gold.loc[gold["label"] == "malignant", "fold"].value_counts()
     assert len(pos) == 10 and pos.min() >= 3 and pos.max() <= 4
     for name, run in binary.runs.items():
@@ -134,7 +134,7 @@ def test_binary_demo_is_imbalanced_with_scores_and_ten_folds(binary):
 def test_binary_demo_prior_system_has_undefined_precision(binary):
     """The dummy never predicts the positive class: TP + FP = 0, so precision is 0/0, while F1
     written in counts, 2TP / (2TP + FP + FN) = 0 / 36, is 0 - the value Forman & Scholz
-    (paper 001, section 4.3) call correct for a fold with undefined precision."""
+    (2010, section 4.3) call correct for a fold with undefined precision."""
     wide = _wide(binary, ["f1", "precision", "recall"], positive="malignant")
     assert np.isnan(wide.loc["prior", "precision"])
     assert wide.loc["prior", "f1"] == 0 and wide.loc["prior", "recall"] == 0

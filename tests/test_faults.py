@@ -1,4 +1,4 @@
-"""Faults while writing an output folder (issue 16, "Faults and output safety").
+"""Faults while writing an output folder.
 
 A real ``evalreport compare ... --out`` process (a fork of this one running ``cli.main``, so no
 start-up cost) is killed with SIGKILL at every step of writing and swapping its output, and at

@@ -1,4 +1,4 @@
-"""The findings block (issue 10, section 2): the analysis rows, the fragility count, the Note.
+"""The findings block: the analysis rows, the fragility count, the Note.
 
 The fragility count is checked against brute force on small matrices (every matrix with the same
 row sums, for both systems: the literal definition), and for accuracy against its closed form.

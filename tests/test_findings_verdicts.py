@@ -68,7 +68,7 @@ def test_paired_p_is_the_pairwise_bootstrap_p_and_se_is_the_sd_of_paired_differe
 
 
 def test_reviewer_9_paired_test_separates_what_the_unpaired_rule_calls_noise():
-    """Reviewer 9: the unpaired sqrt(se_A^2 + se_B^2) ignores that both systems are scored on the same
+    """The unpaired sqrt(se_A^2 + se_B^2) ignores that both systems are scored on the same
     items. Here A - B = 0.03 in accuracy: the unpaired z is below 2, the paired test separates them."""
     from evalreport.report.section_tables import flips
 
@@ -209,8 +209,9 @@ def _reviewer_counts():
 
 
 def test_reviewer_6_a_constant_predictor_leading_confusion_entropy_is_flagged():
-    """Reviewer 6: with confusion entropy as primary the constant 'majority' leads (CE 0.281 against
-    sysB's 0.293; paper 004, Table 1 formula), and always predicting beta (0.260) beats every system."""
+    """With confusion entropy as primary the constant 'majority' leads (CE 0.281 against sysB's
+    0.293; formula of Gösgens et al. 2021, Table 1), and always predicting beta (0.260) beats every
+    system: the findings flag it."""
     counts = _reviewer_counts()
     comp = compare(counts, primary="confusion_entropy", measures=["confusion_entropy", "accuracy"])
     F = findings(comp, counts)
@@ -230,7 +231,7 @@ def test_reviewer_6_a_constant_predictor_leading_confusion_entropy_is_flagged():
 
 
 def test_trivial_acceptor_beats_every_system_under_recall():
-    """Sebastiani (paper 000, section 2): the trivial acceptor has recall 1, above any real system."""
+    """Sebastiani (2015, section 2): the trivial acceptor has recall 1, above any real system."""
     A = [[70, 10], [5, 15]]
     B = [[75, 5], [8, 12]]
     counts = Counts(np.array([A, B], dtype=float), ["neg", "pos"], ["A", "B"])
@@ -248,7 +249,7 @@ def _base(rows):
 
 
 def test_reviewer_2_monte_carlo_noise_is_not_the_strongest_baseline():
-    """Reviewer 2: kappa's exact chance value is 0; 'contingency' estimates 0.003 +- 0.004 by Monte Carlo.
+    """Kappa's exact chance value is 0; 'contingency' estimates 0.003 +- 0.004 by Monte Carlo.
     Within MC_SE standard errors of the exact value, it is not stronger."""
     b = _base([("kappa", "constant:alpha", 0.0, 0.0, "exact"), ("kappa", "majority", 0.0, 0.0, "exact"),
                ("kappa", "uniform", 0.00093, 0.00081, "monte_carlo"), ("kappa", "fixed_sizes", 0.0, 0.0, "linear"),
@@ -340,8 +341,8 @@ def test_lists_read_as_english():
 
 
 def test_reviewer_10_the_chart_draws_the_strongest_baseline():
-    """Reviewer 10: the findings named 'randomly permuted gold labels' (fixed_sizes, 0.333) the
-    strongest, but the chart drew only majority, uniform and prevalence."""
+    """The baseline the findings name the strongest (here 'randomly permuted gold labels', fixed_sizes,
+    0.333) is drawn on the chart, not only majority, uniform and prevalence."""
     from evalreport.charts.points import DEFAULT_BASELINES, leaderboard_intervals
 
     iv = pd.DataFrame({"system": ["A", "B"], "measure": "macro_recall", "value": [0.8, 0.7], "lo": [0.75, 0.65],

@@ -1,4 +1,4 @@
-"""Gain-matrix measures and ``--gains FILE`` (issue 12): reading, errors, properties, and the CLI
+"""Gain-matrix measures and ``--gains FILE``: reading, errors, properties, and the CLI
 (score, compare, report) with a class-subset measure as the primary one."""
 from __future__ import annotations
 
@@ -66,7 +66,7 @@ def test_missing_rows_missing_file_and_folder(tmp_path):
 
 
 def test_gains_may_be_negative_and_the_diagonal_is_free(tmp_path):
-    """Unlike costs (paper 000, section 6: Delta(c, c) = 0, Delta >= 0) a gain is any finite number."""
+    """Unlike costs (Sebastiani 2015, section 6: Delta(c, c) = 0, Delta >= 0) a gain is any finite number."""
     G = read_gains(_write(tmp_path / "g.csv", GAINS), CLASSES)
     assert G[2, 0] == -0.5 and G[2, 2] == 0.5
 

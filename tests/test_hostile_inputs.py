@@ -1,4 +1,4 @@
-"""Hostile and unlucky inputs (issue 16, "Inputs" and "Friction"): each case either works or stops
+"""Hostile and unlucky inputs: each case either works or stops
 with one line naming the file, the line (or id) and the problem, exit status 2, nothing written,
 no traceback.
 
@@ -384,8 +384,8 @@ def test_bad_parameter_cli(tmp_path, gold, capsys):
 
 
 def test_formula_texts_share_one_notation():
-    """N items and K classes everywhere: no formula, undefined-case or chance text writes n or m (papers
-    002 and 004 use n for the classes and for the items respectively)."""
+    """N items and K classes everywhere: no formula, undefined-case or chance text writes n or m (Opitz
+    2022 and Gösgens et al. 2021 use n for the classes and for the items respectively)."""
     symbol = re.compile(r"(?<![A-Za-z_'])[nm](?![A-Za-z_'(])")
     offenders = [(m.id, field, text) for m in catalogue() for field in ("formula", "undefined", "chance_note")
                  if symbol.search(text := getattr(m, field))]
@@ -417,8 +417,8 @@ def test_confusion_folder_names_what_it_did_not_read(tmp_path):
 
 
 def test_no_numpy_warning_reaches_the_user_on_a_one_item_input(tmp_path, capsys):
-    """issue 16 (inputs): `compare` on one item printed numpy's 'invalid value encountered in multiply'
-    (chance baselines, enumeration with a zero-probability class) as a note."""
+    """`compare` on one item: numpy's 'invalid value encountered in multiply' (chance baselines,
+    enumeration with a zero-probability class) is not printed as a note."""
     g = tsv(tmp_path / "g.tsv", [["1", "a"]])
     r1 = tsv(tmp_path / "s1.tsv", [["1", "a"]])
     r2 = tsv(tmp_path / "s2.tsv", [["1", "b"]])

@@ -1,4 +1,4 @@
-"""Issue 16, security: a participant's text is data, never code, in every output.
+"""A participant's text is data, never code, in every output.
 
 System names (file stems), predicted labels (``--allow-unknown``), class names and ``--positive``
 come from participants. One small report (builtin engine: nbconvert HTML, pandoc -> Typst PDF) is

@@ -42,7 +42,7 @@ def test_each_absorbed_average_is_found_equal_to_the_record_it_became_an_alias_o
 
 
 def test_p003_eq_2_f1_and_jaccard_rank_alike_but_differ(every):
-    """Paper 003: F* = J = F / (2 - F), a monotone transform: same ranking, other values."""
+    """Hand, Christen & Kirielle (2021): F* = J = F / (2 - F), a monotone transform: same ranking, other values."""
     assert {"f1", "jaccard"} <= group_of(every, "f1", "same order")
     assert "jaccard" not in group_of(every, "f1", "equal")
     # F' = F / 2(1 - F) is monotone in F too, but undefined for error-free predictions where F = 1

@@ -1,4 +1,4 @@
-"""The fast input path (issue 15) gives what the exact path gives: the same Runs, the same message.
+"""The fast input path gives what the exact path gives: the same Runs, the same message.
 
 The fast path aligns ids with one hash index of the gold ids (:mod:`evalreport.inputs.align`),
 reads Parquet/TSV label columns dictionary-encoded, skips trimming when no value has whitespace at

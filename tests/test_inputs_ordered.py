@@ -1,4 +1,4 @@
-"""Runs in gold order read the cheap way (issue 15) give what the general path gives: the same Runs,
+"""Runs in gold order read the cheap way give what the general path gives: the same Runs,
 the same message.
 
 Three shortcuts of :func:`evalreport.inputs.read_runs` are compared with the path they skip: a run whose

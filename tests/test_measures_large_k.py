@@ -15,7 +15,7 @@ baselines_mod = importlib.import_module("evalreport.analyses.baselines")
 
 
 def _dense_confusion_entropy(C):
-    """Paper 004, Table 1 (Wei et al. 2010), written over every cell as a dense array."""
+    """Gösgens et al. (2021), Table 1 (Wei et al. 2010), written over every cell as a dense array."""
     C = np.asarray(C, dtype=float)
     K = C.shape[-1]
     a, b, n = C.sum(-1), C.sum(-2), C.sum((-2, -1))

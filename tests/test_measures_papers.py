@@ -1,7 +1,7 @@
 """The measure registry against the formulas, edge cases and worked numbers of the five papers.
 
 Every test names the paper (numbering of /work/shared/papers/README.md) and the table, equation,
-property or example it checks. Paper 002 (Opitz) writes confusion matrices as predictions x gold;
+property or example it checks. Opitz (2022) writes confusion matrices as predictions x gold;
 ours are gold x predictions, so his tables are converted with ``counts.from_opitz``.
 """
 from __future__ import annotations
@@ -27,14 +27,14 @@ def binary_matrix(tp, fp, fn, tn):
     return np.array([[tn, fp], [fn, tp]], dtype=float)
 
 
-# ============================================================== paper 002 (Opitz 2022)
+# ============================================================== Opitz (2022)
 
 
 OPITZ_T2 = np.array([[15, 5], [10, 10]])     # Table 2: f \ c, rows = predicted a, b; columns = gold a, b
 
 
 def test_p002_tables_2_to_4_macro_precision_before_and_after_prevalence_scaling():
-    """Paper 002, Tables 2-4 and Appendix C.4: macP = 0.5*3/4 + 0.5*1/2 = 5/8; scaling gold class b
+    """Opitz (2022), Tables 2-4 and Appendix C.4: macP = 0.5*3/4 + 0.5*1/2 = 5/8; scaling gold class b
     by lambda = (1, 2) (eq. 5, m' = m lambda) gives macP' = 0.5*3/5 + 0.5*2/3 = 19/30."""
     C = from_opitz(OPITZ_T2)
     assert C.tolist() == [[15, 10], [5, 10]]                  # gold a: 15 right, 10 predicted b
@@ -48,7 +48,7 @@ def test_p002_tables_2_to_4_macro_precision_before_and_after_prevalence_scaling(
 
 
 def test_p002_appendix_b4_macro_recall_invariant_under_any_prevalence_scaling(rng):
-    """Paper 002, Property IV / Appendix B.4: R'_i = R_i for every diagonal lambda > 0 (our rows)."""
+    """Opitz (2022), Property IV / Appendix B.4: R'_i = R_i for every diagonal lambda > 0 (our rows)."""
     C = rng.integers(1, 30, size=(40, 4, 4)).astype(float)
     lam = rng.uniform(0.05, 20, size=(40, 4, 1))
     for mid in ("macro_recall", "balanced_accuracy", "gmean_recall", "hmean_recall"):
@@ -59,14 +59,14 @@ def test_p002_appendix_b4_macro_recall_invariant_under_any_prevalence_scaling(rn
 
 
 def test_p002_eq_14_16_macro_recall_is_accuracy_after_prevalence_calibration(rng):
-    """Paper 002, eq. 6 and 14-16: with lambda_ii = 1 / (n prevalence(i)), accuracy(m lambda) = macR."""
+    """Opitz (2022), eq. 6 and 14-16: with lambda_ii = 1 / (n prevalence(i)), accuracy(m lambda) = macR."""
     C = rng.integers(1, 30, size=(30, 5, 5)).astype(float)
     calibrated = C / (5 * C.sum(-1, keepdims=True))
     np.testing.assert_allclose(val("accuracy", calibrated), val("macro_recall", C), rtol=1e-12)
 
 
 def test_p002_tables_6_7_mcc_rises_when_an_error_is_added():
-    """Paper 002, Appendix F.1, Tables 6-7: MCC = 0.0, then 0.07 (printed to two decimals) after
+    """Opitz (2022), Appendix F.1, Tables 6-7: MCC = 0.0, then 0.07 (printed to two decimals) after
     10 more items of gold b are predicted c. Exactly: cs - p.b = 12*56 - 672 = 0, then
     (12*66 - 702) / sqrt((66^2 - 2934)(66^2 - 3038)) = 90 / sqrt(1422 * 1318) = 0.0657..."""
     t6 = from_opitz(np.array([[10, 43, 0], [1, 1, 0], [0, 0, 1]]))
@@ -79,7 +79,7 @@ def test_p002_tables_6_7_mcc_rises_when_an_error_is_added():
 
 
 def test_p002_appendix_a_micro_f1_is_accuracy(rng):
-    """Paper 002, Appendix A (and eq. 7): micro P = micro R = micro F1 = accuracy."""
+    """Opitz (2022), Appendix A (and eq. 7): micro P = micro R = micro F1 = accuracy."""
     C = rng.integers(0, 9, size=(50, 4, 4))
     acc = val("accuracy", C)
     for mid in ("micro_f1", "f1_micro", "precision_micro", "recall_micro"):
@@ -87,7 +87,7 @@ def test_p002_appendix_a_micro_f1_is_accuracy(rng):
 
 
 def test_p002_eq_19_macro_f1_in_counts_and_eq_20_differs():
-    """Paper 002, eq. 18-19: macF1 = (2/n) sum_i correct(i) / (bias(i) + prevalence(i)); eq. 20
+    """Opitz (2022), eq. 18-19: macF1 = (2/n) sum_i correct(i) / (bias(i) + prevalence(i)); eq. 20
     (harmonic mean of macP and macR) is a different number on Table 2."""
     C = from_opitz(OPITZ_T2)
     # class a: 2*15 / (20 + 25); class b: 2*10 / (20 + 15)
@@ -107,7 +107,7 @@ TABLE8 = {  # system: ((r1, r2, r3), (macR, GmacR, HmacR)), percent
 
 
 def test_p002_table_8_geometric_and_harmonic_macro_recall():
-    """Paper 002, Appendix G, Table 8: macR (eq. 8), GmacR (eq. 25) and HmacR from the printed class
+    """Opitz (2022), Appendix G, Table 8: macR (eq. 8), GmacR (eq. 25) and HmacR from the printed class
     recalls r1, r2, r3 of all eight systems. The recalls are themselves rounded to 0.1, so a
     recomputed mean may differ from the printed one by up to 0.05 + 0.05 = 0.1."""
     recalls = np.array([r for r, _ in TABLE8.values()]) * 10            # (8, 3) correct items of 1000
@@ -122,11 +122,11 @@ def test_p002_table_8_geometric_and_harmonic_macro_recall():
     assert got[4, 1] > got[1, 1] and got[4, 2] > got[1, 2] and got[1, 0] > got[4, 0]
 
 
-# ============================================================== paper 003 (Hand et al. 2021)
+# ============================================================== Hand, Christen & Kirielle (2021)
 
 
 def test_p003_eq_2_f_star_and_f_prime(rng):
-    """Paper 003, section 2: F* = F/(2-F) = TP/(TP+FP+FN) = TP/(n-TN) = Jaccard, and
+    """Hand, Christen & Kirielle (2021), section 2: F* = F/(2-F) = TP/(TP+FP+FN) = TP/(n-TN) = Jaccard, and
     F' = F/(2(1-F)) = TP/(FP+FN)."""
     tp, fp, fn, tn = rng.integers(0, 20, size=(4, 300))
     C = np.stack([binary_matrix(*x) for x in zip(tp, fp, fn, tn)])
@@ -147,14 +147,14 @@ def test_p003_eq_2_f_star_and_f_prime(rng):
 
 
 def test_p003_f_ignores_true_negatives():
-    """Paper 003, section 3 (and paper 000, section 5.1 item 2): F, F* do not use TN."""
+    """Hand, Christen & Kirielle (2021), section 3 (and Sebastiani (2015), section 5.1 item 2): F, F* do not use TN."""
     a, b = binary_matrix(5, 3, 2, 10), binary_matrix(5, 3, 2, 10_000_000)
     for mid in ("f1", "f_star", "f_prime", "jaccard"):
         assert val(mid, a, positive=1) == val(mid, b, positive=1)
     assert val("k", a) != val("k", b)
 
 
-# ============================================================== paper 004 (Gösgens et al. 2021)
+# ============================================================== Gösgens et al. (2021)
 
 
 # The 3 x 3 matrix worked by hand below (rows = gold, columns = predicted):
@@ -166,7 +166,7 @@ C3 = np.array([[5, 1, 0], [2, 2, 1], [0, 1, 3]])
 
 
 def test_p004_table_1_multiclass_formulas_by_hand():
-    """Paper 004, Table 1 (multiclass column) on C3, every value worked as a fraction."""
+    """Gösgens et al. (2021), Table 1 (multiclass column) on C3, every value worked as a fraction."""
     assert val("accuracy", C3) == pytest.approx(float(Fr(10, 15)), abs=1e-15)
     # BA = (5/6 + 2/5 + 3/4) / 3 = (50 + 24 + 45) / 60 / 3 = 119/180
     ba = Fr(119, 180)
@@ -194,7 +194,7 @@ def test_p004_table_1_multiclass_formulas_by_hand():
 
 
 def test_p004_table_1_averaged_binary_measures_by_hand():
-    """Paper 004, Table 1 and section 2 (micro / macro / weighted) on C3. One-vs-rest cells
+    """Gösgens et al. (2021), Table 1 and section 2 (micro / macro / weighted) on C3. One-vs-rest cells
     (TP, FN = a_i - c_ii, FP = b_i - c_ii, TN = n - a_i - b_i + c_ii):
     class 0: (5, 1, 2, 7), class 1: (2, 3, 2, 8), class 2: (3, 1, 1, 10)."""
     f1 = [Fr(10, 13), Fr(4, 9), Fr(6, 8)]                      # 2TP / (2TP + FP + FN) = 2c_ii / (a_i + b_i)
@@ -223,7 +223,7 @@ def test_p004_table_1_averaged_binary_measures_by_hand():
 
 
 def test_p004_table_1_binary_formulas_by_hand():
-    """Paper 004, Table 1 (binary column): TP = 6, FN = 2, FP = 3, TN = 9 (a1 = 8, a0 = 12, b1 = 9,
+    """Gösgens et al. (2021), Table 1 (binary column): TP = 6, FN = 2, FP = 3, TN = 9 (a1 = 8, a0 = 12, b1 = 9,
     b0 = 11, n = 20)."""
     C = binary_matrix(6, 3, 2, 9)
     assert val("f1", C, positive=1) == pytest.approx(12 / 17, abs=1e-15)
@@ -234,7 +234,7 @@ def test_p004_table_1_binary_formulas_by_hand():
 
 
 def test_p004_statement_2_gm_r_tends_to_mcc(rng):
-    """Paper 004, Statement 2: GM_r -> CC as r -> 0 (r = 0 is the geometric mean, exactly CC)."""
+    """Gösgens et al. (2021), Statement 2: GM_r -> CC as r -> 0 (r = 0 is the geometric mean, exactly CC)."""
     tp, fp, fn, tn = rng.integers(1, 40, size=(4, 200))
     C = np.stack([binary_matrix(*x) for x in zip(tp, fp, fn, tn)])
     cc = val("mcc", C)
@@ -246,7 +246,7 @@ def test_p004_statement_2_gm_r_tends_to_mcc(rng):
 
 
 def test_p004_statement_2_gm_minus_1_is_2_sba_minus_1(rng):
-    """Paper 004, Statement 2: GM_{-1}(C) = BA(C) + BA(C^T) - 1 = 2 SBA - 1 on binary matrices."""
+    """Gösgens et al. (2021), Statement 2: GM_{-1}(C) = BA(C) + BA(C^T) - 1 = 2 SBA - 1 on binary matrices."""
     C = rng.integers(0, 30, size=(300, 2, 2)).astype(float)
     C[:5] = [[[3, 0], [0, 4]], [[0, 3], [4, 0]], [[5, 5], [0, 1]], [[1, 0], [5, 5]], [[2, 7], [1, 3]]]
     ok = (C.sum(-1) > 0).all(-1) & (C.sum(-2) > 0).all(-1)
@@ -264,7 +264,7 @@ def _load_imagenet(directory, name):
     return C
 
 
-# Table 5 of paper 004 (percent). The 'Efficientnet' row is reproduced by the file
+# Gösgens et al. (2021), Table 5 (percent). The 'Efficientnet' row is reproduced by the file
 # tf_efficientnet_b6_ns (accuracy 86.456); tf_efficientnet_b7_ns, which the text's
 # 'EfficientNet-B7 NoisyStudent' suggests, has accuracy 86.832 and matches no cell of the row.
 TABLE5 = {
@@ -280,7 +280,7 @@ TABLE5 = {
 
 
 def test_p004_table_5_imagenet(gosgens_dir):
-    """Paper 004, Table 5: EfficientNet vs Swin-B on ImageNet, every printed cell to its printed
+    """Gösgens et al. (2021), Table 5: EfficientNet vs Swin-B on ImageNet, every printed cell to its printed
     precision (after the double rounding noted below). This fixes CE's log base: 2(m - 1) (as in Wei et al.), not the 2^(m-2) of the extracted
     text - with base 2(m-1) = 1998, 1 - CE = 93.41 / 93.51 as printed."""
     got = {}
@@ -322,7 +322,7 @@ def _load_sst(directory):
     return names, np.stack(mats)
 
 
-# Paper 004, Table 6 (rank 1 = best), columns Acc, BA, F1, J, kappa, CE, GM1, CC, CC^macro, SBA.
+# Gösgens et al. (2021), Table 6 (rank 1 = best), columns Acc, BA, F1, J, kappa, CE, GM1, CC, CC^macro, SBA.
 TABLE6_IDS = ("accuracy", "balanced_accuracy", "f1_macro", "jaccard_macro", "kappa", "confusion_entropy",
               "gm1_macro", "mcc", "mcc_macro", "sba")
 TABLE6 = {
@@ -337,7 +337,7 @@ TABLE6 = {
 
 
 def test_p004_table_6_sst5_rankings(gosgens_dir):
-    """Paper 004, Table 6: rankings of the seven SST-5 systems under ten measures. Counts rebuilt
+    """Gösgens et al. (2021), Table 6: rankings of the seven SST-5 systems under ten measures. Counts rebuilt
     from the published row-normalised matrices (round(fraction x class size)); 68 of the 70 cells
     match. The two that do not are both in the kappa column (FastText, Flair+BERT): the published
     kappa column equals the BA column (a copying slip in the paper, see the data README)."""
@@ -362,11 +362,11 @@ def test_p004_table_6_sst5_rankings(gosgens_dir):
     assert published_kappa == published_ba
 
 
-# ============================================================== paper 000 (Sebastiani 2015)
+# ============================================================== Sebastiani (2015)
 
 
 def test_p000_eq_5_k_cases():
-    """Paper 000, eq. 5: K = rho + sigma - 1; 2 sigma - 1 if AP = 0; 2 rho - 1 if AN = 0."""
+    """Sebastiani (2015), eq. 5: K = rho + sigma - 1; 2 sigma - 1 if AP = 0; 2 rho - 1 if AN = 0."""
     # AP > 0, AN > 0: rho = 6/8, sigma = 9/12
     assert val("k", binary_matrix(6, 3, 2, 9)) == pytest.approx(6 / 8 + 9 / 12 - 1, abs=1e-15)
     # AP = 0 (no gold positives): sigma = TN / AN = 7/10
@@ -381,7 +381,7 @@ def test_p000_eq_5_k_cases():
 
 
 def test_p000_property_5_5_and_5_7_special_classifiers():
-    """Paper 000, Properties 5.5 and 5.7: perfect = 1, pervert = -1, trivial acceptor and trivial
+    """Sebastiani (2015), Properties 5.5 and 5.7: perfect = 1, pervert = -1, trivial acceptor and trivial
     rejector = 0 whenever AP > 0 and AN > 0."""
     for ap, an in [(1, 1), (3, 17), (50, 50), (99, 1)]:
         assert val("k", binary_matrix(ap, 0, 0, an)) == 1.0                     # perfect
@@ -391,7 +391,7 @@ def test_p000_property_5_5_and_5_7_special_classifiers():
 
 
 def test_p000_eq_10_class_absent_from_gold():
-    """Paper 000, eq. 8-10: a class with AP_j = 0 is left out of the mean (xi_j = 0) but still
+    """Sebastiani (2015), eq. 8-10: a class with AP_j = 0 is left out of the mean (xi_j = 0) but still
     counted in |C|. Classes a, b, c; c absent from gold but predicted once:
     rho_a = 4/5, rho_b = 2/4 -> K = 3/2 * (4/5 + 1/2) / 2 - 1/2 = 3/2 * 13/20 - 1/2 = 19/40."""
     C = np.array([[4, 0, 1], [1, 2, 1], [0, 0, 0]])
@@ -407,7 +407,7 @@ def test_p000_eq_10_class_absent_from_gold():
 
 
 def test_p000_eq_10_reduces_to_eq_5_for_two_classes(rng):
-    """Paper 000, section 6.1: with |C| = 2, eq. 10 is eq. 5 (including its AP = 0 / AN = 0 cases)."""
+    """Sebastiani (2015), section 6.1: with |C| = 2, eq. 10 is eq. 5 (including its AP = 0 / AN = 0 cases)."""
     C = rng.integers(0, 6, size=(400, 2, 2)).astype(float)
     C[C.sum((1, 2)) == 0] = [[1, 0], [0, 0]]
     tn, fp, fn, tp = C[:, 0, 0], C[:, 0, 1], C[:, 1, 0], C[:, 1, 1]
@@ -421,7 +421,7 @@ def test_p000_eq_10_reduces_to_eq_5_for_two_classes(rng):
 
 
 def test_p000_eq_10_k_is_rescaled_macro_recall(rng):
-    """Paper 000, eq. 10: with every class present, K = |C|/(|C|-1) macR - 1/(|C|-1)."""
+    """Sebastiani (2015), eq. 10: with every class present, K = |C|/(|C|-1) macR - 1/(|C|-1)."""
     C = rng.integers(1, 20, size=(50, 5, 5))
     np.testing.assert_allclose(val("k", C), 5 / 4 * val("macro_recall", C) - 1 / 4, rtol=1e-12)
 
@@ -438,7 +438,7 @@ def _expected_f1_random(D, p_weights):
 
 
 def test_p000_property_4_3_expected_f1_of_the_random_classifier():
-    """Paper 000, Property 4.3: with AN = 0, E[F1(random)] = 0.500 for |D| = 1 and ~0.612 for |D| = 100.
+    """Sebastiani (2015), Property 4.3: with AN = 0, E[F1(random)] = 0.500 for |D| = 1 and ~0.612 for |D| = 100.
 
     F1 at TP = FP = FN = 0: never reached when AN = 0 (every item is a gold positive, FN + TP = |D|),
     so the paper's numbers do not depend on that choice.
@@ -465,7 +465,7 @@ def test_p000_property_4_3_expected_f1_of_the_random_classifier():
 
 @pytest.mark.parametrize("prevalence,want", [(0.6, 0.75), (0.5, 2 / 3), (0.01, 2 / 101)])
 def test_p000_property_4_4_f1_of_the_trivial_acceptor(prevalence, want):
-    """Paper 000, Property 4.4: F1(acceptor) = 2AP / (2AP + AN): 0.75 at prevalence 0.6, ~0.666 at
+    """Sebastiani (2015), Property 4.4: F1(acceptor) = 2AP / (2AP + AN): 0.75 at prevalence 0.6, ~0.666 at
     0.5 (exactly 2/3), ~0.01 at 0.01."""
     n = 1000
     ap = round(prevalence * n)
@@ -477,7 +477,7 @@ def test_p000_property_4_4_f1_of_the_trivial_acceptor(prevalence, want):
 
 
 def test_p000_property_4_4_footnote_6_f1_of_the_trivial_rejector_is_zero():
-    """Paper 000, footnote 6: F1(rejector) = 0 / AP = 0 whenever AP > 0."""
+    """Sebastiani (2015), footnote 6: F1(rejector) = 0 / AP = 0 whenever AP > 0."""
     for ap, an in [(1, 9), (5, 5), (90, 10)]:
         r = M.compute("f1", binary_matrix(0, 0, ap, an), positive=1)
         assert r.value == 0.0 and not r.undefined
@@ -485,14 +485,14 @@ def test_p000_property_4_4_footnote_6_f1_of_the_trivial_rejector_is_zero():
 
 @pytest.mark.parametrize("ap,an", [(3, 7), (60, 40), (1, 99)])
 def test_p000_property_4_10_accuracy_and_asp_of_the_acceptor(ap, an):
-    """Paper 000, Property 4.10: for the trivial acceptor Acc = ASP = AP / |D|."""
+    """Sebastiani (2015), Property 4.10: for the trivial acceptor Acc = ASP = AP / |D|."""
     C = binary_matrix(ap, an, 0, 0)
     assert val("accuracy", C) == pytest.approx(ap / (ap + an), abs=1e-15)
     assert val("asp", C, positive=1) == pytest.approx(ap / (ap + an), abs=1e-15)
 
 
 def test_p000_property_4_6_asp_dor_lam_ignore_how_negatives_split_when_tp_is_0():
-    """Paper 000, Property 4.6 (proof): with TP = 0 and FN > 0, ASP, DOR and LAM do not depend on
+    """Sebastiani (2015), Property 4.6 (proof): with TP = 0 and FN > 0, ASP, DOR and LAM do not depend on
     how the actual negatives split between FP and TN (so they break MON)."""
     for mid, want in [("asp", 0.0), ("dor", 0.0), ("lam", 1.0)]:
         vals = {float(val(mid, binary_matrix(0, fp, 4, 10 - fp), positive=1)) for fp in range(1, 10)}
@@ -512,7 +512,7 @@ def test_p000_property_4_6_asp_dor_lam_ignore_how_negatives_split_when_tp_is_0()
     ("lam", binary_matrix(4, 2, 0, 0), ("FP FN = 0", "TP TN = 0")),
 ])
 def test_p000_properties_4_8_4_9_undefined_cases(mid, C, words):
-    """Paper 000, Properties 4.8 (SDE) and 4.9 (WDE): the 0/0 cases are reported as undefined with
+    """Sebastiani (2015), Properties 4.8 (SDE) and 4.9 (WDE): the 0/0 cases are reported as undefined with
     a reason that names the case; K (eq. 5) is defined on every one of them (Property 5.3)."""
     kw = {} if mid == "mcc" else {"positive": 1}
     r = M.compute(mid, C, **kw)
@@ -524,7 +524,7 @@ def test_p000_properties_4_8_4_9_undefined_cases(mid, C, words):
 
 
 def test_p004_table_1_confusion_entropy_exceeds_1_on_two_classes():
-    """Paper 004, Table 1 (CE, log base 2(m-1) = 2 for m = 2), worked by hand on [[1, 2], [2, 2]]:
+    """Gösgens et al. (2021), Table 1 (CE, log base 2(m-1) = 2 for m = 2), worked by hand on [[1, 2], [2, 2]]:
     a + b = (6, 8); sum = 2 log(2/6) + 2 log(2/6) + 2 log(2/8) + 2 log(2/8); CE = -sum / (2 * 7 * ln 2)
     = 1.0243 > 1. On a symmetric 2 x 2 matrix with off-diagonal share t, CE = t (1 - log2 t), maximal
     2/(e ln 2) = 1.0615 at t = 2/e: the declared range says so."""

@@ -1,7 +1,7 @@
 """Property tests (hypothesis) over every registered measure.
 
 Which measures a property applies to is derived from the registry (kind, needs, range,
-averaging), except the transpose symmetry, which paper 004 Table 2 decides measure by measure.
+averaging), except the transpose symmetry, which Gösgens et al. (2021), Table 2, decide measure by measure.
 """
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ from evalreport import measures as M
 # (gain measures are functions of their gain matrix too: tests/test_gains.py checks their properties)
 # (example-based multi-label records take per-item statistics: tests/test_multilabel_measures.py)
 ALL = [m for m in M.catalogue() if "gains" not in m.needs and m.kind != "example"]
-# class-symmetric (paper 004, Definition 4): every multi-class measure without a positive class,
+# class-symmetric (Gösgens et al. 2021, Definition 4): every multi-class measure without a positive class,
 # one-vs-rest averages included; ordinal measures are symmetric only with their cost matrix permuted
 CLASS_SYMMETRIC = [m for m in ALL if m.kind == "multiclass" and not m.needs]
 BINARY = [m for m in ALL if m.kind == "binary"]
 
-# Transpose symmetry M(C) = M(C^T) (paper 004, Definition 3; Table 2, column Sym: F1 (binary), J (binary),
+# Transpose symmetry M(C) = M(C^T) (Gösgens et al. 2021, Definition 3; Table 2, column Sym: F1 (binary), J (binary),
 # CC, Acc, kappa, CE, SBA, GM (binary), CD are symmetric, BA is not; micro and macro averaging preserve
 # Sym, weighted averaging does not). Every measure is classified here, so a new one cannot slip in
 # unclassified. Binary bases: transposing swaps FP and FN (and AP with PP); fbeta and gm at their
@@ -93,7 +93,7 @@ def same(a, b, what):
 @SETTINGS
 @given(C=confusion(), data=st.data())
 def test_class_permutation_invariance(C, data):
-    """Paper 004, Definition 4 (CSym): M(C) = M(P C P^T) for every multi-class measure; binary measures
+    """Gösgens et al. (2021), Definition 4 (CSym): M(C) = M(P C P^T) for every multi-class measure; binary measures
     follow their positive class; ordinal measures are invariant when the costs are permuted too."""
     K = C.shape[-1]
     perm = np.array(data.draw(st.permutations(range(K))))
@@ -151,7 +151,7 @@ def test_transpose_classification_covers_every_measure():
 @SETTINGS
 @given(C=confusion())
 def test_transpose_invariance_of_the_symmetric_measures(C):
-    """Paper 004, Table 2 (Sym) and Definition 3: M(C) = M(C^T), undefined cells included."""
+    """Gösgens et al. (2021), Table 2 (Sym) and Definition 3: M(C) = M(C^T), undefined cells included."""
     K = C.shape[-1]
     T = np.swapaxes(C, -1, -2)
     for m in SYMMETRIC:
@@ -173,7 +173,7 @@ def test_the_other_measures_are_not_transpose_invariant(m):
 
 @pytest.mark.parametrize("mid", ["balanced_accuracy", "macro_recall", "f1_weighted", "informedness_macro"])
 def test_demonstrated_transpose_non_invariance(mid):
-    """Paper 004, Table 2: BA is not symmetric, nor is weighted averaging. C = [[8, 2], [0, 2]]
+    """Gösgens et al. (2021), Table 2: BA is not symmetric, nor is weighted averaging. C = [[8, 2], [0, 2]]
     (a = (10, 2), b = (8, 4)): BA(C) = (8/10 + 2/2) / 2 = 0.9 but BA(C^T) = (8/8 + 2/4) / 2 = 0.75;
     informedness (TPR + TNR - 1 = 0.8) becomes markedness (PPV + NPV - 1 = 0.5) under transposition."""
     C = np.array([[8, 2], [0, 2]])
@@ -238,7 +238,7 @@ SINGLE_RATIO = ("recall", "precision", "miss_rate", "fdr", "fallout", "specifici
 @SETTINGS
 @given(C=confusion(min_k=2, max_k=5))
 def test_one_vs_rest_averages_are_the_declared_means(C):
-    """Paper 004, section 2: macro = mean of the K one-vs-rest values, weighted = mean weighted by a_i
+    """Gösgens et al. (2021), section 2: macro = mean of the K one-vs-rest values, weighted = mean weighted by a_i
     (over the defined classes with the nan policy), micro = the measure of the summed matrices."""
     K = C.shape[-1]
     a = C.sum(-1).astype(float)                                        # (S, K)

@@ -67,7 +67,7 @@ def test_accuracy_matches_sklearn(stacks, K):
     C = stacks[K]
     want = [_sk(skm.accuracy_score, *_labels(c)) for c in C]
     _same(_ours("accuracy", C), want)
-    # paper 002, Appendix A: micro F1 (and micro P, micro R) = accuracy
+    # Opitz (2022), Appendix A: micro F1 (and micro P, micro R) = accuracy
     _same(_ours("micro_f1", C), want)
 
 

@@ -1,7 +1,7 @@
-"""The multi-label analyses of the second increment: prevalence calibration per label (paper 002,
-eq. 5-6), the paired tests (approximate randomisation: Noreen 1989, Yeh 2000; McNemar 1947 with
-the mid-p of Fagerland, Lydersen & Laake 2013), the set-property audit of the example-based
-measures, and labels only predicted (``n_task``)."""
+"""The multi-label analyses: prevalence calibration per label (Opitz 2022, eq. 5-6), the paired
+tests (approximate randomisation: Noreen 1989, Yeh 2000; McNemar 1947 with the mid-p of Fagerland,
+Lydersen & Laake 2013), the set-property audit of the example-based measures, and labels only
+predicted (``n_task``)."""
 from __future__ import annotations
 
 import itertools
@@ -41,7 +41,7 @@ def _random_runs(seed, N=40, L=4, S=3, p=0.35):
 
 
 def test_per_label_calibration_is_single_label_calibrate_on_each_2x2():
-    """Reference 'uniform' = paper 002 eq. 6 with K = 2: prevalence.calibrate of the label's matrix."""
+    """Reference 'uniform' = Opitz (2022), eq. 6 with K = 2: prevalence.calibrate of the label's matrix."""
     counts = count_multilabel(_random_runs(1))
     T = counts.label_tensor
     cal = calibrate_labels(T, reference_prevalence("uniform", T, counts.n_task))
@@ -53,7 +53,7 @@ def test_per_label_calibration_is_single_label_calibrate_on_each_2x2():
 
 def test_hand_worked_calibrated_precision():
     """TP 10, FN 10, FP 5, TN 75 (prevalence 0.2) scaled to 0.5: the positive row x 2.5, the
-    negative row x 0.625 (paper 002, eq. 5): TP 25, FP 3.125, precision 25 / 28.125 = 0.8889."""
+    negative row x 0.625 (Opitz 2022, eq. 5): TP 25, FP 3.125, precision 25 / 28.125 = 0.8889."""
     T = np.array([[[[75.0, 5.0], [10.0, 10.0]]]])
     cal = calibrate_labels(T, 0.5)
     np.testing.assert_allclose(cal[0, 0], [[46.875, 3.125], [25.0, 25.0]])

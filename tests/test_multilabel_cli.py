@@ -1,4 +1,4 @@
-"""``evalreport score`` / ``compare`` / ``report`` on multi-label files (issue 13): every layout gives
+"""``evalreport score`` / ``compare`` / ``report`` on multi-label files: every layout gives
 what the Python API gives, options with no meaning for sets are refused with one line (exit 2),
 ``report`` refuses the options of single-label reports, bad input exits 2 with one line and writes
 nothing (the rendered report itself: tests/test_multilabel_report.py)."""

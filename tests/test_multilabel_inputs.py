@@ -1,4 +1,4 @@
-"""Tests of multi-label input (issue 13): evalreport.inputs.multilabel.read_multilabel / detect_multilabel
+"""Tests of multi-label input: evalreport.inputs.multilabel.read_multilabel / detect_multilabel
 and the writer evalreport.examples.write_multilabel.
 
 Every layout must give the same MultiLabelRuns; every bad input names the file and the line (or the

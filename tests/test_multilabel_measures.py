@@ -105,7 +105,7 @@ def test_hamming_and_subset_accuracy_against_sklearn(seed):
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("name", ["mcc", "specificity", "jaccard"])
 def test_label_based_is_binary_measure_per_label(seed, name):
-    """Paper 000, footnote 8: multi-label = binary classification per label. Macro of MCC /
+    """Sebastiani (2015), footnote 8: multi-label = binary classification per label. Macro of MCC /
     specificity / Jaccard = the mean of scikit-learn's binary value per label (labels whose value
     is undefined excluded, policy nan); micro = the binary value on all (item, label) cells."""
     runs = random_runs(seed, N=60, L=5)

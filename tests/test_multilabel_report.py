@@ -1,4 +1,4 @@
-"""The rendered multi-label report (issue 13, "Analyses and report"): ``evalreport report`` on label
+"""The rendered multi-label report: ``evalreport report`` on label
 sets and ``evalreport demo --multilabel`` write report.html, report.pdf, every table and the executed
 notebooks; names from the data are shown as written in HTML and PDF; the frames behind the overview
 charts count what they claim; a part whose table is absent is left out."""
@@ -247,7 +247,7 @@ def test_demo_multilabel_builds(tmp_path):
 
 
 def test_every_chart_of_the_report_validates(built):
-    """The report's kernel does not validate charts (issue 15); every chart cell is checked here."""
+    """The report's kernel does not validate charts (it saves time); every chart cell is checked here."""
     from evalreport.report.sections.multilabel import open_multilabel_report
     from tests.test_chart_validation import assert_every_chart_validates
 

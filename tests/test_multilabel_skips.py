@@ -1,8 +1,9 @@
 """Items an example-based measure leaves out (0/0) and the audit's EMPTY verdict under the report's policy.
 
-Review item 7: the audit marked example F1 and Jaccard "EMPTY ✓" (the convention) while the report's
-values, under the default ``nan`` policy, skip such items (an empty baseline scored 0 despite exactly right
-empty sets), and nothing said how a value relates to scikit-learn's ``zero_division``.
+Under the default ``nan`` policy an example-based value skips the items with empty gold and predicted
+sets (an empty baseline scores 0 despite exactly right empty sets), so the audit's EMPTY verdict for
+example F1 and Jaccard is computed under the same policy as the values, and the report says how a
+value relates to scikit-learn's ``zero_division``.
 """
 from __future__ import annotations
 
@@ -64,7 +65,7 @@ def test_skips_match_scikit_learn_zero_division(seed):
 
 
 def test_empty_baseline_scores_zero_under_nan_and_the_share_of_empty_sets_with_zero_division_1():
-    """The review's case: the empty baseline's exactly right empty sets are skipped under nan (F1 = 0); with
+    """The empty baseline's exactly right empty sets are skipped under nan (F1 = 0); with
     zero_division=1 (the convention) they count as right, so F1 = share of items with an empty gold set."""
     runs = _runs(3)
     row = example_skips(count_multilabel(runs), ["example_f1"]).set_index("system").loc["empty"]

@@ -1,4 +1,4 @@
-"""Official measures of shared tasks (issue 12): class-subset averages reproduce the published
+"""Official measures of shared tasks: class-subset averages reproduce the published
 scorers' definitions on data built here, each checked against an independent computation
 (scikit-learn, or the scorer's logic written out item by item)."""
 from __future__ import annotations
@@ -170,7 +170,7 @@ def test_subset_invariants(data, policy, measure):
 
 
 def test_micro_f1_over_every_class_is_accuracy():
-    """On the full class set micro F1 is accuracy (paper 002, Appendix A): the subset record agrees."""
+    """On the full class set micro F1 is accuracy (Opitz 2022, Appendix A): the subset record agrees."""
     C = np.array([[5, 2, 1], [1, 6, 2], [3, 1, 9.]])
     got = float(M.compute("micro_f1(classes=a|b|c)", C, labels=["a", "b", "c"]).value)
     assert got == pytest.approx(float(M.compute("accuracy", C).value))

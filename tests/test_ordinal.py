@@ -1,4 +1,4 @@
-"""Ordinal and cost-sensitive measures (paper 000, Sebastiani 2015, section 6) and their plumbing."""
+"""Ordinal and cost-sensitive measures (Sebastiani 2015, section 6) and their plumbing."""
 from __future__ import annotations
 
 import numpy as np
@@ -41,13 +41,13 @@ D = costs_from_order(FIVE, FIVE)  # Delta(c_i, c_i+1) = 1 for i in 1..4
     ((4, 3), 4, 2.0 / 3.0),  # d4: c4 -> c3, (1 - 1/3) = 2/3 (max error for c4 is 3)
 ])
 def test_example_6_1_contributions(pair, cls, contribution):
-    """Paper 000, Example 6.1: each item's contribution to its class recall (eq. 11, AE)."""
+    """Sebastiani (2015), Example 6.1: each item's contribution to its class recall (eq. 11, AE)."""
     rho = cost_recalls(items([pair]), D, error="ae")
     assert rho[cls - 1] == pytest.approx(contribution, abs=1e-12)
 
 
 def test_example_6_1_class_recalls_and_k():
-    """Paper 000, Example 6.1 all four items: rho_3 = (1 + 1/2 + 0)/3, rho_4 = 2/3; K by eq. 10."""
+    """Sebastiani (2015), Example 6.1 all four items: rho_3 = (1 + 1/2 + 0)/3, rho_4 = 2/3; K by eq. 10."""
     C = items([(3, 3), (3, 2), (3, 1), (4, 3)])
     rho = cost_recalls(C, D)
     assert rho[2] == pytest.approx(0.5) and rho[3] == pytest.approx(2 / 3)
@@ -79,7 +79,7 @@ def test_example_6_1_same_distance_different_severity():
 @settings(max_examples=40, deadline=None)
 @given(K=st.integers(2, 6), seed=st.integers(0, 10_000), error=st.sampled_from(["ae", "se"]))
 def test_slc_costs_reduce_to_k(K, seed, error):
-    """Paper 000 section 6.2: with Delta = 1 off the diagonal eq. 11 is eq. 9, so k_cost = k (eq. 10),
+    """Sebastiani (2015), section 6.2: with Delta = 1 off the diagonal eq. 11 is eq. 9, so k_cost = k (eq. 10),
     also with classes absent from the gold labels (xi_j = 0)."""
     rng = np.random.default_rng(seed)
     C = rng.integers(0, 6, size=(4, K, K)).astype(float)

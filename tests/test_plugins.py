@@ -1,4 +1,4 @@
-"""Plugin measures (``--plugin FILE.py``) and the ``evalreport.measures`` entry-point group (issue 12).
+"""Plugin measures (``--plugin FILE.py``) and the ``evalreport.measures`` entry-point group.
 
 The plugin of these tests declares the official measure of SemEval-2016 Task 6 (stance
 detection): F_avg = (F1_FAVOR + F1_AGAINST) / 2, the mean F1 of the two stance classes, NONE left

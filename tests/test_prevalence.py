@@ -1,4 +1,4 @@
-"""Prevalence scaling and calibration (Opitz, paper 002, eq. 5-6, 14-16, 26-27; Tables 2-5)."""
+"""Prevalence scaling and calibration (Opitz 2022, eq. 5-6, 14-16, 26-27; Tables 2-5)."""
 import warnings
 
 import numpy as np
@@ -12,7 +12,7 @@ from evalreport.analyses.prevalence import (PrevalenceWarning, absent_classes, c
 from evalreport.counts import Counts, from_opitz
 from evalreport.measures import compute
 
-# Paper 002, Tables 2-4, written as Opitz prints them (rows = predicted f, columns = gold c).
+# Opitz (2022), Tables 2-4, written as Opitz prints them (rows = predicted f, columns = gold c).
 TABLE2 = np.array([[15, 5], [10, 10]])          # b occurs 15 times
 TABLE3_LAMBDA = (1, 2)
 TABLE4 = np.array([[15, 10], [10, 20]])         # b occurs 30 times
@@ -36,7 +36,7 @@ def test_tables_2_to_4_reproduce():
 
 
 def test_macro_precision_5_8_to_19_30():
-    # paper 002, Appendix C.4: macP = 5/8 != macP' = 19/30 after lambda = (1, 2)
+    # Opitz (2022), Appendix C.4: macP = 5/8 != macP' = 19/30 after lambda = (1, 2)
     C = from_opitz(TABLE2)
     assert value("macro_precision", C) == pytest.approx(5 / 8)
     assert value("macro_precision", from_opitz(TABLE4)) == pytest.approx(19 / 30)
@@ -46,7 +46,7 @@ def test_macro_precision_5_8_to_19_30():
 
 
 def test_table5_calibration_changes_precision_and_f1_not_recall():
-    # paper 002, Table 5: macro recall has PIV; macro precision and macro F1 do not (only after calibration)
+    # Opitz (2022), Table 5: macro recall has PIV; macro precision and macro F1 do not (only after calibration)
     C = from_opitz(TABLE2)
     Cc = calibrate(C)
     np.testing.assert_allclose(Cc.sum(axis=1), [20, 20])
@@ -86,7 +86,7 @@ def test_macro_recall_prevalence_invariant(C, shares):
 @settings(max_examples=60, deadline=None)
 @given(confusion())
 def test_kappa_and_mcc_after_calibration(C):
-    # paper 002, section 4 ('Birds of a feather'): KAPPA(m lambda) = (c - 1/n) / (1 - 1/n) and
+    # Opitz (2022), section 4 ('Birds of a feather'): KAPPA(m lambda) = (c - 1/n) / (1 - 1/n) and
     # MCC(m lambda) = (c - 1/n) / (sqrt(1 - b'b) sqrt(1 - 1/n)), c = accuracy, b = predicted shares
     K = C.shape[0]
     Cc = calibrate(C)

@@ -1,5 +1,5 @@
-"""A report folder is a Quarto project and re-renders with `evalreport render` (issue 10, section 1),
-and a report's terminal output is progress and paths only (section 5).
+"""A report folder is a Quarto project and re-renders with `evalreport render`, and a
+report's terminal output is progress and paths only.
 
 Two small reports are built through the CLI (3 systems x 3 classes, 60 items, no bootstrap, no
 audit): one with the builtin engine (re-rendered by the tests below), one with the quarto

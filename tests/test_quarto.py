@@ -1,4 +1,4 @@
-"""The Quarto engine without Quarto (issue 10, section 1): what evalreport hands to quarto and what
+"""The Quarto engine without Quarto: what evalreport hands to quarto and what
 it does with quarto's output, plus the offline check both engines pass through.
 
 A fake ``quarto`` (tests/fake_quarto.py, put first on PATH) behaves like Quarto 1.7/1.10 where

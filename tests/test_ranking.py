@@ -18,7 +18,7 @@ def tidy(table: dict, systems) -> pd.DataFrame:
                          for m, vals in table.items() for s, v in zip(systems, vals)])
 
 
-# Paper 004 (Gösgens et al.), Table 6: ranks of 7 systems on SST-5 (1 = best). Scores = -rank.
+# Gösgens et al. (2021), Table 6: ranks of 7 systems on SST-5 (1 = best). Scores = -rank.
 SST5 = ["Flair+ELMo", "Flair+BERT", "SVM", "Logistic", "FastText", "VADER", "TextBlob"]
 TABLE6 = {"Acc": [1, 2, 3, 4, 5, 6, 7], "BA": [1, 4, 3, 5, 2, 6, 7], "F1": [1, 5, 3, 4, 2, 6, 7],
           "J": [1, 5, 3, 4, 2, 6, 7], "kappa": [1, 4, 3, 5, 2, 6, 7], "CE": [1, 2, 5, 3, 6, 7, 4],
@@ -39,7 +39,7 @@ def test_table6_ranks_reproduce():
 
 
 def test_table6_consistent_rankings_have_zero_inconsistency():
-    # paper 004, section 5.2: "the only consistent rankings are the one provided by kappa and BA and
+    # Gösgens et al. (2021), section 5.2: "the only consistent rankings are the one provided by kappa and BA and
     # the second given by F1, GM, and Jaccard"
     inc = inconsistency(table6_scores()).set_index(["measure_a", "measure_b"])
     zero = {("kappa", "BA"), ("F1", "GM1"), ("F1", "J"), ("J", "GM1")}
@@ -71,7 +71,7 @@ def test_table6_acc_vs_f1_by_hand():
     assert (row.prefers_a, row.prefers_b) == ("Flair+BERT", "SVM")
 
 
-# Paper 002 (Opitz), Appendix G, Table 8 (percent): ties in macR (A, B) and GmacR (A, C, E).
+# Opitz (2022), Appendix G, Table 8 (percent): ties in macR (A, B) and GmacR (A, C, E).
 T8_SYSTEMS = list("ABCDEFGH")
 TABLE8 = {"macR": [68.1, 68.1, 67.6, 67.4, 66.9, 65.9, 64.9, 64.5],
           "GmacR": [66.8, 66.5, 66.8, 66.5, 66.8, 65.6, 64.2, 64.5]}
@@ -127,7 +127,7 @@ def test_constant_measure_gives_nan_correlation_with_note():
 
 
 def test_tie_versus_strict_order_is_a_disagreement():
-    # paper 004: '*' ranges over <, >, = ; M1 ties a and b, M2 prefers b
+    # Gösgens et al. (2021): '*' ranges over <, >, = ; M1 ties a and b, M2 prefers b
     scores = tidy({"accuracy": [0.5, 0.5], "macro_f1": [0.4, 0.6]}, ["a", "b"])
     d = disagreements(scores)
     assert len(d) == 1
@@ -141,7 +141,7 @@ def _runs_counts(gold, preds, K):
 
 
 # Not gm1_macro: its class values can be negative, so skipping a class that became undefined can
-# raise the mean (paper 004 Table 2's macro row vs docs/audit.md#avg-mon-skipped; hypothesis found
+# raise the mean (the macro row of Gösgens et al. 2021, Table 2, vs docs/audit.md#avg-mon-skipped; hypothesis found
 # gold [1,1,1,1,1,1,1,2] with one correct item made wrong: -0.1429 -> -0.1178).
 MONOTONE = ["accuracy", "macro_recall", "macro_precision", "macro_f1", "macro_f1_hm", "weighted_f1", "sba", "k",
             "gmean_recall", "hmean_recall", "jaccard_macro"]
@@ -160,7 +160,7 @@ def test_identical_systems_tie_everywhere():
 @settings(max_examples=25, deadline=None)
 @given(st.data())
 def test_dominating_system_ranks_first_under_monotone_measures(data):
-    # paper 004, Definition 6: resolving a disagreement (moving an off-diagonal count to the
+    # Gösgens et al. (2021), Definition 6: resolving a disagreement (moving an off-diagonal count to the
     # diagonal) never lowers a monotone measure. Each other system is the best one with some of
     # its CORRECT predictions made wrong, i.e. reachable from it by reverse Definition-6 steps, so
     # the best system ranks first under every monotone measure (min ranks). (Two systems that are
@@ -219,7 +219,7 @@ def test_correlations_match_scipy(pairs):
         return
     assert corr[("accuracy", "macro_f1", "kendall")] == pytest.approx(stats.kendalltau(x, y).statistic)
     assert corr[("accuracy", "macro_f1", "spearman")] == pytest.approx(stats.spearmanr(x, y).statistic)
-    # inconsistency counts = pairs not ordered alike, ties included (paper 004)
+    # inconsistency counts = pairs not ordered alike, ties included (Gösgens et al. 2021)
     i, j = np.triu_indices(len(x), 1)
     expected = int((np.sign(x[i] - x[j]) != np.sign(y[i] - y[j])).sum())
     inc = inconsistency(scores).set_index(["measure_a", "measure_b"])
@@ -228,7 +228,7 @@ def test_correlations_match_scipy(pairs):
 
 
 def test_calibration_correlation_macro_recall_is_invariant():
-    # paper 002, Appendix G / Figure 2: recall-based metrics keep their ranking after calibration (PIV)
+    # Opitz (2022), Appendix G / Figure 2: recall-based metrics keep their ranking after calibration (PIV)
     rng = np.random.default_rng(3)
     gold = rng.choice(3, size=300, p=[0.6, 0.3, 0.1])
     preds = np.where(rng.random((6, 300)) < rng.uniform(0.3, 0.9, (6, 1)), gold, rng.integers(0, 3, (6, 300)))
@@ -239,7 +239,7 @@ def test_calibration_correlation_macro_recall_is_invariant():
     cc = calibration_correlation(scores).set_index(["measure", "method"])["value"]
     assert cc[("macro_recall", "spearman")] == pytest.approx(1.0)
     assert cc[("macro_recall", "kendall")] == pytest.approx(1.0)
-    # calibrated accuracy is macro recall (paper 002, eq. 14-16): identical rankings
+    # calibrated accuracy is macro recall (Opitz 2022, eq. 14-16): identical rankings
     corr = rank_correlation(scores).set_index(["measure_a", "measure_b", "method"])["value"]
     assert corr[("accuracy_c", "macro_recall", "kendall")] == pytest.approx(1.0)
     table = rank_table(rank(scores))
@@ -254,7 +254,7 @@ def test_duplicate_scores_are_an_error():
         rank_correlation(scores)
 
 
-# ----------------------------------------------------------------------------- published data (paper 004)
+# ----------------------------------------------------------------------------- published data (Gösgens et al. 2021)
 
 TABLE6_MEASURES = {"Acc": "accuracy", "BA": "balanced_accuracy", "F1": "f1_macro", "J": "jaccard_macro",
                    "kappa": "kappa", "CE": "confusion_entropy", "GM1": "gm1_macro", "CC": "mcc",
@@ -276,7 +276,7 @@ def read_sst(path):
 
 
 def test_table6_rankings_from_published_sst_data(gosgens_dir):
-    # paper 004, Table 6; the data README: rebuilt counts reproduce 68 of its 70 cells, the two others
+    # Gösgens et al. (2021), Table 6; the data README: rebuilt counts reproduce 68 of its 70 cells, the two others
     # being FastText and Flair+BERT under kappa (kappa values about 2e-4 apart)
     counts = read_sst(gosgens_dir / "sst" / "real_sent.tsv")
     scores = evaluate(counts, list(TABLE6_MEASURES.values()))
@@ -290,7 +290,7 @@ def test_table6_rankings_from_published_sst_data(gosgens_dir):
 
 
 def test_table4_inconsistency_from_published_rain_data(gosgens_dir):
-    # paper 004, Table 4: inconsistency (%) of binary measures over 6 threshold models, aggregated over
+    # Gösgens et al. (2021), Table 4: inconsistency (%) of binary measures over 6 threshold models, aggregated over
     # 12 days x 12 horizons (2,160 system pairs). Our rates agree with every printed cell to within
     # 0.3 percentage points (e.g. Acc-BA 96.6 vs 96.5, CC-SBA 11.7 vs 11.4, Acc-CE 3.1 exactly).
     rows, names = [], []
@@ -318,10 +318,10 @@ def test_table4_inconsistency_from_published_rain_data(gosgens_dir):
 
 
 # ----------------------------------------------------------------------------- undefined values
-# Paper 004 (Gösgens et al.), section 5.1: two measures are consistent on a triple when the order
+# Gösgens et al. (2021), section 5.1: two measures are consistent on a triple when the order
 # of B1 and B2 (<, >, =) is the same under both; an undefined (0/0) value gives no order, so such a
-# pair is no agreement and no disagreement. The reviewer's data (second wave, finding 1): MCC is
-# 0/0 for the majority predictor, and the old code ranked it last, inventing "MCC prefers chance".
+# pair is no agreement and no disagreement. Here MCC is 0/0 for the majority predictor; ranking
+# it last would invent "MCC prefers chance".
 REVIEWER = tidy({"accuracy": [0.80, 0.83, 1 / 3, 0.60], "mcc": [0.70, 0.72, 0.0, np.nan]},
                 ["sysA", "sysB", "chance", "majority"])
 
@@ -370,7 +370,7 @@ def test_inconsistency_by_data_set_sums_comparable_pairs():
 @given(st.data())
 def test_undefined_values_match_a_direct_count_and_scipy_on_the_defined_systems(data):
     """Brute force per pair of measures: the pairs of systems with four defined values, their
-    discordance (paper 004, section 5.1, ties included), and scipy's Spearman / Kendall tau-b over
+    discordance (Gösgens et al. 2021, section 5.1, ties included), and scipy's Spearman / Kendall tau-b over
     the systems with a value under both measures (NaN below three of them, or when one is constant)."""
     S = data.draw(st.integers(2, 8))
     measures = ["accuracy", "macro_f1", "confusion_entropy", "mcc"]      # CE: lower is better

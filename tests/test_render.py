@@ -225,7 +225,7 @@ def test_execute_kernel_is_this_interpreter(tmp_path):
 
 
 def test_kernel_shutdown_sends_no_interrupt(tmp_path, monkeypatch):
-    """Issue 10, section 5: jupyter_client interrupts (SIGINT) a kernel before shutting it down;
+    """jupyter_client interrupts (SIGINT) a kernel before shutting it down;
     landing inside a message handler, that made ipykernel print "KeyboardInterrupt caught in
     kernel." at random. execute() shuts the kernel down with the request alone."""
     import signal
@@ -321,7 +321,7 @@ def test_pdf_has_pages_and_chart_images(rendered):
 
 
 def test_rendered_pdf_reads_without_poppler_errors(rendered):
-    """Typst writes /Suspects false; poppler calls it a syntax error: render() removes it (issue 10, section 4)."""
+    """Typst writes /Suspects false; poppler calls it a syntax error: render() removes it."""
     if not shutil.which("pdfinfo"):
         pytest.skip("pdfinfo (poppler-utils) not installed")
     pdf = rendered["result"]["pdf"]

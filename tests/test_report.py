@@ -1,4 +1,4 @@
-"""The report end to end (issue 4): `evalreport demo` with the builtin engine, offline HTML + PDF.
+"""The report end to end: `evalreport demo` with the builtin engine, offline HTML + PDF.
 
 The demo report is built once per test session (about 30 s on 2 cores) and inspected by the
 tests below: offline HTML (no http(s) script/stylesheet/image), every chart's spec present and
@@ -128,12 +128,12 @@ def test_tables_behind_the_report(demo):
         assert Path(i["path"]).resolve().is_relative_to((out / "data").resolve()), i["path"]
         assert hashlib.sha256(Path(i["path"]).read_bytes()).hexdigest() == i["sha256"]
     assert "gold.tsv" in hashes and all(len(h) == 64 for h in hashes.values())
-    # the demo's positive class is the rarest (3 items per fold): paper 001's estimators part ways, the
-    # ones that drop undefined folds (F~) above the pooled F_tp,fp for a system with such folds
+    # the demo's positive class is the rarest (3 items per fold): the estimators of Forman & Scholz (2010)
+    # part ways, the ones that drop undefined folds (F~) above the pooled F_tp,fp for a system with such folds
     cv = pd.read_csv(t / "cv_summary.csv").set_index("system")
     assert {"F_tp,fp", "F_avg", "F~_avg", "F_pr,re", "F~_pr,re", "AUC_avg", "AUC_merge"} <= set(cv.columns)
     assert (cv["F~_avg"] > cv["F_tp,fp"] + 0.1).any()
-    # macro recall and K (paper 000, eq. 10: an affine function of it) rank alike by construction
+    # macro recall and K (Sebastiani 2015, eq. 10: an affine function of it) rank alike by construction
     ident = pd.read_csv(t / "identities.csv")
     assert {"macro_recall", "k"} <= set(ident[ident.relation == "same order"].measure)
     # the demo shows measures disagreeing: some pair of measures orders some systems differently
@@ -277,7 +277,7 @@ def test_an_output_folder_holding_the_inputs_is_refused(tmp_path):
 
 
 def test_every_chart_of_the_report_validates(demo):
-    """The report's kernel does not validate charts (issue 15: 1 s); here every chart cell of every
+    """The report's kernel does not validate charts (it saves about 1 s); here every chart cell of every
     notebook of the demo report is called with its tables and its spec checked against the schema."""
     from evalreport.report.sections import open_report
     from tests.test_chart_validation import assert_every_chart_validates

@@ -1,6 +1,6 @@
 """What the report's sections show, on a small hand-made case: tied ranks, an undefined primary
 value, undefined baselines, the appendix definitions, the cross-validation folds that the
-fold-averaging estimators skip (paper 001, section 2.4)."""
+fold-averaging estimators skip (Forman & Scholz 2010, section 2.4)."""
 from __future__ import annotations
 
 import numpy as np
@@ -70,7 +70,7 @@ def test_appendix_keeps_the_undefined_text_and_escapes_markup(report):
 
 
 def test_cv_recommendation_and_folds_with_one_class(tmp_path):
-    """Paper 001, section 2.4: software must not skip single-class folds silently."""
+    """Forman & Scholz (2010), section 2.4: software must not skip single-class folds silently."""
     gold = np.array([1, 0, 0, 1, 0, 0, 0, 0, 0, 1, 1, 0])
     folds = np.repeat([0, 1, 2], 4)                                   # fold 2 (items 8-11) has positives,
     gold[4:8] = 0                                                     # fold 1 has none

@@ -280,7 +280,7 @@ def test_undefined_values_do_not_crash_and_rank_last(rng):
 
 
 def test_folds_resample_within_folds(rng):
-    """With folds the value is the pooled one (paper 001's counts pooling) and the resamples
+    """With folds the value is the pooled one (the counts pooling of Forman & Scholz 2010) and the resamples
     keep every fold's size; a fold made of one class keeps that class's count fixed."""
     K = 2
     n = 400

@@ -1,5 +1,5 @@
-"""Resampling in blocks sized to memory (issue 16): the values do not depend on the block size,
-and a large K no longer allocates every resample's (S, K, K) tensor at once."""
+"""Resampling in blocks sized to memory: the values do not depend on the block size, and a
+large K does not allocate every resample's (S, K, K) tensor at once."""
 import numpy as np
 import pytest
 

@@ -1,4 +1,4 @@
-"""Paired resampling straight from pattern counts (issue 7 + issue 3).
+"""Paired resampling straight from pattern counts.
 
 A :class:`~evalreport.counts.bigdata.PatternCounts` (what ``count_patterns`` gets from DuckDB or
 Spark) is resampled as it is - a multinomial over its P patterns, within folds - and never

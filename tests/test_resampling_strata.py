@@ -26,7 +26,7 @@ LABELS = ("alpha", "beta", "gamma")
 
 
 def tiny() -> Runs:
-    """The reviewer's shape: 8 alpha, 3 beta, 1 gamma; a majority predictor and a fair system."""
+    """A rare-class shape: 8 alpha, 3 beta, 1 gamma; a majority predictor and a fair system."""
     gold = np.array([0] * 8 + [1] * 3 + [2])
     majority = np.zeros(12, dtype=int)
     fair = np.array([0, 0, 0, 0, 0, 0, 1, 2, 1, 1, 0, 2])
@@ -46,7 +46,7 @@ def test_lost_classes_are_counted_exactly():
     assert boot.n_missing_class == int(absent.any(axis=1).sum()) > 0
     assert "alpha" not in dict(boot.class_absent)              # 8 of 12 items: P(lost) = (1/3)^12
     assert (boot.intervals["resamples_missing_class"] == boot.n_missing_class).all()
-    # the reviewer's mechanism: without beta and gamma the majority predictor's macro-F1 is 1.0
+    # why it matters: without beta and gamma the majority predictor's macro-F1 is 1.0
     only_alpha = absent[:, 1] & absent[:, 2]
     assert only_alpha.any()
     np.testing.assert_array_equal(boot.samples[only_alpha, 0, 0], 1.0)

@@ -1,4 +1,4 @@
-"""Issue 16, "Scale" and "Friction found by a new user": 200-system charts (Altair's row limit),
+"""Scale and a new user's friction: 200-system charts (Altair's row limit),
 errors that name a notebook the user can open, megabyte class labels, `measures` ids never cut and
 filtered, `cv`'s default output, the README's `--needs` example, `report --formats`, the venv step."""
 import csv
@@ -43,7 +43,7 @@ def test_charts_of_200_systems_carry_all_their_rows():
     systems = _systems(200)
     from evalreport.measures import catalogue_frame
 
-    measures = list(catalogue_frame()["id"][:36])         # 7,200 cells, as in the issue's 200-system report
+    measures = list(catalogue_frame()["id"][:36])         # 7,200 cells, as in a 200-system report
     scores = pd.DataFrame([(s, m, rng.random()) for s in systems for m in measures],
                           columns=["system", "measure", "value"])
     ranks = scores.assign(rank=scores.groupby("measure")["value"].rank(ascending=False))
@@ -310,7 +310,7 @@ def test_readme_needs_example_names_measures(tmp_path):
 
 
 def test_cb_and_mon_answer_none_because_a_class_can_be_absent(tmp_path):
-    """No multi-class measure has both on every matrix: SBA (paper 004: both) loses CB when a class is
+    """No multi-class measure has both on every matrix: SBA (Gösgens et al. 2021: both) loses CB when a class is
     absent from the gold labels, MCC and kappa lose Mon; the README says so."""
     from evalreport.analyses.audit import audit
 

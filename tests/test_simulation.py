@@ -1,4 +1,4 @@
-"""The bias simulation of paper 001 (Forman & Scholz 2010), section 4, with few repetitions (seeded)."""
+"""The bias simulation of Forman & Scholz (2010), section 4, with few repetitions (seeded)."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The shortcuts taken for speed give the numbers of the general paths they skip (issue 15): the
+"""The shortcuts taken for speed give the numbers of the general paths they skip: the
 plain mean and the division without zeros of ``Context`` (evalreport/measures/_core.py), the sums
 shared by every measure in ``evaluate``, the bootstrap resamples that ``compare`` hands on to the
 pairwise tests, and the discordant cells of the randomisation test counted without a sort."""

@@ -75,7 +75,7 @@ def test_the_team_with_stray_labels_is_scored_as_scikit_learn_scores_it(files, z
 
 
 def test_k_counts_the_task_classes_only(files):
-    """Paper 000, eq. 10: |C| is the task's class set; a prediction of another label is an error."""
+    """Sebastiani (2015), eq. 10: |C| is the task's class set; a prediction of another label is an error."""
     gold, clean, stray, partial = files
     counts = count(_read(gold, [clean, stray, partial]))
     k = M.evaluate(counts, ["k"]).set_index("system")["value"]

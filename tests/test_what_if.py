@@ -1,4 +1,4 @@
-"""What-if prevalence: the leaderboard under other class distributions (paper 002, eq. 5)."""
+"""What-if prevalence: the leaderboard under other class distributions (Opitz 2022, eq. 5)."""
 import numpy as np
 import pandas as pd
 import pytest
@@ -27,7 +27,7 @@ def test_accuracy_leaderboard_flips_when_the_rare_class_becomes_frequent():
 
 
 def test_macro_recall_ranking_does_not_depend_on_the_scenario():
-    # paper 002, Property IV: macro recall is prevalence invariant, so no scenario moves it
+    # Opitz (2022), Property IV: macro recall is prevalence invariant, so no scenario moves it
     ranks = what_if_ranks(_counts(), "macro_recall", {"equal": "uniform", "reversed": reversed_prevalence(_counts()),
                                                       "custom": {"a": 0.3, "b": 0.7}})
     values = ranks.pivot(index="system", columns="scenario", values="value")

@@ -1,9 +1,10 @@
 """Stage 4 - analyses: tidy tables built from scores and confusion tensors.
 
-``ranking``     ranks under every measure, rank correlation, disagreements (paper 002 App. G;
-                paper 004 section 5)
-``prevalence``  prevalence scaling, calibration, what-if prevalences (paper 002 eq. 5-6, 26-27)
-``baselines``   trivial predictors and random-classifier expectations (paper 000; paper 004 Def. 8)
+``ranking``     ranks under every measure, rank correlation, disagreements (Opitz 2022,
+                App. G; Gösgens et al. 2021, section 5)
+``prevalence``  prevalence scaling, calibration, what-if prevalences (Opitz 2022, eq. 5-6, 26-27)
+``baselines``   trivial predictors and random-classifier expectations (Sebastiani 2015;
+                Gösgens et al. 2021, Def. 8)
 ``resampling``  paired bootstrap intervals, rank distributions, significance tests
 ``compare``     all of the above for one set of systems, as a :class:`Comparison`
 

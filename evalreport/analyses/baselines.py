@@ -4,13 +4,13 @@ Predictors that need no model (values are exact):
 
 ``constant:<label>``
     predicts ``<label>`` for every item. In binary tasks with a positive class these are named
-    as in paper 000 (Sebastiani, section 2): ``trivial_acceptor`` (always the positive class)
+    as in Sebastiani (2015, section 2): ``trivial_acceptor`` (always the positive class)
     and ``trivial_rejector`` (always the other class).
 ``majority``
     the constant predictor of the largest gold class (ties: the first in class order).
 
-Random classifiers, explicitly named because "the" random classifier does not exist (paper
-000, footnote 2; paper 002, section V):
+Random classifiers, explicitly named because "the" random classifier does not exist (Sebastiani
+2015, footnote 2; Opitz 2022, section V):
 
 ``uniform``
     each item gets a label drawn uniformly from the K classes, independently.
@@ -19,11 +19,11 @@ Random classifiers, explicitly named because "the" random classifier does not ex
 ``fixed_sizes``
     a uniformly random labelling with fixed predicted class sizes b (default: the gold sizes
     a), i.e. a random permutation of a fixed multiset of predictions - the model of the
-    constant-baseline property, paper 004, Definition 8. Both margins are fixed, so
+    constant-baseline property, Gösgens et al. 2021, Definition 8. Both margins are fixed, so
     E[c_ij] = a_i b_j / n.
 ``contingency``
     uniform over all contingency tables with the gold class sizes (row sums) fixed. With
-    AN = 0 this is the random classifier of paper 000, Property 4.3: E[F1] = 0.500 for
+    AN = 0 this is the random classifier of Sebastiani 2015, Property 4.3: E[F1] = 0.500 for
     |D| = 1 and 0.612 for |D| = 100.
 
 How an expectation is computed, per measure and model (column ``method``):

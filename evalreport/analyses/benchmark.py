@@ -1,4 +1,4 @@
-"""``compare_benchmark``: every task's comparison, and the tasks ranked together (issue 11).
+"""``compare_benchmark``: every task's comparison, and the tasks ranked together.
 
 For each task, :func:`evalreport.analyses.compare.compare` runs as it does alone (the task's own
 primary measure, positive class, measures and costs; the same ``seed``), so every per-task table

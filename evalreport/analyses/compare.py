@@ -2,8 +2,8 @@
 
 A :class:`Comparison` holds tidy frames (scores, ranks, correlations, disagreements,
 baselines, intervals, rank distributions, pairwise tests, significance groups, leaderboard) and
-writes them with :meth:`Comparison.to_dir` as CSV files plus JSON twins - the files named in
-issue 3 are part of the interface (see the README):
+writes them with :meth:`Comparison.to_dir` as CSV files plus JSON twins - these file names and
+columns are part of the interface (see the README):
 
 =========================  ===========================================================
 file                       columns (at least)
@@ -54,25 +54,26 @@ __all__ = ["compare", "Comparison", "COMPARE_MEASURES", "comparison_measures", "
 
 #: The default measure set of a comparison: headline measures of the five papers, one per
 #: distinct quantity (not every one-vs-rest average). balanced_accuracy is left out because it is
-#: macro_recall (paper 002, eq. 14-16) and micro_f1 because it is accuracy (paper 002, App. A);
-#: correlation_distance is a monotone transform of mcc, so it ranks identically (paper 004, 5.1).
+#: macro_recall (Opitz 2022, eq. 14-16) and micro_f1 because it is accuracy (Opitz 2022, App. A);
+#: correlation_distance is a monotone transform of mcc, so it ranks identically (Gösgens et al. 2021, 5.1).
+#: Sources: Opitz (2022), Gösgens et al. (2021), Sebastiani (2015).
 COMPARE_MEASURES = (
-    "accuracy",           # paper 002 eq. 7, paper 004 Table 1
-    "macro_recall",       # paper 002 eq. 8 (= balanced accuracy)
-    "macro_precision",    # paper 002 eq. 17
-    "macro_f1",           # paper 002 eq. 18 (scikit-learn's macro F1)
-    "macro_f1_hm",        # paper 002 eq. 20 (harmonic mean of macro P and macro R)
-    "weighted_f1",        # paper 004 section 2
-    "gmean_recall",       # paper 002 eq. 25
-    "hmean_recall",       # paper 002 Appendix G, Table 8
-    "kappa",              # paper 002 eq. 24
-    "mcc",                # paper 002 eq. 23
-    "mcc_macro",          # paper 004 Table 5 (CC macro)
-    "sba",                # paper 004 Table 1
-    "gm1_macro",          # paper 004 Table 6 (GM_1, macro-averaged)
-    "jaccard_macro",      # paper 004 Table 6 (J, macro-averaged)
-    "k",                  # paper 000 eq. 10
-    "confusion_entropy",  # paper 004 Table 1 (lower is better)
+    "accuracy",           # Opitz eq. 7, Gösgens et al. Table 1
+    "macro_recall",       # Opitz eq. 8 (= balanced accuracy)
+    "macro_precision",    # Opitz eq. 17
+    "macro_f1",           # Opitz eq. 18 (scikit-learn's macro F1)
+    "macro_f1_hm",        # Opitz eq. 20 (harmonic mean of macro P and macro R)
+    "weighted_f1",        # Gösgens et al. section 2
+    "gmean_recall",       # Opitz eq. 25
+    "hmean_recall",       # Opitz Appendix G, Table 8
+    "kappa",              # Opitz eq. 24
+    "mcc",                # Opitz eq. 23
+    "mcc_macro",          # Gösgens et al. Table 5 (CC macro)
+    "sba",                # Gösgens et al. Table 1
+    "gm1_macro",          # Gösgens et al. Table 6 (GM_1, macro-averaged)
+    "jaccard_macro",      # Gösgens et al. Table 6 (J, macro-averaged)
+    "k",                  # Sebastiani eq. 10
+    "confusion_entropy",  # Gösgens et al. Table 1 (lower is better)
 )
 
 #: Binary measures added for the positive class when one is given.
@@ -223,7 +224,7 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
             bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05, progress=None,
             baseline_samples: int = 2000, pairwise_test: str = "bootstrap", gains=None,
             bootstrap_strata: str | None = None) -> Comparison:
-    """Compare systems under every measure: the analysis of issue 3 as one object.
+    """Compare systems under every measure: scores, ranks, agreement and uncertainty as one object.
 
     ``data``: :class:`~evalreport.inputs.Runs` (item-level: everything, including bootstrap
     intervals and significance), :class:`~evalreport.counts.bigdata.PatternCounts` (the same
@@ -273,7 +274,7 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
     records = [bind(m, labels, gains=gains) for m in kept]
     ids = [m.id for m in kept]
 
-    # scores, raw and prevalence-calibrated (paper 002, eq. 6)
+    # scores, raw and prevalence-calibrated (Opitz 2022, eq. 6)
     raw = evaluate(counts, records, positive=pos, policy=policy, costs=costs).assign(calibrated=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", PrevalenceWarning)

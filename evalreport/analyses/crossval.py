@@ -1,6 +1,6 @@
-"""Cross-validation done right: every aggregation over folds is an explicit choice (paper 001).
+"""Cross-validation done right: every aggregation over folds is an explicit choice (Forman & Scholz 2010).
 
-Forman & Scholz (2010, paper 001) show that the cross-validated F-measure is five different
+Forman & Scholz (2010) show that the cross-validated F-measure is five different
 estimators (section 2.3), and that only one of them, F_tp,fp, is almost unbiased (section 4.3). This module computes
 each of them side by side, for every measure, from the fold-level confusion tensor
 ``(S, F, K, K)``; the measure itself always comes from the registry
@@ -10,13 +10,13 @@ Aggregation ids (the ``aggregation`` column)
 --------------------------------------------
 
 ``pooled``
-    sum the F fold matrices, then compute the measure once. For F1 this is paper 001's
+    sum the F fold matrices, then compute the measure once. For F1 this is the paper's
     F_tp,fp, the estimator the paper recommends.
 ``mean``
     mean of the F fold values; every fold counts. A fold where the measure is undefined
     counts with the value of the policy: ``zero`` -> 0, ``one`` -> 1, and ``nan`` (default) or
-    ``convention`` -> the measure's declared convention (0 for F1, precision and recall: paper
-    001's "F(i) := 0 when V(i) = 0", its default reading); a measure without a convention then
+    ``convention`` -> the measure's declared convention (0 for F1, precision and recall: Forman
+    & Scholz's "F(i) := 0 when V(i) = 0", their default reading); a measure without a convention then
     has no mean (NaN, with the folds named). For F1 this is F_avg.
 ``mean_defined``
     mean over the folds where the measure is defined (undefined folds skipped, and named in
@@ -32,7 +32,7 @@ Aggregation ids (the ``aggregation`` column)
     ``reason`` and :func:`score_folds`, and left out of the mean (policy ``nan`` or
     ``convention``) or counted as 0 / 1 (policy ``zero`` / ``one``).
 
-Which folds are "undefined" for an F-measure: paper 001 (section 2.3, "Exceptions") sets
+Which folds are "undefined" for an F-measure: Forman & Scholz (section 2.3, "Exceptions") set
 V(i) = 1 iff precision and recall are both defined in fold i, i.e. the fold has a predicted
 positive and a gold positive; F_avg counts V(i) = 0 folds as 0, F~_avg and F~_pr,re skip them.
 This is stricter than F's own 0/0 (TP = FP = FN = 0): in Table 2 fold 2 (TP = FP = 0, FN = 4)
@@ -43,7 +43,7 @@ Main entry points: :func:`cross_validate` (everything for a :class:`~evalreport.
 with folds), :func:`aggregate` (any measures, from fold tensors), :func:`f_estimators` (the five
 F variants side by side), :func:`undefined_folds`, :func:`score_aggregates` / :func:`score_folds`
 (AUC and average precision), :func:`roc_auc` / :func:`average_precision` (vectorised by ranks)
-and :func:`recommendation` (its words, each a quotation of paper 001 or computed from the tables,
+and :func:`recommendation` (its words, each a quotation of Forman & Scholz or computed from the tables,
 are in :mod:`evalreport.analyses.crossval_words`).
 """
 from __future__ import annotations
@@ -72,7 +72,7 @@ SCORE_AGGREGATIONS = ("avg", "merge")
 #: Measures of scores (not of a confusion matrix): computed per fold and merged, when scores are present.
 SCORE_MEASURES = ("auc", "average_precision")
 
-#: The paper's names of the estimators (paper 001, section 2.3-2.4).
+#: The paper's names of the estimators (Forman & Scholz 2010, sections 2.3-2.4).
 ESTIMATOR_NAMES = {
     ("f", "pooled"): "F_tp,fp", ("f", "mean"): "F_avg", ("f", "mean_defined"): "F~_avg",
     ("f", "pr_re"): "F_pr,re", ("f", "pr_re_defined"): "F~_pr,re",
@@ -80,14 +80,14 @@ ESTIMATOR_NAMES = {
     ("average_precision", "avg"): "AP_avg", ("average_precision", "merge"): "AP_merge",
 }
 
-P001 = "Forman & Scholz 2010 (paper 001)"
+P001 = "Forman & Scholz 2010"
 
 
 # ----------------------------------------------------------------------------- helpers
 
 
 def is_f_measure(measure) -> bool:
-    """Whether the five-estimator treatment of paper 001 applies: F1 / F-beta of a positive class."""
+    """Whether the five-estimator treatment of Forman & Scholz (2010) applies: F1 / F-beta of a positive class."""
     m = get(measure)
     return m.kind == "binary" and (m.family or m.id) in ("f1", "fbeta")
 
@@ -129,7 +129,7 @@ def _fold_mean(values, use):
 
 
 def _weighted_harmonic(p, r, beta: float, ctx: Context):
-    """Eq. 1 of paper 001 (weighted by beta^2 for F-beta) through the one division helper."""
+    """Eq. 1 of Forman & Scholz (2010) (weighted by beta^2 for F-beta) through the one division helper."""
     b2 = beta * beta
     return ctx.div((1 + b2) * p * r, b2 * p + r, "harmonic mean: averaged precision and recall are both 0")
 
@@ -148,7 +148,7 @@ class Aggregate:
 
 
 def f_validity(C, positive: int):
-    """Paper 001's V(i): (S, F) masks ``precision_defined``, ``recall_defined`` from the registry."""
+    """V(i) of Forman & Scholz (2010): (S, F) masks ``precision_defined``, ``recall_defined`` from the registry."""
     pr = compute("precision", C, positive=positive, explain=False)
     re = compute("recall", C, positive=positive, explain=False)
     return ~pr.undefined, ~re.undefined, pr.value, re.value
@@ -181,7 +181,7 @@ def aggregate_arrays(measure, C, *, positive=None, policy: str = "nan", costs=No
 
     sub = _substitute(m, policy)
     # the substitute fills only folds whose value is missing: a fold with V(i) = 0 where F is defined
-    # (TP = 0 with FN > 0: F = 0 by paper 001, eq. 2) keeps its value under every policy
+    # (TP = 0 with FN > 0: F = 0 by Forman & Scholz 2010, eq. 2) keeps its value under every policy
     filled = np.where(bad & np.isnan(fold_user.value), sub, fold_user.value)
     mean = filled.mean(axis=-1)
     out["mean"] = Aggregate(mean, np.isnan(mean) | bad.any(axis=-1), np.full(S, F), bad)
@@ -208,7 +208,7 @@ def aggregate_arrays(measure, C, *, positive=None, policy: str = "nan", costs=No
 
 
 def f_estimator_arrays(C, *, positive: int = 1, beta: float = 1.0, policy: str = "nan") -> dict[str, np.ndarray]:
-    """The five F estimators of paper 001 for every row of ``C`` (R, F, K, K): id -> values (R,)."""
+    """The five F estimators of Forman & Scholz (2010) for every row of ``C`` (R, F, K, K): id -> values (R,)."""
     m = get("f1") if beta == 1.0 else get(f"fbeta(beta={beta})")
     aggs = aggregate_arrays(m, C, positive=positive, policy=policy)
     return {k: aggs[k].value for k in F_AGGREGATIONS}
@@ -241,7 +241,7 @@ def aggregate(data, measures=None, *, positive=None, policy: str = "nan", costs=
     ``data``: per-fold :class:`~evalreport.counts.Counts` (``fold_names`` non-empty) or an
     array (S, F, K, K). ``measures``: ids (default: every measure that applies, as in
     ``evalreport score``). Returns columns ``system, measure, aggregation, estimator, value,
-    undefined, n_folds, reason``; ``estimator`` is paper 001's name where it has one.
+    undefined, n_folds, reason``; ``estimator`` is the name Forman & Scholz (2010) give it, if any.
     """
     C, labels, systems, folds = _fold_tensor(data)
     task = getattr(data, "n_task", None)      # prediction-only classes (Runs.n_task)
@@ -281,7 +281,7 @@ def aggregate(data, measures=None, *, positive=None, policy: str = "nan", costs=
 
 
 def f_estimators(data, *, positive, measure: str = "f1", policy: str = "nan") -> pd.DataFrame:
-    """The five F estimators of paper 001 side by side: one row per system, one column each.
+    """The five F estimators of Forman & Scholz (2010) side by side: one row per system, one column each.
 
     Columns ``system``, ``F_tp,fp``, ``F_avg``, ``F~_avg``, ``F_pr,re``, ``F~_pr,re`` and
     ``invalid_folds`` (the folds with V(i) = 0, i.e. undefined precision or recall).
@@ -301,7 +301,7 @@ def f_estimators(data, *, positive, measure: str = "f1", policy: str = "nan") ->
 
 
 def undefined_folds(data, *, positive) -> pd.DataFrame:
-    """The folds where precision or recall of the positive class is undefined (paper 001, V(i) = 0).
+    """The folds where precision or recall of the positive class is undefined (Forman & Scholz 2010: V(i) = 0).
 
     Columns ``system, fold, tp, fp, fn, tn, precision_defined, recall_defined, reason``; one row
     per (system, fold) with V(i) = 0, none otherwise.
@@ -450,7 +450,7 @@ def score_folds(runs, *, positive) -> pd.DataFrame:
 
 
 def score_aggregates(runs, *, positive, policy: str = "nan") -> pd.DataFrame:
-    """AUC_avg / AUC_merge and AP_avg / AP_merge (paper 001, section 2.4) as a tidy frame.
+    """AUC_avg / AUC_merge and AP_avg / AP_merge (Forman & Scholz 2010, section 2.4) as a tidy frame.
 
     ``avg`` over the folds where the fold value exists; a one-class fold is named in ``reason``
     and (policy ``zero`` / ``one``) counted as 0 / 1 instead of skipped.

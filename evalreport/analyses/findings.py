@@ -26,7 +26,7 @@ challenger. The rows (``finding``):
                       can be separated
 ``resamples_needed``  then: the fewest resamples B with m / (B + 1) < alpha (value)
 ``winner`` / ``winner_calibrated``  per measure, the system(s) ranked first on the raw /
-                      prevalence-calibrated matrices (paper 002, eq. 6); value = its value
+                      prevalence-calibrated matrices (Opitz 2022, eq. 6); value = its value
 ``winner_what_if``    per what-if class distribution, the system(s) ranked first under the primary
                       measure; detail = the scenario
 ``runner_up``         the system ranked second; value = the gap to the leader (oriented: > 0

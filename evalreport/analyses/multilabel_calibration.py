@@ -1,7 +1,7 @@
-"""Prevalence calibration of multi-label systems, label by label (Opitz, paper 002, eq. 5-6).
+"""Prevalence calibration of multi-label systems, label by label (Opitz 2022, eq. 5-6).
 
-What it means for sets. Multi-label classification is one binary task per label (paper 000,
-footnote 8), so the calibration of :mod:`evalreport.analyses.prevalence` applies to each label's
+What it means for sets. Multi-label classification is one binary task per label (Sebastiani
+2015, footnote 8), so the calibration of :mod:`evalreport.analyses.prevalence` applies to each label's
 own 2 x 2 matrix (rows = gold negative / positive): the rows are rescaled so that the label's gold
 prevalence becomes the reference ``pi`` and the item total N is kept, and each row keeps its
 error proportions (the label's recall and specificity do not move). A label's calibrated precision
@@ -12,7 +12,7 @@ property of the per-label matrices, so the example-based measures have no calibr
 
 Reference ``pi`` (``calibration_reference``):
 
-* ``"uniform"`` (default) = 0.5: both rows of each label get N / 2, exactly paper 002's eq. 6
+* ``"uniform"`` (default) = 0.5: both rows of each label get N / 2, exactly eq. 6 of Opitz (2022)
   (``lambda_ii = 1 / (K prevalence(i))`` with K = 2): :func:`evalreport.analyses.prevalence.calibrate`
   of the label's matrix;
 * ``"mean"``: the mean gold prevalence of the task's labels (the label density of the gold sets),

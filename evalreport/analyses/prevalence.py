@@ -1,4 +1,4 @@
-"""Prevalence scaling and calibration of confusion tensors (Opitz, paper 002, eq. 5-6, 26-27).
+"""Prevalence scaling and calibration of confusion tensors (Opitz 2022, eq. 5-6, 26-27).
 
 Orientation. Opitz writes ``m_ij`` = predictions ``i`` of gold class ``j`` (rows = predicted)
 and scales with a diagonal matrix on the right, ``m' = m lambda`` (eq. 5): his COLUMNS are gold
@@ -64,7 +64,7 @@ def absent_classes(C) -> np.ndarray:
 
 
 def scale(C, target, *, total=None, labels=None):
-    """Prevalence scaling (paper 002, eq. 5) of every matrix in ``C`` to the class distribution ``target``.
+    """Prevalence scaling (Opitz 2022, eq. 5) of every matrix in ``C`` to the class distribution ``target``.
 
     ``C``: :class:`~evalreport.counts.Counts` (returns Counts with a float tensor) or an array
     ``(..., K, K)`` (returns a float array). ``target``: K non-negative shares (or a
@@ -73,7 +73,7 @@ def scale(C, target, *, total=None, labels=None):
     ``target_i n / a_i``, so the gold distribution becomes ``target`` and the total stays ``n``
     (or becomes ``total`` if given); within a row the error proportions are kept.
 
-    >>> scale([[15, 10], [5, 10]], [25, 30], total=55)   # paper 002, Tables 2-4 (transposed)
+    >>> scale([[15, 10], [5, 10]], [25, 30], total=55)   # Opitz (2022), Tables 2-4 (transposed)
     array([[15., 10.],
            [10., 20.]])
     """
@@ -103,7 +103,7 @@ def scale(C, target, *, total=None, labels=None):
 
 
 def calibrate(C):
-    """Prevalence calibration (paper 002, eq. 6): every gold class gets the same share, n / K.
+    """Prevalence calibration (Opitz 2022, eq. 6): every gold class gets the same share, n / K.
 
     Equal to ``scale(C, np.ones(K))``. Idempotent. Macro recall is unchanged (property IV);
     accuracy of the calibrated matrix is the macro recall of the original (eq. 14-16).
@@ -161,7 +161,7 @@ def what_if(counts, measures=None, prevalence=None, *, positive=None, policy: st
 
 
 def estimate_precision(recalls, prevalence, predicted_rate) -> np.ndarray:
-    """Precision of each class under another prevalence, from class recalls (paper 002, eq. 26-27).
+    """Precision of each class under another prevalence, from class recalls (Opitz 2022, eq. 26-27).
 
     ``P*(class = i | f -> i) = R_i * P(class = i) / P(f -> i)``: ``recalls`` (..., K) are the
     class recalls measured on labelled data, ``prevalence`` (..., K) the class distribution

@@ -16,13 +16,13 @@ is not comparable under it. :func:`disagreements` lists only pairs comparable un
 measures, :func:`inconsistency` counts its rate over those pairs (``n_comparable``), and
 :func:`rank_correlation` correlates over the systems with a value under both measures
 (``n_systems``), NaN with a note where fewer than three remain. An undefined value is thus
-neither an agreement nor a disagreement (paper 004, section 5.1 defines consistency on triples
+neither an agreement nor a disagreement (Gösgens et al. 2021, section 5.1, define consistency on triples
 where both measures take values).
 
 Calibrated rows. When the frame has a ``calibrated`` column (scores on the prevalence-calibrated
-confusion tensor, paper 002 eq. 6), the correlation and disagreement functions treat the
+confusion tensor, Opitz 2022, eq. 6), the correlation and disagreement functions treat the
 calibrated version of measure ``m`` as a measure of its own named ``m_c`` - Opitz's
-``metric_c`` (paper 002, Appendix G, Figure 2).
+``metric_c`` (Opitz 2022, Appendix G, Figure 2).
 
 Pairs of systems are compared through sign matrices ``sign(key_i - key_j)`` of shape
 ``(measures, pairs)``; Kendall's tau-b, the inconsistency counts and the disagreement lists are
@@ -42,7 +42,7 @@ from evalreport.measures import ALIASES, REGISTRY, get
 __all__ = ["rank", "rank_table", "rank_correlation", "calibration_correlation", "disagreements",
            "inconsistency", "CALIBRATED_SUFFIX", "METHODS"]
 
-CALIBRATED_SUFFIX = "_c"          # Opitz's metric_c (paper 002, Figure 2)
+CALIBRATED_SUFFIX = "_c"          # Opitz's metric_c (Opitz 2022, Figure 2)
 METHODS = ("spearman", "kendall")
 RANK_METHODS = ("average", "min")
 
@@ -197,7 +197,7 @@ def rank(scores: pd.DataFrame, *, method: str = "average", measures=None,
 
 
 def rank_table(ranks: pd.DataFrame) -> pd.DataFrame:
-    """The systems x measures rank table (Opitz, paper 002, Table 8; paper 004, Table 6).
+    """The systems x measures rank table (Opitz 2022, Table 8; Gösgens et al. 2021, Table 6).
 
     Calibrated rankings appear as columns ``<measure>_c``. Rows are ordered by the first
     column's rank.
@@ -351,7 +351,7 @@ def calibration_correlation(data: pd.DataFrame, method=METHODS, *,
                             higher_is_better: Mapping[str, bool] | None = None) -> pd.DataFrame:
     """Correlation of each measure's ranking with its prevalence-calibrated self (``m`` vs ``m_c``).
 
-    Opitz (paper 002, Appendix G, Figure 2): only the recall-based measures keep their team
+    Opitz (2022, Appendix G, Figure 2): only the recall-based measures keep their team
     ranking after calibration. ``data`` must have a ``calibrated`` column. Returns ``measure``,
     ``method``, ``value``, ``n_systems``, ``note``.
     """
@@ -376,7 +376,7 @@ def disagreements(scores: pd.DataFrame, *, calibrated: bool | None = False,
                   higher_is_better: Mapping[str, bool] | None = None) -> pd.DataFrame:
     """Every pair of measures with every pair of systems they order differently.
 
-    Paper 004 (Gösgens et al.), section 5.1: measures M1 and M2 are consistent on (A, B1, B2) if
+    Gösgens et al. (2021), section 5.1: measures M1 and M2 are consistent on (A, B1, B2) if
     M1(A, B1) * M1(A, B2) implies M2(A, B1) * M2(A, B2) for * in {<, >, =}; here B1, B2 are two
     systems evaluated on the same gold labels A. Orders are preferences (direction-aware), so a
     tie under one measure and a strict preference under the other is a disagreement too. A pair
@@ -420,9 +420,9 @@ def disagreements(scores: pd.DataFrame, *, calibrated: bool | None = False,
 
 def inconsistency(scores: pd.DataFrame, *, calibrated: bool | None = False, by=None,
                   higher_is_better: Mapping[str, bool] | None = None) -> pd.DataFrame:
-    """Fraction of system pairs that two measures order differently (paper 004, Tables 4-6).
+    """Fraction of system pairs that two measures order differently (Gösgens et al. 2021, Tables 4-6).
 
-    Paper 004 (Gösgens et al.), section 5.1 defines the inconsistency of two measures over pairs
+    Gösgens et al. (2021), section 5.1, define the inconsistency of two measures over pairs
     of systems that both measures order (<, > or =). A pair where either system's value is
     undefined (NaN, 0/0) under either measure is not comparable: it is neither concordant nor
     discordant, and it is left out of the rate's denominator (it is not ranked last here, as it
@@ -431,11 +431,11 @@ def inconsistency(scores: pd.DataFrame, *, calibrated: bool | None = False, by=N
     Returns every ordered pair of measures including the diagonal: ``measure_a``,
     ``measure_b``, ``n_pairs`` (S(S-1)/2), ``n_comparable`` (the system pairs with a value under
     both measures), ``discordant`` (comparable pairs ordered differently, ties included as in
-    paper 004's definition) and ``rate`` = discordant / n_comparable (NaN when no pair is
+    the definition of Gösgens et al. 2021) and ``rate`` = discordant / n_comparable (NaN when no pair is
     comparable, e.g. with fewer than two systems).
 
-    ``by``: column(s) naming separate data sets (e.g. day and horizon in paper 004's rain
-    experiment, Table 4): system pairs are formed within each data set and the counts summed
+    ``by``: column(s) naming separate data sets (e.g. day and horizon in the rain experiment
+    of Gösgens et al. 2021, Table 4): system pairs are formed within each data set and the counts summed
     over them.
     """
     if by is not None:

@@ -26,7 +26,7 @@ The ``(b, S, K, K)`` stack of a block of resamples (:func:`resampled_confusions`
 :func:`evalreport.measures.compute` once per measure (``explain=False``), so every measure in
 the registry works, including non-decomposable ones (F1, MCC, kappa, K). With folds the
 measure is computed on the tensor pooled over folds (the counts-pooling F_tp,fp of
-Forman & Scholz, paper 001, section 3); only the resampling is done within folds, so every
+Forman & Scholz 2010, section 3); only the resampling is done within folds, so every
 resample keeps the fold sizes.
 
 Ranks

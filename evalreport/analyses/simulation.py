@@ -1,4 +1,4 @@
-"""The bias simulation of Forman & Scholz (paper 001, section 4): which cross-validated F is unbiased?
+"""The bias simulation of Forman & Scholz (2010, section 4): which cross-validated F is unbiased?
 
 Setting (section 4.2): a data set of ``n`` = 1000 cases, ``positives`` of them positive (1% to
 25%); 10-fold cross-validation, folds of 100 test cases, built either *stratified* (positives and
@@ -12,7 +12,7 @@ confusion counts directly and hands the (R, 10, 2, 2) tensor of R repetitions to
 :func:`evalreport.analyses.crossval.aggregate_arrays`, i.e. the same code that serves real data
 and the registry's F1, precision and recall.
 
-For each estimator (paper 001's F_tp,fp, F_avg, F~_avg, F_pr,re, F~_pr,re; ids ``pooled``,
+For each estimator (the paper's F_tp,fp, F_avg, F~_avg, F_pr,re, F~_pr,re; ids ``pooled``,
 ``mean``, ``mean_defined``, ``pr_re``, ``pr_re_defined``) the result gives the relative bias
 (E[estimate] - f) / f and the relative standard deviation sd(estimate) / f over the repetitions.
 
@@ -131,7 +131,7 @@ def run(*, prevalences=PREVALENCES, f_values=F_VALUES, stratified=(True, False),
     """The simulation over a grid of settings, as one tidy frame.
 
     Columns: ``stratified, prevalence, positives, f_true, estimator`` (aggregation id),
-    ``label`` (paper 001's name), ``mean, sd, rel_bias, rel_sd, invalid_rate``
+    ``label`` (the paper's name), ``mean, sd, rel_bias, rel_sd, invalid_rate``
     (share of repetitions with a fold of undefined precision or recall), ``undefined_rate``
     (share of repetitions where this estimator had no value), ``repetitions``.
     """

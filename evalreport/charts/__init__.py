@@ -35,9 +35,9 @@ Conventions shared by every builder:
 
 Modules: :mod:`~evalreport.charts.points` (prevalence, leaderboard, calibration, rank
 distribution), :mod:`~evalreport.charts.heatmaps` (ranks, scores, correlations, p-values,
-per-class values, confusion matrices), :mod:`~evalreport.charts.crossval` (paper 001's
-estimators and simulation figures), :mod:`~evalreport.charts.benchmark` and
-:mod:`~evalreport.charts.critical_difference` (issue 11: the charts of a benchmark of several
+per-class values, confusion matrices), :mod:`~evalreport.charts.crossval` (the
+estimators and simulation figures of Forman & Scholz 2010), :mod:`~evalreport.charts.benchmark` and
+:mod:`~evalreport.charts.critical_difference` (the charts of a benchmark of several
 tasks, and Demšar's critical-difference diagram); the helpers they
 share are in ``_common``.
 """

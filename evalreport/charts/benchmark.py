@@ -1,4 +1,4 @@
-"""Benchmark charts (issue 11): several tasks ranked together.
+"""Benchmark charts: several tasks ranked together.
 
 Each builder takes one frame of :mod:`evalreport.analyses.consensus` (the column contract is in
 its docstring) and returns an Altair chart; no analysis, no I/O.

@@ -1,4 +1,4 @@
-"""Charts of the multi-label report (issue 13): label frequencies, labels per item, the
+"""Charts of the multi-label report: label frequencies, labels per item, the
 labels x systems heatmaps (F1, calibrated F1, errors) - each ``tidy frame -> alt.Chart``.
 
 Conventions of :mod:`evalreport.charts` hold: inputs are validated (a missing column or an

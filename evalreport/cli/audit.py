@@ -7,20 +7,22 @@ MARK = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
 
 def register(sub) -> None:
     p = sub.add_parser(
-        "audit", help="check measures against the properties of papers 000, 002 and 004 (with counterexamples)",
+        "audit",
+        help="check measures against the properties of Sebastiani (2015), Opitz (2022) and Gösgens et al. (2021) "
+             "(with counterexamples)",
         description="Check every property (Sebastiani's axioms MON..SYM, Opitz's PI..PV, Gösgens et al.'s Max..ACB) "
                     "for every measure by exhaustive enumeration of confusion matrices up to --max-n items, a "
                     "seeded random search beyond, and exact expectations for the random-classifier properties. "
-                    "With --consistency: the exhaustive consistency study of binary measures (paper 004, "
-                    "section 5.1, Table 3).")
+                    "With --consistency: the exhaustive consistency study of binary measures (Gösgens et al. "
+                    "2021, section 5.1, Table 3).")
     p.add_argument("--measures", type=csv_list, help="measure ids, comma-separated (default: the whole catalogue; "
-                   "for --consistency: Acc, BA, F1, kappa, CE, GM1, CC, SBA as in paper 004)")
+                   "for --consistency: Acc, BA, F1, kappa, CE, GM1, CC, SBA as in Gösgens et al. 2021)")
     p.add_argument("--properties", type=csv_list,
                    help="property ids (MON, PIII, Mon, ...), paper.ID (sebastiani.MON) or a paper "
                         "(sebastiani, opitz, goesgens), comma-separated (default: all)")
     p.add_argument("--max-n", type=int, default=None,
                    help="exhaustive bound on the number of items (default: 8; for --consistency: 10, "
-                        "i.e. n = 2..10 as in paper 004)")
+                        "i.e. n = 2..10 as in Gösgens et al. 2021)")
     p.add_argument("--classes", type=csv_list, default=None,
                    help="numbers of classes to check, comma-separated; 2 is the binary setting (default: 2,3; "
                         "for --identities: 2,3,4)")
@@ -79,7 +81,7 @@ def run(args) -> int:
         frame = consistency(measures, range(2, max_n + 1), policy=args.policy or "nan")
         groups = indistinguishable_groups(measures, frame=frame)
         wide = groups.assign(measures=groups["measures"].map(", ".join)).set_index("n")[["measures", "clique"]]
-        # an n without any indistinguishable pair is a row too ("9-10: —" in paper 004's Table 3)
+        # an n without any indistinguishable pair is a row too ("9-10: —" in Table 3 of Gösgens et al. 2021)
         empty = [n for n in range(2, max_n + 1) if n not in set(wide.index)]
         if empty:
             import pandas as pd
@@ -88,7 +90,7 @@ def run(args) -> int:
             wide = pd.concat([wide, none]).sort_index(kind="stable")
         if args.format == "csv":
             frame = frame.assign(consistent=frame["consistent"].map({True: "true", False: "false"}))
-        emit(frame, args.format, wide=wide, title="indistinguishable measures (paper 004, Table 3)")
+        emit(frame, args.format, wide=wide, title="indistinguishable measures (Gösgens et al. 2021, Table 3)")
         return 0
     classes = _classes(args)
     max_n = 8 if args.max_n is None else args.max_n

@@ -1,4 +1,4 @@
-"""``evalreport benchmark``: several tasks ranked together, in one report (issue 11).
+"""``evalreport benchmark``: several tasks ranked together, in one report.
 
     evalreport benchmark TASKS_DIR -o OUT
     evalreport benchmark --task en=en/gold.tsv:en/runs --task de=de/gold.tsv -o OUT

@@ -1,4 +1,4 @@
-"""``evalreport cv``: every measure under every aggregation over cross-validation folds (paper 001)."""
+"""``evalreport cv``: every measure under every aggregation over cross-validation folds (Forman & Scholz 2010)."""
 from __future__ import annotations
 
 import sys
@@ -57,7 +57,7 @@ def run(args) -> int:
     title = f"evalreport cv ({loaded.runs.n_folds} folds)"
     full = args.all_measures or args.measures is not None
     if not full and result.summary is not None:
-        # what paper 001 compares: the five F estimators (and AUC) per system, one row each
+        # what Forman & Scholz (2010) compare: the five F estimators (and AUC) per system, one row each
         summary = result.summary
         if args.format in ("csv", "json"):
             emit(summary, args.format)
@@ -76,12 +76,12 @@ def run(args) -> int:
             return 0
         emit(frame, args.format, wide=_wide(frame), title=title)
         if not full and args.format == "table":
-            out.write("\nThe five F estimators of paper 001 need the positive class (--positive CLASS); every "
-                      "measure under every aggregation: --all.\n")
+            out.write("\nThe five F estimators of Forman & Scholz (2010) need the positive class (--positive "
+                      "CLASS); every measure under every aggregation: --all.\n")
     if full and result.invalid_folds is not None and len(result.invalid_folds):   # (else: a column of the summary)
         emit(result.invalid_folds.set_index("system"), args.format,
              wide=result.invalid_folds.set_index("system"),
-             title="folds with undefined precision or recall (paper 001: V(i) = 0)")
+             title="folds with undefined precision or recall (Forman & Scholz 2010: V(i) = 0)")
     if result.score_folds is not None:
         bad = result.score_folds[result.score_folds["undefined"]]
         if len(bad):

@@ -1,4 +1,4 @@
-"""Multi-label routing of ``evalreport score``, ``compare`` and ``report`` (issue 13).
+"""Multi-label routing of ``evalreport score``, ``compare`` and ``report``.
 
 A command goes the multi-label way when ``--multilabel``, ``--label-sep`` or ``--layout`` is given,
 or when :func:`~evalreport.inputs.multilabel.detect_multilabel` finds sets in the gold file (a list

@@ -83,7 +83,8 @@ def register(sub) -> None:
                    help="undefined-value policy (default nan)")
     d.add_argument("--positive", default="nine",
                    help="positive class of the binary measures and of the cross-validation section (default: "
-                        "nine, the rarest class: 3 items per fold, where paper 001's five F estimators part ways)")
+                        "nine, the rarest class: 3 items per fold, where the five F estimators of Forman & Scholz "
+                        "(2010) part ways)")
     d.add_argument("--benchmark", action="store_true",
                    help="the benchmark example instead: 13 classifiers on 6 data sets that ship with scikit-learn, "
                         "ranked together (see `evalreport benchmark`)")
@@ -93,10 +94,10 @@ def register(sub) -> None:
     add_task_options(d)
     d.set_defaults(func=run_demo)
 
-    s = sub.add_parser("simulate", help="re-run the cross-validation bias simulation of Forman & Scholz (paper 001)",
+    s = sub.add_parser("simulate", help="re-run the cross-validation bias simulation of Forman & Scholz (2010)",
                        description="Simulate 10-fold cross-validation of a 1,000-case data set (1%-25% positives, true "
                                    "F 0.6-0.95, stratified and unstratified) and report the relative bias and standard "
-                                   "deviation of the five F estimators (paper 001, section 4, Figures 5-8).")
+                                   "deviation of the five F estimators (Forman & Scholz 2010, section 4, Figures 5-8).")
     s.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output folder (replaced atomically)")
     s.add_argument("--repetitions", type=int, default=20_000,
                    help="repetitions per setting (default 20,000; the paper used 1,000,000)")

@@ -2,10 +2,10 @@
 
 Orientation (everywhere in evalreport): ``C[..., i, j]`` counts items whose GOLD label is class
 ``i`` and whose PREDICTED label is class ``j`` - rows = gold, columns = predicted, as in
-scikit-learn's ``confusion_matrix`` and in Gösgens et al. (paper 004, section 2: "c_ij denotes
+scikit-learn's ``confusion_matrix`` and in Gösgens et al. (2021, section 2: "c_ij denotes
 the number of elements with true label i and predicted label j").
 
-Opitz (paper 002, section 2) uses the transpose: ``m_ij`` counts predictions ``i`` of gold class
+Opitz (2022, section 2) uses the transpose: ``m_ij`` counts predictions ``i`` of gold class
 ``j``; his "bias" is our column sum and his "prevalence" our row sum. :func:`to_opitz` and
 :func:`from_opitz` convert; prevalence scaling by a diagonal matrix on the right in his paper
 (``m' = m lambda``, eq. 5) scales our ROWS.
@@ -194,7 +194,7 @@ class Counts:
         return bool(self.fold_names)
 
     def pooled(self) -> "Counts":
-        """Sum over folds (the pooled matrix of paper 001's F_tp,fp)."""
+        """Sum over folds (the pooled matrix behind F_tp,fp of Forman & Scholz 2010)."""
         if not self.per_fold:
             return self
         return Counts(self.tensor.sum(axis=1), self.labels, self.systems, n_task=self.n_task)

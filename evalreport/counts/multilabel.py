@@ -8,7 +8,7 @@ Two summaries of ``gold (N, L)`` and ``pred (S, N, L)`` boolean indicator matric
     per label a binary confusion matrix in evalreport's orientation (rows = gold negative /
     positive, columns = predicted negative / positive): ``TN = [..., 0, 0]``, ``FP = [..., 0, 1]``,
     ``FN = [..., 1, 0]``, ``TP = [..., 1, 1]``. scikit-learn's ``multilabel_confusion_matrix``
-    has the same layout ([[TN, FP], [FN, TP]]). The label-based measures (paper 004, section 2:
+    has the same layout ([[TN, FP], [FN, TP]]). The label-based measures (Gösgens et al. 2021, section 2:
     micro / macro / weighted averages of a binary measure) need nothing else.
 ``example_stats`` ``(S, n_stats)``
     sums over items of the per-item quantities of the example-based measures (Godbole &

@@ -1,4 +1,4 @@
-"""Read a benchmark: several tasks, each with its own gold file, class set and runs (issue 11).
+"""Read a benchmark: several tasks, each with its own gold file, class set and runs.
 
 A benchmark is a tuple of :class:`BenchmarkTask` (name, the task's data, its primary measure,
 positive class, weight, measures and costs). :func:`read_benchmark` accepts three forms, which

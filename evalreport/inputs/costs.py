@@ -10,10 +10,10 @@ whose first cell is that class's name (the header's first cell is free, e.g. ``g
     high,4,1,0
 
 Entry (row i, column j) is the cost of predicting class j for an item of gold class i (rows =
-gold, as everywhere in evalreport; paper 000 writes Delta(c_j, c_i) for it). Comma-separated
+gold, as everywhere in evalreport; Sebastiani 2015 writes Delta(c_j, c_i) for it). Comma-separated
 (``.csv``) or tab-separated (``.tsv``, ``.tab``, ``.txt``); a file separated by ``;`` (a spreadsheet's
 export in many locales) or ``|`` is read too (:mod:`evalreport.inputs.delimiters`). Rows and columns
-may come in any order; they are reordered to the class list. Paper 000 (section 6) requires Delta(c, c) = 0 and
+may come in any order; they are reordered to the class list. Sebastiani (2015, section 6) requires Delta(c, c) = 0 and
 Delta >= 0.
 
 A gain matrix has the same format and goes through the same reader with the same errors (file
@@ -43,9 +43,9 @@ def validate_costs(costs, labels=None, *, path=None) -> np.ndarray:
     if not np.all(np.isfinite(C)):
         raise InputError("cost matrix has a missing or infinite entry", path=path)
     if (C < 0).any():
-        raise InputError("cost matrix has a negative cost (paper 000, section 6: Delta >= 0)", path=path)
+        raise InputError("cost matrix has a negative cost (Sebastiani 2015, section 6: Delta >= 0)", path=path)
     if np.any(np.diagonal(C) != 0):
-        raise InputError("cost matrix must be 0 on the diagonal (paper 000, section 6: Delta(c, c) = 0)",
+        raise InputError("cost matrix must be 0 on the diagonal (Sebastiani 2015, section 6: Delta(c, c) = 0)",
                          path=path)
     return C
 
@@ -56,7 +56,7 @@ def read_costs(path, labels) -> np.ndarray:
         if not np.isfinite(value) or value < 0:
             raise InputError(f"{where} is {text}; costs must be finite and >= 0", path=path, line=line)
         if same and value != 0:
-            raise InputError(f"{where} is {text}: the diagonal must be 0 (paper 000, section 6: "
+            raise InputError(f"{where} is {text}: the diagonal must be 0 (Sebastiani 2015, section 6: "
                              "Delta(c, c) = 0)", path=path, line=line)
 
     return validate_costs(_read_square(path, labels, "cost", check), labels, path=path)

@@ -1,8 +1,8 @@
 """Stage 3 - measures: one registry of declared measures over confusion tensors.
 
 >>> from evalreport import measures
->>> measures.get("macro_f1").source
-'Opitz 2022 (paper 002), eq. 18-19'
+>>> measures.get("recall").source
+'Sebastiani 2015, Table 1'
 """
 from evalreport.measures._core import (ALIASES, POLICIES, REGISTRY, Context, Measure, Result, aliases_of, catalogue,
                                        check_names, compute, get, register, register_alias, resolve_positive,

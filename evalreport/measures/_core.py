@@ -2,8 +2,8 @@
 
 Formula texts share one notation: K classes, N items (N = sum of the cells), c_ij the items of
 gold class i predicted j, a_i / b_j the gold / predicted class sizes; binary measures use TP, FP,
-FN, TN, AP, AN, PP, PN (paper 000). No formula writes n or m (papers 002 and 004 use them for
-either count); tests/test_registry.py checks this.
+FN, TN, AP, AN, PP, PN (Sebastiani 2015). No formula writes n or m (Opitz 2022 and Gösgens et al.
+2021 use them for either count); tests/test_registry.py checks this.
 
 A measure is declared once, as a :class:`Measure` record: its id, label, source, formula,
 range, direction, chance value, undefined cases, convention for them, parameters and the
@@ -78,7 +78,7 @@ class Context:
         return C.shape[-1] if self.classes is None else self.classes.sum(axis=-1)
 
     def task_count(self, C) -> int:
-        """The number of the task's classes (|C| of paper 000, eq. 10): prediction-only classes
+        """The number of the task's classes (|C| of Sebastiani 2015, eq. 10): prediction-only classes
         (unknown labels, abstain) are errors, not classes of the task."""
         return C.shape[-1] if self.task is None else min(self.task, C.shape[-1])
 
@@ -98,7 +98,7 @@ class Context:
         """``num / den`` where ``den != 0``; elsewhere the policy's fill value, recorded with ``reason``.
 
         ``reason=None`` is for a measure whose *definition* handles the zero case itself (e.g.
-        K, eq. 5 of paper 000, which falls back to specificity when AP = 0): the result is NaN
+        K, eq. 5 of Sebastiani 2015, which falls back to specificity when AP = 0): the result is NaN
         there, no event is recorded and the policy does not apply.
         """
         num = np.asarray(num, dtype=float)

@@ -6,7 +6,7 @@ Each declaration yields up to four registry records:
     for the positive class given by the user (``--positive``); on K > 2 classes this is the
     one-vs-rest matrix of that class.
 ``<id>_macro``, ``<id>_micro``, ``<id>_weighted``
-    one-vs-rest averages as defined by Gösgens et al. (paper 004, section 2): macro = plain
+    one-vs-rest averages as defined by Gösgens et al. (2021, section 2): macro = plain
     mean of the K one-vs-rest values; micro = the measure of the summed one-vs-rest matrices
     (TP = sum c_ii, FP = FN = N - sum c_ii, TN = (K - 2) N + sum c_ii); weighted = mean
     weighted by the gold class sizes a_i.
@@ -15,7 +15,7 @@ Where the plain id already names a multi-class measure that equals the binary on
 classes (``accuracy``, ``mcc``, ``kappa``, ``balanced_accuracy``, ``k``), only the averages
 are generated here; the multi-class record owns the plain id.
 
-Names of the cells follow paper 000 (Sebastiani), section 2.1: AP = TP + FN, AN = TN + FP,
+Names of the cells follow Sebastiani (2015), section 2.1: AP = TP + FN, AN = TN + FP,
 PP = TP + FP, PN = TN + FN, N = TP + FP + FN + TN (the items); K is the number of classes.
 """
 from __future__ import annotations
@@ -27,9 +27,9 @@ import numpy as np
 from evalreport.errors import MeasureError
 from evalreport.measures._core import REGISTRY, Interval, Measure, register, register_alias, shared
 
-P000 = "Sebastiani 2015 (paper 000)"
-P003 = "Hand, Christen & Kirielle 2021 (paper 003)"
-P004 = "Gösgens et al. 2021 (paper 004)"
+P000 = "Sebastiani 2015"
+P003 = "Hand, Christen & Kirielle 2021"
+P004 = "Gösgens et al. 2021"
 AVG_SOURCE = f"{P004}, section 2 (micro / macro / weighted averaging)"
 
 BINARY: dict[str, Measure] = {}
@@ -54,12 +54,13 @@ def positive_counts(C, p: int):
     return tp[..., p], fp[..., p], fn[..., p], tn[..., p]
 
 
-# ------------------------------------------------------- paper 004, Table 2: what each averaging preserves
+# ------------------------------------------ Gösgens et al. (2021), Table 2: what each averaging preserves
 
-#: The nine properties of paper 004 (Gösgens et al.), Table 2, in the paper's column order.
+#: The nine properties of Gösgens et al. (2021), Table 2, in the paper's column order.
 TABLE_2_PROPERTIES = ("Max", "Min", "CSym", "Sym", "Dist", "Mon", "SMon", "CB", "ACB")
 
-#: Paper 004, Table 2, its last three rows ("Preserving properties by various averaging types"), as printed.
+#: Gösgens et al. (2021), Table 2, its last three rows ("Preserving properties by various averaging types"),
+#: as printed.
 #: ✓: the average of EVERY binary measure with the property has it in the multi-class setting;
 #: ✗: the property is not preserved, i.e. SOME binary measure with it has an average without it.
 _TABLE_2_AVERAGING_ROWS = {
@@ -114,7 +115,7 @@ def average_claims(binary_claims: Mapping, averaging: str, base: str = "") -> di
     if {"Mon", "CB"} <= keeps:
         if "Dist" in keeps:
             raise MeasureError(f"{base or 'a binary measure'} is claimed to have Mon, Dist and CB, "
-                               "which paper 004's Theorem 1 rules out")
+                               "which Theorem 1 of Gösgens et al. (2021) rules out")
         derived["Dist"] = False
     out = {}
     for p in TABLE_2_PROPERTIES:
@@ -213,7 +214,7 @@ R01 = dict(range=(0.0, 1.0))
 
 @binary("recall", "Recall (sensitivity, TPR)", source=f"{P000}, Table 1", formula="TP / (TP + FN)",
         undefined="AP = 0 (no gold positives)", convention=0.0,
-        convention_source="scikit-learn zero_division default; Opitz (paper 002) after eq. 18", **R01)
+        convention_source="scikit-learn zero_division default; Opitz 2022, after eq. 18", **R01)
 def recall(tp, fp, fn, tn, ctx):
     return ctx.div(tp, tp + fn, "recall: no gold positives (AP = TP + FN = 0)")
 
@@ -226,7 +227,7 @@ def miss_rate(tp, fp, fn, tn, ctx):
 
 @binary("precision", "Precision (PPV)", source=f"{P000}, Table 1", formula="TP / (TP + FP)",
         undefined="PP = 0 (no predicted positives)", convention=0.0,
-        convention_source="scikit-learn zero_division default; Opitz (paper 002) after eq. 18", **R01)
+        convention_source="scikit-learn zero_division default; Opitz 2022, after eq. 18", **R01)
 def precision(tp, fp, fn, tn, ctx):
     return ctx.div(tp, tp + fp, "precision: no predicted positives (PP = TP + FP = 0)")
 
@@ -283,12 +284,12 @@ def _fbeta(tp, fp, fn, beta, ctx, name):
 
 
 @binary("f1", "F1", claims={
-            # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+            # Sebastiani (2015), Properties 4.1-4.10, 5.1-5.8 and section 3.2
             "sebastiani.MON.binary": False,
             "sebastiani.CON.binary": {"paper": False, "audit": True, "why": "docs/audit.md#f1-con"},
             "sebastiani.CHA.binary": False, "sebastiani.IMB.binary": False, "sebastiani.SYM.binary": False,
             "sebastiani.SDE.binary": False, "sebastiani.WDE.binary": False,
-            # paper 004, Table 2 (✓/✗ = binary/multiclass)
+            # Gösgens et al. (2021), Table 2 (✓/✗ = binary/multiclass)
             "goesgens.Max": True, "goesgens.Min": False, "goesgens.CSym": False, "goesgens.Sym": True,
             "goesgens.Dist": False,
             "goesgens.Mon": {"paper": True, "audit": False, "why": "docs/audit.md#f1-jaccard-mon"},
@@ -296,7 +297,7 @@ def _fbeta(tp, fp, fn, beta, ctx, name):
         },
         source=f"{P000}, Table 2 and eq. 2", formula="2TP / (2TP + FP + FN)",
         undefined="TP = FP = FN = 0", convention=0.0,
-        convention_source="scikit-learn zero_division default (paper 000, section 4, discusses 0 vs 1)", **R01)
+        convention_source="scikit-learn zero_division default (Sebastiani 2015, section 4, discusses 0 vs 1)", **R01)
 def f1(tp, fp, fn, tn, ctx):
     return _fbeta(tp, fp, fn, 1.0, ctx, "F1")
 
@@ -315,7 +316,7 @@ def f_prime(tp, fp, fn, tn, ctx):
 
 
 @binary("jaccard", "Jaccard", claims={
-            # paper 004, Table 2 (✓/✗ = binary/multiclass)
+            # Gösgens et al. (2021), Table 2 (✓/✗ = binary/multiclass)
             "goesgens.Max": True, "goesgens.Min": False, "goesgens.CSym": False, "goesgens.Sym": True,
             "goesgens.Dist": True,
             "goesgens.Mon": {"paper": True, "audit": False, "why": "docs/audit.md#f1-jaccard-mon"},
@@ -323,7 +324,8 @@ def f_prime(tp, fp, fn, tn, ctx):
         },
         source=f"{P004}, Table 1", formula="TP / (TP + FP + FN)",
         undefined="TP = FP = FN = 0", convention=0.0, convention_source="scikit-learn zero_division default",
-        notes="Also called F* (paper 003, eq. 2: F* = F / (2 - F), a monotone transform of F1).", **R01)
+        notes="Also called F* (Hand, Christen & Kirielle 2021, eq. 2: F* = F / (2 - F), a monotone transform "
+              "of F1).", **R01)
 def jaccard(tp, fp, fn, tn, ctx):
     return ctx.div(tp, tp + fp + fn, "Jaccard: no gold and no predicted positives (TP = FP = FN = 0)")
 
@@ -339,7 +341,7 @@ def binary_alias(id: str, of: str, *, label: str, source: str) -> None:
                        source=f"{source}; {AVG_SOURCE}")
 
 
-# paper 003, eq. 2: F* = F / (2 - F) = TP / (TP + FP + FN), which is the Jaccard coefficient. Per
+# Hand, Christen & Kirielle (2021), eq. 2: F* = F / (2 - F) = TP / (TP + FP + FN), which is the Jaccard coefficient. Per
 # class only: f_star_macro is the mean of the per-class F*, not F1_macro / (2 - F1_macro).
 binary_alias("f_star", "jaccard", label="F* (F / (2 - F))", source=f"{P003}, eq. 2 (F* = F/(2-F) = TP / (n - TN))")
 
@@ -404,17 +406,17 @@ def kappa_binary(tp, fp, fn, tn, ctx):
 
 
 @binary("dor", "Diagnostic odds ratio", claims={
-            # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+            # Sebastiani (2015), Properties 4.1-4.10, 5.1-5.8 and section 3.2
             "sebastiani.MON.binary": False, "sebastiani.WDE.binary": False, "sebastiani.IMB.binary": "n/a",
         },
         source=f"{P000}, Table 2", formula="(TP TN) / (FP FN)",
-        range=(0.0, float("inf")), undefined="FP = 0 or FN = 0 (paper 000, Property 4.9)")
+        range=(0.0, float("inf")), undefined="FP = 0 or FN = 0 (Sebastiani 2015, Property 4.9)")
 def dor(tp, fp, fn, tn, ctx):
     return ctx.div(tp * tn, fp * fn, "DOR: no false positives or no false negatives (FP FN = 0)")
 
 
 @binary("lam", "LAM (logistic average misclassification)", claims={
-            # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+            # Sebastiani (2015), Properties 4.1-4.10, 5.1-5.8 and section 3.2
             "sebastiani.MON.binary": False, "sebastiani.CON.binary": False, "sebastiani.WDE.binary": False,
             "sebastiani.IMB.binary": "n/a",
         },
@@ -432,12 +434,12 @@ def lam(tp, fp, fn, tn, ctx):
 
 
 @binary("asp", "Average set precision", claims={
-            # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+            # Sebastiani (2015), Properties 4.1-4.10, 5.1-5.8 and section 3.2
             "sebastiani.MON.binary": False, "sebastiani.CON.binary": False, "sebastiani.SDE.binary": False,
             "sebastiani.IMB.binary": False,
         },
         source=f"{P000}, Table 2", formula="TP^2 / (AP PP)",
-        undefined="AP = 0 or PP = 0 (paper 000, Property 4.8)", **R01)
+        undefined="AP = 0 or PP = 0 (Sebastiani 2015, Property 4.8)", **R01)
 def asp(tp, fp, fn, tn, ctx):
     return ctx.div(tp * tp, (tp + fn) * (tp + fp), "ASP: no gold positives or no predicted positives")
 
@@ -461,7 +463,7 @@ def _gm(tp, fp, fn, tn, r, ctx):
 
 
 @binary("gm", "Generalized means GM_r", claims={
-            # paper 004, Table 2 (✓/✗ = binary/multiclass)
+            # Gösgens et al. (2021), Table 2 (✓/✗ = binary/multiclass)
             "goesgens.Max": True, "goesgens.Min": True, "goesgens.CSym": True, "goesgens.Sym": True,
             "goesgens.Dist": False, "goesgens.Mon": True, "goesgens.SMon": True, "goesgens.CB": True,
             "goesgens.ACB": True,
@@ -469,14 +471,14 @@ def _gm(tp, fp, fn, tn, r, ctx):
         source=f"{P004}, Definition 10", params={"r": 1.0}, domain={"r": Interval()},
         formula="(N TP - AP PP) / ((1/2)((AP AN)^r + (PP PN)^r))^(1/r)", range=(-1.0, 1.0), chance=0.0,
         undefined="the mean is 0: for r > 0 when both AP AN and PP PN are 0; for r <= 0 when either is",
-        notes="r = 0 is the geometric mean (= MCC, paper 004 Statement 2); r = -1 gives "
+        notes="r = 0 is the geometric mean (= MCC, Gösgens et al. 2021, Statement 2); r = -1 gives "
               "BA(C) + BA(C^T) - 1 = 2 SBA - 1.")
 def gm(tp, fp, fn, tn, ctx):
     return _gm(tp, fp, fn, tn, float(ctx.params.get("r", 1.0)), ctx)
 
 
 @binary("gm1", "GM_1 (arithmetic-mean generalized means)", claims={
-            # paper 004, Table 2 (✓/✗ = binary/multiclass)
+            # Gösgens et al. (2021), Table 2 (✓/✗ = binary/multiclass)
             "goesgens.Max": True, "goesgens.Min": True, "goesgens.CSym": True, "goesgens.Sym": True,
             "goesgens.Dist": False, "goesgens.Mon": True, "goesgens.SMon": True, "goesgens.CB": True,
             "goesgens.ACB": True,

@@ -1,11 +1,11 @@
 """Multi-label measures: example-based records (``kind="example"``) and the label-based use of
 the one-vs-rest averages.
 
-Label-based. Paper 000 (Sebastiani), footnote 8: multi-label classification "corresponds to
+Label-based. Sebastiani (2015), footnote 8: multi-label classification "corresponds to
 performing BC [binary classification] independently for each of the classes", so every binary
 measure of the registry applies per label, to the label's 2 x 2 matrix
 (:mod:`evalreport.counts.multilabel`), and its micro / macro / weighted averages are those of
-paper 004 (Gösgens et al.), section 2: macro = mean over labels (undefined labels handled by the
+Gösgens et al. (2021), section 2: macro = mean over labels (undefined labels handled by the
 policy as in :meth:`Context.mean`), micro = the binary measure of the summed 2 x 2 matrices,
 weighted = mean weighted by each label's gold support. Nothing is re-declared: :func:`label_record`
 maps a registry id to the generated one-vs-rest record whose binary function is applied.
@@ -223,7 +223,7 @@ def label_values(base: str, label_tensor, *, policy: str = "nan", params=None) -
 
 def label_based(measure, label_tensor, *, policy: str = "nan", labels=None, explain: bool = True,
                 n_task: int | None = None) -> Result:
-    """A label-based average (macro / micro / weighted over labels, paper 004 section 2) of a
+    """A label-based average (macro / micro / weighted over labels, Gösgens et al. 2021, section 2) of a
     binary measure, for every ``(..., L, 2, 2)`` label tensor. The result carries the id asked for.
 
     ``n_task``: the first ``n_task`` labels are the task's label set (default: all L). Macro and

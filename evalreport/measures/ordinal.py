@@ -3,17 +3,17 @@
 Every measure here has ``kind="ordinal"`` and ``needs=("costs",)``: it reads ``ctx.costs``, a
 (K, K) matrix with ``costs[i, j]`` = the cost (distance) of predicting class j for an item of
 gold class i, zero on the diagonal. A class *order* is turned into costs by
-:func:`costs_from_order` (absolute distance of the positions, paper 000 eq. 7 with unit steps),
+:func:`costs_from_order` (absolute distance of the positions, Sebastiani 2015, eq. 7 with unit steps),
 so ordinal classification is the cost-sensitive case with that matrix.
 
-Orientation. Sebastiani (paper 000, section 6) writes Delta(c_i, c_j) for the cost of
+Orientation. Sebastiani (2015, section 6) writes Delta(c_i, c_j) for the cost of
 classifying into c_i an item of class c_j, i.e. the transpose of ``costs``; for the
 symmetric distances of ordinal classification the two agree.
 
 Measures
 --------
 ``k_cost``
-    K for cost-sensitive and ordinal classification (paper 000, eq. 10 with the recall of
+    K for cost-sensitive and ordinal classification (Sebastiani 2015, eq. 10 with the recall of
     eq. 11). Parameter ``error``: ``"ae"`` (absolute error, E = Delta) or ``"se"`` (squared
     error, E = Delta^2); ``k_cost(error=se)`` asks for the latter.
 ``mae``
@@ -21,7 +21,7 @@ Measures
     the distances on a class order.
 ``macro_mae``
     mean over the gold classes present of the class MAE (Baccianella, Esuli & Sebastiani
-    2009, the ordinal measure for imbalanced data cited by paper 000).
+    2009, the ordinal measure for imbalanced data cited by Sebastiani 2015).
 ``kappa_linear``, ``kappa_quadratic``
     weighted kappa with disagreement weights Delta and Delta^2 (Cohen 1968); with costs from a
     class order these are scikit-learn's ``cohen_kappa_score(weights="linear"/"quadratic")``.
@@ -41,7 +41,7 @@ from evalreport.measures.binary import P000
 
 __all__ = ["costs_from_order", "validate_costs", "cost_recalls", "ERRORS"]
 
-#: The error functions of paper 000, section 6.2, for ``k_cost(error=...)``.
+#: The error functions of Sebastiani (2015), section 6.2, for ``k_cost(error=...)``.
 ERRORS = {"ae": "absolute error AE = Delta", "se": "squared error SE = Delta^2"}
 
 
@@ -85,7 +85,7 @@ def _reg(id, label, **meta):
 
 
 def _error_matrix(ctx) -> np.ndarray:
-    """E of paper 000 section 6.2 for every (gold, predicted) pair: Delta or Delta^2."""
+    """E of Sebastiani (2015), section 6.2, for every (gold, predicted) pair: Delta or Delta^2."""
     error = str(ctx.params.get("error", "ae")).lower()
     if error not in ERRORS:
         raise MeasureError(f"k_cost: unknown error {error!r}; choose one of {', '.join(ERRORS)}")
@@ -136,7 +136,7 @@ def _cost_recalls(C, E, ctx):
 
 
 def cost_recalls(C, costs, *, error: str = "ae", policy: str = "nan") -> np.ndarray:
-    """The class recalls rho_j of paper 000 eq. 11 (shape ``C.shape[:-1]``), NaN for classes absent
+    """The class recalls rho_j of Sebastiani (2015), eq. 11 (shape ``C.shape[:-1]``), NaN for classes absent
     from the gold labels (eq. 11: undefined if AP_j = 0). The quantity inside ``k_cost``."""
     C = np.asarray(C, dtype=float)
     ctx = Context(C.shape[:-2], policy=policy, params={"error": error}, costs=np.asarray(costs, dtype=float))
@@ -144,7 +144,7 @@ def cost_recalls(C, costs, *, error: str = "ae", policy: str = "nan") -> np.ndar
     return np.where(_gold_sizes(C) > 0, rho, np.nan)
 
 
-@_reg("mae", "Mean absolute error (mean cost)", source="ordinal regression; the AE of paper 000, section 6.2",
+@_reg("mae", "Mean absolute error (mean cost)", source="ordinal regression; the AE of Sebastiani 2015, section 6.2",
       formula="(1/N) sum_ij c_ij Delta_ij", range=(0.0, float("inf")), higher_is_better=False,
       undefined="N = 0",
       notes="With costs from a class order, Delta_ij = |pos(i) - pos(j)| and this is the mean absolute "
@@ -155,7 +155,7 @@ def mae(C, ctx):
 
 
 @_reg("macro_mae", "Macro-averaged mean absolute error",
-      source="Baccianella, Esuli & Sebastiani 2009 (ordinal evaluation on imbalanced data; cited in paper 000)",
+      source="Baccianella et al. 2009 (ordinal evaluation on imbalanced data); cited in Sebastiani 2015",
       formula="(1/|{j: a_j > 0}|) sum_j (1/a_j) sum_k c_jk Delta_jk", range=(0.0, float("inf")),
       higher_is_better=False,
       undefined="per class: a_j = 0 (class absent from gold); skipped with the nan policy, counted as "
@@ -206,7 +206,7 @@ def kappa_quadratic(C, ctx):
 
 
 @_reg("expected_cost", "Normalised expected cost",
-      source="cost-sensitive classification (paper 000, section 6.2); normalisation by the best constant "
+      source="Sebastiani 2015, section 6.2 (cost-sensitive classification); normalisation by the best constant "
              "predictor",
       formula="sum_ij c_ij Delta_ij / min_k sum_i a_i Delta_ik", range=(0.0, float("inf")),
       higher_is_better=False, chance=None,

@@ -1,4 +1,4 @@
-"""Build a benchmark report (issue 11): several tasks ranked together, in ONE report folder.
+"""Build a benchmark report: several tasks ranked together, in ONE report folder.
 
     Benchmark -> compare_benchmark (every task compared once, then across tasks)
               -> tables/*.csv + *.json            (the benchmark's own tables)

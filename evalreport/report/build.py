@@ -142,7 +142,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     extra["confusion"] = pd.DataFrame({"system": systems_arr[s_i], "gold": labels_arr[g_i], "predicted": labels_arr[p_i],
                                        "count": tensor[s_i, g_i, p_i], "rate": np.nan_to_num(rates[s_i, g_i, p_i])})
     extra["measures"] = catalogue_frame(comp.measures)
-    # how the leaderboard moves under other class distributions (paper 002, eq. 5): equal
+    # how the leaderboard moves under other class distributions (Opitz 2022, eq. 5): equal
     # prevalence, the observed shares reversed (rare classes frequent), and the user's scenarios
     from evalreport.analyses.prevalence import PrevalenceWarning, reversed_prevalence, what_if_ranks
 
@@ -184,7 +184,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
             extra["cv_score_folds"] = cv.score_folds
         (tables / "cv_recommendation.md").write_text(cv.recommendation + "\n", encoding="utf-8")
         included["crossval"] = True
-    # the report's opening findings (issue 10): leader, how sure, how fragile, does the measure matter
+    # the report's opening findings: leader, how sure, how fragile, does the measure matter
     from evalreport.analyses.findings import findings
 
     with stages.stage("summarising the findings (fragility of the first place)"):
@@ -485,7 +485,7 @@ def _write_frames(tables: Path, frames: dict) -> None:
 
 def build_simulation_report(out_dir, *, repetitions: int = 20_000, seed: int = 0, formats=("html", "pdf"),
                             engine: str = "auto", command: str | None = None, progress: bool = True) -> dict[str, Path]:
-    """Re-run Forman & Scholz's bias simulation (paper 001, section 4) and render its Figures 5-8."""
+    """Re-run the bias simulation of Forman & Scholz (2010), section 4, and render its Figures 5-8."""
     from evalreport.analyses import simulation
 
     out_dir = Path(out_dir)

@@ -1,4 +1,4 @@
-"""Build the multi-label report (issue 13): label sets in, one report folder out.
+"""Build the multi-label report: label sets in, one report folder out.
 
     MultiLabelRuns -> compare_multilabel (every table of the comparison)
                    -> tables/*.csv + *.json   (the comparison's tables, plus label_frequency,

@@ -43,7 +43,7 @@ stacked call per measure, setting and policy (:mod:`.batches`).
 
 Undefined values. By default each paper's properties are computed under that paper's own
 treatment of 0/0 (``PAPER_POLICY``): Sebastiani keeps undefined values undefined (SDE and WDE
-are about them), Opitz sets P_i, R_i, F1_i = 0 when their denominator is 0 (paper 002, after
+are about them), Opitz sets P_i, R_i, F1_i = 0 when their denominator is 0 (Opitz 2022, after
 eq. 18), Gösgens et al. define conventions that fill each singularity consistently with their
 properties (their Appendix B); we leave those values undefined and skip them, which is what
 their conventions amount to for every property except at the singular points themselves.
@@ -77,7 +77,7 @@ absent. :func:`audit_for_report` computes the audit a report shows, under the re
 and each paper's own.
 
 The claims of the one-vs-rest averages (``<id>_macro``, ``_micro``, ``_weighted``) are not written
-by hand: they are derived from paper 004 Table 2's averaging rows, declared once as
+by hand: they are derived from the averaging rows of Gösgens et al. (2021), Table 2, declared once as
 :data:`AVERAGING_PRESERVES` next to the code that builds the averages, and from the binary
 measure's own claims (:func:`average_claims`; the rule is in docs/audit.md#averaging-rule).
 :func:`preservation` and :func:`table_2_averaging` (module :mod:`.averaging`) reproduce those rows
@@ -127,7 +127,8 @@ class Property:
     check: Callable
 
 
-#: Every property's check by name: paper 000's in :mod:`.properties`, 002's and 004's in their own modules.
+#: Every property's check by name: Sebastiani's in :mod:`.properties`, Opitz's and Gösgens et al.'s in their
+#: own modules.
 _CHECKS = {name: fn for module in (P, properties_opitz, properties_goesgens)
            for name, fn in vars(module).items() if name.startswith("check_")}
 
@@ -231,7 +232,7 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
     if isinstance(measures, (str, Measure)):
         measures = [measures]
     ms = catalogue() if measures is None else unique(measures)
-    ms = [m for m in ms if m.kind != "example"]    # example-based multi-label measures: audited in a later increment
+    ms = [m for m in ms if m.kind != "example"]    # example-based multi-label measures: not audited here
     props = resolve_properties(properties)
     if max_n < 3:
         raise MeasureError("max_n must be at least 3")

@@ -1,4 +1,4 @@
-"""Paper 004, Table 2's averaging rows, computed: which properties micro, macro and weighted
+"""The averaging rows of Gösgens et al. (2021), Table 2, computed: which properties micro, macro and weighted
 one-vs-rest averaging preserve.
 
 Table 2 ends with "Preserving properties by various averaging types": for each averaging and each
@@ -41,7 +41,7 @@ def preservation(bases=None, properties=None, *, K: int = 3, max_n: int = 8, see
     """Audit every binary measure (K = 2) and its three one-vs-rest averages (K classes).
 
     ``bases``: ids of binary declarations (default: all, parametrised ones at their default
-    parameters). ``properties``: ids among paper 004's nine (default: all nine). The other
+    parameters). ``properties``: ids among the nine of Gösgens et al. (2021) (default: all nine). The other
     options are :func:`~evalreport.analyses.audit.audit`'s.
 
     Returns a tidy frame, one row per (averaging, property, binary measure): ``paper`` (``✓``

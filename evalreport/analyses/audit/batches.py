@@ -40,7 +40,7 @@ def zero_diag(C):
 
 
 def only_diag_add(Cs, Cd):
-    """Paper 004 Definition 7's steps: C and C' not both diagonal or both zero-diagonal, and the
+    """The steps of Gösgens et al. (2021), Definition 7: C and C' not both diagonal or both zero-diagonal, and the
     step adds a diagonal item or removes an item."""
     added = Cd - Cs
     pair_ok = ~((is_diag(Cs) & is_diag(Cd)) | (zero_diag(Cs) & zero_diag(Cd)))

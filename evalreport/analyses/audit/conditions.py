@@ -1,8 +1,8 @@
 """Verdicts under a condition the data may meet: every class occurs in the gold labels, or in the
 gold and the predicted labels.
 
-A property quantifies over confusion matrices, steps between them, or random classifiers. Paper
-004's definitions quantify over *any* labeling, so a class may be absent; a measure that averages
+A property quantifies over confusion matrices, steps between them, or random classifiers. The
+definitions of Gösgens et al. (2021) quantify over *any* labeling, so a class may be absent; a measure that averages
 over the classes where a ratio is defined (balanced accuracy skips c_ii / a_i when a_i = 0) can fail
 a property only there (docs/audit.md#absent-classes). A report whose gold labels contain every class
 never meets those matrices, so it asks for the property restricted to the matrices its data can

@@ -1,4 +1,4 @@
-"""Exhaustive consistency study of binary measures (Gösgens et al., paper 004, section 5.1).
+"""Exhaustive consistency study of binary measures (Gösgens et al. 2021, section 5.1).
 
 Two measures M1, M2 are consistent on a triplet of labelings (A, B1, B2) if
 M1(A, B1) * M1(A, B2) implies M2(A, B1) * M2(A, B2) for * in {>, <, =}; a pair is
@@ -11,7 +11,7 @@ with TP in 0..a1, FP in 0..n-a1 is reached by some B (with multiplicity C(a1, TP
 which does not matter for "ever inconsistent"). So the triplets are all pairs of matrices with
 the same gold sizes; B must contain both classes: 1 <= TP + FP <= n - 1.
 
-Measures where lower is better (confusion entropy) are negated first (paper 004, section 3:
+Measures where lower is better (confusion entropy) are negated first (Gösgens et al. 2021, section 3:
 "we may restrict to measures for which higher values indicate higher similarity"). Ties are
 values within ``tol``; a triplet on which one of the two measures is undefined is skipped.
 """
@@ -23,7 +23,7 @@ import pandas as pd
 from evalreport.analyses.audit.properties import evaluate_measure
 from evalreport.measures import get
 
-#: The measures of paper 004, Table 3, in its column order (Acc, BA, F1, kappa, CE, GM1, CC, SBA).
+#: The measures of Gösgens et al. (2021), Table 3, in its column order (Acc, BA, F1, kappa, CE, GM1, CC, SBA).
 PAPER_004_TABLE_3 = ("accuracy", "balanced_accuracy", "f1", "kappa", "confusion_entropy", "gm1", "mcc", "sba")
 
 
@@ -94,7 +94,7 @@ def _cmp(s) -> str:
 
 def indistinguishable_groups(measures=PAPER_004_TABLE_3, n_range=range(2, 11), *, frame: pd.DataFrame | None = None,
                              **kwargs) -> pd.DataFrame:
-    """Groups of measures indistinguishable at each n (paper 004, Table 3).
+    """Groups of measures indistinguishable at each n (Gösgens et al. 2021, Table 3).
 
     A group is a connected component (size >= 2) of the graph whose edges are the pairs that
     are consistent on every triplet; ``clique`` says whether every pair inside it is consistent

@@ -6,12 +6,12 @@ predictions, where the 0/0 cases live):
 
 ``equal``
     the same value (within a relative 1e-9) and the same undefined cells on every matrix,
-    e.g. micro F1 and accuracy (paper 002, Appendix A), or ``mcc_micro`` and ``kappa_micro``
+    e.g. micro F1 and accuracy (Opitz 2022, Appendix A), or ``mcc_micro`` and ``kappa_micro``
     (the summed one-vs-rest matrix has FP = FN).
 ``same order``
     one is a strictly increasing function of the other (after each measure's direction): they
     order every pair of matrices alike, so they rank any set of systems identically and their
-    rank correlation is 1, e.g. F1 and Jaccard (paper 003: J = F / (2 - F)) or MCC and the
+    rank correlation is 1, e.g. F1 and Jaccard (Hand, Christen & Kirielle 2021: J = F / (2 - F)) or MCC and the
     correlation distance. ``equal`` implies ``same order``.
 
 Like the audit's PIII, a relation found here is "no counterexample in the sample" (a sample can

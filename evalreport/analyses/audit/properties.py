@@ -12,16 +12,16 @@ Conventions shared by all checks
   involved are defined; pairs or groups with an undefined member are skipped and counted in the
   detail. Definedness itself is the subject of SDE and WDE only.
 * Direction: properties about "better" (MON, PI, Max, Min, Mon, SMon, PV, Dist) use the
-  oriented score ``s = value`` for higher-is-better measures and ``s = -value`` otherwise (paper
-  004, section 3: all properties are invariant under such a linear transformation).
+  oriented score ``s = value`` for higher-is-better measures and ``s = -value`` otherwise (Gösgens
+  et al. 2021, section 3: all properties are invariant under such a linear transformation).
 * Ties: two values are equal when they differ by at most 1e-9 (relative to max(1, |value|)).
 * Smallest counterexample: the space is sorted by n, then lexicographically; a check reports
   the first violation in that order, then (only if none) the first found by a seeded random
   search over larger n.
 
-This module holds the shared machinery and paper 000's properties (Sebastiani); paper 002's are
-in :mod:`.properties_opitz`, paper 004's in :mod:`.properties_goesgens` (the audit finds each
-check by its name, ``check_<id>``, in the three).
+This module holds the shared machinery and the properties of Sebastiani (2015); those of Opitz
+(2022) are in :mod:`.properties_opitz`, those of Gösgens et al. (2021) in
+:mod:`.properties_goesgens` (the audit finds each check by its name, ``check_<id>``, in the three).
 """
 from __future__ import annotations
 
@@ -120,7 +120,7 @@ class Case:
 def evaluate_measure(measure: Measure, mats, *, policy: str) -> np.ndarray:
     """Values of ``measure`` on a batch of K x K matrices (NaN = undefined). A binary measure
     takes class 1 as the positive class; a measure that needs costs gets the absolute-distance
-    costs |i - j| of the class order 0..K-1 (ordinal classification, paper 000 eq. 7); a class-subset
+    costs |i - j| of the class order 0..K-1 (ordinal classification, Sebastiani 2015, eq. 7); a class-subset
     or gain measure is computed as :func:`evalreport.measures.for_synthetic` defines for K classes."""
     mats = np.asarray(mats, dtype=float)
     if len(mats) == 0:
@@ -272,7 +272,7 @@ def _eq(vs, vd, *_):
 _not_unary = _b.not_unary
 
 
-# ---------------------------------------------------------------------- paper 000 (Sebastiani)
+# ---------------------------------------------------------------------- Sebastiani (2015)
 
 
 def check_MON(case: Case) -> Verdict:

@@ -1,4 +1,4 @@
-"""Paper 004's properties (Gösgens et al.): Max, Min, Sym, CSym, Dist, Mon, SMon, CB and ACB,
+"""The properties of Gösgens et al. (2021): Max, Min, Sym, CSym, Dist, Mon, SMon, CB and ACB,
 each a check over a :class:`~.properties.Case`.
 
 The conventions shared by every check (undefined values, direction, ties, the smallest

@@ -1,4 +1,4 @@
-"""Paper 002's properties (Opitz): PI to PV, each a check over a :class:`~.properties.Case`.
+"""The properties of Opitz (2022): PI to PV, each a check over a :class:`~.properties.Case`.
 
 The conventions shared by every check (undefined values, direction, ties, the smallest
 counterexample) are in :mod:`.properties`; the audit finds a property's check by its name,

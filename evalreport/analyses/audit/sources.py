@@ -3,12 +3,12 @@
 The audit frame's ``paper_source`` column. The statements are declared here once, as the papers
 print them:
 
-* paper 000 (Sebastiani 2015): Properties 4.1-4.10 name the measures that fail an axiom,
+* Sebastiani (2015): Properties 4.1-4.10 name the measures that fail an axiom,
   Properties 5.1-5.8 prove that K satisfies axioms 1-8 (:data:`SEBASTIANI_STATEMENTS`); DOR's and
   LAM's IMB is "cannot say" in the paragraph after Property 4.10;
-* paper 002 (Opitz 2022): Table 5, one row per measure (:data:`OPITZ_TABLE_5_ROWS`); GmacR's
+* Opitz (2022): Table 5, one row per measure (:data:`OPITZ_TABLE_5_ROWS`); GmacR's
   properties are stated in section 5 below the table;
-* paper 004 (Gösgens et al. 2021): Table 2, one row per measure (:data:`GOESGENS_TABLE_2_ROWS`),
+* Gösgens et al. (2021): Table 2, one row per measure (:data:`GOESGENS_TABLE_2_ROWS`),
   and the averaging rows for the one-vs-rest averages, whose claims are derived from the binary
   measure's row (:func:`evalreport.measures.binary.average_claims`).
 """
@@ -17,7 +17,7 @@ from __future__ import annotations
 from evalreport.measures import ALIASES, get
 from evalreport.measures.binary import AVERAGING_PRESERVES, average_claims
 
-#: paper 000: (statement, measures, axiom) as printed ("Property 4.6. ASP, DOR, LAM% do not satisfy Axiom 1")
+#: Sebastiani (2015): (statement, measures, axiom) as printed ("Property 4.6. ASP, DOR, LAM% do not satisfy Axiom 1")
 SEBASTIANI_STATEMENTS = [
     ("Property 4.1", ("f1",), "MON"), ("Property 4.2", ("f1",), "CON"), ("Property 4.3", ("f1",), "CHA"),
     ("Property 4.4", ("f1",), "IMB"), ("Property 4.5", ("f1",), "SYM"),
@@ -28,12 +28,12 @@ SEBASTIANI_STATEMENTS = [
                                                                 1)],
 ]
 
-#: paper 004, Table 2: measure id -> the row's name as printed
+#: Gösgens et al. (2021), Table 2: measure id -> the row's name as printed
 GOESGENS_TABLE_2_ROWS = {"f1": "F1 (binary)", "jaccard": "J (binary)", "mcc": "CC", "accuracy": "Acc",
                          "balanced_accuracy": "BA", "kappa": "κ", "confusion_entropy": "CE", "sba": "SBA",
                          "gm": "GM (binary)", "gm1": "GM (binary)", "correlation_distance": "CD"}
 
-#: paper 002, Table 5: measure id -> the row's name as printed
+#: Opitz (2022), Table 5: measure id -> the row's name as printed
 OPITZ_TABLE_5_ROWS = {"balanced_accuracy": "macro Recall", "macro_precision": "macro Prec.", "macro_f1": "macro F1",
                       "macro_f1_hm": "macro F1'", "kappa": "Kappa", "mcc": "MCC", "accuracy": "Accuracy"}
 
@@ -74,26 +74,27 @@ def paper_source(measure_id: str, paper: str, prop: str, setting: str | None, ke
     if paper == "sebastiani":
         hit = next((s for s, ms, ax in SEBASTIANI_STATEMENTS if measure_id in ms and ax == prop), None)
         if hit:
-            return f"paper 000, {hit}"
+            return f"Sebastiani (2015), {hit}"
         if prop in ("SDE", "WDE") and measure_id == "f1":
-            return "paper 000, section 3.2 (F1 is undefined when TP = FP = FN = 0)"
+            return "Sebastiani (2015), section 3.2 (F1 is undefined when TP = FP = FN = 0)"
         if prop == "IMB" and measure_id in ("dor", "lam"):
-            return "paper 000, after Property 4.10 (IMB cannot be decided: undefined for the trivial classifiers)"
-        return "paper 000, sections 4-5"
+            return ("Sebastiani (2015), after Property 4.10 (IMB cannot be decided: undefined for the trivial "
+                    "classifiers)")
+        return "Sebastiani (2015), sections 4-5"
     if paper == "opitz":
         col = _OPITZ_COLUMN.get(prop, prop)
         if measure_id in OPITZ_TABLE_5_ROWS:
-            return f"paper 002, Table 5, row {OPITZ_TABLE_5_ROWS[measure_id]}, column {col}"
+            return f"Opitz (2022), Table 5, row {OPITZ_TABLE_5_ROWS[measure_id]}, column {col}"
         if measure_id == "gmean_recall":
-            return "paper 002, section 5 ('GmacR, same as macR, has all five properties')"
-        return "paper 002"
+            return "Opitz (2022), section 5 ('GmacR, same as macR, has all five properties')"
+        return "Opitz (2022)"
     derived = _derived_from(measure_id, key) if setting == "multiclass" else None
     if derived is not None:
         base, avg = derived
         row = GOESGENS_TABLE_2_ROWS.get(base, get(base).label)
-        return (f"paper 004, Table 2, averaging row {avg.capitalize()}, column {prop}, with row {row} "
+        return (f"Gösgens et al. (2021), Table 2, averaging row {avg.capitalize()}, column {prop}, with row {row} "
                 f"(docs/audit.md#averaging-rule)")
     row = GOESGENS_TABLE_2_ROWS.get(measure_id)
     if row is None:
-        return "paper 004, Table 2"
-    return f"paper 004, Table 2, row {row}, column {prop}" + (f" ({setting})" if setting else "")
+        return "Gösgens et al. (2021), Table 2"
+    return f"Gösgens et al. (2021), Table 2, row {row}, column {prop}" + (f" ({setting})" if setting else "")

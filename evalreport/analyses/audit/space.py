@@ -7,9 +7,9 @@ as digits in base ``max_n + 1``), so a transformed batch (transposes, moved item
 is mapped back to row indices with one ``searchsorted``: a measure is computed once per matrix
 and every property reads those values by index.
 
-Orientation as everywhere in evalreport: rows = gold, columns = predicted (paper 004's ``c_ij``;
+Orientation as everywhere in evalreport: rows = gold, columns = predicted (the ``c_ij`` of Gösgens et al. 2021;
 the transpose of Opitz's ``m``). For K = 2 the positive class is class 1: TP = C[1, 1],
-FN = C[1, 0], FP = C[0, 1], TN = C[0, 0] (paper 004's ``c_11, c_10, c_01, c_00``).
+FN = C[1, 0], FP = C[0, 1], TN = C[0, 0] (their ``c_11, c_10, c_01, c_00``).
 """
 from __future__ import annotations
 
@@ -151,14 +151,14 @@ class Space:
     @cached_property
     def random_classifier_prob(self) -> np.ndarray:
         """P(C | gold sizes a) when each item is given one of the K classes uniformly at random
-        (paper 000, Property 5.6 for K = 2: each item positive with probability 1/2)."""
+        (Sebastiani 2015, Property 5.6 for K = 2: each item positive with probability 1/2)."""
         logp = _lgamma1(self.a).sum(axis=1) - self.log_cells_factorial - self.n * math.log(self.K)
         return np.exp(logp)
 
     @cached_property
     def fixed_sizes_prob(self) -> np.ndarray:
         """P(C | a, b) when the predicted labeling is uniform among those with class sizes b
-        (paper 004, Definition 8): prod a_i! prod b_j! / (n! prod c_ij!)."""
+        (Gösgens et al. 2021, Definition 8): prod a_i! prod b_j! / (n! prod c_ij!)."""
         logp = (_lgamma1(self.a).sum(axis=1) + _lgamma1(self.b).sum(axis=1) - _lgamma1(self.n)
                 - self.log_cells_factorial)
         return np.exp(logp)
@@ -229,14 +229,14 @@ def steps(kind: str, mats: np.ndarray):
     text naming the change. Kinds:
 
     ``correct``   an item of gold i predicted j (i != j) is predicted i: c_ij -1, c_ii +1
-                  (paper 000 Axiom 1; paper 004 Definition 6, first case)
+                  (Sebastiani 2015, Axiom 1; Gösgens et al. 2021, Definition 6, first case)
     ``relabel``   the same item's gold label becomes j: c_ij -1, c_jj +1 (Definition 6, second case)
-    ``add``       one more item in cell (i, j) (paper 002 eq. 3; paper 004 Definition 7)
+    ``add``       one more item in cell (i, j) (Opitz 2022, eq. 3; Gösgens et al. 2021, Definition 7)
     ``remove_error``  one item fewer in an off-diagonal cell (Definition 7)
-    ``transpose`` C^T (paper 004 Definition 3)
+    ``transpose`` C^T (Gösgens et al. 2021, Definition 3)
     ``reverse``   both axes reversed: class k becomes class K-1-k; for K = 2 this swaps the class
-                  and its complement, TP <-> TN and FP <-> FN (paper 000 Axiom 8)
-    ``permute``   every non-identity permutation of the classes (paper 004 Definition 4)
+                  and its complement, TP <-> TN and FP <-> FN (Sebastiani 2015, Axiom 8)
+    ``permute``   every non-identity permutation of the classes (Gösgens et al. 2021, Definition 4)
     """
     src, dst, (codes, texts) = _steps(kind, mats)
     return src, dst, np.asarray(texts, dtype=object)[codes] if texts else np.zeros(0, dtype=object)

@@ -1,4 +1,4 @@
-"""The paper appendix (issue 14): tables, figures, a methods paragraph and references, ready to paste.
+"""The paper appendix: tables, figures, a methods paragraph and references, ready to paste.
 
 Made from the tables a report writes (:func:`evalreport.report.build.analyse`), so the appendix
 and the HTML/PDF report agree. Modules, by responsibility:

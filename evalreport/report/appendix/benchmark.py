@@ -1,4 +1,4 @@
-"""The paper appendix of a benchmark report (several tasks ranked together, issue 11).
+"""The paper appendix of a benchmark report (several tasks ranked together).
 
 :func:`write_benchmark_appendix` reads the benchmark report's tables folder (``consensus``,
 ``average_ranks``, ``friedman``, ``cd_cliques``, ``task_scores``, ``task_ranks``, ...; the JSON

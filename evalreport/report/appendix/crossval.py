@@ -3,7 +3,7 @@
 When the gold file has folds, the report computes every measure from the counts pooled over the
 folds (the fold confusion matrices summed), and its cross-validation section compares the five ways
 of computing F over folds of Forman and Scholz (2010), "Apples-to-Apples in Cross-Validation
-Studies" (paper 001), section 3: F_tp,fp (pooled counts), F_avg and F~_avg (the mean of fold F,
+Studies", section 3: F_tp,fp (pooled counts), F_avg and F~_avg (the mean of fold F,
 undefined folds as 0 or left out), F_pr,re and F~_pr,re (F of the mean fold precision and recall),
 with AUC_avg and AUC_merge (section 2.4) where the runs have scores. :func:`cv_table` shows those
 numbers as the report's ``cv_summary`` table holds them (read, never recomputed);

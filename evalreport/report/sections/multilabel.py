@@ -1,4 +1,4 @@
-"""The multi-label report's sections (multilabel.ipynb; issue 13): one method per table or figure,
+"""The multi-label report's sections (multilabel.ipynb): one method per table or figure,
 each returning ONE display object, read from the tables that
 :mod:`evalreport.report.multilabel_build` wrote.
 
