@@ -157,13 +157,13 @@ def test_clear_winners_and_near_ties_are_told_apart():
         ("winner_margin", "A", "recall", 0.23, ""), ("winner_noise", "A", "recall", 0.001, "beyond noise"),
         ("winner_margin", "A", "hmean_recall", 0.09, ""), ("winner_noise", "A", "hmean_recall", 0.012, "beyond noise"),
     ], columns=["finding", "system", "measure", "value", "detail"])
-    text = findings_note(rows, primary="accuracy").details       # the per-measure verdicts: one click away
-    line = next(t for t in text.splitlines() if "bootstrap noise" in t)
-    assert "**Beyond the bootstrap noise, only D wins**" in line
-    head, near = line.split("Accuracy, Cohen")[0], line[line.index("Accuracy, Cohen"):]
-    assert "Recall" in head and "HmacR" in head
-    assert near.startswith("Accuracy, Cohen\\'s kappa and F1 crown A, B and C respectively, but each lead is within "
-                           "the bootstrap noise (differences 0.001 to 0.016; corrected p from 0.750 to 0.950)")
+    note = findings_note(rows, primary="accuracy")
+    # the clear leads in the headline, the near-ties one click away
+    head = next(t for t in note.text.splitlines() if "Leads beyond the bootstrap noise" in t)
+    assert "**D** under Recall" in head and "HmacR" in head and "Accuracy" not in head.split("noise (")[1]
+    near = next(t for t in note.details.splitlines() if "Near-ties" in t)
+    assert "A under Accuracy" in near and "B under Cohen\\'s kappa" in near and "C under F1" in near
+    assert "(differences 0.001 to 0.016; corrected p from 0.750 to 0.950)" in near and "Recall" not in near
 
 
 def test_every_measure_crowns_one_system_but_says_where_it_is_within_noise():
@@ -189,10 +189,12 @@ def test_a_winner_without_a_paired_verdict_is_still_named():
         ("winner_margin", "A", "kappa", 0.01, ""), ("winner_noise", "A", "kappa", 0.4, "within noise"),
         ("winner_margin", "A", "mcc", np.nan, ""), ("winner_noise", "A", "mcc", np.nan, "undefined"),
     ], columns=["finding", "system", "measure", "value", "detail"])
-    line = next(t for t in findings_note(rows, primary="accuracy").details.splitlines() if "bootstrap noise" in t)
+    note = findings_note(rows, primary="accuracy")
+    line = next(t for t in note.details.splitlines() if "Near-ties" in t)
     tail = line.split("Not tested against a runner-up")[1]
     assert "C under Matthews correlation coefficient" in tail and "D under F1" in tail
-    assert "**Beyond the bootstrap noise, only A wins**" in line and "B under Cohen" in line
+    assert "B under Cohen" in line
+    assert "Leads beyond the bootstrap noise" in note.text and "**A** under Accuracy" in note.text
 
 
 # ----------------------------------------------------------------------------- degenerate winners

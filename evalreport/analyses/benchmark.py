@@ -45,6 +45,7 @@ from evalreport._atomic import atomic_dir
 from evalreport.analyses.compare import Comparison, _records, compare
 from evalreport.errors import InputError, MeasureError
 from evalreport.inputs.benchmark import MISSING_POLICIES, Benchmark, BenchmarkTask, task_error
+from evalreport.words import counted
 
 __all__ = ["compare_benchmark", "BenchmarkComparison", "BENCHMARK_TABLES", "rank_distribution_of"]
 
@@ -269,7 +270,7 @@ def compare_benchmark(benchmark: Benchmark, *, bootstrap: int = 1000, seed: int 
         if len(keep) < 1:
             raise InputError("missing='exclude' leaves no system: none takes part in every task")
         tasks = [replace(t, runs=select_systems(t.runs, keep)) for t in tasks]
-        notes.append(f"missing = exclude: {len(gaps)} system(s) missing from some task removed from the benchmark "
+        notes.append(f"missing = exclude: {counted(len(gaps), 'system')} missing from some task removed from the benchmark "
                      f"({', '.join(map(repr, gaps))})")
     elif gaps:
         notes.append("missing = drop: each aggregation uses the tasks a system took part in; rank-based methods "
@@ -316,7 +317,7 @@ def compare_benchmark(benchmark: Benchmark, *, bootstrap: int = 1000, seed: int 
     else:
         pooled_table = pooled
         notes.append(f"pooled (micro) score: {tasks[0].primary} of the confusion matrices summed over the "
-                     f"{len(tasks)} tasks, for the {len(complete)} system(s) present in every task; task weights "
+                     f"{len(tasks)} tasks, for the {counted(len(complete), 'system')} present in every task; task weights "
                      "do not apply (each item counts once)")
     task_ranks = _stat("task_ranks")(scores, higher_is_better=hib, missing=a_missing)
     cons = _stat("consensus")(scores, higher_is_better=hib, weights=weights if weighted else None, missing=a_missing,

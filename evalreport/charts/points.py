@@ -52,6 +52,9 @@ DEFAULT_BASELINES = ("majority", "uniform", "prevalence")
 ZOOM = 4.0
 #: ... and while the median interval stays this many px wide: wider than a point, so that it is seen.
 MIN_INTERVAL_PX = 24
+#: At most this many distinct letter sets are told apart by colour (the theme's categorical palette
+#: has 10); beyond it the letters are written beside the intervals.
+MAX_COLOURED_GROUPS = 10
 #: Font size and line height (px) of the baseline labels above the plot.
 BASELINE_FONT, BASELINE_LINE = 10, 13
 
@@ -145,7 +148,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     name = short_measure_label(measure)
     has_intervals = bool(np.isfinite(df[["lo", "hi"]].to_numpy(float)).any())
 
-    colour = None
+    colour, written = None, False
     if groups is not None:
         field, legend_title = (("letters", "Significance letters") if "letters" in groups
                                else ("group", "Significance group"))
@@ -155,8 +158,10 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
         joined = g.groupby("system", sort=False)[field].agg(lambda s: ",".join(sorted(map(str, s.unique()))))
         df[field] = df["system"].map(joined).fillna("none")
         one_group = df[field].nunique() == 1
-        # one group for all: a legend with a single entry says less than the subtitle
-        colour = None if one_group else alt.Color(f"{field}:N", title=legend_title, legend=_legend())
+        # one group for all: a legend with a single entry says less than the subtitle; more letter sets
+        # than a palette tells apart: the letters are written beside the intervals instead of colours
+        written = df[field].nunique() > MAX_COLOURED_GROUPS
+        colour = None if one_group or written else alt.Color(f"{field}:N", title=legend_title, legend=_legend())
     direction = "higher is better" if hib else "lower is better"
     tooltip = [alt.Tooltip("system:N", title="System"),
                alt.Tooltip("value:Q", title=f"{measure_label(measure)} ({measure})", format=".4f")]
@@ -220,6 +225,10 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
             x=alt.X("lo:Q", scale=x_scale, title=x_title), x2=alt.X2("hi:Q")))
     point = base.mark_point(filled=True, size=70).encode(x=x)
     layers.append(point.encode(color=colour) if colour is not None else point)
+    if groups is not None and written:
+        right = "hi:Q" if has_intervals else "value:Q"
+        layers.append(base.mark_text(align="left", dx=5, fontSize=BASELINE_FONT, color="#333333").encode(
+            x=alt.X(right, scale=x_scale, title=x_title), text=alt.Text(f"{field}:N")))
     if shown is not None and not shown.empty:
         layers.append(alt.Chart(shown).mark_rule(strokeDash=[5, 4], color="#555555").encode(
             x=alt.X("value:Q", scale=x_scale),
@@ -237,7 +246,9 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     if off is not None and not off.empty:
         side = "below" if (off["value"] < lo).all() else "above" if (off["value"] > hi).all() else "away from"
         subtitle.append(f"off the axis, far {side} every system: {_fmt_baselines(off)}")
-    if groups is not None and colour is None:
+    if groups is not None and written:
+        subtitle.append(f"beside each interval: its {legend_title.lower()} (systems sharing one are not separated)")
+    elif groups is not None and colour is None:
         subtitle.append("every system shares one letter (no pair separated)" if field == "letters"
                         else "every system in one significance group (none separable)")
     if undefined:

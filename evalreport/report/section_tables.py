@@ -67,6 +67,7 @@ def integer_ranks(ranks: pd.Series) -> pd.Series:
 # ----------------------------------------------------------------------------- p-value floor
 # the rule lives in the analyses layer (the findings block states the same floor)
 from evalreport.analyses.resampling import p_floor, resamples_needed  # noqa: E402
+from evalreport.words import counted  # noqa: E402
 
 
 def p_floor_sentence(floor: dict, *, alpha: float | None = None) -> str:
@@ -76,13 +77,14 @@ def p_floor_sentence(floor: dict, *, alpha: float | None = None) -> str:
             f"Holm's correction over the {m:,} pairs of systems multiplies the smallest by {m:,}: no corrected "
             f"p-value can be below {m:,}/{B + 1:,} = {floor['holm']:.3g}.")
     if floor["at_floor"]:
-        text += (f" {floor['at_floor']:,} pair(s) have the smallest raw p: the difference was never reached by "
+        text += (f" {counted(floor['at_floor'], 'pair')} {'has' if floor['at_floor'] == 1 else 'have'} the smallest "
+                 "raw p: the difference was never reached by "
                  f"chance in {B:,} resamples, the strongest evidence this many resamples can give (more resamples "
                  "lower the floor).")
     if alpha is not None and floor["holm"] >= alpha:          # significant: p < alpha
         need = resamples_needed(m, alpha)
-        text += (f" That floor is above alpha = {alpha:g}: with this many pairs no difference can be significant after "
-                 f"Holm's correction; at least {need:,} resamples would be needed.")
+        text += (f" That floor is above alpha = {alpha:g}: with this many pairs no difference can be significant by "
+                 f"the {floor['test']} test after Holm's correction; at least {need:,} resamples would be needed.")
     return text
 
 

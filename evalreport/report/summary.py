@@ -28,6 +28,8 @@ __all__ = ["findings_note", "escape"]
 
 #: At most this many systems are named in one list (the CSV has every row).
 MAX_NAMED = 6
+#: The headline names at most this many systems the leader is not separated from.
+NAMED_INSEPARABLE = 3
 #: At most this many measures are listed as undefined.
 MAX_UNDEFINED = 4
 
@@ -139,9 +141,10 @@ def _crowns(groups, *, labels: bool, what: str = "measures", bold: bool = True) 
     return _join(parts, "; ")
 
 
-def _winners_sentence(of, alpha: float) -> str:
+def _winners_sentence(of, alpha: float, *, clear_said: bool = False) -> str:
     """Who wins under each measure, the leads beyond the paired bootstrap noise apart from the
-    near-ties (rows ``winner``, ``winner_margin``, ``winner_noise``)."""
+    near-ties (rows ``winner``, ``winner_margin``, ``winner_noise``); ``clear_said``: the headline
+    names the clear leads already, so this sentence starts at the near-ties."""
     winners = of("winner")
     groups = _winner_groups(winners, "measure")
     if not groups:
@@ -170,7 +173,9 @@ def _winners_sentence(of, alpha: float) -> str:
                   f"{_p_range(noise.loc[near, 'value'])})")
         return t + "."
     clear_groups = _winner_groups(winners[winners["measure"].isin(clear)], "measure")
-    if len(clear_groups) > 1:
+    if clear_said:
+        t = ""
+    elif len(clear_groups) > 1:
         t = (f"**The winner depends on the measure.** Leads beyond the bootstrap noise ({rule}): "
              + _crowns(clear_groups, labels=True) + ".")
     elif clear_groups:
@@ -183,7 +188,11 @@ def _winners_sentence(of, alpha: float) -> str:
         near_groups = _winner_groups(winners[winners["measure"].isin(near)], "measure")
         noise_words = (f"within the bootstrap noise ({_differences(margin.loc[near, 'value'])}; corrected "
                        f"{_p_range(noise.loc[near, 'value'])})")
-        if len(near) > 1 and len(near_groups) > 1 and all(len(ms) == 1 for _, ms in near_groups):
+        if clear_said:
+            t += f"**Near-ties** ({rule}): "
+            t += (_crowns(near_groups, labels=True, bold=False, what="near-tied measures")
+                  + f"; each lead over the runner-up {noise_words}")
+        elif len(near) > 1 and len(near_groups) > 1 and all(len(ms) == 1 for _, ms in near_groups):
             # "Accuracy, kappa and F1 crown A, B and C": one measure per winner, in step
             order = [(ms[0], w) for w, ms in near_groups]
             t += (f" {_join([escape(_label(m)) for m, _ in order])} crown {_join([_names(w) for _, w in order])} "
@@ -194,12 +203,13 @@ def _winners_sentence(of, alpha: float) -> str:
         t += ("; these measures do not separate their first two systems." if len(near) > 1 else
               "; this measure does not separate its first two systems.")
     if tied:
-        t += " Tied for first: " + _join([f"{_names(by_measure[m])} under {escape(_label(m))}" for m in tied],
-                                         "; ") + "."
+        shown = _join([f"{_names(by_measure[m])} under {escape(_label(m))}" for m in tied], "; ")
+        t += (" " if t else "") + f"Tied for first: {shown}."
     if untested:
-        t += (" Not tested against a runner-up (no other system has a value, or no resample defines both): "
-              + _crowns(_winner_groups(winners[winners["measure"].isin(untested)], "measure"), labels=True,
-                        bold=False, what="untested measures") + ".")
+        shown = _crowns(_winner_groups(winners[winners["measure"].isin(untested)], "measure"), labels=True,
+                        bold=False, what="untested measures")
+        t += ((" " if t else "") + "Not tested against a runner-up (no other system has a value, or no resample "
+              f"defines both): {shown}.")
     return t
 
 
@@ -283,8 +293,8 @@ def _chance_sentence(of, alpha: float) -> str:
     below, level_rows, point = of("below_baseline"), of("chance_level"), of("at_or_below_baseline")
     parts = []
     if len(below):
-        parts.append(f"**Below chance** under the primary measure (the whole {level} bootstrap interval is worse "
-                     f"than the strongest chance baseline): {listed(below, True)}.")
+        parts.append(f"**Below chance** under the primary measure (whole {level} interval below the strongest "
+                     f"chance baseline): {listed(below, True)}.")
     if len(level_rows):
         parts.append(f"**Indistinguishable from chance** under the primary measure (the {level} bootstrap interval "
                      f"holds the strongest chance baseline): {listed(level_rows, True)}.")
@@ -329,18 +339,18 @@ def _separation_item(of, first, alpha: float) -> str:
     who = "the leader" if len(lead) == 1 else "the leaders"
     s = "**Separated from " + who + ":** "
     shown = [f"{escape(r['system'])} ({_p(float(r['value']))})" if not pd.isna(r["value"])
-             else escape(r["system"]) for _, r in others.head(MAX_NAMED).iterrows()]
+             else escape(r["system"]) for _, r in others.head(NAMED_INSEPARABLE).iterrows()]
     if len(others) == 0 and len(insep) == 0:
         s += f"every other {'tested ' if len(untested) else ''}system."
-    elif n_sep == 0 and len(others) > MAX_NAMED:
+    elif n_sep == 0 and len(others) > NAMED_INSEPARABLE:
         ps = others["value"].dropna()
         s += (f"none of the other {len(others)} tested systems"
               + (f" (corrected p from {ps.min():.3f} to {ps.max():.3f})" if len(ps) > 1 else "") + ".")
     elif n_sep == 0:
         s += f"none of the other {len(others)} tested systems: not {_join(shown)}."
     else:
-        if len(others) > MAX_NAMED:
-            shown.append(f"{len(others) - MAX_NAMED} more")
+        if len(others) > NAMED_INSEPARABLE:
+            shown.append(f"{len(others) - NAMED_INSEPARABLE} more (the leaderboard's letters)")
         s += f"{n_sep} of the other {n_sep + len(others)}; not {_join(shown)}."
     pairs, n_letters = first("separated_pairs"), first("letters")
     if pairs is not None and n_sep + len(others) > 1:
@@ -410,7 +420,7 @@ def _measures_item(of, alpha: float) -> str:
     if noise.empty:
         return t + "."
     clear = noise[noise["detail"] == "beyond noise"]
-    rule = (f"paired bootstrap test of each winner against its runner-up, Holm-corrected over the {len(noise)} "
+    rule = (f"each winner against its runner-up: paired bootstrap, Holm-corrected over the {len(noise)} "
             f"measures with one winner, alpha {alpha:g}")
     if clear.empty:
         return t + (f"; its lead over the runner-up is within the bootstrap noise under every one ({rule})." if one
@@ -441,8 +451,9 @@ def _undefined_items(of) -> list[str]:
                 why += f"; {len(reasons) - 3} more reason{'s' * (len(reasons) > 4)}"
             parts.append(f"{', '.join(shown)} for {_names(systems)}" + (f" ({why})" if why else ""))
         more = f"; {len(groups) - MAX_UNDEFINED} more groups" if len(groups) > MAX_UNDEFINED else ""
-        items.append(head + "; ".join(parts) + more
-                     + ". Every case and its full reason: the table of undefined values and scores.csv.")
+        items.append(head + "; ".join(parts) + more + ".")
+    if items:
+        items[-1] += " Every case and its full reason: the table of undefined values and scores.csv."
     return items
 
 
@@ -491,11 +502,12 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
     if not_avail is not None:
         detail = escape(not_avail["detail"])
         headline.append(f"**Not available:** {detail[:1].upper() + detail[1:]}.")
-    details = [_winners_sentence(of, alpha), _calibration_sentence(of), _runner_item(of, first, n_items, method=True),
+    details = [_winners_sentence(of, alpha, clear_said=True), _calibration_sentence(of),
+               _runner_item(of, first, n_items, method=True),
                chance if chance.startswith("**Chance:**") else "", *undefined]
     if undefined:
         headline.append(f"**Undefined values:** {len(of('undefined')) + len(of('undefined_skipped')):,} "
-                        "(measure, system) cases; below and in scores.csv.")
+                        "(measure, system) cases, listed below.")
     listed = [f"- {i}" for i in details if i]
     return Note("\n".join(f"- {i}" for i in headline if i), details="\n".join(listed) if listed else None,
                 summary="More findings: each measure's winner, calibration, undefined values")

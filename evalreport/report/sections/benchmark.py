@@ -26,6 +26,7 @@ from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
 from evalreport.report.section_tables import integer_ranks
 from evalreport.report.sections._core import MAX_ROWS, ReportBase
+from evalreport.words import counted
 
 #: The consensus method the findings and the leaderboard's order use (see the module docstring).
 DEFAULT_CONSENSUS = "mean_rank"
@@ -150,7 +151,7 @@ class BenchmarkSections(ReportBase):
             return text + ", and they order every pair of systems alike."
         pairs = [f"{escape(a)} vs {escape(b)}" for a, b in zip(dis["system_a"], dis["system_b"])]
         shown = ", ".join(pairs[:3]) + (f" and {len(pairs) - 3} more" if len(pairs) > 3 else "")
-        return (text + f". They order {len(pairs)} pair(s) of systems differently ({shown}; see the table of "
+        return (text + f". They order {counted(len(pairs), 'pair')} of systems differently ({shown}; see the table of "
                        "disagreements).")
 
     @cached_property
@@ -220,7 +221,7 @@ class BenchmarkSections(ReportBase):
             return f"Every system took part in every task (missing-systems policy: {policy})."
         gone = part[~part["present"]].groupby("system", sort=False)["task"].apply(list)
         named = "; ".join(f"{escape(s)} (from {_names(t)})" for s, t in list(gone.items())[:MAX_NAMED])
-        return (f"{len(gone)} system(s) did not take part in every task: {named}"
+        return (f"{counted(len(gone), 'system')} did not take part in every task: {named}"
                 + (" and more" if len(gone) > MAX_NAMED else "")
                 + f". Policy **{policy}**: {words.get(policy, policy)}; Friedman, Nemenyi and Wilcoxon use only the "
                   "systems present in every task.")

@@ -31,6 +31,7 @@ from evalreport.report.section_tables import integer_ranks
 from evalreport.report.sections.multilabel_parts import BASELINE_WORDS, TEST_WORDS, MultiLabelParts
 from evalreport.report.sections.multilabel_skips import skips_sentence
 from evalreport.report.sections._core import MAX_ROWS, wide_scores
+from evalreport.words import counted
 
 __all__ = ["open_multilabel_report", "MultiLabelReport"]
 
@@ -348,7 +349,7 @@ class MultiLabelReport(MultiLabelParts):
         head = f"After prevalence calibration of every label ({ref}), "
         if set(first) == set(first_c):
             return (head + f"{_names(first_c)} stays first under {escape(self._label(m))}; "
-                    f"{moved} system(s) change rank.")
+                    f"{counted(moved, 'system')} change rank.")
         return head + f"**{_names(first_c)}** is first under {escape(self._label(m))} instead of {_names(first)}."
 
     def _baseline_sentence(self) -> str:

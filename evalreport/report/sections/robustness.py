@@ -13,6 +13,7 @@ from evalreport.report.section_tables import (MAX_FLIPS, MAX_INCONSISTENT, MAX_P
                                                flips, p_floor, p_floor_sentence)
 from evalreport.report.sections._core import MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase
 from evalreport.report.sections.overview import code_span
+from evalreport.words import counted
 
 #: Above this many systems the p-value heatmap shows the best ones (all pairs stay in pairwise.csv).
 MAX_PVALUE_SYSTEMS = 40
@@ -156,10 +157,11 @@ class RobustnessSections(ReportBase):
             show = fl[fl["beyond_noise"]]
             n_noise = len(fl) - len(show)
             if show.empty:
-                return Note(f"{len(fl):,} system pair(s) change order between {escape(p)} and another measure, but every one "
+                return Note(f"{counted(len(fl), 'flip')} (a pair of systems that another measure orders the other way "
+                            f"than {escape(p)}), but every one "
                             f"of these flips is within the bootstrap noise. {rule} All flips are in disagreements.csv.")
-            head = (f"The {len(show):,} system pair(s) whose order under {p} (primary; A is its winner) flips under "
-                    f"another measure by more than the noise. {rule} The other {n_noise:,} flip(s) are within the "
+            head = (f"The {counted(len(show), 'flip')} larger than the noise: a pair of systems whose order under {p} "
+                    f"(primary; A is its winner) flips under another measure. {rule} The other {counted(n_noise, 'flip')} {'is' if n_noise == 1 else 'are'} within the "
                     "noise of at least one of the two measures.")
         shown = f" First {MAX_FLIPS} (the clearest); all in disagreements.csv." if len(show) > MAX_FLIPS \
             else " All flips, with the noise-level ones, are in disagreements.csv."
@@ -349,6 +351,9 @@ class RobustnessSections(ReportBase):
                                                        f"resamples, {floor['pairs']} pairs)") if floor else None),
                      name="pvalues", caption=caption)
 
+    #: With many systems the pairwise table shows each system against the next one, at most this many rows.
+    MAX_NEIGHBOUR_PAIRS = 60
+
     def pairwise_table(self) -> Table | Note | None:
         pw = self.table("pairwise")
         if pw.empty:   # from confusion matrices the section's one note already says why (rank_distribution_chart)
@@ -375,9 +380,13 @@ class RobustnessSections(ReportBase):
         if n_pairs > MAX_PAIRS_ALL:
             nxt = {a: b for a, b in zip(order, order[1:])}
             keep = [nxt.get(a) == b for a, b in zip(wide["system A"], wide["system B"])]
-            wide = wide[keep].head(MAX_PAIRS_ALL)
-            shown = (f"Each system and the next one in the leaderboard ({len(wide):,} of the {n_pairs:,} pairs; every "
-                     "pair is in pairwise.csv and in the p-value chart)")
+            wide = wide[keep]
+            n_next = len(wide)
+            wide = wide.head(self.MAX_NEIGHBOUR_PAIRS)
+            shown = ("Each system and the next one in the leaderboard ("
+                     + (f"the first {len(wide):,} of these {n_next:,} pairs; " if n_next > len(wide) else
+                        f"{len(wide):,} of the {n_pairs:,} pairs; ")
+                     + "every pair is in pairwise.csv and in the p-value chart)")
         caption = (f"{shown}: the difference under {p_label} and the Holm-corrected p-values of each paired test "
                    "(McNemar's test is on accuracy, as a cross-check). Raw and Benjamini-Hochberg p-values are in "
                    "pairwise.csv.")
