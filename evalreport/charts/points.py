@@ -70,7 +70,10 @@ def _baseline_rows(base: pd.DataFrame, lo: float, hi: float, width: float) -> pd
         members = base[cluster == c]
         names = " / ".join(members["baseline"].astype(str))
         value = float(members["value"].iloc[0])
-        rows.append({"value": value, "text": f"{names} = {value:.3f}", "px": float(px[cluster == c][0])})
+        shown = [f"{v:.3f}" for v in members["value"].astype(float)]
+        text = (f"{names} = {shown[0]}" if len(set(shown)) == 1 else
+                " / ".join(f"{b} = {v}" for b, v in zip(members["baseline"].astype(str), shown)))
+        rows.append({"value": value, "text": text, "px": float(px[cluster == c][0])})
     labels = pd.DataFrame(rows)
     lines: list[list[tuple[float, float]]] = []
     align, line = [], []

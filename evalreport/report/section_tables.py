@@ -232,16 +232,14 @@ def cv_differences(est: pd.DataFrame, *, top: int = MAX_CV_MEASURES):
 
 
 # ----------------------------------------------------------------------------- chance baselines
+#: One name per chance baseline, in every table, chart and appendix (the findings' sentences say the
+#: same in words: :data:`evalreport.report.summary.BASELINE_WORDS`).
 BASELINE_WORDS = {"majority": "majority class", "uniform": "uniform random",
-                  "prevalence": "random at gold prevalence", "fixed_sizes": "random, fixed class sizes",
-                  "contingency": "random table, gold sizes fixed",
-                  "trivial_acceptor": "always positive", "trivial_rejector": "always negative"}
-
-
-#: The same, short enough for a chart's label row (several baselines at one value share a label).
-BASELINE_CHART_WORDS = {"majority": "majority class", "uniform": "uniform random", "prevalence": "random at prevalence",
-                        "fixed_sizes": "permuted gold", "contingency": "random table",
-                        "trivial_acceptor": "always positive", "trivial_rejector": "always negative"}
+                  "prevalence": "random at gold prevalence", "fixed_sizes": "permuted gold labels",
+                  "contingency": "random table", "trivial_acceptor": "always positive",
+                  "trivial_rejector": "always negative"}
+#: The chart's label row uses the same names.
+BASELINE_CHART_WORDS = BASELINE_WORDS
 
 
 def baselines_wide(base: pd.DataFrame, order: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -36,9 +36,9 @@ MAX_UNDEFINED = 4
 BASELINE_WORDS = {
     "majority": "always predicting the majority class",
     "uniform": "uniformly random labels",
-    "prevalence": "random labels drawn with the gold class shares",
+    "prevalence": "random labels at the gold prevalence",
     "fixed_sizes": "randomly permuted gold labels",
-    "contingency": "a uniformly random confusion table",
+    "contingency": "a random table",
     "trivial_acceptor": "always predicting the positive class",
     "trivial_rejector": "always predicting the negative class",
 }

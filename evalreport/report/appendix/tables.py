@@ -20,6 +20,7 @@ import pandas as pd
 
 from evalreport.analyses.letters import letters_sentence
 from evalreport.report.appendix.numbers import REPORT_DIGITS, decimals, fmt
+from evalreport.report.section_tables import BASELINE_WORDS
 
 __all__ = ["Cell", "Column", "TableSpec", "COLUMN_IN", "PAGE_IN", "GAP_IN", "leaderboard",
            "measures_tables", "per_class_tables", "baselines_table", "systems_per_table", "build_all",
@@ -232,8 +233,6 @@ def per_class_tables(data, *, metric: str = "f1") -> list[TableSpec]:
     return out
 
 
-_BASELINE_WORDS = {"majority": "majority class", "uniform": "uniform random", "prevalence": "random at gold prevalence",
-                   "fixed_sizes": "random, system's class sizes", "contingency": "random contingency table"}
 
 
 def baselines_table(data) -> list[TableSpec]:
@@ -246,7 +245,7 @@ def baselines_table(data) -> list[TableSpec]:
     if base.empty:
         return []
     d = primary_decimals(data)
-    rows = [[Cell(_BASELINE_WORDS.get(str(b), str(b)), kind="text"), Cell(fmt(v, d) or "\u2014"),
+    rows = [[Cell(BASELINE_WORDS.get(str(b), str(b)), kind="text"), Cell(fmt(v, d) or "\u2014"),
              Cell(str(m).replace("_", " "), kind="text")]
             for b, v, m in zip(base["baseline"], base["value"], base["method"])]
     board = data.table("leaderboard")
