@@ -333,14 +333,15 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
 
 
 def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, min_probability: float = 0.005,
-                            title: str | None = None) -> alt.LayerChart:
+                            title: str | None = None, order=None) -> alt.LayerChart:
     """Bubble chart of P(rank = k) for every system under ``measure``: one row per system
     (ordered by expected rank), bubble area and shade proportional to the probability, the
     probability printed in the bubbles big enough to hold it (at least 30%). The chart stays
     within the page width: rank columns narrow down to 14 px and long system names are
     shortened, beginning and end kept and no two alike (full name in the tooltip).
 
-    ``rank_distribution``: (system, measure, rank, probability).
+    ``rank_distribution``: (system, measure, rank, probability). ``order``: the systems top to bottom
+    (the leaderboard's order; systems not in it follow by expected rank).
     """
     df = _require(rank_distribution, ["system", "measure", "rank", "probability"], "rank_distribution_chart")
     df = _select(df, "measure", measure, "rank_distribution_chart")[["system", "rank", "probability"]]
@@ -349,6 +350,9 @@ def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, mi
     expected = (df["rank"] * df["probability"]).groupby(df["system"]).sum() / \
         df["probability"].groupby(df["system"]).sum()
     systems = expected.sort_values(kind="stable").index.tolist()
+    if order is not None:
+        given = [str(x) for x in order if str(x) in set(systems)]
+        systems = given + [x for x in systems if x not in set(given)]
     df = df[df["probability"] >= min_probability]
     ranks = sorted(pd.unique(df["rank"]))
     limit = int(min(_label_limit(systems), 180, max(110, PAGE_WIDTH - 40 - 14 * len(ranks))))

@@ -321,7 +321,8 @@ class RobustnessSections(ReportBase):
                         "this report was made from confusion matrices (see the overview).")
         if rd.empty:
             return Note("Rank distributions need item-level predictions and bootstrap resamples.")
-        return Chart(charts.rank_distribution_chart(rd, measure=self.primary), name="rank-distribution",
+        return Chart(charts.rank_distribution_chart(rd, measure=self.primary, order=self.board_order or None),
+                     name="rank-distribution",
                      caption=f"Bootstrap distribution of each system's rank under {self._label(self.primary)}: "
                              "P(rank = k).")
 
