@@ -4,15 +4,15 @@
     .venv/bin/python benchmarks/report_shapes.py --out /tmp/shapes --shape few,many --pictures
     python3 benchmarks/report_shapes.py --tile /tmp/shapes/few/shots/page.png    # cut a page (needs Pillow)
 
-Shapes (issue 10's "done when"):
+Shapes (a small and a large shared task, the built-in demo, 1,000 classes, two benchmarks):
 
 demo      the built-in example: 8 scikit-learn classifiers x 6 imbalanced classes x 620 items, folds
 few       3 systems x 3 classes x 300 items (examples.shared_task_data)
 many      25 systems with long participant-style names x 4 classes x 2,000 items (a shared task)
 imagenet  the 11 ImageNet confusion matrices of Goesgens et al. (1,000 classes; shared/data)
-bench13x2 a benchmark (issue 11): the benchmark demo's 13 classifiers on two of its tasks (digits, wine)
+bench13x2 a benchmark: the benchmark demo's 13 classifiers on two of its tasks (digits, wine)
 bench20x6 a benchmark: 20 systems x 6 tasks x 10,000 items per task, 1,000 resamples
-          (examples.shared_benchmark_data; issue 11's timing)
+          (examples.shared_benchmark_data; the benchmark timing of docs/benchmark.md)
 
 Each report is built by the CLI in a subprocess (``evalreport report`` / ``demo``), so the time is
 what a user waits, imports included. ``--pictures`` adds ``OUT/<shape>/shots/page.png`` (the whole

@@ -1,4 +1,4 @@
-"""The paper appendix (issue 14): booktabs structure, widths, the rounding rule, agreement with the
+"""The paper appendix: booktabs structure, widths, the rounding rule, agreement with the
 report's tables, the methods paragraph from the settings, atomic output and the CLI."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""The appendix reads like a paper (review items 6, 8, 10, 11): cross-validation stated and cited
-(Forman and Scholz 2010, paper 001), formulas as math, whose equation a number is, one citation per
-source, no claim about tables the appendix lacks, names hyphenated not cut, figures that fit a
-smaller paper, and multi-label input refused plainly."""
+"""The appendix reads like a paper: cross-validation stated and cited (Forman and Scholz 2010),
+formulas as math, whose equation a number is, one citation per source, no claim about tables the
+appendix lacks, names hyphenated not cut, figures that fit a smaller paper, and multi-label input
+refused plainly."""
 from __future__ import annotations
 
 import re
@@ -53,7 +53,7 @@ def _read(folder: Path, name: str) -> str:
     return (folder / name).read_text(encoding="utf-8")
 
 
-# ----------------------------------------------------------------------------- cross-validation (item 6)
+# ----------------------------------------------------------------------------- cross-validation
 def _norm(text: str) -> str:
     return " ".join(text.replace("-\n", "").split())
 
@@ -135,7 +135,7 @@ def test_folds_without_a_positive_class_still_state_the_pooling(tmp_path):
     assert not (tmp_path / "out" / "tables" / "cv-estimators.tex").exists()
 
 
-# ----------------------------------------------------------------------------- formulas and sources (item 8)
+# ----------------------------------------------------------------------------- formulas and sources
 def test_the_primary_formula_is_math_with_one_citation_naming_whose_equation(nofolds):
     tex = _read(nofolds, "methods.tex")
     first = tex.split("\n\n")[0]
@@ -164,12 +164,30 @@ def test_an_equation_number_always_says_whose(nofolds):
 @pytest.mark.parametrize("ident, who, where", [
     ("macro_f1", "Opitz (2022)", "eq.\u00a018\u201319"),       # a no-break space, an en dash
     ("f_star", "Hand et al. (2021)", "eq.\u00a02 (F* = F/(2-F) = TP / (n - TN))"),
-    ("markedness", "Powers (2011)", ""),                     # "(cited in paper 004)" is Powers's work
+    ("markedness", "Powers (2011)", ""),
     ("confusion_entropy", "Gösgens et al. (2021)", "Table\u00a01 (Wei et al. 2010)"),
 ])
 def test_source_refs(ident, who, where):
     ref = source_refs(get(ident).source)[0]
     assert (ref.who, ref.where) == (who, where)
+
+
+def test_the_second_work_of_a_source_keeps_its_place():
+    """accuracy's source names two works, the first with its year in brackets, the second without."""
+    refs = [(r.who, r.where, r.keys) for r in source_refs(get("accuracy").source)]
+    assert refs == [("Opitz (2022)", "eq.\u00a07", ("opitz2022bias",)),
+                    ("Gösgens et al. (2021)", "Table\u00a01", ("gosgens2021good",))]
+
+
+def test_markedness_cites_powers_alone():
+    """Powers (2011) defines markedness (PPV + NPV - 1). Gösgens et al. (2021) cite Powers only in their
+    introduction, among works on how measures differ (their ref. [21]): markedness is in none of their
+    tables, so citing them for it would credit them with something they do not say. The text and the
+    bibliography name Powers alone."""
+    from evalreport.measures.references import works_for_measures
+
+    assert [r.keys for r in source_refs(get("markedness").source) if r.keys] == [("powers2011evaluation",)]
+    assert [w.key for w in works_for_measures(["markedness"])] == ["powers2011evaluation"]
 
 
 def test_author_year_of_two_authors():
@@ -191,7 +209,7 @@ def test_the_opitz_entry_can_be_found():
     assert "arXiv:2404.16958" in entry and "10.1162/tacl" in entry
 
 
-# ----------------------------------------------------------------------------- the reader's own paper (item 11)
+# ----------------------------------------------------------------------------- the reader's own paper
 _AUTHOR_MAIN = r"""\documentclass[twocolumn]{article}
 \usepackage[T1]{fontenc}
 %FONT%
@@ -206,7 +224,7 @@ Details in Appendix~\ref{sec:evalreport}.
 
 
 def test_page_figures_fit_the_default_article_and_lmodern_gives_no_type3_fonts(folds, tmp_path):
-    """The review's main.tex (default article, two columns): no 'Float too large' from the page-wide
+    """An author's main.tex (default article, two columns): no 'Float too large' from the page-wide
     heatmaps (7 in tall against 7.3 in of text); with lmodern, as docs/appendix.md says, only vector fonts."""
     _need("pdflatex", "pdffonts")
     shutil.copytree(folds, tmp_path / "appendix")
@@ -221,7 +239,7 @@ def test_page_figures_fit_the_default_article_and_lmodern_gives_no_type3_fonts(f
     assert "Type 3" not in fonts, fonts
 
 
-# ----------------------------------------------------------------------------- multi-label (item 10)
+# ----------------------------------------------------------------------------- multi-label
 def test_appendix_of_a_multilabel_gold_file_is_refused_plainly(tmp_path, capsys):
     from evalreport.cli import main
 

@@ -1,7 +1,7 @@
-"""The report's charts in the data shapes of issue 10 (3 systems x 3 classes; 25 systems with
-long names; 11 close ImageNet systems; 20 measures): what a reader would see as overlapping,
-cut or unreadable text is tested on the chart specs - sizes, label limits and angles, axis
-domains, which panels and layers exist, font sizes. Every spec validates (``to_dict()``)."""
+"""The report's charts in the data shapes of benchmarks/report_shapes.py (3 systems x 3 classes;
+25 systems with long names; 11 close ImageNet systems; 20 measures): what a reader would see as
+overlapping, cut or unreadable text is tested on the chart specs - sizes, label limits and angles,
+axis domains, which panels and layers exist, font sizes. Every spec validates (``to_dict()``)."""
 from __future__ import annotations
 
 import json

@@ -1,6 +1,6 @@
-"""What the report's tables and notes say (issue 10, sections 3-5): labels rather than ids, integer
-ranks, order flips split by the bootstrap noise, the floor of resampled p-values, a bounded
-cross-validation table, and an audit whose property names are the CLI's."""
+"""What the report's tables and notes say: labels rather than ids, integer ranks, order flips split
+by the bootstrap noise, the floor of resampled p-values, a bounded cross-validation table, an audit
+whose property names are the CLI's, and a p-value heatmap that stays readable with many systems."""
 from __future__ import annotations
 
 import re
@@ -71,7 +71,7 @@ def test_no_future_warning_from_empty_text_columns(tmp_path):
                            "reason": [np.nan, np.nan], "calibrated": False})
     rep = _tables(tmp_path, scores=scores, measures=pd.DataFrame({
         "id": ["accuracy"], "label": ["Accuracy"], "direction": ["higher"], "range": ["[0, 1]"], "chance": [np.nan],
-        "undefined": ["n = 0"], "convention": [np.nan], "formula": ["sum_i c_ii / n"], "source": ["paper 002"]}))
+        "undefined": ["n = 0"], "convention": [np.nan], "formula": ["sum_i c_ii / n"], "source": ["Opitz (2022), eq. 7"]}))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         rep.scores_table()._markdown()
@@ -241,7 +241,7 @@ def test_audit_counterexamples_one_per_property_primary_first(audited):
 
 
 def test_pvalue_heatmap_of_many_systems_shows_the_best_ones(tmp_path):
-    """issue 16 (scale): 60 systems, 1,770 pairs; the chart keeps the 40 best, every pair stays in the CSV."""
+    """At scale, 60 systems and 1,770 pairs: the chart keeps the 40 best, every pair stays in the CSV."""
     from evalreport.report.sections.robustness import MAX_PVALUE_SYSTEMS
 
     S = MAX_PVALUE_SYSTEMS + 20

@@ -1,6 +1,6 @@
-"""The words of the cross-validation section: what paper 001 recommends, and what the data show.
+"""The words of the cross-validation section: what Forman & Scholz (2010) recommend, and what the data show.
 
-Every sentence here is either a quotation of Forman & Scholz (2010, paper 001) with its section,
+Every sentence here is either a quotation of Forman & Scholz (2010) with its section,
 or computed from the tables of :func:`evalreport.analyses.crossval.cross_validate`. What the paper
 recommends, measure by measure:
 
@@ -28,7 +28,7 @@ import pandas as pd
 
 __all__ = ["F_ESTIMATORS", "SPREAD_DECIMALS", "estimate_spread", "recommendation"]
 
-#: The five F estimators of paper 001 (section 2.3), in the order of the summary table.
+#: The five F estimators of Forman & Scholz (2010), section 2.3, in the order of the summary table.
 F_ESTIMATORS = ("F_tp,fp", "F_avg", "F~_avg", "F_pr,re", "F~_pr,re")
 #: Estimates that agree to this many decimals (the report prints 4 in the text) "agree".
 SPREAD_DECIMALS = 4

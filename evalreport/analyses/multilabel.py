@@ -18,7 +18,7 @@ counted as matrix products (:func:`~evalreport.counts.multilabel.count_multilabe
 ``weights``); percentile intervals, rank distributions (the single-label helper
 ``_rank_probabilities``), paired bootstrap tests of the primary measure with Holm and
 Benjamini-Hochberg corrections, and significance groups (:func:`~evalreport.analyses.significance.groups`).
-``calibration``, ``calibration_summary``  prevalence calibration per label (paper 002, eq. 5-6 on each
+``calibration``, ``calibration_summary``  prevalence calibration per label (Opitz 2022, eq. 5-6 on each
                   label's 2 x 2 matrix; :mod:`evalreport.analyses.multilabel_calibration` says what
                   it means for sets and which reference prevalence); ``scores`` keeps only raw rows
 ``tests``         approximate randomisation on the primary measure and McNemar's mid-p test on exact
@@ -70,7 +70,7 @@ from evalreport.measures.multilabel import compute_multilabel, label_record, lab
 __all__ = ["MULTILABEL_MEASURES", "ML_TABLES", "MultiLabelComparison", "compare_multilabel"]
 
 #: The default measures of a multi-label comparison: the example-based ones and the usual
-#: label-based averages (paper 004, section 2).
+#: label-based averages (Gösgens et al. 2021, section 2).
 MULTILABEL_MEASURES = ("f1_macro", "f1_micro", "f1_weighted", "precision_macro", "recall_macro",
                        "precision_micro", "recall_micro", "jaccard_macro", "mcc_macro", "subset_accuracy",
                        "hamming_loss", "example_precision", "example_recall", "example_f1", "example_jaccard")

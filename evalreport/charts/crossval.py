@@ -1,4 +1,4 @@
-"""Cross-validation charts (Forman & Scholz, paper 001): the fold-aggregation estimates per system
+"""Cross-validation charts (Forman & Scholz 2010): the fold-aggregation estimates per system
 and the simulation figures 5-8."""
 from __future__ import annotations
 
@@ -11,13 +11,13 @@ from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, _axis, _label_lim
 
 
 # --------------------------------------------------------------------------------------------
-# 9. cross-validation (Forman & Scholz, paper 001)
+# 9. cross-validation (Forman & Scholz 2010)
 
 
 def cv_estimates(cv: pd.DataFrame, *, measure: str | None = None, by: str = "auto",
                  title: str | None = None) -> alt.LayerChart:
     """The fold-aggregation estimates of one measure per system (e.g. the five F estimators
-    F_avg, F~_avg, F_pr,re, F~_pr,re, F_tp,fp of paper 001, section 3): one row per system,
+    F_avg, F~_avg, F_pr,re, F~_pr,re, F_tp,fp of Forman & Scholz 2010, section 2.3): one row per system,
     one coloured mark per estimator, a grey line spanning their range.
 
     ``cv``: (system, measure, aggregation, value[, estimator]). ``measure`` is needed when the
@@ -163,7 +163,7 @@ def _simulation(sim: pd.DataFrame, *, metric: str, y_title: str, x, column, row,
 def simulation_bias(sim: pd.DataFrame, *, x: str = "auto", column: str | None = "auto", row: str | None = None,
                     estimator: str = "auto", title: str | None = None):
     """Relative bias of each F estimator, one line per estimator, one panel per ``column``
-    (and ``row``) value - Forman & Scholz (paper 001), Figures 5-7.
+    (and ``row``) value - Forman & Scholz (2010), Figures 5-7.
 
     ``sim``: setting columns (e.g. ``positives``/``prevalence``, ``true_f``/``f_true``,
     ``stratified``, ``panel``), the estimator (``label``, the paper's name, or ``estimator``)
@@ -183,7 +183,7 @@ def simulation_bias(sim: pd.DataFrame, *, x: str = "auto", column: str | None = 
 def simulation_sd(sim: pd.DataFrame, *, x: str = "auto", column: str | None = "auto", row: str | None = None,
                   estimator: str = "auto", title: str | None = None):
     """Relative standard deviation of each F estimator (``rel_sd``, or ``value`` with
-    ``metric == "rel_sd"``), laid out as :func:`simulation_bias` (paper 001, Figure 8)."""
+    ``metric == "rel_sd"``), laid out as :func:`simulation_bias` (Forman & Scholz 2010, Figure 8)."""
     return _simulation(sim, metric="rel_sd", y_title="Relative standard deviation", x=x, column=column, row=row,
                        estimator=estimator, what="simulation_sd", zero_rule=False,
                        title=title or "Spread of the ways to compute F in cross-validation",

@@ -213,7 +213,7 @@ CORRELATION_TEXT_CELL = 26
 def correlation_heatmap(rank_correlation: pd.DataFrame, *, method: str = "spearman", order=None,
                         merge_identical: bool = True, title: str | None = None) -> alt.LayerChart:
     """Measures x measures, the rank correlation of the system rankings they induce, printed
-    in the cells, on a diverging scale fixed to [-1, 1] (Opitz, paper 002, Figure 2 style).
+    in the cells, on a diverging scale fixed to [-1, 1] (in the style of Opitz 2022, Figure 2).
 
     ``rank_correlation``: (measure_a, measure_b, method, value). Pairs given once are
     mirrored; ``order`` fixes the measure order (default: order of appearance). With

@@ -370,7 +370,10 @@ def informedness(tp, fp, fn, tn, ctx):
             + ctx.div(tn, tn + fp, "informedness: no gold negatives (AN = 0)") - 1)
 
 
-@binary("markedness", "Markedness", source="Powers 2011 (cited in paper 004); PPV + NPV - 1",
+# Powers (2011) defines markedness. Gösgens et al. (2021) cite that work only among studies of how
+# measures differ (their ref. [21]); they neither define markedness nor list its properties, so the
+# source, and with it the bibliography, names Powers alone.
+@binary("markedness", "Markedness", source="Powers 2011; PPV + NPV - 1",
         formula="TP/PP + TN/PN - 1", range=(-1.0, 1.0), chance=0.0, undefined="PP = 0 or PN = 0")
 def markedness(tp, fp, fn, tn, ctx):
     return (ctx.div(tp, tp + fp, "markedness: no predicted positives (PP = 0)")

@@ -125,11 +125,8 @@ def _unpack(data, labels, systems):
 def catalogue_frame(measures=None) -> pd.DataFrame:
     """The registry as a table: one row per measure with its declared metadata. Each quantity is
     listed once, under its canonical id, with its other ids in ``aliases`` (an alias asked for by
-    name gets its own row, with ``alias_of`` set). Its texts cite works by author and year
-    (:func:`~evalreport.measures.references.cite`), never by evalreport's own paper numbers."""
+    name gets its own row, with ``alias_of`` set)."""
     import pandas as pd
-
-    from evalreport.measures.references import cite
 
     rows = []
     for m in (catalogue() if measures is None else [get(x) for x in measures]):
@@ -137,9 +134,9 @@ def catalogue_frame(measures=None) -> pd.DataFrame:
             "id": m.id, "label": m.label, "kind": m.kind, "averaging": m.averaging or "",
             "direction": m.direction, "range": f"[{m.range[0]:g}, {m.range[1]:g}]",
             "chance": ("1/K" if callable(m.chance) else ("" if m.chance is None else f"{m.chance:g}")),
-            "undefined": cite(m.undefined), "convention": "" if m.convention is None else f"{m.convention:g}",
+            "undefined": m.undefined, "convention": "" if m.convention is None else f"{m.convention:g}",
             "params": ", ".join(f"{k}={v:g}" if not isinstance(v, str) else f"{k}={v}" for k, v in m.params.items()), "formula": m.formula,
-            "source": cite(m.source), "aliases": ", ".join(aliases_of(m.alias_of or m.id)),
+            "source": m.source, "aliases": ", ".join(aliases_of(m.alias_of or m.id)),
             "alias_of": m.alias_of or "",
         })
     return pd.DataFrame(rows)

@@ -2,8 +2,8 @@
 
 Notation (every formula text of the registry): K classes, N = sum c_ij items; c_ij = items of
 gold class i predicted j, a_i = sum_j c_ij (gold class sizes, our row sums), b_j = sum_i c_ij
-(predicted class sizes, our column sums), as in paper 004 (Gösgens et al.), section 2, except
-that paper 004 writes m for K and n for N, and Opitz (paper 002) writes n for K. Opitz also
+(predicted class sizes, our column sums), as in Gösgens et al. (2021), section 2, except
+that Gösgens et al. write m for K and n for N, and Opitz (2022) writes n for K. Opitz also
 writes the transpose: his prevalence(i) is our a_i and his bias(i) our b_i.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import numpy as np
 from evalreport.measures._core import REGISTRY, Measure, register, register_alias, shared
 from evalreport.measures.binary import P000, P004
 
-P002 = "Opitz 2022 (paper 002)"
+P002 = "Opitz (2022)"
 
 
 def marginals(C):
@@ -49,11 +49,11 @@ def _inv_k(K):
 
 
 @_reg("accuracy", "Accuracy", same_as=("f1_micro", "precision_micro", "recall_micro"), claims={
-          # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+          # Sebastiani (2015), Properties 4.1-4.10, 5.1-5.8 and section 3.2
           "sebastiani.IMB.binary": False,
-          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          # Opitz (2022), Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": False, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": False,
-          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          # Gösgens et al. (2021), Table 2 (✓/✗ = binary/multiclass)
           "goesgens.Max": True, "goesgens.Min": True, "goesgens.CSym": True, "goesgens.Sym": True,
           "goesgens.Dist": True, "goesgens.Mon": True, "goesgens.SMon": True, "goesgens.CB": False,
           "goesgens.ACB": False,
@@ -61,7 +61,7 @@ def _inv_k(K):
       source=f"{P002}, eq. 7; {P004}, Table 1", formula="sum_i c_ii / N",
       chance=None, chance_note="equals the sum over classes of gold x predicted prevalence; not constant",
       undefined="N = 0",
-      notes="On single-label data also micro F1 = micro precision = micro recall (paper 002, Appendix A): "
+      notes="On single-label data also micro F1 = micro precision = micro recall (Opitz (2022), Appendix A): "
             "micro_f1, f1_micro, precision_micro, recall_micro. recall_weighted equals it too, except on an "
             "empty matrix under the zero/one policies (a weighted mean with no weight is NaN), so it keeps "
             "its own record.")
@@ -75,10 +75,10 @@ register_alias("micro_f1", "accuracy", label="Micro F1", subset_as="f1_micro",
 
 
 @_reg("balanced_accuracy", "Balanced accuracy", same_as=("recall_macro",), claims={
-          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          # Opitz (2022), Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": True, "opitz.PV": True,
           "opitz.PV_strict": True, "opitz.PV_complete": False,
-          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          # Gösgens et al. (2021), Table 2 (✓/✗ = binary/multiclass)
           "goesgens.Max": True, "goesgens.Min": True, "goesgens.CSym": True, "goesgens.Sym": False,
           "goesgens.Dist": False, "goesgens.SMon": {"paper": True, "audit": False, "why": "docs/audit.md#ba-smon"},
           "goesgens.CB": {"paper": True, "audit": False, "why": "docs/audit.md#absent-classes"},
@@ -87,12 +87,13 @@ register_alias("micro_f1", "accuracy", label="Micro F1", subset_as="f1_micro",
           "goesgens.Mon.multiclass": {"paper": True, "audit": False, "why": "docs/audit.md#ba-mon"},
       },
       source=f"{P004}, Table 1", formula="(1/K) sum_i c_ii / a_i", class_average="macro",
-      chance=_inv_k, chance_note="strictly chance corrected, 1/K (paper 002, Appendix B.5)",
+      chance=_inv_k, chance_note="strictly chance corrected, 1/K (Opitz (2022), Appendix B.5)",
       undefined="per class: a_i = 0 (class absent from gold); skipped with the nan policy "
       "(as scikit-learn does), counted as 0/1 with zero/one", convention=0.0,
-      convention_source="paper 002, after eq. 18 (R_i = 0 if the denominator is zero)",
-      notes="Also called macro recall (paper 002, eq. 8; eq. 14-16: it is the prevalence-calibrated "
-            "accuracy) and recall_macro (the macro average of one-vs-rest recall, paper 004 section 2).")
+      convention_source="Opitz (2022), after eq. 18 (R_i = 0 if the denominator is zero)",
+      notes="Also called macro recall (Opitz (2022), eq. 8; eq. 14-16: it is the prevalence-calibrated "
+            "accuracy) and recall_macro (the macro average of one-vs-rest recall, Gösgens et al. (2021), "
+            "section 2).")
 def balanced_accuracy(C, ctx):
     return ctx.mean(_recalls(C, ctx), what="class recalls")
 
@@ -102,29 +103,29 @@ register_alias("macro_recall", "balanced_accuracy", label="Macro recall",
 
 
 @_reg("macro_precision", "Macro precision", same_as=("precision_macro",), claims={
-          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          # Opitz (2022), Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": False, "opitz.PV": True,
           "opitz.PV_strict": {"paper": True, "audit": False, "why": "docs/audit.md#pv-constant"},
           "opitz.PV_complete": False,
       },
       source=f"{P002}, eq. 17", formula="(1/K) sum_i P_i, P_i = c_ii / b_i", class_average="macro",
-      chance=_inv_k, chance_note="strictly chance corrected, 1/K (paper 002, Appendix C.5)",
+      chance=_inv_k, chance_note="strictly chance corrected, 1/K (Opitz (2022), Appendix C.5)",
       undefined="per class: b_i = 0 (never predicted); skipped (nan policy) or counted as 0/1", convention=0.0,
-      convention_source="paper 002, after eq. 18: P_i = 0 if the denominator is zero")
+      convention_source="Opitz (2022), after eq. 18: P_i = 0 if the denominator is zero")
 def macro_precision(C, ctx):
     return ctx.mean(_precisions(C, ctx), what="class precisions")
 
 
 @_reg("macro_f1", "Macro F1", same_as=("f1_macro",), claims={
-          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          # Opitz (2022), Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": False, "opitz.PV": True,
           "opitz.PV_strict": False, "opitz.PV_complete": False,
       },
       source=f"{P002}, eq. 18-19", class_average="macro",
       formula="(1/K) sum_i 2 P_i R_i / (P_i + R_i) = (2/K) sum_i c_ii / (a_i + b_i)",
-      chance=None, chance_note="chance corrected but not strictly: at most 1/K (paper 002, Appendix D.5)",
+      chance=None, chance_note="chance corrected but not strictly: at most 1/K (Opitz (2022), Appendix D.5)",
       undefined="per class: a_i + b_i = 0 (class neither in gold nor predicted)", convention=0.0,
-      convention_source="paper 002, after eq. 18: F1_i = 0 if the denominator is zero",
+      convention_source="Opitz (2022), after eq. 18: F1_i = 0 if the denominator is zero",
       notes="scikit-learn's f1_score(average='macro'). Not the same as macro_f1_hm (eq. 20).")
 def macro_f1(C, ctx):
     d, a, b, n = marginals(C)
@@ -133,20 +134,22 @@ def macro_f1(C, ctx):
 
 
 @_reg("macro_f1_hm", "Macro F1' (F1 of macro P and R)", claims={
-          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          # Opitz (2022), Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": True,
           "opitz.PV_strict": {"paper": True, "audit": False, "why": "docs/audit.md#pv-constant"},
           "opitz.PV_complete": False,
       },
       source=f"{P002}, eq. 20",
       formula="2 macP macR / (macP + macR)", chance=_inv_k,
-      chance_note="1/K on the expected matrix a_i b_j / N (paper 002, Appendix E.5): an approximate "
-                  "constant baseline only (paper 004, Definition 9). The harmonic mean is not linear in the "
-                  "cells, so a random classifier's expected value differs from 1/K (e.g. about 0.353 for K = 3 "
-                  "classes of sizes 1, 2, 4 and predicted sizes 3, 3, 1).",
+      chance_note="1/K on the expected matrix a_i b_j / N (Opitz (2022), Appendix E.5): an approximate "
+                  "constant baseline only (Gösgens et al. (2021), Definition 9). The harmonic mean is not "
+                  "linear in the cells, so a random classifier's expected value differs from 1/K (e.g. about "
+                  "0.353 for K = 3 classes of sizes 1, 2, 4 and predicted sizes 3, 3, 1).",
       undefined="macro P + macro R = 0, or a class-level 0/0 inside macro P or macro R", convention=0.0,
-      convention_source="the limit of 2PR / (P + R) as P + R -> 0; paper 002 sets class-level 0/0 to 0 (after eq. 18)",
-      notes="The 'macro F1' of Sokolova & Lapalme; differs from macro_f1 (eq. 18), see paper 002 and [8] there.")
+      convention_source="the limit of 2PR / (P + R) as P + R -> 0; Opitz (2022) sets class-level 0/0 to 0 "
+                        "(after eq. 18)",
+      notes="The 'macro F1' of Sokolova & Lapalme; differs from macro_f1 (eq. 18), see Opitz (2022) and "
+            "Opitz & Burst (2019), his ref. [8].")
 def macro_f1_hm(C, ctx):
     mp = ctx.mean(_precisions(C, ctx), what="class precisions")
     mr = ctx.mean(_recalls(C, ctx), what="class recalls")
@@ -166,7 +169,7 @@ def weighted_f1(C, ctx):
 
 
 @_reg("gmean_recall", "Geometric mean of class recalls (GmacR)", claims={
-          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          # Opitz (2022), Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": True, "opitz.PII": True, "opitz.PIII": True, "opitz.PIV": True, "opitz.PV": True,
       },
       source=f"{P002}, eq. 25",
@@ -185,13 +188,13 @@ def hmean_recall(C, ctx):
 
 
 @_reg("mcc", "Matthews correlation coefficient", claims={
-          # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+          # Sebastiani (2015), Properties 4.1-4.10, 5.1-5.8 and section 3.2
           "sebastiani.CON.binary": False, "sebastiani.SDE.binary": False,
-          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          # Opitz (2022), Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PII": True, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": True, "opitz.PV_strict": True,
           "opitz.PV_complete": True, "opitz.PI.multiclass": False,
           "opitz.PI.binary": {"paper": False, "audit": True, "why": "docs/audit.md#mcc-pi-binary"},
-          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          # Gösgens et al. (2021), Table 2 (✓/✗ = binary/multiclass)
           "goesgens.Max": True, "goesgens.CSym": True, "goesgens.Sym": True, "goesgens.Dist": False,
           "goesgens.CB": True, "goesgens.ACB": True, "goesgens.Min.binary": True, "goesgens.Min.multiclass": False,
           "goesgens.Mon.binary": True, "goesgens.Mon.multiclass": False, "goesgens.SMon.binary": True,
@@ -199,10 +202,10 @@ def hmean_recall(C, ctx):
       },
       source=f"{P002}, eq. 23; {P004}, Table 1",
       formula="(N sum_i c_ii - sum_i a_i b_i) / sqrt((N^2 - sum_i b_i^2)(N^2 - sum_i a_i^2))",
-      range=(-1.0, 1.0), chance=0.0, chance_note="completely chance corrected, 0 (paper 002, F.5)",
+      range=(-1.0, 1.0), chance=0.0, chance_note="completely chance corrected, 0 (Opitz (2022), Appendix F.5)",
       undefined="all gold labels in one class, or all predictions in one class", convention=0.0,
       convention_source="scikit-learn matthews_corrcoef returns 0",
-      notes="On two classes equal to the binary MCC of paper 000, Table 2 (either class positive).")
+      notes="On two classes equal to the binary MCC of Sebastiani (2015), Table 2 (either class positive).")
 def mcc(C, ctx):
     d, a, b, n = marginals(C)
     num = n * d.sum(-1) - (a * b).sum(-1)
@@ -211,17 +214,17 @@ def mcc(C, ctx):
 
 
 @_reg("kappa", "Cohen's kappa", claims={
-          # paper 002, Table 5 (PV: '1/n, strict' / '0, complete')
+          # Opitz (2022), Table 5 (PV: '1/n, strict' / '0, complete')
           "opitz.PI": False, "opitz.PII": True, "opitz.PIII": False, "opitz.PIV": False, "opitz.PV": True,
           "opitz.PV_strict": True, "opitz.PV_complete": True,
-          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          # Gösgens et al. (2021), Table 2 (✓/✗ = binary/multiclass)
           "goesgens.Max": True, "goesgens.Min": False, "goesgens.CSym": True, "goesgens.Sym": True,
           "goesgens.Dist": False, "goesgens.SMon": False, "goesgens.CB": True, "goesgens.ACB": True,
           "goesgens.Mon.binary": True, "goesgens.Mon.multiclass": False,
       },
       source=f"{P002}, eq. 24; {P004}, Table 1",
       formula="(N sum_i c_ii - sum_i a_i b_i) / (N^2 - sum_i a_i b_i)", range=(-1.0, 1.0), chance=0.0,
-      chance_note="completely chance corrected, 0 (paper 002, F.5)",
+      chance_note="completely chance corrected, 0 (Opitz (2022), Appendix F.5)",
       undefined="sum_i a_i b_i = N^2: gold and predictions all in the same single class")
 def kappa(C, ctx):
     d, a, b, n = marginals(C)
@@ -231,7 +234,7 @@ def kappa(C, ctx):
 
 
 @_reg("sba", "Symmetric balanced accuracy", claims={
-          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          # Gösgens et al. (2021), Table 2 (✓/✗ = binary/multiclass)
           "goesgens.Max": True, "goesgens.Min": True, "goesgens.CSym": True, "goesgens.Sym": True,
           "goesgens.Dist": False, "goesgens.Mon": True,
           "goesgens.CB": {"paper": True, "audit": False, "why": "docs/audit.md#absent-classes"},
@@ -249,13 +252,13 @@ def sba(C, ctx):
 
 
 @_reg("k", "K (Sebastiani)", claims={
-          # paper 000, Properties 4.1-4.10, 5.1-5.8 and section 3.2
+          # Sebastiani (2015), Properties 4.1-4.10, 5.1-5.8 and section 3.2
           "sebastiani.MON": True, "sebastiani.CON": True, "sebastiani.SDE": True, "sebastiani.WDE": True,
           "sebastiani.FIX": True, "sebastiani.CHA": True, "sebastiani.IMB": True, "sebastiani.SYM": True,
       },
       source=f"{P000}, eq. 5 (binary) and eq. 10 (single-label multi-class)",
       formula="K/(K-1) * (sum_{j: AP_j > 0} rho_j) / (sum_j xi_j) - 1/(K-1)", range=(-1.0, 1.0), chance=0.0,
-      chance_note="paper 000, Property 5.6", undefined="N = 0, or only one class (K - 1 = 0); classes absent from gold are left out "
+      chance_note="Sebastiani (2015), Property 5.6", undefined="N = 0, or only one class (K - 1 = 0); classes absent from gold are left out "
       "through the indicator xi_j (eq. 8)",
       notes="K counts every class in the class set (including listed classes absent from gold) in K/(K-1); on "
             "two classes eq. 10 is eq. 5, including its AP = 0 and AN = 0 cases.")
@@ -270,7 +273,7 @@ def k(C, ctx):
 
 
 @_reg("confusion_entropy", "Confusion entropy", claims={
-          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          # Gösgens et al. (2021), Table 2 (✓/✗ = binary/multiclass)
           "goesgens.Max": {"paper": True, "audit": False, "why": "docs/audit.md#ce-max"}, "goesgens.Min": False,
           "goesgens.CSym": True, "goesgens.Sym": True, "goesgens.Dist": False, "goesgens.Mon": False,
           "goesgens.SMon": False, "goesgens.CB": False, "goesgens.ACB": False,
@@ -280,8 +283,8 @@ def k(C, ctx):
       higher_is_better=False, undefined="N = 0, or only one class (log base 2(K - 1) = 0)", range=(0.0, float(2 / (np.e * np.log(2)))),
       notes="The extracted paper text prints the log base as 2^(K-2) (its m is our K); the base is 2(K-1) as in Wei et al. "
             "(for K = 2 a base 2^0 = 1 would be meaningless); this base reproduces 1 - CE = 93.41 / 93.51 of "
-            "paper 004, Table 5. 0 log 0 = 0. Range: at most 1 for K >= 3 classes, but on two classes CE "
-            "exceeds 1 (Delgado & Nunez-Gonzalez 2019, paper 004 ref. [7]): with off-diagonal share t it is "
+            "Gösgens et al. (2021), Table 5. 0 log 0 = 0. Range: at most 1 for K >= 3 classes, but on two classes CE "
+            "exceeds 1 (Delgado & Nunez-Gonzalez 2019, ref. [7] there): with off-diagonal share t it is "
             "t (1 - log2 t) on a symmetric 2 x 2 matrix, maximal 2/(e ln 2) = 1.0615 at t = 2/e.")
 def confusion_entropy(C, ctx):
     d, a, b, n = marginals(C)
@@ -320,7 +323,7 @@ def _entropy_terms(C, s):
 
 
 @_reg("correlation_distance", "Correlation distance", claims={
-          # paper 004, Table 2 (✓/✗ = binary/multiclass)
+          # Gösgens et al. (2021), Table 2 (✓/✗ = binary/multiclass)
           "goesgens.Max": True, "goesgens.CSym": True, "goesgens.Sym": True, "goesgens.Dist": True,
           "goesgens.CB": False, "goesgens.ACB": True, "goesgens.Min.binary": True,
           "goesgens.Min.multiclass": False, "goesgens.Mon.binary": True, "goesgens.Mon.multiclass": False,
@@ -328,7 +331,7 @@ def _entropy_terms(C, s):
       },
       source=f"{P004}, Table 1 and Statement 4",
       formula="arccos(MCC) / pi", higher_is_better=False, chance=0.5,
-      chance_note="approximate constant baseline only (paper 004, Statement 4-5)",
+      chance_note="approximate constant baseline only (Gösgens et al. (2021), Statements 4-5)",
       undefined="where MCC is undefined", convention=0.5, convention_source="arccos of MCC's convention 0",
       notes="The only 0/0 is inside MCC, so the policies fill MCC: zero gives CD = 0.5, one gives CD = 0, "
             "convention gives MCC's convention 0, i.e. CD = 0.5.")

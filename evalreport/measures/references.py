@@ -1,14 +1,13 @@
 """The works that measures and methods cite: one table, so that a bibliography follows from the registry.
 
 The registry is the one place where a measure's source is written (``Measure.source``, e.g.
-``"Opitz 2022 (paper 002), eq. 18-19"``). This module holds what those strings refer to: each
+``"Opitz (2022), eq. 18-19"``). This module holds what those strings refer to: each
 :class:`Work` has a stable BibTeX key (first author's surname + year + first title word, never a
-counter), its BibTeX fields, and the patterns by which a source string names it (an author and
-year, ``paper 002``, or a software name). :func:`works_for_source` resolves a source string;
-:func:`works_for_measures` collects the works behind a list of measure ids (source and 0/0
+counter), its BibTeX fields, and the patterns by which a source string names it (an author's
+surname, an author and year, or a software name). :func:`works_for_source` resolves a source
+string; :func:`works_for_measures` collects the works behind a list of measure ids (source and 0/0
 convention); :data:`METHODS` maps each statistical method evalreport applies to the works that
-define it. :func:`cite` rewrites the registry's ``paper 00N`` (the project's own file numbers, which
-mean nothing to a reader) as the work's author and year, for every text a reader sees. A registered measure whose source names no work here is caught by the tests
+define it. A registered measure whose source names no work here is caught by the tests
 (``tests/test_appendix_bib.py``), so a new measure cannot enter without its reference.
 
 DOIs are given where the work has one; NeurIPS proceedings, Holm (1979, Scandinavian Journal of
@@ -20,7 +19,7 @@ import re
 from dataclasses import dataclass, field
 
 __all__ = ["Work", "WORKS", "METHODS", "get_work", "works_for_source", "works_for_measures", "works_for_methods",
-           "bibtex", "author_year", "cite"]
+           "bibtex", "author_year"]
 
 
 @dataclass(frozen=True)
@@ -41,28 +40,28 @@ def _w(key, kind, patterns, **fields) -> Work:
 
 WORKS: tuple[Work, ...] = (
     # the five papers of the specification (/work/shared/papers/README.md)
-    _w("sebastiani2015axiomatically", "inproceedings", (r"\bSebastiani\b", r"\bpaper 000\b"),
+    _w("sebastiani2015axiomatically", "inproceedings", (r"\bSebastiani\b",),
        author="Sebastiani, Fabrizio", year="2015",
        title="An Axiomatically Derived Measure for the Evaluation of Classification Algorithms",
        booktitle="Proceedings of the 2015 International Conference on the Theory of Information Retrieval (ICTIR)",
        pages="11--20", publisher="ACM", doi="10.1145/2808194.2809449"),
-    _w("forman2010apples", "article", (r"\bForman\b", r"\bpaper 001\b"),
+    _w("forman2010apples", "article", (r"\bForman\b",),
        author="Forman, George and Scholz, Martin", year="2010",
        title="Apples-to-Apples in Cross-Validation Studies: Pitfalls in Classifier Performance Measurement",
        journal="ACM SIGKDD Explorations Newsletter", volume="12", number="1", pages="49--57",
        doi="10.1145/1882471.1882479"),
-    _w("opitz2022bias", "misc", (r"\bOpitz\b", r"\bpaper 002\b"),
+    _w("opitz2022bias", "misc", (r"\bOpitz\b",),
        author="Opitz, Juri", year="2022",
        title="From Bias and Prevalence to Macro F1, Kappa, and MCC: A structured overview of metrics for "
              "multi-class evaluation",
        note="Heidelberg University; revised as ``A Closer Look at Classification Evaluation Metrics and a "
             "Critical Reflection of Common Evaluation Practice'', Transactions of the ACL 12 (2024), "
             "doi:10.1162/tacl\\_a\\_00675, arXiv:2404.16958"),
-    _w("hand2021fstar", "article", (r"\bHand,? (Christen|et al)", r"\bpaper 003\b"),
+    _w("hand2021fstar", "article", (r"\bHand,? (Christen|et al)",),
        author="Hand, David J. and Christen, Peter and Kirielle, Nishadi", year="2021",
        title="F*: an interpretable transformation of the F-measure", journal="Machine Learning", volume="110",
        number="3", pages="451--456", doi="10.1007/s10994-021-05964-1"),
-    _w("gosgens2021good", "inproceedings", (r"\bG(ö|o|oe)sgens\b", r"\bpaper 004\b"),
+    _w("gosgens2021good", "inproceedings", (r"\bG(ö|o|oe)sgens\b",),
        author="G{\\\"o}sgens, Martijn and Zhiyanov, Anton and Tikhonov, Alexey and Prokhorenkova, Liudmila",
        year="2021", title="Good Classification Measures and How to Find Them",
        booktitle="Advances in Neural Information Processing Systems 34 (NeurIPS 2021)", pages="17136--17147"),
@@ -264,42 +263,6 @@ def author_year(work: Work) -> str:
     who = names[0] if len(names) == 1 else " and ".join(names) if len(names) == 2 else f"{names[0]} et al."
     year = work.fields.get("year", "")
     return f"{who} ({year})" if year else who
-
-
-#: The five papers of the specification by their file number (``paper 002``).
-_NUMBERED = {"000": "sebastiani2015axiomatically", "001": "forman2010apples", "002": "opitz2022bias",
-             "003": "hand2021fstar", "004": "gosgens2021good"}
-#: How the registry's texts name each numbered paper's authors before its number ("Opitz 2022 (paper 002)").
-_NAMES = {"000": r"Sebastiani", "001": r"Forman (?:&|and) Scholz", "002": r"Opitz",
-          "003": r"Hand(?:, Christen (?:&|and) Kirielle| et al\.)", "004": r"G(?:ö|o|oe)sgens(?: et al\.)?"}
-_YEARS = {"000": "2015", "001": "2010", "002": "2022", "003": "2021", "004": "2021"}
-
-
-def _who(number: str) -> str:
-    return author_year(_BY_KEY[_NUMBERED[number]])
-
-
-def cite(text) -> str:
-    """``text`` with every ``paper 00N`` written as its author and year: "Opitz 2022 (paper 002), eq. 18"
-    -> "Opitz (2022), eq. 18"; "(Opitz, paper 002, eq. 6)" -> "(Opitz (2022), eq. 6)"; "Gösgens et al.
-    (paper 004, section 2)" -> "Gösgens et al. (2021), section 2"; "Powers 2011 (cited in paper 004)" ->
-    "Powers 2011"; a bare "paper 004" -> "Gösgens et al. (2021)", "papers 002 and 004" -> "Opitz (2022)
-    and Gösgens et al. (2021)". Only the registry's and evalreport's own texts go through this, never a
-    data label."""
-    out = str(text)
-    if "paper" not in out:
-        return out
-    out = re.sub(r"\s*\(cited in papers? \d{3}\)", "", out)
-    for num, names in _NAMES.items():
-        who, year = _who(num), _YEARS[num]
-        # the authors, their year, then the number in brackets or after a comma
-        out = re.sub(rf"\b(?:{names})(?:,)?\s*(?:{year}\s*)?\(paper {num}\)", who, out)
-        out = re.sub(rf"\b(?:{names})(?:,)?\s*(?:{year}\s*)?\(paper {num},\s*([^()]*)\)", rf"{who}, \1", out)
-        out = re.sub(rf"\b(?:{names}),?\s*(?:{year}\s*)?,?\s*paper {num}\b", who, out)
-    out = re.sub(r"\bpapers (\d{3}) and (\d{3})\b", lambda m: f"{_who(m.group(1))} and {_who(m.group(2))}", out)
-    out = re.sub(r"\bpaper (\d{3})'s\b", lambda m: re.sub(r" \((\d{4})\)$", r"'s (\1)", _who(m.group(1))), out)
-    out = re.sub(r"\bpaper (\d{3})\b", lambda m: _who(m.group(1)) if m.group(1) in _NUMBERED else m.group(0), out)
-    return out
 
 
 def works_for_measures(measure_ids, *, conventions: bool = True) -> list[Work]:

@@ -21,7 +21,7 @@ import re
 import pandas as pd
 
 from evalreport.analyses.audit import PAPER_POLICY, PAPERS, PROPERTIES
-from evalreport.measures.references import cite
+from evalreport.measures.references import author_year, works_for_source
 from evalreport.analyses.audit.conditions import (COLUMNS as CONDITION_COLUMNS, WORDS as CONDITION_WORDS, footnotes,
                                                   mark)
 from evalreport.measures import get
@@ -67,9 +67,10 @@ def legend(names: list[str]) -> pd.DataFrame:
 
 
 def papers_sentence(names) -> str:
-    """Which paper each prefix of the property names stands for."""
+    """Which paper each prefix of the property names stands for: ``opitz: Opitz (2022)``, the
+    author and year of its bibliography entry."""
     keys = list(dict.fromkeys(n.partition(".")[0] for n in names))
-    return "; ".join(f"{k}: {cite('paper ' + PAPERS[k][0])}" for k in keys if k in PAPERS)
+    return "; ".join(f"{k}: {author_year(works_for_source(PAPERS[k][1])[0])}" for k in keys if k in PAPERS)
 
 
 def _label(measure_id: str) -> str:

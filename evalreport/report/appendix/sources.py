@@ -1,9 +1,9 @@
 """Whose equation: a registry source and a measure's label in a paper's words.
 
-A registry source reads ``"Opitz 2022 (paper 002), eq. 18-19"``; evalreport's own paper numbers mean
-nothing to a reader, and a bare ``eq. 18`` in a label (a plug-in's ``"My F1 (eq. 18)"``)
-reads as an equation of the paper the appendix is pasted into. :func:`source_refs` splits a source
-into its works, each with the author-year text of its BibTeX entry (``Opitz (2022)``,
+A registry source reads ``"Opitz (2022), eq. 18-19"`` or ``"Powers 2011; PPV + NPV - 1"``; a bare
+``eq. 18`` in a label (a plug-in's ``"My F1 (eq. 18)"``) reads as an equation of the paper the
+appendix is pasted into. :func:`source_refs` splits a source into its works, each with the
+author-year text of its BibTeX entry (``Opitz (2022)``,
 ``Forman and Scholz (2010)``, ``Gösgens et al. (2021)``), the place in it (``eq. 18-19``) and its
 key, so that the text says whose equation it is and cites it once. :func:`paper_label` puts the
 author and year before an equation number in a label.
@@ -18,9 +18,8 @@ from evalreport.measures.references import author_year, works_for_source
 
 __all__ = ["SourceRef", "author_year", "source_refs", "paper_label", "tie"]
 
-_OWN_NUMBER = re.compile(r"\s*\((?:cited in )?paper \d{3}\)")
-_YEAR = re.compile(r"\b(?:1[5-9]|20)\d\d\b(?:\s*\((?:cited in )?paper \d{3}\))?")
-_CITED_IN = re.compile(r"\(cited in paper \d{3}\)")
+#: a work's year, bare ("Powers 2011") or in brackets ("Opitz (2022)")
+_YEAR = re.compile(r"\((?:1[5-9]|20)\d\d\)|\b(?:1[5-9]|20)\d\d\b")
 
 
 @dataclass(frozen=True)
@@ -40,14 +39,13 @@ def source_refs(source: str) -> list[SourceRef]:
     for part in (p.strip() for p in str(source or "").split(";")):
         if not part:
             continue
-        # "Powers 2011 (cited in paper 004)" is Powers's work, not paper 004's
-        works = works_for_source(_CITED_IN.sub("", part)) or works_for_source(part)
+        works = works_for_source(part)
         if not works:
             out.append(SourceRef("", "", (), text=part))
             continue
-        # the place in the work follows its year ("Hand, Christen & Kirielle 2021 (paper 003), eq. 2")
+        # the place in the work follows its year ("Hand, Christen & Kirielle 2021, eq. 2")
         year = _YEAR.search(part)
-        plain = _OWN_NUMBER.sub("", part[year.end():] if year else part.split(",", 1)[-1] if "," in part else "")
+        plain = part[year.end():] if year else part.split(",", 1)[-1] if "," in part else ""
         where = plain.strip().lstrip(",").strip()
         out.append(SourceRef(author_year(works[0]), tie(where), tuple(w.key for w in works)))
     return out

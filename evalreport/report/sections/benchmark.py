@@ -1,4 +1,4 @@
-"""The benchmark overview (benchmark.ipynb): several tasks ranked together (issue 11).
+"""The benchmark overview (benchmark.ipynb): several tasks ranked together.
 
 Every method reads the benchmark's own tables, written by
 :func:`evalreport.report.benchmark_build.build_benchmark_report` (the JSON files: lists of task

@@ -1,4 +1,4 @@
-"""The multi-label report's shared facts and its later parts (issue 13): pairwise tests
+"""The multi-label report's shared facts and its later parts: pairwise tests
 (bootstrap, approximate randomisation, McNemar), prevalence calibration per label, chance baselines
 for sets and the audit of the example-based measures; the earlier parts and the findings are in
 :mod:`evalreport.report.sections.multilabel`. A part whose table is absent returns None (left out)."""

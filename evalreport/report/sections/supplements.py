@@ -22,7 +22,7 @@ class SupplementSections(ReportBase):
 
     # ------------------------------------------------------------------ cross-validation
     def cv_table(self) -> Table | Note:
-        """The summary of paper 001's estimators; the caption names only the columns present and
+        """The summary of Forman and Scholz's (2010) estimators; the caption names only the columns present and
         each undefined cell gives the reason of its row in cv_estimates.csv."""
         cv = self.table("cv_summary")
         if cv.empty:
@@ -120,7 +120,8 @@ class SupplementSections(ReportBase):
 
     @staticmethod
     def _named_estimators(est: pd.DataFrame) -> str:
-        """Which measures with paper 001's named estimators the summary shows instead (those present)."""
+        """Which measures with Forman and Scholz's (2010) named estimators the summary shows instead
+        (those present)."""
         names = est["estimator"].astype(object).fillna("").astype(str) if "estimator" in est else pd.Series("", index=est.index)
         named = set(est.loc[names.str.len() > 0, "measure"])
         shown = [w for m, w in (("auc", "AUC"), ("average_precision", "average precision")) if m in named]
@@ -200,7 +201,7 @@ class SupplementSections(ReportBase):
 
     # ------------------------------------------------------------------ simulation (Forman and Scholz (2010), section 4)
     def simulation_chart(self, figure: int) -> Chart:
-        """Paper 001's Figures 5-8 re-run: 5 = bias vs share of positives (F = 0.8); 6 / 7 = bias vs
+        """Forman and Scholz's (2010) Figures 5-8 re-run: 5 = bias vs share of positives (F = 0.8); 6 / 7 = bias vs
         true F, stratified / unstratified folds; 8 = relative standard deviation, stratified."""
         df = self.table(f"figure{figure}")
         if figure == 5:
