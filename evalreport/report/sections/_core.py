@@ -99,6 +99,14 @@ class ReportBase:
         pos = {s: i for i, s in enumerate(self.board_order)}
         return sorted(dict.fromkeys(map(str, systems)), key=lambda s: pos.get(s, len(pos)))
 
+    def by_board(self, frame: pd.DataFrame, column: str = "system") -> pd.DataFrame:
+        """``frame``'s rows with their ``column`` in leaderboard order (stable within a system)."""
+        if frame.empty or column not in frame:
+            return frame
+        pos = {s: i for i, s in enumerate(self.board_order)}
+        key = frame[column].astype(str).map(lambda s: pos.get(s, len(pos)))
+        return frame.iloc[np.argsort(key.to_numpy(), kind="stable")]
+
     def _label(self, measure_id: str) -> str:
         try:
             return get(measure_id).label

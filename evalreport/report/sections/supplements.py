@@ -27,6 +27,7 @@ class SupplementSections(ReportBase):
         cv = self.table("cv_summary")
         if cv.empty:
             return Note("No cross-validation summary (a positive class is needed for the F estimators).")
+        cv = self.by_board(cv).reset_index(drop=True)
         est = self.table("cv_estimates")
         f_cols = [c for c in F_ESTIMATORS if c in cv]
         auc_cols = [c for c in ("AUC_avg", "AUC_merge") if c in cv]
@@ -78,7 +79,7 @@ class SupplementSections(ReportBase):
         # one row per system, value and reason: the folds listed together
         rows = rows.groupby(["system", "what", "reason"], sort=False)["fold"] \
             .agg(lambda f: ", ".join(map(str, f))).reset_index().rename(columns={"fold": "folds"})
-        rows = rows[["system", "folds", "what", "reason"]]
+        rows = self.by_board(rows[["system", "folds", "what", "reason"]])
         policy = self.meta.get("policy", "nan")
         sub = {"zero": "0", "one": "1"}.get(policy, "0")
         words = []
@@ -105,7 +106,7 @@ class SupplementSections(ReportBase):
         est = self.table("cv_estimates")
         if est.empty:
             return Note("No cross-validation estimates.")
-        rows, flags, reasons, same, n_differ = cv_differences(est)
+        rows, flags, reasons, same, n_differ = cv_differences(self.by_board(est))
         agree = (f" The aggregations agree (to 3 decimals, for every system) for {', '.join(same)}." if same else "")
         if rows.empty:
             return Note("Every measure gives the same value however it is aggregated over the folds (pooled, mean of "
