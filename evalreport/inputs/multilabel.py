@@ -390,13 +390,18 @@ def _describe(form: str) -> str:
 
 def _label_column_kind(path, label_col: str) -> str | None:
     """"list" or "scalar" from the file's schema, header or first record alone (no full read), or None
-    where that does not tell (no such column, an unknown format, a file the full reader must judge)."""
+    where that does not tell (no such column, an unknown format, a file the full reader must judge).
+    The file passes the input checks first (:func:`~evalreport.inputs.checks._check_file`: a device,
+    a named pipe or a file of NUL bytes is refused before a byte of it is parsed)."""
     import csv
 
-    from evalreport.inputs.checks import _FORMATS
+    from evalreport.inputs.checks import _FORMATS, _check_file
 
     path = Path(path)
     fmt = _FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        return None
+    _check_file(path, "gold")
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq
@@ -404,6 +409,8 @@ def _label_column_kind(path, label_col: str) -> str | None:
             schema = pq.read_schema(path)
             if label_col not in schema.names:
                 return None
+            if schema.names.count(label_col) != 1:
+                return None          # (two columns of that name: the full reader names the problem)
             kind = schema.field(label_col).type
             return "list" if pa.types.is_list(kind) or pa.types.is_large_list(kind) else "scalar"
         with open(path, encoding="utf-8-sig", newline="") as handle:
@@ -418,8 +425,8 @@ def _label_column_kind(path, label_col: str) -> str | None:
 
                 header = next(csv.reader(handle, delimiter=sniff_delimiter(path, _DELIMITER[fmt])), [])
                 return "scalar" if label_col in [h.strip() for h in header] else None
-    except (OSError, ValueError, UnicodeDecodeError, StopIteration, pa.ArrowException):
-        return None
+    except (OSError, ValueError, UnicodeDecodeError, StopIteration, pa.ArrowException, csv.Error):
+        return None          # (csv.Error: e.g. a header field over the csv module's field limit)
     return None
 
 
