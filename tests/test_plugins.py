@@ -331,6 +331,7 @@ def _plugin(tmp_path, body: str, *, ident: str = "odd", value_range=(0.0, 1.0), 
     ("return np.array([0.5, -np.inf])[:C.shape[0]]", "returned -inf; values must be finite numbers"),
     ("return np.full(C.shape[:-2], 1.5)", "returned 1.5, outside its declared range [0, 1]"),
     ("return np.full(C.shape[:-2], -0.25)", "returned -0.25, outside its declared range [0, 1]"),
+    ("raise ValueError('first line\\nevalreport: forged line')", "failed: ValueError: first line\ufffdevalreport: forged"),
 ])
 def test_a_bad_result_is_one_error_naming_plugin_and_measure(data, tmp_path, capsys, body, problem):
     folder, _ = data

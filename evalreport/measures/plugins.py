@@ -63,7 +63,11 @@ class PluginError(EvalReportError):
     """An exception raised inside a plugin's measure function (named with the plugin and the id).
 
     Not a :class:`~evalreport.errors.MeasureError`: code that treats a measure error as "does not
-    apply" must not hide a failing plugin."""
+    apply" must not hide a failing plugin. Its text is one line (:func:`~evalreport.escape.one_line`),
+    whatever the plugin's path or its exception's message hold."""
+
+    def __init__(self, message: str):
+        super().__init__(one_line(message))
 
 
 def load_plugin(path) -> list[str]:
@@ -225,8 +229,7 @@ def _guarded(fn, origin: str, ident: str, value_range=(-math.inf, math.inf)):
         except (PluginError, KeyboardInterrupt, MemoryError):
             raise
         except Exception as exc:
-            raise PluginError(f"plugin {origin}: measure {ident!r} failed: {type(exc).__name__}: "
-                              f"{one_line(str(exc))}") from exc
+            raise PluginError(f"plugin {origin}: measure {ident!r} failed: {type(exc).__name__}: {exc}") from exc
         return _checked(raw, ctx, origin, ident, value_range)
 
     measure.__evalreport_plugin__ = origin
@@ -281,7 +284,7 @@ def _kind(raw, value) -> str:
     if raw is None:
         return "None"
     if isinstance(raw, str):
-        return f"the text {one_line(raw[:40])!r}"
+        return f"the text {raw[:40]!r}"
     name = type(raw).__name__
     article = "an" if name[:1].lower() in "aeiou" or name.startswith("nd") else "a"
     return f"{article} {name} of {value.dtype}" if value.dtype.kind != "O" else f"{article} {name}"
