@@ -498,3 +498,19 @@ def test_no_numpy_warning_reaches_the_user_on_a_one_item_input(tmp_path, capsys)
         assert main(["compare", str(g), str(r1), str(r2), "--labels", "a,b", "--bootstrap", "20"]) == 0
     err = capsys.readouterr().err
     assert "encountered" not in err and "RuntimeWarning" not in err
+
+
+def test_the_quick_look_at_a_gold_file_reads_a_bounded_first_line(tmp_path, monkeypatch):
+    """The multi-label detection looks at the first line alone, and not past its limit: a longer first
+    line (one record of a file with no line breaks) is left to the full reader, with its own limits."""
+    from evalreport.inputs import multilabel
+
+    monkeypatch.setattr(multilabel, "_QUICK_CHARS", 64)
+    short = write(tmp_path / "short.jsonl", '\n\n{"id": "a", "label": "x"}\n{"id": "b", "label": ["y"]}\n')
+    long = write(tmp_path / "long.jsonl", '{"id": "a", "label": ["x"], "note": "' + "n" * 200 + '"}\n')
+    header = write(tmp_path / "header.tsv", "id\tlabel\t" + "h" * 100 + "\na\tx\n")
+    assert multilabel._label_column_kind(short, "label") == "scalar"
+    assert multilabel._label_column_kind(long, "label") is None
+    assert multilabel._label_column_kind(header, "label") is None
+    assert multilabel._label_column_kind(write(tmp_path / "ok.tsv", "id\tlabel\na\tx\n"), "label") == "scalar"
+    assert multilabel.detect_multilabel(long, long_form=False) is True      # the full reader sees the list
