@@ -183,7 +183,8 @@ def _registering(run, *, origin: str, path, line_of: str | None) -> list[str]:
 
 
 def _range(m) -> tuple[float, float]:
-    """A plugin record's declared range as two numbers, low <= high (NaN is no bound), or a MeasureError."""
+    """A plugin record's declared range as two numbers, low <= high (an infinite end is no bound; NaN is
+    refused), or a MeasureError."""
     try:
         lo, hi = (float(x) for x in m.range)
     except (TypeError, ValueError):
@@ -287,7 +288,8 @@ def _kind(raw, value) -> str:
         return f"the text {raw[:40]!r}"
     name = type(raw).__name__
     article = "an" if name[:1].lower() in "aeiou" or name.startswith("nd") else "a"
-    return f"{article} {name} of {value.dtype}" if value.dtype.kind != "O" else f"{article} {name}"
+    what = {"U": " of texts", "S": " of bytes", "O": ""}.get(value.dtype.kind, f" of {value.dtype}")
+    return f"{article} {name}{what}"
 
 
 def _shape(shape) -> str:
