@@ -167,3 +167,41 @@ def test_report_appendix_agrees_with_report_html(tmp_path):
             assert in_report in html                                  # the report shows it to 3 decimals
             assert abs(float(text) - float(in_report)) <= 0.5 * 10 ** -d + 0.5e-3 + 1e-12
             assert text == f"{exact:.{d}f}"
+
+
+#: Class names that Typst, LaTeX and HTML would each take for markup if they were not escaped.
+ODD_CLASSES = ['<b>"cls"</b>', "#set x", "]", "a very long class name with many words inside", "$", "[", "*bold*"]
+
+
+@pytest.mark.parametrize("n_systems, n_classes", [(5, 3), (5, 4), (2, 3)])
+def test_typst_appendix_compiles_with_pdf_tags_wherever_the_pages_break(tmp_path, n_systems, n_classes):
+    """Typst's tagged PDF export fails ("internal error: tags weren't properly closed", or "parent
+    group") when a column float meets a page break beside page-wide floats: a matter of where the
+    pages break, so each table shape is compiled on page heights from 14 to 28 cm and text sizes from
+    8 to 11 pt, with PDF tags on (the default)."""
+    typst = pytest.importorskip("typst")
+    from evalreport.cli import main
+
+    d = shared_task_data(n_systems=n_systems, n_classes=n_classes, n_items=300, long_names=True)
+    rename = dict(zip(d.labels, ODD_CLASSES))
+    runs = {f"s{i:02d}": fr.assign(label=fr["label"].map(rename)) for i, fr in enumerate(d.runs.values())}
+    Demo(gold=d.gold.assign(label=d.gold["label"].map(rename)), runs=runs,
+         labels=tuple(rename.values())).write(tmp_path / "in")
+    out = tmp_path / "out"
+    assert main(["appendix", str(tmp_path / "in" / "gold.tsv"), *map(str, sorted((tmp_path / "in" / "runs").glob("*"))),
+                 "--names", ",".join(HOSTILE[:n_systems]), "-o", str(out), "--no-audit", "--bootstrap", "100",
+                 "--quiet"]) == 0
+    source = (out / "main-example.typ").read_text(encoding="utf-8")
+    page = 'margin: 0.8in, columns: 2)'
+    assert page in source and "#set text(size: 10pt)" in source
+    failed = []
+    for height in range(14, 30, 2):
+        for size in (8, 9, 10, 11):
+            (out / "shape.typ").write_text(source.replace(page, f"height: {height}cm, {page}").replace(
+                "#set text(size: 10pt)", f"#set text(size: {size}pt)"), encoding="utf-8")
+            try:
+                typst.compile(str(out / "shape.typ"), output=str(out / "shape.pdf"), root=str(out),
+                              ignore_system_fonts=True)
+            except Exception as exc:        # (typst raises its own error types)
+                failed.append(f"{height} cm, {size} pt: {str(exc).splitlines()[0][:80]}")
+    assert not failed, failed

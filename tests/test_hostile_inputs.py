@@ -108,6 +108,77 @@ def assert_one_error_line(err: str, problem: str, path=None) -> None:
         assert str(path) in lines[0]
 
 
+def _sparse_nul(path: Path) -> Path:
+    """A 2 GB file of NUL bytes, sparse: no disk is used, and a reader that parses it stalls."""
+    with open(path, "wb") as handle:
+        handle.truncate(2 * 1024 ** 3)
+    return path
+
+
+#: Gold files that the multi-label detection of ``score``/``compare``/``report`` must not read
+#: before the file checks have passed them: (file name, content, problem).
+HOSTILE_GOLD_FILES = [
+    pytest.param("gold.tsv", _fifo, "named pipe (FIFO), not a regular file", id="fifo"),
+    pytest.param("gold.tsv", _sparse_nul, "NUL byte (0x00) at byte 1", id="2gb_of_nul_bytes"),
+    pytest.param("gold.tsv", b"id\tlabel\n" + b"\0" * 300_000, "NUL byte (0x00) at byte 10", id="header_then_nul"),
+    pytest.param("gold.parquet", _parquet_two_label_columns, "column 'label' appears twice in the Parquet schema",
+                 id="parquet_two_label_columns"),
+    pytest.param("gold.csv", gzip.compress(VALID), "gzip-compressed", id="gzip_named_csv"),
+]
+
+
+def _evalreport_in_child(*args: str, timeout: float = 60):
+    """``python -m evalreport ARGS`` in a child process with 2 GB of address space and a time limit: an
+    input that a regression reads without end fails the test instead of hanging it or filling the
+    machine's memory."""
+    import resource
+    import subprocess
+    import sys
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (2 * 1024 ** 3, 2 * 1024 ** 3))
+
+    path = os.pathsep.join(filter(None, [str(Path(__file__).resolve().parents[1]), os.environ.get("PYTHONPATH")]))
+    try:
+        return subprocess.run([sys.executable, "-m", "evalreport", *args], capture_output=True, text=True,
+                              timeout=timeout, preexec_fn=cap, env={**os.environ, "PYTHONPATH": path})
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"evalreport {' '.join(args)} did not end within {timeout} s")
+
+
+@pytest.mark.parametrize("name,content,problem", HOSTILE_GOLD_FILES)
+def test_hostile_gold_file_is_checked_before_the_multilabel_detection_reads_it(tmp_path, name, content, problem):
+    gold = content(tmp_path / name) if callable(content) else write(tmp_path / name, content)
+    run = tsv(tmp_path / "run.tsv", GOLD_ROWS)
+    done = _evalreport_in_child("score", str(gold), str(run), "--measures", "accuracy")
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert_one_error_line(done.stderr, problem, path=gold)
+
+
+@pytest.mark.parametrize("command", [["score"], ["compare", "--no-progress"]])
+def test_gold_link_to_an_endless_device_is_refused_at_once(tmp_path, command):
+    """A gold .tsv that is a symbolic link to /dev/zero: refused as a device, never read (the
+    multi-label detection read it without end, about 300 MB/s)."""
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero")
+    gold = tmp_path / "gold.tsv"
+    gold.symlink_to("/dev/zero")
+    run = tsv(tmp_path / "run.tsv", GOLD_ROWS)
+    done = _evalreport_in_child(*command, str(gold), str(run), "--measures", "accuracy")
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert_one_error_line(done.stderr, "gold file is a device, not a regular file", path=gold)
+
+
+def test_gold_header_over_the_csv_field_limit_is_read(tmp_path, gold, capsys):
+    """A gold header line over the csv module's 128 KiB field limit: the detection leaves it to the
+    full reader, which reads it."""
+    wide = write(tmp_path / "wide.tsv", "id\tlabel\t" + "h" * 200_000 + "\n"
+                 + "".join(f"{i}\t{lab}\t1\n" for i, lab in GOLD_ROWS))
+    run = tsv(tmp_path / "run.tsv", GOLD_ROWS)
+    assert main(["score", str(wide), str(run), "--measures", "accuracy", "--format", "csv"]) == 0
+    assert "run,accuracy,1.0" in capsys.readouterr().out
+
+
 def test_nul_check_reads_no_further_than_the_first_nul():
     """A 2 GB file of NUL bytes costs one read: the check stops at the first block holding a NUL
     (here an endless stream, which would never end if the check read on)."""
@@ -427,3 +498,19 @@ def test_no_numpy_warning_reaches_the_user_on_a_one_item_input(tmp_path, capsys)
         assert main(["compare", str(g), str(r1), str(r2), "--labels", "a,b", "--bootstrap", "20"]) == 0
     err = capsys.readouterr().err
     assert "encountered" not in err and "RuntimeWarning" not in err
+
+
+def test_the_quick_look_at_a_gold_file_reads_a_bounded_first_line(tmp_path, monkeypatch):
+    """The multi-label detection looks at the first line alone, and not past its limit: a longer first
+    line (one record of a file with no line breaks) is left to the full reader, with its own limits."""
+    from evalreport.inputs import multilabel
+
+    monkeypatch.setattr(multilabel, "_QUICK_CHARS", 64)
+    short = write(tmp_path / "short.jsonl", '\n\n{"id": "a", "label": "x"}\n{"id": "b", "label": ["y"]}\n')
+    long = write(tmp_path / "long.jsonl", '{"id": "a", "label": ["x"], "note": "' + "n" * 200 + '"}\n')
+    header = write(tmp_path / "header.tsv", "id\tlabel\t" + "h" * 100 + "\na\tx\n")
+    assert multilabel._label_column_kind(short, "label") == "scalar"
+    assert multilabel._label_column_kind(long, "label") is None
+    assert multilabel._label_column_kind(header, "label") is None
+    assert multilabel._label_column_kind(write(tmp_path / "ok.tsv", "id\tlabel\na\tx\n"), "label") == "scalar"
+    assert multilabel.detect_multilabel(long, long_form=False) is True      # the full reader sees the list

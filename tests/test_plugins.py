@@ -301,3 +301,138 @@ def test_an_entry_point_that_registers_nothing_is_not_an_input(tmp_path, monkeyp
     monkeypatch.syspath_prepend(str(site))
     assert plugins.load_entry_points() == []
     assert plugins.entry_point_sources() == []
+
+
+# ----------------------------------------------------------------------------- what a plugin returns
+
+def _plugin(tmp_path, body: str, *, ident: str = "odd", value_range=(0.0, 1.0), before: str = "") -> Path:
+    path = tmp_path / f"{ident}.py"
+    path.write_text(textwrap.dedent(f'''
+        import numpy as np
+        from evalreport.measures import Measure, register
+        {before}
+        def fn(C, ctx):
+            {body}
+
+        register(Measure(id={ident!r}, label="Odd", fn=fn, range={value_range!r}))
+        '''), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("body, problem", [
+    ("return np.zeros(3)", "returned an array of shape (3,); a measure function returns one value per confusion "
+                           "matrix, an array of shape (2,)"),
+    ("return [0.5] * 7", "returned an array of shape (7,)"),
+    ("return 0.5", "returned one number; a measure function returns one value per confusion matrix"),
+    ("return 'hello'", "returned the text 'hello', not numbers"),
+    ("return None", "returned None, not numbers"),
+    ("return np.full(C.shape[:-2], 'x', dtype=object)", "returned an ndarray, not numbers"),
+    ("return np.full(C.shape[:-2], np.inf)", "returned inf; values must be finite numbers"),
+    ("return np.array([0.5, -np.inf])[:C.shape[0]]", "returned -inf; values must be finite numbers"),
+    ("return np.full(C.shape[:-2], 1.5)", "returned 1.5, outside its declared range [0, 1]"),
+    ("return np.full(C.shape[:-2], -0.25)", "returned -0.25, outside its declared range [0, 1]"),
+    ("raise ValueError('first line\\nevalreport: forged line')", "failed: ValueError: first line\ufffdevalreport: forged"),
+])
+def test_a_bad_result_is_one_error_naming_plugin_and_measure(data, tmp_path, capsys, body, problem):
+    folder, _ = data
+    path = _plugin(tmp_path, body)
+    assert main(["score", *_base(folder), "--plugin", str(path), "--measures", "odd", "--format", "csv"]) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert captured.out == "" and len(lines) == 1 and "Traceback" not in captured.err
+    assert lines[0].startswith(f"evalreport: error: plugin {path.resolve()}: measure 'odd' ") and problem in lines[0]
+
+
+def test_a_result_on_the_edge_of_its_range_up_to_rounding_is_kept(data, tmp_path, capsys):
+    folder, _ = data
+    path = _plugin(tmp_path, "return np.full(C.shape[:-2], 1.0 + 1e-13)")
+    assert main(["score", *_base(folder), "--plugin", str(path), "--measures", "odd", "--format", "csv"]) == 0
+    assert (_csv(capsys)["value"] == 1.0 + 1e-13).all()
+
+
+def test_nan_without_a_recorded_case_is_undefined_with_a_reason(data, tmp_path, capsys):
+    """A NaN the plugin returned without the division helper is an undefined value whose reason says
+    so; a NaN that ctx.div recorded keeps the reason the plugin gave."""
+    folder, _ = data
+    silent = _plugin(tmp_path, "return np.where(np.arange(C.shape[-3]) == 0, np.nan, 0.5)", ident="silent")
+    told = _plugin(tmp_path, "return ctx.div(np.zeros(C.shape[:-2]), np.zeros(C.shape[:-2]), 'nothing to divide')",
+                   ident="told")
+    assert main(["score", *_base(folder), "--plugin", str(silent), "--plugin", str(told), "--measures",
+                 "silent,told", "--format", "csv"]) == 0
+    frame = _csv(capsys).set_index(["measure", "system"])
+    assert frame.loc[("silent", "alpha"), "undefined"] and np.isnan(frame.loc[("silent", "alpha"), "value"])
+    assert frame.loc[("silent", "alpha"), "reason"] == plugins.NO_VALUE == "the plugin returned no value"
+    assert not frame.loc[("silent", "beta"), "undefined"] and frame.loc[("silent", "beta"), "value"] == 0.5
+    assert frame.loc["told", "undefined"].all() and set(frame.loc["told", "reason"]) == {"nothing to divide"}
+
+
+def test_nan_in_a_resampling_batch_is_undefined_too(tmp_path):
+    """The same check on a batch of bootstrap resamples (shape (B, S)): only the NaN cells are flagged."""
+    from evalreport.measures import compute
+
+    plugins.load_plugin(_plugin(tmp_path, "return np.where(C[..., 0, 0] > 1, 0.5, np.nan)", ident="batchy"))
+    C = np.zeros((4, 2, 3, 3))
+    C[..., 1, 1] = 3
+    C[1, 0, 0, 0] = C[3, 1, 0, 0] = 2
+    res = compute("batchy", C)
+    assert res.value.shape == (4, 2) and (res.undefined == np.isnan(res.value)).all()
+    assert res.undefined.sum() == 6 and set(res.reason[res.undefined]) == {plugins.NO_VALUE}
+
+
+def test_a_range_that_is_no_two_numbers_is_refused_when_the_plugin_loads(tmp_path):
+    path = _plugin(tmp_path, "return np.zeros(C.shape[:-2])", value_range=(0.0, "high"))
+    with pytest.raises(InputError) as err:
+        plugins.load_plugin(path)
+    assert err.value.path == str(path) and "measure 'odd' declares range=(0.0, 'high')" in err.value.problem
+    assert "odd" not in _core.REGISTRY
+
+
+def test_a_plugin_that_prints_leaves_the_csv_on_stdout_clean(data, tmp_path, capsys):
+    """Prints at import and inside the measure go to stderr: stdout is the table alone."""
+    folder, _ = data
+    path = _plugin(tmp_path, "print('computing', C.shape)\n            return np.full(C.shape[:-2], 0.5)",
+                   ident="chatty", before="print('loading the chatty plugin')")
+    assert main(["score", *_base(folder), "--plugin", str(path), "--measures", "chatty", "--format", "csv"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.splitlines() == ["system,measure,value,undefined,reason", "alpha,chatty,0.5,False,",
+                                         "beta,chatty,0.5,False,"]
+    assert "loading the chatty plugin" in captured.err and "computing (2, 3, 3)" in captured.err
+    assert main(["score", *_base(folder), "--plugin", str(path), "--measures", "chatty", "--format", "json"]) == 0
+    assert [r["value"] for r in json.loads(capsys.readouterr().out)] == [0.5, 0.5]
+
+
+# ----------------------------------------------------------------------------- in the Codabench scorer
+
+def _platform(root: Path, pred) -> Path:
+    ref, res = root / "input" / "ref", root / "input" / "res"
+    ref.mkdir(parents=True)
+    res.mkdir()
+    pd.DataFrame({"id": range(60), "label": GOLD}).to_csv(ref / "gold.tsv", sep="\t", index=False)
+    pd.DataFrame({"id": range(60), "label": pred}).to_csv(res / "predictions.tsv", sep="\t", index=False)
+    return root / "input"
+
+
+@pytest.mark.parametrize("body, problem", [
+    # scoring the reference against itself works (no errors); the submission's first error raises
+    ("if (C.sum(axis=(-2, -1)) - np.trace(C, axis1=-2, axis2=-1) > 0).any():\n"
+     "                raise KeyError('NONE')\n"
+     "            return np.full(C.shape[:-2], 0.5)", "measure 'odd' failed: KeyError: 'NONE'"),
+    ("return np.zeros(3)", "measure 'odd' returned an array of shape (3,)"),
+    ("return 'bad'", "measure 'odd' returned the text 'bad', not numbers"),
+    ("return np.full(C.shape[:-2], 7.0)", "measure 'odd' returned 7, outside its declared range [0, 1]"),
+])
+def test_a_failing_plugin_measure_in_the_scorer_is_the_organisers_error(tmp_path, capsys, body, problem):
+    """Exit status 3 with the plugin and the measure named, whether the plugin fails on the reference
+    or only on a submission: never blamed on the participant (exit 2, "submission error")."""
+    from evalreport.report.codabench import ORGANISER
+
+    path = _plugin(tmp_path, body)
+    folder = _platform(tmp_path, PREDS["alpha"])
+    out = tmp_path / "out"
+    assert main(["codabench", str(folder), str(out), "--plugin", str(path), "--primary", "odd",
+                 "--labels", ",".join(LABELS), "--bootstrap", "20"]) == 3
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in captured.err and "submission error" not in lines[0]
+    assert lines[0].startswith(f"evalreport: error: {ORGANISER}: plugin {path.resolve()}: ") and problem in lines[0]
+    assert not (out / "scores.json").exists()

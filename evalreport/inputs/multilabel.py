@@ -390,13 +390,18 @@ def _describe(form: str) -> str:
 
 def _label_column_kind(path, label_col: str) -> str | None:
     """"list" or "scalar" from the file's schema, header or first record alone (no full read), or None
-    where that does not tell (no such column, an unknown format, a file the full reader must judge)."""
+    where that does not tell (no such column, an unknown format, a file the full reader must judge).
+    The file passes the input checks first (:func:`~evalreport.inputs.checks._check_file`: a device,
+    a named pipe or a file of NUL bytes is refused before a byte of it is parsed)."""
     import csv
 
-    from evalreport.inputs.checks import _FORMATS
+    from evalreport.inputs.checks import _FORMATS, _check_file
 
     path = Path(path)
     fmt = _FORMATS.get(path.suffix.lower())
+    if fmt is None:
+        return None
+    _check_file(path, "gold")
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq
@@ -404,11 +409,13 @@ def _label_column_kind(path, label_col: str) -> str | None:
             schema = pq.read_schema(path)
             if label_col not in schema.names:
                 return None
+            if schema.names.count(label_col) != 1:
+                return None          # (two columns of that name: the full reader names the problem)
             kind = schema.field(label_col).type
             return "list" if pa.types.is_list(kind) or pa.types.is_large_list(kind) else "scalar"
         with open(path, encoding="utf-8-sig", newline="") as handle:
             if fmt == "jsonl":
-                first = next((line for line in handle if line.strip()), None)
+                first = _first_line(handle, blank=True)
                 record = json.loads(first) if first is not None else None
                 if not isinstance(record, dict) or label_col not in record:
                     return None
@@ -416,10 +423,34 @@ def _label_column_kind(path, label_col: str) -> str | None:
             if fmt in _DELIMITER:
                 from evalreport.inputs.delimiters import sniff_delimiter
 
-                header = next(csv.reader(handle, delimiter=sniff_delimiter(path, _DELIMITER[fmt])), [])
+                first = _first_line(handle, blank=False)
+                if first is None:
+                    return None
+                header = next(csv.reader([first], delimiter=sniff_delimiter(path, _DELIMITER[fmt])), [])
                 return "scalar" if label_col in [h.strip() for h in header] else None
-    except (OSError, ValueError, UnicodeDecodeError, StopIteration, pa.ArrowException):
-        return None
+    except (OSError, ValueError, UnicodeDecodeError, StopIteration, pa.ArrowException, csv.Error):
+        return None          # (csv.Error: e.g. a header field over the csv module's field limit)
+    return None
+
+
+#: The most characters the quick look of :func:`_label_column_kind` reads (a longer first line is left
+#: to the full reader, which has its own limits).
+_QUICK_CHARS = 2 ** 20
+
+
+def _first_line(handle, *, blank: bool) -> str | None:
+    """The first line of a text stream (``blank``: the first that is not blank), or None when it is not
+    whole within :data:`_QUICK_CHARS` characters."""
+    read = 0
+    while read < _QUICK_CHARS:
+        line = handle.readline(_QUICK_CHARS - read)
+        if not line:
+            return None
+        read += len(line)
+        if not line.endswith(("\n", "\r")) and handle.read(1):
+            return None                     # cut at the limit
+        if line.strip() or not blank:
+            return line
     return None
 
 

@@ -19,19 +19,29 @@ built-in measure or alias cannot be replaced). A failed plugin leaves the regist
 
 Each registered function is wrapped once, at registration: an exception raised inside it
 becomes a :class:`PluginError` naming the plugin and the measure id (the CLI prints that line
-and exits with status 2). Built-in measures are not wrapped and pay nothing.
+and exits with status 2; the Codabench scorer with 3, the organiser's). So does a result that is
+not one finite number (or NaN) per confusion matrix within the record's declared range; a NaN for
+which the function recorded no undefined case (``ctx.div``, ``ctx.flag``) becomes an undefined
+value with the reason :data:`NO_VALUE`. What a plugin prints, at import or inside its functions,
+goes to stderr: stdout carries the machine-readable tables. Built-in measures are not wrapped and
+pay nothing.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import importlib.util
+import math
 import sys
 import traceback
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
+
 from evalreport.errors import EvalReportError, InputError, MeasureError
+from evalreport.escape import one_line
 from evalreport.measures import _core
 
 #: Entry-point group that installed packages use to add measures.
@@ -53,7 +63,11 @@ class PluginError(EvalReportError):
     """An exception raised inside a plugin's measure function (named with the plugin and the id).
 
     Not a :class:`~evalreport.errors.MeasureError`: code that treats a measure error as "does not
-    apply" must not hide a failing plugin."""
+    apply" must not hide a failing plugin. Its text is one line (:func:`~evalreport.escape.one_line`),
+    whatever the plugin's path or its exception's message hold."""
+
+    def __init__(self, message: str):
+        super().__init__(one_line(message))
 
 
 def load_plugin(path) -> list[str]:
@@ -145,7 +159,10 @@ def _registering(run, *, origin: str, path, line_of: str | None) -> list[str]:
     and raise one InputError naming ``path`` if anything fails."""
     before, before_aliases = set(_core.REGISTRY), set(_core.ALIASES)
     try:
-        run()
+        with contextlib.redirect_stdout(sys.stderr):      # (a print at import stays off the tables' stream)
+            run()
+            for ident in (i for i in _core.REGISTRY if i not in before):
+                _range(_core.REGISTRY[ident])
     except EvalReportError as exc:
         _undo(before, before_aliases)
         raise InputError(f"plugin refused: {exc}" + _hint(exc), path=path) from None
@@ -158,11 +175,23 @@ def _registering(run, *, origin: str, path, line_of: str | None) -> list[str]:
     new = [i for i in _core.REGISTRY if i not in before]
     for ident in new:
         m = _core.REGISTRY[ident]
-        _core.REGISTRY[ident] = replace(m, fn=_guarded(m.fn, origin, ident))
+        _core.REGISTRY[ident] = replace(m, fn=_guarded(m.fn, origin, ident, _range(m)))
         ORIGINS[ident] = origin
     for alias in (a for a in _core.ALIASES if a not in before_aliases):
         ORIGINS[alias] = origin
     return new
+
+
+def _range(m) -> tuple[float, float]:
+    """A plugin record's declared range as two numbers, low <= high (an infinite end is no bound; NaN is
+    refused), or a MeasureError."""
+    try:
+        lo, hi = (float(x) for x in m.range)
+    except (TypeError, ValueError):
+        raise MeasureError(f"measure {m.id!r} declares range={m.range!r}; give two numbers (low, high)") from None
+    if not lo <= hi:
+        raise MeasureError(f"measure {m.id!r} declares range={m.range!r}; give two numbers with low <= high")
+    return lo, hi
 
 
 def _hint(exc) -> str:
@@ -189,16 +218,79 @@ def _line_in(exc: BaseException, filename: str | None) -> int | None:
     return line
 
 
-def _guarded(fn, origin: str, ident: str):
-    """``fn`` with any exception it raises turned into one PluginError naming the plugin and the measure."""
+def _guarded(fn, origin: str, ident: str, value_range=(-math.inf, math.inf)):
+    """``fn`` with any exception it raises turned into one PluginError naming the plugin and the
+    measure, its result checked (:func:`_checked`), and its prints sent to stderr: standard output
+    carries the machine-readable tables (``score --format csv``)."""
     @functools.wraps(fn)
     def measure(C, ctx):
         try:
-            return fn(C, ctx)
-        except (EvalReportError, KeyboardInterrupt, MemoryError):
+            with contextlib.redirect_stdout(sys.stderr):
+                raw = fn(C, ctx)
+        except (PluginError, KeyboardInterrupt, MemoryError):
             raise
         except Exception as exc:
             raise PluginError(f"plugin {origin}: measure {ident!r} failed: {type(exc).__name__}: {exc}") from exc
+        return _checked(raw, ctx, origin, ident, value_range)
 
     measure.__evalreport_plugin__ = origin
     return measure
+
+
+#: The reason given to a NaN that a plugin returned without recording a 0/0 case (Context.div/flag).
+NO_VALUE = "the plugin returned no value"
+
+
+def _checked(raw, ctx, origin: str, ident: str, value_range) -> np.ndarray:
+    """A plugin's result as the float array of the batch's shape, or a PluginError naming the plugin and
+    the measure: one number (or NaN) per confusion matrix (``C.shape[:-2]``), none infinite, each
+    within the declared range up to rounding. A NaN for which the function recorded no undefined case
+    is recorded as one here (:data:`NO_VALUE`), so that no value goes missing unexplained."""
+    def refuse(problem: str):
+        return PluginError(f"plugin {origin}: measure {ident!r} {problem}")
+
+    what = type(raw).__name__
+    try:
+        value = np.asarray(raw)
+    except Exception as exc:       # (a ragged list, an object whose __array__ raises)
+        raise refuse(f"returned a {what} that is no array of numbers ({type(exc).__name__})") from None
+    if value.dtype.kind not in "biuf":
+        raise refuse(f"returned {_kind(raw, value)}, not numbers: a measure function returns one float per "
+                     f"confusion matrix, an array of shape {_shape(ctx.batch)}")
+    if value.shape != ctx.batch:
+        got = "one number" if value.ndim == 0 else f"an array of shape {_shape(value.shape)}"
+        raise refuse(f"returned {got}; a measure function returns one value per confusion matrix, an array "
+                     f"of shape {_shape(ctx.batch)} (C.shape[:-2])")
+    value = value.astype(float)
+    nan = np.isnan(value)
+    if np.isinf(value).any():
+        raise refuse(f"returned {value[np.isinf(value)].flat[0]:g}; values must be finite numbers (NaN, with "
+                     "ctx.div or ctx.flag naming why, for an undefined case)")
+    lo, hi = value_range
+    slack = 1e-9 * max(1.0, *(abs(b) for b in (lo, hi) if math.isfinite(b)))
+    outside = ~nan & ((value < lo - slack) | (value > hi + slack))
+    if outside.any():
+        raise refuse(f"returned {value[outside].flat[0]:.6g}, outside its declared range [{lo:g}, {hi:g}]")
+    if nan.any():
+        explained = np.zeros(ctx.batch, dtype=bool)
+        for _, mask in ctx.events:
+            extra = tuple(range(len(ctx.batch), mask.ndim))
+            explained |= np.broadcast_to(mask.any(axis=extra) if extra else mask, ctx.batch)
+        if (nan & ~explained).any():
+            ctx.flag(nan & ~explained, NO_VALUE)
+    return value
+
+
+def _kind(raw, value) -> str:
+    if raw is None:
+        return "None"
+    if isinstance(raw, str):
+        return f"the text {raw[:40]!r}"
+    name = type(raw).__name__
+    article = "an" if name[:1].lower() in "aeiou" or name.startswith("nd") else "a"
+    what = {"U": " of texts", "S": " of bytes", "O": ""}.get(value.dtype.kind, f" of {value.dtype}")
+    return f"{article} {name}{what}"
+
+
+def _shape(shape) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + (",)" if len(shape) == 1 else ")")

@@ -29,6 +29,7 @@ import pandas as pd
 
 from evalreport import escape
 from evalreport.errors import ConfigError, InputError, MeasureError
+from evalreport.measures.plugins import PluginError
 
 #: Files in ``ref/`` or ``res/`` that are the platform's, not data (CodaLab bundles carry ``metadata``).
 _IGNORED = ("metadata", "metadata.yaml")
@@ -186,7 +187,7 @@ def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, pos
         reference, classes = _check_setup(input_dir, primary=primary, measures=measures, positive=positive,
                                           policy=policy, costs=costs, order=order, gains=gains, labels=labels,
                                           id_col=id_col, label_col=label_col)
-    except (InputError, MeasureError) as exc:
+    except (InputError, MeasureError, PluginError) as exc:
         raise organiser_error(exc) from None
     try:
         return _score(input_dir, reference, classes, primary=primary, measures=measures, positive=positive,
@@ -195,6 +196,8 @@ def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, pos
                       seed=seed, alpha=alpha, primary_key=primary_key, strata=strata)
     except ConfigError:
         raise
+    except PluginError as exc:      # a plugin's measure failing on one submission is the plugin's fault
+        raise organiser_error(exc) from None
     except InputError as exc:
         problem = exc.problem if exc.problem.startswith(SUBMISSION) else f"{SUBMISSION}: {exc.problem}"
         raise InputError(problem, path=exc.path, line=exc.line, item=exc.item) from None

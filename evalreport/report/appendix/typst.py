@@ -58,9 +58,10 @@ def table(spec: TableSpec) -> str:
     aligns = ", ".join("left" if c.align == "l" else "right" for c in spec.columns)
     head = ", ".join(f"[${c.math[1]}$]" if c.math else f"[*#{_breakable(c.title, c.width)}*]" for c in spec.columns)
     body = ",\n    ".join(", ".join(_cell(c, col.width) for c, col in zip(row, spec.columns)) for row in spec.rows)
-    # a page table floats across both columns; a column table stays in the text, where it may break
-    # across columns (a float taller than the column would run over the page)
-    scope = ', placement: auto, scope: "parent"' if spec.width == "page" else ""
+    # a page table floats across both columns, to the top of a page (see writer._appendix_typ); a column
+    # table stays in the text, where it may break across columns (a float taller than the column would
+    # run over the page)
+    scope = ', placement: top, scope: "parent"' if spec.width == "page" else ""
     return "\n".join([
         f"// {spec.name}: {spec.total_width():.2f} in wide (fixed column widths; booktabs-style rules)",
         "#figure(",
