@@ -355,8 +355,9 @@ def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, mi
         systems = given + [x for x in systems if x not in set(given)]
     df = df[df["probability"] >= min_probability]
     ranks = sorted(pd.unique(df["rank"]))
-    limit = int(min(_label_limit(systems), 180, max(110, PAGE_WIDTH - 40 - 14 * len(ranks))))
-    step = _step(len(ranks), room=PAGE_WIDTH - limit - 30, lo=14, hi=44)
+    # names take the room the rank columns (at least 14 px each) leave on the widest page
+    limit = int(min(_label_limit(systems), max(110, WIDE_PAGE - 30 - 14 * len(ranks))))
+    step = _step(len(ranks), room=max(14 * len(ranks), PAGE_WIDTH - limit - 30), lo=14, hi=44)
     row = _step(len(systems), lo=18, hi=32)
     cell = min(step, row)
     biggest = (0.95 * cell) ** 2  # area of the bubble of P = 1: fills its cell
@@ -380,5 +381,5 @@ def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, mi
     return _with(alt.layer(bubbles, text),
         width=alt.Step(step), height=alt.Step(row),
         title=_title(title or f"Rank uncertainty: {short_measure_label(measure)}",
-                     f"bubble area = P(rank = k){shown}; systems by expected rank"))
+                     f"bubble area = P(rank = k){shown}; systems " + ("in leaderboard order" if order is not None else "by expected rank")))
 
