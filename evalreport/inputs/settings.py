@@ -1,0 +1,202 @@
+"""The settings of a comparison and its report: one frozen object, validated once.
+
+:class:`Settings` is what :func:`evalreport.compare`, :func:`evalreport.report`, the benchmark, the
+Codabench scorer and the paper appendix take. The command line and the task file both produce one
+(:meth:`Settings.from_task` merges a task file's keys with the options given); every later stage
+reads it and none validates it again.
+
+A field that a task file may set is validated with the task file's own JSON Schema entry
+(:data:`evalreport.inputs.taskfile.TASK_KEYS`), so a value refused in a task file is refused here
+with the same words; the other fields have their entries in :data:`SETTINGS_KEYS`.
+
+``None`` means "the default of the data": the primary measure is ``macro_f1`` for single labels and
+``f1_macro`` for label sets; ``baseline_samples`` is 2,000 draws for single labels and 200 for
+label sets (whose draws are whole indicator matrices); ``randomization`` rounds default to the
+number of bootstrap resamples.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from evalreport.errors import InputError
+from evalreport.inputs.taskfile import TASK_KEYS, TaskSpec
+
+__all__ = ["Settings", "SETTINGS_KEYS", "AUDIT_MAX_N"]
+
+#: Exhaustive audit of the measures' properties up to this many items (larger n: sampled).
+AUDIT_MAX_N = 6
+
+_COUNT = {"type": "integer", "minimum": 0}
+
+#: The fields no task file sets: JSON Schema of each, and what it must be.
+SETTINGS_KEYS: dict[str, tuple[dict, str]] = {
+    "pairwise_test": ({"enum": ["bootstrap", "randomization"]}, "one of bootstrap, randomization"),
+    "baseline_samples": ({"anyOf": [{"type": "null"}, _COUNT]}, "an integer >= 0"),
+    "randomization": ({"anyOf": [{"type": "null"}, _COUNT]}, "an integer >= 0"),
+    "calibration_reference": ({"anyOf": [{"enum": ["uniform", "mean"]},
+                                         {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}]},
+                              "uniform, mean or a prevalence strictly between 0 and 1"),
+    "audit": ({"type": "boolean"}, "true or false"),
+    "audit_max_n": ({"type": "integer", "minimum": 1}, "an integer >= 1"),
+    "missing_systems": ({"anyOf": [{"type": "null"}, {"enum": ["drop", "last", "exclude"]}]},
+                        "one of drop, last, exclude"),
+    "formats": ({"type": "array", "items": {"enum": ["html", "pdf"]}}, "a list of html, pdf"),
+    "engine": ({"enum": ["auto", "builtin", "quarto"]}, "one of auto, builtin, quarto"),
+    "progress": ({"type": "boolean"}, "true or false"),
+    "command": ({"anyOf": [{"type": "null"}, {"type": "string"}]}, "a text"),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """Every setting of a comparison and its report (see the module docstring).
+
+    Parameters
+    ----------
+    primary : str, optional
+        The measure that heads the leaderboard and defines the significance letters.
+    measures : tuple of str, optional
+        The measures to compute (default: the comparison's default set for the data).
+    positive : str or int, optional
+        The positive class of a binary task (adds the binary measures).
+    policy : {"nan", "zero", "one", "convention"}
+        What an undefined value (0/0) becomes.
+    costs, gains : array, optional
+        A (K, K) cost or gain matrix, already read (the measures that need one use it).
+    order : tuple of str, optional
+        The ordinal order of the classes.
+    what_if : mapping, optional
+        Extra class distributions for the what-if table: name -> distribution.
+    bootstrap : int
+        Paired bootstrap resamples (0: no intervals, rank distributions or tests).
+    bootstrap_strata : {None, "gold"}
+        ``"gold"`` resamples within each gold class.
+    seed : int
+        The seed of every random draw.
+    alpha : float
+        The level of the tests; intervals are at ``1 - alpha``.
+    pairwise_test : {"bootstrap", "randomization"}
+        The test whose Holm-corrected p-values make the significance letters.
+    baseline_samples, randomization : int, optional
+        Monte Carlo draws of the chance baselines; rounds of the randomisation test.
+    calibration_reference : str or float
+        The reference prevalence of the per-label calibration of label sets.
+    audit : bool
+        Whether the report audits the measures' properties; ``audit_max_n``: exhaustively up to
+        this many items.
+    missing_systems : {None, "drop", "last", "exclude"}
+        A benchmark's rule for a system absent from a task (None: the benchmark file's).
+    title, formats, engine, needs, command, progress
+        The report: its title, output formats, rendering engine, the measure properties the
+        reader needs, the command line that made it, and whether to show progress.
+    """
+
+    primary: str | None = None
+    measures: tuple[str, ...] | None = None
+    positive: str | int | None = None
+    policy: str = "nan"
+    costs: Any = field(default=None, compare=False)
+    gains: Any = field(default=None, compare=False)
+    order: tuple[str, ...] | None = None
+    what_if: Mapping[str, Any] = field(default_factory=dict)
+    bootstrap: int = 1000
+    bootstrap_strata: str | None = None
+    seed: int = 0
+    alpha: float = 0.05
+    pairwise_test: str = "bootstrap"
+    baseline_samples: int | None = None
+    randomization: int | None = None
+    calibration_reference: str | float = "uniform"
+    audit: bool = True
+    audit_max_n: int = AUDIT_MAX_N
+    missing_systems: str | None = None
+    title: str | None = None
+    formats: tuple[str, ...] = ("html", "pdf")
+    engine: str = "auto"
+    needs: tuple[str, ...] | None = None
+    command: str | None = None
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        for name in ("measures", "order", "formats", "needs"):
+            value = getattr(self, name)
+            if value is not None and not isinstance(value, tuple):
+                if isinstance(value, str):
+                    value = (value,)
+                object.__setattr__(self, name, tuple(value))
+        for name in ("bootstrap", "seed", "baseline_samples", "randomization", "audit_max_n", "alpha"):
+            value = getattr(self, name)
+            if hasattr(value, "item") and not isinstance(value, bool):       # numpy scalars as Python numbers
+                object.__setattr__(self, name, value.item())
+        if self.bootstrap_strata == "none":
+            object.__setattr__(self, "bootstrap_strata", None)
+        object.__setattr__(self, "what_if", dict(self.what_if or {}))
+        self._validate()
+
+    def _validate(self) -> None:
+        import jsonschema
+
+        problems = []
+        for name, (schema, must_be) in {**TASK_KEYS, **SETTINGS_KEYS}.items():
+            if not hasattr(self, name) or name in ("what_if", "costs", "gains", "plugins"):
+                continue
+            value = getattr(self, name)
+            if value is None and name not in SETTINGS_KEYS:
+                continue
+            value = list(value) if isinstance(value, tuple) else value
+            if name == "bootstrap_strata" and value is None:
+                continue
+            if isinstance(value, bool) and schema.get("type") in ("integer", "number"):
+                problems.append(f"{name} must be {must_be}; got {value!r}")
+                continue
+            try:
+                jsonschema.validate(value, schema)
+            except jsonschema.ValidationError:
+                problems.append(f"{name} must be {must_be}; got {value!r}")
+        if problems:
+            raise InputError("settings: " + "; ".join(problems))
+
+    # ------------------------------------------------------------------ making one
+
+    def replace(self, **changes: Any) -> Settings:
+        """A copy with ``changes`` (field names), validated again."""
+        unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
+        if unknown:
+            raise TypeError(f"unknown setting(s): {', '.join(unknown)}")
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def coerce(cls, settings: Settings | None = None, **changes: Any) -> Settings:
+        """``settings`` (or the defaults) with ``changes``: what a function that takes a settings
+        object and keyword shorthands for its fields makes of them."""
+        base = settings if settings is not None else cls()
+        if not isinstance(base, Settings):
+            raise TypeError(f"settings must be a Settings; got {type(base).__name__}")
+        return base.replace(**changes) if changes else base
+
+    @classmethod
+    def from_task(cls, spec: TaskSpec, **options: Any) -> Settings:
+        """The settings of a task file, with ``options`` (the command line's, already read: cost
+        and gain matrices, what-if distributions) taking precedence over the file's keys."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        given = {k: v for k, v in spec.given().items() if k in names and k not in ("costs", "gains", "what_if")}
+        return cls(**{**given, **options})
+
+    # ------------------------------------------------------------------ reading one
+
+    def record(self) -> dict[str, Any]:
+        """The settings as JSON values, for manifests: matrices become ``True``/``False`` (given or
+        not), tuples lists."""
+        out: dict[str, Any] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name in ("costs", "gains"):
+                value = value is not None
+            elif isinstance(value, tuple):
+                value = list(value)
+            elif isinstance(value, Mapping):
+                value = {str(k): v if isinstance(v, (str, int, float)) else str(v) for k, v in value.items()}
+            out[f.name] = value
+        return out
