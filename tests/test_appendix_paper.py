@@ -19,7 +19,8 @@ from evalreport.report.appendix.crossval import AUC_RECOMMENDATION, RECOMMENDATI
 from evalreport.report.appendix.sources import author_year, paper_label, source_refs
 from evalreport.report.build import analyse
 
-PAPER_001 = next(Path("/work/shared/papers").glob("001_*.txt"), None)
+#: Forman & Scholz (2010), as stored with the specification (its file name is the store's, not a citation).
+FORMAN_SCHOLZ_2010 = next(Path("/work/shared/papers").glob("001_*.txt"), None)
 
 
 def _need(*tools):
@@ -58,13 +59,13 @@ def _norm(text: str) -> str:
     return " ".join(text.replace("-\n", "").split())
 
 
-def test_the_quoted_recommendations_are_word_for_word_in_paper_001():
+def test_the_quoted_recommendations_are_word_for_word_in_forman_and_scholz_2010():
     """Forman and Scholz (2010), section 5: '(a) Ftp,fp is the by far most unbiased method and should be
     used for computing F-measure' and 'we urge the research community to consistently use Ftp,fp and
     AUCavg' (the copy writes the subscripts inline)."""
-    if PAPER_001 is None:
+    if FORMAN_SCHOLZ_2010 is None:
         pytest.skip("the papers are not here")
-    paper = _norm(PAPER_001.read_text(encoding="utf-8"))
+    paper = _norm(FORMAN_SCHOLZ_2010.read_text(encoding="utf-8"))
     assert f"Ftp,fp {RECOMMENDATION}" in paper
     assert f"{AUC_RECOMMENDATION[0]} Ftp,fp {AUC_RECOMMENDATION[1]} AU Cavg" in paper
 

@@ -15,7 +15,7 @@ import pytest
 from scipy.special import comb
 from scipy.stats import binom
 
-from evalreport.analyses.audit import (PAPER_004_TABLE_3, PROPERTIES, audit, claims_frame, consistency,
+from evalreport.analyses.audit import (GOESGENS_2021_TABLE_3, PROPERTIES, audit, claims_frame, consistency,
                                        indistinguishable_groups, resolve_properties)
 from evalreport.analyses.audit.properties import Case
 from evalreport.analyses.audit.properties_opitz import check_PIV
@@ -233,7 +233,7 @@ def test_ce_max_fails_only_on_a_degenerate_matrix():
 
 def test_consistency_reproduces_table_3():
     """Gösgens et al. (2021), Table 3: measures indistinguishable at each n (n = 2..10)."""
-    labels = dict(zip(PAPER_004_TABLE_3, ["Acc", "BA", "F1", "kappa", "CE", "GM1", "CC", "SBA"]))
+    labels = dict(zip(GOESGENS_2021_TABLE_3, ["Acc", "BA", "F1", "kappa", "CE", "GM1", "CC", "SBA"]))
     expected = {
         2: ["Acc", "BA", "F1", "kappa", "CE", "GM1", "CC", "SBA"],
         3: ["Acc", "BA", "kappa", "GM1", "CC", "SBA"],

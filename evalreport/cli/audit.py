@@ -46,7 +46,7 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    from evalreport.analyses.audit import PAPER_004_TABLE_3, audit, consistency, indistinguishable_groups
+    from evalreport.analyses.audit import GOESGENS_2021_TABLE_3, audit, consistency, indistinguishable_groups
     from evalreport.errors import InputError
 
     chosen = [o for o, on in (("--identities", args.identities), ("--consistency", args.consistency),
@@ -77,7 +77,7 @@ def run(args) -> int:
         max_n = 10 if args.max_n is None else args.max_n
         if max_n < 2:
             raise InputError("--max-n must be at least 2 for --consistency")
-        measures = args.measures or list(PAPER_004_TABLE_3)
+        measures = args.measures or list(GOESGENS_2021_TABLE_3)
         frame = consistency(measures, range(2, max_n + 1), policy=args.policy or "nan")
         groups = indistinguishable_groups(measures, frame=frame)
         wide = groups.assign(measures=groups["measures"].map(", ".join)).set_index("n")[["measures", "clique"]]

@@ -92,7 +92,7 @@ import pandas as pd
 
 from evalreport.analyses.audit import properties as P, properties_goesgens, properties_opitz
 from evalreport.analyses.audit.averaging import AVERAGINGS, preservation, table_2_averaging
-from evalreport.analyses.audit.consistency import (PAPER_004_TABLE_3, binary_pairs_space, consistency,
+from evalreport.analyses.audit.consistency import (GOESGENS_2021_TABLE_3, binary_pairs_space, consistency,
                                                    indistinguishable_groups)
 from evalreport.analyses.audit.identities import identities
 from evalreport.analyses.audit.batches import evaluate_bank, stacked
@@ -107,7 +107,7 @@ from evalreport.measures._core import Measure, quiet_errors, shared_sums
 from evalreport.measures.binary import AVERAGING_PRESERVES, average_claims
 
 __all__ = ["audit", "audit_for_report", "consistency", "indistinguishable_groups", "PROPERTIES", "PAPERS", "PAPER_POLICY",
-           "claims_frame", "check_claims", "PAPER_004_TABLE_3", "binary_pairs_space", "Space",
+           "claims_frame", "check_claims", "GOESGENS_2021_TABLE_3", "binary_pairs_space", "Space",
            "AVERAGINGS", "AVERAGING_PRESERVES", "average_claims", "preservation", "table_2_averaging", "identities"]
 
 #: paper key -> (number, short citation)

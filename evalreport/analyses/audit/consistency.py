@@ -24,7 +24,7 @@ from evalreport.analyses.audit.properties import evaluate_measure
 from evalreport.measures import get
 
 #: The measures of Gösgens et al. (2021), Table 3, in its column order (Acc, BA, F1, kappa, CE, GM1, CC, SBA).
-PAPER_004_TABLE_3 = ("accuracy", "balanced_accuracy", "f1", "kappa", "confusion_entropy", "gm1", "mcc", "sba")
+GOESGENS_2021_TABLE_3 = ("accuracy", "balanced_accuracy", "f1", "kappa", "confusion_entropy", "gm1", "mcc", "sba")
 
 
 def binary_pairs_space(n: int):
@@ -47,7 +47,7 @@ def _labeling(n_neg, n_pos, tn, fp, fn, tp):
     return gold, pred
 
 
-def consistency(measures=PAPER_004_TABLE_3, n_range=range(2, 11), *, tol: float = 1e-9,
+def consistency(measures=GOESGENS_2021_TABLE_3, n_range=range(2, 11), *, tol: float = 1e-9,
                 policy: str = "nan") -> pd.DataFrame:
     """For every n and every pair of measures: were they consistent on every triplet?
 
@@ -92,7 +92,7 @@ def _cmp(s) -> str:
     return {1: "prefers B1", -1: "prefers B2", 0: "ties"}[int(s)]
 
 
-def indistinguishable_groups(measures=PAPER_004_TABLE_3, n_range=range(2, 11), *, frame: pd.DataFrame | None = None,
+def indistinguishable_groups(measures=GOESGENS_2021_TABLE_3, n_range=range(2, 11), *, frame: pd.DataFrame | None = None,
                              **kwargs) -> pd.DataFrame:
     """Groups of measures indistinguishable at each n (Gösgens et al. 2021, Table 3).
 
