@@ -78,7 +78,7 @@ def _json_column(col: pd.Series) -> list:
         return out
     if kind in "iub" and not col.hasnans:          # nullable Int64 / boolean with NA: cell by cell
         return col.to_numpy().tolist()
-    if kind == "O" and pd.api.types.infer_dtype(col, skipna=False) == "string":
+    if kind == "O" and not col.hasnans and pd.api.types.infer_dtype(col, skipna=False) == "string":
         return col.tolist()                         # text only: nothing to convert
     return [_json_value(v) for v in col.tolist()]
 
