@@ -290,7 +290,7 @@ def test_other_os_errors_of_the_work_are_not_disguised(tmp_path):
 
 
 def test_a_symlinked_output_folder_is_replaced_behind_its_link(tmp_path):
-    """Review L6: the link stays a link and the folder it points to gets the new output."""
+    """The link stays a link and the folder it points to gets the new output."""
     real = tmp_path / "real"
     with atomic_dir(real) as staging:
         (staging / "a.txt").write_text("old", encoding="utf-8")
