@@ -119,6 +119,7 @@ def csv_ready(frame: pd.DataFrame, text_columns: Iterable[str] = CSV_TEXT_COLUMN
         ``frame`` itself when nothing changes, else a changed copy.
     """
     listed = [c for c in frame.columns if frame[c].dtype.kind == "O"
+              and pd.api.types.infer_dtype(frame[c], skipna=True) not in ("string", "empty")
               and any(isinstance(v, _SEQUENCES) for v in frame[c].tolist())]
     if listed:
         frame = frame.copy()
@@ -167,8 +168,8 @@ def write_json(frame: pd.DataFrame, file: str | Path | IO[str]) -> None:
     """
     records = json_records(frame)
     # json's C encoder, one record at a time: ``indent`` would switch to the slower Python encoder
-    text = ("[\n" + ",\n".join(json.dumps(r, allow_nan=False, default=str) for r in records) + "\n]\n"
-            if records else "[]\n")
+    encode = json.JSONEncoder(allow_nan=False, default=str).encode
+    text = "[\n" + ",\n".join(map(encode, records)) + "\n]\n" if records else "[]\n"
     if isinstance(file, (str, Path)):
         Path(file).write_text(text, encoding="utf-8")
     else:
