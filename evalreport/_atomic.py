@@ -33,7 +33,6 @@ import re
 import shutil
 import sys
 import tempfile
-import time
 import warnings
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,9 +46,6 @@ except ImportError:                                   # not a POSIX system: no l
     fcntl = None
 
 MARKER = ".evalreport-output"
-
-#: Staging folders of an older evalreport carry no process id; they are removed once this old (seconds).
-LEGACY_STALE_AFTER = 3600.0
 
 _AT_FDCWD = -100
 _RENAME_NOREPLACE = 1
@@ -334,11 +330,11 @@ def _prefix(target: Path) -> str:
     return f".{name[:60]}~{digest}"
 
 
-def _leftovers(target: Path):
-    """``(path, kind, pid)`` of the staging (``tmp``) and parked (``old``) folders beside ``target``;
-    pid is None for an older evalreport's folders (no process id in the name)."""
+def _leftovers(target: Path) -> list[tuple[Path, str, int]]:
+    """``(path, kind, pid)`` of the staging (``tmp``) and parked (``old``) folders beside ``target``
+    (``.NAME.PID-XXXXXXXX.tmp`` / ``.old``: pid is the process that made it)."""
     prefix = _prefix(target) + "."
-    pattern = re.compile(r"(?:(\d+)-)?[a-z0-9_]{8}\.(tmp|old)")
+    pattern = re.compile(r"(\d+)-[a-z0-9_]{8}\.(tmp|old)")
     try:
         entries = list(os.scandir(target.parent))
     except OSError:
@@ -350,7 +346,7 @@ def _leftovers(target: Path):
         m = pattern.fullmatch(entry.name[len(prefix):])
         if m is None:
             continue
-        out.append((Path(entry.path), m.group(2), None if m.group(1) is None else int(m.group(1))))
+        out.append((Path(entry.path), m.group(2), int(m.group(1))))
     return out
 
 
@@ -366,29 +362,20 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _stale(path: Path, pid: int | None) -> bool:
-    if pid is not None:
-        return not _alive(pid)
-    try:
-        return time.time() - path.lstat().st_mtime > LEGACY_STALE_AFTER
-    except OSError:
-        return False
-
-
 def _recover(target: Path) -> None:
     """Under the lock: put back a previous output that a run killed mid-swap left parked, and remove
     the staging and parked folders of processes no longer running."""
     found = _leftovers(target)
     if not os.path.lexists(target):
         parked = [(p, pid) for p, kind, pid in found if kind == "old" and (p / "previous").is_dir()
-                  and (pid is None or not _alive(pid))]
+                  and not _alive(pid)]
         if parked:
             path, _ = max(parked, key=lambda item: item[0].lstat().st_mtime)
             os.rename(path / "previous", target)
             warnings.warn(f"{target}: put back the previous output, which an interrupted run had left in "
                           f"{path.name}", RuntimeWarning, stacklevel=2)
     for path, kind, pid in found:
-        if _stale(path, pid):
+        if not _alive(pid):
             _remove(path)
 
 

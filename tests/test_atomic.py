@@ -147,16 +147,11 @@ def test_stale_staging_folders_of_dead_processes_are_removed(tmp_path):
         (tmp_path / name / "big.bin").write_bytes(b"x" * 1000)
     alive = tmp_path / f".out.{os.getppid()}-abcdefgj.tmp"     # a running process's staging folder
     alive.mkdir()
-    legacy_new = tmp_path / ".out.k2j4h5g6.tmp"                # an older evalreport's, maybe still running
-    legacy_new.mkdir()
-    legacy_old = tmp_path / ".out.k2j4h5g7.tmp"
-    legacy_old.mkdir()
-    os.utime(legacy_old, (1, 1))
     other = tmp_path / f".other.{dead}-abcdefgh.tmp"           # another target's: not ours to judge
     other.mkdir()
     with atomic_dir(target) as tmp:
         (tmp / "a.txt").write_text("second")
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out", alive.name, legacy_new.name, other.name])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["out", alive.name, other.name])
 
 
 def test_a_previous_output_left_parked_by_a_killed_run_is_put_back(tmp_path):
@@ -295,7 +290,7 @@ def test_other_os_errors_of_the_work_are_not_disguised(tmp_path):
 
 
 def test_a_symlinked_output_folder_is_replaced_behind_its_link(tmp_path):
-    """Review L6: the link stays a link and the folder it points to gets the new output."""
+    """The link stays a link and the folder it points to gets the new output."""
     real = tmp_path / "real"
     with atomic_dir(real) as staging:
         (staging / "a.txt").write_text("old", encoding="utf-8")

@@ -11,7 +11,8 @@ from evalreport.analyses.audit.identities import _profile, sample
 from evalreport.analyses.audit.properties import Case, evaluate_measure
 from evalreport.analyses.audit.space import Space, coded_steps, space_for, steps
 from evalreport.measures import compute, get
-from evalreport.measures._core import Measure, quiet_errors, shared_sums
+from evalreport.measures._core import Measure
+from evalreport.measures._shared import quiet_errors, shared_sums
 
 # measures whose checks take every path: undefined cells, kinks, jumps, chance correction, binary
 MEASURES = ["macro_f1", "accuracy", "kappa", "mcc", "confusion_entropy", "balanced_accuracy", "sba", "f1"]

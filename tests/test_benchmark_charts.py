@@ -61,7 +61,7 @@ def scores_of(task_ranks):
 
 
 def demsar():
-    """Engineer A's task_ranks of Demšar's Table 6."""
+    """consensus.task_ranks of Demšar's Table 6."""
     return consensus.task_ranks(scores_frame(DEMSAR_AUC, DEMSAR_SYSTEMS, DEMSAR_TASKS))
 
 
@@ -80,7 +80,7 @@ def synthetic(n_systems, n_tasks, *, names=None, seed=0, absent=0.0):
 
 
 def cd_inputs(task_ranks, alpha=0.05):
-    """(average ranks frame, CD, cliques) from engineer A's Friedman, Nemenyi and cd_cliques (the
+    """(average ranks frame, CD, cliques) from multitask_tests' Friedman, Nemenyi and cd_cliques (the
     systems present in every task: Friedman needs complete blocks)."""
     f = multitask_tests.friedman(scores_of(task_ranks))
     cd, _, _ = multitask_tests.nemenyi(f["average_ranks"], f["N"], alpha=alpha)
@@ -97,8 +97,8 @@ def consensus_table(task_ranks):
 
 
 def rank_distribution(task_ranks, seed=0, replicates=200, noise=0.01):
-    """(method, system, rank, probability) as compare_benchmark makes it - engineer A's
-    consensus_ranks over replicates and engineer B's rank_distribution_of - with the item
+    """(method, system, rank, probability) as compare_benchmark makes it - consensus_ranks
+    over replicates and rank_distribution_of - with the item
     bootstrap replaced by Gaussian noise on the scores (the charts only see the frame)."""
     wide = task_ranks.pivot(index="task", columns="system", values="value")
     present = wide.notna().to_numpy()
@@ -157,7 +157,7 @@ def built(request):
 
 def test_demsar_table_6_gives_the_published_average_ranks():
     """The fixture: Demšar (2006), section 3.2.2: average ranks 3.143, 2.000, 2.893, 1.964 (ties
-    averaged) and CD = 1.25, through engineer A's friedman and nemenyi."""
+    averaged) and CD = 1.25, through multitask_tests' friedman and nemenyi."""
     avg, cd, _ = cd_inputs(demsar())
     assert avg.set_index("system").loc[DEMSAR_SYSTEMS, "rank"].round(3).tolist() == DEMSAR_RANKS
     assert round(cd, 2) == DEMSAR_CD

@@ -15,12 +15,14 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from evalreport.analyses import consensus as cons
+from evalreport.analyses import multitask_tests as tests_across
 from evalreport.analyses.benchmark import BENCHMARK_TABLES, compare_benchmark, rank_distribution_of
 from evalreport.analyses.compare import compare
 from evalreport.analyses.resampling import bootstrap as resample
 from evalreport.errors import OutputError
 from evalreport.examples import shared_task_data, write_benchmark
 from evalreport.inputs.benchmark import benchmark_from_data, read_benchmark
+from evalreport.report.write import write_comparison
 
 B = 60
 
@@ -71,15 +73,15 @@ def test_cross_task_tables_are_the_consensus_functions(result):
     expected = cons.consensus(scores, higher_is_better=hib, seed=3)
     pd.testing.assert_frame_equal(result.consensus, expected.table)
     pd.testing.assert_frame_equal(result.agreement, expected.agreement)
-    fr = cons.friedman(scores, higher_is_better=hib)
+    fr = tests_across.friedman(scores, higher_is_better=hib)
     row = result.friedman.iloc[0]
     assert row["chi2_F"] == pytest.approx(fr["chi2_F"]) and row["F_F"] == pytest.approx(fr["F_F"])
-    cd, q, pairs = cons.nemenyi(fr["average_ranks"], fr["N"])
+    cd, q, pairs = tests_across.nemenyi(fr["average_ranks"], fr["N"])
     assert result.critical_difference == pytest.approx(cd) and row["q_alpha"] == pytest.approx(q)
     pd.testing.assert_frame_equal(result.nemenyi, pairs)
     assert sorted(map(tuple, result.cd_cliques.groupby("clique")["system"].apply(tuple))) == \
-        sorted(cons.cd_cliques(fr["average_ranks"], cd))
-    pd.testing.assert_frame_equal(result.wilcoxon, cons.wilcoxon_holm(scores, higher_is_better=hib))
+        sorted(tests_across.cd_cliques(fr["average_ranks"], cd))
+    pd.testing.assert_frame_equal(result.wilcoxon, tests_across.wilcoxon_holm(scores, higher_is_better=hib))
     pd.testing.assert_frame_equal(result.task_ranks, cons.task_ranks(scores, higher_is_better=hib))
 
 
@@ -98,7 +100,7 @@ def test_wins_use_each_tasks_uncorrected_bootstrap_p_of_the_primary(result):
         pw = c.pairwise[(c.pairwise["test"] == "bootstrap") & (c.pairwise["measure"] == c.primary)]
         rows.append(pd.DataFrame({"task": task, "system_a": pw["system_a"], "system_b": pw["system_b"],
                                   "p": pw["p_value"]}))
-    expected = cons.wins(scores, pd.concat(rows, ignore_index=True), higher_is_better=hib)
+    expected = tests_across.wins(scores, pd.concat(rows, ignore_index=True), higher_is_better=hib)
     pd.testing.assert_frame_equal(result.wins, expected)
     assert result.wins["wins"].sum() == pytest.approx(3.0)
 
@@ -232,8 +234,8 @@ def test_duckdb_pattern_counts_give_the_same_scores(tmp_path):
 # ----------------------------------------------------------------------------- output
 
 
-def test_to_dir_writes_every_table_as_csv_and_json(result, tmp_path):
-    out = result.to_dir(tmp_path / "out")
+def test_write_comparison_writes_every_table_as_csv_and_json(result, tmp_path):
+    out = write_comparison(result, tmp_path / "out")
     tables = result.tables()
     assert set(BENCHMARK_TABLES) <= set(tables)
     for name, frame in tables.items():
@@ -246,11 +248,11 @@ def test_to_dir_writes_every_table_as_csv_and_json(result, tmp_path):
     np.testing.assert_allclose(back["probability"], result.consensus_rank_distribution["probability"])
 
 
-def test_to_dir_is_atomic(result, tmp_path, monkeypatch):
-    import evalreport.escape as escape
+def test_write_comparison_is_atomic(result, tmp_path, monkeypatch):
+    import evalreport.report.write as write
 
     calls = {"n": 0}
-    real = escape.csv_frame
+    real = write.csv_frame
 
     def failing(frame, *a, **k):
         calls["n"] += 1
@@ -259,15 +261,15 @@ def test_to_dir_is_atomic(result, tmp_path, monkeypatch):
         return real(frame, *a, **k)
 
     target = tmp_path / "out"
-    monkeypatch.setattr(escape, "csv_frame", failing)
+    monkeypatch.setattr(write, "csv_frame", failing)
     with pytest.raises(RuntimeError, match="disk full"):
-        result.to_dir(target)
+        write_comparison(result, target)
     assert not target.exists() and list(tmp_path.iterdir()) == []
     (tmp_path / "keep").mkdir()
     (tmp_path / "keep" / "mine.txt").write_text("not evalreport's")
-    monkeypatch.setattr(escape, "csv_frame", real)
+    monkeypatch.setattr(write, "csv_frame", real)
     with pytest.raises(OutputError):
-        result.to_dir(tmp_path / "keep")
+        write_comparison(result, tmp_path / "keep")
     assert (tmp_path / "keep" / "mine.txt").read_text() == "not evalreport's"
 
 
@@ -275,7 +277,7 @@ def test_unsafe_task_names_get_safe_folders(tmp_path):
     data = tasks_of(classes=(3, 3), items=(60, 60))
     b = benchmark_from_data({"../evil": _runs(data["t1"], tmp_path / "a"), "ok": _runs(data["t2"], tmp_path / "b")})
     r = compare_benchmark(b, bootstrap=0)
-    out = r.to_dir(tmp_path / "out")
+    out = write_comparison(r, tmp_path / "out")
     assert r.task_folders() == {"../evil": "task_1", "ok": "ok"}
     assert (out / "tasks" / "task_1" / "scores.csv").is_file() and not (tmp_path / "evil").exists()
 
@@ -304,7 +306,7 @@ def test_task_names_from_data_are_guarded_in_csv(tmp_path):
     data = tasks_of(classes=(3, 3), items=(50, 50))
     b = benchmark_from_data({"=cmd()": _runs(data["t1"], tmp_path / "a"), "t2": _runs(data["t2"], tmp_path / "b")})
     r = compare_benchmark(b, bootstrap=0)
-    out = r.to_dir(tmp_path / "out")
+    out = write_comparison(r, tmp_path / "out")
     cells = pd.read_csv(out / "task_scores.csv")["task"]
     assert set(cells) == {"'=cmd()", "t2"}
     assert {row["task"] for row in json.loads((out / "task_scores.json").read_text())} == {"=cmd()", "t2"}

@@ -102,7 +102,7 @@ def test_analyse_takes_the_computed_comparison(tmp_path, monkeypatch):
 
     from evalreport.report.build import analyse
 
-    compare_module = importlib.import_module("evalreport.analyses.compare")   # (the package exports the function)
+    compare_module = importlib.import_module("evalreport.analyses.compare")
 
     bench = _bench(tasks=("t1",))
     comp = compare_module.compare(bench.task("t1").runs, bootstrap=20, seed=0)

@@ -13,6 +13,7 @@ from evalreport.cli import main
 from evalreport.counts import count
 from evalreport.inputs import Runs
 from evalreport.measures import REGISTRY, get
+from evalreport.report.write import write_comparison
 
 try:
     from evalreport.analyses import resampling  # noqa: F401
@@ -108,9 +109,9 @@ def test_relabelling_systems_permutes_compare():
     pd.testing.assert_frame_equal(a.baselines, b.baselines)
 
 
-def test_to_dir_writes_csv_and_json_atomically(tmp_path):
+def test_write_comparison_writes_csv_and_json_atomically(tmp_path):
     c = compare(make_runs(), bootstrap=0)
-    out = c.to_dir(tmp_path / "cmp")
+    out = write_comparison(c, tmp_path / "cmp")
     for name in TABLES:
         csv = pd.read_csv(out / f"{name}.csv")
         with open(out / f"{name}.json") as fh:
@@ -120,12 +121,12 @@ def test_to_dir_writes_csv_and_json_atomically(tmp_path):
     assert manifest["primary"] == "macro_f1" and manifest["notes"] == list(c.notes)
     # overwrite an existing folder
     (out / "stale.txt").write_text("old")
-    c.to_dir(out)
+    write_comparison(c, out)
     assert not (out / "stale.txt").exists()
     # a failure while writing leaves nothing behind
     broken = dataclasses.replace(c, leaderboard=object())
     with pytest.raises(Exception):
-        broken.to_dir(tmp_path / "never")
+        write_comparison(broken, tmp_path / "never")
     assert not (tmp_path / "never").exists()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cmp"]
 

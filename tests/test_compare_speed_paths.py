@@ -15,7 +15,7 @@ from evalreport.analyses.randomization import _pair_cells
 from evalreport.inputs.runs import Runs
 from evalreport.measures import bind, compute
 
-B = importlib.import_module("evalreport.analyses.baselines")    # the module (the package exports the function)
+B = importlib.import_module("evalreport.analyses.baselines")
 
 MEASURES = ["accuracy", "macro_recall", "macro_f1", "kappa", "mcc", "weighted_f1", "confusion_entropy", "sba"]
 

@@ -27,6 +27,7 @@ from evalreport.counts.multilabel import STAT, count_multilabel, count_swapped
 from evalreport.measures import get
 from evalreport.measures.binary import BINARY
 from evalreport.measures.multilabel import EXAMPLE_IDS, compute_multilabel, label_values
+from evalreport.report.write import write_comparison
 
 
 def _random_runs(seed, N=40, L=4, S=3, p=0.35):
@@ -203,9 +204,9 @@ def test_compare_builds_the_new_tables():
     assert off.settings["calibration_prevalence"] == 0.25
 
 
-def test_to_dir_writes_the_new_tables(tmp_path):
+def test_write_comparison_writes_the_new_tables(tmp_path):
     c = compare_multilabel(_random_runs(7, N=30, S=3), bootstrap=20, randomization=20)
-    out = c.to_dir(tmp_path / "t")
+    out = write_comparison(c, tmp_path / "t")
     for name in ("calibration", "calibration_summary", "tests", "audit"):
         back = pd.read_csv(out / f"{name}.csv")
         assert len(back) == len(getattr(c, name)) > 0

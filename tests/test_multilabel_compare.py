@@ -15,6 +15,7 @@ import pytest
 from sklearn import metrics as skm
 
 from evalreport.analyses.multilabel import ML_TABLES, compare_multilabel
+from evalreport.report.write import write_comparison
 from conftest import multilabel_runs
 from evalreport.errors import MeasureError
 
@@ -162,8 +163,8 @@ def test_permuting_systems_permutes_outputs():
                                       b.tables()[name].sort_values(key).reset_index(drop=True))
 
 
-def test_to_dir_writes_every_table(tmp_path, comp):
-    out = comp.to_dir(tmp_path / "ml")
+def test_write_comparison_writes_every_table(tmp_path, comp):
+    out = write_comparison(comp, tmp_path / "ml")
     for name in ML_TABLES:
         frame = pd.read_csv(out / f"{name}.csv")
         assert list(frame.columns) == list(comp.tables()[name].columns)

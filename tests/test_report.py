@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 
 from evalreport.report.resources import notebooks_dir
+from evalreport.report.write import write_comparison
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -272,7 +273,7 @@ def test_an_output_folder_holding_the_inputs_is_refused(tmp_path):
     with pytest.raises(OutputError, match="holds the input"):
         build_report(runs, out, bootstrap=0, progress=False)
     with pytest.raises(OutputError, match="holds the input"):
-        compare(runs, bootstrap=0).to_dir(out, inputs=[gold])
+        write_comparison(compare(runs, bootstrap=0), out, inputs=[gold])
     assert sorted(p.relative_to(out) for p in out.rglob("*")) == before
 
 

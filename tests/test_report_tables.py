@@ -17,7 +17,8 @@ from evalreport.measures import get
 from evalreport.report import audit_section
 from evalreport.report.build import analyse
 from evalreport.report.section_tables import MAX_CV_MEASURES, MAX_FLIPS, NOISE_SE, p_floor
-from evalreport.report.sections import MAX_ROWS, open_report
+from evalreport.report.sections import open_report
+from evalreport.report.sections._core import MAX_ROWS
 
 GOLD = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 1, 2] * 3)
 GOOD = np.array([0, 0, 1, 1, 1, 2, 2, 2, 0, 0, 1, 2] * 3)

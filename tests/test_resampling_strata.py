@@ -21,6 +21,7 @@ from evalreport.analyses.compare import compare
 from evalreport.analyses.resampling_patterns import _draw_plan, _draw_weights
 from evalreport.errors import InputError
 from evalreport.inputs.runs import Runs
+from evalreport.report.write import write_comparison
 
 LABELS = ("alpha", "beta", "gamma")
 
@@ -237,7 +238,7 @@ def test_report_says_it_next_to_the_intervals_and_in_the_agreement_captions(tmp_
     runs = Runs(gold=base.gold, pred=np.vstack([base.pred, third, base.gold]), labels=LABELS,
                 systems=(*base.systems, "third", "oracle"))
     comp = compare(runs, measures=["accuracy", "mcc"], primary="macro_f1", bootstrap=100, seed=0)
-    comp.to_dir(tmp_path / "t")
+    write_comparison(comp, tmp_path / "t")
     data = ReportData(tmp_path / "t")
     caption = data.leaderboard_table().caption
     assert "bootstrap resamples at least one gold class was absent" in caption and "without gamma" in caption

@@ -8,13 +8,12 @@
 ``resampling``  paired bootstrap intervals, rank distributions, significance tests
 ``compare``     all of the above for one set of systems, as a :class:`Comparison`
 
-The names below are imported on first use (PEP 562): ``from evalreport.analyses import rank``
-works as before, but importing one submodule (the report's notebooks need few) does not pull in
-every other one and scipy.stats with them (about 1.5 s).
+The names below are imported on first use (PEP 562): importing one submodule (the report's
+notebooks need few) does not pull in every other one and scipy.stats with them (about 1.5 s).
+``compare`` and ``baselines`` are submodules here; their functions of the same name are imported
+from them: ``from evalreport.analyses.compare import compare``.
 """
 import importlib
-import sys
-import types
 
 #: Public name -> the submodule that defines it.
 _LAZY = {
@@ -22,16 +21,16 @@ _LAZY = {
                      "rank_table"), "ranking"),
     **dict.fromkeys(("PrevalenceWarning", "calibrate", "estimate_precision", "predicted_rate", "scale", "what_if"),
                     "prevalence"),
-    **dict.fromkeys(("RANDOM_MODELS", "baselines"), "baselines"),
-    **dict.fromkeys(("COMPARE_MEASURES", "Comparison", "compare", "comparison_measures"), "compare"),
+    "RANDOM_MODELS": "baselines",
+    **dict.fromkeys(("COMPARE_MEASURES", "Comparison", "comparison_measures"), "compare"),
 }
 
 __all__ = ["rank", "rank_table", "rank_correlation", "calibration_correlation", "disagreements", "inconsistency",
            "scale", "calibrate", "what_if", "estimate_precision", "predicted_rate", "PrevalenceWarning",
-           "baselines", "RANDOM_MODELS", "compare", "Comparison", "COMPARE_MEASURES", "comparison_measures"]
+           "RANDOM_MODELS", "Comparison", "COMPARE_MEASURES", "comparison_measures"]
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> object:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'evalreport.analyses' has no attribute {name!r}")
@@ -40,19 +39,5 @@ def __getattr__(name):
     return value
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
-
-
-class _Package(types.ModuleType):
-    """``compare`` and ``baselines`` name both a submodule and its function. Importing the
-    submodule sets the package's attribute to the module; as when the package imported the
-    functions eagerly, the attribute stays the function."""
-
-    def __setattr__(self, name, value):
-        if isinstance(value, types.ModuleType) and _LAZY.get(name) == name:
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package

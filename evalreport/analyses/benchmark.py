@@ -31,18 +31,17 @@ notes say which systems they use); the notes name every gap.
 """
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
-from evalreport._atomic import atomic_dir
-from evalreport.analyses.compare import Comparison, _records, compare
+from evalreport.analyses.compare import Comparison, compare
+from evalreport.analyses import consensus as consensus_methods
+from evalreport.analyses import multitask_tests
 from evalreport.errors import InputError, MeasureError
 from evalreport.inputs.benchmark import MISSING_POLICIES, Benchmark, BenchmarkTask, task_error
 from evalreport.words import counted
@@ -53,11 +52,6 @@ __all__ = ["compare_benchmark", "BenchmarkComparison", "BENCHMARK_TABLES", "rank
 BENCHMARK_TABLES = ("participation", "task_scores", "task_ranks", "pooled", "consensus", "agreement",
                     "consensus_disagreements", "friedman", "average_ranks", "nemenyi", "cd_cliques", "wilcoxon",
                     "wins", "consensus_rank_distribution", "consensus_p_first")
-
-
-#: Columns of the benchmark tables that hold participant-derived text beyond the single-task ones
-#: (task names come from folder names or data): their CSV cells get the formula guard too.
-_TEXT_COLUMNS = frozenset({"task", "systems", "tasks", "excluded_systems"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,13 +98,24 @@ class BenchmarkComparison:
             out[name] = safe
         return out
 
-    def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table by name: the benchmark's, ``tasks/index`` (task -> its folder: a task whose name
-        is not a safe file name gets ``task_<k>``), then ``tasks/<folder>/<name>`` for each task's."""
+    def own_tables(self) -> dict[str, pd.DataFrame]:
+        """The benchmark's tables by name, then ``tasks/index`` (task -> its folder under ``tasks/``: a
+        task whose name is not a safe file name gets ``task_<k>``); not the tasks' own tables.
+
+        Returns
+        -------
+        dict of str to pandas.DataFrame
+            File stem -> table.
+        """
         out = {name: getattr(self, name) for name in BENCHMARK_TABLES}
         folders = self.task_folders()
         out["tasks/index"] = pd.DataFrame({"task": list(folders), "folder": list(folders.values())})
-        for task, folder in folders.items():
+        return out
+
+    def tables(self) -> dict[str, pd.DataFrame]:
+        """Every table by name: :meth:`own_tables`, then ``tasks/<folder>/<name>`` for each task's."""
+        out = self.own_tables()
+        for task, folder in self.task_folders().items():
             for name, frame in self.comparisons[task].tables().items():
                 out[f"tasks/{folder}/{name}"] = frame
         return out
@@ -121,24 +126,6 @@ class BenchmarkComparison:
                 "settings": dict(self.settings), "notes": list(self.notes), "timings": dict(self.timings),
                 "files": [f"{name}.{ext}" for name in self.tables() for ext in ("csv", "json")]}
 
-    def to_dir(self, path, *, overwrite: bool = True, inputs=()) -> Path:
-        """Write every table as CSV + JSON, the benchmark's at the top and each task's in
-        ``tasks/<folder>/`` (with its ``manifest.json``), plus ``manifest.json``; atomically
-        (see :meth:`Comparison.to_dir <evalreport.analyses.compare.Comparison.to_dir>`)."""
-        from evalreport.escape import CSV_TEXT_COLUMNS, csv_frame
-
-        text = CSV_TEXT_COLUMNS | _TEXT_COLUMNS
-        target = Path(path)
-        with atomic_dir(target, overwrite=overwrite, inputs=inputs) as tmp:
-            for name, frame in self.tables().items():
-                (tmp / name).parent.mkdir(parents=True, exist_ok=True)
-                csv_frame(frame, text).to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
-                _write_json(tmp / f"{name}.json", _records(frame))
-            for task, folder in self.task_folders().items():
-                _write_json(tmp / "tasks" / folder / "manifest.json", {"task": task, **self.comparisons[task].manifest()})
-            _write_json(tmp / "manifest.json", self.manifest())
-        return target
-
 
 def _in_task(task: str, exc: Exception) -> Exception:
     """``exc`` with the task named first (its file, line and item kept)."""
@@ -146,12 +133,6 @@ def _in_task(task: str, exc: Exception) -> Exception:
         return task_error(task, exc)
     text = str(exc)
     return type(exc)(text if text.startswith(f"task {task!r}: ") else f"task {task!r}: {text}")
-
-
-def _write_json(path: Path, obj) -> None:
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(obj, fh, indent=1, allow_nan=False, default=str)
-        fh.write("\n")
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -182,17 +163,6 @@ def select_systems(data, systems):
     patterns = (uniq if data.folds is None else uniq[:, 1:]).astype(data.patterns.dtype)
     return PatternCounts(patterns=patterns, counts=counts, labels=data.labels, systems=tuple(keep), folds=folds,
                          fold_names=data.fold_names, abstain=data.abstain, n_task=data.n_task)
-
-
-def _stat(name: str):
-    """Engineer A's function ``name`` from ``consensus`` or, after a split, ``multitask_tests``."""
-    from evalreport.analyses import consensus as c
-
-    if hasattr(c, name):
-        return getattr(c, name)
-    from evalreport.analyses import multitask_tests as m
-
-    return getattr(m, name)
 
 
 def _pooled(tasks: list[BenchmarkTask], systems: list[str], policy: str) -> tuple[pd.DataFrame | None, str]:
@@ -319,13 +289,13 @@ def compare_benchmark(benchmark: Benchmark, *, bootstrap: int = 1000, seed: int 
         notes.append(f"pooled (micro) score: {tasks[0].primary} of the confusion matrices summed over the "
                      f"{len(tasks)} tasks, for the {counted(len(complete), 'system')} present in every task; task weights "
                      "do not apply (each item counts once)")
-    task_ranks = _stat("task_ranks")(scores, higher_is_better=hib, missing=a_missing)
-    cons = _stat("consensus")(scores, higher_is_better=hib, weights=weights if weighted else None, missing=a_missing,
+    task_ranks = consensus_methods.task_ranks(scores, higher_is_better=hib, missing=a_missing)
+    cons = consensus_methods.consensus(scores, higher_is_better=hib, weights=weights if weighted else None, missing=a_missing,
                               pooled=pooled, seed=seed)
     notes += list(cons.notes)
     friedman, average_ranks, cd, nemenyi, cliques, fr_notes = _friedman_part(scores, hib, alpha)
     notes += fr_notes
-    wilcoxon = _stat("wilcoxon_holm")(scores, higher_is_better=hib, alpha=alpha)
+    wilcoxon = multitask_tests.wilcoxon_holm(scores, higher_is_better=hib, alpha=alpha)
     notes += list(getattr(wilcoxon, "attrs", {}).get("notes", []))
     pvalues = None
     pw = [c.pairwise.assign(task=n) for n, c in comparisons.items() if len(c.pairwise)]
@@ -338,7 +308,7 @@ def compare_benchmark(benchmark: Benchmark, *, bootstrap: int = 1000, seed: int 
                      "(uncorrected, from its pairwise table), Holm-corrected across all winners' comparisons")
     else:
         notes.append("wins: no per-task paired tests (bootstrap = 0 or confusion-matrix input): no significant wins")
-    wins = _stat("wins")(scores, pvalues, higher_is_better=hib, alpha=alpha)
+    wins = multitask_tests.wins(scores, pvalues, higher_is_better=hib, alpha=alpha)
     notes += list(getattr(wins, "attrs", {}).get("notes", []))
     timings["across_tasks"] = time.perf_counter() - start
 
@@ -369,7 +339,7 @@ def _friedman_part(scores, hib, alpha):
     notes: list[str] = []
     empty_pairs = pd.DataFrame(columns=["system_a", "system_b", "rank_a", "rank_b", "difference", "p", "significant"])
     try:
-        fr = _stat("friedman")(scores, higher_is_better=hib)
+        fr = multitask_tests.friedman(scores, higher_is_better=hib)
     except (InputError, ValueError) as exc:
         notes.append(f"friedman: not computed ({exc})")
         return (pd.DataFrame(), pd.DataFrame(columns=["system", "rank"]), float("nan"), empty_pairs,
@@ -379,8 +349,8 @@ def _friedman_part(scores, hib, alpha):
     avg = pd.Series(avg) if not isinstance(avg, pd.Series) else avg
     notes += list(fr.pop("notes", []))
     average_ranks = pd.DataFrame({"system": avg.index.astype(str), "rank": avg.to_numpy(dtype=float)})
-    cd, q, pairs = _stat("nemenyi")(avg.to_dict(), int(fr["N"]), alpha=alpha)
-    cliques = _stat("cd_cliques")(avg.to_dict(), cd)
+    cd, q, pairs = multitask_tests.nemenyi(avg.to_dict(), int(fr["N"]), alpha=alpha)
+    cliques = multitask_tests.cd_cliques(avg.to_dict(), cd)
     row = {k: (", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v) for k, v in fr.items()}
     row.update(cd=float(cd), q_alpha=float(q), alpha=alpha)
     clique_rows = [(k, s) for k, members in enumerate(cliques, start=1) for s in members]
@@ -415,7 +385,7 @@ def _consensus_bootstrap(tasks, systems, hib, weights, missing, B, seed, policy)
         values[:, i, idx] = res.samples[:, :, 0]
         present[i, idx] = True
     w = None if weights is None else np.asarray([weights[t.name] for t in tasks], dtype=float)
-    ranks = _stat("consensus_ranks")(values, higher_is_better=np.asarray([hib[t.name] for t in tasks]), weights=w,
+    ranks = consensus_methods.consensus_ranks(values, higher_is_better=np.asarray([hib[t.name] for t in tasks]), weights=w,
                                      present=present, missing=missing)
     rows, first = [], []
     for method, r in ranks.items():

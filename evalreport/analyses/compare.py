@@ -1,9 +1,9 @@
-"""``compare``: every table of a comparison of systems, built once, written atomically.
+"""``compare``: every table of a comparison of systems, built once.
 
 A :class:`Comparison` holds tidy frames (scores, ranks, correlations, disagreements,
-baselines, intervals, rank distributions, pairwise tests, significance groups, leaderboard) and
-writes them with :meth:`Comparison.to_dir` as CSV files plus JSON twins - these file names and
-columns are part of the interface (see the README):
+baselines, intervals, rank distributions, pairwise tests, significance groups, leaderboard);
+:func:`evalreport.report.write.write_comparison` writes them as CSV files plus JSON twins - these
+file names and columns are part of the interface (see the README):
 
 =========================  ===========================================================
 file                       columns (at least)
@@ -31,17 +31,13 @@ are written empty (with their columns) and the manifest's notes say why.
 """
 from __future__ import annotations
 
-import json
-import math
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
-from evalreport._atomic import atomic_dir
 from evalreport.analyses.baselines import baselines as chance_baselines
 from evalreport.analyses import ranking
 from evalreport.analyses.prevalence import PrevalenceWarning, calibrate
@@ -137,7 +133,7 @@ class Comparison:
         return next((m for m in self.records if m.id == measure_id), None) or get(measure_id)
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table by name (the file stems of :meth:`to_dir`)."""
+        """Every table by name (the file stems of its output folder)."""
         return {name: getattr(self, name) for name in TABLES}
 
     def manifest(self) -> dict:
@@ -145,76 +141,10 @@ class Comparison:
                 "labels": list(self.labels), "settings": dict(self.settings), "notes": list(self.notes),
                 "files": [f"{name}.csv" for name in TABLES] + [f"{name}.json" for name in TABLES]}
 
-    def to_dir(self, path, *, overwrite: bool = True, inputs=()) -> Path:
-        """Write every table as ``<name>.csv`` and ``<name>.json`` plus ``manifest.json``.
-
-        Atomic: everything is written to a temporary folder next to ``path`` and renamed into
-        place at the end, so a failure never leaves a half-written output folder. An existing
-        folder is replaced (``overwrite=True``) or an error is raised; never one that holds one
-        of ``inputs`` (paths of the input files).
-        """
-        return write_tables(path, self.tables(), self.manifest(), overwrite=overwrite, inputs=inputs)
-
 
 #: Approximate randomisation (a cross-check beside the bootstrap test) costs rounds x pairs
 #: measure evaluations: it runs for at most this many pairs unless it is the test the letters use.
 RANDOMIZATION_MAX_PAIRS = 300
-
-
-def write_tables(path, tables: Mapping[str, pd.DataFrame], manifest: Mapping, *, overwrite: bool = True,
-                 inputs=()) -> Path:
-    """Every frame of ``tables`` as ``<name>.csv`` and ``<name>.json``, plus ``manifest.json``, in one
-    atomic output folder (see :meth:`Comparison.to_dir`); shared by every comparison type."""
-    from evalreport.escape import csv_frame   # CSV policy: names that look like formulas get a '
-
-    target = Path(path)
-    with atomic_dir(target, overwrite=overwrite, inputs=inputs) as tmp:
-        for name, frame in tables.items():
-            csv_frame(frame).to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
-            with open(tmp / f"{name}.json", "w", encoding="utf-8") as fh:
-                _dump_records(_records(frame), fh)
-        with open(tmp / "manifest.json", "w", encoding="utf-8") as fh:
-            json.dump(dict(manifest), fh, indent=1, allow_nan=False, default=str)
-            fh.write("\n")
-    return target
-
-
-def _json_value(v):
-    """One cell as JSON: NaN and missing -> null, +-inf -> "inf" / "-inf", numpy scalars -> Python."""
-    if isinstance(v, (float, np.floating)):
-        return None if math.isnan(v) else (str(float(v)) if math.isinf(v) else float(v))
-    if isinstance(v, np.integer):
-        return int(v)
-    if isinstance(v, np.bool_):
-        return bool(v)
-    if v is pd.NA or v is pd.NaT:
-        return None
-    return v
-
-
-def _json_column(col: pd.Series) -> list:
-    """A column as JSON values (:func:`_json_value`), converted a column at a time."""
-    kind = col.dtype.kind
-    if kind == "f":
-        x = col.to_numpy(dtype=float, na_value=np.nan)
-        out = x.tolist()
-        for i in np.flatnonzero(~np.isfinite(x)):
-            out[i] = None if np.isnan(x[i]) else str(float(x[i]))
-        return out
-    if kind in "iub" and not col.hasnans:          # nullable Int64 / boolean with NA: cell by cell
-        return col.to_numpy().tolist()
-    return [_json_value(v) for v in col.tolist()]
-
-
-def _records(frame: pd.DataFrame) -> list[dict]:
-    keys = [str(k) for k in frame.columns]
-    columns = [_json_column(frame.iloc[:, j]) for j in range(frame.shape[1])]
-    return [dict(zip(keys, row)) for row in zip(*columns)] if keys else [{} for _ in range(len(frame))]
-
-
-def _dump_records(records: list[dict], fh) -> None:
-    """A JSON array with one record per line (json's C encoder; ``indent`` would use the Python one)."""
-    fh.write("[\n" + ",\n".join(json.dumps(r, allow_nan=False) for r in records) + "\n]\n" if records else "[]\n")
 
 
 # ----------------------------------------------------------------------------- compare

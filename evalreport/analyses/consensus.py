@@ -331,9 +331,3 @@ def _notes(w, missing, wts, converged, kemeny_exact_max, S) -> list[str]:
         notes.append("kemeny: the local search hit its move limit before reaching a local optimum")
     return notes
 
-
-# The statistical tests live in their own module; re-exported so the design's names resolve here.
-from evalreport.analyses.multitask_tests import (cd_cliques, friedman, friedman_from_ranks, nemenyi,  # noqa: E402
-                                                 wilcoxon_holm, wins)
-
-__all__ += ["friedman", "friedman_from_ranks", "nemenyi", "cd_cliques", "wilcoxon_holm", "wins"]

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Mapping
 
 import numpy as np
@@ -56,7 +55,7 @@ import pandas as pd
 from evalreport.analyses import ranking
 from evalreport.analyses.audit import COLUMNS as AUDIT_COLUMNS
 from evalreport.analyses.audit.multilabel import audit_multilabel
-from evalreport.analyses.compare import _EMPTY, _leaderboard, write_tables
+from evalreport.analyses.compare import _EMPTY, _leaderboard
 from evalreport.analyses.multilabel_calibration import calibration_tables
 from evalreport.analyses.multilabel_label_skips import label_skips
 from evalreport.analyses.multilabel_skips import example_skips
@@ -120,11 +119,6 @@ class MultiLabelComparison:
                 "systems": list(self.systems), "labels": list(self.labels), "settings": dict(self.settings),
                 "notes": list(self.notes),
                 "files": [f"{n}.csv" for n in ML_TABLES] + [f"{n}.json" for n in ML_TABLES]}
-
-    def to_dir(self, path, *, overwrite: bool = True, inputs=()) -> Path:
-        """Every table as ``<name>.csv`` and ``<name>.json`` plus ``manifest.json``, written
-        atomically (as :meth:`evalreport.analyses.compare.Comparison.to_dir`)."""
-        return write_tables(path, self.tables(), self.manifest(), overwrite=overwrite, inputs=inputs)
 
 
 def _chosen(measures, primary):

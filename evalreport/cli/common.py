@@ -287,13 +287,13 @@ def gain_matrix(args, labels) -> np.ndarray | None:
 def emit(frame: pd.DataFrame, fmt: str, *, wide: pd.DataFrame | None = None, title: str | None = None,
          file=None) -> None:
     """Print a tidy frame as csv/json, or its wide view (``wide``) as a table/markdown/latex."""
-    from evalreport import escape
+    from evalreport.report.write import json_records, write_csv
 
     file = file or sys.stdout
     if fmt == "csv":   # names a spreadsheet would run as formulas get a leading ' (docs/report.md#files)
-        escape.csv_frame(frame).to_csv(file, index=False, lineterminator="\n")
+        write_csv(frame, file)
     elif fmt == "json":
-        json.dump(_records(frame), file, indent=1, allow_nan=False)
+        json.dump(json_records(frame), file, indent=1, allow_nan=False)
         file.write("\n")
     else:
         show = wide if wide is not None else frame
@@ -355,24 +355,6 @@ def _csv_text(value):
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     return value
-
-
-def _records(frame: pd.DataFrame) -> list[dict]:
-    import numpy as np
-
-    out = []
-    for row in frame.to_dict(orient="records"):
-        clean = {}
-        for k, v in row.items():
-            if isinstance(v, (np.floating, float)):
-                v = None if math.isnan(v) else (str(v) if math.isinf(v) else float(v))
-            elif isinstance(v, np.integer):
-                v = int(v)
-            elif isinstance(v, np.bool_):
-                v = bool(v)
-            clean[k] = v
-        out.append(clean)
-    return out
 
 
 def _fmt(v, integer: bool = False) -> str:

@@ -138,6 +138,8 @@ def run(args) -> int:
     for note in result.notes:
         print_note(note)
     if args.out:
-        path = result.to_dir(args.out, inputs=input_paths(args))
+        from evalreport.report.write import write_comparison
+
+        path = write_comparison(result, args.out, inputs=input_paths(args))
         print(f"evalreport: wrote {len(result.tables())} tables to {path}", file=sys.stderr)
     return 0

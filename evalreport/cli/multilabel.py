@@ -10,7 +10,6 @@ sets are refused with one line. ``report`` and ``demo --multilabel`` write the m
 """
 from __future__ import annotations
 
-import inspect
 import sys
 from pathlib import Path
 
@@ -173,8 +172,9 @@ def run_compare(args) -> int:
     for note in getattr(result, "notes", ()):
         print_note(note)
     if args.out:
-        kw = {"inputs": input_paths(args)} if "inputs" in inspect.signature(result.to_dir).parameters else {}
-        path = result.to_dir(args.out, **kw)
+        from evalreport.report.write import write_comparison
+
+        path = write_comparison(result, args.out, inputs=input_paths(args))
         print(f"evalreport: wrote {len(result.tables())} tables to {path}", file=sys.stderr)
     return 0
 

@@ -138,7 +138,7 @@ class IdIndex:
         n, n_words = len(ids), self._words.shape[1]
         out = np.empty(n, dtype=np.int64)
         # window by window: a column read in blocks (CSV, TSV) is never copied whole (at 1e7 ids, a
-        # contiguous copy of the run's ids was the peak of the memory of `score`)
+        # contiguous copy of the run's ids would be the peak of the memory of `score`)
         for lo in range(0, n, _CHUNK):
             hi = min(n, lo + _CHUNK)
             part = _contiguous(ids.slice(lo, hi - lo))

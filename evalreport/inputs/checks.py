@@ -5,8 +5,8 @@ file - never a named pipe, socket or device -, a known extension, not empty; tex
 :func:`_check_text`: not compressed, not UTF-16/32, no NUL byte, no CR-only line endings), the
 UTF-8 check that names the line (:func:`_utf8_error`), file hashing (:func:`hash_file`),
 natural sorting (:func:`natural_sorted`) and the helpers that keep messages short
-(:func:`_short`, :func:`_listing`, :func:`_near_miss`). Re-exported by
-:mod:`evalreport.inputs.readers`, whose docstring describes the formats and rules.
+(:func:`_short`, :func:`_listing`, :func:`_near_miss`). The formats and rules are described in
+:mod:`evalreport.inputs.readers`.
 """
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Line checks of TSV/CSV files: one record per line (TSV), quotes that close (CSV), the line of a
-row or of a bad record (error paths). Used by :mod:`evalreport.inputs.tables`, which re-exports them.
+row or of a bad record (error paths). Used by :mod:`evalreport.inputs.tables`.
 
 The common case is decided without looking at every line: :func:`_scan_lines` reads the file once in
 blocks (constant memory) for a ``"``, the line count and the last line, and when there are as many

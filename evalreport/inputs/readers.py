@@ -4,9 +4,9 @@
 list and its limit :data:`MAX_CLASSES`, id alignment, fold checks and score collection. Reading
 one file is :mod:`evalreport.inputs.tables` (the ``_Table`` and one reader per format); the
 checks every file passes first and small helpers (hashing, natural sort, messages) are
-:mod:`evalreport.inputs.checks`. Their public names (and the private ones other modules import
-from here) are re-exported, so imports from ``evalreport.inputs.readers`` keep working; a limit
-is read where it is defined: :data:`MAX_CLASSES` here, :data:`MAX_LINE_BYTES` in ``tables``.
+:mod:`evalreport.inputs.checks`; each name is imported from the module that defines it, and a
+limit is read there: :data:`MAX_CLASSES` here, :data:`~evalreport.inputs.tables.MAX_LINE_BYTES` in
+``tables``.
 
 Formats are chosen by file extension:
 
@@ -71,13 +71,7 @@ from evalreport.inputs.checks import (_as_paths, _listing, _near_miss, _runs_in_
 from evalreport.inputs.runs import Runs, Source, code_dtype
 from evalreport.inputs.tables import _HEADED, MISSING_LABELS, _first_true, _read_table, _Table
 
-# Re-exported: defined here before the split, and imported from here by other modules and tests.
-from evalreport.inputs.checks import (_INTEGER, _SCAN_CHUNK, SUPPORTED_EXTENSIONS, _check_file,  # noqa: F401
-                                      _check_text, _first_nul, _utf8_error)
-from evalreport.inputs.tables import MAX_LINE_BYTES  # noqa: F401
-
-__all__ = ["read_runs", "hash_file", "natural_sorted",
-           "ABSTAIN", "MISSING_LABELS", "SUPPORTED_EXTENSIONS", "MAX_CLASSES", "MAX_LINE_BYTES"]
+__all__ = ["read_runs", "hash_file", "natural_sorted", "ABSTAIN", "MISSING_LABELS", "MAX_CLASSES"]
 
 #: Name of the synthetic class for gold items a run has no prediction for (``missing="abstain"``).
 ABSTAIN = "<abstain>"

@@ -5,8 +5,8 @@ A :class:`_Table` holds pyarrow columns plus what is needed to name the line of 
 message; it turns columns into ids, dictionary-encoded labels and numbers, refusing empty,
 missing-value and non-numeric values. Also here: the limit :data:`MAX_LINE_BYTES`, the
 missing-value markers :data:`MISSING_LABELS`; the line checks of TSV/CSV files and the
-line-locating helpers of the error paths are :mod:`evalreport.inputs.lines` (re-exported). The formats and the rules they follow are described in :mod:`evalreport.inputs.readers`,
-which re-exports these names.
+line-locating helpers of the error paths are :mod:`evalreport.inputs.lines`. The formats and
+the rules they follow are described in :mod:`evalreport.inputs.readers`.
 """
 from __future__ import annotations
 
@@ -26,10 +26,8 @@ from evalreport.errors import InputError
 from evalreport.inputs.checks import _FORMATS, _SCAN_CHUNK, _check_file, _short, _utf8_error
 from evalreport.inputs.delimiters import DECIMAL_COMMA, NAMES, sniff_delimiter
 from evalreport.words import counted
-# re-exported: defined here before the split
-from evalreport.inputs.lines import (_Scan, _check_csv_quotes, _check_tsv_records, _csv_field_limit,  # noqa: F401
-                                     _data_line_numbers, _last_line_if_one_per_line, _line_with_field_count,
-                                     _scan_lines)
+from evalreport.inputs.lines import (_check_csv_quotes, _check_tsv_records, _csv_field_limit, _data_line_numbers,
+                                     _line_with_field_count)
 
 __all__ = ["MISSING_LABELS", "MAX_LINE_BYTES"]
 

@@ -5,8 +5,8 @@
 'Sebastiani 2015, Table 1'
 """
 from evalreport.measures._core import (ALIASES, POLICIES, REGISTRY, Context, Measure, Result, aliases_of, catalogue,
-                                       check_names, compute, get, register, register_alias, resolve_positive,
-                                       shared_sums)
+                                       check_names, compute, get, register, register_alias, resolve_positive)
+from evalreport.measures._shared import shared_sums
 from evalreport.measures import binary as _binary  # noqa: F401  (registers)
 from evalreport.measures import multiclass as _multiclass  # noqa: F401  (registers)
 from evalreport.measures import ordinal as _ordinal  # noqa: F401  (registers)

@@ -38,7 +38,7 @@ from typing import Callable, Mapping
 import numpy as np
 
 from evalreport.errors import MeasureError
-from evalreport.measures._shared import _QUIET, quiet_errors, shared, shared_sums  # noqa: F401  (re-exported)
+from evalreport.measures._shared import _QUIET
 
 POLICIES = ("nan", "zero", "one", "convention")
 

@@ -25,7 +25,8 @@ from typing import Callable, Mapping
 import numpy as np
 
 from evalreport.errors import MeasureError
-from evalreport.measures._core import REGISTRY, Interval, Measure, register, register_alias, shared
+from evalreport.measures._core import REGISTRY, Interval, Measure, register, register_alias
+from evalreport.measures._shared import shared
 
 P000 = "Sebastiani 2015"
 P003 = "Hand, Christen & Kirielle 2021"

@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evalreport.errors import MeasureError
-from evalreport.measures._core import (Measure, aliases_of, catalogue, compute, get, quiet_errors, resolve_positive,
-                                      shared_sums, unique)
+from evalreport.measures._core import Measure, aliases_of, catalogue, compute, get, resolve_positive, unique
+from evalreport.measures._shared import quiet_errors, shared_sums
 from evalreport.measures.subsets import bind
 
 if TYPE_CHECKING:        # imported where a frame is built: the registry (and the CLI's start) does without pandas

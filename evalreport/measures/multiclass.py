@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalreport.measures._core import REGISTRY, Measure, register, register_alias, shared
+from evalreport.measures._core import REGISTRY, Measure, register, register_alias
+from evalreport.measures._shared import shared
 from evalreport.measures.binary import P000, P004
 
 P002 = "Opitz (2022)"

@@ -22,46 +22,14 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
-
 from evalreport._atomic import atomic_dir
 from evalreport.words import counted
 from evalreport.report.build import (AUDIT_MAX_N, Stages, _execute_and_render, _needs, _runner, _short_label, analyse,
                                      protected_inputs, provenance, write_report_meta)
 from evalreport.report.task_sections import chart_prefixes
+from evalreport.report.write import write_frames
 
-__all__ = ["build_benchmark_report", "analyse_benchmark", "write_benchmark_tables", "LIST_COLUMNS"]
-
-#: Columns of the benchmark tables that hold lists (task names, method ids): JSON arrays in the
-#: CSV files (one cell, unambiguous whatever the names contain), lists in the JSON files.
-LIST_COLUMNS = ("tasks_won", "tasks_won_significantly", "methods_a_first", "methods_b_first", "methods_tied")
-
-
-def write_benchmark_tables(tables: Path, bc) -> None:
-    """The benchmark's own tables (:data:`~evalreport.analyses.benchmark.BENCHMARK_TABLES`) in
-    ``tables``: CSV (text cells of participant-derived columns guarded against spreadsheet
-    formulas, :func:`evalreport.escape.csv_frame`; list cells as JSON arrays) and JSON (raw)."""
-    from evalreport.analyses.benchmark import BENCHMARK_TABLES
-    from evalreport.escape import csv_frame
-
-    tables = Path(tables)
-    for name in BENCHMARK_TABLES:
-        frame = getattr(bc, name)
-        flat = frame.copy()
-        for col in LIST_COLUMNS:
-            if col in flat:
-                flat[col] = [json.dumps(list(v), ensure_ascii=False) if isinstance(v, (list, tuple, np.ndarray))
-                             else v for v in flat[col]]
-        csv_frame(flat).to_csv(tables / f"{name}.csv", index=False, lineterminator="\n")
-        frame.to_json(tables / f"{name}.json", orient="records", indent=1, force_ascii=False)
-    # which folder under tasks/ holds which task (a name that is not a safe file name gets task_<k>)
-    folders = bc.task_folders()
-    index = pd.DataFrame({"task": list(folders), "folder": list(folders.values())})
-    (tables / "tasks").mkdir(exist_ok=True)
-    csv_frame(index).to_csv(tables / "tasks" / "index.csv", index=False, lineterminator="\n")
-    index.to_json(tables / "tasks" / "index.json", orient="records", indent=1, force_ascii=False)
-
+__all__ = ["build_benchmark_report", "analyse_benchmark"]
 
 def _task_runs(task, comparison):
     """The task's data with the systems of its comparison (``missing="exclude"`` drops some)."""
@@ -92,7 +60,6 @@ def analyse_benchmark(benchmark, tables: Path, *, bootstrap: int = 1000, seed: i
     included notebooks, report.json) and ``meta`` (the benchmark's report.json)."""
     from evalreport.analyses.benchmark import compare_benchmark
     from evalreport.measures import catalogue_frame
-    from evalreport.report.build import _write_frames
 
     stages = stages or Stages(False)
     tables = Path(tables)
@@ -102,7 +69,7 @@ def analyse_benchmark(benchmark, tables: Path, *, bootstrap: int = 1000, seed: i
                       + (f" ({counted(bootstrap, 'bootstrap resample')} per task and of the consensus)"
                          if bootstrap else "")):
         bc = compare_benchmark(benchmark, bootstrap=bootstrap, seed=seed, alpha=alpha, missing=missing, policy=policy)
-    write_benchmark_tables(tables, bc)
+    write_frames(tables, bc.own_tables())
     folders = bc.task_folders()
     tasks, primaries = {}, Counter()
     for k, name in enumerate(bc.tasks, 1):
@@ -128,7 +95,7 @@ def analyse_benchmark(benchmark, tables: Path, *, bootstrap: int = 1000, seed: i
         with stages.stage(f"auditing {len(records)} measures of the {n_tasks} tasks "
                           f"(exhaustive up to n = {AUDIT_MAX_N})"):
             frames["audit"] = audit_for_report(records, max_n=AUDIT_MAX_N, seed=seed, policy=policy)
-    _write_frames(tables, frames)
+    write_frames(tables, frames)
     manifest = {**bc.manifest(), "primary": primary, "measures": measures}
     (tables / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str) + "\n", encoding="utf-8")
     classes = {t["meta"]["n_classes"] for t in tasks.values()}

@@ -27,6 +27,7 @@ import pandas as pd
 from evalreport._atomic import atomic_dir
 from evalreport.words import counted
 from evalreport.errors import InputError, MeasureError
+from evalreport.report.write import write_comparison, write_frames
 
 log = logging.getLogger("evalreport.report")
 
@@ -125,7 +126,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
         comp = comparison if comparison is not None else compare(
             runs, measures=measures, primary=primary, positive=pos, policy=policy, costs=costs, bootstrap=bootstrap,
             seed=seed, alpha=alpha, progress=progress, gains=gains, bootstrap_strata=bootstrap_strata)
-        comp.to_dir(tables)
+        write_comparison(comp, tables)
     extra: dict[str, pd.DataFrame] = {}
     tensor = np.asarray(counts.tensor)
     gold_sizes = tensor[0].sum(axis=1)
@@ -189,7 +190,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
 
     with stages.stage("summarising the findings (fragility of the first place)"):
         extra.update(findings(comp, counts, what_if=extra["what_if"], costs=costs).tables())
-    _write_frames(tables, extra)
+    write_frames(tables, extra)
     return {"comparison": comp, "included": included, "measures": list(comp.measures), "facts": facts}
 
 
@@ -473,16 +474,6 @@ def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, sta
     return paths
 
 
-def _write_frames(tables: Path, frames: dict) -> None:
-    """Each frame as CSV (participant-derived text that a spreadsheet would run as a formula gets a
-    leading ``'``: :func:`evalreport.escape.csv_frame`) and as JSON (raw: data, not a sheet)."""
-    from evalreport.escape import csv_frame
-
-    for name, frame in frames.items():
-        csv_frame(frame).to_csv(tables / f"{name}.csv", index=False, lineterminator="\n")
-        frame.to_json(tables / f"{name}.json", orient="records", indent=1, force_ascii=False)
-
-
 def build_simulation_report(out_dir, *, repetitions: int = 20_000, seed: int = 0, formats=("html", "pdf"),
                             engine: str = "auto", command: str | None = None, progress: bool = True) -> dict[str, Path]:
     """Re-run the bias simulation of Forman & Scholz (2010), section 4, and render its Figures 5-8."""
@@ -501,7 +492,7 @@ def build_simulation_report(out_dir, *, repetitions: int = 20_000, seed: int = 0
                                repetitions=repetitions, seed=seed),
             ], ignore_index=True).drop_duplicates(["stratified", "prevalence", "f_true", "estimator"])
             frames = simulation.figure_frames(results)
-        _write_frames(tables, {**frames, "simulation": results})
+        write_frames(tables, {**frames, "simulation": results})
         pooled_rows = results[results["estimator"] == "pooled"]
         worst = pooled_rows.loc[pooled_rows["rel_bias"].abs().idxmax()]
         pooled = abs(worst["rel_bias"])

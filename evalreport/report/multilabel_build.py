@@ -23,7 +23,8 @@ import pandas as pd
 from evalreport._atomic import atomic_dir
 from evalreport.words import counted
 from evalreport.report.build import (_PRELOAD as _REPORT_PRELOAD, Stages, _execute_and_render, _plugin_sources,
-                                     _runner, _short_label, _write_frames, protected_inputs, provenance)
+                                     _runner, _short_label, protected_inputs, provenance)
+from evalreport.report.write import write_comparison, write_frames
 
 __all__ = ["build_multilabel_report", "analyse_multilabel", "label_frequency_frame", "set_size_frame",
            "MULTILABEL_NOTEBOOKS"]
@@ -105,7 +106,7 @@ def analyse_multilabel(runs, tables: Path, *, primary: str = "f1_macro", measure
                       + (f" ({counted(bootstrap, 'bootstrap resample')})" if bootstrap else "")):
         comp = compare_multilabel(runs, measures=measures, primary=primary, policy=policy, bootstrap=bootstrap,
                                   seed=seed, alpha=alpha, **extra)
-    comp.to_dir(tables)
+    write_comparison(comp, tables)
     sources = tuple(sources if sources is not None else getattr(runs, "sources", ()))
     frames = {"label_frequency": label_frequency_frame(runs), "set_sizes": set_size_frame(runs),
               "measures": catalogue_frame(comp.measures),
@@ -118,7 +119,7 @@ def analyse_multilabel(runs, tables: Path, *, primary: str = "f1_macro", measure
 
     frames["paired_differences"] = comparison_pairs(
         comp, {m: label_record(m).higher_is_better for m in comp.measures}, alpha=alpha)[1]
-    _write_frames(tables, frames)
+    write_frames(tables, frames)
     n_task = int(getattr(runs, "n_task", None) or L)
     meta = {"title": title, "task": "multilabel", "primary": comp.primary, "n_items": N, "n_labels": n_task,
             "n_classes": n_task, "n_prediction_only": L - n_task, "n_systems": S, "policy": policy,

@@ -103,7 +103,8 @@ from evalreport.analyses.audit.space import Space, space_for
 from evalreport.errors import MeasureError
 from evalreport.measures import catalogue, get
 from evalreport.measures._core import unique
-from evalreport.measures._core import Measure, quiet_errors, shared_sums
+from evalreport.measures._core import Measure
+from evalreport.measures._shared import quiet_errors, shared_sums
 from evalreport.measures.binary import AVERAGING_PRESERVES, average_claims
 
 __all__ = ["audit", "audit_for_report", "consistency", "indistinguishable_groups", "PROPERTIES", "PAPERS", "PAPER_POLICY",
@@ -338,7 +339,7 @@ def audit_for_report(measures, *, policy: str = "nan", max_n: int = 8, seed: int
 class _Banks:
     """Every measure's values on every matrix its checks read (:mod:`.batches`), computed for a
     few measures at a time: one stacked call per measure, setting and policy, the tensor's sums
-    shared between the measures (:func:`~evalreport.measures._core.shared_sums`)."""
+    shared between the measures (:func:`~evalreport.measures._shared.shared_sums`)."""
 
     CHUNK = 8   # measures per block: bounds the memory the values take
 

@@ -8,11 +8,11 @@ built by one function here, so the checks and the stacked evaluation read the sa
 
 :func:`stacked` concatenates the batches a list of properties needs into ONE float tensor per
 space (memoised on the space), and :func:`evaluate_bank` computes one measure on it in a single
-call and slices the values back by name. Inside :func:`evalreport.measures._core.shared_sums`
+call and slices the values back by name. Inside :func:`evalreport.measures._shared.shared_sums`
 the row, column and one-vs-rest sums of that tensor are computed once for every measure.
 A measure is computed on each matrix independently of the rest of its batch, so the values are
 the same numbers as batch-by-batch evaluation; a measure that fails on the stacked tensor is
-evaluated batch by batch instead (its checks then fail or pass exactly as before).
+evaluated batch by batch instead (its checks then fail or pass exactly as they do batch by batch).
 """
 from __future__ import annotations
 

@@ -32,7 +32,8 @@ import pandas as pd
 
 from evalreport.errors import MeasureError
 from evalreport.measures import compute, for_synthetic
-from evalreport.measures._core import quiet_errors, shared_sums, unique
+from evalreport.measures._core import unique
+from evalreport.measures._shared import quiet_errors, shared_sums
 from evalreport.measures.evaluate import default_measures
 
 COLUMNS = ["scope", "relation", "group", "measure", "members"]

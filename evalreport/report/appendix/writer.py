@@ -178,7 +178,8 @@ def write_appendix(tables_dir, out_dir, *, extra_figures=None, benchmark: bool =
     specs = build_all(data)
     write_tables(specs, out)
     figs = write_figures(data, out / "figures", extra=extra_figures) if figures else []
-    # fixed widths: beside page-wide tables Typst shrank an in-text column figure and laid it over them
+    # fixed widths: with free widths Typst shrinks an in-text column figure beside page-wide tables and
+    # lays it over them
     return write_bundle(out, specs, figs, methods.methods_segments(data, benchmark=benchmark),
                         bib.references(data, benchmark=benchmark), fixed_width=True)
 

@@ -25,11 +25,8 @@ import os
 from pathlib import Path
 
 from evalreport import charts
-# the constants and the reader stay importable from here, as before the split into modules
 from evalreport.report.display import VALIDATE_ENV
-from evalreport.report.section_tables import MAX_FLIPS, MAX_INCONSISTENT, MAX_PAIRS_ALL, NOISE_SE  # noqa: F401
-from evalreport.report.sections._core import (MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS,  # noqa: F401
-                                              _TEXT_COLUMNS, ReportBase, _read)
+from evalreport.report.sections._core import ReportBase
 from evalreport.report.sections.audit import AuditSections
 from evalreport.report.sections.benchmark import BenchmarkSections
 from evalreport.report.sections.overview import OverviewSections

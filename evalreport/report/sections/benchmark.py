@@ -26,6 +26,7 @@ from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
 from evalreport.report.section_tables import integer_ranks
 from evalreport.report.sections._core import MAX_ROWS, ReportBase
+from evalreport.report.write import read_json_table
 from evalreport.words import counted
 
 #: The consensus method the findings and the leaderboard's order use (see the module docstring).
@@ -55,10 +56,7 @@ class BenchmarkSections(ReportBase):
     def bench_table(self, name: str) -> pd.DataFrame:
         """A benchmark table from its JSON file (empty frame when absent or empty)."""
         path = self.folder / f"{name}.json"
-        if not path.exists():
-            return pd.DataFrame()
-        rows = json.loads(path.read_text(encoding="utf-8"))
-        return pd.DataFrame(rows) if rows else pd.DataFrame()
+        return read_json_table(path) if path.exists() else pd.DataFrame()
 
     def friedman_row(self):
         """The Friedman table's row, or None where the test did not run (fewer than two systems in
