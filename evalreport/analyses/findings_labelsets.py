@@ -165,7 +165,7 @@ def label_set_rows(comp, add: Callable[..., None], rows: list[dict], *, alpha: f
         add("not_computed", "", comp.primary, np.nan, f"{what}: {NOT_COMPUTED[what]}")
 
 
-def _other_tests(pairwise: pd.DataFrame, add, *, alpha: float, test: str) -> None:
+def _other_tests(pairwise: pd.DataFrame, add: Callable[..., None], *, alpha: float, test: str) -> None:
     """Per cross-check test of ``pairwise``: how many pairs it separates (Holm within the test)."""
     if pairwise is None or not len(pairwise) or "test" not in pairwise:
         return
@@ -178,7 +178,7 @@ def _other_tests(pairwise: pd.DataFrame, add, *, alpha: float, test: str) -> Non
             f"pair{'s' * (len(defined) != 1)}")
 
 
-def _calibration(comp, add) -> None:
+def _calibration(comp, add: Callable[..., None]) -> None:
     """Per label-based measure the first system after per-label prevalence calibration, and how
     many systems change rank under the primary measure."""
     cs = table_of(comp, "calibration_summary")
@@ -199,7 +199,7 @@ def _calibration(comp, add) -> None:
         add("calibration_rank_changes", "", comp.primary, int((own["rank"] != own["rank_calibrated"]).sum()), how)
 
 
-def _skips(comp, add, rows: list[dict]) -> None:
+def _skips(comp, add: Callable[..., None], rows: list[dict]) -> None:
     """Values that exist because 0/0 labels (label averages) or items (example-based measures) were
     skipped or filled in, and the leaders and winners whose value skips more than another system's."""
     scores = comp.scores[comp.scores["value"].notna()]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Callable
 
 import pandas as pd
 
@@ -483,7 +484,7 @@ def _calibration_sentence(of) -> str:
     return t.strip()
 
 
-def _families_item(of) -> str:
+def _families_item(of: Callable[[str], pd.DataFrame]) -> str:
     """Label sets: the systems each family of measures (label-based, example-based: the winner rows'
     detail) crowns, and in how many of its measures."""
     winners = of("winner")
@@ -501,7 +502,7 @@ def _families_item(of) -> str:
              "**The families of measures:** ") + "; ".join(parts) + ".")
 
 
-def _tests_item(of) -> str:
+def _tests_item(of: Callable[[str], pd.DataFrame]) -> str:
     """The cross-check tests beside the letters' one: how many pairs each separates."""
     rows = of("separated_by_test")
     if rows.empty:
@@ -514,7 +515,7 @@ def _tests_item(of) -> str:
     return "**Other paired tests over items:** " + _join(parts, "; ") + "."
 
 
-def _skipping_item(of) -> str:
+def _skipping_item(of: Callable[[str], pd.DataFrame]) -> str:
     """Leaders and winners whose value rests on more skipped (or filled-in) 0/0 labels or items than
     another system's under the same measure."""
     rows = of("rests_on_skipping")
@@ -529,7 +530,7 @@ def _skipping_item(of) -> str:
         parts, "; ") + f" (those are its 0/0 cases - {cases})."
 
 
-def _skips_item(of) -> str:
+def _skips_item(of: Callable[[str], pd.DataFrame]) -> str:
     """Every value with skipped (or filled-in) 0/0 labels or items, per measure."""
     rows = pd.concat([of("skipped_labels"), of("skipped_items")])
     if rows.empty:
@@ -547,7 +548,7 @@ def _skips_item(of) -> str:
             + ". Every case: label\\_skips.csv and example\\_skips.csv.")
 
 
-def _not_computed_item(of) -> str:
+def _not_computed_item(of: Callable[[str], pd.DataFrame]) -> str:
     """What this kind of input has no place for, and why."""
     rows = of("not_computed")
     if rows.empty:

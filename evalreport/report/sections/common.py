@@ -284,6 +284,14 @@ class CommonSections(ReportBase):
     MAX_NEIGHBOUR_PAIRS = 60
 
     def pairwise_table(self) -> Table | Note | None:
+        """Every pair of systems (or each and the next one, with many) with the difference under the
+        primary measure and the Holm-corrected p-value of each test of pairwise.csv.
+
+        Returns
+        -------
+        Table, Note or None
+            None without pairwise tests where the section's note says why already.
+        """
         pw = self.table("pairwise")
         if pw.empty:   # from confusion matrices the section's one note already says why (rank_distribution_chart)
             return None if self.meta.get("input") not in ("runs", "patterns") else Note("No pairwise tests.")

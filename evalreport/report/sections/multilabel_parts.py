@@ -91,8 +91,18 @@ class MultiLabelParts(MultiLabelBase):
 
     # ------------------------------------------------------------------ 7. pairwise tests (the table: .common)
     def tests_chart(self, test: str = "randomization") -> Chart | None:
-        """The Holm-corrected p-values of one cross-check test of pairwise.csv (``randomization`` on
-        the primary measure, ``mcnemar`` on subset accuracy); None without its rows."""
+        """The Holm-corrected p-values of one cross-check test of pairwise.csv.
+
+        Parameters
+        ----------
+        test
+            ``"randomization"`` (on the primary measure) or ``"mcnemar"`` (on subset accuracy).
+
+        Returns
+        -------
+        Chart or None
+            None without rows of that test.
+        """
         pw = self.table("pairwise")
         if pw.empty or test not in set(pw["test"]):
             return None
