@@ -114,7 +114,7 @@ def test_a_clearly_separated_leader():
     assert set(by_test.index) == {comp.primary, "subset_accuracy"}
     expected = comp.tests.groupby("measure")["p_holm"].apply(lambda p: int((p < 0.05).sum()))
     assert by_test["value"].astype(int).to_dict() == expected.to_dict()
-    assert {d.split(":")[0] for d in _rows(found, "not_computed")["detail"]} == {"fragility", "what_if"}
+    assert {d.split(":")[0] for d in _rows(found, "not_computed")["detail"]} == {"fragility", "calibration"}
     assert _rows(found, "fragility").empty
     # every measure's winner, with its family, and the leads tested against the runner-up
     winners = _rows(found, "winner")

@@ -13,8 +13,8 @@ statistics. So
 - a value that exists only because 0/0 labels or items were skipped (``label_skips``,
   ``example_skips``) gives ``skipped_labels`` / ``skipped_items`` rows, and ``rests_on_skipping``
   for a leader or winner that skips more than another system under the same measure;
-- what needs one confusion matrix (the fragility count, the what-if class distributions) gives a
-  ``not_computed`` row with the reason.
+- what needs one confusion matrix of all classes (the fragility count, its prevalence calibration
+  and the what-if class distributions) gives a ``not_computed`` row with the reason.
 
 The rows (``finding, system, measure, value, detail``) are those of :data:`~.findings.COLUMNS`.
 """
@@ -34,8 +34,9 @@ __all__ = ["is_label_sets", "table_of", "measure_record", "measure_families", "c
 NOT_COMPUTED = {
     "fragility": "the fragility count moves items between the cells of one confusion matrix; label sets have one "
                  "2 x 2 matrix per label and no such moves",
-    "what_if": "the what-if class distributions reweigh the rows of one confusion matrix; label sets are "
-               "calibrated label by label instead (calibration_summary.csv)",
+    "calibration": "prevalence calibration of the whole confusion matrix (Opitz 2022, eq. 6) and the what-if class "
+                   "distributions reweigh the rows of one matrix of all classes; label sets are calibrated label by "
+                   "label instead (calibration_summary.csv)",
 }
 
 
@@ -161,7 +162,7 @@ def label_set_rows(comp, add: Callable[..., None], rows: list[dict], *, alpha: f
     _other_tests(comp.pairwise, add, alpha=alpha, test=test)
     _calibration(comp, add)
     _skips(comp, add, rows)
-    for what in ("fragility", "what_if"):
+    for what in ("fragility", "calibration"):
         add("not_computed", "", comp.primary, np.nan, f"{what}: {NOT_COMPUTED[what]}")
 
 
