@@ -1,23 +1,59 @@
-"""The multi-label findings' caveats (author review 4): values that exist only because 0/0 items or
-labels were left out say how many; the systems with undefined values are named; a constant
-predictor that wins is flagged; near-ties are told from leads beyond the paired bootstrap noise;
-the strongest chance baseline sets Monte-Carlo noise aside and chance level is judged by the
-interval. The label counts are checked against scikit-learn."""
+"""Findings of a label-set comparison: the rows of findings.csv that a single-label comparison has
+(leader, the letters' family, runner-up gap, winners, chance baselines, undefined values), the rows of
+label sets (cross-check tests, per-label calibration, skipped labels and items, what needs one
+confusion matrix), and the multi-label report's findings block made from those rows by the
+single-label sentence builder. The label counts are checked against scikit-learn.
+
+The comparison engine still writes the cross-check tests as a ``tests`` table; :func:`new_schema`
+turns its rows into rows of ``pairwise`` (system_a, system_b, measure, test, statistic, difference,
+p_value, p_holm, p_bh, n_resamples, detail), the one schema of both kinds."""
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from evalreport.analyses.findings import COLUMNS, findings
+from evalreport.analyses.multilabel import compare_multilabel
 from evalreport.analyses.multilabel_label_skips import label_skips
 from evalreport.inputs.multilabel import MultiLabelRuns
 from evalreport.report.multilabel_build import analyse_multilabel
 from evalreport.report.sections.multilabel import open_multilabel_report
+from evalreport.report.summary import findings_note
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 LABELS = ("a", "b", "c", "d", "e", "f")
 N = 400
+PAIRWISE = ["system_a", "system_b", "measure", "test", "statistic", "difference", "p_value", "p_holm", "p_bh",
+            "n_resamples", "detail"]
+
+
+def as_pairwise(tests: pd.DataFrame) -> pd.DataFrame:
+    """The rows of a ``tests`` table in the columns of ``pairwise``."""
+    if tests is None or tests.empty:
+        return pd.DataFrame(columns=PAIRWISE)
+    rounds = tests["rounds"] if "rounds" in tests else pd.Series(np.nan, index=tests.index)
+    return pd.DataFrame({"system_a": tests["a"], "system_b": tests["b"], "measure": tests["measure"],
+                         "test": tests["test"], "statistic": tests["statistic"], "difference": tests["difference"],
+                         "p_value": tests["p"], "p_holm": tests["p_holm"], "p_bh": np.nan,
+                         "n_resamples": pd.to_numeric(rounds, errors="coerce"), "detail": ""}, columns=PAIRWISE)
+
+
+def new_schema(comp):
+    """``comp`` with the rows of its ``tests`` table in ``pairwise``."""
+    rows = as_pairwise(comp.tests)
+    pairwise = pd.concat([comp.pairwise, rows], ignore_index=True) if len(rows) else comp.pairwise
+    return dataclasses.replace(comp, pairwise=pairwise)
+
+
+def new_schema_folder(folder) -> None:
+    """A report folder's ``tests.csv`` rows moved into its ``pairwise.csv``."""
+    tests = pd.read_csv(folder / "tests.csv")
+    pairwise = pd.read_csv(folder / "pairwise.csv")
+    pd.concat([pairwise, as_pairwise(tests)], ignore_index=True).to_csv(folder / "pairwise.csv", index=False)
 
 
 def _runs():
@@ -29,9 +65,26 @@ def _runs():
     sparse = gold & (rng.random(gold.shape) < 0.3)
     sparse[:, 4:] = False
     empty = np.zeros_like(gold)
-    systems = ("good", "sparse", "empty")
-    return MultiLabelRuns(gold=gold, pred=np.stack([good, sparse, empty]), labels=LABELS, systems=systems,
-                          ids=np.array([f"i{k}" for k in range(N)]))
+    return MultiLabelRuns(gold=gold, pred=np.stack([good, sparse, empty]), labels=LABELS,
+                          systems=("good", "sparse", "empty"), ids=np.array([f"i{k}" for k in range(N)]))
+
+
+def _noisy(keep, seed: int = 5, n: int = N) -> MultiLabelRuns:
+    """One system per entry of ``keep``: the gold sets with each label decision kept with that
+    probability (flipped otherwise)."""
+    rng = np.random.default_rng(seed)
+    gold = rng.random((n, len(LABELS))) < 0.3
+    pred = np.stack([np.where(rng.random(gold.shape) < k, gold, ~gold) for k in keep])
+    return MultiLabelRuns(gold=gold, pred=pred, labels=LABELS, systems=tuple(f"s{i}" for i in range(len(keep))),
+                          ids=np.array([f"i{k}" for k in range(n)]))
+
+
+def _rows(found, kind: str) -> pd.DataFrame:
+    return found.findings[found.findings["finding"] == kind]
+
+
+def _plain(text: str) -> str:
+    return text.replace("\\", "")
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +92,72 @@ def report(tmp_path_factory):
     runs = _runs()
     folder = tmp_path_factory.mktemp("mlfind") / "tables"
     analyse_multilabel(runs, folder, bootstrap=200, audit=False)
-    return runs, open_multilabel_report(folder)
+    return runs, folder
+
+
+def test_a_clearly_separated_leader():
+    """Three systems far apart: the leader is separated from both others by the letters' family (Holm
+    over all pairs of the bootstrap test), so are all pairs, and the runner-up gap is beyond noise; the
+    cross-check tests count their separations; what needs one confusion matrix is said not computed."""
+    comp = new_schema(compare_multilabel(_noisy((0.95, 0.8, 0.6)), bootstrap=200, audit=False))
+    found = findings(comp)
+    assert list(found.findings.columns) == COLUMNS
+    assert _rows(found, "leader")[["system", "detail"]].values.tolist() == [["s0", "sole"]]
+    assert int(_rows(found, "separable_count")["value"].iloc[0]) == 2
+    assert _rows(found, "separated_pairs")[["value", "detail"]].values.tolist() == [[3, "of 3"]]
+    assert _rows(found, "inseparable").empty and int(_rows(found, "letters")["value"].iloc[0]) == 3
+    runner = _rows(found, "runner_up").iloc[0]
+    board = comp.leaderboard.set_index("system")["value"]
+    assert runner["system"] == "s1" and runner["value"] == pytest.approx(board["s0"] - board["s1"])
+    assert _rows(found, "gap_noise")["detail"].tolist() == ["beyond noise"]
+    by_test = _rows(found, "separated_by_test").set_index("measure")
+    assert set(by_test.index) == {comp.primary, "subset_accuracy"}
+    expected = comp.tests.groupby("measure")["p_holm"].apply(lambda p: int((p < 0.05).sum()))
+    assert by_test["value"].astype(int).to_dict() == expected.to_dict()
+    assert {d.split(":")[0] for d in _rows(found, "not_computed")["detail"]} == {"fragility", "calibration"}
+    assert _rows(found, "fragility").empty
+    # every measure's winner, with its family, and the leads tested against the runner-up
+    winners = _rows(found, "winner")
+    assert set(winners["measure"]) == set(comp.measures)
+    assert set(winners["detail"]) == {"label-based", "example-based"}
+    assert set(_rows(found, "winner_noise")["measure"]) <= set(winners["measure"])
+    text = _plain(findings_note(found.findings, primary=comp.primary).text)
+    assert "**Leader:** **s0**" in text and "**Separated from the leader:** every other system." in text
+
+
+def test_no_pair_is_separated_in_the_null_case():
+    """Three systems of the same skill on few items: no pair is separated, the leader shares its letter
+    with both others (named inseparable, with their corrected p), the runner-up gap is below noise."""
+    comp = new_schema(compare_multilabel(_noisy((0.8, 0.8, 0.8), seed=2, n=60), bootstrap=200, audit=False))
+    found = findings(comp)
+    assert _rows(found, "separated_pairs")["value"].tolist() == [0]
+    assert int(_rows(found, "separable_count")["value"].iloc[0]) == 0
+    insep = _rows(found, "inseparable")
+    leader = _rows(found, "leader")["system"].iloc[0]
+    assert sorted(insep["system"]) == sorted(set(comp.systems) - {leader})
+    assert (insep["value"] >= 0.05).all() and int(_rows(found, "letters")["value"].iloc[0]) == 1
+    assert _rows(found, "gap_noise")["detail"].tolist() == ["below noise"]
+    text = _plain(findings_note(found.findings, primary=comp.primary).text)
+    assert "**Separated from the leader:** none of the other 2 tested systems" in text
+
+
+def test_the_report_says_the_findings_rows(report):
+    """The multi-label report's findings block is findings.csv through findings_note: a changed row
+    changes the sentence."""
+    _, folder = report
+    rep = open_multilabel_report(folder)
+    rows = rep.table("findings")
+    assert rep.findings().text == findings_note(rows, primary=rep.primary, alpha=0.05, n_items=N).text
+    leader = rows[rows["finding"] == "leader"].iloc[0]
+    assert f"**{leader['system']}** under" in rep.findings().text
+    changed = rows.copy()
+    changed.loc[changed["finding"] == "leader", "value"] = 0.123456
+    changed.to_csv(folder / "findings.csv", index=False)
+    try:
+        text = open_multilabel_report(folder).findings().text
+        assert ": 0.123 (" in text and f": {leader['value']:.3f} (" not in text
+    finally:
+        rows.to_csv(folder / "findings.csv", index=False)
 
 
 def test_label_skips_match_scikit_learn_undefined_labels():
@@ -60,132 +178,124 @@ def test_label_skips_match_scikit_learn_undefined_labels():
     assert (got["total"] == len(LABELS)).all() and (got["policy"] == "nan").all()
 
 
-def test_author_4_a_win_that_rests_on_skipped_items_says_so(report):
+def test_a_win_that_rests_on_skipped_items_says_so(report):
     """'sparse' wins precision by predicting little: its example-based precision averages only the
     items where it predicts a label, and its macro precision only the labels it predicts."""
-    runs, rep = report
+    runs, folder = report
+    rep = open_multilabel_report(folder)
+    rows = rep.table("findings")
     scores = rep.table("scores").set_index(["system", "measure"])["value"]
-    sparse = runs.pred[1]
-    used = int((sparse.sum(axis=1) > 0).sum())
-    assert scores[("sparse", "example_precision")] > scores[("good", "example_precision")]
-    text = rep._families_sentence()
-    assert "**Defined after skipping:**" in text
-    assert (f"sparse's Example-based precision ({scores[('sparse', 'example_precision')]:.3f}) averages only "
-            f"{used:,} of the {N:,} items").replace("-", "\\-").replace("(", "\\(").replace(")", "\\)") \
-        .replace(".", "\\.").replace("'", "\\'").replace(",", "\\,") in text
-    labels_line = rep._label_skips_sentence()
-    assert "sparse 4 of 6" in labels_line.replace("\\", "")
+    used = int((runs.pred[1].sum(axis=1) > 0).sum())
+    rests = rows[rows["finding"] == "rests_on_skipping"].set_index("measure")
+    assert rests.loc["example_precision", "system"] == "sparse"
+    assert rests.loc["example_precision", "detail"] == f"averages only {used:,} of the {N:,} items"
+    assert rests.loc["precision_macro", "detail"] == "averages only 4 of the 6 labels"
+    text = _plain(rep.findings().text)
+    assert (f"**Defined after skipping:** sparse's Precision (PPV) (macro) "
+            f"({scores[('sparse', 'precision_macro')]:.3f}) averages only 4 of the 6 labels") in text
+    labels = rows[(rows["finding"] == "skipped_labels") & (rows["system"] == "sparse")]
+    assert set(labels["detail"]) == {"averages only 4 of the 6 labels"}
+    details = _plain(rep.findings().details)
+    assert f"sparse averages only {used} of the 400 items (" in details and "left out" in details
 
 
-def test_author_4_the_undefined_values_name_their_system(report):
-    _, rep = report
-    text = rep._undefined_sentence().replace("\\", "")
-    assert "for empty" in text and "Example-based precision" in text
+@pytest.mark.parametrize("policy", ["nan", "one", "zero"])
+def test_skip_words_follow_the_policy(policy):
+    """Under nan a 0/0 case is left out ("averages only k of n"); under one it is filled in ("counts k
+    of n as the one policy's value"), never called skipped; under zero a filled 0 lowers the value, so
+    it favours nobody and no winner is flagged."""
+    comp = compare_multilabel(_runs(), policy=policy, bootstrap=0, randomization=0, audit=False)
+    found = findings(comp)
+    rests = _rows(found, "rests_on_skipping")
+    if policy == "zero":
+        assert rests.empty
+        return
+    assert len(rests)
+    if policy == "nan":
+        assert rests["detail"].str.startswith("averages only").all()
+    else:
+        assert rests["detail"].str.contains("as the one policy's value").all()
+        assert "skipping" not in findings_note(found.findings, primary=comp.primary).text
 
 
-def test_a_constant_winner_is_flagged(tmp_path):
+def test_undefined_values_name_their_system():
+    found = findings(compare_multilabel(_runs(), bootstrap=0, randomization=0, audit=False))
+    und = _rows(found, "undefined")
+    assert "empty" in set(und[und["measure"] == "example_precision"]["system"])
+
+
+def test_a_constant_winner_and_a_baseline_better_than_every_system_are_flagged():
     """Rare labels: the empty set for every item has a lower Hamming loss (the gold density, about
     0.05) than a system that gets 15% of the label decisions wrong. A constant predictor that wins
-    is flagged."""
+    is flagged; so is a chance baseline better than every system."""
     rng = np.random.default_rng(4)
     gold = rng.random((N, len(LABELS))) < 0.05
     noisy = np.where(rng.random(gold.shape) < 0.85, gold, ~gold)
     runs = MultiLabelRuns(gold=gold, pred=np.stack([noisy, np.zeros_like(gold)]), labels=LABELS,
                           systems=("noisy", "empty"), ids=np.array([f"i{k}" for k in range(N)]))
-    analyse_multilabel(runs, tmp_path / "tables", bootstrap=0, audit=False)
-    rep = open_multilabel_report(tmp_path / "tables")
-    scores = rep.table("scores")
-    hl = scores[scores["measure"] == "hamming_loss"].set_index("system")["value"]
-    assert hl.idxmin() == "empty" and hl["empty"] == pytest.approx(gold.mean())
-    text = rep._families_sentence().replace("\\", "")
-    assert "**A constant predictor wins:** empty predicts the same label set for every item and still comes " \
-           "first under" in text and "Hamming loss" in text.split("A constant predictor wins")[1]
-    assert "A chance baseline beats every system" not in text       # empty_set only ties the empty system
-    # a baseline better than every system is flagged (an exact value above the best system's)
-    base = pd.read_csv(tmp_path / "tables" / "baselines.csv")
-    best = float(scores[scores["measure"] == "subset_accuracy"]["value"].max())
-    base = pd.concat([base, pd.DataFrame([{"measure": "subset_accuracy", "baseline": "most_frequent_set",
-                                           "value": best + 0.01, "se": 0.0, "method": "exact", "note": ""}])])
-    base.to_csv(tmp_path / "tables" / "baselines.csv", index=False)
-    text = open_multilabel_report(tmp_path / "tables")._families_sentence().replace("\\", "")
-    assert (f"**A chance baseline beats every system** under Subset accuracy (most frequent gold set: "
-            f"{best + 0.01:.3f}): this measure rewards a prediction without skill") in text
+    comp = compare_multilabel(runs, bootstrap=0, randomization=0, audit=False)
+    found = findings(comp)
+    assert _rows(found, "constant_system")[["system", "detail"]].values.tolist() == [
+        ["empty", "predicts the same label set for every item"]]
+    degenerate = _rows(found, "degenerate_winner")
+    assert "hamming_loss" in set(degenerate[degenerate["system"] == "empty"]["measure"])
+    text = _plain(findings_note(found.findings, primary=comp.primary).text)
+    assert "**A constant predictor wins:** empty, which predicts the same label set for every item" in text
+    assert _rows(found, "baseline_beats_all").empty         # empty_set only ties the empty system
+    best = float(comp.scores[comp.scores["measure"] == "subset_accuracy"]["value"].max())
+    base = pd.concat([comp.baselines, pd.DataFrame([{"measure": "subset_accuracy", "baseline": "most_frequent_set",
+                                                      "value": best + 0.01, "se": 0.0}])], ignore_index=True)
+    found = findings(dataclasses.replace(comp, baselines=base))
+    beats = _rows(found, "baseline_beats_all")
+    assert beats[["system", "measure"]].values.tolist() == [["most_frequent_set", "subset_accuracy"]]
+    text = _plain(findings_note(found.findings, primary=comp.primary).text)
+    assert (f"**A chance baseline beats every system** under Subset accuracy (exact match) (the most frequent gold "
+            f"set for every item: {best + 0.01:.3f})") in text
 
 
-def test_near_ties_come_from_the_paired_differences(report, monkeypatch):
-    """Every sole winner is in exactly one of: beyond the noise (counted), a near-tie (named), not tested
-    (named); a review found "Every winner leads ..." printed with a tied and an untested winner."""
-    _, rep = report
-    pdiff = rep.table("paired_differences")
-    assert len(pdiff) and set(pdiff["noise"]) <= {"within noise", "beyond noise", "undefined"}
-    label = rep._label
-    wins = {"m1": ("A",), "m2": ("B",), "m3": ("C",), "m4": ("D", "E")}
-    monkeypatch.setattr(rep, "_label", lambda m: {"m1": "M one", "m2": "M two", "m3": "M three"}.get(m, label(m)))
-
-    def table(rows):
-        frame = pd.DataFrame(rows, columns=["measure", "system_a", "system_b", "difference", "p_value", "noise"])
-        frame = frame.assign(family="winner", p_holm=frame["p_value"])       # the winners' corrected family
-        monkeypatch.setattr(rep, "table", lambda name: frame if name == "paired_differences" else pd.DataFrame())
-
-    table([("m1", "A", "B", 0.2, 0.001, "beyond noise"), ("m2", "B", "A", 0.01, 0.4, "within noise"),
-           ("m3", "C", "A", np.nan, np.nan, "undefined")])
-    text = rep._noise_words(wins)
-    assert "Every" not in text and "Near-ties" in text and "(difference 0.010, corrected p = 0.400;" in text
-    assert "B under M two" in text and "Not tested against a runner-up" in text and "C under M three" in text
-    table([("m1", "A", "B", 0.2, 0.001, "beyond noise")])
-    text = rep._noise_words(wins)
-    assert text.startswith("Every tested winner (1 of 4 measures) leads its runner-up beyond the bootstrap noise")
-    assert "B under M two and C under M three" in text
-
-
-def test_chance_sentence_uses_intervals_and_the_exact_baseline(tmp_path):
-    """A table of baselines where a Monte-Carlo estimate beats the exact one only within 2 standard
-    errors: the exact one is named; a system whose interval holds it is indistinguishable from chance."""
-    runs = _runs()
-    folder = tmp_path / "tables"
-    analyse_multilabel(runs, folder, bootstrap=200, audit=False)
+def test_near_ties_come_from_the_paired_differences(report):
+    """Every sole winner with a paired verdict has a winner_noise row from paired_differences (the winner
+    family, Holm-corrected), and the report names its near-ties."""
+    _, folder = report
     rep = open_multilabel_report(folder)
-    primary = rep.primary
-    board = rep.table("leaderboard").set_index("system")
+    rows, pdiff = rep.table("findings"), rep.table("paired_differences")
+    noise = rows[rows["finding"] == "winner_noise"].set_index("measure")
+    winners = pdiff[pdiff["family"] == "winner"].set_index("measure")
+    assert set(noise.index) == set(winners.index)
+    assert (noise["detail"] == winners.loc[noise.index, "noise"]).all()
+    assert np.allclose(noise["value"].astype(float), winners.loc[noise.index, "p_holm"].astype(float))
+    if (noise["detail"] == "within noise").any():
+        assert "**Near-ties**" in rep.findings().details
+
+
+def test_chance_level_uses_intervals_and_the_exact_baseline():
+    """Baselines where a Monte-Carlo estimate beats the exact one only within 2 standard errors: the
+    exact one is the strongest; a system whose interval holds it is indistinguishable from chance."""
+    comp = compare_multilabel(_runs(), bootstrap=200, randomization=0, audit=False)
+    board = comp.leaderboard.set_index("system")
     mid = float(board.loc["sparse", "value"])
-    lo, hi = float(board.loc["sparse", "lo"]), float(board.loc["sparse", "hi"])
-    base = pd.DataFrame({"measure": primary, "baseline": ["empty_set", "label_frequency"],
-                         "value": [mid, mid + 0.001], "se": [0.0, 0.001], "method": ["exact", "monte carlo"],
-                         "note": ""})
-    base.to_csv(folder / "baselines.csv", index=False)
-    rep = open_multilabel_report(folder)
-    text = rep._baseline_sentence().replace("\\", "")
-    assert f"is empty set ({mid:.3f}, exact)" in text
-    assert "each label at its gold frequency scores higher only within 2 Monte-Carlo standard errors" in text
-    assert f"**indistinguishable from chance** (the bootstrap interval holds it): sparse ({mid:.3f}, interval " \
-           f"{lo:.3f} to {hi:.3f})" in text
+    base = pd.DataFrame({"measure": comp.primary, "baseline": ["empty_set", "label_frequency"],
+                         "value": [mid, mid + 0.001], "se": [0.0, 0.001]})
+    found = findings(dataclasses.replace(comp, baselines=base))
+    assert _rows(found, "baseline_best")[["system", "detail"]].values.tolist() == [["empty_set", "exact"]]
+    assert _rows(found, "baseline_set_aside")["system"].tolist() == ["label_frequency"]
+    assert "sparse" in set(_rows(found, "chance_level")["system"])
+    text = _plain(findings_note(found.findings, primary=comp.primary).text)
+    assert "**Indistinguishable from chance**" in text and f"sparse ({mid:.3f}, interval" in text
 
 
-@pytest.mark.parametrize("policy", ["nan", "one", "zero"])
-def test_skip_words_follow_the_policy(report, monkeypatch, policy):
-    """Under nan a 0/0 case is left out ("averages only k of n"); under one/convention it is filled in
-    ("counts k of n as the one policy's value"), never called skipped; under zero a filled 0 lowers the
-    value, so it favours nobody and is not flagged (a fresh review found the nan wording under every policy)."""
-    _, rep = report
-    real = rep.table
-    scores = pd.DataFrame({"system": ["A", "B"], "measure": ["m", "m"], "value": [0.9, 0.5]})
-    labels = pd.DataFrame({"system": ["A", "B"], "measure": ["m", "m"], "skipped": [3, 0], "total": [12, 12],
-                           "policy": [policy] * 2})
-    tables = {"scores": scores, "label_skips": labels, "example_skips": pd.DataFrame()}
-    monkeypatch.setattr(rep, "table", lambda name: tables.get(name, real(name)))
-    monkeypatch.setattr(rep, "_has", lambda name: name in ("label_skips",))
-    monkeypatch.setattr(rep, "_label", lambda m: "Macro M")
-    words = rep._skipped_words([("A", "m")], winners=True).replace("\\", "")     # Markdown escapes off
-    sentence = rep._label_skips_sentence().replace("\\", "")
-    if policy == "nan":
-        assert words == ("**Defined after skipping:** A's Macro M (0.900) averages only 9 of the 12 labels (the "
-                         "others are its 0/0 cases - an empty predicted or gold set, a label never predicted or never "
-                         "in the gold sets - of which it has more than another system).")
-        assert sentence.startswith("**Label averages defined after skipping labels**") and "A 9 of 12" in sentence
-    elif policy == "one":
-        assert words.startswith("**Defined with filled-in 0/0 cases:** A's Macro M (0.900) counts 3 of the 12 "
-                                "labels as the one policy's value (those are its 0/0 cases")
-        assert sentence.startswith("**Label averages with filled-in labels**") and "A 3 of 12" in sentence
-        assert "skipping" not in words + sentence
-    else:
-        assert words == "" and "skipping" not in sentence
+def test_per_label_calibration_findings():
+    """The first system after per-label calibration comes from calibration_summary, and the count of
+    systems whose primary rank it changes."""
+    comp = compare_multilabel(_runs(), bootstrap=0, randomization=0, audit=False)
+    found = findings(comp)
+    cs = comp.calibration_summary
+    own = cs[cs["measure"] == comp.primary]
+    first = set(own.loc[own["rank_calibrated"] == own["rank_calibrated"].min(), "system"])
+    cal = _rows(found, "winner_calibrated")
+    assert set(cal[cal["measure"] == comp.primary]["system"]) == first
+    assert set(cal["measure"]) == set(cs["measure"])
+    moved = _rows(found, "calibration_rank_changes")
+    assert moved["value"].tolist() == [int((own["rank"] != own["rank_calibrated"]).sum())]
+    details = _plain(findings_note(found.findings, primary=comp.primary).details)
+    assert "After per-label prevalence calibration" in details

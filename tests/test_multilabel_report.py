@@ -136,33 +136,36 @@ def test_a_part_whose_table_is_absent_is_left_out(built, tmp_path):
     from evalreport.report.sections.multilabel import open_multilabel_report
 
     tables = shutil.copytree(built["dir"] / "tables", tmp_path / "tables")
-    for name in ("tests", "calibration", "calibration_summary", "audit"):
+    for name in ("pairwise", "calibration", "calibration_summary", "audit"):
         for ext in ("csv", "json"):
             (tables / f"{name}.{ext}").unlink(missing_ok=True)
     rep = open_multilabel_report(tables)
     assert rep.part_heading("calibration") is None and rep.part_heading("audit") is None
-    assert rep.tests_table() is None and rep.tests_chart("mcnemar") is None and rep.calibration_chart() is None
+    assert rep.pairwise_table() is None and rep.tests_chart("mcnemar") is None and rep.calibration_chart() is None
     assert rep.ml_audit_table() is None
 
 
-def test_the_families_sentence_accounts_for_every_measure(built, monkeypatch):
-    """Every measure's winner is in the sentence: named up to four winners, counted beyond (a review found
-    the demo's 'crown a (2 of 6); b (2 of 6); c (1 of 6)', one example-based measure unaccounted for)."""
-    from evalreport.report.sections.multilabel import open_multilabel_report
+def test_the_families_sentence_accounts_for_every_measure():
+    """Every measure's winner is in the families sentence of the findings, counted within its family
+    (a review found the demo's 'crown a (2 of 6); b (2 of 6); c (1 of 6)', one example-based measure
+    unaccounted for)."""
+    from evalreport.report.summary import findings_note
 
-    rep = open_multilabel_report(built["dir"] / "tables")
     example = ["ex_f1", "ex_p", "ex_r", "ex_j", "subset", "hamming"]
-    monkeypatch.setattr(rep, "kinds", {m: "example" for m in example})
+
+    def details(wins):
+        rows = [{"finding": "leader", "system": "a", "measure": "ex_f1", "value": 0.9, "detail": "sole"}]
+        rows += [{"finding": "winner", "system": w, "measure": m, "value": 0.5, "detail": "example-based"}
+                 for m, ws in wins.items() for w in ws]
+        return findings_note(pd.DataFrame(rows), primary="ex_f1").details.replace("\\", "")
+
     wins = dict(zip(example, [("a",), ("a",), ("b",), ("b",), ("c",), ("d",)]))
-    monkeypatch.setattr(rep, "_winners", lambda: wins)
-    assert rep._families_sentence() == ("The measures do not agree on the winner: the example-based measures crown "
-                                        "a (2 of 6), b (2 of 6), c (1 of 6) and d (1 of 6).")
+    assert ("**The families of measures:** the example-based measures crown **a** (2 of 6), **b** (2 of 6), "
+            "**c** (1 of 6) and **d** (1 of 6).") in details(wins)
     wins.update(hamming=("d", "e"), subset=("f",), ex_r=("g",))
-    assert rep._families_sentence() == ("The measures do not agree on the winner: the example-based measures crown "
-                                        "a (2 of 6), g (1 of 6), b (1 of 6) and 2 other winners (2 of 6).")
-    monkeypatch.setattr(rep, "_winners", lambda: {m: ("a", "b") for m in example})
-    assert rep._families_sentence() == ("Every measure, label-based and example-based, puts the same system first: "
-                                        "the example-based measures crown a and b tied (6 of 6).")
+    assert "**d** and **e** tied (1 of 6)" in details(wins)
+    assert ("**Every family of measures puts the same system first:** the example-based measures crown **a** "
+            "(6 of 6).") in details({m: ("a",) for m in example})
 
 
 def test_a_label_found_only_in_predictions_comes_last_and_marked(tmp_path):

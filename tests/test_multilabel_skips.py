@@ -19,8 +19,6 @@ from evalreport.analyses.multilabel import compare_multilabel
 from evalreport.analyses.multilabel_skips import SKIP_COLUMNS, example_skips, undefined_stat
 from evalreport.counts.multilabel import count_multilabel
 from evalreport.measures import POLICIES
-from evalreport.report.sections._core import _read
-from evalreport.report.sections.multilabel_skips import skips_sentence
 
 SKLEARN = {"example_precision": precision_score, "example_recall": recall_score, "example_f1": f1_score,
            "example_jaccard": jaccard_score}
@@ -108,23 +106,25 @@ def test_the_comparison_audits_empty_under_its_own_policy():
         assert "example_skips" in c.tables() and set(c.example_skips.policy) == {policy}
 
 
-def test_findings_sentence_from_the_written_table(tmp_path):
-    """The sentence reads example_skips.csv (a written and re-read table): counts, the value, and the
-    scikit-learn readings that differ; nothing when no item is 0/0."""
-    runs = _runs(5)
-    counts = count_multilabel(runs)
-    path = tmp_path / "example_skips.csv"
-    example_skips(counts, ["example_f1", "example_precision"]).to_csv(path, index=False)
-    table = _read(path)
-    text = skips_sentence(table, label=lambda m: m, order=["perfect", "noisy", "empty"])
-    row = table[(table.system == "empty") & (table.measure == "example_f1")].iloc[0]
-    assert text.startswith("Example-based measures leave out the items where they are 0/0 (policy `nan`")
+def test_findings_rows_from_the_skips(tmp_path):
+    """The findings of a comparison say, per system and example-based measure with 0/0 items, how many
+    it left out and the scikit-learn readings that differ (skipped_items rows), in plain words in the
+    report; nothing when no item is 0/0."""
+    from evalreport.analyses.findings import findings
+    from evalreport.report.summary import findings_note
+
+    comp = compare_multilabel(_runs(5), measures=["example_f1", "example_precision"], primary="example_f1",
+                              bootstrap=0, randomization=0, audit=False)
+    found = findings(comp).findings
+    rows = found[found["finding"] == "skipped_items"].set_index(["system", "measure"])
+    row = comp.example_skips.set_index(["system", "measure"]).loc[("empty", "example_f1")]
+    detail = rows.loc[("empty", "example_f1"), "detail"]
+    assert detail.startswith(f"averages only {row['items'] - row.zero_division_items} of the {row['items']} items")
+    assert f"{row.zero_division_1:.3f} if counted as 1" in detail and "left out" in detail
+    text = findings_note(found, primary=comp.primary).details.replace("\\", "")
     # plain words, no library API (zero_division=...) in what a reader reads
-    assert "zero_division" not in text and "scikit-learn by default counts such items as 0" in text
-    assert f"empty {row.zero_division_items} of {row['items']} (0.000; " \
-           f"{row.zero_division_1:.3f} if counted as 1)" in text
-    conv = tmp_path / "conv.csv"
-    example_skips(counts, ["example_f1"], policy="convention").to_csv(conv, index=False)
-    assert "as the policy `convention` says" in skips_sentence(_read(conv), label=str, order=[])
+    assert "zero_division" not in text and "**0/0 labels and items:**" in text
     clean = Runs(np.ones((3, 2), bool), np.ones((1, 3, 2), bool), ["a", "b"], ["s"])
-    assert skips_sentence(example_skips(count_multilabel(clean), ["example_f1"]), label=str) == ""
+    found = findings(compare_multilabel(clean, measures=["example_f1"], primary="example_f1", bootstrap=0,
+                                        randomization=0, audit=False)).findings
+    assert found[found["finding"].isin(["skipped_items", "rests_on_skipping"])].empty

@@ -243,7 +243,7 @@ def test_audit_counterexamples_one_per_property_primary_first(audited):
 
 def test_pvalue_heatmap_of_many_systems_shows_the_best_ones(tmp_path):
     """At scale, 60 systems and 1,770 pairs: the chart keeps the 40 best, every pair stays in the CSV."""
-    from evalreport.report.sections.robustness import MAX_PVALUE_SYSTEMS
+    from evalreport.report.sections.common import MAX_PVALUE_SYSTEMS
 
     S = MAX_PVALUE_SYSTEMS + 20
     pw = _all_pairs_at_the_floor(S)

@@ -64,6 +64,13 @@ challenger. The rows (``finding``):
                       skipped; value = that value, detail = the reason
 ``not_available``     what cannot be said with this input, and why (detail)
 
+Label sets (:mod:`.findings_labelsets`) add ``separated_by_test`` (a cross-check test of
+``pairwise``: value = the pairs it separates), ``calibration_rank_changes`` (systems whose rank
+per-label calibration changes), ``skipped_labels`` / ``skipped_items`` (0/0 labels or items a
+value skipped or filled in), ``rests_on_skipping`` (a leader or winner that skips more than
+another system) and ``not_computed`` (what needs one confusion matrix, and why); their
+``winner`` rows name the measure's family (label-based, example-based) in the detail.
+
 Noise
 -----
 Every verdict on a difference comes from a corrected family of tests; the p-values are the paired
@@ -96,6 +103,8 @@ from evalreport.analyses.fragility import (FRAGILITY_COLUMNS, FULL_CLASSES, MAX_
                                            fragility, pair_fragility)
 from evalreport.analyses.fragility_moves import _ROUND, _after, _candidates, _level, _Oriented  # noqa: F401
 from evalreport.analyses.fragility_search import _greedy, _prune, _reverts, _search  # noqa: F401
+from evalreport.analyses.findings_labelsets import (constant_sets, is_label_sets, label_set_rows, measure_families,
+                                                    measure_record)
 
 __all__ = ["findings", "Findings", "fragility", "pair_fragility", "FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS",
            "COLUMNS", "strongest_baseline", "MC_SE"]
@@ -140,12 +149,35 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
              costs=None, fragility_count: bool = True) -> Findings:
     """Every finding of the report's opening block, from the comparison's tables.
 
-    ``comp``: a :class:`~evalreport.analyses.compare.Comparison`; ``counts``: its confusion
-    tensor (:class:`~evalreport.counts.Counts`, for the fragility count); ``what_if``: the frame of
-    :func:`evalreport.analyses.prevalence.what_if_ranks` (optional).
+    One implementation for both count types: a comparison of label sets gets the same rows where
+    they make sense, its own rows where its tables differ and a ``not_computed`` row with the
+    reason for what needs one confusion matrix (:mod:`.findings_labelsets`).
+
+    Parameters
+    ----------
+    comp
+        A comparison of single labels (:class:`~evalreport.analyses.compare.Comparison`) or of
+        label sets.
+    counts
+        The confusion tensor (:class:`~evalreport.counts.Counts`) of a single-label comparison,
+        for the fragility count and the constant predictors; None otherwise.
+    what_if
+        The frame of :func:`evalreport.analyses.prevalence.what_if_ranks` (optional).
+    alpha
+        The significance level (default: the comparison's).
+    costs
+        The costs of the fragility search's moves (:func:`.fragility`).
+    fragility_count
+        Whether to search for the fragility count.
+
+    Returns
+    -------
+    Findings
+        The rows, the fragility search per challenger and the paired differences.
     """
     primary = comp.primary
-    m = comp.record(primary)            # bound to the comparison's classes and gain matrix
+    labelsets = is_label_sets(comp)
+    m = measure_record(comp, primary)   # bound to the comparison's classes and gain matrix
     alpha = comp.settings.get("alpha", 0.05) if alpha is None else alpha
     rows: list[dict] = []
 
@@ -211,10 +243,11 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
 
     # who wins under each measure: raw, calibrated, what-if distributions
     ranks = comp.ranks if len(comp.systems) > 1 else comp.ranks.iloc[:0]      # one system wins trivially
+    family = measure_families(comp)       # label sets: label-based or example-based, in the detail
     for cal, name in ((False, "winner"), (True, "winner_calibrated")):
         part = ranks[ranks["calibrated"].astype(bool) == cal]
         for meas, s, v in _winners(part, "measure"):
-            add(name, s, meas, float(v) if pd.notna(v) else np.nan)
+            add(name, s, meas, float(v) if pd.notna(v) else np.nan, family.get(meas, ""))
     if what_if is not None and len(what_if) and len(comp.systems) > 1:
         wi = what_if[what_if["scenario"] != "observed"]
         for scen, s, v in _winners(wi, "scenario"):
@@ -223,7 +256,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
     # is each measure's winner ahead of its runner-up by more than the paired bootstrap noise?
     paired = pd.DataFrame(columns=PAIRED_COLUMNS)
     if comp.samples is not None and len(comp.systems) > 1:
-        higher = {x: comp.record(x).higher_is_better for x in comp.measures}
+        higher = {x: measure_record(comp, x).higher_is_better for x in comp.measures}
         margins, paired = comparison_pairs(comp, higher, alpha=alpha)
         if len(paired):
             at = paired[paired["family"] == "winner"].set_index(["measure", "system_a", "system_b"])
@@ -234,7 +267,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
                 add("winner_noise", key[2], key[0], float(r["p_holm"]), str(r["noise"]))
 
     # a constant predictor among the systems that wins, or a chance baseline that beats every system
-    constant = _constant_systems(counts, comp)
+    constant = constant_sets(comp) if labelsets else _constant_systems(counts, comp)
     for s, label in constant.items():
         add("constant_system", s, "", np.nan, f"predicts {label} for every item")
     for r in [r for r in rows if r["finding"] in ("leader", "winner", "winner_calibrated", "winner_what_if")]:
@@ -243,7 +276,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
                 r["finding"] + (f": {r['detail']}" if r["finding"] == "winner_what_if" else ""))
     if len(comp.baselines) and len(comp.systems) > 1:
         for meas, one in comp.ranks[~comp.ranks["calibrated"].astype(bool)].groupby("measure", sort=False):
-            rec = comp.record(meas)
+            rec = measure_record(comp, meas)
             vals = one["value"].dropna()
             b = strongest_baseline(comp.baselines[comp.baselines["measure"] == meas],
                                    higher_is_better=rec.higher_is_better)
@@ -333,6 +366,9 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
             add("undefined", r["system"], r["measure"], np.nan, reason)
         else:           # a class average with undefined classes skipped: it has a value
             add("undefined_skipped", r["system"], r["measure"], float(r["value"]), reason)
+
+    if labelsets:       # the cross-check tests, per-label calibration, skipped labels and items
+        label_set_rows(comp, add, rows, alpha=alpha, test=test)
 
     # what this input cannot tell
     if not resampled:

@@ -113,12 +113,11 @@ def analyse_multilabel(runs, tables: Path, *, primary: str = "f1_macro", measure
               "inputs": pd.DataFrame([{"role": s.role, "system": s.system or "", "path": s.path, "rows": s.rows,
                                        "sha256": s.sha256} for s in sources],
                                      columns=["role", "system", "path", "rows", "sha256"])}
-    # the findings' paired differences behind "within the noise" (the 0/0 caveats are the comparison's tables)
-    from evalreport.analyses.paired import comparison_pairs
-    from evalreport.measures.multilabel import label_record
+    # the findings (findings.csv, as a single-label report writes it) and the paired differences behind them
+    from evalreport.analyses.findings import findings
 
-    frames["paired_differences"] = comparison_pairs(
-        comp, {m: label_record(m).higher_is_better for m in comp.measures}, alpha=alpha)[1]
+    found = findings(comp, alpha=alpha)
+    frames.update(findings=found.findings, paired_differences=found.paired)
     write_frames(tables, frames)
     n_task = int(getattr(runs, "n_task", None) or L)
     meta = {"title": title, "task": "multilabel", "primary": comp.primary, "n_items": N, "n_labels": n_task,

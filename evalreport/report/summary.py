@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Callable
 
 import pandas as pd
 
@@ -41,6 +42,9 @@ BASELINE_WORDS = {
     "contingency": "a random table",
     "trivial_acceptor": "always predicting the positive class",
     "trivial_rejector": "always predicting the negative class",
+    "label_frequency": "each label at its gold frequency",
+    "empty_set": "the empty set for every item",
+    "most_frequent_set": "the most frequent gold set for every item",
 }
 
 
@@ -458,18 +462,98 @@ def _undefined_items(of) -> list[str]:
 
 
 def _calibration_sentence(of) -> str:
-    """Who wins after prevalence calibration and under the what-if class distributions."""
+    """Who wins after prevalence calibration (of the whole matrix, or of each label's own 2 x 2
+    matrix for label sets), how many systems it moves, and who wins under the what-if class
+    distributions."""
     t = ""
-    cal = _winner_groups(of("winner_calibrated"), "measure")
+    rows = of("winner_calibrated")
+    cal = _winner_groups(rows, "measure")
+    after = "After " + ("per-label " if (rows["detail"] == "per label").any() else "") + "prevalence calibration"
     if len(cal) == 1:
-        t += f"After prevalence calibration every measure crowns {_names(cal[0][0], bold=True)}."
+        t += f"{after} every measure crowns {_names(cal[0][0], bold=True)}."
     elif cal:
-        t += "After prevalence calibration: " + _crowns(cal, labels=True) + "."
+        t += f"{after}: " + _crowns(cal, labels=True) + "."
+    for _, r in of("calibration_rank_changes").iterrows():
+        k = int(r["value"])
+        t += (f" Under {escape(_label(r['measure']))} {k} system{'s' * (k != 1)} change{'s' * (k == 1)} rank "
+              f"({escape(r['detail'])}).")
     wi = _winner_groups(of("winner_what_if"), "detail")
     if wi:
         t += (" Under the primary measure with other class distributions: "
               + _crowns(wi, labels=False, what="distributions") + ".")
     return t.strip()
+
+
+def _families_item(of: Callable[[str], pd.DataFrame]) -> str:
+    """Label sets: the systems each family of measures (label-based, example-based: the winner rows'
+    detail) crowns, and in how many of its measures."""
+    winners = of("winner")
+    winners = winners[winners["detail"] != ""]
+    if winners.empty:
+        return ""
+    parts = []
+    for family, own in winners.groupby("detail", sort=False):
+        total = own["measure"].nunique()
+        parts.append(f"the {escape(family)} measures crown " + _join(
+            [f"{_names(w, bold=True)}{' tied' if len(w) > 1 else ''} ({len(ms)} of {total})"
+             for w, ms in _winner_groups(own, "measure")]))
+    one = winners["system"].nunique() == 1
+    return (("**Every family of measures puts the same system first:** " if one else
+             "**The families of measures:** ") + "; ".join(parts) + ".")
+
+
+def _tests_item(of: Callable[[str], pd.DataFrame]) -> str:
+    """The cross-check tests beside the letters' one: how many pairs each separates."""
+    rows = of("separated_by_test")
+    if rows.empty:
+        return ""
+    parts = []
+    for _, r in rows.iterrows():
+        name, _, how = str(r["detail"]).partition(", ")
+        parts.append(f"the {escape(name)} separates {int(r['value'])} ({escape(_label(r['measure']))}; "
+                     f"{escape(how)})")
+    return "**Other paired tests over items:** " + _join(parts, "; ") + "."
+
+
+def _skipping_item(of: Callable[[str], pd.DataFrame]) -> str:
+    """Leaders and winners whose value rests on more skipped (or filled-in) 0/0 labels or items than
+    another system's under the same measure."""
+    rows = of("rests_on_skipping")
+    if rows.empty:
+        return ""
+    skipping = rows["detail"].str.startswith("averages only").all()
+    parts = [f"{escape(r['system'])}'s {escape(_label(r['measure']))} ({_num(r['value'])}) {escape(r['detail'])}"
+             for _, r in rows.drop_duplicates(["system", "measure"]).iterrows()]
+    cases = ("an empty predicted or gold set, a label never predicted or never in the gold sets - of which it "
+             "has more than another system")
+    return ("**Defined after skipping:** " if skipping else "**Defined with filled-in 0/0 cases:** ") + _join(
+        parts, "; ") + f" (those are its 0/0 cases - {cases})."
+
+
+def _skips_item(of: Callable[[str], pd.DataFrame]) -> str:
+    """Every value with skipped (or filled-in) 0/0 labels or items, per measure."""
+    rows = pd.concat([of("skipped_labels"), of("skipped_items")])
+    if rows.empty:
+        return ""
+    parts = []
+    for measure, own in rows.groupby("measure", sort=False):
+        shown = []
+        for _, r in own.head(MAX_NAMED).iterrows():
+            used, _, readings = str(r["detail"]).partition("; ")      # the other readings of the 0/0 items
+            shown.append(f"{escape(r['system'])} {escape(used)}" + (f" ({escape(readings)})" if readings else ""))
+        if len(own) > MAX_NAMED:
+            shown.append(f"{len(own) - MAX_NAMED} more systems")
+        parts.append(f"{escape(_label(measure))}: {_join(shown, '; ')}")
+    return ("**0/0 labels and items:** " + "; ".join(parts)
+            + ". Every case: label\\_skips.csv and example\\_skips.csv.")
+
+
+def _not_computed_item(of: Callable[[str], pd.DataFrame]) -> str:
+    """What this kind of input has no place for, and why."""
+    rows = of("not_computed")
+    if rows.empty:
+        return ""
+    return "**Not computed for this input:** " + "; ".join(escape(d) for d in rows["detail"]) + "."
 
 
 def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_items: int | None = None) -> Note:
@@ -497,14 +581,15 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
     chance = _chance_sentence(of, alpha)
     undefined = _undefined_items(of)
     headline = [_leader_item(of, first, plabel, alpha), _separation_item(of, first, alpha),
-                _runner_item(of, first, n_items, method=False), _measures_item(of, alpha),
+                _runner_item(of, first, n_items, method=False), _measures_item(of, alpha), _skipping_item(of),
                 _degenerate_sentence(of), chance if not chance.startswith("**Chance:**") else ""]
     if not_avail is not None:
         detail = escape(not_avail["detail"])
         headline.append(f"**Not available:** {detail[:1].upper() + detail[1:]}.")
-    details = [_winners_sentence(of, alpha, clear_said=True), _calibration_sentence(of),
-               _runner_item(of, first, n_items, method=True),
-               chance if chance.startswith("**Chance:**") else "", *undefined]
+    details = [_winners_sentence(of, alpha, clear_said=True), _families_item(of), _tests_item(of),
+               _calibration_sentence(of), _runner_item(of, first, n_items, method=True),
+               chance if chance.startswith("**Chance:**") else "", *undefined, _skips_item(of),
+               _not_computed_item(of)]
     if undefined:
         headline.append(f"**Undefined values:** {len(of('undefined')) + len(of('undefined_skipped')):,} "
                         "(measure, system) cases, listed below.")

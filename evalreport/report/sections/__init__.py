@@ -9,11 +9,14 @@ not in the notebooks.
 
 The methods are grouped by report part, one mixin class per module of this package; they share
 :class:`~evalreport.report.sections._core.ReportBase` (the tables, the primary measure, the
-labels) and :class:`ReportData` puts them together:
+labels) and :class:`ReportData` puts the single-label report's together:
 
-- :mod:`.overview`: findings, overview, leaderboard and every measure (report.ipynb, sections 0-3);
-- :mod:`.robustness`: agreement between measures, calibration, per class, chance baselines and
-  rank uncertainty (report.ipynb, sections 4-8);
+- :mod:`.common`: what the single-label and the multi-label report both show (findings, inputs,
+  leaderboard chart, rank chart, agreement between measures, flips, rank distribution, pairwise
+  tests), also composed by :class:`~evalreport.report.sections.multilabel.MultiLabelReport`;
+- :mod:`.overview`: overview, leaderboard table and every measure (report.ipynb, sections 1-3);
+- :mod:`.robustness`: identities of measures, calibration, what-if class distributions, per
+  class and chance baselines (report.ipynb, sections 4-8);
 - :mod:`.audit`: the measure audit (audit.ipynb);
 - :mod:`.benchmark`: the overview of a benchmark, several tasks ranked together (benchmark.ipynb);
 - :mod:`.supplements`: cross-validation, ordinal measures, appendix and simulation (the other
@@ -29,6 +32,7 @@ from evalreport.report.display import VALIDATE_ENV
 from evalreport.report.sections._core import ReportBase
 from evalreport.report.sections.audit import AuditSections
 from evalreport.report.sections.benchmark import BenchmarkSections
+from evalreport.report.sections.common import CommonSections
 from evalreport.report.sections.overview import OverviewSections
 from evalreport.report.sections.robustness import RobustnessSections
 from evalreport.report.sections.supplements import SupplementSections
@@ -50,5 +54,5 @@ def open_report(tables) -> "ReportData":
 
 
 class ReportData(OverviewSections, RobustnessSections, AuditSections, SupplementSections, BenchmarkSections,
-                 ReportBase):
-    """Lazy access to the report tables, and the display objects built from them."""
+                 CommonSections):
+    """Lazy access to the single-label report tables, and the display objects built from them."""

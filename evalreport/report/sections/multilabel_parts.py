@@ -1,5 +1,5 @@
-"""The multi-label report's shared facts and its later parts: pairwise tests
-(bootstrap, approximate randomisation, McNemar), prevalence calibration per label, chance baselines
+"""The multi-label report's shared facts and its later parts: the cross-check pairwise tests
+(approximate randomisation, McNemar; pairwise.csv), prevalence calibration per label, chance baselines
 for sets and the audit of the example-based measures; the earlier parts and the findings are in
 :mod:`evalreport.report.sections.multilabel`. A part whose table is absent returns None (left out)."""
 from __future__ import annotations
@@ -13,7 +13,8 @@ from evalreport import charts
 from evalreport.charts import multilabel as mlcharts
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Heading, Note, Table
-from evalreport.report.sections import ReportData
+from evalreport.report.section_tables import p_floor
+from evalreport.report.sections.common import CommonSections
 from evalreport.report.sections._core import MAX_ROWS
 
 __all__ = ["MultiLabelBase", "MultiLabelParts", "BASELINE_WORDS", "TEST_WORDS"]
@@ -25,7 +26,7 @@ TEST_WORDS = {"bootstrap": "paired bootstrap", "randomization": "approximate ran
               "mcnemar": "McNemar (exact match)"}
 
 
-class MultiLabelBase(ReportData):
+class MultiLabelBase(CommonSections):
     """The facts every multi-label section uses: measure kinds and directions, the leaderboard's
     order of systems, the labels by frequency, which tables are there."""
 
@@ -88,79 +89,29 @@ class MultiLabelBase(ReportData):
 class MultiLabelParts(MultiLabelBase):
     """Pairwise tests, prevalence calibration, chance baselines and the audit."""
 
-    # ------------------------------------------------------------------ 7. pairwise tests
-    def pvalue_chart(self) -> Chart | Note | None:
-        """The paired bootstrap p-values, systems in leaderboard order."""
-        pw = self.table("pairwise")
-        if pw.empty:
-            return Note("Pairwise tests need at least two systems and bootstrap resamples.")
-        from evalreport.report.section_tables import p_floor
-
-        floor = p_floor(pw, "bootstrap")
-        return Chart(charts.pvalue_heatmap(pw, measure=self.primary, test="bootstrap", column="p_holm",
-                                           alpha=self.meta.get("alpha", 0.05), order=self.order or None,
-                                           floor=floor["holm"] if floor else None,
-                                           floor_note=(f"smallest attainable: {floor['holm']:.3g} ({floor['B']:,} "
-                                                       f"resamples, {floor['pairs']} pairs)") if floor else None),
-                     name="pvalues",
-                     caption=f"Holm-corrected p-values of the paired bootstrap test between every pair of systems "
-                             f"under {self._label(self.primary)} (systems in leaderboard order).")
-
-    def tests_table(self) -> Table | None:
-        if not self._has("tests"):
-            return None
-        t = self.table("tests")
-        if t.empty:
-            return None
-        pos = {s: i for i, s in enumerate(self.order)}
-        swap = (t["a"].map(pos) > t["b"].map(pos)).to_numpy()          # A: the better-ranked of the two
-        t = t.assign(a=np.where(swap, t["b"], t["a"]), b=np.where(swap, t["a"], t["b"]))
-        wide = t.pivot_table(index=["a", "b"], columns="test", values="p_holm", aggfunc="first")
-        wide.columns = [f"p ({TEST_WORDS.get(c, c)}, Holm)" for c in wide.columns]
-        pw = self.table("pairwise")
-        if not pw.empty:
-            pw = pw[pw["measure"] == self.primary]
-            flip = (pw["system_a"].map(pos) > pw["system_b"].map(pos)).to_numpy()
-            boot = pw.assign(a=np.where(flip, pw["system_b"], pw["system_a"]),
-                             b=np.where(flip, pw["system_a"], pw["system_b"]),
-                             difference=np.where(flip, -pw["difference"], pw["difference"])).set_index(["a", "b"])
-            sign = 1.0 if self._higher(self.primary) else -1.0
-            wide.insert(0, "p (paired bootstrap, Holm)", boot["p_holm"].reindex(wide.index))
-            wide.insert(0, "difference A − B", sign * boot["difference"].reindex(wide.index))
-        wide = wide.reset_index()
-        wide = wide.assign(_a=wide["a"].map(pos), _b=wide["b"].map(pos)).sort_values(["_a", "_b"], kind="stable")
-        shown = "Every pair of systems (A ranked above B)"
-        n_pairs = len(wide)
-        if n_pairs > 2 * MAX_ROWS:
-            keep = (wide["_a"] == 0) | (wide["_b"] - wide["_a"] == 1)
-            wide = wide[keep]
-            shown = (f"The leader against every other system, and each system against the next one in the "
-                     f"leaderboard ({len(wide)} of the {n_pairs:,} pairs, A ranked above B; every pair is in "
-                     "tests.csv and pairwise.csv)")
-        wide = wide.drop(columns=["_a", "_b"]).rename(columns={"a": "system A", "b": "system B"})
-        p_cols = {c: (lambda p: "" if pd.isna(p) else "<0.001" if p < 0.001 else f"{p:.3f}")
-                  for c in wide.columns if c.startswith("p (")}
-        measures = ", ".join(dict.fromkeys(self._label(m) for m in t["measure"]))
-        return Table(wide, index=False, formats=p_cols,
-                     caption=f"{shown}: the difference under {self._label(self.primary)} and the Holm-corrected "
-                             "p-values of three paired tests over items - the bootstrap, approximate randomisation "
-                             "(the two systems' predicted sets swapped item by item) and McNemar's test on "
-                             f"exact-match disagreements (measures: {measures}).")
-
+    # ------------------------------------------------------------------ 7. pairwise tests (the table: .common)
     def tests_chart(self, test: str = "randomization") -> Chart | None:
-        if not self._has("tests"):
+        """The Holm-corrected p-values of one cross-check test of pairwise.csv.
+
+        Parameters
+        ----------
+        test
+            ``"randomization"`` (on the primary measure) or ``"mcnemar"`` (on subset accuracy).
+
+        Returns
+        -------
+        Chart or None
+            None without rows of that test.
+        """
+        pw = self.table("pairwise")
+        if pw.empty or test not in set(pw["test"]):
             return None
-        t = self.table("tests")
-        if t.empty or test not in set(t["test"]):
-            return None
-        own = t[t["test"] == test].rename(columns={"a": "system_a", "b": "system_b", "p": "p_value"})
+        own = pw[pw["test"] == test]
         measure = own["measure"].iloc[0]
         own = own[own["measure"] == measure]
         order = [s for s in self.order if s in set(own["system_a"]) | set(own["system_b"])] or None
-        rounds = own["rounds"].dropna() if "rounds" in own else pd.Series(dtype=float)
-        floor = None
-        if test == "randomization" and len(rounds):    # (R + 1) / (R + 1) at best, times the pairs (Holm)
-            floor = min(0.5, len(own) / (float(rounds.max()) + 1))
+        floor = p_floor(own, test)       # randomisation: m / (R + 1) at best (Holm over m pairs)
+        floor = floor["holm"] if floor else None
         return Chart(charts.pvalue_heatmap(own, measure=measure, test=test, column="p_holm",
                                            alpha=self.meta.get("alpha", 0.05), order=order, floor=floor,
                                            title=f"Pairwise {TEST_WORDS.get(test, test)} test: "
@@ -246,8 +197,7 @@ class MultiLabelParts(MultiLabelBase):
 
     # ------------------------------------------------------------------ 9. chance baselines
     def ml_baselines_table(self) -> Table | Note:
-        base = self.table("baselines")
-        if base.empty:
+        if (base := self.table("baselines")).empty:
             return Note("No chance baselines were computed.")
         wide = base.pivot_table(index="measure", columns="baseline", values="value", aggfunc="first", dropna=False)
         cols = [c for c in BASELINE_WORDS if c in wide.columns] + [c for c in wide.columns if c not in BASELINE_WORDS]

@@ -1,30 +1,20 @@
 """Report sections 0-3 (report.ipynb): findings, overview, leaderboard and every measure."""
 from __future__ import annotations
 
-from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
 from evalreport import charts
 from evalreport.analyses.letters import letters_sentence
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
-from evalreport.report.section_tables import BASELINE_CHART_WORDS, integer_ranks
+from evalreport.report.section_tables import integer_ranks
 from evalreport.report.sections._core import MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase, wide_scores
 from evalreport.escape import markdown as escape
 
 
 class OverviewSections(ReportBase):
-    """Findings, overview, leaderboard and the table of every measure."""
-
-    # ------------------------------------------------------------------ 0. findings
-    def findings(self) -> Note:
-        """The opening findings block, made from findings.csv only (:mod:`evalreport.report.summary`)."""
-        from evalreport.report.summary import findings_note
-
-        return findings_note(self.table("findings"), primary=self.primary, alpha=self.meta.get("alpha", 0.05),
-                             n_items=self.meta.get("n_items"))
+    """The single-label overview, leaderboard table and the table of every measure."""
 
     # ------------------------------------------------------------------ 1. overview
     def overview(self) -> Note:
@@ -65,19 +55,6 @@ class OverviewSections(ReportBase):
             caption += (f" Only the {half} largest and {half} smallest of {len(order):,} classes; every class is in "
                         "prevalence.csv.")
         return Chart(charts.prevalence_bar(prev), name="prevalence", caption=caption)
-
-    def inputs_table(self) -> Table:
-        df = self.table("inputs")
-        if df.empty:
-            return Table(pd.DataFrame({"input": ["(given in memory)"]}), caption="Inputs")
-        # an installed entry point has no file and no hash: its row names the distribution and version
-        sha = df["sha256"].fillna("").astype(str)
-        df = df.assign(sha256=sha.str[:16].where(sha == "", sha.str[:16] + "…"),
-                       file=[p if r == "entry-point" else Path(p).name for r, p in zip(df["role"], df["path"])])
-        # a column with nothing in it (rows of confusion matrices, systems named inside one file) is left out
-        cols = [c for c in ("role", "system", "file", "rows", "sha256")
-                if c in df and not df[c].replace("", np.nan).isna().all()]
-        return Table(df[cols], caption="Input files and their SHA-256 hashes (first 16 hex digits).", index=False)
 
     # ------------------------------------------------------------------ 2. leaderboard
     def leaderboard_table(self) -> Table:
@@ -124,39 +101,6 @@ class OverviewSections(ReportBase):
                         "test can compare an undefined value.")
         return Table(show, formats=ranks, index=False, caption=caption, undefined=flags, reasons=reasons)
 
-    def leaderboard_chart(self) -> Chart | Note:
-        iv = self.table("intervals")
-        if iv.empty:
-            scores = self.table("scores")
-            iv = scores[(scores["measure"] == self.primary) & ~scores["calibrated"]].assign(lo=np.nan, hi=np.nan)
-        iv = iv[iv["measure"] == self.primary]
-        base = self.table("baselines")
-        base = base[base["measure"] == self.primary] if not base.empty else None
-        groups = self.table("groups")
-        # the baseline the findings call the strongest is drawn (one rule: findings.strongest_baseline)
-        found = self.table("findings")
-        best = found.loc[found["finding"] == "baseline_best", "system"] if "finding" in found else []
-        if not len(best) and base is not None and len(base):
-            from evalreport.analyses.findings import strongest_baseline
-
-            row = strongest_baseline(base, higher_is_better=get(self.primary).higher_is_better)
-            best = [] if row is None else [row["baseline"]]
-        chart = charts.leaderboard_intervals(iv, measure=self.primary, baselines=base,
-                                             groups=groups if not groups.empty else None,
-                                             higher_is_better=get(self.primary).higher_is_better,
-                                             strongest=str(list(best)[0]) if len(best) else None,
-                                             baseline_names=BASELINE_CHART_WORDS)
-        intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
-        letters = "" if groups.empty or "letters" not in groups else (
-            " Colour: the significance letters. " + letters_sentence(self.meta.get("pairwise_test", "bootstrap"),
-                                                                     self.meta.get("alpha", 0.05)))
-        return Chart(chart, name="leaderboard",
-                     caption=f"Systems under {self._label(self.primary)} {intervals}. What trivial or random "
-                             "systems score (chance baselines) is drawn as dashed lines when near the systems, "
-                             "always including the one the findings call the strongest (marked \"strongest\"); the "
-                             "axis is zoomed to the systems, and a baseline far from them is named in the chart's "
-                             "subtitle instead." + letters)
-
     # ------------------------------------------------------------------ 3. every measure
     def scores_table(self, *, calibrated: bool = False) -> Table:
         scores = self.table("scores")
@@ -193,34 +137,7 @@ class OverviewSections(ReportBase):
                              "undefined; a number: the case was inside an average and skipped or replaced as the "
                              "policy says)." + shown)
 
-    def rank_heatmap(self, *, calibrated: bool = False) -> Chart | Note | None:
-        ranks = self.table("ranks")
-        if calibrated and self._calibration_changes_nothing(ranks, "rank"):
-            if self._calibration_changes_nothing(self.table("scores"), "value"):
-                return None   # a balanced test set: the calibration chart's note says so already
-            return Note("Prevalence calibration changes no system's rank under any measure: the calibrated ranks "
-                        "are those of the rank chart above.")
-        return Chart(charts.rank_heatmap(ranks, calibrated=calibrated, systems=self.board_order or None),
-                     name="ranks-calibrated" if calibrated else "ranks",
-                     caption="Rank of every system under every measure (1 = best)"
-                             + (" after prevalence calibration." if calibrated else ".")
-                             + self._undefined_ranks_sentence(ranks, calibrated))
 
-    def _undefined_ranks_sentence(self, ranks: pd.DataFrame, calibrated: bool) -> str:
-        """Which cells of the rank chart hold an undefined (0/0) value, ranked last only to give it a
-        place: no comparison between measures uses that place (pairs with it are not comparable)."""
-        if "nan_last" not in ranks or "calibrated" not in ranks:
-            return ""
-        part = ranks[(ranks["calibrated"].astype(bool) == calibrated) & ranks["nan_last"].astype(bool)]
-        if self.measures:
-            part = part[part["measure"].isin(self.measures)]
-        if part.empty:
-            return ""
-        cells = [f"{s} under {self._label(m)}" for s, m in zip(part["system"], part["measure"])]
-        listed = "; ".join(cells[:6]) + (f"; and {len(cells) - 6:,} more (nan_last in ranks.csv)"
-                                         if len(cells) > 6 else "")
-        return (f" An undefined (0/0) value is ranked last, tied, only to give it a place ({listed}); the agreement "
-                "between measures below leaves such systems out instead of counting them as worst.")
 
 
 #: Above this many systems, and more systems than measures, the every-measure table has a row per system.
