@@ -35,9 +35,9 @@ import sys
 import tempfile
 import time
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from evalreport.errors import OutputError
 
@@ -387,7 +387,7 @@ def _recover(target: Path) -> None:
             os.rename(path / "previous", target)
             warnings.warn(f"{target}: put back the previous output, which an interrupted run had left in "
                           f"{path.name}", RuntimeWarning, stacklevel=2)
-    for path, kind, pid in found:
+    for path, _kind, pid in found:
         if _stale(path, pid):
             _remove(path)
 

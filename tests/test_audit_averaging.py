@@ -14,8 +14,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalreport.analyses.audit import (AVERAGING_PRESERVES, AVERAGINGS, audit, average_claims, preservation,
-                                       table_2_averaging)
+from evalreport.analyses.audit import (
+    AVERAGING_PRESERVES,
+    AVERAGINGS,
+    audit,
+    average_claims,
+    preservation,
+    table_2_averaging,
+)
 from evalreport.analyses.audit.properties import Case, _gt, _not_unary, _relation
 from evalreport.analyses.audit.space import Space
 from evalreport.errors import MeasureError

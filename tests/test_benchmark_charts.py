@@ -11,16 +11,13 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-
-from test_chart_shapes import data_of, mark, views   # the spec helpers of the chart tests
+from test_chart_shapes import data_of, mark, views  # the spec helpers of the chart tests
 
 alt = pytest.importorskip("altair")
 
-from evalreport.analyses import consensus, multitask_tests  # noqa: E402
-from evalreport.analyses.benchmark import rank_distribution_of  # noqa: E402
-from evalreport.charts import _common  # noqa: E402
-from evalreport.charts import benchmark as bc  # noqa: E402
-from evalreport.charts import critical_difference as cdm  # noqa: E402
+from evalreport.analyses import consensus, multitask_tests
+from evalreport.analyses.benchmark import rank_distribution_of
+from evalreport.charts import _common, benchmark as bc, critical_difference as cdm
 
 # Demšar (2006), JMLR 7, Table 6: AUC of C4.5 with and without curtailing (m) and pruning (cf)
 # on 14 UCI data sets (rows: data sets; columns: DEMSAR_SYSTEMS). The table prints three decimals;
@@ -281,7 +278,7 @@ def test_the_overlap_check_finds_overlaps():
 
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings, strategies as st
 
 
 @settings(max_examples=25, deadline=None)

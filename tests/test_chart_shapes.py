@@ -14,11 +14,11 @@ import pytest
 
 alt = pytest.importorskip("altair")
 
-from evalreport import charts  # noqa: E402
-from evalreport.charts import _common  # noqa: E402
-from evalreport.charts.heatmaps import SYSTEM_ROW_LIMIT  # noqa: E402
-from evalreport.report.display import Chart, Note  # noqa: E402
-from evalreport.report.sections import ReportData  # noqa: E402
+from evalreport import charts
+from evalreport.charts import _common
+from evalreport.charts.heatmaps import SYSTEM_ROW_LIMIT
+from evalreport.report.display import Chart, Note
+from evalreport.report.sections import ReportData
 
 THREE = ["bert_large", "roberta_base", "tfidf_svm"]
 IMAGENET = ["tf_efficientnet_l2_ns.apex", "tf_efficientnet_l2_ns_475.apex", "swin_large_patch4_window12_384.apex",

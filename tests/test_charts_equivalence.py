@@ -14,10 +14,9 @@ from hypothesis import given, settings, strategies as st
 
 alt = pytest.importorskip("altair")
 
-from evalreport.charts import (_common, benchmark, critical_difference, crossval, heatmaps,  # noqa: E402
-                               multilabel, points)
-from evalreport.charts._common import MAX_TEXT, _shorten, display_text  # noqa: E402
-from tests.test_charts import CASES  # noqa: E402
+from evalreport.charts import _common, benchmark, critical_difference, crossval, heatmaps, multilabel, points
+from evalreport.charts._common import MAX_TEXT, _shorten, display_text
+from tests.test_charts import CASES
 
 _MODULES = (_common, benchmark, critical_difference, crossval, heatmaps, multilabel, points)
 

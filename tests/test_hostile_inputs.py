@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from test_inputs import GOLD_ROWS, raises, tsv, write
 
 from evalreport.cli import main
 from evalreport.counts import read_confusion, read_confusions
@@ -30,7 +31,6 @@ from evalreport.errors import MeasureError
 from evalreport.inputs import Runs, read_runs, readers
 from evalreport.inputs.costs import read_costs
 from evalreport.measures import REGISTRY, catalogue, compute, evaluate, get
-from test_inputs import GOLD_ROWS, raises, tsv, write
 
 VALID = b"id\tlabel\na\tx\nb\ty\nc\tx\nd\tz\n"
 

@@ -17,15 +17,19 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from evalreport.errors import InputError
 from evalreport.inputs import align, read_runs
 from evalreport.inputs.align import IdIndex
 from evalreport.inputs.runs import ItemIds, Runs
-from evalreport.inputs.tables import (_data_line_numbers, _last_line_if_one_per_line, _may_need_trim, _read_table,
-                                      _to_text)
+from evalreport.inputs.tables import (
+    _data_line_numbers,
+    _last_line_if_one_per_line,
+    _may_need_trim,
+    _read_table,
+    _to_text,
+)
 
 # ids of every length around the word boundaries, with non-ASCII letters and a NUL byte (Parquet holds any text)
 ID_TEXT = st.text(alphabet=string.ascii_letters + string.digits + "_-é\u00a0中\x00", min_size=0, max_size=20)

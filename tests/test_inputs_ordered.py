@@ -13,13 +13,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
+from test_inputs_align import _outcome, _write as write_file  # the same writer and reader as the align tests
 
 from evalreport.inputs import align, read_runs, readers, tables
 from evalreport.inputs.checks import hash_file
 from evalreport.inputs.parquet_ids import GoldIdColumn
-from test_inputs_align import _outcome, _write as write_file   # the same writer and reader as the align tests
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

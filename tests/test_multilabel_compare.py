@@ -12,12 +12,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import multilabel_runs
 from sklearn import metrics as skm
 
 from evalreport.analyses.multilabel import ML_TABLES, compare_multilabel
-from conftest import multilabel_runs
 from evalreport.errors import MeasureError
-
 
 Runs = multilabel_runs          # the real MultiLabelRuns, made in memory
 

@@ -15,8 +15,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalreport.analyses.consensus import (cd_cliques, friedman, friedman_from_ranks, nemenyi, wilcoxon_holm,
-                                           wins)
+from evalreport.analyses.consensus import cd_cliques, friedman, friedman_from_ranks, nemenyi, wilcoxon_holm, wins
 from evalreport.analyses.multitask_tests import nemenyi_q
 from evalreport.analyses.resampling import holm
 

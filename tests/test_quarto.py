@@ -25,9 +25,9 @@ yaml = pytest.importorskip("yaml")
 pytest.importorskip("altair")
 pytest.importorskip("vl_convert")
 
-from evalreport.report import quarto as q  # noqa: E402
-from evalreport.report.resources import quarto_config  # noqa: E402
-from evalreport.report.output import RenderError, check_offline, remote_loads  # noqa: E402
+from evalreport.report import quarto as q
+from evalreport.report.output import RenderError, check_offline, remote_loads
+from evalreport.report.resources import quarto_config
 
 render_mod = importlib.import_module("evalreport.report.render")
 

@@ -22,11 +22,12 @@ yaml = pytest.importorskip("yaml")
 pytest.importorskip("altair")
 pytest.importorskip("vl_convert")
 
-from evalreport.report import quarto as q  # noqa: E402
-from evalreport.report.typst_table import MIME_TYPST  # noqa: E402
-from fake_quarto import quarto_markdown  # noqa: E402
-from quarto_checks import glued_numbers, html_table_problems, typst_table_problems  # noqa: E402
-from test_quarto import executed_notebook, fake_quarto  # noqa: E402,F401  (a notebook; the fake's fixture)
+from fake_quarto import quarto_markdown
+from quarto_checks import glued_numbers, html_table_problems, typst_table_problems
+from test_quarto import executed_notebook, fake_quarto  # noqa: F401  (a notebook; the fake's fixture)
+
+from evalreport.report import quarto as q
+from evalreport.report.typst_table import MIME_TYPST
 
 render_mod = importlib.import_module("evalreport.report.render")
 
@@ -213,7 +214,7 @@ def test_real_quarto_tables_in_pdf_and_html(tables_project, tmp_path):
     assert html_table_problems((folder / "report.html").read_text(encoding="utf-8"), n) == []
 
 
-def test_quarto_engine_hands_quarto_what_sets_the_tables(tmp_path, fake_quarto, monkeypatch):
+def test_quarto_engine_hands_quarto_what_sets_the_tables(tmp_path, fake_quarto, monkeypatch):  # noqa: F811
     """render(engine="quarto") end to end with the fake rendering like Quarto through pandoc: the staged
     project carries the filter and the Typst table styles, the PDF compiles (landscape page included),
     the HTML shows every table in its wide scrolling cell."""

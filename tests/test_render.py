@@ -19,15 +19,14 @@ pytest.importorskip("altair")
 pytest.importorskip("vl_convert")
 yaml = pytest.importorskip("yaml")
 
-import importlib  # noqa: E402
+import importlib
 
 # evalreport.report re-exports the render() function under the module's name.
 render_mod = importlib.import_module("evalreport.report.render")
-from evalreport.report import quarto as quarto_mod  # noqa: E402
-
-from evalreport.report.display import Chart, Heading, Note, Table  # noqa: E402
-from evalreport.report.render import execute, render  # noqa: E402
-from evalreport.report.resources import data_root, quarto_config, templates_dir  # noqa: E402
+from evalreport.report import quarto as quarto_mod
+from evalreport.report.display import Chart, Heading, Note, Table
+from evalreport.report.render import execute, render
+from evalreport.report.resources import data_root, quarto_config, templates_dir
 
 CHART_NAMES = ("scores-by-system", "prevalence-curve")
 
@@ -455,10 +454,10 @@ def test_quarto_engine_end_to_end(rendered, tmp_path):
     assert _pdf_images(result["pdf"]) >= len(CHART_NAMES)
     # the tables as evalreport lays them out (tests/quarto_checks.py): no glued numbers in the PDF, each
     # HTML table in its scrolling box over the body and right margin
-    from evalreport.report.typst_table import MIME_TYPST
+    import nbformat
     from quarto_checks import glued_numbers, html_table_problems
 
-    import nbformat
+    from evalreport.report.typst_table import MIME_TYPST
 
     nb = nbformat.read(str(rendered["executed"]), as_version=4)
     n = sum(MIME_TYPST in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)

@@ -48,8 +48,14 @@ import pandas as pd
 
 from evalreport.analyses import _tasks
 from evalreport.analyses._tasks import oriented, rank_in_tasks, tier_ranks
-from evalreport.analyses.kemeny import (KEMENY_EXACT_MAX, KEMENY_EXACT_MAX_BATCH, kemeny_exact_positions, kemeny_local,
-                                        local_positions, tie_ranks)
+from evalreport.analyses.kemeny import (
+    KEMENY_EXACT_MAX,
+    KEMENY_EXACT_MAX_BATCH,
+    kemeny_exact_positions,
+    kemeny_local,
+    local_positions,
+    tie_ranks,
+)
 from evalreport.analyses.ranking import inconsistency, rank_correlation
 
 __all__ = ["METHODS", "Consensus", "task_ranks", "consensus", "consensus_ranks", "kemeny_note",
@@ -333,7 +339,6 @@ def _notes(w, missing, wts, converged, kemeny_exact_max, S) -> list[str]:
 
 
 # The statistical tests live in their own module; re-exported so the design's names resolve here.
-from evalreport.analyses.multitask_tests import (cd_cliques, friedman, friedman_from_ranks, nemenyi,  # noqa: E402
-                                                 wilcoxon_holm, wins)
+from evalreport.analyses.multitask_tests import cd_cliques, friedman, friedman_from_ranks, nemenyi, wilcoxon_holm, wins  # noqa: E402
 
 __all__ += ["friedman", "friedman_from_ranks", "nemenyi", "cd_cliques", "wilcoxon_holm", "wins"]

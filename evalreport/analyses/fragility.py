@@ -52,8 +52,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.fragility_moves import (FULL_CLASSES, MAX_CHALLENGERS, MAX_NEIGHBOURS,  # noqa: F401
-                                                 MAX_ROWS, MAX_STATES, _level, _Oriented)
+from evalreport.analyses.fragility_moves import (  # noqa: F401
+    FULL_CLASSES,
+    MAX_CHALLENGERS,
+    MAX_NEIGHBOURS,
+    MAX_ROWS,
+    MAX_STATES,
+    _level,
+    _Oriented,
+)
 from evalreport.analyses.fragility_proof import _is_linear, _linear_exact, _prove
 from evalreport.analyses.fragility_search import SINGLE_CELLS, _greedy  # noqa: F401
 from evalreport.measures import bind, get

@@ -86,7 +86,7 @@ def _apply_both(X: np.ndarray, Y: np.ndarray, moves: np.ndarray, k: int) -> tupl
     return out
 
 
-def _after(f: "_Oriented", X: np.ndarray, moves: np.ndarray) -> np.ndarray:
+def _after(f: _Oriented, X: np.ndarray, moves: np.ndarray) -> np.ndarray:
     """The oriented value of X after each move alone, evaluated in chunks of stacked matrices.
 
     One buffer of copies of X (about 20M cells) is reused: each chunk's moves are applied to it and

@@ -7,8 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalreport.analyses.fragility_moves import (FULL_CLASSES, MAX_ROWS, _after, _apply_both, _candidates, _level,
-                                                 _Oriented, _rows_for)
+from evalreport.analyses.fragility_moves import (
+    FULL_CLASSES,
+    MAX_ROWS,
+    _after,
+    _apply_both,
+    _candidates,
+    _level,
+    _Oriented,
+    _rows_for,
+)
 
 __all__ = ["SINGLE_CELLS"]
 
@@ -155,10 +163,10 @@ def _prune(f: _Oriented, X0: np.ndarray, Y0: np.ndarray, X: np.ndarray, Y: np.nd
         keep = keep[np.argsort(-margin[keep], kind="stable")]
         undo = np.array([(0, *rx[j]) if j < len(rx) else (1, *ry[j - len(rx)]) for j in keep], dtype=np.int64)
 
-        def state(k):
+        def state(k, X=X, Y=Y, undo=undo):
             return _apply_both(X, Y, undo, k)
 
-        def fine(k):
+        def fine(k, X=X, Y=Y):
             nx_, ny_ = state(k)
             if (nx_ < 0).any() or (ny_ < 0).any():
                 return False

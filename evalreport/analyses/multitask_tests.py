@@ -27,7 +27,7 @@ Functions returning a DataFrame put their notes in ``frame.attrs["notes"]`` (a l
 from __future__ import annotations
 
 import warnings
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd

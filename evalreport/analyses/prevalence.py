@@ -19,7 +19,7 @@ are present (the total stays ``n``), and a :class:`PrevalenceWarning` names them
 from __future__ import annotations
 
 import warnings
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd

@@ -24,10 +24,29 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, SEQUENTIAL, UNDEFINED_FILL, _axis, _band_font,
-                                       _heatmap, _ink, _label_limit, _legend, _nominal_axis_for, _ordered,
-                                       _rank_values, _require, _sequential, _step, _text_width, _title,
-                                       _with, display_text, shown_names)
+from evalreport.charts._common import (
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    SEQUENTIAL,
+    UNDEFINED_FILL,
+    _axis,
+    _band_font,
+    _heatmap,
+    _ink,
+    _label_limit,
+    _legend,
+    _nominal_axis_for,
+    _ordered,
+    _rank_values,
+    _require,
+    _sequential,
+    _step,
+    _text_width,
+    _title,
+    _with,
+    display_text,
+    shown_names,
+)
 from evalreport.charts.critical_difference import cd_diagram, cd_layout
 from evalreport.charts.heatmaps import _rank_texts
 
@@ -154,7 +173,7 @@ def _spread_ties(df: pd.DataFrame) -> pd.DataFrame:
     a 2nd place each), so each task adds exactly 1 to each system and to each position."""
     size = df.groupby(["task", "rank"])["system"].transform("size").to_numpy()
     rows = []
-    for (task, system, rank), n in zip(df[["task", "system", "rank"]].itertuples(index=False), size):
+    for (_task, system, rank), n in zip(df[["task", "system", "rank"]].itertuples(index=False), size):
         first = rank - (n - 1) / 2
         for j in range(int(n)):
             rows.append((system, int(round(first + j)), 1.0 / n))
@@ -241,7 +260,7 @@ def _ordinal_colours(n: int) -> list[str]:
     lo = np.minimum(pos.astype(int), len(stops) - 2)
     frac = (pos - lo)[:, None]
     rgb = stops[lo] * (1 - frac) + stops[lo + 1] * frac
-    return ["#%02x%02x%02x" % tuple(int(round(v)) for v in c) for c in rgb]
+    return ["#{:02x}{:02x}{:02x}".format(*(int(round(v)) for v in c)) for c in rgb]
 
 
 # --------------------------------------------------------------------------------------------

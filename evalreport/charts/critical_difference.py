@@ -13,8 +13,17 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (CHAR_WIDTH, PAGE_WIDTH, PLOT_WIDTH, _require, _text_width, _title, _with,
-                                       display_text, shown_names)
+from evalreport.charts._common import (
+    CHAR_WIDTH,
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    _require,
+    _text_width,
+    _title,
+    _with,
+    display_text,
+    shown_names,
+)
 from evalreport.charts.names import text_px
 
 __all__ = ["cd_diagram", "cd_layout"]
@@ -140,7 +149,7 @@ def cd_layout(average_ranks, cd: float | None, cliques=(), *, width: float | Non
     # highest, so that no leader line crosses another (Demšar's Fig. 1)
     df["x"] = px(df["rank"])
     rows_y = np.zeros(k)
-    for side, idx in (("left", np.arange(n_left)), ("right", np.arange(k - 1, n_left - 1, -1))):
+    for idx in (np.arange(n_left), np.arange(k - 1, n_left - 1, -1)):     # left side, then right
         y = top
         for i in idx:
             rows_y[i] = y                    # the leader meets the first line of the name

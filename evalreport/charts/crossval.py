@@ -6,9 +6,20 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, _axis, _label_limit, _legend, _ordered, _require,
-                                       _select, _step, _title, _with, short_measure_label)
-
+from evalreport.charts._common import (
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    _axis,
+    _label_limit,
+    _legend,
+    _ordered,
+    _require,
+    _select,
+    _step,
+    _title,
+    _with,
+    short_measure_label,
+)
 
 # --------------------------------------------------------------------------------------------
 # 9. cross-validation (Forman & Scholz 2010)

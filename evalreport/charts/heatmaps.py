@@ -6,12 +6,37 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, UNDEFINED_TEXT, _axis, _direction, _font, _heatmap,
-                                       _in_order, _ink, _label_limit, _legend, _name_measures, _nominal_axis_for, _ordered,
-                                       _rank_values, _require, _restrict, _select, _sequential, _step, _text_width,
-                                       _texts, _title, _with, display_text, label_expr, measure_names,
-                                       short_measure_label, shown_names)
-
+from evalreport.charts._common import (
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    UNDEFINED_TEXT,
+    _axis,
+    _direction,
+    _font,
+    _heatmap,
+    _in_order,
+    _ink,
+    _label_limit,
+    _legend,
+    _name_measures,
+    _nominal_axis_for,
+    _ordered,
+    _rank_values,
+    _require,
+    _restrict,
+    _select,
+    _sequential,
+    _step,
+    _text_width,
+    _texts,
+    _title,
+    _with,
+    display_text,
+    label_expr,
+    measure_names,
+    short_measure_label,
+    shown_names,
+)
 
 # --------------------------------------------------------------------------------------------
 # 3. every measure for every system
@@ -131,7 +156,7 @@ def score_heatmap(scores: pd.DataFrame, *, calibrated: bool = False, orient: str
         pos = np.where(spread > 0, (signed - lo).to_numpy(float) / spread, 1.0)
     pos[~np.isfinite(df["value"].to_numpy(float))] = np.nan
     df["fill"] = pos
-    df["label"] = _texts(df["value"], "{:.%df}" % digits)
+    df["label"] = _texts(df["value"], f"{{:.{digits}f}}")
     df["ink"] = _ink(pos)
     df["shown"] = np.where(df["undefined"].astype(bool) | df["value"].isna(), "undefined", df["label"])
     df, measures = _name_measures(df, order=ids)

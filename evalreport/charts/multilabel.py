@@ -15,9 +15,26 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (LABEL_LIMIT, PAGE_WIDTH, PLOT_WIDTH, UNDEFINED_TEXT, _heatmap, _ink,
-                                       _label_limit, _legend, _ordered, _require, _sequential, _step, _texts,
-                                       _title, _with, display_text, middle_ellipsis, shown_names)
+from evalreport.charts._common import (
+    LABEL_LIMIT,
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    UNDEFINED_TEXT,
+    _heatmap,
+    _ink,
+    _label_limit,
+    _legend,
+    _ordered,
+    _require,
+    _sequential,
+    _step,
+    _texts,
+    _title,
+    _with,
+    display_text,
+    middle_ellipsis,
+    shown_names,
+)
 from evalreport.charts.theme import CATEGORY_COLOURS
 
 __all__ = ["label_frequency", "set_size_heatmap", "label_heatmap", "label_error_heatmap", "middle_ellipsis"]

@@ -6,11 +6,27 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, WIDE_PAGE, _axis, _direction, _label_limit, _legend,
-                                       _in_order, _name_measures, _ordered, _require, _restrict, _select, _sequential, _step,
-                                       _text_width, _title, _with, measure_label,
-                                       short_measure_label)
-
+from evalreport.charts._common import (
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    WIDE_PAGE,
+    _axis,
+    _direction,
+    _in_order,
+    _label_limit,
+    _legend,
+    _name_measures,
+    _require,
+    _restrict,
+    _select,
+    _sequential,
+    _step,
+    _text_width,
+    _title,
+    _with,
+    measure_label,
+    short_measure_label,
+)
 
 # --------------------------------------------------------------------------------------------
 # 1. overview
@@ -85,7 +101,7 @@ def _baseline_rows(base: pd.DataFrame, lo: float, hi: float, width: float) -> pd
             a, p = "left", 0.0
         starts.append(p)
         span = (p, p + w) if a == "left" else (p - w, p)
-        for k, used in enumerate(lines):
+        for used in lines:
             if all(span[1] + 4 <= u0 or span[0] >= u1 + 4 for u0, u1 in used):
                 used.append(span)
                 break

@@ -29,7 +29,7 @@ and the checks are described there.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

@@ -157,7 +157,7 @@ class _Job:
         return rows[0] if rows else None
 
     # -- validation ------------------------------------------------------------------------
-    def validate(self, *, labels, systems, missing, check_duplicates, per_fold) -> "_Plan":
+    def validate(self, *, labels, systems, missing, check_duplicates, per_fold) -> _Plan:
         """Check the inputs and count: ONE pass over the run table (joined to gold) on the happy path.
 
         The pass groups by (system, fold, gold label, predicted label) over a LEFT JOIN, so ids

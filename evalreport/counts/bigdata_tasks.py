@@ -13,12 +13,12 @@ would defeat a cluster; ``count_patterns(engine="spark")`` per task file remains
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
 from evalreport.counts.bigdata import _DuckDB, _paths, _sql_string, count_patterns
 from evalreport.errors import InputError
-from evalreport.inputs.benchmark import (Benchmark, _make_task, _settings_for, _unknown_tasks, task_error)
+from evalreport.inputs.benchmark import Benchmark, _make_task, _settings_for, _unknown_tasks, task_error
 from evalreport.inputs.checks import _listing, hash_file, natural_sorted
 from evalreport.inputs.runs import Source
 

@@ -7,15 +7,24 @@ directly. It is parsed and validated with the same file toolkit as gold and run 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from evalreport.counts import Counts
 from evalreport.errors import InputError
-from evalreport.inputs.checks import (_FORMATS, _INTEGER, _SCAN_CHUNK, _as_paths, _check_file, _listing, _natural_key,
-                                      _utf8_error, natural_sorted)
+from evalreport.inputs.checks import (
+    _FORMATS,
+    _INTEGER,
+    _SCAN_CHUNK,
+    _as_paths,
+    _check_file,
+    _listing,
+    _natural_key,
+    _utf8_error,
+    natural_sorted,
+)
 from evalreport.inputs.readers import too_many_classes
 from evalreport.inputs.tables import _HEADED, MISSING_LABELS, _read_table, _Table
 

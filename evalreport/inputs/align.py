@@ -96,7 +96,7 @@ class IdIndex:
         self._rest_items = rest_items
 
     @classmethod
-    def build(cls, gold_ids: pa.Array) -> "IdIndex | None":
+    def build(cls, gold_ids: pa.Array) -> IdIndex | None:
         """The index of ``gold_ids`` (strings, no nulls), or None: ids longer than 64 bytes, or two
         equal hashes (a duplicate id or a collision: the exact path decides which)."""
         gold_ids = _contiguous(gold_ids)

@@ -30,9 +30,10 @@ from __future__ import annotations
 import re
 import tempfile
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -173,7 +174,7 @@ def _check_system_case(tasks, task_sources) -> None:
     for t in tasks:
         for s in t.systems:
             spellings.setdefault(s.casefold(), {}).setdefault(s, []).append(t.name)
-    for key, found in spellings.items():
+    for found in spellings.values():
         if len(found) > 1:
             (a, ta), (b, tb) = list(found.items())[:2]
             path = next((src.path for src in task_sources.get(tb[0], ()) if src.system == b), None)

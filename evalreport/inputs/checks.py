@@ -16,8 +16,8 @@ import re
 import shlex
 import stat
 import warnings
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from evalreport.errors import InputError
 

@@ -21,7 +21,7 @@ from evalreport.inputs.checks import _SCAN_CHUNK
 
 
 def _max_line_bytes() -> int:
-    from evalreport.inputs import tables     # the limit is read where it is defined (tests patch it there)
+    from evalreport.inputs import tables  # the limit is read where it is defined (tests patch it there)
 
     return tables.MAX_LINE_BYTES
 
@@ -121,7 +121,7 @@ def _scan_lines(path: Path) -> _Scan:
     return _Scan(quote, n_feeds + int(ends_open), stripped.rsplit(b"\n", 1)[-1])
 
 
-def _last_line_if_one_per_line(scan: "_Scan | bytes", n_rows: int, header: bool) -> int | None:
+def _last_line_if_one_per_line(scan: _Scan | bytes, n_rows: int, header: bool) -> int | None:
     """The line number of the last record when the file's line count alone proves one record per
     line and no blank line (the common case: a record takes at least one line of its own, so as
     many lines as records means one each); None when that does not settle it (blank lines, or a

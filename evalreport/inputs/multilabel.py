@@ -52,9 +52,9 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -64,7 +64,7 @@ from evalreport.errors import InputError
 from evalreport.inputs.checks import _listing, _near_miss, _short, hash_file, natural_sorted
 from evalreport.inputs.readers import run_files, too_many_classes
 from evalreport.inputs.runs import Source, _clip, _frozen
-from evalreport.inputs.tables import MISSING_LABELS, _DELIMITER, _HEADED, _first_true, _read_table, _Table, _to_text
+from evalreport.inputs.tables import _DELIMITER, _HEADED, MISSING_LABELS, _first_true, _read_table, _Table, _to_text
 
 __all__ = ["MultiLabelRuns", "read_multilabel", "detect_multilabel", "LAYOUTS", "MAX_INDICATOR_CELLS"]
 
@@ -151,7 +151,7 @@ class MultiLabelRuns:
     def n_labels(self) -> int:
         return len(self.labels)
 
-    def select(self, systems) -> "MultiLabelRuns":
+    def select(self, systems) -> MultiLabelRuns:
         """A MultiLabelRuns with only the named systems (in the given order)."""
         idx = [self.systems.index(s) for s in systems]
         return MultiLabelRuns(gold=self.gold, pred=self.pred[idx], labels=self.labels,

@@ -55,26 +55,44 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalreport.errors import InputError
-from evalreport.words import counted
 from evalreport.inputs.align import IdIndex
-from evalreport.inputs.checks import (_as_paths, _listing, _near_miss, _runs_in_folder, _short, hash_file,
-                                      natural_sorted)
-from evalreport.inputs.runs import Runs, Source, code_dtype
-from evalreport.inputs.tables import _HEADED, MISSING_LABELS, _first_true, _read_table, _Table
 
 # Re-exported: defined here before the split, and imported from here by other modules and tests.
-from evalreport.inputs.checks import (_INTEGER, _SCAN_CHUNK, SUPPORTED_EXTENSIONS, _check_file,  # noqa: F401
-                                      _check_text, _first_nul, _utf8_error)
-from evalreport.inputs.tables import MAX_LINE_BYTES  # noqa: F401
+from evalreport.inputs.checks import (  # noqa: F401
+    _INTEGER,
+    _SCAN_CHUNK,
+    SUPPORTED_EXTENSIONS,
+    _as_paths,
+    _check_file,
+    _check_text,
+    _first_nul,
+    _listing,
+    _near_miss,
+    _runs_in_folder,
+    _short,
+    _utf8_error,
+    hash_file,
+    natural_sorted,
+)
+from evalreport.inputs.runs import Runs, Source, code_dtype
+from evalreport.inputs.tables import (
+    _HEADED,
+    MAX_LINE_BYTES,  # noqa: F401
+    MISSING_LABELS,
+    _first_true,
+    _read_table,
+    _Table,
+)
+from evalreport.words import counted
 
 __all__ = ["read_runs", "hash_file", "natural_sorted",
            "ABSTAIN", "MISSING_LABELS", "SUPPORTED_EXTENSIONS", "MAX_CLASSES", "MAX_LINE_BYTES"]

@@ -5,8 +5,8 @@ from it); nothing downstream reads files.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -171,7 +171,7 @@ class Runs:
     def n_folds(self) -> int:
         return len(self.fold_names) if self.folds is not None else 0
 
-    def select(self, systems) -> "Runs":
+    def select(self, systems) -> Runs:
         """A Runs with only the named systems (in the given order)."""
         idx = [self.systems.index(s) for s in systems]
         scores = None if self.scores is None else self.scores[idx]

@@ -12,9 +12,9 @@ error path only (after the reader refused the file), so the common case costs no
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa

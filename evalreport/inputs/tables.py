@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -25,11 +25,19 @@ import pyarrow.parquet as pq
 from evalreport.errors import InputError
 from evalreport.inputs.checks import _FORMATS, _SCAN_CHUNK, _check_file, _short, _utf8_error
 from evalreport.inputs.delimiters import DECIMAL_COMMA, NAMES, sniff_delimiter
-from evalreport.words import counted
+
 # re-exported: defined here before the split
-from evalreport.inputs.lines import (_Scan, _check_csv_quotes, _check_tsv_records, _csv_field_limit,  # noqa: F401
-                                     _data_line_numbers, _last_line_if_one_per_line, _line_with_field_count,
-                                     _scan_lines)
+from evalreport.inputs.lines import (  # noqa: F401
+    _check_csv_quotes,
+    _check_tsv_records,
+    _csv_field_limit,
+    _data_line_numbers,
+    _last_line_if_one_per_line,
+    _line_with_field_count,
+    _Scan,
+    _scan_lines,
+)
+from evalreport.words import counted
 
 __all__ = ["MISSING_LABELS", "MAX_LINE_BYTES"]
 

@@ -32,8 +32,8 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping
 
 import numpy as np
 
@@ -249,7 +249,7 @@ class Measure:
     def direction(self) -> str:
         return "higher" if self.higher_is_better else "lower"
 
-    def with_params(self, **params) -> "Measure":
+    def with_params(self, **params) -> Measure:
         """A new instance of a parametrised measure, e.g. ``fbeta`` with ``beta=2``."""
         unknown = set(params) - set(self.params)
         if unknown:
@@ -341,7 +341,7 @@ def aliases_of(ident: str) -> list[str]:
 _CALL = re.compile(r"^\s*([a-z][a-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
 
-def get(spec: "str | Measure") -> Measure:
+def get(spec: str | Measure) -> Measure:
     """Look up a measure by id, or by ``family(param=value, ...)`` for a parametrised one.
 
     A class average also takes ``classes=A|B`` or ``exclude=O`` (class names separated by ``|``):

@@ -20,7 +20,7 @@ PP = TP + FP, PN = TN + FN, N = TP + FP + FN + TN (the items); K is the number o
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
 
 import numpy as np
 
@@ -133,7 +133,7 @@ class _AverageClaims(Mapping):
     that holds the binary measure's claims may be registered later (``mcc``, ``kappa``, ... are
     multi-class records that equal the binary measure on two classes)."""
 
-    def __init__(self, base: str, averaging: str, owner: Callable[[], "Measure | None"]):
+    def __init__(self, base: str, averaging: str, owner: Callable[[], Measure | None]):
         self.base, self.averaging, self._owner, self._data = base, averaging, owner, None
 
     def _claims(self) -> dict:

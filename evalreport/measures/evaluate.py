@@ -6,8 +6,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from evalreport.errors import MeasureError
-from evalreport.measures._core import (Measure, aliases_of, catalogue, compute, get, quiet_errors, resolve_positive,
-                                      shared_sums, unique)
+from evalreport.measures._core import (
+    Measure,
+    aliases_of,
+    catalogue,
+    compute,
+    get,
+    quiet_errors,
+    resolve_positive,
+    shared_sums,
+    unique,
+)
 from evalreport.measures.subsets import bind
 
 if TYPE_CHECKING:        # imported where a frame is built: the registry (and the CLI's start) does without pandas

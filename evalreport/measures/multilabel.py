@@ -43,8 +43,18 @@ import numpy as np
 
 from evalreport.counts.multilabel import STAT, STATS, MultiLabelCounts
 from evalreport.errors import MeasureError
-from evalreport.measures._core import (ALIASES, REGISTRY, SHADOWED, SUBSET_AS, Context, Measure, Result, get, register,
-                                       result)
+from evalreport.measures._core import (
+    ALIASES,
+    REGISTRY,
+    SHADOWED,
+    SUBSET_AS,
+    Context,
+    Measure,
+    Result,
+    get,
+    register,
+    result,
+)
 
 __all__ = ["EXAMPLE_SOURCE", "label_record", "label_based", "label_values", "example_based", "compute_multilabel",
            "multilabel_measures", "refusal", "is_multilabel", "evaluate_multilabel"]

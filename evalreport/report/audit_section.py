@@ -20,12 +20,11 @@ import re
 
 import pandas as pd
 
-from evalreport.analyses.audit import PAPER_POLICY, PAPERS, PROPERTIES
-from evalreport.measures.references import author_year, works_for_source
-from evalreport.analyses.audit.conditions import (COLUMNS as CONDITION_COLUMNS, WORDS as CONDITION_WORDS, footnotes,
-                                                  mark)
-from evalreport.measures import get
 from evalreport import escape
+from evalreport.analyses.audit import PAPER_POLICY, PAPERS, PROPERTIES
+from evalreport.analyses.audit.conditions import COLUMNS as CONDITION_COLUMNS, WORDS as CONDITION_WORDS, footnotes, mark
+from evalreport.measures import get
+from evalreport.measures.references import author_year, works_for_source
 from evalreport.report.display import Table
 
 MARK = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
@@ -303,11 +302,11 @@ class LinkedTable(Table):
             esc = escape.html(text)
             # the header text may sit in a <span> (an upright header)
             out = re.sub(rf'(<th scope="col"[^>]*>(?:<span[^>]*>)?){re.escape(esc)}((?:</span>)?</th>)',
-                         lambda m: f'{m.group(1)}<a href="#{escape.html(target)}">{esc}</a>{m.group(2)}',
+                         lambda m, target=target, esc=esc: f'{m.group(1)}<a href="#{escape.html(target)}">{esc}</a>{m.group(2)}',
                          out, count=1)
         for text, rid in self.row_ids.items():
             esc = escape.html(text)
             out = re.sub(rf'<tr>(<t[hd])((?: [^>]*)?>){re.escape(esc)}(</t[hd]>)',
-                         lambda m: f'<tr id="{escape.html(rid)}">{m.group(1)}{m.group(2)}{esc}{m.group(3)}',
+                         lambda m, rid=rid, esc=esc: f'<tr id="{escape.html(rid)}">{m.group(1)}{m.group(2)}{esc}{m.group(3)}',
                          out, count=1)
         return out

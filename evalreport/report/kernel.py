@@ -250,13 +250,13 @@ class NotebookRunner:
         self._clients: list = []
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def __enter__(self) -> "NotebookRunner":
+    def __enter__(self) -> NotebookRunner:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def start(self) -> "NotebookRunner":
+    def start(self) -> NotebookRunner:
         """Start the kernel (and the image thread's vl-convert) now, import ``preload`` in it."""
         if self._started:
             return self
@@ -382,7 +382,6 @@ class NotebookRunner:
 
         ``images=False``: return without waiting for the chart images (the kernel can go on to
         the next notebook while they are drawn); :meth:`fill_images` puts them in later."""
-        import nbformat
         import papermill as pm
         from jupyter_core.utils import run_sync
 

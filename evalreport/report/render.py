@@ -398,10 +398,10 @@ def _pandoc() -> str:
         import pypandoc
 
         return pypandoc.get_pandoc_path()
-    except (ImportError, OSError):
+    except (ImportError, OSError) as error:
         found = shutil.which("pandoc")
         if not found:
-            raise RenderError("pandoc not found: install pypandoc-binary (evalreport[report])")
+            raise RenderError("pandoc not found: install pypandoc-binary (evalreport[report])") from error
         return found
 
 

@@ -66,7 +66,10 @@ def integer_ranks(ranks: pd.Series) -> pd.Series:
 
 # ----------------------------------------------------------------------------- p-value floor
 # the rule lives in the analyses layer (the findings block states the same floor)
-from evalreport.analyses.resampling import p_floor, resamples_needed  # noqa: E402
+from evalreport.analyses.resampling import (  # noqa: E402
+    p_floor,  # noqa: F401  (the report sections take it from here)
+    resamples_needed,
+)
 from evalreport.words import counted  # noqa: E402
 
 

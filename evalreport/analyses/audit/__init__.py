@@ -85,25 +85,32 @@ on the registered measures.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import pandas as pd
 
 from evalreport.analyses.audit import properties as P, properties_goesgens, properties_opitz
 from evalreport.analyses.audit.averaging import AVERAGINGS, preservation, table_2_averaging
-from evalreport.analyses.audit.consistency import (PAPER_004_TABLE_3, binary_pairs_space, consistency,
-                                                   indistinguishable_groups)
-from evalreport.analyses.audit.identities import identities
 from evalreport.analyses.audit.batches import evaluate_bank, stacked
-from evalreport.analyses.audit.conditions import (COLUMNS as CONDITION_COLUMNS, EXISTENTIAL, ConditionedCase,
-                                                  condition_for)
+from evalreport.analyses.audit.conditions import (
+    COLUMNS as CONDITION_COLUMNS,
+    EXISTENTIAL,
+    ConditionedCase,
+    condition_for,
+)
+from evalreport.analyses.audit.consistency import (
+    PAPER_004_TABLE_3,
+    binary_pairs_space,
+    consistency,
+    indistinguishable_groups,
+)
+from evalreport.analyses.audit.identities import identities
 from evalreport.analyses.audit.sources import paper_source
 from evalreport.analyses.audit.space import Space, space_for
 from evalreport.errors import MeasureError
 from evalreport.measures import catalogue, get
-from evalreport.measures._core import unique
-from evalreport.measures._core import Measure, quiet_errors, shared_sums
+from evalreport.measures._core import Measure, quiet_errors, shared_sums, unique
 from evalreport.measures.binary import AVERAGING_PRESERVES, average_claims
 
 __all__ = ["audit", "audit_for_report", "consistency", "indistinguishable_groups", "PROPERTIES", "PAPERS", "PAPER_POLICY",
@@ -368,7 +375,7 @@ class _Banks:
                 U, inverse, slices = stacked(space, pids, self.seed, self.n_random)
                 with shared_sums(), quiet_errors():
                     for m in chosen:
-                        bank = evaluate_bank(lambda mats: P.evaluate_measure(m, mats, policy=pol), U, inverse, slices)
+                        bank = evaluate_bank(lambda mats, m=m, pol=pol: P.evaluate_measure(m, mats, policy=pol), U, inverse, slices)
                         if bank is not None:
                             self.done[id(m)][(K, pol)] = bank
 

@@ -26,8 +26,8 @@ This module holds the shared machinery and the properties of Sebastiani (2015); 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -198,7 +198,7 @@ def _relation(case: Case, kinds, ok: Callable, *, src_ok: Callable | None = None
         if flagged is not None:
             flag = space.memo(("step flag", kind, getattr(src_ok, "__name__", None),
                                getattr(pair_ok, "__name__", None), flagged[0].__name__),
-                              lambda src=src, dst=dst: flagged[0](space.mats[src], space.mats[dst]))
+                              lambda src=src, dst=dst, flagged=flagged: flagged[0](space.mats[src], space.mats[dst]))
             good = flagged[1](Ss[both], Sd[both], flag[both])
         else:
             sb, db = src[both], dst[both]

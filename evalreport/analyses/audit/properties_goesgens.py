@@ -11,8 +11,22 @@ import numpy as np
 
 from evalreport.analyses.audit import batches as _b
 from evalreport.analyses.audit.batches import EXTREME_SALT, is_diag as _is_diag, zero_diag as _zero_diag
-from evalreport.analyses.audit.properties import (NA, SATISFIED, TOL, VIOLATED, Case, Verdict, _by_spec, _chance,
-                                                  _constant, _eq, _expectations, _gt, _v, close)
+from evalreport.analyses.audit.properties import (
+    NA,
+    SATISFIED,
+    TOL,
+    VIOLATED,
+    Case,
+    Verdict,
+    _by_spec,
+    _chance,
+    _constant,
+    _eq,
+    _expectations,
+    _gt,
+    _v,
+    close,
+)
 from evalreport.analyses.audit.space import Space, fmt_matrix, labelings
 
 
@@ -117,7 +131,7 @@ def check_Dist(case: Case) -> Verdict:
             if bad.any():
                 a, b, c = np.argwhere(bad)[0]
                 a += start
-                s = lambda x: "".join(str(int(t)) for t in L[x])  # noqa: E731
+                s = lambda x, L=L: "".join(str(int(t)) for t in L[x])  # noqa: E731
                 return Verdict(VIOLATED, f"labelings A={s(a)}, B={s(b)}, C={s(c)}: d(A,C)={_v(D[a, c])} > "
                                          f"d(A,B)+d(B,C)={_v(D[a, b])}+{_v(D[b, c])}",
                                f"triangle inequality fails for d = c_max - M (c_max = {_v(cmax)})")

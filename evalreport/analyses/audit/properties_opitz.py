@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalreport.analyses.audit import batches as _b
-from evalreport.analyses.audit.properties import (NA, SATISFIED, TOL, VIOLATED, Case, Verdict, _by_spec, _v, close,
-                                                  num)
+from evalreport.analyses.audit.properties import NA, SATISFIED, TOL, VIOLATED, Case, Verdict, _by_spec, _v, close, num
 from evalreport.analyses.audit.properties_goesgens import check_CSym
 from evalreport.analyses.audit.space import fmt_matrix
 
