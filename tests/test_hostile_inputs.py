@@ -194,12 +194,12 @@ def test_nul_check_reads_no_further_than_the_first_nul():
             return len(buffer)
 
     stream = io.BufferedReader(EndlessNul(), buffer_size=4096)
-    assert readers._first_nul(stream, chunk=4096) == (0, 1)
+    assert readers.first_nul(stream, chunk=4096) == (0, 1)
     assert stream.raw.read_bytes <= 2 * 4096
     # the offset and the line of a NUL after text, across block boundaries
     data = b"id\tlabel\n" + b"a\tx\n" * 3000 + b"\0"
-    assert readers._first_nul(io.BytesIO(data), chunk=1000) == (len(data) - 1, 3002)
-    assert readers._first_nul(io.BytesIO(b"id\tlabel\na\tx\n"), chunk=4) is None
+    assert readers.first_nul(io.BytesIO(data), chunk=1000) == (len(data) - 1, 3002)
+    assert readers.first_nul(io.BytesIO(b"id\tlabel\na\tx\n"), chunk=4) is None
 
 
 def test_very_long_header_field_and_label_are_read(tmp_path, gold):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -42,6 +43,17 @@ PENDING = frozenset(
     }
 )
 PENDING_DIRS = ("evalreport/cli/", "evalreport/report/appendix/", "evalreport/report/sections/")
+# Private names that pending files import as well: renaming them now would break those files, so their
+# other users are not reported either until phase 2 renames them everywhere at once.
+PENDING_NAMES = frozenset(
+    {
+        ("evalreport.analyses.fragility_moves", "_Oriented"),
+        ("evalreport.analyses.fragility_moves", "_after"),
+        ("evalreport.analyses.fragility_moves", "_candidates"),
+        ("evalreport.analyses.fragility_moves", "_level"),
+        ("evalreport.analyses.fragility_search", "_greedy"),
+    }
+)
 
 
 def is_pending(relative: str) -> bool:
@@ -107,7 +119,21 @@ def _absolute(module: str, is_package: bool, target: str | None, level: int) -> 
     return ".".join(base + ([target] if target else []))
 
 
-def private_name_uses(path: Path, module: str, modules: dict[str, Path]) -> list[str]:
+class Use(NamedTuple):
+    """One use of another module's private name."""
+
+    path: Path
+    line: int
+    owner: str  # the dotted name of the module the name is taken from
+    name: str
+    imported: bool  # ``from owner import name`` (else ``owner.name``)
+
+    def __str__(self) -> str:
+        what = f"from {self.owner} import {self.name}" if self.imported else f"{self.owner}.{self.name}"
+        return f"{self.path}:{self.line}: {what}"
+
+
+def private_name_uses(path: Path, module: str, modules: dict[str, Path]) -> list[Use]:
     """Uses, in one module, of private names that another module of the package defines.
 
     Parameters
@@ -121,12 +147,12 @@ def private_name_uses(path: Path, module: str, modules: dict[str, Path]) -> list
 
     Returns
     -------
-    list of str
-        One ``"path:line: what"`` entry per violation, in source order.
+    list of Use
+        One entry per violation, in source order.
     """
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     is_package = path.name == "__init__.py"
-    found: list[str] = []
+    found: set[Use] = set()
     # local names bound to a module of the package -> that module's dotted name
     bound: dict[str, str] = {}
     for node in ast.walk(tree):
@@ -147,7 +173,7 @@ def private_name_uses(path: Path, module: str, modules: dict[str, Path]) -> list
                 if submodule in modules:
                     bound[alias.asname or alias.name] = submodule
                 elif is_private(alias.name) and source != module:
-                    found.append(f"{path}:{node.lineno}: from {source} import {alias.name}")
+                    found.add(Use(path, node.lineno, source, alias.name, True))
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Attribute) and is_private(node.attr)):
             continue
@@ -160,11 +186,13 @@ def private_name_uses(path: Path, module: str, modules: dict[str, Path]) -> list
             continue
         owner = ".".join([bound[value.id], *chain])
         if owner in modules and owner != module and f"{owner}.{node.attr}" not in modules:
-            found.append(f"{path}:{node.lineno}: {owner}.{node.attr}")
-    return sorted(set(found), key=lambda entry: int(entry.split(":")[1]))
+            found.add(Use(path, node.lineno, owner, node.attr, False))
+    return sorted(found, key=lambda use: (use.line, str(use)))
 
 
-def package_violations(package_dir: Path, skip: frozenset[str] = frozenset()) -> list[str]:
+def package_violations(
+    package_dir: Path, skip: frozenset[str] = frozenset(), skip_names: frozenset[tuple[str, str]] = frozenset()
+) -> list[Use]:
     """Every private-name use across modules of a package.
 
     Parameters
@@ -173,17 +201,20 @@ def package_violations(package_dir: Path, skip: frozenset[str] = frozenset()) ->
         The package's directory.
     skip : frozenset of str
         Dotted module names whose own uses are not reported.
+    skip_names : frozenset of (str, str)
+        ``(module, name)`` pairs whose uses are not reported.
 
     Returns
     -------
-    list of str
-        ``"path:line: what"`` entries, module by module.
+    list of Use
+        The violations, module by module.
     """
     modules = module_names(package_dir)
-    found: list[str] = []
+    found: list[Use] = []
     for module, path in modules.items():
         if module not in skip:
-            found.extend(private_name_uses(path, module, modules))
+            found.extend(use for use in private_name_uses(path, module, modules)
+                         if (use.owner, use.name) not in skip_names)
     return found
 
 
@@ -194,8 +225,9 @@ def test_no_module_uses_another_modules_private_names() -> None:
         for module, path in module_names(package).items()
         if is_pending(path.relative_to(ROOT).as_posix())
     )
-    found = package_violations(package, skip)
-    assert not found, "private names used across modules (make them public where defined):\n" + "\n".join(found)
+    found = package_violations(package, skip, PENDING_NAMES)
+    assert not found, "private names used across modules (make them public where defined):\n" + "\n".join(
+        map(str, found))
 
 
 @pytest.fixture
@@ -223,14 +255,16 @@ def package_with_violations(tmp_path: Path) -> Path:
 
 def test_checker_finds_imports_and_attribute_access(package_with_violations: Path) -> None:
     found = package_violations(package_with_violations)
-    what = [entry.split(": ", 1)[1] for entry in found]
-    assert what == [
+    assert [str(use).split(": ", 1)[1] for use in found] == [
         "from pkg.core import _helper",
         "from pkg.core import _own",
         "pkg.core._helper",
         "pkg.core._own",
     ]
-    assert [int(entry.split(":")[1]) for entry in found] == [4, 5, 9, 9]
+    assert [use.line for use in found] == [4, 5, 9, 9]
+    assert {use.path.name for use in found} == {"user.py"}
+    skipped = package_violations(package_with_violations, skip_names=frozenset({("pkg.core", "_helper")}))
+    assert [(use.name, use.line) for use in skipped] == [("_own", 5), ("_own", 9)]
 
 
 def test_checker_allows_a_modules_own_private_names(package_with_violations: Path) -> None:

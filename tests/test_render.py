@@ -416,7 +416,7 @@ def test_quarto_config_parses_and_names_existing_files():
 
 def test_quarto_project_and_commands(rendered, tmp_path):
     nb = nbformat.read(str(rendered["executed"]), as_version=4)
-    meta = render_mod._check_metadata("Q <title>", {"date": "2024"})
+    meta = render_mod.check_metadata("Q <title>", {"date": "2024"})
     path = render_mod.quarto_project([("overview", nb)], tmp_path / "proj", meta)
     project = path.parent
     config = yaml.safe_load((project / "_quarto.yml").read_text(encoding="utf-8"))
@@ -473,7 +473,7 @@ def test_templates_parse(tmp_path):
     env.parse((tdir / "html" / "cells" / "index.html.j2").read_text(encoding="utf-8"))
     json.loads((tdir / "html" / "cells" / "conf.json").read_text(encoding="utf-8"))
     # pandoc checks the Lua filter and the Typst template by using them on a tiny document.
-    pandoc = render_mod._pandoc()
+    pandoc = render_mod.pandoc_path()
     doc = subprocess.run(
         [pandoc, "--from=markdown", "--to=typst", "--standalone",
          f"--template={tdir / 'typst' / 'report.typ'}", f"--lua-filter={tdir / 'typst' / 'select-output.lua'}",

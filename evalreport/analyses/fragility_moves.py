@@ -76,7 +76,7 @@ def _candidates(X: np.ndarray, *, lower: bool, rows: np.ndarray | None) -> np.nd
     return np.stack([rows[ok], off.argmax(axis=1)[ok], rows[ok]], axis=1)
 
 
-def _apply_both(X: np.ndarray, Y: np.ndarray, moves: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def apply_both(X: np.ndarray, Y: np.ndarray, moves: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Copies of X (side 0) and Y (side 1) with the first ``k`` of ``moves`` (side, gold, from, to) applied."""
     out = X.copy(), Y.copy()
     for side, M in enumerate(out):
@@ -110,7 +110,7 @@ def _after(f: _Oriented, X: np.ndarray, moves: np.ndarray) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _rows_for(X: np.ndarray, Y: np.ndarray, K: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+def rows_for(X: np.ndarray, Y: np.ndarray, K: int) -> tuple[np.ndarray | None, np.ndarray | None]:
     if K <= FULL_CLASSES:
         return None, None
     n = X.sum(axis=1)

@@ -54,7 +54,7 @@ def confusion_from_codes(gold, pred, n_classes: int, *, folds=None, n_folds: int
     F = 1 if folds is None else int(n_folds if n_folds is not None else (int(np.max(folds)) + 1 if len(folds) else 0))
     cells = F * K * K
     total = S * cells
-    itype = next(t for t in (np.int16, np.int32, np.int64) if total <= np.iinfo(t).max)
+    itype: type[np.signedinteger] = next(t for t in (np.int16, np.int32, np.int64) if total <= np.iinfo(t).max)
     fold_codes = None if folds is None else np.asarray(folds)
     offsets = (np.arange(S, dtype=itype) * cells)[:, None] if S > 1 else None
     out = None

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from evalreport.errors import MeasureError
-from evalreport.measures._shared import _QUIET, quiet_errors, shared, shared_sums  # noqa: F401  (re-exported)
+from evalreport.measures._shared import QUIET, quiet_errors, shared, shared_sums  # noqa: F401  (re-exported)
 
 POLICIES = ("nan", "zero", "one", "convention")
 
@@ -258,13 +258,13 @@ class Measure:
         merged = {**self.params, **params}
         fam = self.family or self.id
         check_params(fam, params, self.domain)
-        ident = f"{fam}(" + ",".join(f"{k}={_fmt(v)}" for k, v in merged.items()) + ")"
+        ident = f"{fam}(" + ",".join(f"{k}={fmt(v)}" for k, v in merged.items()) + ")"
         label = f"{REGISTRY[fam].label if fam in REGISTRY else self.label} (" + ", ".join(
-            f"{k}={_fmt(v)}" for k, v in merged.items()) + ")"
+            f"{k}={fmt(v)}" for k, v in merged.items()) + ")"
         return replace(self, id=ident, label=label, params=merged, family=fam)
 
 
-def _fmt(v) -> str:
+def fmt(v) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
@@ -501,7 +501,7 @@ def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, label
         classes = np.broadcast_to(subset, C.shape[:-2] + (K,)) if classes is None else classes & subset
     ctx = Context(C.shape[:-2], policy=policy, convention=m.convention, params=m.params,
                   positive=pos, costs=costs, n_classes=K, classes=classes, task=task, gains=bound_gains(m, K))
-    if _QUIET.get():              # inside quiet_errors(): the error state is set already
+    if QUIET.get():              # inside quiet_errors(): the error state is set already
         value = np.asarray(m.fn(C, ctx), dtype=float)
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -552,7 +552,7 @@ def _summarise(ctx: Context, labels, value=None) -> tuple[np.ndarray, np.ndarray
         mask = np.broadcast_to(mask, batch + mask.shape[nb:]) if mask.ndim >= nb else np.broadcast_to(mask, batch)
         if mask.ndim > nb:  # per-class event: name the classes
             flat = mask.reshape(batch + (-1,))
-            cell = flat.any(axis=-1)
+            cell: np.ndarray = flat.any(axis=-1)  # type: ignore[assignment]  # an array: flat has 2+ axes
             for idx in _cells(cell):
                 classes = [labels[k] for k in np.nonzero(flat[idx])[0] if k < len(labels)]
                 _append(reason, idx, f"{text} (class {', '.join(classes)})")

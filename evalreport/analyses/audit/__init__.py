@@ -87,6 +87,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import pandas as pd
 
@@ -297,8 +298,8 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
                             rcase.cache[f"{prop.id}_verdict"] = done
                         under[c] = done.verdict
                 hit = None if "positive" in m.needs and K != 2 else \
-                    _claim_for(claims, prop, "binary" if K == 2 else "multiclass")   # binary claims: two classes
-                row = {"measure": m.id, "property": prop.id, "paper": PAPERS[prop.paper][0], "setting": setting,
+                    claim_for(claims, prop, "binary" if K == 2 else "multiclass")   # binary claims: two classes
+                row: dict[str, Any] = {"measure": m.id, "property": prop.id, "paper": PAPERS[prop.paper][0], "setting": setting,
                        "verdict": v.verdict, **{CONDITION_COLUMNS[c]: under.get(c, "") for c in CONDITION_COLUMNS},
                        "counterexample": v.counterexample, "detail": v.detail, "policy": pol, "paper_claim": "",
                        "paper_source": "", "agrees_with_paper": None, "expected": "", "as_expected": None, "why": ""}
@@ -418,7 +419,14 @@ def parse_claims(measure: Measure) -> list[dict]:
     return out
 
 
-def _claim_for(claims, prop: Property, setting: str) -> dict | None:
+class _Identified(Protocol):
+    """What :func:`claim_for` reads of a property: its id."""
+
+    @property
+    def id(self) -> str: ...
+
+
+def claim_for(claims, prop: _Identified, setting: str) -> dict | None:
     """The claim record about ``prop`` in ``setting`` (one for that setting before a general one)."""
     specific = [c for c in claims if c["property"] == prop.id and c["setting"] == setting]
     general = [c for c in claims if c["property"] == prop.id and c["setting"] is None]
