@@ -8,7 +8,7 @@ import numpy as np
 
 from evalreport.measures import compute, get
 
-__all__ = ["FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS", "MAX_STATES", "MAX_NEIGHBOURS"]
+__all__ = ["FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS", "MAX_STATES", "MAX_NEIGHBOURS", "apply_both", "rows_for"]
 
 #: Up to this many classes every single change is a candidate move (K^2 (K-1) of them).
 FULL_CLASSES = 20

@@ -16,7 +16,7 @@ import numpy as np
 
 from evalreport.errors import InputError
 
-__all__ = ["ENGINES"]
+__all__ = ["ENGINES", "DuckDB", "Spark", "sql_string"]
 
 #: Query engines: ``duckdb`` (embedded, out of core; the default) and ``spark`` (pyspark).
 ENGINES = ("duckdb", "spark")

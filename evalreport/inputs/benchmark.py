@@ -42,7 +42,8 @@ from evalreport.inputs.checks import FORMATS, listing, natural_sorted
 from evalreport.inputs.runs import Runs, Source
 
 __all__ = ["Benchmark", "BenchmarkTask", "read_benchmark", "benchmark_from_data", "parse_task_spec",
-           "TASK_KEYS", "MISSING_POLICIES", "WIDE_KEYS", "benchmark_wide", "task_error"]
+           "TASK_KEYS", "MISSING_POLICIES", "WIDE_KEYS", "benchmark_wide", "task_error",
+           "make_task", "settings_for", "unknown_tasks"]
 
 #: Per-task settings: measure options of ``compare()`` and read options of ``read_runs()``.
 TASK_KEYS = ("primary", "positive", "weight", "measures", "costs", "labels", "missing", "allow_unknown", "id_col",

@@ -21,7 +21,9 @@ from pathlib import Path
 
 from evalreport.errors import InputError
 
-__all__ = ["hash_file", "natural_sorted", "SUPPORTED_EXTENSIONS"]
+__all__ = ["hash_file", "natural_sorted", "SUPPORTED_EXTENSIONS", "FORMATS", "INTEGER", "SCAN_CHUNK", "as_paths",
+           "check_file", "check_text", "first_nul", "listing", "natural_key", "near_miss", "runs_in_folder", "short",
+           "utf8_error"]
 
 FORMATS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
             ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}

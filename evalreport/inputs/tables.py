@@ -39,7 +39,7 @@ from evalreport.inputs.lines import (  # noqa: F401
 )
 from evalreport.words import counted
 
-__all__ = ["MISSING_LABELS", "MAX_LINE_BYTES"]
+__all__ = ["MISSING_LABELS", "MAX_LINE_BYTES", "DELIMITER", "HEADED", "Table", "first_true", "read_table", "to_text"]
 
 #: Label texts read as "no label" (an error): besides these, null (JSON/Parquet) and NaN.
 #: ``NA`` and ``None`` are deliberately *not* here: they are plausible class names.

@@ -56,6 +56,7 @@ __all__ = [
     "FORMATS",
     "ENGINES",
     "METADATA_KEYS",
+    "check_metadata", "load_executed", "pandoc_path", "quiet_kernel_manager", "running_interpreter_kernel",
 ]
 
 log = logging.getLogger("evalreport.report")

@@ -116,7 +116,8 @@ from evalreport.measures.binary import AVERAGING_PRESERVES, average_claims
 
 __all__ = ["audit", "audit_for_report", "consistency", "indistinguishable_groups", "PROPERTIES", "PAPERS", "PAPER_POLICY",
            "claims_frame", "check_claims", "PAPER_004_TABLE_3", "binary_pairs_space", "Space",
-           "AVERAGINGS", "AVERAGING_PRESERVES", "average_claims", "preservation", "table_2_averaging", "identities"]
+           "AVERAGINGS", "AVERAGING_PRESERVES", "average_claims", "preservation", "table_2_averaging", "identities",
+           "claim_for"]
 
 #: paper key -> (number, short citation)
 PAPERS = {"sebastiani": ("000", "Sebastiani 2015"), "opitz": ("002", "Opitz 2022"),
