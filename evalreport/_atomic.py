@@ -34,23 +34,23 @@ import shutil
 import sys
 import tempfile
 import warnings
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from evalreport.errors import OutputError
 
 try:
     import fcntl
 except ImportError:                                   # not a POSIX system: no lock (the swap is still atomic)
-    fcntl = None
+    fcntl = None  # type: ignore[assignment]  # mypy types the name as the module; None marks it absent
 
 MARKER = ".evalreport-output"
 
 _AT_FDCWD = -100
 _RENAME_NOREPLACE = 1
 _RENAME_EXCHANGE = 2
-_exchange_unsupported: set[int] = set()     # st_dev of file systems that refused RENAME_EXCHANGE
+_exchange_unsupported: set[int | None] = set()  # st_dev of file systems that refused RENAME_EXCHANGE
 _NOT_SUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}
 _SPACE = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG}
 
@@ -181,7 +181,7 @@ def _output_error(target: Path, exc: OSError, *, staging: Path | None = None, in
     reason = _reason(exc)
     name = exc.filename
     if inside:
-        where = None
+        where: Path | None = None
         if name is not None and staging is not None:
             try:
                 where = Path(os.fsdecode(name)).resolve().relative_to(staging.resolve())
@@ -206,10 +206,10 @@ def _output_error(target: Path, exc: OSError, *, staging: Path | None = None, in
     path = None if name is None else Path(os.fsdecode(name))
     if path is None or path in (target, target.parent) or (path.parent == target.parent
                                                             and path.name.startswith(_prefix(target) + ".")):
-        where = f"in {target.parent}"                 # the folder itself, or our staging or lock file beside it
+        place = f"in {target.parent}"                 # the folder itself, or our staging or lock file beside it
     else:
-        where = f"({path})"
-    return OutputError(f"{target}: cannot write the output folder {where}: {reason} (nothing was written)")
+        place = f"({path})"
+    return OutputError(f"{target}: cannot write the output folder {place}: {reason} (nothing was written)")
 
 
 def _file_ancestor(path: Path) -> Path | None:
@@ -374,7 +374,7 @@ def _recover(target: Path) -> None:
             os.rename(path / "previous", target)
             warnings.warn(f"{target}: put back the previous output, which an interrupted run had left in "
                           f"{path.name}", RuntimeWarning, stacklevel=2)
-    for path, kind, pid in found:
+    for path, _kind, pid in found:
         if not _alive(pid):
             _remove(path)
 

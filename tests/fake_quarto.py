@@ -163,7 +163,7 @@ def render_one(nb_name, to, meta):
     if os.environ.get("FAKE_QUARTO_LOG"):
         with open(os.environ["FAKE_QUARTO_LOG"], "a", encoding="utf-8") as fh:
             fh.write(json.dumps({"cwd": str(Path.cwd()), "hidden": hidden, "project_config": bool(project),
-                                 "front_matter_format": sorted((front.get("format") or {})), "to": to,
+                                 "front_matter_format": sorted(front.get("format") or {}), "to": to,
                                  "options": fmt_opts}) + "\n")
     if os.environ.get("FAKE_QUARTO_WARN"):
         print("WARN: Could not fetch resource https://cdn.jsdelivr.net/npm/requirejs@2.3.6/require.min.js",

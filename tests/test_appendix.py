@@ -3,7 +3,6 @@ report's tables, the methods paragraph from the settings, atomic output and the 
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import numpy as np

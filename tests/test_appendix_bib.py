@@ -13,8 +13,15 @@ import re
 import pytest
 
 from evalreport.measures import ALIASES, REGISTRY
-from evalreport.measures.references import (METHODS, WORKS, bibtex, get_work, works_for_measures,
-                                            works_for_methods, works_for_source)
+from evalreport.measures.references import (
+    METHODS,
+    WORKS,
+    bibtex,
+    get_work,
+    works_for_measures,
+    works_for_methods,
+    works_for_source,
+)
 
 
 @pytest.mark.parametrize("ident", sorted(REGISTRY))

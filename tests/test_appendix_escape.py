@@ -8,7 +8,6 @@ display target of evalreport.escape).
 from __future__ import annotations
 
 import re
-
 import shutil
 import subprocess
 

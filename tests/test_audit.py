@@ -15,8 +15,15 @@ import pytest
 from scipy.special import comb
 from scipy.stats import binom
 
-from evalreport.analyses.audit import (GOESGENS_2021_TABLE_3, PROPERTIES, audit, claims_frame, consistency,
-                                       indistinguishable_groups, resolve_properties)
+from evalreport.analyses.audit import (
+    GOESGENS_2021_TABLE_3,
+    PROPERTIES,
+    audit,
+    claims_frame,
+    consistency,
+    indistinguishable_groups,
+    resolve_properties,
+)
 from evalreport.analyses.audit.properties import Case
 from evalreport.analyses.audit.properties_opitz import check_PIV
 from evalreport.analyses.audit.space import Space, compositions, labelings, steps

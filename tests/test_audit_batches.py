@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evalreport.analyses.audit import PAPER_POLICY, PROPERTIES, audit
-from evalreport.analyses.audit import batches as B
+from evalreport.analyses.audit import PAPER_POLICY, PROPERTIES, audit, batches as B
 from evalreport.analyses.audit.identities import _profile, sample
 from evalreport.analyses.audit.properties import Case, evaluate_measure
 from evalreport.analyses.audit.space import Space, coded_steps, space_for, steps

@@ -26,8 +26,15 @@ import pytest
 from sklearn.metrics import precision_score
 
 from evalreport.analyses.audit import PROPERTIES, audit, audit_for_report, claims_frame
-from evalreport.analyses.audit.conditions import (COLUMNS, EXISTENTIAL, ConditionedCase, condition_for, footnotes,
-                                                  mark, meets)
+from evalreport.analyses.audit.conditions import (
+    COLUMNS,
+    EXISTENTIAL,
+    ConditionedCase,
+    condition_for,
+    footnotes,
+    mark,
+    meets,
+)
 from evalreport.analyses.audit.properties import num
 from evalreport.analyses.audit.space import space_for
 from evalreport.cli import main

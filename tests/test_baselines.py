@@ -4,8 +4,7 @@ import itertools
 import numpy as np
 import pytest
 
-from evalreport.analyses.baselines import (RANDOM_MODELS, baselines, enumerate_tables, expected_table,
-                                           sample_tables)
+from evalreport.analyses.baselines import RANDOM_MODELS, baselines, enumerate_tables, expected_table, sample_tables
 from evalreport.counts import Counts, confusion_from_codes
 from evalreport.measures import REGISTRY, compute
 
@@ -61,8 +60,8 @@ def test_hand_checkable_expectations():
         assert b.loc[("k", model), "value"] == pytest.approx(0.0, abs=1e-12)
         assert b.loc[("macro_recall", model), "method"] == "linear"
     # accuracy: sum_i a_i^2 / n^2 under prevalence-random and fixed sizes, 1/K under uniform
-    assert b.loc[("accuracy", "prevalence"), "value"] == pytest.approx((0.3**2 + 0.5**2 + 0.2**2))
-    assert b.loc[("accuracy", "fixed_sizes"), "value"] == pytest.approx((0.3**2 + 0.5**2 + 0.2**2))
+    assert b.loc[("accuracy", "prevalence"), "value"] == pytest.approx(0.3**2 + 0.5**2 + 0.2**2)
+    assert b.loc[("accuracy", "fixed_sizes"), "value"] == pytest.approx(0.3**2 + 0.5**2 + 0.2**2)
     assert b.loc[("accuracy", "uniform"), "value"] == pytest.approx(1 / 3)
     # MCC and kappa are linear only once both margins are fixed (Gösgens et al. 2021, section 3.5)
     assert b.loc[("mcc", "fixed_sizes"), "method"] == "linear"

@@ -11,16 +11,13 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-
-from test_chart_shapes import data_of, mark, views   # the spec helpers of the chart tests
+from test_chart_shapes import data_of, mark, views  # the spec helpers of the chart tests
 
 alt = pytest.importorskip("altair")
 
-from evalreport.analyses import consensus, multitask_tests  # noqa: E402
-from evalreport.analyses.benchmark import rank_distribution_of  # noqa: E402
-from evalreport.charts import _common  # noqa: E402
-from evalreport.charts import benchmark as bc  # noqa: E402
-from evalreport.charts import critical_difference as cdm  # noqa: E402
+from evalreport.analyses import consensus, multitask_tests
+from evalreport.analyses.benchmark import rank_distribution_of
+from evalreport.charts import _common, benchmark as bc, critical_difference as cdm
 
 # Demšar (2006), JMLR 7, Table 6: AUC of C4.5 with and without curtailing (m) and pruning (cf)
 # on 14 UCI data sets (rows: data sets; columns: DEMSAR_SYSTEMS). The table prints three decimals;
@@ -206,7 +203,7 @@ def _boxes(lay):
     capped by the mark's limit; a broken name spans its lines)."""
     ax, out = lay["axis"], []
     for _, r in lay["labels"].iterrows():
-        w = min(ax["room"], max(_common._text_width(s, cdm.CD_FONT) for s in r["lines"]))
+        w = min(ax["room"], max(_common.text_width(s, cdm.CD_FONT) for s in r["lines"]))
         x0 = r["text_x"] - w if r["align"] == "right" else r["text_x"]
         y0 = r["y"] - cdm.CD_LINE / 2
         out.append((r["system"], x0, x0 + w, y0, y0 + cdm.CD_LINE * len(r["lines"])))
@@ -256,7 +253,7 @@ def test_cd_diagram_breaks_40_character_names_and_keeps_the_axis_readable():
     assert lay["axis"]["x1"] - lay["axis"]["x0"] >= cdm.CD_MIN_AXIS
     numbered = np.asarray(lay["axis"]["numbered"])
     per_rank = (lay["axis"]["x1"] - lay["axis"]["x0"]) / 39
-    half = np.array([_common._text_width(f"{v:.0f}") for v in numbered]) / 2
+    half = np.array([_common.text_width(f"{v:.0f}") for v in numbered]) / 2
     gaps = np.diff(numbered) * per_rank - (half[1:] + half[:-1])
     assert gaps.min() >= 6 and numbered[0] == 1 and len(numbered) >= 5    # rank numbers never run together
     # clique bars that would touch are on different rows
@@ -281,7 +278,7 @@ def test_the_overlap_check_finds_overlaps():
 
 
 hypothesis = pytest.importorskip("hypothesis")
-from hypothesis import given, settings, strategies as st  # noqa: E402
+from hypothesis import given, settings, strategies as st
 
 
 @settings(max_examples=25, deadline=None)

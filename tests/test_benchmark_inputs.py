@@ -13,7 +13,6 @@ from evalreport.errors import InputError
 from evalreport.examples import benchmark_demo_data, shared_task_data, write_benchmark
 from evalreport.inputs.benchmark import Benchmark, parse_task_spec, read_benchmark
 
-
 # ----------------------------------------------------------------------------- data
 
 

@@ -22,8 +22,7 @@ import nbformat
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from evalreport.analyses.benchmark import BENCHMARK_TABLES
 from evalreport.inputs.benchmark import benchmark_from_data

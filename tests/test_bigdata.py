@@ -18,10 +18,10 @@ import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
 
-from evalreport.errors import InputError
-from evalreport.inputs import read_runs
 from evalreport.counts import count
 from evalreport.counts.bigdata import ENGINES, PatternCounts, count_confusions, count_patterns
+from evalreport.errors import InputError
+from evalreport.inputs import read_runs
 
 duckdb = pytest.importorskip("duckdb")
 

@@ -14,11 +14,11 @@ import pytest
 
 alt = pytest.importorskip("altair")
 
-from evalreport import charts  # noqa: E402
-from evalreport.charts import _common  # noqa: E402
-from evalreport.charts.heatmaps import SYSTEM_ROW_LIMIT  # noqa: E402
-from evalreport.report.display import Chart, Note  # noqa: E402
-from evalreport.report.sections import ReportData  # noqa: E402
+from evalreport import charts
+from evalreport.charts import _common
+from evalreport.charts.heatmaps import SYSTEM_ROW_LIMIT
+from evalreport.report.display import Chart, Note
+from evalreport.report.sections import ReportData
 
 THREE = ["bert_large", "roberta_base", "tfidf_svm"]
 IMAGENET = ["tf_efficientnet_l2_ns.apex", "tf_efficientnet_l2_ns_475.apex", "swin_large_patch4_window12_384.apex",
@@ -161,7 +161,7 @@ def test_leaderboard_zooms_to_close_systems_and_names_far_baselines():
     assert not [v for v in views(spec) if mark(v) == "rule"]           # no intervals, no baseline on the axis
     # the longest name fits: its label limit is at least its width, and the plot stays in the page
     limit = axis(point, "y")["labelLimit"]
-    assert limit >= _common._text_width("swin_large_patch4_window12_384.apex") and limit <= _common.MAX_SYSTEM_LABEL
+    assert limit >= _common.text_width("swin_large_patch4_window12_384.apex") and limit <= _common.MAX_SYSTEM_LABEL
     assert spec["width"] + limit <= _common.WIDE_PAGE
     assert {"system"} <= {t["field"] for t in point["encoding"]["tooltip"]}
     assert point["encoding"]["x"]["title"].startswith("Accuracy")     # the label, not the id
@@ -293,7 +293,7 @@ def test_calibration_dumbbell_with_long_names_has_fewer_wider_panels():
     spec = charts.calibration_dumbbell(df).to_dict()
     point = next(v for v in views(spec) if mark(v) == "circle")
     assert spec["columns"] == 2 and spec["spec"]["width"] >= 90
-    assert axis(point, "y")["labelLimit"] >= _common._text_width("swin_large_patch4_window12_384.apex")
+    assert axis(point, "y")["labelLimit"] >= _common.text_width("swin_large_patch4_window12_384.apex")
     assert spec["facet"]["sort"] == ["Accuracy", "Macro F1", "Cohen's kappa"]
 
 

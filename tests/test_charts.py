@@ -12,8 +12,8 @@ import pytest
 
 alt = pytest.importorskip("altair")
 
-from evalreport import charts as b  # noqa: E402
-from evalreport.charts import _common as c  # noqa: E402
+from evalreport import charts as b
+from evalreport.charts import _common as c
 
 SYSTEMS = ["alpha", "beta", "gamma", "delta"]
 MEASURES = ["accuracy", "macro_f1", "mcc", "confusion_entropy"]
@@ -65,10 +65,10 @@ def ranks():
 def rank_correlation():
     rows = []
     for i, a in enumerate(MEASURES):
-        for j, c in enumerate(MEASURES):
+        for j, other in enumerate(MEASURES):
             if i <= j:  # upper triangle only: the builder mirrors
                 v = 1.0 if i == j else round(0.9 - 0.35 * (j - i), 2)
-                rows += [(a, c, "spearman", v), (a, c, "kendall", v - 0.1 if i != j else 1.0)]
+                rows += [(a, other, "spearman", v), (a, other, "kendall", v - 0.1 if i != j else 1.0)]
     return pd.DataFrame(rows, columns=["measure_a", "measure_b", "method", "value"])
 
 
@@ -82,9 +82,9 @@ def rank_distribution():
 def pairwise():
     rows, ps = [], iter([0.0004, 0.03, 0.2, 0.5, 0.01, 0.9])
     for i, a in enumerate(SYSTEMS):
-        for c in SYSTEMS[i + 1:]:
+        for other in SYSTEMS[i + 1:]:
             p = next(ps)
-            rows.append((a, c, "accuracy", "mcnemar", p, min(1, 3 * p), min(1, 2 * p)))
+            rows.append((a, other, "accuracy", "mcnemar", p, min(1, 3 * p), min(1, 2 * p)))
     return pd.DataFrame(rows, columns=["system_a", "system_b", "measure", "test", "p_value", "p_holm", "p_bh"])
 
 
@@ -251,9 +251,12 @@ def test_not_a_frame_is_a_type_error():
 
 
 def test_public_names_exported():
-    from evalreport.charts import crossval, heatmaps, points
-
-    from evalreport.charts import benchmark  # its builders are tested in test_benchmark_charts.py
+    from evalreport.charts import (
+        benchmark,  # its builders are tested in test_benchmark_charts.py
+        crossval,
+        heatmaps,
+        points,
+    )
 
     builders = set(b.__all__) - {"THEME_NAME", "use_theme", "measure_label", "short_measure_label",
                                  "identical_rankings"} - set(benchmark.__all__)

@@ -1,4 +1,4 @@
-"""The chart builders' shortcuts give Altair's own result: ``_with`` (properties set on a chart
+"""The chart builders' shortcuts give Altair's own result: ``with_properties`` (properties set on a chart
 just built, where Altair's ``properties`` rebuilds it and deep-copies every layer) writes the
 same spec, key order included, as ``chart.properties``; the union-find of ``identical_rankings``
 finds the connected components scipy finds; ``_shorten`` shortens the cells the per-cell rule
@@ -14,10 +14,9 @@ from hypothesis import given, settings, strategies as st
 
 alt = pytest.importorskip("altair")
 
-from evalreport.charts import (_common, benchmark, critical_difference, crossval, heatmaps,  # noqa: E402
-                               multilabel, points)
-from evalreport.charts._common import MAX_TEXT, _shorten, display_text  # noqa: E402
-from tests.test_charts import CASES  # noqa: E402
+from evalreport.charts import _common, benchmark, critical_difference, crossval, heatmaps, multilabel, points
+from evalreport.charts._common import MAX_TEXT, _shorten, display_text
+from tests.test_charts import CASES
 
 _MODULES = (_common, benchmark, critical_difference, crossval, heatmaps, multilabel, points)
 
@@ -31,14 +30,14 @@ def test_with_writes_the_spec_altair_properties_writes(name, monkeypatch):
     make, call = CASES[name]
     fast = json.dumps(call(make()).to_dict())
     for module in _MODULES:
-        monkeypatch.setattr(module, "_with", _altair_properties)
+        monkeypatch.setattr(module, "with_properties", _altair_properties)
     slow = json.dumps(call(make()).to_dict())
     assert fast == slow      # the JSON text: values and key order
 
 
 def test_with_sets_every_property_on_the_chart_itself():
     layered = alt.layer(alt.Chart().mark_point(), data=pd.DataFrame({"a": [1]}))
-    same = _common._with(layered, width=alt.Step(20), title=alt.TitleParams("T", subtitle=["s"]))
+    same = _common.with_properties(layered, width=alt.Step(20), title=alt.TitleParams("T", subtitle=["s"]))
     assert same is layered
     assert json.dumps(same.to_dict()) == json.dumps(
         alt.layer(alt.Chart().mark_point(), data=pd.DataFrame({"a": [1]}))
@@ -93,6 +92,6 @@ def test_benchmark_charts_with_write_the_spec_altair_properties_writes(monkeypat
         fast = {k: json.dumps(c.to_dict()) for k, c in all_charts(shape).items()}
         with monkeypatch.context() as m:
             for module in _MODULES:
-                m.setattr(module, "_with", _altair_properties)
+                m.setattr(module, "with_properties", _altair_properties)
             slow = {k: json.dumps(c.to_dict()) for k, c in all_charts(shape).items()}
         assert fast == slow, shape

@@ -16,8 +16,7 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from evalreport.charts import names as N
 
@@ -180,9 +179,8 @@ def test_label_expression_lookup_is_safe():
 # every chart, on the organiser's names
 
 alt = pytest.importorskip("altair")
-from evalreport import charts  # noqa: E402
-from evalreport.charts import benchmark as bcharts  # noqa: E402
-from evalreport.charts import multilabel as mlcharts  # noqa: E402
+from evalreport import charts
+from evalreport.charts import benchmark as bcharts, multilabel as mlcharts
 
 SYSTEMS = ORGANISER
 TASKS = ["track-A-en", "track-B-de", "track-C-fr"]

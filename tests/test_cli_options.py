@@ -1,9 +1,9 @@
 """CLI options: every accepted option has an effect or a clear error (exit 2), and outputs never
 replace a folder evalreport did not write."""
 import csv
+import io
 import shutil
 import subprocess
-import io
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest

@@ -15,8 +15,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from evalreport.cli import build_parser
 from evalreport.cli.common import emit, emit_columns

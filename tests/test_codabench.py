@@ -4,8 +4,8 @@ Docker Container Layout") and read back as the platform reads them (scores.json:
 object of numbers whose keys are leaderboard column keys; "Competition Bundle Structure")."""
 from __future__ import annotations
 
-import io
 import html
+import io
 import json
 import math
 import re
@@ -14,8 +14,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given
-from hypothesis import strategies as st
+from hypothesis import assume, given, strategies as st
 
 from evalreport.cli import main
 from evalreport.report.codabench import leaderboard_key

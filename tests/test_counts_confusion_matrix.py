@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from sklearn.metrics import confusion_matrix as sk_confusion_matrix
 
 from evalreport.counts import confusion_matrix
@@ -94,7 +93,7 @@ def test_the_general_path_and_the_hash_path_agree(gold, pred, labels):
     error included."""
     try:
         expect = _by_lookup(gold, pred, labels)
-    except (KeyError, TypeError) as exc:
+    except (KeyError, TypeError):
         with pytest.raises((ValueError, TypeError)):
             confusion_matrix(gold, pred, labels=labels)
         return

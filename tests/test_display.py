@@ -20,11 +20,16 @@ nbformat = pytest.importorskip("nbformat")
 pypandoc = pytest.importorskip("pypandoc")
 typst = pytest.importorskip("typst")
 
-from evalreport.report.display import Heading, Note, Table  # noqa: E402
-from evalreport.report.resources import templates_dir  # noqa: E402
-from evalreport.report.typst_pdf import drop_false_suspects  # noqa: E402
-from evalreport.report.typst_table import (  # noqa: E402
-    LANDSCAPE_PT, MIME_TYPST, PORTRAIT_PT, choose_layout, text_width, typst_string,
+from evalreport.report.display import Heading, Note, Table
+from evalreport.report.resources import templates_dir
+from evalreport.report.typst_pdf import drop_false_suspects
+from evalreport.report.typst_table import (
+    LANDSCAPE_PT,
+    MIME_TYPST,
+    PORTRAIT_PT,
+    choose_layout,
+    text_width,
+    typst_string,
 )
 
 HOSTILE = [

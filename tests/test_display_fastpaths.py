@@ -11,10 +11,9 @@ from hypothesis import given, settings, strategies as st
 
 pd = pytest.importorskip("pandas")
 
-from evalreport import escape  # noqa: E402
-from evalreport.report import display  # noqa: E402
-from evalreport.report.display import Table, _JSON_CONTROL, _printable_spec, _printable_walk  # noqa: E402
-from evalreport.report import typst_table  # noqa: E402
+from evalreport import escape
+from evalreport.report import display, typst_table
+from evalreport.report.display import _JSON_CONTROL, Table, _printable_spec, _printable_walk
 
 
 def _replaced_by_printable():

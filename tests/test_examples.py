@@ -2,17 +2,15 @@
 the demo exists - that the headline measures rank its systems differently."""
 from __future__ import annotations
 
-
 import numpy as np
 import pandas as pd
 import pytest
 
 pytest.importorskip("sklearn")
 
-from evalreport.counts import confusion_from_codes  # noqa: E402
-from evalreport.examples import (DEMO_CLASSES, binary_demo_data, demo_data, make_binary_demo,  # noqa: E402
-                                 make_demo)
-from evalreport.measures import evaluate  # noqa: E402
+from evalreport.counts import confusion_from_codes
+from evalreport.examples import DEMO_CLASSES, binary_demo_data, demo_data, make_binary_demo, make_demo
+from evalreport.measures import evaluate
 
 HEADLINE = ["accuracy", "macro_recall", "macro_f1", "mcc", "k"]
 

@@ -124,8 +124,8 @@ def references(command, tmp_path_factory):
 
 def _hook(step, target):
     """In the child: make the process SIGKILL itself at ``step``."""
-    real_mkdtemp, real_to_csv, real_usual = _atomic.tempfile.mkdtemp, pd.DataFrame.to_csv, _atomic._usual_mode
-    real_swap, real_exchange, real_remove, real_replace = _atomic._swap, _atomic._exchange, _atomic._remove, os.replace
+    real_mkdtemp, real_to_csv = _atomic.tempfile.mkdtemp, pd.DataFrame.to_csv
+    real_exchange, real_replace = _atomic._exchange, os.replace
     count = [0]
     if step == "staging made":
         def mkdtemp(*a, **k):
@@ -236,7 +236,7 @@ def test_kill_at_timed_instants(work, references, mode):
                 _atomic._RENAMEAT2 = None
             return quiet_main(args(2, target))
 
-        status = fork(child, then=lambda pid: (time.sleep(fraction * full), os.kill(pid, signal.SIGKILL)))
+        status = fork(child, then=lambda pid, fraction=fraction: (time.sleep(fraction * full), os.kill(pid, signal.SIGKILL)))
         if (target / _atomic.MARKER).exists():
             now = snapshot(target)
             assert now in (references[1], references[2]), fraction

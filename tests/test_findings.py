@@ -10,16 +10,15 @@ import itertools
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from conftest import labels_from_confusion
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from evalreport.analyses.compare import compare
-from evalreport.analyses.findings import (FULL_CLASSES, MAX_CHALLENGERS, findings, fragility, pair_fragility)
+from evalreport.analyses.findings import FULL_CLASSES, MAX_CHALLENGERS, findings, fragility, pair_fragility
 from evalreport.analyses.prevalence import what_if_ranks
 from evalreport.counts import Counts
 from evalreport.inputs.runs import Runs
 from evalreport.measures import compute, get
-from conftest import labels_from_confusion
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -457,15 +456,15 @@ def test_greedy_bound_on_the_reviewers_case(measure):
 
 def test_pruning_leaves_no_removable_change():
     """H1: after the pruning pass, undoing any single change leaves the challenger behind."""
-    from evalreport.analyses.findings import _greedy, _Oriented, _reverts, _after
+    from evalreport.analyses.findings import _after, _greedy, _Oriented, _reverts
 
     X, Y = _reviewer_case(6, 600)
     f = _Oriented("macro_f1")
     moves, a, b = _greedy(f, X, Y, max_steps=10_000)
     assert moves is not None
     # rebuild the end state: the search is deterministic, so run the pieces and check the invariant
+    from evalreport.analyses import fragility_search as fmod  # where _search looks up _prune
     from evalreport.analyses.findings import _search
-    from evalreport.analyses import fragility_search as fmod      # where _search looks up _prune
     seen = {}
     orig = fmod._prune
 

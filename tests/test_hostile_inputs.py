@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from test_inputs import GOLD_ROWS, raises, tsv, write
 
 from evalreport.cli import main
 from evalreport.counts import read_confusion, read_confusions
@@ -30,7 +31,6 @@ from evalreport.errors import MeasureError
 from evalreport.inputs import Runs, checks, read_runs, readers
 from evalreport.inputs.costs import read_costs
 from evalreport.measures import REGISTRY, catalogue, compute, evaluate, get
-from test_inputs import GOLD_ROWS, raises, tsv, write
 
 VALID = b"id\tlabel\na\tx\nb\ty\nc\tx\nd\tz\n"
 
@@ -194,12 +194,12 @@ def test_nul_check_reads_no_further_than_the_first_nul():
             return len(buffer)
 
     stream = io.BufferedReader(EndlessNul(), buffer_size=4096)
-    assert checks._first_nul(stream, chunk=4096) == (0, 1)
+    assert checks.first_nul(stream, chunk=4096) == (0, 1)
     assert stream.raw.read_bytes <= 2 * 4096
     # the offset and the line of a NUL after text, across block boundaries
     data = b"id\tlabel\n" + b"a\tx\n" * 3000 + b"\0"
-    assert checks._first_nul(io.BytesIO(data), chunk=1000) == (len(data) - 1, 3002)
-    assert checks._first_nul(io.BytesIO(b"id\tlabel\na\tx\n"), chunk=4) is None
+    assert checks.first_nul(io.BytesIO(data), chunk=1000) == (len(data) - 1, 3002)
+    assert checks.first_nul(io.BytesIO(b"id\tlabel\na\tx\n"), chunk=4) is None
 
 
 def test_very_long_header_field_and_label_are_read(tmp_path, gold):

@@ -108,7 +108,7 @@ def test_markdown_escape_gives_plain_text_in_pandoc_and_mistune(text):
     render_mod = importlib.import_module("evalreport.report.render")
 
     md = f"Name: {escape.markdown(text)}."
-    out = subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "json"], input=md, capture_output=True,
+    out = subprocess.run([render_mod.pandoc_path(), "-f", "markdown", "-t", "json"], input=md, capture_output=True,
                          text=True, check=True).stdout
     inlines = json.loads(out)["blocks"][0]["c"]
     assert {i["t"] for i in inlines} <= {"Str", "Space"}       # no Link, Image, Code, RawInline, Math, Cite
@@ -333,7 +333,7 @@ def test_display_objects_markdown_is_inert_for_pandoc_and_quarto():
     reasons = pd.DataFrame({names[1]: [names[2]] * len(names)})
     md = Table(frame, index=False, caption=names[4], undefined=flags, reasons=reasons)._markdown()
     md += "\n\n" + "\n\n".join(Heading(n)._repr_mimebundle_()["text/markdown"] for n in names)
-    doc = json.loads(subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "json"], input=md,
+    doc = json.loads(subprocess.run([render_mod.pandoc_path(), "-f", "markdown", "-t", "json"], input=md,
                                     capture_output=True, text=True, check=True).stdout)
     kinds = set(re.findall(r'"t":"(\w+)"', json.dumps(doc, separators=(",", ":"))))
     # (a Superscript is the undefined-note letter ^a^, ours)
@@ -411,11 +411,11 @@ def test_subset_measure_labels_print_as_written_in_every_section(subset_tables):
     assert "*y*" in labels[0] and "$x$" in labels[1]
     mentioned = 0
     for name, note in notes:
-        doc = json.loads(subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "json"], input=note.text,
+        doc = json.loads(subprocess.run([render_mod.pandoc_path(), "-f", "markdown", "-t", "json"], input=note.text,
                                         capture_output=True, text=True, check=True).stdout)
         kinds = set(re.findall(r'"t":"(\w+)"', json.dumps(doc, separators=(",", ":"))))
         assert not kinds & _MARKUP, (name, kinds & _MARKUP, note.text[:300])
-        plain = subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "plain", "--wrap=none"],
+        plain = subprocess.run([render_mod.pandoc_path(), "-f", "markdown", "-t", "plain", "--wrap=none"],
                                input=note.text, capture_output=True, text=True, check=True).stdout
         html = _markdown_to_html(note.text)
         assert not re.search(r"<(em|h\d|a|img|b)\b", html), (name, html[:300])
@@ -442,7 +442,7 @@ def test_subset_measure_labels_in_the_appendix(subset_tables, tmp_path):
             assert not line.lstrip().startswith(("*", "[")), (tex.name, line)
     render_mod = importlib.import_module("evalreport.report.render")
     md = (out / "methods.md").read_text(encoding="utf-8")
-    doc = json.loads(subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "json"], input=md,
+    doc = json.loads(subprocess.run([render_mod.pandoc_path(), "-f", "markdown", "-t", "json"], input=md,
                                     capture_output=True, text=True, check=True).stdout)
     kinds = set(re.findall(r'"t":"(\w+)"', json.dumps(doc, separators=(",", ":"))))
     assert not kinds & (_MARKUP - {"Cite", "Math"}), kinds & _MARKUP   # (citations and formulas: ours)
@@ -504,7 +504,7 @@ def test_identities_note_escapes_subset_labels_and_ids(tmp_path):
                   "members": [members]}).to_csv(tmp_path / "identities.csv", index=False)
     text = open_report(tmp_path).identities_note().text
     render_mod = importlib.import_module("evalreport.report.render")
-    plain = subprocess.run([render_mod._pandoc(), "-f", "markdown", "-t", "plain", "--wrap=none"], input=text,
+    plain = subprocess.run([render_mod.pandoc_path(), "-f", "markdown", "-t", "plain", "--wrap=none"], input=text,
                            capture_output=True, text=True, check=True).stdout
     assert _squash(f"{get(SUBSET_PRIMARY).label}, Accuracy — {SUBSET_PRIMARY}, accuracy") in _squash(plain)
     assert "`accuracy`" in text                                    # a plain id stays a code span

@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import io
-from dataclasses import replace
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd

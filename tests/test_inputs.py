@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-
-from evalreport.errors import InputError
 from conftest import GOSGENS_DIR, raises, write
+
 from evalreport.counts import count, read_confusion, read_confusions
+from evalreport.errors import InputError
 from evalreport.inputs import ABSTAIN, Runs, hash_file, natural_sorted, read_runs
 
 IMAGENET = GOSGENS_DIR / "imagenet"
@@ -391,7 +391,7 @@ def test_nan_label_parquet(tmp_path, gold):
 #: One bad run file each: (file name, content, message, line named in the error or None).
 BAD_RUN_FILES = [
     pytest.param("r.tsv", "id\tlabel\na\tx\n\ty\n", "empty id", 3, id="empty_id"),
-    pytest.param("r.tsv", "id\tlabel\na\tx\nb\t".encode() + "caf\u00e9".encode("latin-1") + b"\n", "not valid UTF-8", 3, id="not_utf8"),
+    pytest.param("r.tsv", b"id\tlabel\na\tx\nb\t" + "caf\u00e9".encode("latin-1") + b"\n", "not valid UTF-8", 3, id="not_utf8"),
     pytest.param("r.csv", b"id,lab\xe9l\na,x\n", "not valid UTF-8", 1, id="not_utf8_header"),
     pytest.param("r.jsonl", b'{"id": "a", "label": "x"}\n{"id": "b", "label": "\xff"}\n', "not valid UTF-8", 2, id="not_utf8_jsonl"),
     pytest.param("r.tsv", "id\tlabel\na\tx\n\nb\ty\textra\nc\tx\n", "has 3 fields but the header has 2", 4, id="too_many_fields"),

@@ -17,15 +17,14 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from evalreport.errors import InputError
 from evalreport.inputs import align, read_runs
 from evalreport.inputs.align import IdIndex
+from evalreport.inputs.lines import data_line_numbers, last_line_if_one_per_line
 from evalreport.inputs.runs import ItemIds, Runs
-from evalreport.inputs.lines import _data_line_numbers, _last_line_if_one_per_line
-from evalreport.inputs.tables import _may_need_trim, _read_table, _to_text
+from evalreport.inputs.tables import _may_need_trim, read_table, to_text
 
 # ids of every length around the word boundaries, with non-ASCII letters and a NUL byte (Parquet holds any text)
 ID_TEXT = st.text(alphabet=string.ascii_letters + string.digits + "_-é\u00a0中\x00", min_size=0, max_size=20)
@@ -182,8 +181,8 @@ def test_parquet_dictionary_labels_equal_text_labels(tmp_path):
     labels = ["b", " a", "a", "b ", "c", None, "a"][:-2] + ["c", "\u3000b"] * 3
     path = tmp_path / "x.parquet"
     pq.write_table(pa.table({"id": [str(k) for k in range(len(labels))], "label": labels}), path, row_group_size=3)
-    as_dict, _ = _read_table(path, "run", dictionary=("label",))
-    plain, _ = _read_table(path, "run")
+    as_dict, _ = read_table(path, "run", dictionary=("label",))
+    plain, _ = read_table(path, "run")
     assert pa.types.is_dictionary(as_dict.column("label").type)
     codes_d, uniques_d = as_dict.labels("label")
     codes_p, uniques_p = plain.labels("label")
@@ -196,7 +195,7 @@ def test_dictionary_label_messages_unchanged(tmp_path):
         path = tmp_path / "x.parquet"
         pq.write_table(pa.table({"id": ["1", "2", "3"], "label": ["a", value, "b"]}), path)
         for dictionary in ((), ("label",)):
-            table, _ = _read_table(path, "gold", id_col="id", dictionary=dictionary)
+            table, _ = read_table(path, "gold", id_col="id", dictionary=dictionary)
             with pytest.raises(InputError, match=re.escape(problem)) as info:
                 table.labels("label")
             assert "row 2" in str(info.value) and "'2'" in str(info.value)
@@ -216,7 +215,7 @@ def test_trim_skipped_only_when_it_changes_nothing(values):
     trimmed = pc.utf8_trim_whitespace(col)
     if not _may_need_trim(col):
         assert trimmed.equals(col)
-    assert _to_text(col, "x", None).equals(trimmed)
+    assert to_text(col, "x", None).equals(trimmed)
 
 
 @SETTINGS
@@ -232,9 +231,9 @@ def test_line_count_shortcut_agrees_with_line_numbers(tmp_path, lines, final):
         n_rows = pa_csv.read_csv(path, parse_options=pa_csv.ParseOptions(delimiter="\t")).num_rows
     except pa.ArrowInvalid:
         return
-    last = _last_line_if_one_per_line(data, n_rows, True)
+    last = last_line_if_one_per_line(data, n_rows, True)
     if last is not None:
-        numbers = _data_line_numbers(path, "tsv", True, n_rows)
+        numbers = data_line_numbers(path, "tsv", True, n_rows)
         assert numbers is not None and int(numbers[-1]) == last
 
 

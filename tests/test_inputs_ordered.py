@@ -5,7 +5,7 @@ Three shortcuts of :func:`evalreport.inputs.read_runs` are compared with the pat
 id column equals the gold's as read (one Arrow comparison instead of trimming and aligning), a Parquet
 run that stores the gold's id column byte for byte (not decoded at all,
 :mod:`evalreport.inputs.parquet_ids`), and labels mapped to class codes straight from the column's
-dictionary (:meth:`evalreport.inputs.tables._Table.codes`). Also here: ``hash_files=False``.
+dictionary (:meth:`evalreport.inputs.tables.Table.codes`). Also here: ``hash_files=False``.
 """
 from __future__ import annotations
 
@@ -13,13 +13,12 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
+from test_inputs_align import _outcome, _write as write_file  # the same writer and reader as the align tests
 
 from evalreport.inputs import align, read_runs, readers, tables
 from evalreport.inputs.checks import hash_file
 from evalreport.inputs.parquet_ids import GoldIdColumn
-from test_inputs_align import _outcome, _write as write_file   # the same writer and reader as the align tests
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -33,7 +32,7 @@ def _general_path(monkeypatch):
     """Every shortcut off: ids trimmed and aligned by index_in, labels through their distinct values."""
     monkeypatch.setattr(readers, "_same_column", lambda raw, gold: False)
     monkeypatch.setattr(GoldIdColumn, "of", classmethod(lambda cls, *a: None))
-    monkeypatch.setattr(tables._Table, "codes", lambda self, *a: None)
+    monkeypatch.setattr(tables.Table, "codes", lambda self, *a: None)
     monkeypatch.setattr(align.IdIndex, "build", classmethod(lambda cls, ids: None))
 
 
@@ -84,7 +83,7 @@ def test_parquet_run_storing_the_gold_ids_is_not_decoded(tmp_path):
     renamed = tmp_path / "renamed.parquet"
     pq.write_table(pa.table({"key": pa.array(ids, pa.string()), "label": ["a"] * 1000}), renamed, row_group_size=300)
     other = {"gzip": dict(compression="gzip", row_group_size=300), "groups": dict(row_group_size=400)}
-    g, _ = tables._read_table(gold, "gold", id_col="id", dictionary=("label",))
+    g, _ = tables.read_table(gold, "gold", id_col="id", dictionary=("label",))
     ref = GoldIdColumn.of(gold, "id", g.columns["id"])
     assert ref.stored_in(alike, "id") and ref.stored_in(renamed, "key") and ref.stored_in(gold, "id")
     for name, kw in other.items():
@@ -94,7 +93,7 @@ def test_parquet_run_storing_the_gold_ids_is_not_decoded(tmp_path):
     assert not ref.stored_in(wide, "id")
     changed = _write(tmp_path / "changed.parquet", ids[:-1] + ["doc9999"], ["a"] * 1000, "parquet", row_group_size=300)
     assert not ref.stored_in(changed, "id")
-    run, _ = tables._read_table(alike, "run", id_col="id", dictionary=("label",), same_ids=ref)
+    run, _ = tables.read_table(alike, "run", id_col="id", dictionary=("label",), same_ids=ref)
     assert run.columns["id"] is ref.array and run.n_rows == 1000
     assert run.labels("label")[1] == ["b", "a"]
 
@@ -102,13 +101,13 @@ def test_parquet_run_storing_the_gold_ids_is_not_decoded(tmp_path):
 def test_codes_equal_labels_through_the_class_index(tmp_path):
     labels = [" b", "a", "c ", "a", "\u3000b"] * 4
     path = _write(tmp_path / "r.parquet", [str(k) for k in range(20)], labels, "parquet", row_group_size=3)
-    table, _ = tables._read_table(path, "run", dictionary=("label",))
+    table, _ = tables.read_table(path, "run", dictionary=("label",))
     index = {"a": 0, "b": 1, "c": 2}
     local, uniques = table.labels("label")
     expected = np.array([index[u] for u in uniques])[local]
     np.testing.assert_array_equal(table.codes("label", index, np.int8), expected)
     assert table.codes("label", {"a": 0, "b": 1}, np.int8) is None        # "c" is unknown: labels() says so
-    plain, _ = tables._read_table(path, "run")
+    plain, _ = tables.read_table(path, "run")
     assert plain.codes("label", index, np.int8) is None                   # not dictionary-encoded
 
 

@@ -10,10 +10,9 @@ from contextlib import redirect_stderr, redirect_stdout
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from conftest import raises, write
+from hypothesis import given, settings, strategies as st
+
 from evalreport.cli import main
 from evalreport.counts import read_confusion
 from evalreport.inputs import read_runs

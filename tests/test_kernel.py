@@ -14,10 +14,10 @@ pytest.importorskip("papermill")
 pytest.importorskip("vl_convert")
 alt = pytest.importorskip("altair")
 
-from evalreport.report import display  # noqa: E402
-from evalreport.report.display import DEFER_ENV, MIME_DEFERRED_PNG, Chart  # noqa: E402
-from evalreport.report.kernel import NotebookRunner, _ChartImages, fill_chart_images  # noqa: E402
-from evalreport.report.render import RenderError, execute  # noqa: E402
+from evalreport.report import display
+from evalreport.report.display import DEFER_ENV, MIME_DEFERRED_PNG, Chart
+from evalreport.report.kernel import NotebookRunner, _ChartImages, fill_chart_images
+from evalreport.report.render import RenderError, execute
 
 CHART = """\
 import altair as alt

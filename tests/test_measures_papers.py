@@ -449,7 +449,7 @@ def test_p000_property_4_3_expected_f1_of_the_random_classifier():
     classifier that draws its acceptance rate p ~ U(0, 1) and then labels items independently:
     the Beta(1,1)-binomial is uniform), the 'average over all possible classifiers' of its footnote 2
     taken over acceptance rates. Both are enumerated exactly."""
-    for D, want_binomial in [(1, 0.5), (100, None)]:
+    for D in (1, 100):
         k = np.arange(D + 1)
         e_binom = _expected_f1_random(D, binom.pmf(k, D, 0.5))
         e_uniform = _expected_f1_random(D, np.full(D + 1, 1 / (D + 1)))

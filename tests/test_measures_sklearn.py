@@ -13,12 +13,11 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import labels_from_confusion, make_confusions
 from sklearn import metrics as skm
 
 from evalreport import measures as M
 from evalreport.measures.binary import ovr_counts
-
-from conftest import labels_from_confusion, make_confusions
 
 KS = (2, 3, 4, 5, 6)
 PER_K = 10

@@ -11,16 +11,19 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from conftest import multilabel_runs as Runs, write
+from hypothesis import given, settings, strategies as st
 from scipy import stats
 
-from conftest import multilabel_runs as Runs, write
 from evalreport.analyses import prevalence
 from evalreport.analyses.audit.multilabel import ML_PROPERTIES, SetSpace, audit_multilabel
 from evalreport.analyses.multilabel import ML_TABLES, compare_multilabel
-from evalreport.analyses.multilabel_calibration import (calibrate_labels, calibration_tables, prevalence_dependent,
-                                                       reference_prevalence)
+from evalreport.analyses.multilabel_calibration import (
+    calibrate_labels,
+    calibration_tables,
+    prevalence_dependent,
+    reference_prevalence,
+)
 from evalreport.analyses.multilabel_tests import mcnemar_exact_match, paired_tests, randomization_differences
 from evalreport.analyses.significance import holm
 from evalreport.counts.multilabel import STAT, count_multilabel, count_swapped

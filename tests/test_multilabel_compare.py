@@ -12,13 +12,12 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import multilabel_runs
 from sklearn import metrics as skm
 
 from evalreport.analyses.multilabel import ML_TABLES, compare_multilabel
-from evalreport.report.write import write_comparison
-from conftest import multilabel_runs
 from evalreport.errors import MeasureError
-
+from evalreport.report.write import write_comparison
 
 Runs = multilabel_runs          # the real MultiLabelRuns, made in memory
 

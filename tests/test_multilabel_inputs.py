@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import string
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
 from conftest import raises, write
+from hypothesis import HealthCheck, given, settings, strategies as st
+
 from evalreport.examples import write_multilabel
 from evalreport.inputs.multilabel import LAYOUTS, MultiLabelRuns, detect_multilabel, read_multilabel
 

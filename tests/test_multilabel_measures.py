@@ -12,17 +12,21 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from conftest import multilabel_runs
+from hypothesis import given, settings, strategies as st
 from sklearn import metrics as skm
 
 from evalreport.counts.multilabel import STAT, count_multilabel, item_stats
-from conftest import multilabel_runs
 from evalreport.errors import MeasureError
 from evalreport.measures import REGISTRY, applicable, compute, default_measures, get
-from evalreport.measures.multilabel import (EXAMPLE_IDS, compute_multilabel, label_based, label_record,
-                                            label_values, multilabel_measures)
-
+from evalreport.measures.multilabel import (
+    EXAMPLE_IDS,
+    compute_multilabel,
+    label_based,
+    label_record,
+    label_values,
+    multilabel_measures,
+)
 
 Runs = multilabel_runs          # the real MultiLabelRuns, made in memory
 

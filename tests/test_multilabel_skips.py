@@ -11,9 +11,9 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import multilabel_runs as Runs
 from sklearn.metrics import f1_score, jaccard_score, precision_score, recall_score
 
-from conftest import multilabel_runs as Runs
 from evalreport.analyses.audit.multilabel import audit_multilabel
 from evalreport.analyses.multilabel import compare_multilabel
 from evalreport.analyses.multilabel_skips import SKIP_COLUMNS, example_skips, undefined_stat

@@ -15,8 +15,15 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from evalreport.analyses.multitask_tests import (cd_cliques, friedman, friedman_from_ranks, nemenyi, nemenyi_q,
-                                                 wilcoxon_holm, wins)
+from evalreport.analyses.multitask_tests import (
+    cd_cliques,
+    friedman,
+    friedman_from_ranks,
+    nemenyi,
+    nemenyi_q,
+    wilcoxon_holm,
+    wins,
+)
 from evalreport.analyses.resampling import holm
 
 DEMSAR_RANKS = {"C4.5": 3.143, "C4.5+m": 2.000, "C4.5+cf": 2.893, "C4.5+m+cf": 1.964}

@@ -305,8 +305,9 @@ def test_cli_score_with_cost_file(tmp_path, capsys):
     costs.write_text("gold,low,mid,high\nlow,0,1,2\nmid,3,0,1\nhigh,6,3,0\n")
     assert main(["score", str(gold), str(run), "--costs", str(costs), "--measures", "mae,k_cost",
                  "--format", "csv"]) == 0
-    import pandas as pd
     import io
+
+    import pandas as pd
 
     frame = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("measure")
     # errors: mid->high 1, mid->low 3, high->mid 3 over 6 items

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 import textwrap
 from pathlib import Path
 
@@ -22,8 +21,7 @@ from sklearn.metrics import balanced_accuracy_score, f1_score
 
 from evalreport.cli import main
 from evalreport.errors import InputError
-from evalreport.measures import _core, get
-from evalreport.measures import plugins
+from evalreport.measures import _core, get, plugins
 
 STANCE_PLUGIN = '''
 import numpy as np
@@ -160,7 +158,7 @@ def test_loading_twice_is_harmless(data):
 def test_builtin_measures_are_not_wrapped(data):
     _, plugin = data
     plugins.load_plugin(plugin)
-    assert getattr(get("stance_f_avg").fn, "__evalreport_plugin__") == str(plugin.resolve())
+    assert get("stance_f_avg").fn.__evalreport_plugin__ == str(plugin.resolve())
     assert not any(hasattr(m.fn, "__evalreport_plugin__") for i, m in _core.REGISTRY.items() if i != "stance_f_avg")
 
 

@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 from hypothesis import given
+from test_measures_properties import ALL, SETTINGS, confusion, kw
 
 from evalreport import measures as M
-from test_measures_properties import ALL, SETTINGS, confusion, kw
 
 NO_CONVENTION = [m for m in ALL if m.convention is None]
 WITH_CONVENTION = [m for m in ALL if m.convention is not None]

@@ -3,12 +3,18 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
-from evalreport.analyses.prevalence import (PrevalenceWarning, absent_classes, calibrate, estimate_precision,
-                                            predicted_rate, scale, what_if)
+from evalreport.analyses.prevalence import (
+    PrevalenceWarning,
+    absent_classes,
+    calibrate,
+    estimate_precision,
+    predicted_rate,
+    scale,
+    what_if,
+)
 from evalreport.counts import Counts, from_opitz
 from evalreport.measures import compute
 

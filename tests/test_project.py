@@ -22,9 +22,9 @@ import pytest
 nbformat = pytest.importorskip("nbformat")
 yaml = pytest.importorskip("yaml")
 
-from evalreport.report import quarto as q  # noqa: E402
-from evalreport.report.output import check_offline  # noqa: E402
-from evalreport.report.project import MANIFEST  # noqa: E402
+from evalreport.report import quarto as q
+from evalreport.report.output import check_offline
+from evalreport.report.project import MANIFEST
 
 pytestmark = pytest.mark.slow
 FAKE = Path(__file__).resolve().parent / "fake_quarto.py"
@@ -282,8 +282,9 @@ def test_quarto_render_in_the_report_folder(built, tmp_path):
     assert _digest(copy / "tables") == _digest(out / "tables")
     # every table is evalreport's: its Typst table in the PDF (no pipe table, no glued numbers), its HTML
     # table in a scrolling box over the body and right margin of the page (tests/quarto_checks.py)
-    from evalreport.report.typst_table import MIME_TYPST
     from quarto_checks import glued_numbers, html_table_problems, typst_table_problems
+
+    from evalreport.report.typst_table import MIME_TYPST
 
     joined = nbformat.read(str(copy / "report.ipynb"), as_version=4)
     n = sum(MIME_TYPST in o.get("data", {}) for c in joined.cells if c.cell_type == "code" for o in c.outputs)

@@ -25,9 +25,9 @@ yaml = pytest.importorskip("yaml")
 pytest.importorskip("altair")
 pytest.importorskip("vl_convert")
 
-from evalreport.report import quarto as q  # noqa: E402
-from evalreport.report.resources import quarto_config  # noqa: E402
-from evalreport.report.output import RenderError, check_offline, remote_loads  # noqa: E402
+from evalreport.report import quarto as q
+from evalreport.report.output import RenderError, check_offline, remote_loads
+from evalreport.report.resources import quarto_config
 
 render_mod = importlib.import_module("evalreport.report.render")
 
@@ -135,7 +135,7 @@ def test_render_folder_skips_hidden_candidates(tmp_path, monkeypatch):
 # --------------------------------------------------------------------------------------------
 def test_notebook_carries_format_and_execute_options_with_valid_paths(tmp_path):
     nb = nbformat.read(str(executed_notebook(tmp_path / "nb.ipynb")), as_version=4)
-    meta = render_mod._check_metadata("Q: <title> & 'x'", {"subtitle": "3 systems", "date": "2024"})
+    meta = render_mod.check_metadata("Q: <title> & 'x'", {"subtitle": "3 systems", "date": "2024"})
     path = q.quarto_project([("overview", nb)], tmp_path / "proj", meta)
     _, config = q._load_config()
     merged = nbformat.read(str(path), as_version=4)
@@ -199,7 +199,7 @@ def test_caption_stays_literal_through_yaml_and_pandoc_markdown(caption):
     assert line.startswith("#| fig-cap: ") and "\n" not in line
     value = yaml.safe_load(line[2:])["fig-cap"]
     # Quarto parses the caption as (pandoc) markdown: it must come out as the very text
-    pandoc = render_mod._pandoc()
+    pandoc = render_mod.pandoc_path()
     out = subprocess.run([pandoc, "-f", "markdown", "-t", "json"], input=value, capture_output=True, text=True,
                          check=True).stdout
     inlines = json.loads(out)["blocks"][0]["c"]
@@ -255,7 +255,7 @@ def test_quarto_runs_the_post_render_script_over_its_outputs(tmp_path):
     page = f"<!DOCTYPE html><html><head>{HEAD_1_10}</head><body><p>x</p></body></html>"
     (tmp_path / "report.html").write_text(page, encoding="utf-8")
     (tmp_path / "report.pdf").write_bytes(b"%PDF-1.7 <script src=\"https://x.org/jquery.min.js\"></script>")
-    pandoc = render_mod._pandoc()
+    pandoc = render_mod.pandoc_path()
     for env in ({"QUARTO_PROJECT_OUTPUT_FILES": "report.html\nreport.pdf\nmissing.html"},
                 {"QUARTO_USE_FILE_FOR_PROJECT_OUTPUT_FILES": str(tmp_path / "list.txt")}):
         (tmp_path / "list.txt").write_text("report.html\nreport.pdf\n", encoding="utf-8")

@@ -22,11 +22,12 @@ yaml = pytest.importorskip("yaml")
 pytest.importorskip("altair")
 pytest.importorskip("vl_convert")
 
-from evalreport.report import quarto as q  # noqa: E402
-from evalreport.report.typst_table import MIME_TYPST  # noqa: E402
-from fake_quarto import quarto_markdown  # noqa: E402
-from quarto_checks import glued_numbers, html_table_problems, typst_table_problems  # noqa: E402
-from test_quarto import executed_notebook, fake_quarto  # noqa: E402,F401  (a notebook; the fake's fixture)
+from fake_quarto import quarto_markdown
+from quarto_checks import glued_numbers, html_table_problems, typst_table_problems
+from test_quarto import executed_notebook, fake_quarto  # noqa: F401  (a notebook; the fake's fixture)
+
+from evalreport.report import quarto as q
+from evalreport.report.typst_table import MIME_TYPST
 
 render_mod = importlib.import_module("evalreport.report.render")
 
@@ -87,7 +88,7 @@ def _pandoc_as_quarto(project: Path, to: str) -> str:
     # the filter runs before Quarto's own AST processing: on pandoc's reading of this very Markdown
     assert filters and all(f["at"] == "pre-ast" for f in filters), filters
     (project.parent / "report.md").write_text(quarto_markdown(nb, to, project.parent), encoding="utf-8")
-    cmd = [render_mod._pandoc(), "report.md", "--from", "markdown", "--to", "typst" if to == "typst" else "html5"]
+    cmd = [render_mod.pandoc_path(), "report.md", "--from", "markdown", "--to", "typst" if to == "typst" else "html5"]
     cmd += [f"--lua-filter={f['path']}" for f in filters]
     if to == "typst":
         options = dict(front["format"]["typst"])
@@ -169,7 +170,7 @@ def test_quarto_typst_sets_every_table_as_evalreport_lays_it_out(tables_project)
     glued = glued_numbers(pdf)
     assert not glued, glued
     # without the filter Quarto's PDF had pandoc's pipe tables: the check sees them
-    plain = subprocess.run([render_mod._pandoc(), "report.md", "--from", "markdown", "--to", "typst"],
+    plain = subprocess.run([render_mod.pandoc_path(), "report.md", "--from", "markdown", "--to", "typst"],
                            cwd=project.parent, capture_output=True, text=True, check=True).stdout
     assert any("pipe tables" in p for p in typst_table_problems(plain, n))
 
@@ -180,7 +181,7 @@ def test_quarto_html_shows_each_table_in_a_wide_scrolling_cell(tables_project):
     assert html_table_problems(html, n) == []
     assert html.count("er-upright") >= WIDE                 # evalreport's upright headers, as in the builtin page
     assert "typst-table" not in html and "column-page-right" not in html.split("er-table-cell")[0]
-    plain = subprocess.run([render_mod._pandoc(), "report.md", "--from", "markdown", "--to", "html5"],
+    plain = subprocess.run([render_mod.pandoc_path(), "report.md", "--from", "markdown", "--to", "html5"],
                            cwd=project.parent, capture_output=True, text=True, check=True).stdout
     assert any("body column only" in p for p in html_table_problems(plain, n))
 
@@ -189,7 +190,7 @@ def test_other_quarto_formats_keep_the_pipe_table_without_the_typst_source(table
     project, n = tables_project
     nb = json.loads(project.read_text(encoding="utf-8"))
     md = quarto_markdown(nb, "typst", project.parent)      # what Quarto picks for a format without HTML
-    out = subprocess.run([render_mod._pandoc(), "--from", "markdown", "--to", "gfm",
+    out = subprocess.run([render_mod.pandoc_path(), "--from", "markdown", "--to", "gfm",
                           "--lua-filter=templates/typst/select-output.lua"], input=md, cwd=project.parent,
                          capture_output=True, text=True, check=True).stdout
     assert "typst-table" not in out and "sys_23" in out
@@ -213,7 +214,7 @@ def test_real_quarto_tables_in_pdf_and_html(tables_project, tmp_path):
     assert html_table_problems((folder / "report.html").read_text(encoding="utf-8"), n) == []
 
 
-def test_quarto_engine_hands_quarto_what_sets_the_tables(tmp_path, fake_quarto, monkeypatch):
+def test_quarto_engine_hands_quarto_what_sets_the_tables(tmp_path, fake_quarto, monkeypatch):  # noqa: F811
     """render(engine="quarto") end to end with the fake rendering like Quarto through pandoc: the staged
     project carries the filter and the Typst table styles, the PDF compiles (landscape page included),
     the HTML shows every table in its wide scrolling cell."""

@@ -2,13 +2,18 @@
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import assume, given, settings, strategies as st
 from scipy import stats
 
 from evalreport.analyses.prevalence import calibrate
-from evalreport.analyses.ranking import (calibration_correlation, disagreements, inconsistency, rank,
-                                         rank_correlation, rank_table)
+from evalreport.analyses.ranking import (
+    calibration_correlation,
+    disagreements,
+    inconsistency,
+    rank,
+    rank_correlation,
+    rank_table,
+)
 from evalreport.counts import Counts, confusion_from_codes
 from evalreport.measures import evaluate
 

@@ -9,7 +9,6 @@ commands wrote.
 """
 from __future__ import annotations
 
-import io
 import json
 import os
 import re

@@ -19,15 +19,14 @@ pytest.importorskip("altair")
 pytest.importorskip("vl_convert")
 yaml = pytest.importorskip("yaml")
 
-import importlib  # noqa: E402
+import importlib
 
 # evalreport.report re-exports the render() function under the module's name.
 render_mod = importlib.import_module("evalreport.report.render")
-from evalreport.report import quarto as quarto_mod  # noqa: E402
-
-from evalreport.report.display import Chart, Heading, Note, Table  # noqa: E402
-from evalreport.report.render import execute, render  # noqa: E402
-from evalreport.report.resources import data_root, quarto_config, templates_dir  # noqa: E402
+from evalreport.report import quarto as quarto_mod
+from evalreport.report.display import Chart, Heading, Note, Table
+from evalreport.report.render import execute, render
+from evalreport.report.resources import data_root, quarto_config, templates_dir
 
 CHART_NAMES = ("scores-by-system", "prevalence-curve")
 
@@ -417,7 +416,7 @@ def test_quarto_config_parses_and_names_existing_files():
 
 def test_quarto_project_and_commands(rendered, tmp_path):
     nb = nbformat.read(str(rendered["executed"]), as_version=4)
-    meta = render_mod._check_metadata("Q <title>", {"date": "2024"})
+    meta = render_mod.check_metadata("Q <title>", {"date": "2024"})
     path = render_mod.quarto_project([("overview", nb)], tmp_path / "proj", meta)
     project = path.parent
     config = yaml.safe_load((project / "_quarto.yml").read_text(encoding="utf-8"))
@@ -455,10 +454,10 @@ def test_quarto_engine_end_to_end(rendered, tmp_path):
     assert _pdf_images(result["pdf"]) >= len(CHART_NAMES)
     # the tables as evalreport lays them out (tests/quarto_checks.py): no glued numbers in the PDF, each
     # HTML table in its scrolling box over the body and right margin
-    from evalreport.report.typst_table import MIME_TYPST
+    import nbformat
     from quarto_checks import glued_numbers, html_table_problems
 
-    import nbformat
+    from evalreport.report.typst_table import MIME_TYPST
 
     nb = nbformat.read(str(rendered["executed"]), as_version=4)
     n = sum(MIME_TYPST in o.get("data", {}) for c in nb.cells if c.cell_type == "code" for o in c.outputs)
@@ -474,7 +473,7 @@ def test_templates_parse(tmp_path):
     env.parse((tdir / "html" / "cells" / "index.html.j2").read_text(encoding="utf-8"))
     json.loads((tdir / "html" / "cells" / "conf.json").read_text(encoding="utf-8"))
     # pandoc checks the Lua filter and the Typst template by using them on a tiny document.
-    pandoc = render_mod._pandoc()
+    pandoc = render_mod.pandoc_path()
     doc = subprocess.run(
         [pandoc, "--from=markdown", "--to=typst", "--standalone",
          f"--template={tdir / 'typst' / 'report.typ'}", f"--lua-filter={tdir / 'typst' / 'select-output.lua'}",

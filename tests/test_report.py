@@ -156,8 +156,8 @@ def test_same_inputs_and_seed_give_the_same_numbers(tmp_path):
 
 
 def test_failure_leaves_no_half_written_report(tmp_path):
-    from evalreport.examples import load_demo
     from evalreport.errors import MeasureError
+    from evalreport.examples import load_demo
     from evalreport.report.build import build_report
 
     runs = load_demo(tmp_path / "data")

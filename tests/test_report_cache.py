@@ -10,10 +10,10 @@ from hypothesis import given, settings, strategies as st
 
 pd = pytest.importorskip("pandas")
 
-from evalreport.report import audit_section  # noqa: E402
-from evalreport.report.display import VALIDATE_ENV  # noqa: E402
-from evalreport.report.sections import open_report  # noqa: E402
-from evalreport.report.sections._core import _read  # noqa: E402
+from evalreport.report import audit_section
+from evalreport.report.display import VALIDATE_ENV
+from evalreport.report.sections import open_report
+from evalreport.report.sections._core import _read
 
 
 def test_a_table_is_read_once_and_every_call_gets_its_own_copy(tmp_path):

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 pd = pytest.importorskip("pandas")
 
-from evalreport.report import section_tables as t  # noqa: E402
+from evalreport.report import section_tables as t
 
 
 def _reference(est, top=t.MAX_CV_MEASURES):

@@ -19,9 +19,9 @@ from scipy import stats
 
 from evalreport.analyses import resampling as rs
 from evalreport.analyses.compare import compare
-from evalreport.errors import InputError
 from evalreport.counts import bigdata, count
 from evalreport.counts.bigdata import PatternCounts
+from evalreport.errors import InputError
 from evalreport.inputs.runs import Source
 
 SOME = ["accuracy", "macro_f1", "mcc", "kappa", "confusion_entropy"]   # incl. non-decomposable, lower-is-better
@@ -76,7 +76,9 @@ def test_repeated_rows_are_merged_and_empty_rows_dropped(rng):
     got = rs.patterns(messy)
     assert got.n_items == pc.n_items and got.n_patterns <= P
     # same multiset of (fold, gold, pred..., count) as the clean rows
-    key = lambda p: sorted(zip(p.fold.tolist(), p.gold.tolist(), map(tuple, p.pred.T.tolist()), p.counts.tolist()))
+    def key(p):
+        return sorted(zip(p.fold.tolist(), p.gold.tolist(), map(tuple, p.pred.T.tolist()), p.counts.tolist()))
+
     clean = rs.patterns(pc)
     assert key(got) == [k for k in key(clean)]
 

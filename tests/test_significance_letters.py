@@ -17,8 +17,15 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from evalreport.analyses import resampling
-from evalreport.analyses.letters import (check_letters, compact_letters, letter_matrix, letter_names, letter_set,
-                                         letters_sentence, shares_letter)
+from evalreport.analyses.letters import (
+    check_letters,
+    compact_letters,
+    letter_matrix,
+    letter_names,
+    letter_set,
+    letters_sentence,
+    shares_letter,
+)
 
 # ----------------------------------------------------------------------------- helpers
 

@@ -11,8 +11,14 @@ import pytest
 
 from evalreport.cli import main
 from evalreport.errors import InputError
-from evalreport.inputs.taskfile import (BENCHMARK_SCHEMA, TASK_KEYS, TASK_SCHEMA, TaskSpec, load_benchmark_file,
-                                        load_task_file)
+from evalreport.inputs.taskfile import (
+    BENCHMARK_SCHEMA,
+    TASK_KEYS,
+    TASK_SCHEMA,
+    TaskSpec,
+    load_benchmark_file,
+    load_task_file,
+)
 
 FULL_TOML = '''
 title = "Stance detection"

@@ -12,8 +12,8 @@ task. Used by :mod:`evalreport.analyses.consensus` and :mod:`evalreport.analyses
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Mapping
 
 import numpy as np
 import pandas as pd

@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -430,14 +431,14 @@ def baselines(data, measures=None, *, models=RANDOM_MODELS, sizes=None, positive
             linear = {m.id: is_linear(lambda t, m=m: values(m, t), probe, rng, at_tables=at_probe.get(m.id))
                       for m in chosen}
         del probe
-        enumerated = None
+        enumerated: tuple[np.ndarray, np.ndarray] | Literal[False] | None = None
         samples = None
-        at_samples = None
+        at_samples: dict[str, np.ndarray] = {}
         note_model = _model_note(model, b, labels)
         for m in chosen:
             if linear[m.id]:
-                v = float(values(m, expected[None])[0])
-                rows.append(_row(m, model, v, 0.0, "linear", note_model))
+                exact = float(values(m, expected[None])[0])
+                rows.append(_row(m, model, exact, 0.0, "linear", note_model))
                 continue
             if enumerated is None:
                 enumerated = enumerate_tables(a, model, sizes=size, max_tables=max_tables) or False

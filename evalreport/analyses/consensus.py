@@ -48,8 +48,14 @@ import pandas as pd
 
 from evalreport.analyses import _tasks
 from evalreport.analyses._tasks import oriented, rank_in_tasks, tier_ranks
-from evalreport.analyses.kemeny import (KEMENY_EXACT_MAX, KEMENY_EXACT_MAX_BATCH, kemeny_exact_positions, kemeny_local,
-                                        local_positions, tie_ranks)
+from evalreport.analyses.kemeny import (
+    KEMENY_EXACT_MAX,
+    KEMENY_EXACT_MAX_BATCH,
+    kemeny_exact_positions,
+    kemeny_local,
+    local_positions,
+    tie_ranks,
+)
 from evalreport.analyses.ranking import inconsistency, rank_correlation
 
 __all__ = ["METHODS", "Consensus", "task_ranks", "consensus", "consensus_ranks", "kemeny_note",

@@ -147,7 +147,7 @@ class Aggregate:
 # ----------------------------------------------------------------------------- arrays (fast path)
 
 
-def f_validity(C, positive: int):
+def f_validity(C, positive: int | None):
     """V(i) of Forman & Scholz (2010): (S, F) masks ``precision_defined``, ``recall_defined`` from the registry."""
     pr = compute("precision", C, positive=positive, explain=False)
     re = compute("recall", C, positive=positive, explain=False)

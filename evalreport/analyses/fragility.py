@@ -48,13 +48,21 @@ so F is a distance in matrix space. How it is computed:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.fragility_moves import (FULL_CLASSES, MAX_CHALLENGERS, MAX_NEIGHBOURS,  # noqa: F401
-                                                 MAX_ROWS, MAX_STATES, _level, _Oriented)
-from evalreport.analyses.fragility_proof import _is_linear, _linear_exact, _prove
+from evalreport.analyses.fragility_moves import (  # noqa: F401
+    FULL_CLASSES,
+    MAX_CHALLENGERS,
+    MAX_NEIGHBOURS,
+    MAX_ROWS,
+    MAX_STATES,
+    _level,
+    _Oriented,
+)
+from evalreport.analyses.fragility_proof import linear_exact, linear_on_rows, prove
 from evalreport.analyses.fragility_search import SINGLE_CELLS, _greedy  # noqa: F401
 from evalreport.measures import bind, get
 
@@ -102,16 +110,16 @@ def _pairs(f: _Oriented, X: np.ndarray, Ys: list, *, seed: int = 0, exhaustive: 
             out.append(None)
             todo.append(i)
     if not todo:
-        return out
-    if K <= FULL_CLASSES and _is_linear(f, X, Ys[todo[0]], np.random.default_rng(seed)):
+        return cast(list[PairFragility], out)        # every pair has its result
+    if K <= FULL_CLASSES and linear_on_rows(f, X, Ys[todo[0]], np.random.default_rng(seed)):
         for i in todo:
-            moves, a, b = _linear_exact(f, X, Ys[i])
+            moves, a, b = linear_exact(f, X, Ys[i])
             if moves is not None:
                 out[i] = PairFragility(moves, a, b, True, "the measure is linear in the cells, so the changes "
                                                           "with the largest effect are taken first")
         todo = [i for i in todo if out[i] is None]
         if not todo:
-            return out
+            return cast(list[PairFragility], out)    # every pair has its result
     how = _GREEDY_ALL if K <= FULL_CLASSES else _GREEDY_RESTRICTED
     cap = 2 * n + 1
     for i in todo:          # closest challengers first: a later one is searched only up to the best so far
@@ -123,26 +131,27 @@ def _pairs(f: _Oriented, X: np.ndarray, Ys: list, *, seed: int = 0, exhaustive: 
                   PairFragility(None, None, None, False, how + (": no sequence found" if cap == 2 * n + 1 else
                                                                 f": stopped after {cap} change{'s' * (cap > 1)} "
                                                                 "(another challenger needs no more)"), at_least=1))
-    bound = min((out[i].moves for i in todo if out[i].moves is not None), default=None)
+    done = cast(list[PairFragility], out)          # every pair has its result (the same list)
+    bound = min((moves for i in todo if (moves := done[i].moves) is not None), default=None)
     if bound is None:        # the greedy search is stuck: search the whole space if it is small
         bound = n + 1
     if exhaustive and K <= FULL_CLASSES and bound > 1:
-        proof = _prove(f, X, [Ys[i] for i in todo], bound)
+        proof = prove(f, X, [Ys[i] for i in todo], bound)
         if proof is not None:
             what = f"exhaustive search over every matrix within {bound - 1} changes of both systems"
             for i, found in zip(todo, proof):
                 if found is not None:
-                    out[i] = PairFragility(*found, True, what)
-                elif out[i].moves is None and bound == n + 1:
-                    out[i] = PairFragility(None, None, None, True, "exhaustive search: no sequence of changes "
+                    done[i] = PairFragility(*found, True, what)
+                elif done[i].moves is None and bound == n + 1:
+                    done[i] = PairFragility(None, None, None, True, "exhaustive search: no sequence of changes "
                                                                    "lets the challenger draw level", at_least=bound)
-                elif out[i].moves == bound:
-                    out[i] = PairFragility(out[i].moves, out[i].leader_moves, out[i].challenger_moves, True,
+                elif done[i].moves == bound:
+                    done[i] = PairFragility(done[i].moves, done[i].leader_moves, done[i].challenger_moves, True,
                                            how + "; " + what + " finds no shorter one")
                 else:     # at least `bound`: the others decide the minimum
-                    out[i] = PairFragility(out[i].moves, out[i].leader_moves, out[i].challenger_moves, False,
+                    done[i] = PairFragility(done[i].moves, done[i].leader_moves, done[i].challenger_moves, False,
                                            how + f" (at least {bound})", at_least=bound)
-    return out
+    return done
 
 
 def pair_fragility(measure, leader: np.ndarray, challenger: np.ndarray, *, positive=None, policy: str = "nan",

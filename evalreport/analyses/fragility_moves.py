@@ -8,7 +8,7 @@ import numpy as np
 
 from evalreport.measures import compute, get
 
-__all__ = ["FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS", "MAX_STATES", "MAX_NEIGHBOURS"]
+__all__ = ["FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS", "MAX_STATES", "MAX_NEIGHBOURS", "apply_both", "rows_for"]
 
 #: Up to this many classes every single change is a candidate move (K^2 (K-1) of them).
 FULL_CLASSES = 20
@@ -76,7 +76,7 @@ def _candidates(X: np.ndarray, *, lower: bool, rows: np.ndarray | None) -> np.nd
     return np.stack([rows[ok], off.argmax(axis=1)[ok], rows[ok]], axis=1)
 
 
-def _apply_both(X: np.ndarray, Y: np.ndarray, moves: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def apply_both(X: np.ndarray, Y: np.ndarray, moves: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Copies of X (side 0) and Y (side 1) with the first ``k`` of ``moves`` (side, gold, from, to) applied."""
     out = X.copy(), Y.copy()
     for side, M in enumerate(out):
@@ -86,7 +86,7 @@ def _apply_both(X: np.ndarray, Y: np.ndarray, moves: np.ndarray, k: int) -> tupl
     return out
 
 
-def _after(f: "_Oriented", X: np.ndarray, moves: np.ndarray) -> np.ndarray:
+def _after(f: _Oriented, X: np.ndarray, moves: np.ndarray) -> np.ndarray:
     """The oriented value of X after each move alone, evaluated in chunks of stacked matrices.
 
     One buffer of copies of X (about 20M cells) is reused: each chunk's moves are applied to it and
@@ -110,7 +110,7 @@ def _after(f: "_Oriented", X: np.ndarray, moves: np.ndarray) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _rows_for(X: np.ndarray, Y: np.ndarray, K: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+def rows_for(X: np.ndarray, Y: np.ndarray, K: int) -> tuple[np.ndarray | None, np.ndarray | None]:
     if K <= FULL_CLASSES:
         return None, None
     n = X.sum(axis=1)

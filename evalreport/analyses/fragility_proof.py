@@ -12,7 +12,7 @@ import numpy as np
 from evalreport.analyses.fragility_moves import MAX_NEIGHBOURS, MAX_STATES, _after, _candidates, _level, _Oriented
 
 
-def _is_linear(f: _Oriented, X: np.ndarray, Y: np.ndarray, rng) -> bool:
+def linear_on_rows(f: _Oriented, X: np.ndarray, Y: np.ndarray, rng) -> bool:
     """Affine in the cells over matrices with X's row sums (numerically, as in baselines.is_linear)."""
     from evalreport.analyses.baselines import is_linear
 
@@ -27,7 +27,7 @@ def _is_linear(f: _Oriented, X: np.ndarray, Y: np.ndarray, rng) -> bool:
     return is_linear(values, np.stack(tables), rng, rtol=1e-7)
 
 
-def _linear_exact(f: _Oriented, X: np.ndarray, Y: np.ndarray) -> tuple[int | None, int, int]:
+def linear_exact(f: _Oriented, X: np.ndarray, Y: np.ndarray) -> tuple[int | None, int, int]:
     """Constant effects per change: take the items with the largest effects first (optimal), then
     check the chosen changes on the matrices themselves (None when they do not close the gap)."""
     vx, vy = f(np.stack([X, Y]))
@@ -110,7 +110,7 @@ def _ball(f: _Oriented, C: np.ndarray, depth: int, *, lower: bool) -> np.ndarray
     return np.array(best)
 
 
-def _prove(f: _Oriented, X: np.ndarray, Ys: list, bound: int) -> list | None:
+def prove(f: _Oriented, X: np.ndarray, Ys: list, bound: int) -> list[tuple[int, int, int] | None] | None:
     """Exhaustive check below ``bound``: per challenger the exact (moves, a, b) when fewer than
     ``bound`` changes suffice, else None (at least ``bound`` are needed); None overall when the
     enumeration is too large."""

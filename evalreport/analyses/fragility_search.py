@@ -7,8 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from evalreport.analyses.fragility_moves import (FULL_CLASSES, MAX_ROWS, _after, _apply_both, _candidates, _level,
-                                                 _Oriented, _rows_for)
+from evalreport.analyses.fragility_moves import (
+    FULL_CLASSES,
+    MAX_ROWS,
+    _after,
+    _candidates,
+    _level,
+    _Oriented,
+    apply_both,
+    rows_for,
+)
 
 __all__ = ["SINGLE_CELLS"]
 
@@ -55,7 +63,7 @@ def _search(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int,
     vx, vy = f(np.stack([X, Y]))
 
     def applied(batch, k):
-        return _apply_both(X, Y, batch, k)
+        return apply_both(X, Y, batch, k)
 
     def closes(batch, k):
         nx, ny = applied(batch, k)
@@ -68,7 +76,7 @@ def _search(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int,
     while not _level(np.array([vy]), np.array([vx]))[0]:
         if used() >= max_steps:
             return None, 0, 0
-        rx, ry = _rows_for(X, Y, K)
+        rx, ry = rows_for(X, Y, K)
         mx, my = _candidates(X, lower=True, rows=rx), _candidates(Y, lower=False, rows=ry)
         gx = _after(f, X, mx)                                    # leader's new values
         gy = _after(f, Y, my)                                    # challenger's new values
@@ -92,14 +100,15 @@ def _search(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int,
             seen.add(key)
             picked.append((side, *mv))
             units.append(int((X if side == 0 else Y)[mv[0], mv[1]]))
-        batch, turn = [], 0
-        while len(batch) < target:
+        chosen: list[tuple] = []
+        turn = 0
+        while len(chosen) < target:
             more = [mv for mv, u in zip(picked, units) if u > turn]
             if not more:
                 break
-            batch += more[:target - len(batch)]
+            chosen += more[:target - len(chosen)]
             turn += 1
-        batch = np.array(batch, dtype=np.int64)
+        batch = np.array(chosen, dtype=np.int64)
         ok, v = closes(batch, len(batch))
         if ok:
             lo, hi = 0, len(batch)                 # not closed after lo changes, closed after hi
@@ -155,10 +164,10 @@ def _prune(f: _Oriented, X0: np.ndarray, Y0: np.ndarray, X: np.ndarray, Y: np.nd
         keep = keep[np.argsort(-margin[keep], kind="stable")]
         undo = np.array([(0, *rx[j]) if j < len(rx) else (1, *ry[j - len(rx)]) for j in keep], dtype=np.int64)
 
-        def state(k):
-            return _apply_both(X, Y, undo, k)
+        def state(k, X=X, Y=Y, undo=undo):
+            return apply_both(X, Y, undo, k)
 
-        def fine(k):
+        def fine(k, X=X, Y=Y):
             nx_, ny_ = state(k)
             if (nx_ < 0).any() or (ny_ < 0).any():
                 return False

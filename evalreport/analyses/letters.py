@@ -23,7 +23,7 @@ the best system has 'a'.
 from __future__ import annotations
 
 import string
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 

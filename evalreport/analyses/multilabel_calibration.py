@@ -103,8 +103,8 @@ def calibration_tables(counts, chosen, *, reference="uniform", policy: str = "na
     pi = reference_prevalence(reference, T, n_task)
     cal = calibrate_labels(T, pi)
     label_based_ms = [m for m in chosen if label_record(m).kind != "example"]
-    bases = list(PER_LABEL) + [label_record(m).base for m in label_based_ms]
-    bases = [b for b in dict.fromkeys(bases) if prevalence_dependent(b, policy)]
+    named = list(PER_LABEL) + [label_record(m).base for m in label_based_ms]
+    bases = [b for b in dict.fromkeys(named) if b is not None and prevalence_dependent(b, policy)]
     N = float(counts.n_items)
     gold_rows = T[0].sum(axis=-1) if S else np.zeros((L, 2))         # (L, 2): gold negatives, positives
     calibrable = (gold_rows > 0).all(axis=-1)

@@ -27,7 +27,7 @@ Functions returning a DataFrame put their notes in ``frame.attrs["notes"]`` (a l
 from __future__ import annotations
 
 import warnings
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -84,7 +84,7 @@ def friedman(scores: pd.DataFrame, *, higher_is_better=True, tie_correction: boo
     ``excluded_systems``, ``tie_correction`` (the factor used) and ``notes``.
     """
     w = _tasks.wide(scores, higher_is_better)
-    keep = w.present.all(axis=0)
+    keep: np.ndarray = w.present.all(axis=0)  # type: ignore[assignment]  # an array: present is 2-D
     systems = tuple(s for s, k in zip(w.systems, keep) if k)
     excluded = tuple(s for s, k in zip(w.systems, keep) if not k)
     values = w.values[:, keep]
@@ -272,7 +272,7 @@ def _significant(w, winner, n_win, pvalues: pd.DataFrame, alpha: float):
     need = [c for c in ("task", "system_a", "system_b", "p") if c not in pvalues.columns]
     if need:
         raise ValueError(f"pvalues needs columns task, system_a, system_b, p; missing {', '.join(need)}")
-    lookup = {}
+    lookup: dict[tuple[str, frozenset[str]], float] = {}
     for t, a, b, p in zip(pvalues["task"].astype(str), pvalues["system_a"].astype(str),
                           pvalues["system_b"].astype(str), pd.to_numeric(pvalues["p"], errors="coerce")):
         lookup.setdefault((t, frozenset((a, b))), float(p))

@@ -19,7 +19,8 @@ are present (the total stays ``n``), and a :class:`PrevalenceWarning` names them
 from __future__ import annotations
 
 import warnings
-from typing import Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -131,12 +132,13 @@ def what_if(counts, measures=None, prevalence=None, *, positive=None, policy: st
         else:
             arr = np.asarray(counts)
             arr = arr[None] if arr.ndim == 2 else arr
-            counts = Counts(arr, [str(k) for k in range(arr.shape[-1])],
-                            [f"system_{i + 1}" for i in range(arr.shape[0])])
+            counts = Counts(arr, tuple(str(k) for k in range(arr.shape[-1])),
+                            tuple(f"system_{i + 1}" for i in range(arr.shape[0])))
     counts = counts.pooled()
     K = len(counts.labels)
     if prevalence is None:
         raise ValueError("what_if needs a prevalence: K shares, {label: share}, or {scenario: shares}")
+    scenarios: dict[Any, Any]                     # scenario name -> shares, {label: share} or a name
     if isinstance(prevalence, str):
         scenarios = {prevalence: prevalence}
     elif isinstance(prevalence, Mapping) and prevalence and all(

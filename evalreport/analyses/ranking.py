@@ -30,7 +30,7 @@ matrix products and masks over them, never Python loops over system pairs.
 """
 from __future__ import annotations
 
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 import numpy as np
 import pandas as pd

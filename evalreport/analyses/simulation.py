@@ -30,6 +30,7 @@ section 4.3 describes it as stratified; ``figure5`` therefore holds both (column
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -113,7 +114,7 @@ def simulate(*, f: float, positives: int, n: int = 1000, folds: int = 10, strati
             s2[k] += float((v[ok] ** 2).sum())
             cnt[k] += int(ok.sum())
         done += r
-    out = {}
+    out: dict[str, Any] = {}
     for k in F_AGGREGATIONS:
         m = s1[k] / cnt[k] if cnt[k] else np.nan
         var = (s2[k] / cnt[k] - m * m) * cnt[k] / (cnt[k] - 1) if cnt[k] > 1 else np.nan

@@ -9,8 +9,8 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.measures.labels import SHORT_LABEL, measure_label, short_measure_label  # noqa: F401 (re-exported)
 from evalreport.charts.names import budget_for, label_expr, middle_ellipsis, shorten_names, text_px  # noqa: F401
+from evalreport.measures.labels import SHORT_LABEL, measure_label, short_measure_label  # noqa: F401 (re-exported)
 
 #: Usable plot width on an A4 portrait page (px), axis labels and legend excluded.
 PLOT_WIDTH = 360
@@ -60,7 +60,7 @@ def _shorten(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
-def _require(df, columns: Sequence[str], what: str) -> pd.DataFrame:
+def require(df, columns: Sequence[str], what: str) -> pd.DataFrame:
     """A copy of ``df`` with the required columns (long texts shortened by :func:`display_text`),
     or a ValueError saying what is wrong."""
     if not isinstance(df, pd.DataFrame):
@@ -73,21 +73,21 @@ def _require(df, columns: Sequence[str], what: str) -> pd.DataFrame:
     return _shorten(df.copy())
 
 
-def _select(df: pd.DataFrame, column: str, value, what: str) -> pd.DataFrame:
+def select(df: pd.DataFrame, column: str, value, what: str) -> pd.DataFrame:
     """Rows where ``column == value``; a ValueError listing the available values if none."""
     value = display_text(value)
     rows = df[df[column] == value]
     if rows.empty:
-        available = ", ".join(map(str, _ordered(df[column])))
+        available = ", ".join(map(str, ordered(df[column])))
         raise ValueError(f"{what}: no rows with {column} = {value!r}; available: {available}")
     return rows
 
 
-def _restrict(df: pd.DataFrame, column: str, keep, what: str):
+def restrict(df: pd.DataFrame, column: str, keep, what: str):
     """Rows whose ``column`` is in ``keep`` (all if None) and the panel order: ``keep``'s order,
     else order of appearance. Asking for a value with no rows is an error that names it."""
     if keep is None:
-        return df, _ordered(df[column])
+        return df, ordered(df[column])
     keep = [display_text(v) for v in keep]
     missing = [v for v in keep if v not in set(df[column])]
     if missing:
@@ -95,22 +95,22 @@ def _restrict(df: pd.DataFrame, column: str, keep, what: str):
     return df[df[column].isin(list(keep))], list(keep)
 
 
-def _in_order(values, order=None) -> list:
+def in_order(values, order=None) -> list:
     """Distinct ``values`` (as shown: :func:`display_text`) in ``order`` (e.g. the leaderboard's),
     those not in it after, in order of first appearance; without ``order``, order of appearance."""
-    found = _ordered(values)
+    found = ordered(values)
     if order is None:
         return found
     pos = {display_text(str(v)): i for i, v in enumerate(order)}
     return sorted(found, key=lambda v: pos.get(v, len(pos)))
 
 
-def _ordered(values) -> list:
+def ordered(values) -> list:
     """Distinct values in order of first appearance."""
     return pd.Series(pd.unique(pd.Series(values))).tolist()  # Python scalars: JSON-safe in a spec
 
 
-def _texts(values, fmt: str = "{:.3f}") -> np.ndarray:
+def texts(values, fmt: str = "{:.3f}") -> np.ndarray:
     """Cell texts: formatted numbers, and the undefined marker for NaN."""
     v = pd.to_numeric(pd.Series(values), errors="coerce").to_numpy(dtype=float)
     out = np.full(v.shape, UNDEFINED_TEXT, dtype=object)
@@ -120,18 +120,18 @@ def _texts(values, fmt: str = "{:.3f}") -> np.ndarray:
     return out
 
 
-def _ink(darkness) -> np.ndarray:
+def ink(darkness) -> np.ndarray:
     """Text colour per cell from the darkness of its fill in [0, 1]."""
     d = np.asarray(darkness, dtype=float)
     return np.where(np.nan_to_num(d, nan=0.0) > 0.6, DARK_INK, LIGHT_INK)
 
 
-def _step(n: int, room: float = PLOT_WIDTH, lo: float = 14, hi: float = 46) -> float:
+def band_step(n: int, room: float = PLOT_WIDTH, lo: float = 14, hi: float = 46) -> float:
     """Band size (px) for ``n`` categories sharing ``room`` px, kept readable."""
     return float(np.clip(room / max(n, 1), lo, hi))
 
 
-def _font(step: float) -> float:
+def font(step: float) -> float:
     return float(np.clip(step * 0.38, 7, 11))
 
 
@@ -140,19 +140,19 @@ def _font(step: float) -> float:
 SEQUENTIAL = ("#f7fbff", "#6baed6", "#08306b")
 
 
-def _sequential(lo: float, hi: float, *, reverse: bool = False) -> alt.Scale:
+def sequential(lo: float, hi: float, *, reverse: bool = False) -> alt.Scale:
     """Linear scale from ``lo`` (light) to ``hi`` (dark); ``reverse`` makes ``lo`` dark."""
     colours = list(SEQUENTIAL[::-1] if reverse else SEQUENTIAL)
     return alt.Scale(domain=[lo, (lo + hi) / 2, hi], range=colours, interpolate="hcl")
 
 
-def _legend(**kw) -> alt.Legend:
+def bottom_legend(**kw) -> alt.Legend:
     """A horizontal legend under the chart (keeps the figure within the page width)."""
     return alt.Legend(orient="bottom", direction="horizontal", gradientLength=160, titleOrient="left",
                       titleAnchor="start", **kw)
 
 
-def _direction(measure: str, override: bool | None = None) -> bool:
+def is_higher_better(measure: str, override: bool | None = None) -> bool:
     """Whether higher is better for ``measure`` (the registry's declaration; True if unknown)."""
     if override is not None:
         return bool(override)
@@ -168,7 +168,7 @@ def shown_names(values, px: float, *, size: float = 11) -> dict:
     """``{name: shown}`` for the distinct ``values`` drawn within ``px`` pixels at font ``size``:
     :func:`~evalreport.charts.names.shorten_names` with the budget of that room (a name that fits
     is shown whole; no two names look alike)."""
-    names = [str(v) for v in _ordered(values)]
+    names = [str(v) for v in ordered(values)]
     if not names:
         return {}
     shown = shorten_names(names, budget_for(px, names, size=size))
@@ -177,7 +177,7 @@ def shown_names(values, px: float, *, size: float = 11) -> dict:
     return whole if len(set(whole.values())) == len(whole) else shown
 
 
-def _axis(angle: int = 0, limit: int = LABEL_LIMIT, names=None, **kw) -> alt.Axis:
+def label_axis(angle: int = 0, limit: int = LABEL_LIMIT, names=None, **kw) -> alt.Axis:
     """An axis whose labels are cut past ``limit`` px; with ``names`` (the values on the axis), a
     name too long for ``limit`` is drawn shortened by :func:`shown_names` (beginning and end kept,
     distinct from every other) through a label expression, the data and tooltips keeping it whole."""
@@ -192,29 +192,29 @@ def _axis(angle: int = 0, limit: int = LABEL_LIMIT, names=None, **kw) -> alt.Axi
 from evalreport.charts.names import CHAR_WIDTH  # noqa: E402 (one value for widths and name budgets)
 
 
-def _text_width(text, size: float = 11) -> float:
+def text_width(text, size: float = 11) -> float:
     """Estimated width (px) of ``text`` at font ``size``."""
     return len(str(text)) * CHAR_WIDTH * size / 11
 
 
-def _nominal_axis_for(values, step: float | None = None, *, limit: int = 110) -> alt.Axis:
+def nominal_axis_for(values, step: float | None = None, *, limit: int = 110) -> alt.Axis:
     """An x axis for nominal labels: horizontal when every label fits in its band of ``step``
     px (default: the band a full-width axis would give), else angled at -40 degrees and
     shortened to ``limit`` px by :func:`shown_names` (the full text is in the tooltip)."""
-    labels = [str(v) for v in _ordered(values)]
+    labels = [str(v) for v in ordered(values)]
     if step is None:
         step = PLOT_WIDTH / max(len(labels), 1)
-    longest = max((_text_width(s) for s in labels), default=0)
+    longest = max((text_width(s) for s in labels), default=0)
     if longest + 6 <= step:
-        return _axis(0)
+        return label_axis(0)
     if step >= 16:
-        return _axis(-40, limit=limit, names=labels, labelAlign="right", labelBaseline="top")
+        return label_axis(-40, limit=limit, names=labels, labelAlign="right", labelBaseline="top")
     # narrow bands: upright labels, their font no taller than the band
-    return _axis(-90, limit=limit, names=labels, labelAlign="right", labelBaseline="middle",
-                 labelFontSize=_band_font(step))
+    return label_axis(-90, limit=limit, names=labels, labelAlign="right", labelBaseline="middle",
+                 labelFontSize=band_font(step))
 
 
-def _band_font(step: float) -> float:
+def band_font(step: float) -> float:
     """Font size (px) of axis labels one per band of ``step`` px: 11, smaller for narrow bands."""
     return float(np.clip(step - 1, 7, 11))
 
@@ -223,20 +223,20 @@ def _band_font(step: float) -> float:
 MAX_SYSTEM_LABEL = 300
 
 
-def _label_limit(names, cap: int = MAX_SYSTEM_LABEL) -> int:
+def label_limit(names, cap: int = MAX_SYSTEM_LABEL) -> int:
     """A label limit (px) that fits the longest of ``names`` (at 11 px), at most ``cap``."""
-    longest = max((_text_width(n) for n in names), default=0)
+    longest = max((text_width(n) for n in names), default=0)
     return int(min(cap, max(60, longest + 8)))
 
 
 # --------------------------------------------------------------------------------------------
 # measure labels: readers see the registry's names, the ids stay in the tooltips
 
-def _name_measures(df: pd.DataFrame, column: str = "measure", *, labels: bool = True, order=None):
+def name_measures(df: pd.DataFrame, column: str = "measure", *, labels: bool = True, order=None):
     """``df`` with ``<column>_name`` (the short label shown on an axis; the id itself when
     ``labels`` is False) and ``<column>_label`` (the full label, for the tooltip), and the names
     in ``order`` (default: order of appearance)."""
-    ids = list(order) if order is not None else _ordered(df[column])
+    ids = list(order) if order is not None else ordered(df[column])
     names = measure_names(ids) if labels else {m: str(m) for m in ids}
     full = {m: measure_label(m) if labels else str(m) for m in ids}
     df = df.assign(**{f"{column}_name": df[column].map(names).fillna(df[column].astype(str)),
@@ -247,7 +247,7 @@ def _name_measures(df: pd.DataFrame, column: str = "measure", *, labels: bool = 
 def measure_names(ids, *, short: bool = True) -> dict:
     """``{id: label}`` for the given measure ids, labels made unique (a label two ids share gets
     the id appended)."""
-    ids = _ordered(ids)
+    ids = ordered(ids)
     names = {m: (short_measure_label(m) if short else measure_label(m)) for m in ids}
     counts = pd.Series(list(names.values())).value_counts()
     return {m: (f"{n} [{m}]" if counts[n] > 1 else n) for m, n in names.items()}
@@ -257,7 +257,7 @@ def measure_names(ids, *, short: bool = True) -> dict:
 MIN_TEXT_CELL, MIN_TEXT_FONT = 14, 8
 
 
-def _heatmap(data: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str, colour: alt.Fill,
+def heatmap(data: pd.DataFrame, *, x: str, y: str, x_title: str | None, y_title: str | None, colour: alt.Fill,
              tooltip: list, x_sort=None, y_sort=None, text: bool = True, width=None, height=None,
              x_axis=None, y_axis=None, extra=(), x_limit: int = 110, y_limit: int = LABEL_LIMIT) -> alt.LayerChart:
     """Rect + text layers over a frame with columns x, y, ``fill`` (NaN = undefined),
@@ -268,17 +268,17 @@ def _heatmap(data: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str, 
     are angled when they do not fit their band."""
     nx, ny = data[x].nunique(), data[y].nunique()
     # the cells share what the row labels leave of the page width
-    y_labels = min(y_limit, max((_text_width(v) for v in _ordered(data[y])), default=0))
+    y_labels = min(y_limit, max((text_width(v) for v in ordered(data[y])), default=0))
     room = float(np.clip(PAGE_WIDTH - y_labels - 50, 200, PLOT_WIDTH))
-    sx = width / max(nx, 1) if width is not None else _step(nx, room=room)
-    sy = height / max(ny, 1) if height is not None else _step(ny, lo=14, hi=28)
+    sx = width / max(nx, 1) if width is not None else band_step(nx, room=room)
+    sy = height / max(ny, 1) if height is not None else band_step(ny, lo=14, hi=28)
     data = data.assign(defined=np.isfinite(pd.to_numeric(data["fill"], errors="coerce").to_numpy(float)))
     base = alt.Chart().encode(
         x=alt.X(f"{x}:N", title=x_title, sort=x_sort,
-                axis=x_axis if x_axis is not None else _nominal_axis_for(data[x], sx, limit=x_limit)),
+                axis=x_axis if x_axis is not None else nominal_axis_for(data[x], sx, limit=x_limit)),
         y=alt.Y(f"{y}:N", title=y_title, sort=y_sort,
-                axis=y_axis if y_axis is not None else _axis(0, limit=y_limit, names=data[y],
-                                                             labelFontSize=_band_font(sy))),
+                axis=y_axis if y_axis is not None else label_axis(0, limit=y_limit, names=data[y],
+                                                             labelFontSize=band_font(sy))),
         tooltip=tooltip,
     )
     layers = [
@@ -293,10 +293,10 @@ def _heatmap(data: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str, 
         layers.append(base.mark_text(baseline="middle", fontSize=round(size, 1)).encode(
             text=alt.Text("label:N"), color=alt.Color("ink:N", scale=None)))
     layers.extend(f(base) for f in extra)
-    return _with(alt.layer(*layers, data=data), width=alt.Step(sx), height=alt.Step(sy))
+    return with_properties(alt.layer(*layers, data=data), width=alt.Step(sx), height=alt.Step(sy))
 
 
-def _with(chart, **properties):
+def with_properties(chart, **properties):
     """``chart.properties(**properties)`` for a chart just built here (not shared): the properties
     are set on ``chart`` itself, which is returned. Altair's ``properties`` builds a new chart, and
     the constructor of a layered, faceted or concatenated chart deep-copies every subchart (about
@@ -307,7 +307,7 @@ def _with(chart, **properties):
     return chart
 
 
-def _rank_values(worst: float) -> list[int]:
+def rank_values(worst: float) -> list[int]:
     """Legend values of a rank scale from 1 to ``worst``: every rank up to 10, else 1 and round
     steps (1, 5, 10, 15, 20, 25 for 25 systems), so that the labels never run together."""
     worst = max(int(np.floor(worst)), 1)
@@ -321,7 +321,7 @@ def _subtitle(*parts) -> list[str]:
     return [p for p in parts if p]
 
 
-def _title(text: str, *subtitle) -> alt.TitleParams:
+def chart_title(text: str, *subtitle) -> alt.TitleParams:
     sub = _subtitle(*subtitle)
     return alt.TitleParams(text, subtitle=sub) if sub else alt.TitleParams(text)
 

@@ -24,12 +24,31 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, SEQUENTIAL, UNDEFINED_FILL, _axis, _band_font,
-                                       _heatmap, _ink, _label_limit, _legend, _nominal_axis_for, _ordered,
-                                       _rank_values, _require, _sequential, _step, _text_width, _title,
-                                       _with, display_text, shown_names)
+from evalreport.charts._common import (
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    SEQUENTIAL,
+    UNDEFINED_FILL,
+    band_font,
+    band_step,
+    bottom_legend,
+    chart_title,
+    display_text,
+    heatmap,
+    ink,
+    label_axis,
+    label_limit,
+    nominal_axis_for,
+    ordered,
+    rank_values,
+    require,
+    sequential,
+    shown_names,
+    text_width,
+    with_properties,
+)
 from evalreport.charts.critical_difference import cd_diagram, cd_layout
-from evalreport.charts.heatmaps import _rank_texts
+from evalreport.charts.heatmaps import rank_texts
 
 __all__ = ["cd_diagram", "cd_layout", "task_rank_heatmap", "rank_frequency", "consensus_rank_distribution",
            "consensus_methods"]
@@ -72,14 +91,14 @@ def _task_grid(task_ranks: pd.DataFrame, what: str) -> pd.DataFrame:
     """The task_ranks frame completed to every system x task: ``took_part`` False where the
     system has no row or ``missing`` is True (its rank, if any, was given by the missing
     policy)."""
-    df = _require(task_ranks, ["task", "system", "rank"], what)
+    df = require(task_ranks, ["task", "system", "rank"], what)
     keep = ["task", "system", "rank"] + [c for c in ("value", "missing") if c in df.columns]
     df = df[keep].copy()
     df["task"], df["system"] = df["task"].astype(str), df["system"].astype(str)
     df["rank"] = pd.to_numeric(df["rank"], errors="coerce").astype(float)
     if df.duplicated(["task", "system"]).any():
         raise ValueError(f"{what}: several rows for one task x system")
-    tasks, systems = _ordered(df["task"]), _ordered(df["system"])
+    tasks, systems = ordered(df["task"]), ordered(df["system"])
     grid = pd.MultiIndex.from_product([tasks, systems], names=["task", "system"]).to_frame(index=False)
     df = grid.merge(df, on=["task", "system"], how="left")
     missing = df["missing"].fillna(False).astype(bool) if "missing" in df.columns else False
@@ -101,22 +120,22 @@ def task_rank_heatmap(task_ranks: pd.DataFrame, *, order=None, title: str | None
     df = _task_grid(task_ranks, "task_rank_heatmap")
     shown = df[df["took_part"]]
     systems = _system_order(shown if not shown.empty else df, order, "task_rank_heatmap")
-    tasks = _ordered(df["task"])
+    tasks = ordered(df["task"])
     worst = float(np.nanmax(df["rank"])) if np.isfinite(df["rank"]).any() else 1.0
     df["fill"] = np.where(df["took_part"], df["rank"], np.nan)
-    df["label"] = np.where(df["took_part"], _rank_texts(df["rank"]), "")
-    df["ink"] = _ink((worst - df["rank"]) / max(worst - 1, 1))
+    df["label"] = np.where(df["took_part"], rank_texts(df["rank"]), "")
+    df["ink"] = ink((worst - df["rank"]) / max(worst - 1, 1))
     df["status"] = np.where(df["took_part"], "took part", MISSING_LABEL)
     df["rank_text"] = np.where(df["took_part"], df["label"],
-                               np.where(df["rank"].notna(), "ranked last: " + _rank_texts(df["rank"]).astype(str),
+                               np.where(df["rank"].notna(), "ranked last: " + rank_texts(df["rank"]).astype(str),
                                         MISSING_LABEL))
-    colour = alt.Fill("fill:Q", title="Rank in task", scale=_sequential(1, max(worst, 2), reverse=True),
-                      legend=_legend(values=_rank_values(worst), format="d", labelOverlap="greedy"))
+    colour = alt.Fill("fill:Q", title="Rank in task", scale=sequential(1, max(worst, 2), reverse=True),
+                      legend=bottom_legend(values=rank_values(worst), format="d", labelOverlap="greedy"))
     tooltip = [alt.Tooltip("system:N", title="System"), alt.Tooltip("task:N", title="Task"),
                alt.Tooltip("rank_text:N", title="Rank")]
     if "value" in df.columns:
         tooltip.append(alt.Tooltip("value:Q", title="Score", format=".4f"))
-    limit = _label_limit(systems, 230)
+    limit = label_limit(systems, 230)
     n_missing = int((~df["took_part"]).sum())
 
     def hatch(base):
@@ -136,12 +155,12 @@ def task_rank_heatmap(task_ranks: pd.DataFrame, *, order=None, title: str | None
         ).transform_filter("datum.status != 'took part'")
 
     extra = (hatch, missing_legend) if n_missing else ()
-    chart = _heatmap(df, x="task", y="system", x_title="Task", y_title=None, colour=colour, tooltip=tooltip,
+    chart = heatmap(df, x="task", y="system", x_title="Task", y_title=None, colour=colour, tooltip=tooltip,
                      x_sort=tasks, y_sort=systems, y_limit=limit, extra=extra)
     subtitle = "1 = best in the task; systems in consensus order"
     if n_missing:
         subtitle += f"; hatched grey = did not take part ({n_missing} cells)"
-    return _with(chart, title=_title(title or "Rank in every task", subtitle))
+    return with_properties(chart, title=chart_title(title or "Rank in every task", subtitle))
 
 
 # --------------------------------------------------------------------------------------------
@@ -154,7 +173,7 @@ def _spread_ties(df: pd.DataFrame) -> pd.DataFrame:
     a 2nd place each), so each task adds exactly 1 to each system and to each position."""
     size = df.groupby(["task", "rank"])["system"].transform("size").to_numpy()
     rows = []
-    for (task, system, rank), n in zip(df[["task", "system", "rank"]].itertuples(index=False), size):
+    for (_task, system, rank), n in zip(df[["task", "system", "rank"]].itertuples(index=False), size):
         first = rank - (n - 1) / 2
         for j in range(int(n)):
             rows.append((system, int(round(first + j)), 1.0 / n))
@@ -174,9 +193,9 @@ def rank_frequency(frame: pd.DataFrame, *, method: str | None = None, order=None
     """
     what = "rank_frequency"
     if isinstance(frame, pd.DataFrame) and "probability" in frame.columns:
-        df = _require(frame, ["system", "rank", "probability"], what)
+        df = require(frame, ["system", "rank", "probability"], what)
         if "method" in df.columns:
-            methods = _ordered(df["method"])
+            methods = ordered(df["method"])
             method = method if method is not None else methods[0]
             df = df[df["method"] == method]
             if df.empty:
@@ -209,26 +228,26 @@ def rank_frequency(frame: pd.DataFrame, *, method: str | None = None, order=None
     counts["stack"] = np.where(counts["position"] > 0, counts["position"], worst + 1)
     places = [str(p) for p in range(1, worst + 1)] + ([MISSING_LABEL] if n_missing else [])
     colours = _ordinal_colours(worst) + ([UNDEFINED_FILL] if n_missing else [])
-    shown = [str(v) for v in _rank_values(worst)]   # grey is named in the subtitle: the legend fits the plot
+    shown = [str(v) for v in rank_values(worst)]   # grey is named in the subtitle: the legend fits the plot
+    subtitle: list[str] = [sub]
     if n_missing:
-        sub = [sub, f"grey = {MISSING_LABEL} ({n_missing:g} system x task cells)"]
-    limit = _label_limit(systems, 230)
+        subtitle.append(f"grey = {MISSING_LABEL} ({n_missing:g} system x task cells)")
+    limit = label_limit(systems, 230)
     width = float(np.clip(PAGE_WIDTH - limit - 30, 200, PLOT_WIDTH))
-    row = _step(len(systems), lo=12, hi=22)
+    row = band_step(len(systems), lo=12, hi=22)
     bars = alt.Chart(counts).mark_bar(stroke="white", strokeWidth=0.5).encode(
         y=alt.Y("system:N", sort=systems, title=None,
-                axis=_axis(0, limit=limit, names=systems, labelFontSize=_band_font(row))),
+                axis=label_axis(0, limit=limit, names=systems, labelFontSize=band_font(row))),
         x=alt.X("sum(amount):Q", title=x_title, stack="zero",
                 axis=alt.Axis(format=fmt, tickMinStep=1 if fmt != ".0%" else 0.05)),
         color=alt.Color("place:N", title="Rank", sort=places, scale=alt.Scale(domain=places, range=colours),
-                        legend=_legend(values=shown, symbolType="square")),
+                        legend=bottom_legend(values=shown, symbolType="square")),
         order=alt.Order("stack:Q", sort="ascending"),
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("place:N", title="Rank"),
                  alt.Tooltip("sum(amount):Q", title=x_title, format=".3~f")],
     )
-    return _with(alt.layer(bars), width=width, height=alt.Step(row),
-                                      title=_title(title or "How often each system took each rank",
-                                                                   *([sub] if isinstance(sub, str) else sub)))
+    return with_properties(alt.layer(bars), width=width, height=alt.Step(row),
+                           title=chart_title(title or "How often each system took each rank", *subtitle))
 
 
 def _ordinal_colours(n: int) -> list[str]:
@@ -241,7 +260,7 @@ def _ordinal_colours(n: int) -> list[str]:
     lo = np.minimum(pos.astype(int), len(stops) - 2)
     frac = (pos - lo)[:, None]
     rgb = stops[lo] * (1 - frac) + stops[lo + 1] * frac
-    return ["#%02x%02x%02x" % tuple(int(round(v)) for v in c) for c in rgb]
+    return ["#{:02x}{:02x}{:02x}".format(*(int(round(v)) for v in c)) for c in rgb]
 
 
 # --------------------------------------------------------------------------------------------
@@ -261,26 +280,26 @@ def consensus_rank_distribution(frame: pd.DataFrame, *, observed: pd.DataFrame |
     are not drawn.
     """
     what = "consensus_rank_distribution"
-    df = _require(frame, ["method", "system", "rank", "probability"], what)[["method", "system", "rank",
+    df = require(frame, ["method", "system", "rank", "probability"], what)[["method", "system", "rank",
                                                                             "probability"]]
     df["system"] = df["system"].astype(str)
     df["rank"] = pd.to_numeric(df["rank"], errors="coerce").astype(float)
     df["probability"] = pd.to_numeric(df["probability"], errors="coerce").astype(float)
-    available = _ordered(df["method"])
+    available = ordered(df["method"])
     methods = available if methods is None else list(methods)
     unknown = [m for m in methods if m not in available]
     if unknown:
         raise ValueError(f"{what}: no rows for method(s) {unknown}; available: {available}")
     obs = None
     if observed is not None:
-        obs = _require(observed, ["method", "system", "rank"], f"{what}(observed)")[["method", "system", "rank"]]
+        obs = require(observed, ["method", "system", "rank"], f"{what}(observed)")[["method", "system", "rank"]]
         obs["system"] = obs["system"].astype(str)
         obs["rank"] = pd.to_numeric(obs["rank"], errors="coerce").astype(float)
-    systems_all = _ordered(df["system"])
+    systems_all = ordered(df["system"])
     n = len(systems_all)
     worst = float(max(n, np.nanmax(df["rank"])))
     limit = 110
-    step_x = _step(n, room=PAGE_WIDTH - 60, lo=9, hi=34)
+    step_x = band_step(n, room=PAGE_WIDTH - 60, lo=9, hi=34)
     height = float(np.clip(step_x * worst, 100, 360))
     cell = min(step_x, height / worst)
     y_scale = alt.Scale(domain=[worst + 0.5, 0.5], nice=False, zero=False)
@@ -296,15 +315,15 @@ def consensus_rank_distribution(frame: pd.DataFrame, *, observed: pd.DataFrame |
             o = None
             order = expected.sort_values(kind="stable").index.tolist()
         part = part[part["probability"] >= min_probability]
-        x = alt.X("system:N", sort=order, title=None, axis=_nominal_axis_for(order, step_x, limit=limit))
+        x = alt.X("system:N", sort=order, title=None, axis=nominal_axis_for(order, step_x, limit=limit))
         y = alt.Y("rank:Q", title="Rank (1 = best)", scale=y_scale,
-                  axis=alt.Axis(values=_rank_values(worst), format="d", grid=True))
+                  axis=alt.Axis(values=rank_values(worst), format="d", grid=True))
         blobs = alt.Chart(part).mark_circle(opacity=0.85).encode(
             x=x, y=y,
             size=alt.Size("probability:Q", title="P(rank = k)", scale=alt.Scale(domain=[0, 1],
                                                                                 range=[0, (0.95 * cell) ** 2]),
-                          legend=_legend(format=".0%", values=[0.1, 0.5, 1.0], symbolFillColor="#4292c6")),
-            color=alt.Color("probability:Q", scale=_sequential(-0.3, 1), legend=None),
+                          legend=bottom_legend(format=".0%", values=[0.1, 0.5, 1.0], symbolFillColor="#4292c6")),
+            color=alt.Color("probability:Q", scale=sequential(-0.3, 1), legend=None),
             tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("rank:Q", title="Rank"),
                      alt.Tooltip("probability:Q", title="P(rank)", format=".1%")])
         layers = [blobs]
@@ -312,13 +331,13 @@ def consensus_rank_distribution(frame: pd.DataFrame, *, observed: pd.DataFrame |
             layers.append(alt.Chart(o).mark_tick(color=OBSERVED_INK, thickness=2, size=max(cell * 0.9, 6)).encode(
                 x=x, y=y, tooltip=[alt.Tooltip("system:N", title="System"),
                                    alt.Tooltip("rank:Q", title="Observed consensus rank")]))
-        panels.append(_with(alt.layer(*layers), width=alt.Step(step_x), height=height,
+        panels.append(with_properties(alt.layer(*layers), width=alt.Step(step_x), height=height,
                                                     title=alt.TitleParams(_method_label(m), fontSize=12)))
     sub = "circle area = bootstrap probability of the rank"
     if obs is not None:
         sub += "; orange bar = observed consensus rank"
-    return _with(alt.vconcat(*panels, spacing=14),
-        title=_title(title or "Uncertainty of the consensus ranking", sub))
+    return with_properties(alt.vconcat(*panels, spacing=14),
+        title=chart_title(title or "Uncertainty of the consensus ranking", sub))
 
 
 #: A tie group is named in full (each name shortened to its share of the room) while every name
@@ -340,12 +359,12 @@ def _end_labels(members: pd.Series, systems, limit: float, size: float) -> list[
     out = []
     for group in members:
         k = len(group)
-        share = (limit - _text_width(", ", size) * (k - 1)) / k
-        if k == 1 or share >= MIN_TIED_NAME * _text_width("x", size):
+        share = (limit - text_width(", ", size) * (k - 1)) / k
+        if k == 1 or share >= MIN_TIED_NAME * text_width("x", size):
             out.append(", ".join(shown(share)[s] for s in group))
         else:
             more = f" +{k - 1} tied"
-            out.append(shown(limit - _text_width(more, size))[group[0]] + more)
+            out.append(shown(limit - text_width(more, size))[group[0]] + more)
     return out
 
 
@@ -363,12 +382,12 @@ def consensus_methods(table: pd.DataFrame, *, methods=None, title: str | None = 
     restricts and orders the columns.
     """
     what = "consensus_methods"
-    df = _require(table, ["method", "system", "rank"], what)
+    df = require(table, ["method", "system", "rank"], what)
     df = df[["method", "system", "rank"] + (["aggregate"] if "aggregate" in df.columns else [])]
     df["system"] = df["system"].astype(str)
     df["method"] = df["method"].astype(str)
     df["rank"] = pd.to_numeric(df["rank"], errors="coerce").astype(float)
-    available = _ordered(df["method"])
+    available = ordered(df["method"])
     methods = available if methods is None else [str(m) for m in methods]
     unknown = [m for m in methods if m not in available]
     if unknown:
@@ -397,8 +416,8 @@ def consensus_methods(table: pd.DataFrame, *, methods=None, title: str | None = 
     ends = last.groupby("rank", sort=True).agg(members=("system", list),
                                                changes=("changes", "first")).reset_index()
     ends["system"] = ends["members"].map(", ".join)
-    limit = _label_limit(ends["system"], 200)
-    ends["shown"] = _end_labels(ends["members"], df["system"], limit, _band_font(row))
+    limit = label_limit(ends["system"], 200)
+    ends["shown"] = _end_labels(ends["members"], df["system"], limit, band_font(row))
     ends = ends.drop(columns="members")
     step = float(np.clip((PAGE_WIDTH - limit - 60) / max(len(methods), 1), 40, 90))
     width = step * max(len(methods) - 1, 1)
@@ -409,10 +428,10 @@ def consensus_methods(table: pd.DataFrame, *, methods=None, title: str | None = 
     x = alt.X("x:Q", axis=x_axis, scale=alt.Scale(domain=[0, max(len(methods) - 1, 1)], nice=False, zero=False))
     y = alt.Y("position:Q", title="Consensus rank (1 = best)",
               scale=alt.Scale(domain=[worst + 0.5, 0.5], nice=False, zero=False),
-              axis=alt.Axis(values=_rank_values(worst), format="d", grid=False))
+              axis=alt.Axis(values=rank_values(worst), format="d", grid=False))
     colour = alt.Color("changes:N", title=None,
                        scale=alt.Scale(domain=["rank differs between methods", "same rank under every method"],
-                                       range=["#0072B2", "#b0b0b0"]), legend=_legend(symbolType="stroke"))
+                                       range=["#0072B2", "#b0b0b0"]), legend=bottom_legend(symbolType="stroke"))
     tip = [alt.Tooltip("system:N", title="System"), alt.Tooltip("label:N", title="Method"),
            alt.Tooltip("rank:Q", title="Rank", format=".3~f")]
     if "aggregate" in df.columns:
@@ -423,7 +442,7 @@ def consensus_methods(table: pd.DataFrame, *, methods=None, title: str | None = 
             domain=["rank differs between methods", "same rank under every method"], range=[2.2, 1])))
     points = base.mark_circle(size=28, opacity=1)
     ends["x"] = len(methods) - 1 if len(methods) > 1 else 1
-    names = alt.Chart(ends).mark_text(align="left", dx=7, baseline="middle", fontSize=_band_font(row),
+    names = alt.Chart(ends).mark_text(align="left", dx=7, baseline="middle", fontSize=band_font(row),
                                       limit=limit).encode(
         x=alt.X("x:Q", scale=alt.Scale(domain=[0, max(len(methods) - 1, 1)], nice=False, zero=False)),
         y=alt.Y("rank:Q", scale=alt.Scale(domain=[worst + 0.5, 0.5], nice=False, zero=False)),
@@ -431,5 +450,5 @@ def consensus_methods(table: pd.DataFrame, *, methods=None, title: str | None = 
     changed = int((spread > 0).sum())
     sub = f"{changed} of {n} systems change rank between methods" if changed else \
         "every method ranks the systems the same"
-    return _with(alt.layer(lines, points, names),
-        width=width, height=height, title=_title(title or "The consensus methods side by side", sub))
+    return with_properties(alt.layer(lines, points, names),
+        width=width, height=height, title=chart_title(title or "The consensus methods side by side", sub))

@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from typing import Literal
 
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (CHAR_WIDTH, PAGE_WIDTH, PLOT_WIDTH, _require, _text_width, _title, _with,
-                                       display_text, shown_names)
+from evalreport.charts._common import (
+    CHAR_WIDTH,
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    chart_title,
+    display_text,
+    require,
+    shown_names,
+    text_width,
+    with_properties,
+)
 from evalreport.charts.names import text_px
 
 __all__ = ["cd_diagram", "cd_layout"]
@@ -69,7 +79,7 @@ def _average_ranks(average_ranks) -> pd.DataFrame:
         average_ranks = pd.DataFrame({"system": list(average_ranks), "rank": list(average_ranks.values())})
     elif isinstance(average_ranks, pd.Series):
         average_ranks = pd.DataFrame({"system": average_ranks.index, "rank": average_ranks.to_numpy()})
-    df = _require(average_ranks, ["system", "rank"], "cd_diagram")[["system", "rank"]]
+    df = require(average_ranks, ["system", "rank"], "cd_diagram")[["system", "rank"]]
     df["full"] = df["system"].astype(str)
     df["system"] = df["full"].map(display_text)
     df["rank"] = pd.to_numeric(df["rank"], errors="coerce").astype(float)
@@ -96,7 +106,7 @@ def cd_layout(average_ranks, cd: float | None, cliques=(), *, width: float | Non
     room = (PAGE_WIDTH - 16 - CD_MIN_AXIS) / 2 - CD_GAP - 6
     shown = _names(df["system"], room)
     df["lines"] = [_wrap(shown[_one_line(s)], room) for s in df["system"]]
-    text_w = df["lines"].map(lambda ls: min(room, max(_text_width(x) for x in ls)))
+    text_w = df["lines"].map(lambda ls: min(room, max(text_width(x) for x in ls)))
     margin = {side: float(text_w[df["side"] == side].max()) + CD_GAP + 10 if (df["side"] == side).any() else 10.0
               for side in ("left", "right")}
     if width is None:   # the axis takes what the names leave of the page, at most PLOT_WIDTH
@@ -140,7 +150,7 @@ def cd_layout(average_ranks, cd: float | None, cliques=(), *, width: float | Non
     # highest, so that no leader line crosses another (Demšar's Fig. 1)
     df["x"] = px(df["rank"])
     rows_y = np.zeros(k)
-    for side, idx in (("left", np.arange(n_left)), ("right", np.arange(k - 1, n_left - 1, -1))):
+    for idx in (np.arange(n_left), np.arange(k - 1, n_left - 1, -1)):     # left side, then right
         y = top
         for i in idx:
             rows_y[i] = y                    # the leader meets the first line of the name
@@ -156,12 +166,12 @@ def cd_layout(average_ranks, cd: float | None, cliques=(), *, width: float | Non
     # every 1, 2, 5, 10 ... ranks, at least 6 px of space between two numbers
     per_rank = axis_w / (hi - 1)
     ticks = np.arange(1, hi + 0.25, 0.5 if per_rank >= 16 else 1.0)
-    widest = _text_width(f"{hi:.0f}") + 6
+    widest = text_width(f"{hi:.0f}") + 6
     every = next(e for e in (1, 2, 5, 10, 20, 50, 100, 200, 500, 1000) if e * per_rank >= widest)
     numbered: list[float] = []
     for v in [1.0] + [float(v) for v in np.arange(every, hi + 0.25, every) if v > 1]:
         gap = (v - numbered[-1]) * per_rank if numbered else np.inf
-        if gap >= (_text_width(f"{v:.0f}") + _text_width(f"{numbered[-1] if numbered else 1:.0f}")) / 2 + 6:
+        if gap >= (text_width(f"{v:.0f}") + text_width(f"{numbered[-1] if numbered else 1:.0f}")) / 2 + 6:
             numbered.append(v)
     cd_bar = None
     if cd is not None and np.isfinite(cd):
@@ -232,7 +242,8 @@ def cd_diagram(average_ranks, cd: float | None, cliques=(), *, title: str | None
         layers.append(alt.Chart(lay["cliques"]).mark_rule(strokeWidth=4, color="#000000", strokeCap="round").encode(
             x=px_x, x2=alt.X2("x2:Q"), y=px_y, tooltip=[alt.Tooltip("members:N", title="Not significantly different")]))
     # the names (one text layer per side: the alignment is a mark property)
-    for side, align in (("left", "right"), ("right", "left")):
+    sides: tuple[tuple[str, Literal["left", "right"]], ...] = (("left", "right"), ("right", "left"))
+    for side, align in sides:
         rows = labels[labels["side"] == side]
         if rows.empty:
             continue
@@ -244,5 +255,5 @@ def cd_diagram(average_ranks, cd: float | None, cliques=(), *, title: str | None
     subtitle.insert(0, "average rank over the tasks, 1 = best at the left; bars join systems not "
                        "significantly different" if len(lay["cliques"]) else
                        "average rank over the tasks, 1 = best at the left")
-    return _with(alt.layer(*layers),
-        width=lay["width"], height=lay["height"], title=_title(title or "Critical-difference diagram", *subtitle))
+    return with_properties(alt.layer(*layers),
+        width=lay["width"], height=lay["height"], title=chart_title(title or "Critical-difference diagram", *subtitle))

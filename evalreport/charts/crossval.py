@@ -6,9 +6,20 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, _axis, _label_limit, _legend, _ordered, _require,
-                                       _select, _step, _title, _with, short_measure_label)
-
+from evalreport.charts._common import (
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    band_step,
+    bottom_legend,
+    chart_title,
+    label_axis,
+    label_limit,
+    ordered,
+    require,
+    select,
+    short_measure_label,
+    with_properties,
+)
 
 # --------------------------------------------------------------------------------------------
 # 9. cross-validation (Forman & Scholz 2010)
@@ -26,13 +37,13 @@ def cv_estimates(cv: pd.DataFrame, *, measure: str | None = None, by: str = "aut
     else ``aggregation``. Undefined estimates (NaN, e.g. F~ when every fold was skipped) are
     named in the subtitle.
     """
-    df = _require(cv, ["system", "measure", "aggregation", "value"], "cv_estimates")
+    df = require(cv, ["system", "measure", "aggregation", "value"], "cv_estimates")
     if measure is None:
-        found = _ordered(df["measure"])
+        found = ordered(df["measure"])
         if len(found) > 1:
             raise ValueError(f"cv_estimates: the frame has several measures {found}; pass measure=")
         measure = found[0]
-    df = _select(df, "measure", measure, "cv_estimates")
+    df = select(df, "measure", measure, "cv_estimates")
     name = short_measure_label(measure)
     if by == "auto":
         names = df["estimator"] if "estimator" in df.columns else None
@@ -44,7 +55,7 @@ def cv_estimates(cv: pd.DataFrame, *, measure: str | None = None, by: str = "aut
     df["system"] = df["system"].astype(str)
     df["aggregation"] = df["aggregation"].astype(str)
     df["value"] = pd.to_numeric(df["value"], errors="coerce").astype(float)
-    aggregations = _ordered(df["aggregation"])
+    aggregations = ordered(df["aggregation"])
     bad = df[~np.isfinite(df["value"])]
     df = df[np.isfinite(df["value"])]
     if df.empty:
@@ -53,7 +64,7 @@ def cv_estimates(cv: pd.DataFrame, *, measure: str | None = None, by: str = "aut
     systems = means.sort_values(ascending=False, kind="stable").index.tolist()
     span = df.groupby("system", as_index=False)["value"].agg(lo="min", hi="max")
     span["spread"] = span["hi"] - span["lo"]
-    y = alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=_label_limit(systems), names=systems))
+    y = alt.Y("system:N", sort=systems, title=None, axis=label_axis(0, limit=label_limit(systems), names=systems))
     x_scale = alt.Scale(zero=False, nice=False, padding=10)
     rule = alt.Chart(span).mark_rule(color="#bbbbbb", strokeWidth=6, strokeCap="round").encode(
         y=y, x=alt.X("lo:Q", scale=x_scale, title=name), x2=alt.X2("hi:Q"),
@@ -61,16 +72,16 @@ def cv_estimates(cv: pd.DataFrame, *, measure: str | None = None, by: str = "aut
     points = alt.Chart(df).mark_point(size=60, filled=True, opacity=0.9).encode(
         y=y, x=alt.X("value:Q", scale=x_scale, title=name),
         color=alt.Color("aggregation:N", scale=alt.Scale(domain=aggregations), title="Estimator",
-                        legend=_legend(columns=5)),
+                        legend=bottom_legend(columns=5)),
         shape=alt.Shape("aggregation:N", scale=alt.Scale(domain=aggregations), title="Estimator",
-                        legend=_legend(columns=5)),
+                        legend=bottom_legend(columns=5)),
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("aggregation:N", title="Estimator"),
                  alt.Tooltip("value:Q", title=f"{name} ({measure})", format=".4f")],
     )
     missing = [f"{s} ({a})" for s, a in zip(bad["system"], bad["aggregation"])]
-    return _with(alt.layer(rule, points),
-        width=PLOT_WIDTH, height=alt.Step(_step(len(systems), lo=18, hi=26)),
-        title=_title(title or f"Cross-validation: ways to aggregate {name} over folds",
+    return with_properties(alt.layer(rule, points),
+        width=PLOT_WIDTH, height=alt.Step(band_step(len(systems), lo=18, hi=26)),
+        title=chart_title(title or f"Cross-validation: ways to aggregate {name} over folds",
                      "the same predictions, aggregated differently (Forman and Scholz, 2010)",
                      f"undefined: {', '.join(missing)}" if missing else ""))
 
@@ -117,7 +128,7 @@ def _simulation(sim: pd.DataFrame, *, metric: str, y_title: str, x, column, row,
                    if c in cols and c not in (x, row) and sim[c].nunique() > 1]
         column = varying[0] if varying else None
     needed = list(dict.fromkeys(c for c in (x, y, estimator, column, row) if c is not None))
-    df = _require(sim, needed, what)[needed]
+    df = require(sim, needed, what)[needed]
     keys = [c for c in (x, estimator, column, row) if c is not None]
     dup = sim.duplicated(keys, keep=False)
     if dup.any():
@@ -128,12 +139,12 @@ def _simulation(sim: pd.DataFrame, *, metric: str, y_title: str, x, column, row,
     df[y] = pd.to_numeric(df[y], errors="coerce").astype(float)
     xs = pd.to_numeric(df[x], errors="coerce")
     percent = bool(xs.notna().all() and xs.max() <= 1 and x != _first(cols, ("f_true", "true_f")))
-    estimators = _ordered(df[estimator])
+    estimators = ordered(df[estimator])
     panels = df[column].nunique() if column else 1
     width = (PAGE_WIDTH - 150) / panels - (12 if panels > 1 else 0)
     x_enc = alt.X(f"{x}:Q", title=_SETTING_TITLES.get(x, x) or x,
                   axis=alt.Axis(format="%" if percent else "~g"), scale=alt.Scale(zero=False, nice=False))
-    legend = _legend(columns=5)
+    legend = bottom_legend(columns=5)
     base = alt.Chart().encode(
         x=x_enc,
         y=alt.Y(f"{y}:Q", title=y_title, axis=alt.Axis(format="%")),
@@ -145,19 +156,19 @@ def _simulation(sim: pd.DataFrame, *, metric: str, y_title: str, x, column, row,
     layers = [base.mark_line(strokeWidth=1.5), base.mark_point(size=30, filled=True)]
     if zero_rule:
         layers.insert(0, alt.Chart().mark_rule(color="#888888", strokeDash=[4, 3]).encode(y=alt.YDatum(0)))
-    chart = _with(alt.layer(*layers, data=df), width=max(width, 110), height=200 if row is None else 150)
+    chart = with_properties(alt.layer(*layers, data=df), width=max(width, 110), height=200 if row is None else 150)
     if column or row:
         facet = {}
         for channel, name in (("column", column), ("row", row)):
             if name:
-                values = _ordered(df[name])
+                values = ordered(df[name])
                 if pd.api.types.is_numeric_dtype(df[name]) or pd.api.types.is_bool_dtype(df[name]):
                     values = sorted(values)  # else the order given ("1% positives" before "25% ...")
                 facet[channel] = (alt.Column if channel == "column" else alt.Row)(
                     f"{name}:N", title=_SETTING_TITLES.get(name, name), sort=values,
                     header=alt.Header(labelFontWeight="bold", labelExpr=_header_expr(name)))
         chart = chart.facet(**facet)
-    return _with(chart, title=_title(title, subtitle))
+    return with_properties(chart, title=chart_title(title, subtitle))
 
 
 def simulation_bias(sim: pd.DataFrame, *, x: str = "auto", column: str | None = "auto", row: str | None = None,

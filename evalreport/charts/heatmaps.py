@@ -2,16 +2,43 @@
 pairwise p-values, per-class values and confusion matrices."""
 from __future__ import annotations
 
+from typing import Any
+
 import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, UNDEFINED_TEXT, _axis, _direction, _font, _heatmap,
-                                       _in_order, _ink, _label_limit, _legend, _name_measures, _nominal_axis_for, _ordered,
-                                       _rank_values, _require, _restrict, _select, _sequential, _step, _text_width,
-                                       _texts, _title, _with, display_text, label_expr, measure_names,
-                                       short_measure_label, shown_names)
-
+from evalreport.charts._common import (
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    UNDEFINED_TEXT,
+    band_step,
+    bottom_legend,
+    chart_title,
+    display_text,
+    font,
+    heatmap,
+    in_order,
+    ink,
+    is_higher_better,
+    label_axis,
+    label_expr,
+    label_limit,
+    measure_names,
+    name_measures,
+    nominal_axis_for,
+    ordered,
+    rank_values,
+    require,
+    restrict,
+    select,
+    sequential,
+    short_measure_label,
+    shown_names,
+    text_width,
+    texts,
+    with_properties,
+)
 
 # --------------------------------------------------------------------------------------------
 # 3. every measure for every system
@@ -31,7 +58,7 @@ def _calibration_filter(df: pd.DataFrame, calibrated: bool, what: str) -> pd.Dat
         if calibrated:
             raise ValueError(f"{what}: calibrated=True but the frame has no 'calibrated' column")
         return df
-    return _select(df, "calibrated", bool(calibrated), what)
+    return select(df, "calibrated", bool(calibrated), what)
 
 
 #: Longest system name (px) on a heatmap's x axis (angled) and y axis before it is truncated
@@ -41,7 +68,7 @@ SYSTEM_LIMIT, SYSTEM_ROW_LIMIT = 160, 300
 MEASURE_ROW_LIMIT = 190
 
 
-def _rank_texts(ranks) -> np.ndarray:
+def rank_texts(ranks) -> np.ndarray:
     """Ranks as printed: "2" for whole ranks, "1.5" for shared ones (ties), "—" if undefined."""
     v = pd.to_numeric(pd.Series(ranks), errors="coerce").to_numpy(float)
     return np.array([UNDEFINED_TEXT if not np.isfinite(r) else f"{r:.0f}" if np.isclose(r % 1, 0) else f"{r:.1f}"
@@ -54,7 +81,7 @@ def _system_measure_axes(rows_are_measures: bool, systems, measures, measure_tit
         return dict(x="system", y="measure_name", x_title="System", y_title=measure_title, x_sort=systems,
                     y_sort=measures, x_limit=SYSTEM_LIMIT, y_limit=MEASURE_ROW_LIMIT)
     return dict(x="measure_name", y="system", x_title=measure_title, y_title=None, x_sort=measures,
-                y_sort=systems, y_limit=_label_limit(systems, SYSTEM_ROW_LIMIT), x_limit=150)
+                y_sort=systems, y_limit=label_limit(systems, SYSTEM_ROW_LIMIT), x_limit=150)
 
 
 def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str = "auto",
@@ -70,30 +97,30 @@ def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str =
     on the rows. Measures are shown by their short registry labels (ids in the tooltip);
     ``measure_labels=False`` shows the ``measure`` values as they are (e.g. scenario names).
     """
-    df = _require(ranks, ["system", "measure", "rank"], "rank_heatmap")
+    df = require(ranks, ["system", "measure", "rank"], "rank_heatmap")
     df = _calibration_filter(df, calibrated, "rank_heatmap")[["system", "measure", "rank"]]
     df["system"] = df["system"].astype(str)
     df["rank"] = pd.to_numeric(df["rank"], errors="coerce").astype(float)
     worst = float(np.nanmax(df["rank"])) if np.isfinite(df["rank"]).any() else 1.0
     df["fill"] = df["rank"]
-    df["label"] = _rank_texts(df["rank"])
-    df["ink"] = _ink((worst - df["rank"]) / max(worst - 1, 1))
+    df["label"] = rank_texts(df["rank"])
+    df["ink"] = ink((worst - df["rank"]) / max(worst - 1, 1))
     order = systems
     if order is None:
         systems = df.groupby("system", sort=False)["rank"].mean().sort_values(kind="stable").index.tolist()
     else:
-        systems = _in_order(df["system"], order)
-    df, measures = _name_measures(df, labels=measure_labels)
-    colour = alt.Fill("fill:Q", title="Rank", scale=_sequential(1, max(worst, 2), reverse=True),
-                      legend=_legend(values=_rank_values(worst), format="d", labelOverlap="greedy"))
+        systems = in_order(df["system"], order)
+    df, measures = name_measures(df, labels=measure_labels)
+    colour = alt.Fill("fill:Q", title="Rank", scale=sequential(1, max(worst, 2), reverse=True),
+                      legend=bottom_legend(values=rank_values(worst), format="d", labelOverlap="greedy"))
     tooltip = [alt.Tooltip("system:N", title="System"), alt.Tooltip("measure_label:N", title=measure_title)]
     if measure_labels:
         tooltip.append(alt.Tooltip("measure:N", title="id"))
     tooltip.append(alt.Tooltip("label:N", title="Rank"))
     kw = _system_measure_axes(_orient(len(systems), len(measures), orient), systems, measures, measure_title)
     which = "prevalence-calibrated" if calibrated else "raw"
-    return _with(_heatmap(df, colour=colour, tooltip=tooltip, **kw),
-        title=_title(title or f"Rank of every system under every measure ({which})",
+    return with_properties(heatmap(df, colour=colour, tooltip=tooltip, **kw),
+        title=chart_title(title or f"Rank of every system under every measure ({which})",
                      "1 = best; systems ordered by mean rank" if order is None else
                      "1 = best; systems in leaderboard order"))
 
@@ -110,7 +137,7 @@ def score_heatmap(scores: pd.DataFrame, *, calibrated: bool = False, orient: str
     is the registry's (``higher_is_better`` overrides it per measure id). Measures are shown
     by their short registry labels (ids in the tooltip).
     """
-    df = _require(scores, ["system", "measure", "value"], "score_heatmap")
+    df = require(scores, ["system", "measure", "value"], "score_heatmap")
     if "undefined" not in df.columns:
         df["undefined"] = pd.to_numeric(df["value"], errors="coerce").isna()
     if "reason" not in df.columns:
@@ -119,10 +146,10 @@ def score_heatmap(scores: pd.DataFrame, *, calibrated: bool = False, orient: str
     df["system"] = df["system"].astype(str)
     df["value"] = pd.to_numeric(df["value"], errors="coerce").astype(float)
     df["reason"] = df["reason"].fillna("").astype(str)
-    ids = _ordered(df["measure"])
-    systems = _ordered(df["system"])
+    ids = ordered(df["measure"])
+    systems = ordered(df["system"])
     overrides = higher_is_better or {}
-    sign = df["measure"].map({m: 1.0 if _direction(m, overrides.get(m)) else -1.0 for m in ids})
+    sign = df["measure"].map({m: 1.0 if is_higher_better(m, overrides.get(m)) else -1.0 for m in ids})
     signed = df["value"] * sign
     grouped = signed.groupby(df["measure"])
     lo, hi = grouped.transform("min"), grouped.transform("max")
@@ -131,20 +158,20 @@ def score_heatmap(scores: pd.DataFrame, *, calibrated: bool = False, orient: str
         pos = np.where(spread > 0, (signed - lo).to_numpy(float) / spread, 1.0)
     pos[~np.isfinite(df["value"].to_numpy(float))] = np.nan
     df["fill"] = pos
-    df["label"] = _texts(df["value"], "{:.%df}" % digits)
-    df["ink"] = _ink(pos)
+    df["label"] = texts(df["value"], f"{{:.{digits}f}}")
+    df["ink"] = ink(pos)
     df["shown"] = np.where(df["undefined"].astype(bool) | df["value"].isna(), "undefined", df["label"])
-    df, measures = _name_measures(df, order=ids)
-    colour = alt.Fill("fill:Q", title="Within each measure", scale=_sequential(0, 1),
-                      legend=_legend(values=[0, 1], labelExpr="datum.value < 0.5 ? 'worst system' : 'best system'"))
+    df, measures = name_measures(df, order=ids)
+    colour = alt.Fill("fill:Q", title="Within each measure", scale=sequential(0, 1),
+                      legend=bottom_legend(values=[0, 1], labelExpr="datum.value < 0.5 ? 'worst system' : 'best system'"))
     tooltip = [alt.Tooltip("system:N", title="System"), alt.Tooltip("measure_label:N", title="Measure"),
                alt.Tooltip("measure:N", title="id"), alt.Tooltip("shown:N", title="Value"),
                alt.Tooltip("reason:N", title="Why undefined")]
     kw = _system_measure_axes(_orient(len(systems), len(measures), orient), systems, measures, "Measure")
     n_undefined = int(np.isnan(pos).sum())
     which = "prevalence-calibrated" if calibrated else "raw"
-    return _with(_heatmap(df, colour=colour, tooltip=tooltip, **kw),
-        title=_title(title or f"Every measure for every system ({which})",
+    return with_properties(heatmap(df, colour=colour, tooltip=tooltip, **kw),
+        title=chart_title(title or f"Every measure for every system ({which})",
                      f"grey '{UNDEFINED_TEXT}' = undefined ({n_undefined} cells; the reasons are in scores.csv)"
                      if n_undefined else "no undefined values"))
 
@@ -155,15 +182,15 @@ def score_heatmap(scores: pd.DataFrame, *, calibrated: bool = False, orient: str
 
 def _correlation_frame(rank_correlation: pd.DataFrame, method: str, order, what: str):
     """The (measure_a, measure_b, value) rows of ``method``, mirrored, and the measure order."""
-    df = _require(rank_correlation, ["measure_a", "measure_b", "method", "value"], what)
+    df = require(rank_correlation, ["measure_a", "measure_b", "method", "value"], what)
     # n_systems (systems with a value under both measures) tells identical rankings from rankings
     # that agree only where both measures are defined
-    df = _select(df, "method", method, what)[["measure_a", "measure_b", "value"]
+    df = select(df, "method", method, what)[["measure_a", "measure_b", "value"]
                                              + (["n_systems"] if "n_systems" in df else [])]
     df["value"] = pd.to_numeric(df["value"], errors="coerce").astype(float)
     mirror = df.rename(columns={"measure_a": "measure_b", "measure_b": "measure_a"})
     df = pd.concat([df, mirror], ignore_index=True).drop_duplicates(["measure_a", "measure_b"], keep="first")
-    found = _ordered(pd.concat([df["measure_a"], df["measure_b"]]))
+    found = ordered(pd.concat([df["measure_a"], df["measure_b"]]))
     measures = [m for m in map(display_text, order) if m in set(found)] if order is not None else found
     return df[df["measure_a"].isin(measures) & df["measure_b"].isin(measures)], measures
 
@@ -236,16 +263,16 @@ def correlation_heatmap(rank_correlation: pd.DataFrame, *, method: str = "spearm
     df["members_a"], df["members_b"] = df["measure_a"].map(members), df["measure_b"].map(members)
     order_names = [shown[h] for h in heads]
     n = len(heads)
-    step = _step(n, room=PLOT_WIDTH, lo=10, hi=40)
+    step = band_step(n, room=PLOT_WIDTH, lo=10, hi=40)
     df["fill"] = df["value"]
-    df["label"] = [t.replace("0.", ".", 1) if t.startswith(("0.", "-0.")) else t for t in _texts(df["value"], "{:.2f}")]
-    df["ink"] = _ink(np.abs(df["value"].to_numpy(float)) + 0.05)
+    df["label"] = [t.replace("0.", ".", 1) if t.startswith(("0.", "-0.")) else t for t in texts(df["value"], "{:.2f}")]
+    df["ink"] = ink(np.abs(df["value"].to_numpy(float)) + 0.05)
     colour = alt.Fill("fill:Q", title=f"{method.capitalize()} correlation",
                       scale=alt.Scale(scheme="blueorange", domain=[-1, 1], domainMid=0, reverse=True),
-                      legend=_legend(values=[-1, -0.5, 0, 0.5, 1], format=".1~f"))
+                      legend=bottom_legend(values=[-1, -0.5, 0, 0.5, 1], format=".1~f"))
     tooltip = [alt.Tooltip("members_a:N", title="Measure(s)"), alt.Tooltip("members_b:N", title="vs"),
                alt.Tooltip("label:N", title=f"{method} correlation")]
-    chart = _heatmap(df, x="name_b", y="name_a", x_title=None, y_title=None, x_sort=order_names,
+    chart = heatmap(df, x="name_b", y="name_a", x_title=None, y_title=None, x_sort=order_names,
                      y_sort=order_names, colour=colour, tooltip=tooltip, text=step >= CORRELATION_TEXT_CELL,
                      width=step * n, height=step * n, x_limit=150, y_limit=190)
     merged = sum(len(g) - 1 for g in groups)
@@ -257,7 +284,7 @@ def correlation_heatmap(rank_correlation: pd.DataFrame, *, method: str = "spearm
         subtitle.append("a row 'and k more' stands for k + 1 measures that rank the systems identically")
     if step < CORRELATION_TEXT_CELL:
         subtitle.append("too many measures to print the values (they are in rank_correlation.csv)")
-    return _with(chart, title=_title(
+    return with_properties(chart, title=chart_title(
         title or f"Agreement between measures: {method.capitalize()} rank correlation", *subtitle))
 
 
@@ -278,45 +305,45 @@ def pvalue_heatmap(pairwise: pd.DataFrame, *, measure: str, test: str, column: s
     """
     if column not in ("p_value", "p_holm", "p_bh"):
         raise ValueError(f"pvalue_heatmap: column must be p_value, p_holm or p_bh; got {column!r}")
-    df = _require(pairwise, ["system_a", "system_b", "measure", "test", column], "pvalue_heatmap")
-    df = _select(df, "measure", measure, "pvalue_heatmap")
-    df = _select(df, "test", test, "pvalue_heatmap")[["system_a", "system_b", column]]
+    df = require(pairwise, ["system_a", "system_b", "measure", "test", column], "pvalue_heatmap")
+    df = select(df, "measure", measure, "pvalue_heatmap")
+    df = select(df, "test", test, "pvalue_heatmap")[["system_a", "system_b", column]]
     df = df.rename(columns={column: "p"})
     df[["system_a", "system_b"]] = df[["system_a", "system_b"]].astype(str)
     mirror = df.rename(columns={"system_a": "system_b", "system_b": "system_a"})
     df = pd.concat([df, mirror], ignore_index=True).drop_duplicates(["system_a", "system_b"])
     df = df[df["system_a"] != df["system_b"]]
-    systems = [display_text(v) for v in order] if order is not None else _ordered(pd.concat([df["system_a"],
+    systems = [display_text(v) for v in order] if order is not None else ordered(pd.concat([df["system_a"],
                                                                                            df["system_b"]]))
     df["p"] = pd.to_numeric(df["p"], errors="coerce").astype(float)
     given = floor is not None
-    floor = float(np.clip(floor if given else 1e-4, 1e-6, 0.5))
+    floor = float(np.clip(floor if floor is not None else 1e-4, 1e-6, 0.5))
     logp = np.log10(np.clip(df["p"].to_numpy(float), floor, 1))
     df["fill"] = np.where(np.isfinite(df["p"]), np.clip(df["p"], floor, 1), np.nan)
     small = df["p"].to_numpy(float) < 0.001
-    df["label"] = np.where(small, "<.001", [s.replace("0.", ".", 1) for s in _texts(df["p"], "{:.3f}")])
-    df["ink"] = _ink(logp / np.log10(floor))
+    df["label"] = np.where(small, "<.001", [s.replace("0.", ".", 1) for s in texts(df["p"], "{:.3f}")])
+    df["ink"] = ink(logp / np.log10(floor))
     df["significant"] = df["p"] < alpha
     n = len(systems)
-    labels = _label_limit(systems, SYSTEM_ROW_LIMIT)
-    step = _step(n, room=min(PLOT_WIDTH - 20, PAGE_WIDTH - labels - 30), lo=10, hi=44)
+    labels = label_limit(systems, SYSTEM_ROW_LIMIT)
+    step = band_step(n, room=min(PLOT_WIDTH - 20, PAGE_WIDTH - labels - 30), lo=10, hi=44)
     colour = alt.Fill("fill:Q", title=column, scale=alt.Scale(type="log", domain=[floor, 1], scheme="purples",
                                                                reverse=True),
-                      legend=_legend(values=[floor] + [v for v in (1e-3, 0.01, alpha, 1) if v > floor * 1.5],
+                      legend=bottom_legend(values=[floor] + [v for v in (1e-3, 0.01, alpha, 1) if v > floor * 1.5],
                                      format=".2~g", labelOverlap="greedy"))
     tooltip = [alt.Tooltip("system_a:N", title="System"), alt.Tooltip("system_b:N", title="vs"),
                alt.Tooltip("p:Q", title=column, format=".4g"), alt.Tooltip("significant:N", title=f"p < {alpha}")]
     def outline(base):
         return base.mark_rect(fill=None, stroke="#D55E00", strokeWidth=2).transform_filter("datum.significant")
 
-    heat = _heatmap(df, x="system_b", y="system_a", x_title=None, y_title=None, x_sort=systems, y_sort=systems,
+    heat = heatmap(df, x="system_b", y="system_a", x_title=None, y_title=None, x_sort=systems, y_sort=systems,
                     colour=colour, tooltip=tooltip, width=step * n, height=step * n, extra=[outline],
                     x_limit=130, y_limit=labels)
     note = floor_note or (f"smallest attainable p = {floor:.3g}" if given else "")
     if given and floor >= alpha:
         note += f"{'; ' if note else ''}no pair can reach p < {alpha:g}"
-    return _with(heat,
-        title=_title(title or f"Pairwise differences under {short_measure_label(measure)}: {test} test",
+    return with_properties(heat,
+        title=chart_title(title or f"Pairwise differences under {short_measure_label(measure)}: {test} test",
                      f"{column}; outlined: p < {alpha:g}", note))
 
 
@@ -333,7 +360,7 @@ def per_class_heatmap(per_class: pd.DataFrame, *, metrics=("recall", "precision"
 
     ``per_class``: (system, class, metric, value).
     """
-    df = _require(per_class, ["system", "class", "metric", "value"], "per_class_heatmap")
+    df = require(per_class, ["system", "class", "metric", "value"], "per_class_heatmap")
     df = df[["system", "class", "metric", "value"]]
     df = df[df["metric"].isin(list(metrics))]
     if df.empty:
@@ -342,26 +369,26 @@ def per_class_heatmap(per_class: pd.DataFrame, *, metrics=("recall", "precision"
     df["class"] = df["class"].astype(str)
     df["value"] = pd.to_numeric(df["value"], errors="coerce").astype(float)
     df["fill"] = df["value"]
-    df["label"] = [t.replace("0.", ".", 1) if t.startswith("0.") else t for t in _texts(df["value"], "{:.2f}")]
-    df["ink"] = _ink(df["value"])
-    classes, systems = _ordered(df["class"]), _in_order(df["system"], systems)
+    df["label"] = [t.replace("0.", ".", 1) if t.startswith("0.") else t for t in texts(df["value"], "{:.2f}")]
+    df["ink"] = ink(df["value"])
+    classes, systems = ordered(df["class"]), in_order(df["system"], systems)
     present = [m for m in metrics if m in set(df["metric"])]
     # the classes share what the system names leave of the page width (values printed when they fit)
-    labels = _label_limit(systems, SYSTEM_ROW_LIMIT)
-    sx = _step(len(classes), room=min(PLOT_WIDTH, PAGE_WIDTH - labels - 40), lo=12, hi=52)
-    colour = alt.Fill("fill:Q", title="Value", scale=_sequential(0, 1), legend=_legend(values=[0, 0.5, 1]))
+    labels = label_limit(systems, SYSTEM_ROW_LIMIT)
+    sx = band_step(len(classes), room=min(PLOT_WIDTH, PAGE_WIDTH - labels - 40), lo=12, hi=52)
+    colour = alt.Fill("fill:Q", title="Value", scale=sequential(0, 1), legend=bottom_legend(values=[0, 0.5, 1]))
     tooltip = [alt.Tooltip("system:N", title="System"), alt.Tooltip("class:N", title="Class"),
                alt.Tooltip("metric:N", title="Metric"), alt.Tooltip("label:N", title="Value")]
-    heat = _heatmap(df, x="class", y="system", x_title="Class", y_title=None, x_sort=classes, y_sort=systems,
+    heat = heatmap(df, x="class", y="system", x_title="Class", y_title=None, x_sort=classes, y_sort=systems,
                     colour=colour, tooltip=tooltip, width=sx * len(classes),
-                    height=_step(len(systems), lo=14, hi=20) * len(systems), y_limit=labels)
+                    height=band_step(len(systems), lo=14, hi=20) * len(systems), y_limit=labels)
     if len(present) == 1:     # one metric: no panel header repeating the title
-        return _with(heat, title=_title(title or f"Per-class {present[0]}",
+        return with_properties(heat, title=chart_title(title or f"Per-class {present[0]}",
                                             f"grey '{UNDEFINED_TEXT}' = undefined (0/0)"))
-    return _with(heat.facet(row=alt.Row("metric:N", sort=present, title=None,
+    return with_properties(heat.facet(row=alt.Row("metric:N", sort=present, title=None,
                         header=alt.Header(labelAngle=0, labelAlign="left", labelFontWeight="bold",
                                           labelOrient="top", labelAnchor="start"))
-            ), title=_title(title or "Per-class recall, precision and F1",
+            ), title=chart_title(title or "Per-class recall, precision and F1",
                                       f"grey '{UNDEFINED_TEXT}' = undefined (0/0)"))
 
 
@@ -373,11 +400,11 @@ def confusion_grid(confusion: pd.DataFrame, *, columns: int | None = None, syste
     ``confusion``: (system, gold, predicted, count, rate) with ``rate`` normalised per gold
     row. ``systems`` restricts and orders the panels.
     """
-    df = _require(confusion, ["system", "gold", "predicted", "count", "rate"], "confusion_grid")
+    df = require(confusion, ["system", "gold", "predicted", "count", "rate"], "confusion_grid")
     df = df[["system", "gold", "predicted", "count", "rate"]]
     df[["system", "gold", "predicted"]] = df[["system", "gold", "predicted"]].astype(str)
-    df, order = _restrict(df, "system", systems, "confusion_grid")
-    classes = _ordered(pd.concat([df["gold"], df["predicted"]]))
+    df, order = restrict(df, "system", systems, "confusion_grid")
+    classes = ordered(pd.concat([df["gold"], df["predicted"]]))
     k = len(classes)
     n = len(order)
     if columns is None:
@@ -385,41 +412,42 @@ def confusion_grid(confusion: pd.DataFrame, *, columns: int | None = None, syste
     columns = max(1, min(columns, n))
     own_axes = n % columns != 0
     # with empty slots in the grid, every panel has its own axes (their labels take room too)
-    labels = min(70, max(_text_width(c) for c in classes)) if own_axes else 0
+    labels = min(70, max(text_width(c) for c in classes)) if own_axes else 0
     panel = (PAGE_WIDTH - 90) / columns - 16 - labels / 2
     step = float(np.clip(panel / k, 6, 40))
     df["rate"] = pd.to_numeric(df["rate"], errors="coerce").astype(float)
     pct = np.round(df["rate"].to_numpy(float) * 100)
     df["label"] = np.where(np.isfinite(pct) & (pct >= 1), np.nan_to_num(pct).astype(int).astype(str), "")
-    df["ink"] = _ink(df["rate"])
+    df["ink"] = ink(df["rate"])
     base = alt.Chart().encode(
         x=alt.X("predicted:N", sort=classes, title=None if own_axes else "Predicted",
-                axis=_nominal_axis_for(classes, step, limit=70)),
-        y=alt.Y("gold:N", sort=classes, title=None if own_axes else "Gold", axis=_axis(0, limit=70, names=classes)),
+                axis=nominal_axis_for(classes, step, limit=70)),
+        y=alt.Y("gold:N", sort=classes, title=None if own_axes else "Gold", axis=label_axis(0, limit=70, names=classes)),
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("gold:N", title="Gold"),
                  alt.Tooltip("predicted:N", title="Predicted"), alt.Tooltip("count:Q", title="Items"),
                  alt.Tooltip("rate:Q", title="Share of the gold class", format=".1%")],
     )
     rect = base.mark_rect(stroke="white", strokeWidth=0.5).encode(
-        fill=alt.Fill("rate:Q", title="Share of the gold class", scale=_sequential(0, 1),
-                      legend=_legend(format=".0%", values=[0, 0.5, 1])))
+        fill=alt.Fill("rate:Q", title="Share of the gold class", scale=sequential(0, 1),
+                      legend=bottom_legend(format=".0%", values=[0, 0.5, 1])))
     layers = [rect]
     if step >= 14:
-        layers.append(base.mark_text(baseline="middle", fontSize=_font(step * 1.1)).encode(
+        layers.append(base.mark_text(baseline="middle", fontSize=font(step * 1.1)).encode(
             text=alt.Text("label:N"), color=alt.Color("ink:N", scale=None)))
     header = int(step * k + 20)
     # panel titles: system names shortened to the panel (bold text is ~10% wider), no two alike
     names = label_expr(shown_names(order, header / 1.1))
-    chart = _with(alt.layer(*layers, data=df), width=alt.Step(step), height=alt.Step(step)).facet(
+    label_expression: dict[str, Any] = {"labelExpr": names} if names else {}
+    chart = with_properties(alt.layer(*layers, data=df), width=alt.Step(step), height=alt.Step(step)).facet(
         facet=alt.Facet("system:N", sort=order, title=None, header=alt.Header(
-            labelFontWeight="bold", labelLimit=header, **({"labelExpr": names} if names else {}))),
+            labelFontWeight="bold", labelLimit=header, **label_expression)),
         columns=columns,
     )
     if own_axes:
         # a grid with empty slots: every panel gets its own axes, so that no empty slot shows a
         # lone axis (a shared axis is drawn under each column's last slot, panel or not)
         chart = chart.resolve_axis(x="independent", y="independent")
-    return _with(chart, title=_title(title or "Normalised confusion matrices",
+    return with_properties(chart, title=chart_title(title or "Normalised confusion matrices",
                                          "rows: gold class, columns: predicted class; each row sums to 100%; "
                                          "cells in %"))
 

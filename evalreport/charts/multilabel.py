@@ -15,9 +15,26 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (LABEL_LIMIT, PAGE_WIDTH, PLOT_WIDTH, UNDEFINED_TEXT, _heatmap, _ink,
-                                       _label_limit, _legend, _ordered, _require, _sequential, _step, _texts,
-                                       _title, _with, display_text, middle_ellipsis, shown_names)
+from evalreport.charts._common import (
+    LABEL_LIMIT,
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    UNDEFINED_TEXT,
+    band_step,
+    bottom_legend,
+    chart_title,
+    display_text,
+    heatmap,
+    ink,
+    label_limit,
+    middle_ellipsis,
+    ordered,
+    require,
+    sequential,
+    shown_names,
+    texts,
+    with_properties,
+)
 from evalreport.charts.theme import CATEGORY_COLOURS
 
 __all__ = ["label_frequency", "set_size_heatmap", "label_heatmap", "label_error_heatmap", "middle_ellipsis"]
@@ -46,7 +63,7 @@ def _axis_names(df: pd.DataFrame, column: str, order: list, kind: str) -> tuple[
 
 def _order(values, order) -> list:
     """``order`` shortened like the data (display_text), else the values in order of appearance."""
-    return [display_text(v) for v in order] if order is not None else _ordered(values)
+    return [display_text(v) for v in order] if order is not None else ordered(values)
 
 
 def label_frequency(frequency: pd.DataFrame, *, order=None, systems=None, title: str | None = None) -> alt.LayerChart:
@@ -58,7 +75,7 @@ def label_frequency(frequency: pd.DataFrame, *, order=None, systems=None, title:
     shown in the tooltip when present). Up to :data:`MAX_COLOURED_SYSTEMS` systems are coloured
     and named in a legend; more share one colour (the tooltip names each).
     """
-    df = _require(frequency, ["label", "source", "role", "share"], "label_frequency")
+    df = require(frequency, ["label", "source", "role", "share"], "label_frequency")
     df["label"] = df["label"].astype(str)
     df["source"] = df["source"].astype(str)
     df["share"] = pd.to_numeric(df["share"], errors="coerce").astype(float)
@@ -71,7 +88,7 @@ def label_frequency(frequency: pd.DataFrame, *, order=None, systems=None, title:
     gold, pred = df[df["role"] == "gold"], df[df["role"] != "gold"]
     n = len(labels)
     step = float(np.clip(360 / max(n, 1), 13, 20))
-    limit = _label_limit(labels, LABEL_AXIS_LIMIT)
+    limit = label_limit(labels, LABEL_AXIS_LIMIT)
     width = float(np.clip(PAGE_WIDTH - limit - 60, 220, PLOT_WIDTH))
     y = alt.Y("label_shown:N", sort=labels, title=None,
               axis=alt.Axis(labelLimit=limit, labelFontSize=float(np.clip(step - 2, 7, 11))))
@@ -92,8 +109,8 @@ def label_frequency(frequency: pd.DataFrame, *, order=None, systems=None, title:
             x=x, y=y, color=colour, tooltip=tip)
         layers.append(ticks)
     sub = ("bar: gold labels; tick: a system's predictions" if not pred.empty else "gold labels")
-    return _with(alt.layer(*layers), width=width, height=alt.Step(step),
-                                         title=_title(title or "How often each label is given", sub))
+    return with_properties(alt.layer(*layers), width=width, height=alt.Step(step),
+                                         title=chart_title(title or "How often each label is given", sub))
 
 
 def set_size_heatmap(sizes: pd.DataFrame, *, sources=None, title: str | None = None) -> alt.LayerChart:
@@ -103,7 +120,7 @@ def set_size_heatmap(sizes: pd.DataFrame, *, sources=None, title: str | None = N
 
     ``sizes``: (source, size, items, share).
     """
-    df = _require(sizes, ["source", "size", "items", "share"], "set_size_heatmap")
+    df = require(sizes, ["source", "size", "items", "share"], "set_size_heatmap")
     df["source"] = df["source"].astype(str)
     df["size"] = pd.to_numeric(df["size"], errors="coerce").astype(int)
     df["share"] = pd.to_numeric(df["share"], errors="coerce").astype(float)
@@ -118,19 +135,19 @@ def set_size_heatmap(sizes: pd.DataFrame, *, sources=None, title: str | None = N
     top = float(df["share"].max()) or 1.0
     df["fill"] = df["share"]
     df["label"] = [("" if s == 0 else "<1" if round(100 * s) < 1 else f"{100 * s:.0f}") for s in df["share"]]
-    df["ink"] = _ink(df["share"] / top)
-    colour = alt.Fill("fill:Q", title="Share of items", scale=_sequential(0, top),
-                      legend=_legend(format="%", values=[0, round(top / 2, 2), round(top, 2)]))
+    df["ink"] = ink(df["share"] / top)
+    colour = alt.Fill("fill:Q", title="Share of items", scale=sequential(0, top),
+                      legend=bottom_legend(format="%", values=[0, round(top / 2, 2), round(top, 2)]))
     tip = [alt.Tooltip("source:N", title="Source"), alt.Tooltip("k:N", title="Labels per item"),
            alt.Tooltip("items:Q", title="Items", format=","), alt.Tooltip("share:Q", title="Share", format=".1%")]
     df, rows = _axis_names(df, "source", rows, "system")
-    limit = _label_limit(rows)
+    limit = label_limit(rows)
     room = float(np.clip(PAGE_WIDTH - limit - 50, 200, PLOT_WIDTH))
-    sx = _step(k_max + 1, room=room, lo=12, hi=36)
-    heat = _heatmap(df, x="k", y="source_shown", x_title="Labels per item (set size)", y_title=None,
+    sx = band_step(k_max + 1, room=room, lo=12, hi=36)
+    heat = heatmap(df, x="k", y="source_shown", x_title="Labels per item (set size)", y_title=None,
                     x_sort=[str(k) for k in range(k_max + 1)], y_sort=rows, colour=colour, tooltip=tip,
                     width=sx * (k_max + 1), y_limit=limit)
-    return _with(heat, title=_title(title or "Labels per item: gold and each system",
+    return with_properties(heat, title=chart_title(title or "Labels per item: gold and each system",
                                         "share of items (%) with a set of k labels; top row: gold"))
 
 
@@ -143,7 +160,7 @@ def label_heatmap(frame: pd.DataFrame, *, value: str = "f1", order=None, systems
 
     ``frame``: (system, label, ``value``[, support]).
     """
-    df = _require(frame, ["system", "label", value], "label_heatmap")
+    df = require(frame, ["system", "label", value], "label_heatmap")
     df["system"] = df["system"].astype(str)
     df["label"] = df["label"].astype(str)
     marked = {display_text(str(m)) for m in marked}
@@ -157,24 +174,24 @@ def label_heatmap(frame: pd.DataFrame, *, value: str = "f1", order=None, systems
         df["support"] = np.nan
     df["fill"] = df["value"]
     df = df.rename(columns={"label": "name"})
-    df["label"] = [t.replace("0.", ".", 1) if t.startswith("0.") else t for t in _texts(df["value"], "{:.2f}")]
-    df["ink"] = _ink(df["value"])
-    limit = _label_limit(shown_names(labels, AXIS_PX["label"]).values(), LABEL_AXIS_LIMIT)
-    sx = _step(len(cols), room=min(PLOT_WIDTH, PAGE_WIDTH - limit - 40), lo=12, hi=44)
-    sy = _step(len(labels), lo=12, hi=20)
+    df["label"] = [t.replace("0.", ".", 1) if t.startswith("0.") else t for t in texts(df["value"], "{:.2f}")]
+    df["ink"] = ink(df["value"])
+    limit = label_limit(shown_names(labels, AXIS_PX["label"]).values(), LABEL_AXIS_LIMIT)
+    sx = band_step(len(cols), room=min(PLOT_WIDTH, PAGE_WIDTH - limit - 40), lo=12, hi=44)
+    sy = band_step(len(labels), lo=12, hi=20)
     name = value_title or value
-    colour = alt.Fill("fill:Q", title=name, scale=_sequential(0, 1), legend=_legend(values=[0, 0.5, 1]))
+    colour = alt.Fill("fill:Q", title=name, scale=sequential(0, 1), legend=bottom_legend(values=[0, 0.5, 1]))
     tip = [alt.Tooltip("name:N", title="Label"), alt.Tooltip("system:N", title="System"),
            alt.Tooltip("value:Q", title=name, format=".3f"), alt.Tooltip("support:Q", title="Gold items", format=",")]
     df, cols = _axis_names(df, "system", cols, "system")
     df, labels = _axis_names(df, "name", labels, "label")
-    heat = _heatmap(df, x="system_shown", y="name_shown", x_title=None, y_title=None, x_sort=cols, y_sort=labels,
+    heat = heatmap(df, x="system_shown", y="name_shown", x_title=None, y_title=None, x_sort=cols, y_sort=labels,
                     colour=colour, tooltip=tip, width=sx * len(cols), height=sy * len(labels), x_limit=140,
                     y_limit=limit)
     sub = [f"grey '{UNDEFINED_TEXT}' = undefined (0/0); labels most frequent first"]
     if marked:
         sub.append("* = label found only in predictions (no gold items)")
-    return _with(heat, title=_title(title or f"{name} per label and system", *sub))
+    return with_properties(heat, title=chart_title(title or f"{name} per label and system", *sub))
 
 
 def label_error_heatmap(label_errors: pd.DataFrame, *, order=None, systems=None,
@@ -186,7 +203,7 @@ def label_error_heatmap(label_errors: pd.DataFrame, *, order=None, systems=None,
 
     ``label_errors``: (system, label, support, added, dropped).
     """
-    df = _require(label_errors, ["system", "label", "support", "added", "dropped"], "label_error_heatmap")
+    df = require(label_errors, ["system", "label", "support", "added", "dropped"], "label_error_heatmap")
     df["system"] = df["system"].astype(str)
     df["label"] = df["label"].astype(str)
     for c in ("support", "added", "dropped"):
@@ -205,13 +222,13 @@ def label_error_heatmap(label_errors: pd.DataFrame, *, order=None, systems=None,
     df = df.rename(columns={"label": "name"})
     df["label"] = [(f"+{int(a)}" if s <= 0 else f"{100 * r:+.0f}".replace("+0", "0").replace("-0", "0"))
                    for a, s, r in zip(df["added"], df["support"], np.nan_to_num(ratio))]
-    df["ink"] = _ink(np.abs(df["fill"]) / top)
-    limit = _label_limit(shown_names(labels, AXIS_PX["label"]).values(), LABEL_AXIS_LIMIT)
-    sx = _step(len(cols), room=min(PLOT_WIDTH, PAGE_WIDTH - limit - 40), lo=12, hi=44)
-    sy = _step(len(labels), lo=12, hi=20)
+    df["ink"] = ink(np.abs(df["fill"]) / top)
+    limit = label_limit(shown_names(labels, AXIS_PX["label"]).values(), LABEL_AXIS_LIMIT)
+    sx = band_step(len(cols), room=min(PLOT_WIDTH, PAGE_WIDTH - limit - 40), lo=12, hi=44)
+    sy = band_step(len(labels), lo=12, hi=20)
     colour = alt.Fill("fill:Q", title="(added − dropped) / gold items",
                       scale=alt.Scale(domain=[-top, 0, top], range=["#2166ac", "#f7f7f7", "#d6604d"]),
-                      legend=_legend(format="+.0%", values=[-top, 0, top]))
+                      legend=bottom_legend(format="+.0%", values=[-top, 0, top]))
     tip = [alt.Tooltip("name:N", title="Label"), alt.Tooltip("system:N", title="System"),
            alt.Tooltip("support:Q", title="Gold items", format=","),
            alt.Tooltip("added:Q", title="Added (FP)", format=","),
@@ -219,9 +236,9 @@ def label_error_heatmap(label_errors: pd.DataFrame, *, order=None, systems=None,
            alt.Tooltip("ratio:Q", title="(added − dropped) / gold", format="+.1%")]
     df, cols = _axis_names(df, "system", cols, "system")
     df, labels = _axis_names(df, "name", labels, "label")
-    heat = _heatmap(df, x="system_shown", y="name_shown", x_title=None, y_title=None, x_sort=cols, y_sort=labels,
+    heat = heatmap(df, x="system_shown", y="name_shown", x_title=None, y_title=None, x_sort=cols, y_sort=labels,
                     colour=colour, tooltip=tip, width=sx * len(cols), height=sy * len(labels), x_limit=140,
                     y_limit=limit)
-    return _with(heat, title=_title(title or "Labels added and dropped",
+    return with_properties(heat, title=chart_title(title or "Labels added and dropped",
                                         "(added − dropped) as % of the label's gold items; orange: predicted too "
                                         "often, blue: missed"))

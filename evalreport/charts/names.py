@@ -32,8 +32,8 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections import defaultdict
-from functools import lru_cache
 from collections.abc import Iterable
+from functools import lru_cache
 
 ELLIPSIS = "…"
 #: Smallest budget (units): below it a shortened name says too little to be worth showing.

@@ -6,11 +6,27 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts._common import (PAGE_WIDTH, PLOT_WIDTH, WIDE_PAGE, _axis, _direction, _label_limit, _legend,
-                                       _in_order, _name_measures, _ordered, _require, _restrict, _select, _sequential, _step,
-                                       _text_width, _title, _with, measure_label,
-                                       short_measure_label)
-
+from evalreport.charts._common import (
+    PAGE_WIDTH,
+    PLOT_WIDTH,
+    WIDE_PAGE,
+    band_step,
+    bottom_legend,
+    chart_title,
+    in_order,
+    is_higher_better,
+    label_axis,
+    label_limit,
+    measure_label,
+    name_measures,
+    require,
+    restrict,
+    select,
+    sequential,
+    short_measure_label,
+    text_width,
+    with_properties,
+)
 
 # --------------------------------------------------------------------------------------------
 # 1. overview
@@ -21,14 +37,14 @@ def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence")
 
     ``prevalence``: (class, count, share).
     """
-    df = _require(prevalence, ["class", "count", "share"], "prevalence_bar")[["class", "count", "share"]]
+    df = require(prevalence, ["class", "count", "share"], "prevalence_bar")[["class", "count", "share"]]
     df["class"] = df["class"].astype(str)
     df = df.sort_values("count", ascending=False, kind="stable")
     df["label"] = [f"{int(c)} ({s:.1%})" for c, s in zip(df["count"], df["share"])]
     n = len(df)
     ratio = df["count"].max() / max(df["count"].min(), 1)
     base = alt.Chart(df).encode(
-        y=alt.Y("class:N", sort=df["class"].tolist(), title="Class", axis=_axis(0, names=df["class"])),
+        y=alt.Y("class:N", sort=df["class"].tolist(), title="Class", axis=label_axis(0, names=df["class"])),
         x=alt.X("share:Q", title="Share of items", axis=alt.Axis(format="%"),
                 scale=alt.Scale(domain=[0, float(df["share"].max()) * 1.25])),
         tooltip=[alt.Tooltip("class:N", title="Class"), alt.Tooltip("count:Q", title="Items"),
@@ -36,9 +52,9 @@ def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence")
     )
     bars = base.mark_bar()
     text = base.mark_text(align="left", dx=4, baseline="middle").encode(text=alt.Text("label:N"))
-    return _with(alt.layer(bars, text),
-        width=PLOT_WIDTH, height=alt.Step(_step(n, lo=14, hi=24)),
-        title=_title(title, f"{n} classes, {int(df['count'].sum())} items; largest / smallest = {ratio:.1f}"),
+    return with_properties(alt.layer(bars, text),
+        width=PLOT_WIDTH, height=alt.Step(band_step(n, lo=14, hi=24)),
+        title=chart_title(title, f"{n} classes, {int(df['count'].sum())} items; largest / smallest = {ratio:.1f}"),
     )
 
 
@@ -79,13 +95,13 @@ def _baseline_rows(base: pd.DataFrame, lo: float, hi: float, width: float) -> pd
     align, line = [], []
     starts = []
     for p, text in zip(labels["px"], labels["text"]):
-        w = _text_width(text, BASELINE_FONT) + 4
+        w = text_width(text, BASELINE_FONT) + 4
         a = "left" if p + w <= width + 4 else "right"
         if a == "right" and p - w < -4:      # wider than either side of its rule: from the plot's left edge
             a, p = "left", 0.0
         starts.append(p)
         span = (p, p + w) if a == "left" else (p - w, p)
-        for k, used in enumerate(lines):
+        for used in lines:
             if all(span[1] + 4 <= u0 or span[0] >= u1 + 4 for u0, u1 in used):
                 used.append(span)
                 break
@@ -136,7 +152,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     subtitle. ``baseline_names``: the words a reader sees for each baseline name (e.g.
     ``{"majority": "majority class"}``; names not in it are shown as they are).
     """
-    df = _select(_require(intervals, ["system", "measure", "value", "lo", "hi"], "leaderboard_intervals"),
+    df = select(require(intervals, ["system", "measure", "value", "lo", "hi"], "leaderboard_intervals"),
                  "measure", measure, "leaderboard_intervals")[["system", "value", "lo", "hi"]]
     df["system"] = df["system"].astype(str)
     for col in ("value", "lo", "hi"):
@@ -145,7 +161,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     df = df[np.isfinite(df["value"])]
     if df.empty:
         raise ValueError(f"leaderboard_intervals: {measure!r} is undefined for every system")
-    hib = _direction(measure, higher_is_better)
+    hib = is_higher_better(measure, higher_is_better)
     df = df.sort_values("value", ascending=not hib, kind="stable")
     order = df["system"].tolist()
     name = short_measure_label(measure)
@@ -155,7 +171,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     if groups is not None:
         field, legend_title = (("letters", "Significance letters") if "letters" in groups
                                else ("group", "Significance group"))
-        g = _require(groups, ["system", field], "leaderboard_intervals(groups)")
+        g = require(groups, ["system", field], "leaderboard_intervals(groups)")
         g["system"] = g["system"].astype(str)
         g = g[g[field].notna() & (g[field].astype(str) != "")]
         joined = g.groupby("system", sort=False)[field].agg(lambda s: ",".join(sorted(map(str, s.unique()))))
@@ -164,7 +180,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
         # one group for all: a legend with a single entry says less than the subtitle; more letter sets
         # than a palette tells apart: the letters are written beside the intervals instead of colours
         written = df[field].nunique() > MAX_COLOURED_GROUPS
-        colour = None if one_group or written else alt.Color(f"{field}:N", title=legend_title, legend=_legend())
+        colour = None if one_group or written else alt.Color(f"{field}:N", title=legend_title, legend=bottom_legend())
     direction = "higher is better" if hib else "lower is better"
     tooltip = [alt.Tooltip("system:N", title="System"),
                alt.Tooltip("value:Q", title=f"{measure_label(measure)} ({measure})", format=".4f")]
@@ -177,7 +193,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     lo = float(np.nanmin(df[["value", "lo", "hi"]].to_numpy(float)))
     hi = float(np.nanmax(df[["value", "lo", "hi"]].to_numpy(float)))
     span = max(hi - lo, 0.01 * max(abs(hi), abs(lo), 1e-9))
-    limit = _label_limit(order)
+    limit = label_limit(order)
     # long names widen the chart (up to WIDE_PAGE) rather than narrow the plot: the intervals need room
     width = float(np.clip(WIDE_PAGE - limit - 40, 260, PLOT_WIDTH))
     widest = zoom * span           # the axis a baseline may widen to
@@ -187,7 +203,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
             widest = min(widest, max(span, median * width / MIN_INTERVAL_PX))
     shown = off = None
     if baselines is not None:
-        b = _require(baselines, ["measure", "baseline", "value"], "leaderboard_intervals(baselines)")
+        b = require(baselines, ["measure", "baseline", "value"], "leaderboard_intervals(baselines)")
         b = b[(b["measure"] == measure)][["baseline", "value"]]
         b["value"] = pd.to_numeric(b["value"], errors="coerce").astype(float)
         b = b[np.isfinite(b["value"])]
@@ -211,16 +227,16 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
                     keep.append(True)
                 else:
                     keep.append(False)
-            keep = np.array(keep)
-            shown = b[keep].sort_values("value", kind="stable").reset_index(drop=True)
-            off = b[~keep].sort_values("value", kind="stable")
+            kept = np.array(keep)
+            shown = b[kept].sort_values("value", kind="stable").reset_index(drop=True)
+            off = b[~kept].sort_values("value", kind="stable")
     pad = 0.05 * (hi - lo) if hi > lo else 0.05
     domain = [lo - pad, hi + pad]
 
     x_scale = alt.Scale(domain=domain, zero=False, nice=False)
     x_title = f"{name} ({direction})"
     x = alt.X("value:Q", title=x_title, scale=x_scale)
-    y = alt.Y("system:N", sort=order, title=None, axis=_axis(0, limit=limit, names=order))
+    y = alt.Y("system:N", sort=order, title=None, axis=label_axis(0, limit=limit, names=order))
     base = alt.Chart(df).encode(y=y, tooltip=tooltip)
     layers = []
     if has_intervals:
@@ -256,9 +272,9 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
                         else "every system in one significance group (none separable)")
     if undefined:
         subtitle.append(f"undefined (not drawn): {', '.join(undefined)}")
-    return _with(alt.layer(*layers),
-        width=width, height=alt.Step(_step(len(order), lo=16, hi=26)),
-        title=_title(title or f"Leaderboard: {name}", *subtitle),
+    return with_properties(alt.layer(*layers),
+        width=width, height=alt.Step(band_step(len(order), lo=16, hi=26)),
+        title=chart_title(title or f"Leaderboard: {name}", *subtitle),
     )
 
 
@@ -277,10 +293,10 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
     leaderboard's), else as they come. System names longer than 240 px are shortened, no two
     alike (full name in the tooltip); with long names the grid has fewer columns than ``columns``.
     """
-    df = _require(scores, ["system", "measure", "value", "calibrated"], "calibration_dumbbell")
+    df = require(scores, ["system", "measure", "value", "calibrated"], "calibration_dumbbell")
     df = df[["system", "measure", "value", "calibrated"]]
     df["system"] = df["system"].astype(str)
-    df, order = _restrict(df, "measure", measures, "calibration_dumbbell")
+    df, order = restrict(df, "measure", measures, "calibration_dumbbell")
     df["calibrated"] = df["calibrated"].astype(bool)
     if df["calibrated"].nunique() < 2:
         raise ValueError("calibration_dumbbell: needs both raw (calibrated=False) and calibrated "
@@ -294,14 +310,14 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
     df = df.merge(wide[["measure", "system"]], on=["measure", "system"])
     if df.empty:
         raise ValueError("calibration_dumbbell: no system has both a raw and a calibrated value")
-    systems = _in_order(df["system"], systems)
-    df, names = _name_measures(df, order=order)
-    limit = int(min(240, max(_text_width(x) for x in systems) + 6))
+    systems = in_order(df["system"], systems)
+    df, names = name_measures(df, order=order)
+    limit = int(min(240, max(text_width(x) for x in systems) + 6))
     columns = max(1, min(columns, len(order)))
     while columns > 1 and (PAGE_WIDTH - limit - 20) / columns - 18 < 90:
         columns -= 1   # long system names: fewer, wider panels (a panel needs ~90 px for its axis)
     width = (PAGE_WIDTH - limit - 20) / columns - 18
-    y = alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=limit, names=systems))
+    y = alt.Y("system:N", sort=systems, title=None, axis=label_axis(0, limit=limit, names=systems))
     x_axis = alt.Axis(tickCount=3, labelOverlap="greedy", labelSeparation=8, labelFlush=True)
     rule = alt.Chart().mark_rule(color="#aaaaaa", strokeWidth=2).encode(
         y=y, x=alt.X("raw:Q", title=None, scale=alt.Scale(zero=False, padding=7), axis=x_axis),
@@ -313,17 +329,17 @@ def calibration_dumbbell(scores: pd.DataFrame, *, measures=None, columns: int = 
         y=y, x=alt.X("value:Q", title=None, scale=alt.Scale(zero=False, padding=7), axis=x_axis),
         color=alt.Color("version:N", title=None, scale=alt.Scale(domain=["raw", "calibrated"],
                                                                   range=["#777777", "#E69F00"]),
-                        legend=_legend()),
+                        legend=bottom_legend()),
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("version:N", title="Version"),
                  alt.Tooltip("value:Q", format=".4f")],
     )
-    return _with(_with(alt.layer(rule, points, data=df),
-        width=width, height=alt.Step(_step(len(systems), lo=11, hi=16))
+    return with_properties(with_properties(alt.layer(rule, points, data=df),
+        width=width, height=alt.Step(band_step(len(systems), lo=11, hi=16))
     ).facet(
         facet=alt.Facet("measure_name:N", sort=names, title=None,
                         header=alt.Header(labelFontWeight="bold", labelLimit=int(width + 10))),
         columns=columns,
-    ).resolve_scale(x="independent"), title=_title(
+    ).resolve_scale(x="independent"), title=chart_title(
         title or "Raw vs prevalence-calibrated values",
         "grey: raw; orange: calibrated to balanced prevalence (Opitz, 2022, eq. 5-6)"))
 
@@ -343,8 +359,8 @@ def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, mi
     ``rank_distribution``: (system, measure, rank, probability). ``order``: the systems top to bottom
     (the leaderboard's order; systems not in it follow by expected rank).
     """
-    df = _require(rank_distribution, ["system", "measure", "rank", "probability"], "rank_distribution_chart")
-    df = _select(df, "measure", measure, "rank_distribution_chart")[["system", "rank", "probability"]]
+    df = require(rank_distribution, ["system", "measure", "rank", "probability"], "rank_distribution_chart")
+    df = select(df, "measure", measure, "rank_distribution_chart")[["system", "rank", "probability"]]
     df["system"] = df["system"].astype(str)
     df["probability"] = pd.to_numeric(df["probability"], errors="coerce").astype(float)
     expected = (df["rank"] * df["probability"]).groupby(df["system"]).sum() / \
@@ -356,30 +372,30 @@ def rank_distribution_chart(rank_distribution: pd.DataFrame, *, measure: str, mi
     df = df[df["probability"] >= min_probability]
     ranks = sorted(pd.unique(df["rank"]))
     # names take the room the rank columns (at least 14 px each) leave on the widest page
-    limit = int(min(_label_limit(systems), max(110, WIDE_PAGE - 30 - 14 * len(ranks))))
-    step = _step(len(ranks), room=max(14 * len(ranks), PAGE_WIDTH - limit - 30), lo=14, hi=44)
-    row = _step(len(systems), lo=18, hi=32)
+    limit = int(min(label_limit(systems), max(110, WIDE_PAGE - 30 - 14 * len(ranks))))
+    step = band_step(len(ranks), room=max(14 * len(ranks), PAGE_WIDTH - limit - 30), lo=14, hi=44)
+    row = band_step(len(systems), lo=18, hi=32)
     cell = min(step, row)
     biggest = (0.95 * cell) ** 2  # area of the bubble of P = 1: fills its cell
     # a bubble's diameter is 1.07 * cell * sqrt(p): print "NN%" (9 px) only where it fits inside
-    printed = float(np.clip(((_text_width("100%", 9) + 2) / (1.07 * cell)) ** 2, 0.3, 1.01))
+    printed = float(np.clip(((text_width("100%", 9) + 2) / (1.07 * cell)) ** 2, 0.3, 1.01))
     df["text"] = np.where(df["probability"] >= printed,
                           (df["probability"] * 100).round().astype(int).astype(str) + "%", "")
     base = alt.Chart(df).encode(
-        x=alt.X("rank:O", title="Rank (1 = best)", axis=_axis(0), scale=alt.Scale(domain=ranks)),
-        y=alt.Y("system:N", sort=systems, title=None, axis=_axis(0, limit=limit, names=systems)),
+        x=alt.X("rank:O", title="Rank (1 = best)", axis=label_axis(0), scale=alt.Scale(domain=ranks)),
+        y=alt.Y("system:N", sort=systems, title=None, axis=label_axis(0, limit=limit, names=systems)),
         tooltip=[alt.Tooltip("system:N", title="System"), alt.Tooltip("rank:O", title="Rank"),
                  alt.Tooltip("probability:Q", title="P(rank)", format=".1%")],
     )
     bubbles = base.mark_circle(opacity=0.9).encode(
         size=alt.Size("probability:Q", title="P(rank = k)", scale=alt.Scale(domain=[0, 1], range=[0, biggest]),
-                      legend=_legend(format=".0%", values=[0.1, 0.5, 1.0], symbolFillColor="#4292c6")),
-        color=alt.Color("probability:Q", scale=_sequential(-0.3, 1), legend=None),
+                      legend=bottom_legend(format=".0%", values=[0.1, 0.5, 1.0], symbolFillColor="#4292c6")),
+        color=alt.Color("probability:Q", scale=sequential(-0.3, 1), legend=None),
     )
     text = base.mark_text(fontSize=9, baseline="middle", color="white").encode(text=alt.Text("text:N"))
     shown = f" (printed from {printed:.0%})" if printed <= 1 else ""
-    return _with(alt.layer(bubbles, text),
+    return with_properties(alt.layer(bubbles, text),
         width=alt.Step(step), height=alt.Step(row),
-        title=_title(title or f"Rank uncertainty: {short_measure_label(measure)}",
+        title=chart_title(title or f"Rank uncertainty: {short_measure_label(measure)}",
                      f"bubble area = P(rank = k){shown}; systems " + ("in leaderboard order" if order is not None else "by expected rank")))
 

@@ -34,7 +34,7 @@ GRID_COLOUR = "#e6e6e6"
 
 def theme_config() -> alt.theme.ThemeConfig:
     """The theme as a Vega-Lite ``config`` dictionary (a fresh copy each call)."""
-    axis = {
+    axis: alt.theme.AxisConfigKwds = {
         "labelFont": FONT,
         "titleFont": FONT,
         "labelFontSize": 11,
@@ -77,10 +77,11 @@ def theme_config() -> alt.theme.ThemeConfig:
             "text": {"font": FONT, "fontSize": 11, "color": TEXT_COLOUR},
             "range": {
                 "category": list(CATEGORY_COLOURS),
-                # Sequential/diverging schemes that stay readable for colour-blind readers.
-                "heatmap": {"scheme": "viridis"},
-                "ramp": {"scheme": "viridis"},
-                "diverging": {"scheme": "blueorange"},
+                # Sequential/diverging schemes that stay readable for colour-blind readers. (Vega-Lite
+                # takes a {"scheme": name} range here; Altair's typed config lists only colour arrays.)
+                "heatmap": {"scheme": "viridis"},  # type: ignore[typeddict-item]
+                "ramp": {"scheme": "viridis"},  # type: ignore[typeddict-item]
+                "diverging": {"scheme": "blueorange"},  # type: ignore[typeddict-item]
             },
             "mark": {"color": CATEGORY_COLOURS[0]},
             "bar": {"color": CATEGORY_COLOURS[0]},

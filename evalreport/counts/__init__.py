@@ -54,7 +54,7 @@ def confusion_from_codes(gold, pred, n_classes: int, *, folds=None, n_folds: int
     F = 1 if folds is None else int(n_folds if n_folds is not None else (int(np.max(folds)) + 1 if len(folds) else 0))
     cells = F * K * K
     total = S * cells
-    itype = next(t for t in (np.int16, np.int32, np.int64) if total <= np.iinfo(t).max)
+    itype: type[np.signedinteger] = next(t for t in (np.int16, np.int32, np.int64) if total <= np.iinfo(t).max)
     fold_codes = None if folds is None else np.asarray(folds)
     offsets = (np.arange(S, dtype=itype) * cells)[:, None] if S > 1 else None
     out = None
@@ -180,7 +180,7 @@ class Counts:
         object.__setattr__(self, "fold_names", tuple(map(str, self.fold_names)))
 
     @classmethod
-    def from_runs(cls, runs, *, per_fold: bool = False) -> "Counts":
+    def from_runs(cls, runs, *, per_fold: bool = False) -> Counts:
         if per_fold and runs.folds is None:
             raise ValueError("these runs have no folds")
         tensor = confusion_from_codes(runs.gold, runs.pred, runs.n_classes,
@@ -193,16 +193,16 @@ class Counts:
     def per_fold(self) -> bool:
         return bool(self.fold_names)
 
-    def pooled(self) -> "Counts":
+    def pooled(self) -> Counts:
         """Sum over folds (the pooled matrix behind F_tp,fp of Forman & Scholz 2010)."""
         if not self.per_fold:
             return self
         return Counts(self.tensor.sum(axis=1), self.labels, self.systems, n_task=self.n_task)
 
-    def with_tensor(self, tensor) -> "Counts":
+    def with_tensor(self, tensor) -> Counts:
         return Counts(tensor, self.labels, self.systems, self.fold_names, self.n_task)
 
-    def select(self, systems) -> "Counts":
+    def select(self, systems) -> Counts:
         idx = [self.systems.index(s) for s in systems]
         return Counts(self.tensor[idx], self.labels, tuple(self.systems[i] for i in idx), self.fold_names,
                       self.n_task)

@@ -29,13 +29,13 @@ and the checks are described there.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
 from evalreport.counts import Counts
-from evalreport.counts.bigdata_engines import ENGINES, _DuckDB, _sql_string  # noqa: F401
-from evalreport.counts.bigdata_job import _Job, _paths  # noqa: F401
+from evalreport.counts.bigdata_engines import ENGINES, DuckDB, sql_string  # noqa: F401
+from evalreport.counts.bigdata_job import Job, paths  # noqa: F401
 from evalreport.counts.pattern_counts import PatternCounts
 
 __all__ = ["count_confusions", "count_patterns", "PatternCounts", "ENGINES"]
@@ -64,7 +64,7 @@ def count_confusions(gold, runs, *, engine: str = "duckdb", labels: Sequence[str
 
     The result equals ``count(read_runs(gold, <one file per system>))`` exactly.
     """
-    with _Job(gold, runs, engine=engine, id_col=id_col, label_col=label_col, system_col=system_col,
+    with Job(gold, runs, engine=engine, id_col=id_col, label_col=label_col, system_col=system_col,
               fold_col=fold_col, memory_limit=memory_limit, temp_directory=temp_directory, threads=threads,
               spark=spark) as job:
         plan = job.validate(labels=labels, systems=systems, missing=missing, check_duplicates=check_duplicates,
@@ -88,7 +88,7 @@ def count_patterns(gold, runs, *, engine: str = "duckdb", labels: Sequence[str] 
     Arguments as in :func:`count_confusions`. With ``missing="abstain"`` a prediction a system
     lacks is the ``"<abstain>"`` class.
     """
-    with _Job(gold, runs, engine=engine, id_col=id_col, label_col=label_col, system_col=system_col,
+    with Job(gold, runs, engine=engine, id_col=id_col, label_col=label_col, system_col=system_col,
               fold_col=fold_col, memory_limit=memory_limit, temp_directory=temp_directory, threads=threads,
               spark=spark) as job:
         plan = job.validate(labels=labels, systems=systems, missing=missing, check_duplicates=check_duplicates,

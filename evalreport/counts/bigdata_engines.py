@@ -16,7 +16,7 @@ import numpy as np
 
 from evalreport.errors import InputError
 
-__all__ = ["ENGINES"]
+__all__ = ["ENGINES", "DuckDB", "Spark", "sql_string"]
 
 #: Query engines: ``duckdb`` (embedded, out of core; the default) and ``spark`` (pyspark).
 ENGINES = ("duckdb", "spark")
@@ -35,7 +35,7 @@ def _separator(paths, fmt: str) -> str:
 
     return sniff_delimiter(first, default)
 
-class _DuckDB:
+class DuckDB:
     """DuckDB in this process: out of core within ``memory_limit``, spilling to ``temp_directory``."""
 
     quote = '"'
@@ -54,11 +54,11 @@ class _DuckDB:
         self._registered: list[str] = []
 
     def view(self, name: str, paths: list[str], fmt: str) -> None:
-        files = "[" + ", ".join(_sql_string(p) for p in paths) + "]"
+        files = "[" + ", ".join(sql_string(p) for p in paths) + "]"
         if fmt == "parquet":
             source = f"read_parquet({files})"
         else:
-            delim = _sql_string(_separator(paths, fmt))
+            delim = sql_string(_separator(paths, fmt))
             source = f"read_csv({files}, header = true, delim = {delim}, quote = '\"', all_varchar = true)"
         self.con.execute(f"CREATE TEMP VIEW {name} AS SELECT * FROM {source}")
 
@@ -87,7 +87,7 @@ class _DuckDB:
         self.con.close()
 
 
-class _Spark:
+class Spark:
     """The same queries on Apache Spark (pyspark): a local session unless one is given."""
 
     quote = "`"
@@ -156,5 +156,5 @@ def _arrow_column(values):
     return pa.array(arr)
 
 
-def _sql_string(text: str) -> str:
+def sql_string(text: str) -> str:
     return "'" + str(text).replace("'", "''") + "'"

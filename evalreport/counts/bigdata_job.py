@@ -22,15 +22,15 @@ from pathlib import Path
 
 import numpy as np
 
-from evalreport.counts.bigdata_engines import ENGINES, _DuckDB, _Spark
-from evalreport.counts.bigdata_plan import _keys, _Plan, _text, _unique_raw
+from evalreport.counts.bigdata_engines import ENGINES, DuckDB, Spark
+from evalreport.counts.bigdata_plan import Plan, keys, raw_text, unique_raw
 from evalreport.errors import InputError
 
 _FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv", ".tab": "tsv"}
 _COMPRESSED = (".gz", ".zst", ".gzip")
 
 
-def _paths(value, role: str) -> tuple[list[str], str]:
+def paths(value, role: str) -> tuple[list[str], str]:
     """Files named by a path, a list of paths, a folder or a glob, and their common format."""
     items = [value] if isinstance(value, (str, os.PathLike)) else list(value)
     if not items:
@@ -54,10 +54,11 @@ def _paths(value, role: str) -> tuple[list[str], str]:
             if not path.exists():
                 raise InputError(f"{role} file not found", path=path)
             files.append(text)
-    formats = {_format(Path(f).name) for f in files}
-    if None in formats:
+    named = {_format(Path(f).name) for f in files}
+    if None in named:
         bad = next(f for f in files if _format(Path(f).name) is None)
         raise InputError(f"unsupported file type for a {role} file; use one of {', '.join(_FORMATS)}", path=bad)
+    formats = {f for f in named if f is not None}
     if len(formats) > 1:
         raise InputError(f"the {role} files mix formats ({', '.join(sorted(formats))}); use one")
     return files, formats.pop()
@@ -72,19 +73,19 @@ def _format(name: str) -> str | None:
 
 
 
-class _Job:
+class Job:
     """The engine with the gold and runs tables registered as views, and the validation."""
 
     def __init__(self, gold, runs, *, engine, id_col, label_col, system_col, fold_col, memory_limit,
                  temp_directory, threads, spark):
         if engine not in ENGINES:
             raise InputError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
-        self.gold_files, gold_fmt = _paths(gold, "gold")
-        self.run_files, run_fmt = _paths(runs, "run")
+        self.gold_files, gold_fmt = paths(gold, "gold")
+        self.run_files, run_fmt = paths(runs, "run")
         self.gold_label = self.gold_files[0] if len(self.gold_files) == 1 else f"{self.gold_files[0]} (+{len(self.gold_files) - 1})"
         self.runs_label = self.run_files[0] if len(self.run_files) == 1 else f"{self.run_files[0]} (+{len(self.run_files) - 1})"
-        self.engine = (_DuckDB(memory_limit=memory_limit, temp_directory=temp_directory, threads=threads)
-                       if engine == "duckdb" else _Spark(session=spark))
+        self.engine = (DuckDB(memory_limit=memory_limit, temp_directory=temp_directory, threads=threads)
+                       if engine == "duckdb" else Spark(session=spark))
         tag = uuid.uuid4().hex[:12]
         self.gold_view, self.runs_view = f"er_gold_{tag}", f"er_runs_{tag}"
         self._tag = tag
@@ -157,7 +158,7 @@ class _Job:
         return rows[0] if rows else None
 
     # -- validation ------------------------------------------------------------------------
-    def validate(self, *, labels, systems, missing, check_duplicates, per_fold) -> "_Plan":
+    def validate(self, *, labels, systems, missing, check_duplicates, per_fold) -> Plan:
         """Check the inputs and count: ONE pass over the run table (joined to gold) on the happy path.
 
         The pass groups by (system, fold, gold label, predicted label) over a LEFT JOIN, so ids
@@ -186,7 +187,7 @@ class _Job:
         fold = self.fold_expr("g")
         gold_groups = e.arrays(f"SELECT g.{self.glab} AS label, {fold} AS fold, COUNT(*) AS n FROM {g} g "
                                f"GROUP BY g.{self.glab}{self.fold_group('g')}")
-        plan = _Plan(self, gold_groups, labels, missing, n_rows)
+        plan = Plan(self, gold_groups, labels, missing, n_rows)
 
         rows = e.arrays(
             f"SELECT r.{self.rsys} AS sys, {fold} AS fold, g.{self.glab} AS gold, r.{self.rlab} AS pred, "
@@ -203,21 +204,21 @@ class _Job:
         if (with_id < n).any():
             k = int(np.flatnonzero(with_id < n)[0])
             raise InputError(f"{int((n - with_id).sum())} run row(s) have an empty id (e.g. system "
-                             f"{_text(raw_sys[k])!r})", path=self.runs_label)
-        plan.set_systems(_unique_raw(raw_sys), systems)
-        s_code = np.array([plan._sys_lookup[k] for k in _keys(raw_sys)], dtype=np.int64)
+                             f"{raw_text(raw_sys[k])!r})", path=self.runs_label)
+        plan.set_systems(unique_raw(raw_sys), systems)
+        s_code = np.array([plan._sys_lookup[k] for k in keys(raw_sys)], dtype=np.int64)
         keep = s_code >= 0
         if (known < n)[keep].any():
             total = int((n - known)[keep].sum())
             row = self.example(f"SELECT r.{self.rsys}, r.{self.rid} FROM {r} r LEFT JOIN {g} g "
                                f"ON {self.join_on('r', 'g')} WHERE g.{self.gid} IS NULL")
             raise InputError(f"{total} run row(s) have ids that are not in the gold table {self.gold_label}; "
-                             f"e.g. system {_text(row[0])!r}, id {row[1]!r}", path=self.runs_label, item=row[1])
-        pred_null = np.array([v is None for v in _keys(rows["pred"])], dtype=bool)
+                             f"e.g. system {raw_text(row[0])!r}, id {row[1]!r}", path=self.runs_label, item=row[1])
+        pred_null = np.array([v is None for v in keys(rows["pred"])], dtype=bool)
         if (pred_null & keep).any():
             k = int(np.flatnonzero(pred_null & keep)[0])
             raise InputError(f"{int(n[pred_null & keep].sum())} run row(s) have an empty predicted label "
-                             f"(e.g. system {_text(raw_sys[k])!r})", path=self.runs_label)
+                             f"(e.g. system {raw_text(raw_sys[k])!r})", path=self.runs_label)
         S = len(plan.systems)
         per_system = np.bincount(s_code[keep], weights=known[keep], minlength=S).round().astype(np.int64)
         hashes = [0] * S
@@ -230,7 +231,7 @@ class _Job:
                                f"ON r.{self.rsys} = o.raw GROUP BY r.{self.rsys}, r.{self.rid} HAVING COUNT(*) > 1")
             if row is not None:
                 raise InputError(f"duplicate run rows (the same system and id twice); e.g. system "
-                                 f"{_text(row[0])!r}, id {row[1]!r} appears {row[2]} times",
+                                 f"{raw_text(row[0])!r}, id {row[1]!r} appears {row[2]} times",
                                  path=self.runs_label, item=row[1])
         plan.missing_rows = {s: int(n_rows - per_system[s]) for s in suspect if per_system[s] < n_rows}
         if plan.missing_rows and missing == "error":

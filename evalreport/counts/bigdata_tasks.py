@@ -13,13 +13,13 @@ would defeat a cluster; ``count_patterns(engine="spark")`` per task file remains
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping
 
-from evalreport.counts.bigdata import _DuckDB, _paths, _sql_string, count_patterns
+from evalreport.counts.bigdata import DuckDB, count_patterns, paths, sql_string
 from evalreport.errors import InputError
-from evalreport.inputs.benchmark import (Benchmark, _make_task, _settings_for, _unknown_tasks, task_error)
-from evalreport.inputs.checks import _listing, hash_file, natural_sorted
+from evalreport.inputs.benchmark import Benchmark, make_task, settings_for, task_error, unknown_tasks
+from evalreport.inputs.checks import hash_file, listing, natural_sorted
 from evalreport.inputs.runs import Source
 
 __all__ = ["count_benchmark"]
@@ -33,10 +33,10 @@ def count_benchmark(gold, runs, *, settings: Mapping[str, Mapping] | None = None
     as :func:`~evalreport.counts.bigdata.count_patterns` takes them). Per-task ``settings`` and
     ``defaults`` as :func:`~evalreport.inputs.benchmark.read_benchmark` (``labels``, ``missing``
     and ``allow_unknown`` are passed to the counting)."""
-    gold_files, gold_fmt = _paths(gold, "gold")
-    run_files, run_fmt = _paths(runs, "run")
+    gold_files, gold_fmt = paths(gold, "gold")
+    run_files, run_fmt = paths(runs, "run")
     gold_label, runs_label = gold_files[0], run_files[0]
-    engine = _DuckDB(memory_limit=memory_limit, temp_directory=temp_directory, threads=threads)
+    engine = DuckDB(memory_limit=memory_limit, temp_directory=temp_directory, threads=threads)
     q = lambda name: '"' + name.replace('"', '""') + '"'   # noqa: E731
     try:
         engine.view("bench_gold", gold_files, gold_fmt)
@@ -46,7 +46,7 @@ def count_benchmark(gold, runs, *, settings: Mapping[str, Mapping] | None = None
             found = engine.columns(view)
             lacking = [c for c in cols if c not in found]
             if lacking:
-                raise InputError(f"missing column(s) {_listing(lacking)}; the columns found are: {_listing(list(found))}",
+                raise InputError(f"missing column(s) {listing(lacking)}; the columns found are: {listing(list(found))}",
                                  path=where)
         task = f"TRIM(CAST({q(task_col)} AS VARCHAR))"
         gold_tasks = [r[0] for r in engine.rows(f"SELECT DISTINCT {task} FROM bench_gold")]
@@ -58,20 +58,20 @@ def count_benchmark(gold, runs, *, settings: Mapping[str, Mapping] | None = None
             raise InputError("empty benchmark: the gold table has no rows", path=gold_label)
         no_gold = natural_sorted(t for t in run_tasks if t not in set(names) and t is not None)
         if no_gold:
-            raise InputError(f"task(s) {_listing(no_gold)} have runs but no gold labels in {gold_label}", path=runs_label)
-        _unknown_tasks(names, settings)
+            raise InputError(f"task(s) {listing(no_gold)} have runs but no gold labels in {gold_label}", path=runs_label)
+        unknown_tasks(names, settings)
         gold_cols = [c for c in engine.columns("bench_gold") if c != task_col]
         run_cols = [c for c in engine.columns("bench_runs") if c != task_col]
         built, task_sources = [], {}
         with tempfile.TemporaryDirectory(prefix="evalreport-benchmark-") as tmp:
             for k, name in enumerate(names):
-                opts = _settings_for(name, settings, defaults)
+                opts = settings_for(name, settings, defaults)
                 if name not in run_tasks:
                     raise InputError(f"task {name!r}: no runs (no rows of this task in the runs table)", path=runs_label)
                 g_file, r_file = Path(tmp) / f"gold{k}.parquet", Path(tmp) / f"runs{k}.parquet"
-                for view, cols, out in (("bench_gold", gold_cols, g_file), ("bench_runs", run_cols, r_file)):
-                    engine.con.execute(f"COPY (SELECT {', '.join(q(c) for c in cols)} FROM {view} "
-                                       f"WHERE {task} = {_sql_string(name)}) TO {_sql_string(str(out))} (FORMAT PARQUET)")
+                for view, columns, out in (("bench_gold", gold_cols, g_file), ("bench_runs", run_cols, r_file)):
+                    engine.con.execute(f"COPY (SELECT {', '.join(q(c) for c in columns)} FROM {view} "
+                                       f"WHERE {task} = {sql_string(name)}) TO {sql_string(str(out))} (FORMAT PARQUET)")
                 labels = opts.get("labels")
                 if isinstance(labels, str):
                     labels = [x.strip() for x in labels.split(",")]
@@ -83,9 +83,10 @@ def count_benchmark(gold, runs, *, settings: Mapping[str, Mapping] | None = None
                                           memory_limit=memory_limit, temp_directory=temp_directory, threads=threads)
                 except InputError as exc:
                     problem = exc.problem.replace(str(g_file), gold_label).replace(str(r_file), runs_label)
-                    path = {str(g_file): gold_label, str(r_file): runs_label}.get(exc.path, exc.path)
+                    renamed: dict[str | None, str | None] = {str(g_file): gold_label, str(r_file): runs_label}
+                    path = renamed.get(exc.path, exc.path)
                     raise task_error(name, InputError(problem, path=path, item=exc.item)) from None
-                built.append(_make_task(name, data, opts))
+                built.append(make_task(name, data, opts))
                 task_sources[name] = tuple(Source("run", runs_label, "", None, system=s) for s in data.systems)
     finally:
         engine.close()

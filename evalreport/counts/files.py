@@ -7,24 +7,33 @@ directly. It is parsed and validated with the same file toolkit as gold and run 
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
 from evalreport.counts import Counts
 from evalreport.errors import InputError
-from evalreport.inputs.checks import (_FORMATS, _INTEGER, _SCAN_CHUNK, _as_paths, _check_file, _listing, _natural_key,
-                                      _utf8_error, natural_sorted)
+from evalreport.inputs.checks import (
+    FORMATS,
+    INTEGER,
+    SCAN_CHUNK,
+    as_paths,
+    check_file,
+    listing,
+    natural_key,
+    natural_sorted,
+    utf8_error,
+)
 from evalreport.inputs.readers import too_many_classes
-from evalreport.inputs.tables import _HEADED, MISSING_LABELS, _read_table, _Table
+from evalreport.inputs.tables import HEADED, MISSING_LABELS, Table, read_table
 
 __all__ = ["read_confusion", "read_confusions"]
 
 
 # ----------------------------------------------------------------------------- confusions
 
-_CONFUSION_FORMATS = {**_FORMATS, ".json": "triplets"}
+_CONFUSION_FORMATS = {**FORMATS, ".json": "triplets"}
 _LONG = ("gold", "predicted", "count")
 
 
@@ -64,18 +73,18 @@ def read_confusions(paths, *, labels: Sequence[str] | None = None) -> Counts:
     same classes, the first file's order; otherwise the natural-sorted union. A class absent
     from a file has zero counts there. System names must be unique across files.
     """
-    files = _as_paths(paths)
+    files = as_paths(paths)
     if len(files) == 1 and files[0].is_dir():
         folder = files[0]
         files = sorted((p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")
-                        and p.suffix.lower() in _CONFUSION_FORMATS), key=lambda p: _natural_key(p.name))
+                        and p.suffix.lower() in _CONFUSION_FORMATS), key=lambda p: natural_key(p.name))
         if not files:
             raise InputError("no confusion files in the folder", path=folder)
         skipped = natural_sorted(_entry(p) for p in folder.iterdir() if p not in files)
         if skipped:   # as for a runs folder: a team's file is never left out without a word
             warnings.warn(f"{folder}: {len(skipped)} entr{'y' if len(skipped) == 1 else 'ies'} of the folder not read "
                           f"(confusion files end in {', '.join(_CONFUSION_FORMATS)}; hidden files are skipped): "
-                          f"{_listing(skipped)}", stacklevel=2)
+                          f"{listing(skipped)}", stacklevel=2)
     if not files:
         raise InputError("no confusion files given")
     parts = [read_confusion(p, labels=labels) for p in files]
@@ -122,30 +131,32 @@ def _entry(path: Path) -> str:
     return path.name + ("/" if path.is_dir() else "")
 
 
-def _read_confusion_table(path) -> tuple[_Table, Path, str]:
-    path, fmt = _check_file(path, "confusion", _CONFUSION_FORMATS)
+def _read_confusion_table(path) -> tuple[Table, Path, str]:
+    path, fmt = check_file(path, "confusion", _CONFUSION_FORMATS)
     if fmt == "triplets":
         with open(path, "rb") as handle:
-            first = handle.readline(_SCAN_CHUNK)
+            first = handle.readline(SCAN_CHUNK)
         try:
             fields = first.decode("utf-8-sig").strip("\r\n").split("\t")
         except UnicodeDecodeError:
-            raise _utf8_error(path) from None
-        if len(fields) != 3 or not all(_INTEGER.fullmatch(f.strip()) for f in fields):
+            error = utf8_error(path)
+            assert error is not None              # line 1 is not UTF-8, so neither is the file
+            raise error from None
+        if len(fields) != 3 or not all(INTEGER.fullmatch(f.strip()) for f in fields):
             raise InputError("a .json confusion file must hold headerless 'gold<TAB>predicted<TAB>count' "
                              f"lines of integers; line 1 is {first[:80].decode('utf-8', 'replace').rstrip()!r}",
                              path=path, line=1)
-        table, path = _read_table(path, "confusion", formats=_CONFUSION_FORMATS, names=_LONG, fmt="tsv")
+        table, path = read_table(path, "confusion", formats=_CONFUSION_FORMATS, names=_LONG, fmt="tsv")
         return table, path, "long"
-    table, path = _read_table(path, "confusion", formats=_CONFUSION_FORMATS)
+    table, path = read_table(path, "confusion", formats=_CONFUSION_FORMATS)
     if all(c in table.columns for c in _LONG):
         return table, path, "long"
-    if fmt not in _HEADED:
+    if fmt not in HEADED:
         table.require(*_LONG)
     return table, path, "square"
 
 
-def _counts(table: _Table, column: str, label_for_message: str | None = None) -> np.ndarray:
+def _counts(table: Table, column: str, label_for_message: str | None = None) -> np.ndarray:
     values = table.numbers(column, "count")
     negative = values < 0
     if negative.any():
@@ -167,7 +178,7 @@ def _finish(tensor: np.ndarray) -> np.ndarray:
     return tensor
 
 
-def _order(found: list[str], labels, table: _Table, default_sorted: bool) -> list[str]:
+def _order(found: list[str], labels, table: Table, default_sorted: bool) -> list[str]:
     if labels is None:
         return natural_sorted(found) if default_sorted else list(found)
     order = [str(x).strip() for x in labels]
@@ -175,11 +186,11 @@ def _order(found: list[str], labels, table: _Table, default_sorted: bool) -> lis
         raise InputError("labels list names a class more than once")
     missing = [f for f in found if f not in set(order)]
     if missing:
-        raise table.error(f"class(es) {_listing(missing)} are not in the labels list {_listing(order)}")
+        raise table.error(f"class(es) {listing(missing)} are not in the labels list {listing(order)}")
     return order
 
 
-def _square(table: _Table, path: Path, labels, system) -> Counts:
+def _square(table: Table, path: Path, labels, system) -> Counts:
     header = list(table.columns)
     n_rows = table.n_rows
     if len(header) == n_rows + 1:
@@ -192,7 +203,7 @@ def _square(table: _Table, path: Path, labels, system) -> Counts:
             if name in row_of:
                 raise table.error(f"gold class {name!r} has two rows (first at {table.where(row_of[name])})", row=row)
             if name not in header_set:
-                raise table.error(f"gold class {name!r} is not in the header {_listing(classes)}", row=row)
+                raise table.error(f"gold class {name!r} is not in the header {listing(classes)}", row=row)
             row_of[name] = row
         # rows name every header class (same count, all known, no repeats): reorder to header order
         order = np.array([row_of[c] for c in classes])
@@ -219,7 +230,7 @@ def _square(table: _Table, path: Path, labels, system) -> Counts:
     return Counts(_finish(tensor), tuple(final), (system or path.stem,))
 
 
-def _long(table: _Table, path: Path, labels, system) -> Counts:
+def _long(table: Table, path: Path, labels, system) -> Counts:
     table.require(*_LONG)
     counts = _counts(table, "count")
     keep = None
@@ -227,7 +238,7 @@ def _long(table: _Table, path: Path, labels, system) -> Counts:
         sys_local, sys_uniques = table.labels("system", what="system name")
         if system is not None:
             if system not in sys_uniques:
-                raise InputError(f"system {system!r} is not in the file (systems: {_listing(sys_uniques)})", path=path)
+                raise InputError(f"system {system!r} is not in the file (systems: {listing(sys_uniques)})", path=path)
             keep = sys_local == sys_uniques.index(system)
             sys_local, sys_uniques = np.zeros(int(keep.sum()), dtype=np.int64), [system]
     else:
@@ -250,9 +261,9 @@ def _long(table: _Table, path: Path, labels, system) -> Counts:
     if counts.size and (whole == counts).all() and counts.sum() < 2 ** 53:
         # integer counts whose float sums would be exact: the same int64 tensor, summed in int64 over the
         # file's rows (a few thousand) instead of converted cell by cell (10^6 cells at K = 1,000)
-        tensor = np.zeros(S * K * K, dtype=np.int64)
-        np.add.at(tensor, flat, whole.astype(np.int64))
-        tensor = tensor.reshape(S, K, K)
+        cells = np.zeros(S * K * K, dtype=np.int64)
+        np.add.at(cells, flat, whole.astype(np.int64))
+        tensor = cells.reshape(S, K, K)
     else:
         tensor = np.bincount(flat, weights=counts, minlength=S * K * K).reshape(S, K, K)
     _check_classes(final, path)
@@ -262,7 +273,7 @@ def _long(table: _Table, path: Path, labels, system) -> Counts:
 
 def _check_classes(classes: list[str], path: Path):
     if len(classes) < 2:
-        raise InputError(f"only one class ({_listing(classes)}); measures need at least two", path=path)
+        raise InputError(f"only one class ({listing(classes)}); measures need at least two", path=path)
 
 
 def _check_not_empty(tensor: np.ndarray, systems, path: Path):

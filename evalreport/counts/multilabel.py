@@ -135,10 +135,10 @@ def count_multilabel(runs, weights=None, *, max_cells: int = 2**24) -> MultiLabe
     step = max(1, max_cells // max(flat.shape[1], 1))
     for b0 in range(0, B, step):
         np.matmul(w[b0:b0 + step], flat, out=out[b0:b0 + step])
-    out = out.reshape(B, S, 3 * L + len(STATS))
-    cells = out[..., :3 * L].reshape(B, S, 3, L)
+    per_system = out.reshape(B, S, 3 * L + len(STATS))
+    cells = per_system[..., :3 * L].reshape(B, S, 3, L)
     total = w.sum(axis=1)[:, None, None]                      # (B, 1, 1)
-    return MultiLabelCounts(labels, systems, _tensor(cells, total), out[..., 3 * L:], N, support, n_task)
+    return MultiLabelCounts(labels, systems, _tensor(cells, total), per_system[..., 3 * L:], N, support, n_task)
 
 
 def _names(runs, shape):

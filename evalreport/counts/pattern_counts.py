@@ -63,7 +63,8 @@ class PatternCounts:
             raise ValueError("these patterns have no folds")
         S, K = len(self.systems), len(self.labels)
         F = len(self.fold_names) if per_fold else 1
-        fold = self.folds.astype(np.int64) if per_fold else np.zeros(self.n_patterns, dtype=np.int64)
+        fold = (self.folds.astype(np.int64) if per_fold and self.folds is not None
+                else np.zeros(self.n_patterns, dtype=np.int64))
         cell = (fold * K + self.gold.astype(np.int64)) * K                     # (P,)
         flat = (np.arange(S, dtype=np.int64)[:, None] * (F * K * K) + cell[None, :]
                 + self.pred.astype(np.int64)).ravel()

@@ -96,7 +96,7 @@ class IdIndex:
         self._rest_items = rest_items
 
     @classmethod
-    def build(cls, gold_ids: pa.Array) -> "IdIndex | None":
+    def build(cls, gold_ids: pa.Array) -> IdIndex | None:
         """The index of ``gold_ids`` (strings, no nulls), or None: ids longer than 64 bytes, or two
         equal hashes (a duplicate id or a collision: the exact path decides which)."""
         gold_ids = _contiguous(gold_ids)
@@ -148,6 +148,8 @@ class IdIndex:
             # NUL padding is unambiguous when no id holds a NUL byte: equal words are then equal ids
             check_lengths = self._has_nul or _has_nul(part)
             words = _words(part, n_words)
+            if words is None:
+                return None
             found = self._lookup(_hash(lengths, words))
             if found is None or not self._same(found, lengths, words, check_lengths):
                 return None
@@ -156,7 +158,7 @@ class IdIndex:
 
     def _lookup(self, h: np.ndarray) -> np.ndarray | None:
         found = None
-        pending = None                     # None: every id of the chunk is still pending
+        pending = np.arange(h.size)        # every id of the chunk is still pending
         for level, (bits, table) in enumerate(self._levels):
             got = table[_slots(h, level, bits)]
             if (got == -1).any():          # an empty slot: no gold id has this hash

@@ -30,18 +30,20 @@ from __future__ import annotations
 import re
 import tempfile
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from evalreport.errors import InputError
-from evalreport.inputs.checks import _FORMATS, _listing, natural_sorted
+from evalreport.inputs.checks import FORMATS, listing, natural_sorted
 from evalreport.inputs.runs import Runs, Source
 
 __all__ = ["Benchmark", "BenchmarkTask", "read_benchmark", "benchmark_from_data", "parse_task_spec",
-           "TASK_KEYS", "MISSING_POLICIES", "WIDE_KEYS", "benchmark_wide", "task_error"]
+           "TASK_KEYS", "MISSING_POLICIES", "WIDE_KEYS", "benchmark_wide", "task_error",
+           "make_task", "settings_for", "unknown_tasks"]
 
 #: Per-task settings: measure options of ``compare()`` and read options of ``read_runs()``.
 TASK_KEYS = ("primary", "positive", "weight", "measures", "costs", "labels", "missing", "allow_unknown", "id_col",
@@ -173,35 +175,35 @@ def _check_system_case(tasks, task_sources) -> None:
     for t in tasks:
         for s in t.systems:
             spellings.setdefault(s.casefold(), {}).setdefault(s, []).append(t.name)
-    for key, found in spellings.items():
+    for found in spellings.values():
         if len(found) > 1:
             (a, ta), (b, tb) = list(found.items())[:2]
             path = next((src.path for src in task_sources.get(tb[0], ()) if src.system == b), None)
-            raise InputError(f"system {a!r} (task(s) {_listing(ta)}) and {b!r} (task(s) {_listing(tb)}) differ only "
+            raise InputError(f"system {a!r} (task(s) {listing(ta)}) and {b!r} (task(s) {listing(tb)}) differ only "
                              "in case; systems are matched across tasks by name: rename one so that they match "
                              "or differ", path=path)
 
 
-def _settings_for(name: str, settings: Mapping | None, defaults: Mapping | None) -> dict:
+def settings_for(name: str, settings: Mapping | None, defaults: Mapping | None) -> dict:
     merged: dict = {}
     for where, table in (("defaults", defaults), (f"settings of task {name!r}", (settings or {}).get(name))):
         if table is None:
             continue
         unknown = [k for k in table if k not in TASK_KEYS]
         if unknown:
-            raise InputError(f"{where}: unknown key(s) {_listing(unknown)}; the keys are {', '.join(TASK_KEYS)}")
+            raise InputError(f"{where}: unknown key(s) {listing(unknown)}; the keys are {', '.join(TASK_KEYS)}")
         merged.update(table)
     return merged
 
 
-def _unknown_tasks(names, settings) -> None:
+def unknown_tasks(names, settings) -> None:
     extra = [k for k in (settings or {}) if k not in set(names)]
     if extra:
-        raise InputError(f"settings name task(s) {_listing(extra)} that the benchmark does not have "
-                         f"(its tasks: {_listing(list(names))})")
+        raise InputError(f"settings name task(s) {listing(extra)} that the benchmark does not have "
+                         f"(its tasks: {listing(list(names))})")
 
 
-def _make_task(name: str, data, opts: dict, costs_path=None) -> BenchmarkTask:
+def make_task(name: str, data, opts: dict, costs_path=None) -> BenchmarkTask:
     measures = opts.get("measures")
     if isinstance(measures, str):
         measures = tuple(m.strip() for m in measures.split(",") if m.strip())
@@ -254,12 +256,12 @@ def parse_task_spec(spec) -> tuple[str, Path, Path]:
 
 
 def _gold_in(folder: Path, task: str) -> Path:
-    found = [p for p in folder.iterdir() if p.is_file() and p.stem == "gold" and p.suffix.lower() in _FORMATS]
+    found = [p for p in folder.iterdir() if p.is_file() and p.stem == "gold" and p.suffix.lower() in FORMATS]
     if not found:
-        raise InputError(f"task {task!r}: no gold file (gold{', gold'.join(_FORMATS)}) in the task folder",
+        raise InputError(f"task {task!r}: no gold file (gold{', gold'.join(FORMATS)}) in the task folder",
                          path=folder)
     if len(found) > 1:
-        raise InputError(f"task {task!r}: {len(found)} gold files ({_listing(sorted(p.name for p in found))}); "
+        raise InputError(f"task {task!r}: {len(found)} gold files ({listing(sorted(p.name for p in found))}); "
                          "keep one", path=folder)
     return found[0]
 
@@ -273,7 +275,7 @@ def _folder_tasks(tasks_dir) -> list[tuple[str, Path, Path]]:
     others = natural_sorted(p.name for p in entries if not p.is_dir())
     if others:
         warnings.warn(f"{root}: {len(others)} entr{'y' if len(others) == 1 else 'ies'} of the tasks folder "
-                      f"{'is' if len(others) == 1 else 'are'} not a task folder and not read: {_listing(others)}",
+                      f"{'is' if len(others) == 1 else 'are'} not a task folder and not read: {listing(others)}",
                       stacklevel=3)
     if not folders:
         raise InputError("empty benchmark: the tasks folder holds no task folders (TASKS_DIR/<task>/gold.* and "
@@ -336,12 +338,12 @@ def read_benchmark(tasks_dir=None, *, tasks: Sequence = (), long_gold=None, long
                           task_col=task_col, system_col=system_col, id_col=id_col, label_col=label_col)
     specs = _folder_tasks(tasks_dir) if tasks_dir is not None else [parse_task_spec(s) for s in tasks]
     _check_unique_names([(n, str(g)) for n, g, _ in specs])
-    _unknown_tasks([n for n, _, _ in specs], settings)
+    unknown_tasks([n for n, _, _ in specs], settings)
     built, task_sources = [], {}
     for name, gold, runs_dir in specs:
-        opts = _settings_for(name, settings, defaults)
+        opts = settings_for(name, settings, defaults)
         runs = _read_task(name, gold, runs_dir, opts)
-        built.append(_make_task(name, runs, opts))
+        built.append(make_task(name, runs, opts))
         task_sources[name] = runs.sources
     return Benchmark(tasks=tuple(built), sources=tuple(s for n in task_sources for s in task_sources[n]),
                      missing=missing, task_sources=task_sources)
@@ -406,13 +408,13 @@ def _from_file(path, *, settings, defaults, missing) -> Benchmark:
     if not specs:
         raise InputError("empty benchmark: the benchmark file declares no tasks", path=spec.path)
     _check_unique_names([(n, str(g)) for n, g, _ in specs])
-    _unknown_tasks([n for n, _, _ in specs], settings)
+    unknown_tasks([n for n, _, _ in specs], settings)
     built, task_sources = [], {}
     for name, gold, runs in specs:
         opts = dict(defaults or {})
-        opts.update(_settings_for(name, {name: file_settings[name]}, None))
+        opts.update(settings_for(name, {name: file_settings[name]}, None))
         data = _read_task(name, Path(gold), runs, opts)
-        built.append(_make_task(name, data, opts))
+        built.append(make_task(name, data, opts))
         task_sources[name] = data.sources
     return Benchmark(tasks=tuple(built), sources=tuple(s for n in task_sources for s in task_sources[n]),
                      missing=missing or spec.missing_systems or "drop", task_sources=task_sources,
@@ -423,14 +425,14 @@ def benchmark_from_data(data: Mapping[str, Any], *, settings: Mapping[str, Mappi
                         defaults: Mapping | None = None, missing: str = "drop") -> Benchmark:
     """A benchmark from data already in memory: task name -> Runs, PatternCounts or Counts."""
     names = list(data)
-    _unknown_tasks(names, settings)
+    unknown_tasks(names, settings)
     built = []
     for name in names:
-        opts = _settings_for(name, settings, defaults)
+        opts = settings_for(name, settings, defaults)
         for key in ("labels", "missing", "allow_unknown"):
             if key in opts:
                 raise InputError(f"task {name!r}: {key!r} is a read option; the data is read already")
-        built.append(_make_task(str(name), data[name], opts))
+        built.append(make_task(str(name), data[name], opts))
     sources = {str(n): tuple(getattr(data[n], "sources", ())) for n in names}
     return Benchmark(tasks=tuple(built), sources=tuple(s for n in sources for s in sources[n]), missing=missing,
                      task_sources=sources)
@@ -457,10 +459,10 @@ def _read_long(long_gold, long_runs, *, settings, defaults, missing, task_col, s
     import pyarrow.parquet as pq
 
     from evalreport.inputs.readers import hash_file
-    from evalreport.inputs.tables import _read_table
+    from evalreport.inputs.tables import read_table
 
-    g, gold_path = _read_table(long_gold, "gold", id_col=id_col)
-    r, runs_path = _read_table(long_runs, "run", id_col=id_col)
+    g, gold_path = read_table(long_gold, "gold", id_col=id_col)
+    r, runs_path = read_table(long_runs, "run", id_col=id_col)
     g.require(task_col, id_col, label_col)
     r.require(task_col, system_col, id_col, label_col)
     g_task, g_names = g.labels(task_col, what="task")
@@ -470,16 +472,17 @@ def _read_long(long_gold, long_runs, *, settings, defaults, missing, task_col, s
     no_gold = [t for t in r_names if t not in set(g_names)]
     if no_gold:
         row = int(np.flatnonzero(r_task == r_names.index(no_gold[0]))[0])
-        raise r.error(f"task(s) {_listing(no_gold)} have runs but no gold labels in {gold_path}", row=row)
-    _unknown_tasks(names, settings)
+        raise r.error(f"task(s) {listing(no_gold)} have runs but no gold labels in {gold_path}", row=row)
+    unknown_tasks(names, settings)
     g_keep = [c for c in g.columns if c != task_col]
     r_keep = [c for c in r.columns if c not in (task_col, system_col)]
-    built, task_sources = [], {}
+    built: list[BenchmarkTask] = []
+    task_sources = {}
     run_source = Source("run", str(runs_path), hash_file(runs_path), r.n_rows)
     gold_source = Source("gold", str(gold_path), hash_file(gold_path), g.n_rows)
     with tempfile.TemporaryDirectory(prefix="evalreport-benchmark-") as tmp:
         for name in names:
-            opts = _settings_for(name, settings, defaults)
+            opts = settings_for(name, settings, defaults)
             g_rows = np.flatnonzero(g_task == g_names.index(name))
             r_rows = (np.flatnonzero(r_task == r_names.index(name)) if name in r_names
                       else np.empty(0, dtype=np.int64))
@@ -511,7 +514,7 @@ def _read_long(long_gold, long_runs, *, settings, defaults, missing, task_col, s
                         folds=runs.folds, fold_names=runs.fold_names, scores=runs.scores,
                         sources=(gold_source, run_source), abstain=runs.abstain, score_labels=runs.score_labels,
                         n_task=runs.n_task)
-            built.append(_make_task(name, runs, opts))
+            built.append(make_task(name, runs, opts))
             task_sources[name] = tuple(Source("run", str(runs_path), run_source.sha256, None, system=s)
                                        for s in runs.systems)
     return Benchmark(tasks=tuple(built), sources=(gold_source, run_source), missing=missing,

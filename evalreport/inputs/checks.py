@@ -1,11 +1,11 @@
 """File checks and small helpers shared by the input readers and the confusion-file readers.
 
-What every input file passes before any parser sees it (:func:`_check_file`: present, a regular
+What every input file passes before any parser sees it (:func:`check_file`: present, a regular
 file - never a named pipe, socket or device -, a known extension, not empty; text files also
-:func:`_check_text`: not compressed, not UTF-16/32, no NUL byte, no CR-only line endings), the
-UTF-8 check that names the line (:func:`_utf8_error`), file hashing (:func:`hash_file`),
+:func:`check_text`: not compressed, not UTF-16/32, no NUL byte, no CR-only line endings), the
+UTF-8 check that names the line (:func:`utf8_error`), file hashing (:func:`hash_file`),
 natural sorting (:func:`natural_sorted`) and the helpers that keep messages short
-(:func:`_short`, :func:`_listing`, :func:`_near_miss`). The formats and rules are described in
+(:func:`short`, :func:`listing`, :func:`near_miss`). The formats and rules are described in
 :mod:`evalreport.inputs.readers`.
 """
 from __future__ import annotations
@@ -16,26 +16,28 @@ import re
 import shlex
 import stat
 import warnings
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from evalreport.errors import InputError
 
-__all__ = ["hash_file", "natural_sorted", "SUPPORTED_EXTENSIONS"]
+__all__ = ["hash_file", "natural_sorted", "SUPPORTED_EXTENSIONS", "FORMATS", "INTEGER", "SCAN_CHUNK", "as_paths",
+           "check_file", "check_text", "first_nul", "listing", "natural_key", "near_miss", "runs_in_folder", "short",
+           "utf8_error"]
 
-_FORMATS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+FORMATS = {".tsv": "tsv", ".tab": "tsv", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
             ".parquet": "parquet", ".pq": "parquet", ".xlsx": "xlsx"}
 #: Spreadsheet formats that are not read, and what to do instead.
 _OTHER_SPREADSHEETS = {".xls": "the older binary Excel format", ".xlsm": "a macro-enabled workbook",
                        ".xlsb": "a binary Excel workbook", ".ods": "an OpenDocument spreadsheet",
                        ".numbers": "a Numbers spreadsheet"}
 #: Extensions :func:`read_runs` accepts (``.json`` is accepted by the confusion readers only).
-SUPPORTED_EXTENSIONS = tuple(_FORMATS)
+SUPPORTED_EXTENSIONS = tuple(FORMATS)
 _NUMERIC = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_INTEGER = re.compile(r"[+-]?\d+")
+INTEGER = re.compile(r"[+-]?\d+")
 _MAX_LISTED = 10
 
-_SCAN_CHUNK = 2 ** 20            # bytes read at a time while looking for NUL bytes
+SCAN_CHUNK = 2 ** 20            # bytes read at a time while looking for NUL bytes
 _TEXT_FORMATS = ("tsv", "csv", "jsonl", "triplets")
 #: Magic bytes of compressed files: (prefix, name, how to decompress)
 _COMPRESSED = ((b"\x1f\x8b", "gzip", "gzip -dc"), (b"BZh", "bzip2", "bzip2 -dc"), (b"\xfd7zXZ\x00", "xz", "xz -dc"),
@@ -51,7 +53,7 @@ def hash_file(path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def _natural_key(text: str):
+def natural_key(text: str):
     if _NUMERIC.fullmatch(text):
         return (0, float(text), text)
     parts = tuple((0, int(p), p) if p.isdigit() else (1, 0, p) for p in re.split(r"(\d+)", text) if p)
@@ -61,21 +63,21 @@ def _natural_key(text: str):
 def natural_sorted(names: Iterable[str]) -> list[str]:
     """Sort names naturally: numeric-looking names by value ("2" < "10" < "a"), digit runs
     inside other names by value ("class2" < "class10")."""
-    return sorted(names, key=_natural_key)
+    return sorted(names, key=natural_key)
 
 
-def _short(text, width: int = 60) -> str:
+def short(text, width: int = 60) -> str:
     """A value for a message: at most ``width`` characters (a 5,000-character label is not repeated)."""
     text = str(text)
     return repr(text) if len(text) <= width else repr(text[:width]) + f"... ({len(text)} characters)"
 
 
-def _listing(names: Sequence[str], limit: int = _MAX_LISTED) -> str:
-    shown = ", ".join(_short(n) for n in list(names)[:limit])
+def listing(names: Sequence[str], limit: int = _MAX_LISTED) -> str:
+    shown = ", ".join(short(n) for n in list(names)[:limit])
     return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
 
 
-def _near_miss(label: str, classes: Sequence[str]) -> str:
+def near_miss(label: str, classes: Sequence[str]) -> str:
     """A hint when an unknown label equals a class after Unicode (NFC) or number normalisation."""
     import unicodedata
 
@@ -89,15 +91,15 @@ def _near_miss(label: str, classes: Sequence[str]) -> str:
     nfc = unicodedata.normalize("NFC", label)
     for c in classes:
         if c != label and unicodedata.normalize("NFC", c) == nfc:
-            return (f" (it equals class {_short(c)} after Unicode normalisation: the two files write "
+            return (f" (it equals class {short(c)} after Unicode normalisation: the two files write "
                     "accented letters differently, NFC vs NFD)")
         if number(label) is not None and number(c) == number(label):
-            return (f" (it equals class {_short(c)} as a number: JSON Lines and Parquet numbers are written in their "
+            return (f" (it equals class {short(c)} as a number: JSON Lines and Parquet numbers are written in their "
                     "shortest form, text files as written)")
     return ""
 
 
-def _as_paths(value) -> list[Path]:
+def as_paths(value) -> list[Path]:
     if value is None:
         return []
     if isinstance(value, (str, os.PathLike)):
@@ -108,7 +110,7 @@ def _as_paths(value) -> list[Path]:
 # ----------------------------------------------------------------------------- run folders
 
 
-def _runs_in_folder(folder: Path, *, exclude: Path) -> list[Path]:
+def runs_in_folder(folder: Path, *, exclude: Path) -> list[Path]:
     if not folder.exists():
         if folder.is_symlink():
             raise InputError("runs folder is a broken symbolic link or a symbolic link loop", path=folder)
@@ -117,16 +119,16 @@ def _runs_in_folder(folder: Path, *, exclude: Path) -> list[Path]:
         raise InputError("runs_dir is not a folder", path=folder)
     skip = _resolved(exclude)
     entries = [p for p in folder.iterdir() if skip is None or _resolved(p) != skip]
-    found = [p for p in entries if not _hidden(p.name) and p.is_file() and p.suffix.lower() in _FORMATS]
+    found = [p for p in entries if not _hidden(p.name) and p.is_file() and p.suffix.lower() in FORMATS]
     if not found:
-        raise InputError(f"no run files ({', '.join(_FORMATS)}) in the runs folder", path=folder)
+        raise InputError(f"no run files ({', '.join(FORMATS)}) in the runs folder", path=folder)
     ignored = natural_sorted(_entry_name(p) for p in entries if p not in found)
     if ignored:   # an organiser must not lose a team's run without noticing (a hidden file neither)
         one = len(ignored) == 1
         warnings.warn(f"{folder}: {len(ignored)} {'entry' if one else 'entries'} of the runs folder "
-                      f"{'is not a run file' if one else 'are not run files'} ({', '.join(_FORMATS)}; hidden files "
-                      f"are skipped) and {'was' if one else 'were'} not read: {_listing(ignored)}", stacklevel=2)
-    return sorted(found, key=lambda p: _natural_key(p.name))
+                      f"{'is not a run file' if one else 'are not run files'} ({', '.join(FORMATS)}; hidden files "
+                      f"are skipped) and {'was' if one else 'were'} not read: {listing(ignored)}", stacklevel=2)
+    return sorted(found, key=lambda p: natural_key(p.name))
 
 
 def _hidden(name: str) -> bool:
@@ -146,16 +148,16 @@ def _entry_name(path: Path) -> str:
     """A folder entry as a listing shows it: ``sub/``, ``.hidden.tsv (hidden)``, ``loop (broken or looping link)``."""
     if path.is_symlink() and not path.exists():
         return f"{path.name} (broken or looping symbolic link)"
-    if _hidden(path.name) and path.is_file() and path.suffix.lower() in _FORMATS:
+    if _hidden(path.name) and path.is_file() and path.suffix.lower() in FORMATS:
         return f"{path.name} (hidden)" if path.name.startswith(".") else f"{path.name} (a spreadsheet's lock file)"
     return path.name + ("/" if path.is_dir() else "")
 
 
-def _check_file(path, role: str, formats=_FORMATS) -> tuple[Path, str]:
+def check_file(path, role: str, formats=FORMATS) -> tuple[Path, str]:
     """The path and its format, or an InputError for a missing/odd file.
 
     Text formats are also checked for what no parser should see: compression, NUL bytes
-    (see :func:`_first_nul`) and CR-only line endings."""
+    (see :func:`first_nul`) and CR-only line endings."""
     path = Path(path)
     if not path.exists():
         if path.is_symlink():
@@ -178,11 +180,11 @@ def _check_file(path, role: str, formats=_FORMATS) -> tuple[Path, str]:
     if path.stat().st_size == 0:
         raise InputError(f"{role} file is empty (no rows)", path=path)
     if fmt in _TEXT_FORMATS:
-        _check_text(path)
+        check_text(path)
     return path, fmt
 
 
-def _check_text(path: Path) -> None:
+def check_text(path: Path) -> None:
     """Refuse compressed files, NUL bytes and CR-only line endings in a text file, naming the line."""
     with open(path, "rb") as handle:
         head = handle.read(16)
@@ -198,25 +200,25 @@ def _check_text(path: Path) -> None:
                 raise InputError(f"the file is {name} text (its byte-order mark says so); save it as UTF-8",
                                  path=path, line=1)
         handle.seek(0)
-        nul = _first_nul(handle)
+        nul = first_nul(handle)
     if nul is not None:
         offset, line = nul
         raise InputError(f"NUL byte (0x00) at byte {offset + 1}: binary data or UTF-16 text, not UTF-8 text (a "
                          "file padded or cut short by a crash, or not a text file)", path=path, line=line)
     with open(path, "rb") as handle:
-        first = handle.readline(_SCAN_CHUNK)
+        first = handle.readline(SCAN_CHUNK)
     if b"\r" in first.rstrip(b"\r\n"):
         raise InputError("lines end in a carriage return only (classic Mac OS line endings); save the file "
                          "with LF or CRLF line endings", path=path, line=1)
 
 
-def _first_nul(handle, chunk: int | None = None) -> tuple[int, int] | None:
+def first_nul(handle, chunk: int | None = None) -> tuple[int, int] | None:
     """(0-based byte offset, 1-based line) of the first NUL byte read from a binary stream, or None.
 
     Bounded work: reads ``chunk`` bytes at a time and stops at the first chunk holding a NUL,
     so a file of NUL bytes costs one read whatever its size; a valid file costs one pass at
     memchr speed (about what hashing it costs)."""
-    chunk = chunk or _SCAN_CHUNK
+    chunk = chunk or SCAN_CHUNK
     seekable = handle.seekable()
     begin = handle.tell() if seekable else 0
     offset = lines = 0
@@ -238,7 +240,7 @@ def _first_nul(handle, chunk: int | None = None) -> tuple[int, int] | None:
             lines += block.count(b"\n")
 
 
-def _utf8_error(path: Path) -> InputError | None:
+def utf8_error(path: Path) -> InputError | None:
     """An error naming the line of the first byte that is not UTF-8 (None if all is UTF-8)."""
     data = path.read_bytes()
     try:

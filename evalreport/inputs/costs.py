@@ -80,9 +80,9 @@ def _read_square(path, labels, what: str, check) -> np.ndarray:
         raise InputError(f"{what} matrix file not found", path=path)
     if not path.is_file():     # a folder, or a named pipe / device that would block or never end
         raise InputError(f"{what} matrix file is not a regular file", path=path)
-    from evalreport.inputs.checks import _check_text
+    from evalreport.inputs.checks import check_text
 
-    _check_text(path)          # compressed, NUL bytes, CR-only line endings
+    check_text(path)          # compressed, NUL bytes, CR-only line endings
     delimiter = sniff_delimiter(path, "," if path.suffix.lower() == ".csv" else "\t")   # ';' from a spreadsheet too
     try:
         with path.open(newline="", encoding="utf-8") as fh:

@@ -1,10 +1,10 @@
 """Line checks of TSV/CSV files: one record per line (TSV), quotes that close (CSV), the line of a
 row or of a bad record (error paths). Used by :mod:`evalreport.inputs.tables`.
 
-The common case is decided without looking at every line: :func:`_scan_lines` reads the file once in
+The common case is decided without looking at every line: :func:`scan_lines` reads the file once in
 blocks (constant memory) for a ``"``, the line count and the last line, and when there are as many
-lines as records each record has a line of its own (:func:`_last_line_if_one_per_line`); only
-otherwise are the line numbers of every row computed (:func:`_data_line_numbers`, vectorised) or the
+lines as records each record has a line of its own (:func:`last_line_if_one_per_line`); only
+otherwise are the line numbers of every row computed (:func:`data_line_numbers`, vectorised) or the
 file re-read record by record to name the line of the problem.
 """
 from __future__ import annotations
@@ -17,16 +17,16 @@ from typing import NamedTuple
 import numpy as np
 
 from evalreport.errors import InputError
-from evalreport.inputs.checks import _SCAN_CHUNK
+from evalreport.inputs.checks import SCAN_CHUNK
 
 
 def _max_line_bytes() -> int:
-    from evalreport.inputs import tables     # the limit is read where it is defined (tests patch it there)
+    from evalreport.inputs import tables  # the limit is read where it is defined (tests patch it there)
 
     return tables.MAX_LINE_BYTES
 
 
-def _data_line_numbers(path: Path, fmt: str, header: bool, n_rows: int) -> np.ndarray | None:
+def data_line_numbers(path: Path, fmt: str, header: bool, n_rows: int) -> np.ndarray | None:
     """Physical line numbers (1-based) of the data rows of a text file, or None if they cannot
     be matched to the rows (e.g. a quoted field spanning lines). Vectorised over the bytes."""
     buf = np.frombuffer(path.read_bytes(), dtype=np.uint8)
@@ -48,7 +48,7 @@ def _data_line_numbers(path: Path, fmt: str, header: bool, n_rows: int) -> np.nd
 
 
 @contextmanager
-def _csv_field_limit():
+def csv_field_limit():
     """Python's csv module refuses fields over 128 KiB; lines are bounded by _max_line_bytes() instead."""
     old = csv.field_size_limit()
     csv.field_size_limit(max(old, _max_line_bytes()))
@@ -58,28 +58,28 @@ def _csv_field_limit():
         csv.field_size_limit(old)
 
 
-def _check_tsv_records(path: Path, n_rows: int, header: bool) -> None:
+def check_tsv_records(path: Path, n_rows: int, header: bool) -> None:
     """TSV is read with CSV quoting (what pandas and R write), so a stray ``"`` at the start of a
     field would swallow the following lines and silently shift ids and labels: one record per
     line is required, and the first record that spans lines is an error."""
-    scan = _scan_lines(path)
+    scan = scan_lines(path)
     if not scan.quote:
         return
-    last = _last_line_if_one_per_line(scan, n_rows, header)
-    lines = np.array([last]) if last is not None else _data_line_numbers(path, "tsv", header, n_rows)
+    last = last_line_if_one_per_line(scan, n_rows, header)
+    lines = np.array([last]) if last is not None else data_line_numbers(path, "tsv", header, n_rows)
     if lines is not None:
         # one record per line; only the last can hold a quote that never closes (it runs to the end of
         # the file, where the CSV reader would drop the quote and keep the text)
         if lines.size:
-            last = scan.last.decode("utf-8", errors="replace")
+            last_text = scan.last.decode("utf-8", errors="replace")
             try:
-                list(csv.reader([last], delimiter="\t", strict=True))
+                list(csv.reader([last_text], delimiter="\t", strict=True))
             except csv.Error:
                 raise InputError("a field starting with a double quote is never closed: TSV fields may be quoted "
                                  "(\"...\") but the quote must close on the same line; remove the stray quote or "
                                  "quote the field", path=path, line=int(lines[-1])) from None
         return
-    with open(path, newline="", encoding="utf-8-sig") as handle, _csv_field_limit():
+    with open(path, newline="", encoding="utf-8-sig") as handle, csv_field_limit():
         reader = csv.reader(handle, delimiter="\t")
         previous = 0
         for _ in reader:
@@ -91,18 +91,18 @@ def _check_tsv_records(path: Path, n_rows: int, header: bool) -> None:
             previous = reader.line_num
 
 
-class _Scan(NamedTuple):
+class Scan(NamedTuple):
     quote: bool          # the file holds a double quote
     n_lines: int         # physical lines (a last line without a line feed counts)
     last: bytes          # the last line that is not empty (without its line break)
 
 
-def _scan_lines(path: Path) -> _Scan:
+def scan_lines(path: Path) -> Scan:
     """One pass over a text file in blocks (constant memory, memchr speed): whether it holds a ``"``,
     its line count and its last non-empty line."""
     quote, n_feeds, last_block = False, 0, b""
     with open(path, "rb") as handle:
-        while block := handle.read(16 * _SCAN_CHUNK):
+        while block := handle.read(16 * SCAN_CHUNK):
             quote = quote or b'"' in block
             n_feeds += block.count(b"\n")
             last_block = block
@@ -118,14 +118,14 @@ def _scan_lines(path: Path) -> _Scan:
             if b"\n" in stripped or start == 0 or span > _max_line_bytes() + 2:
                 break
             span *= 4
-    return _Scan(quote, n_feeds + int(ends_open), stripped.rsplit(b"\n", 1)[-1])
+    return Scan(quote, n_feeds + int(ends_open), stripped.rsplit(b"\n", 1)[-1])
 
 
-def _last_line_if_one_per_line(scan: "_Scan | bytes", n_rows: int, header: bool) -> int | None:
+def last_line_if_one_per_line(scan: Scan | bytes, n_rows: int, header: bool) -> int | None:
     """The line number of the last record when the file's line count alone proves one record per
     line and no blank line (the common case: a record takes at least one line of its own, so as
     many lines as records means one each); None when that does not settle it (blank lines, or a
-    record spanning lines: see _data_line_numbers). ``scan``: a :func:`_scan_lines` result or the bytes."""
+    record spanning lines: see data_line_numbers). ``scan``: a :func:`scan_lines` result or the bytes."""
     if not n_rows:
         return None
     if isinstance(scan, bytes):
@@ -135,15 +135,15 @@ def _last_line_if_one_per_line(scan: "_Scan | bytes", n_rows: int, header: bool)
     return n_lines if n_lines == n_rows + int(header) else None
 
 
-def _check_csv_quotes(path: Path, n_rows: int, header: bool, delimiter: str = ",") -> None:
+def check_csv_quotes(path: Path, n_rows: int, header: bool, delimiter: str = ",") -> None:
     """A quoted CSV field may span lines, but a quote that never closes runs to the end of the file,
     where the reader drops it and keeps the text (``3,"NONE`` would read as ``NONE``): an error."""
-    scan = _scan_lines(path)
+    scan = scan_lines(path)
     if not scan.quote:
         return
-    last = _last_line_if_one_per_line(scan, n_rows, header)
-    lines = np.array([last]) if last is not None else _data_line_numbers(path, "csv", header, n_rows)
-    with _csv_field_limit():
+    last = last_line_if_one_per_line(scan, n_rows, header)
+    lines = np.array([last]) if last is not None else data_line_numbers(path, "csv", header, n_rows)
+    with csv_field_limit():
         if lines is not None:          # one record per line: only the last can be open at the end
             if not lines.size:
                 return
@@ -167,9 +167,9 @@ def _check_csv_quotes(path: Path, n_rows: int, header: bool, delimiter: str = ",
                      "close the quote or remove it", path=path, line=line)
 
 
-def _line_with_field_count(path: Path, delimiter: str, expected: int, skip: int) -> int | None:
+def line_with_field_count(path: Path, delimiter: str, expected: int, skip: int) -> int | None:
     """Line of the first record whose field count differs from ``expected`` (error path)."""
-    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle, _csv_field_limit():
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as handle, csv_field_limit():
         reader = csv.reader(handle, delimiter=delimiter)
         for index, fields in enumerate(reader):
             if index < skip or not fields:

@@ -52,19 +52,20 @@ from __future__ import annotations
 
 import json
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalreport.errors import InputError
-from evalreport.inputs.checks import _listing, _near_miss, _short, hash_file, natural_sorted
+from evalreport.inputs.checks import hash_file, listing, natural_sorted, near_miss, short
 from evalreport.inputs.readers import run_files, too_many_classes
-from evalreport.inputs.runs import Source, _clip, _frozen
-from evalreport.inputs.tables import MISSING_LABELS, _DELIMITER, _HEADED, _first_true, _read_table, _Table, _to_text
+from evalreport.inputs.runs import Source, clip, read_only
+from evalreport.inputs.tables import DELIMITER, HEADED, MISSING_LABELS, Table, first_true, read_table, to_text
 
 __all__ = ["MultiLabelRuns", "read_multilabel", "detect_multilabel", "LAYOUTS", "MAX_INDICATOR_CELLS"]
 
@@ -117,9 +118,9 @@ class MultiLabelRuns:
         ids = np.asarray(self.ids, dtype=object)
         if ids.shape != (gold.shape[0],):
             raise ValueError(f"ids must be (N,) = ({gold.shape[0]},); got {ids.shape}")
-        object.__setattr__(self, "gold", _frozen(gold))
-        object.__setattr__(self, "pred", _frozen(pred))
-        object.__setattr__(self, "ids", _frozen(ids))
+        object.__setattr__(self, "gold", read_only(gold))
+        object.__setattr__(self, "pred", read_only(pred))
+        object.__setattr__(self, "ids", read_only(ids))
         object.__setattr__(self, "labels", tuple(str(x) for x in self.labels))
         object.__setattr__(self, "systems", tuple(str(x) for x in self.systems))
         object.__setattr__(self, "sources", tuple(self.sources))
@@ -133,7 +134,7 @@ class MultiLabelRuns:
 
     def __repr__(self) -> str:
         def some(names, limit=5):
-            shown = ", ".join(repr(_clip(n)) for n in names[:limit])
+            shown = ", ".join(repr(clip(n)) for n in names[:limit])
             return f"[{shown}{', ...' if len(names) > limit else ''}]"
 
         return (f"MultiLabelRuns({self.n_systems} systems {some(self.systems)}, {self.n_items:,} items, "
@@ -151,7 +152,7 @@ class MultiLabelRuns:
     def n_labels(self) -> int:
         return len(self.labels)
 
-    def select(self, systems) -> "MultiLabelRuns":
+    def select(self, systems) -> MultiLabelRuns:
         """A MultiLabelRuns with only the named systems (in the given order)."""
         idx = [self.systems.index(s) for s in systems]
         return MultiLabelRuns(gold=self.gold, pred=self.pred[idx], labels=self.labels,
@@ -166,7 +167,7 @@ class MultiLabelRuns:
 class _Sets:
     """One file read as sets: distinct ids in file order, and the (item, label) pairs."""
 
-    table: _Table
+    table: Table
     layout: str
     ids: pa.Array             # (n,) distinct ids in file order
     row: np.ndarray           # (n,) the row of each id (its first row in the long form), for messages
@@ -181,7 +182,7 @@ def _is_list(col) -> bool:
     return pa.types.is_list(col.type) or pa.types.is_large_list(col.type) or pa.types.is_fixed_size_list(col.type)
 
 
-def _form(t: _Table, *, id_col: str, label_col: str, label_sep: str | None) -> str | None:
+def _form(t: Table, *, id_col: str, label_col: str, label_sep: str | None) -> str | None:
     """The layout of a read file: list, wide, sep, long or single (None: neither)."""
     if label_col in t.unusable or (label_col in t.columns and _is_list(t.column(label_col))):
         return "list"
@@ -196,7 +197,7 @@ def _form(t: _Table, *, id_col: str, label_col: str, label_sep: str | None) -> s
     return "long" if pc.count_distinct(ids).as_py() < len(ids) else "single"
 
 
-def _indicator(t: _Table, name: str, *, check: bool = True) -> np.ndarray | None:
+def _indicator(t: Table, name: str, *, check: bool = True) -> np.ndarray | None:
     """A 0/1 column as bool; with ``check`` a bad value is an error naming its line, else None."""
     col = t.column(name) if name not in t.unusable else None
     if col is None:
@@ -206,7 +207,7 @@ def _indicator(t: _Table, name: str, *, check: bool = True) -> np.ndarray | None
     if pa.types.is_boolean(col.type):
         values = col
     else:
-        text = pc.utf8_lower(_to_text(col, name, t)) if not pa.types.is_nested(col.type) else None
+        text = pc.utf8_lower(to_text(col, name, t)) if not pa.types.is_nested(col.type) else None
         if text is None:
             if check:
                 raise t.error(f"column {name!r} holds {col.type} values; a wide (0/1 indicator) column holds 0 or 1")
@@ -216,24 +217,26 @@ def _indicator(t: _Table, name: str, *, check: bool = True) -> np.ndarray | None
         if pc.any(bad).as_py():
             if not check:
                 return None
-            row = _first_true(bad)
+            row = first_true(bad)
             value = text[row].as_py()
-            raise t.error(f"{'empty value' if value in (None, '') else f'value {_short(value)}'} in label column "
+            raise t.error(f"{'empty value' if value in (None, '') else f'value {short(value)}'} in label column "
                           f"{name!r}: a wide (0/1 indicator) file holds 0 or 1 in every column but the id column",
                           row=row, item=t._item(row))
         values = truthy
     if values.null_count:
         if not check:
             return None
-        row = _first_true(pc.is_null(values))
+        row = first_true(pc.is_null(values))
         raise t.error(f"empty value in label column {name!r}", row=row, item=t._item(row))
     return values.to_numpy(zero_copy_only=False).astype(bool)
 
 
-def _jsonl_lists(t: _Table, label_col: str) -> pa.Array:
+def _jsonl_lists(t: Table, label_col: str) -> pa.Array:
     """The label column of a JSON Lines file pyarrow could not read in one go (mixed types):
     parsed line by line, naming the line where a list and a single label meet."""
-    lists, first_scalar, first_list = [], None, None
+    lists: list[list[str | None] | None] = []
+    first_scalar: int | None = None
+    first_list: int | None = None
     with open(t.path, "rb") as handle:
         for line_no, raw in enumerate(handle, start=1):
             text = raw.decode("utf-8-sig" if line_no == 1 else "utf-8")
@@ -261,10 +264,10 @@ def _jsonl_lists(t: _Table, label_col: str) -> pa.Array:
     return pa.array(lists, type=pa.list_(pa.large_string()))
 
 
-def _from_lists(t: _Table, lists: pa.Array, label_col: str, id_col: str, *, split: bool) -> _Sets:
+def _from_lists(t: Table, lists: pa.Array, label_col: str, id_col: str, *, split: bool) -> _Sets:
     """(item, label) pairs from a list column (one item per row)."""
     if lists.null_count:
-        row = _first_true(pc.is_null(lists))
+        row = first_true(pc.is_null(lists))
         what = "label field (null); an empty set is an empty field" if split else "label list (null); the empty set is []"
         raise t.error(f"missing {what} in column {label_col!r}", row=row, item=t._item(row))
     parents = pc.list_parent_indices(lists).to_numpy(zero_copy_only=False).astype(np.int64)
@@ -272,9 +275,9 @@ def _from_lists(t: _Table, lists: pa.Array, label_col: str, id_col: str, *, spli
     if pa.types.is_null(values.type):
         values = pa.array([], type=pa.large_string())
     if values.null_count:
-        row = int(parents[_first_true(pc.is_null(values))])
+        row = int(parents[first_true(pc.is_null(values))])
         raise t.error(f"null label in the list of column {label_col!r}", row=row, item=t._item(row))
-    values = _to_text(values, label_col, t)
+    values = to_text(values, label_col, t)
     encoded = pc.dictionary_encode(values)
     uniques = encoded.dictionary.to_pylist()
     codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
@@ -289,7 +292,7 @@ def _from_lists(t: _Table, lists: pa.Array, label_col: str, id_col: str, *, spli
     return _Sets(t, "sep" if split else "list", ids, np.arange(t.n_rows), parents, codes, parents, uniques)
 
 
-def _unique_ids(t: _Table, id_col: str) -> pa.Array:
+def _unique_ids(t: Table, id_col: str) -> pa.Array:
     t.require(id_col)
     ids = t.ids(id_col)
     first_at = pc.index_in(ids, value_set=ids).to_numpy(zero_copy_only=False)
@@ -301,14 +304,15 @@ def _unique_ids(t: _Table, id_col: str) -> pa.Array:
     return ids
 
 
-def _parse(t: _Table, layout: str, *, id_col: str, label_col: str, label_sep: str | None) -> _Sets:
+def _parse(t: Table, layout: str, *, id_col: str, label_col: str, label_sep: str | None) -> _Sets:
     if layout == "wide":
         ids = _unique_ids(t, id_col)
         columns = tuple(c for c in t.all_names if c != id_col)
         if not columns:
             raise t.error(f"no label columns: a wide file has the id column {id_col!r} and one 0/1 column per label",
-                          line=1 if t.fmt in _HEADED else None)
-        matrix = np.stack([_indicator(t, c) for c in columns], axis=1)
+                          line=1 if t.fmt in HEADED else None)
+        # checked columns: a bad value raises, so none is None
+        matrix = np.stack([cast(np.ndarray, _indicator(t, c)) for c in columns], axis=1)
         rows, cols = np.nonzero(matrix)
         return _Sets(t, "wide", ids, np.arange(t.n_rows), rows, cols, rows, [_clean(c) for c in columns],
                      columns=tuple(_clean(c) for c in columns))
@@ -326,7 +330,7 @@ def _parse(t: _Table, layout: str, *, id_col: str, label_col: str, label_sep: st
         text = pc.if_else(pc.equal(text, ""), pa.scalar(None, text.type), text)
         nulls = pc.is_null(t.column(label_col))
         if pc.any(nulls).as_py():     # JSON null, not an empty field
-            row = _first_true(nulls)
+            row = first_true(nulls)
             raise t.error(f"missing label field (null) in column {label_col!r}; an empty set is an empty field",
                           row=row, item=t._item(row))
         lists = pc.split_pattern(pc.fill_null(text, "\0"), label_sep)
@@ -357,7 +361,7 @@ def _parse(t: _Table, layout: str, *, id_col: str, label_col: str, label_sep: st
         row = int(np.flatnonzero(repeated)[0])
         earlier = int(np.flatnonzero(key[:row] == key[row])[0])
         value = uniques[int(codes[row])]
-        what = "empty-set row" if value == "" else f"(id, label) pair ({ids_all[row].as_py()!r}, {_short(value)})"
+        what = "empty-set row" if value == "" else f"(id, label) pair ({ids_all[row].as_py()!r}, {short(value)})"
         raise t.error(f"duplicate {what} (first at {t.where(earlier)})", row=row, item=ids_all[row].as_py())
     if empty.any():
         both = np.isin(item[empty], item[~empty])
@@ -375,7 +379,7 @@ def _clean(name: str) -> str:
 
 def _read_file(path, role: str, *, id_col: str, label_col: str, label_sep: str | None):
     """(table, detected form) of one file."""
-    t, path = _read_table(path, role, id_col=id_col)
+    t, path = read_table(path, role, id_col=id_col)
     return t, _form(t, id_col=id_col, label_col=label_col, label_sep=label_sep)
 
 
@@ -391,17 +395,17 @@ def _describe(form: str) -> str:
 def _label_column_kind(path, label_col: str) -> str | None:
     """"list" or "scalar" from the file's schema, header or first record alone (no full read), or None
     where that does not tell (no such column, an unknown format, a file the full reader must judge).
-    The file passes the input checks first (:func:`~evalreport.inputs.checks._check_file`: a device,
+    The file passes the input checks first (:func:`~evalreport.inputs.checks.check_file`: a device,
     a named pipe or a file of NUL bytes is refused before a byte of it is parsed)."""
     import csv
 
-    from evalreport.inputs.checks import _FORMATS, _check_file
+    from evalreport.inputs.checks import FORMATS, check_file
 
     path = Path(path)
-    fmt = _FORMATS.get(path.suffix.lower())
+    fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         return None
-    _check_file(path, "gold")
+    check_file(path, "gold")
     try:
         if fmt == "parquet":
             import pyarrow.parquet as pq
@@ -420,13 +424,13 @@ def _label_column_kind(path, label_col: str) -> str | None:
                 if not isinstance(record, dict) or label_col not in record:
                     return None
                 return "list" if isinstance(record[label_col], list) else "scalar"
-            if fmt in _DELIMITER:
+            if fmt in DELIMITER:
                 from evalreport.inputs.delimiters import sniff_delimiter
 
                 first = _first_line(handle, blank=False)
                 if first is None:
                     return None
-                header = next(csv.reader([first], delimiter=sniff_delimiter(path, _DELIMITER[fmt])), [])
+                header = next(csv.reader([first], delimiter=sniff_delimiter(path, DELIMITER[fmt])), [])
                 return "scalar" if label_col in [h.strip() for h in header] else None
     except (OSError, ValueError, UnicodeDecodeError, StopIteration, pa.ArrowException, csv.Error):
         return None          # (csv.Error: e.g. a header field over the csv module's field limit)
@@ -523,14 +527,14 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
         label_set = [str(x).strip() for x in labels]
         twice = [x for k, x in enumerate(label_set) if x in label_set[:k]]
         if twice:
-            raise InputError(f"label {_short(twice[0])} appears twice in the labels list")
+            raise InputError(f"label {short(twice[0])} appears twice in the labels list")
         outside = [u for u in gold_names if u not in label_set]
         if outside:
             at = _first_pair_with(g, outside[0])
-            raise g.table.error(f"gold label {_short(outside[0])} is not in the labels list {_listing(label_set)}"
-                                f"{_near_miss(outside[0], label_set)}", row=at,
+            raise g.table.error(f"gold label {short(outside[0])} is not in the labels list {listing(label_set)}"
+                                f"{near_miss(outside[0], label_set)}", row=at,
                                 item=None if at is None else g.table._item(at),
-                                line=1 if at is None and g.table.fmt in _HEADED else None)
+                                line=1 if at is None and g.table.fmt in HEADED else None)
     else:
         label_set = natural_sorted(gold_names)
     if not label_set:
@@ -557,7 +561,7 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
     for s, r in enumerate(sets[1:]):
         pos = pc.index_in(r.ids, value_set=gold_ids)
         if pos.null_count:
-            k = _first_true(pc.is_null(pos))
+            k = first_true(pc.is_null(pos))
             item = r.ids[k].as_py()
             raise r.table.error(f"id {item!r} is not in the gold file {g.table.path} ({pos.null_count} id(s) of "
                                 "this run are not)", row=int(r.row[k]), item=item)
@@ -584,14 +588,14 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
                     extras.append(u)
             codes[k] = -1 if code is None else code
         if unknown and not allow_unknown:
-            first = unknown[0]
-            at = _first_pair_with(r, first)
+            first_unknown = unknown[0]
+            at = _first_pair_with(r, first_unknown)
             raise r.table.error(
-                f"predicted label {_short(first)} is not in the label set{_near_miss(first, label_set)} "
-                f"({'the labels list' if labels is not None else 'the gold labels'}: {_listing(label_set)}); "
-                f"{len(unknown)} unknown label(s): {_listing(unknown)}; use --allow-unknown (Python: "
+                f"predicted label {short(first_unknown)} is not in the label set{near_miss(first_unknown, label_set)} "
+                f"({'the labels list' if labels is not None else 'the gold labels'}: {listing(label_set)}); "
+                f"{len(unknown)} unknown label(s): {listing(unknown)}; use --allow-unknown (Python: "
                 "allow_unknown=True) to keep them as false positives", row=at,
-                line=1 if at is None and r.table.fmt in _HEADED else None)
+                line=1 if at is None and r.table.fmt in HEADED else None)
         placed.append((pos[r.pair_item], codes[r.pair_label]))
         sources.append(Source("run", str(r.table.path), hash_file(r.table.path), r.table.n_rows, system=systems[s]))
 
@@ -602,7 +606,7 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
                          f"cells: more than the {MAX_INDICATOR_CELLS:,} (one byte each) evalreport holds in memory "
                          "for multi-label runs (MAX_INDICATOR_CELLS in evalreport.inputs.multilabel)")
     if extras:
-        warnings.warn(f"{len(extras)} predicted label(s) are not in the label set ({_listing(natural_sorted(extras))}); "
+        warnings.warn(f"{len(extras)} predicted label(s) are not in the label set ({listing(natural_sorted(extras))}); "
                       "each is kept as an extra label that no gold item has, so its predictions count as false "
                       "positives", stacklevel=2)
     remap = np.array([final.index(u) for u in list(label_set) + extras], dtype=np.int64)
@@ -630,7 +634,7 @@ def _choose_layouts(forms, tables, layout, label_col) -> list[str]:
     for t, f in zip(tables, forms):
         if f is None:
             raise t.error(f"no label column {label_col!r} and not a wide file of 0/1 indicator columns; the columns "
-                          f"found are: {', '.join(repr(c) for c in t.all_names)}", line=1 if t.fmt in _HEADED else None)
+                          f"found are: {', '.join(repr(c) for c in t.all_names)}", line=1 if t.fmt in HEADED else None)
     multi = [(t, f) for t, f in zip(tables, forms) if f in ("list", "sep", "wide")]
     if multi:
         for t, f in zip(tables, forms):

@@ -33,7 +33,7 @@ class GoldIdColumn:
         self._stored = stored        # (arrow type, column description, [(signature, start, length)])
 
     @classmethod
-    def of(cls, path: Path, name: str, array) -> "GoldIdColumn | None":
+    def of(cls, path: Path, name: str, array) -> GoldIdColumn | None:
         """The gold Parquet file's column ``name`` (already read into ``array``), or None if its storage
         cannot be compared (see the module's docstring)."""
         stored = _stored(path, name)

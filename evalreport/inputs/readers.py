@@ -2,7 +2,7 @@
 
 :func:`read_runs` and what it needs beyond one table: the runs folder, system names, the class
 list and its limit :data:`MAX_CLASSES`, id alignment, fold checks and score collection. Reading
-one file is :mod:`evalreport.inputs.tables` (the ``_Table`` and one reader per format); the
+one file is :mod:`evalreport.inputs.tables` (the ``Table`` and one reader per format); the
 checks every file passes first and small helpers (hashing, natural sort, messages) are
 :mod:`evalreport.inputs.checks`; each name is imported from the module that defines it, and a
 limit is read there: :data:`MAX_CLASSES` here, :data:`~evalreport.inputs.tables.MAX_LINE_BYTES` in
@@ -55,21 +55,20 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalreport.errors import InputError
-from evalreport.words import counted
 from evalreport.inputs.align import IdIndex
-from evalreport.inputs.checks import (_as_paths, _listing, _near_miss, _runs_in_folder, _short, hash_file,
-                                      natural_sorted)
+from evalreport.inputs.checks import as_paths, hash_file, listing, natural_sorted, near_miss, runs_in_folder, short
 from evalreport.inputs.runs import Runs, Source, code_dtype
-from evalreport.inputs.tables import _HEADED, MISSING_LABELS, _first_true, _read_table, _Table
+from evalreport.inputs.tables import HEADED, MISSING_LABELS, Table, first_true, read_table
+from evalreport.words import counted
 
 __all__ = ["read_runs", "hash_file", "natural_sorted", "ABSTAIN", "MISSING_LABELS", "MAX_CLASSES"]
 
@@ -199,14 +198,14 @@ _READERS = 2
 _SMALL = 2 ** 21
 
 
-def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hashed: bool) -> tuple[_Table, Path, str]:
-    table, path = _read_table(path, role, id_col=id_col, wanted=wanted, dictionary=as_dict, same_ids=same_ids)
+def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hashed: bool) -> tuple[Table, Path, str]:
+    table, path = read_table(path, role, id_col=id_col, wanted=wanted, dictionary=as_dict, same_ids=same_ids)
     return table, path, hash_file(path) if hashed else ""
 
 
 def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, id_col, label_col, gold_id_col,
                gold_label_col, fold_col, score_col, labels, missing, allow_unknown, hash_files) -> Runs:
-    g, gold_path = _read_table(gold_path, "gold", id_col=gold_id_col, wanted=wanted, dictionary=as_dict)
+    g, gold_path = read_table(gold_path, "gold", id_col=gold_id_col, wanted=wanted, dictionary=as_dict)
     gold_hash = pool.submit(hash_file, gold_path) if hash_files else None
     clock.lap("read")
     g.require(gold_id_col, gold_label_col)
@@ -272,7 +271,8 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         else:
             ids = r.ids(id_col)
             pos = _align(r, ids, gold_ids, gold_path, index)   # None = same order as gold
-        covered, complete = None, True
+        covered: np.ndarray | None = None
+        complete = True
         if pos is not None:
             covered = np.bincount(pos, minlength=n_items)
             if covered.max() > 1:
@@ -286,6 +286,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         if pos is None:
             pred[s] = values
         else:
+            assert covered is not None            # counted above for every run with its own order
             if (covered == 0).any():
                 gone = np.flatnonzero(covered == 0)
                 if missing == "error":
@@ -329,7 +330,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
                 n_task=n_known if len(final) > n_known else None)
 
 
-def _label_codes(r: _Table, label_col: str, class_index: dict, classes: list[str], extras: list[str], labels,
+def _label_codes(r: Table, label_col: str, class_index: dict, classes: list[str], extras: list[str], labels,
                  allow_unknown: bool, ids) -> np.ndarray:
     """Class codes of a run's labels through its distinct labels (any label column): an unknown label is an
     error naming it, or with ``allow_unknown`` a new class (added to ``class_index`` and ``extras``)."""
@@ -349,9 +350,9 @@ def _label_codes(r: _Table, label_col: str, class_index: dict, classes: list[str
         row = int(np.flatnonzero(np.isin(local, unknown))[0])
         names_unknown = [uniques[k] for k in unknown]
         first = uniques[int(local[row])]
-        raise r.error(f"predicted label {_short(first)} is not a class{_near_miss(first, classes)} "
+        raise r.error(f"predicted label {short(first)} is not a class{near_miss(first, classes)} "
                       f"({'of the labels list' if labels is not None else 'in the gold file'}: "
-                      f"{_listing(classes)}); {len(names_unknown)} unknown label(s): {_listing(names_unknown)}; "
+                      f"{listing(classes)}); {len(names_unknown)} unknown label(s): {listing(names_unknown)}; "
                       "use --allow-unknown (Python: allow_unknown=True) to count them as wrong", row=row, item=ids[row].as_py())
     problem = too_many_classes(n_known + len(extras), "classes with this run's unknown labels")
     if problem:
@@ -362,10 +363,10 @@ def _label_codes(r: _Table, label_col: str, class_index: dict, classes: list[str
 def run_files(gold, runs, runs_dir, names) -> tuple[Path, list[Path], list[str]]:
     """The gold path, the run files (given, then those of ``runs_dir`` but the gold file) and their
     system names; no run file is an error."""
-    run_paths = _as_paths(runs)
+    run_paths = as_paths(runs)
     gold_path = Path(gold)
     if runs_dir is not None:
-        run_paths += _runs_in_folder(Path(runs_dir), exclude=gold_path)
+        run_paths += runs_in_folder(Path(runs_dir), exclude=gold_path)
     if not run_paths:
         raise InputError("no run files given (RUN... or --runs-dir DIR; Python: runs=[...] or runs_dir=...)")
     return gold_path, run_paths, _system_names(run_paths, names)
@@ -375,7 +376,7 @@ def announce_prediction_only(added) -> None:
     """Say how classes that occur only in predictions are scored (shared by the in-memory and the
     out-of-core readers)."""
     if added:
-        warnings.warn(f"{len(added)} class(es) occur only in predictions ({_listing(added)}: unknown labels "
+        warnings.warn(f"{len(added)} class(es) occur only in predictions ({listing(added)}: unknown labels "
                       "counted as wrong, or missing predictions as abstain). Each counts as a class only for the "
                       "systems that predict it (as in scikit-learn), so other systems' scores do not change; K's "
                       "class count |C|, the cost baselines and the chance baselines use the task's classes only.",
@@ -398,7 +399,7 @@ def _system_names(paths: list[Path], names) -> list[str]:
     return names
 
 
-def _class_list(labels, gold_uniques: list[str], g: _Table) -> list[str]:
+def _class_list(labels, gold_uniques: list[str], g: Table) -> list[str]:
     """The class list: the explicit ``labels`` (checked) or the natural-sorted gold labels."""
     if labels is not None:
         if isinstance(labels, str):
@@ -412,11 +413,11 @@ def _class_list(labels, gold_uniques: list[str], g: _Table) -> list[str]:
                 raise InputError(f"labels list holds an empty or missing-value class name {name!r}")
         dups = sorted({c for c in classes if classes.count(c) > 1})
         if dups:
-            raise InputError(f"labels list names {_listing(dups)} more than once")
+            raise InputError(f"labels list names {listing(dups)} more than once")
         known = set(classes)
         extra = natural_sorted(u for u in gold_uniques if u not in known)
         if extra:
-            raise g.error(f"gold label(s) {_listing(extra)} are not in the labels list {_listing(classes)}")
+            raise g.error(f"gold label(s) {listing(extra)} are not in the labels list {listing(classes)}")
     else:
         problem = too_many_classes(len(gold_uniques), "distinct gold labels")
         if problem:
@@ -425,7 +426,7 @@ def _class_list(labels, gold_uniques: list[str], g: _Table) -> list[str]:
     if ABSTAIN in classes:
         raise g.error(f"{ABSTAIN!r} is reserved for predictions a run lacks; rename that class")
     if len(classes) < 2:
-        raise g.error(f"the gold labels hold only one class ({_listing(classes)}); measures need at "
+        raise g.error(f"the gold labels hold only one class ({listing(classes)}); measures need at "
                       "least two (--labels a,b,c; Python: labels=[...]) to declare the other classes")
     return classes
 
@@ -443,7 +444,7 @@ def _same_column(raw, gold_raw) -> bool:
     return raw.equals(gold_raw)
 
 
-def _align(r: _Table, ids: pa.Array, gold_ids: pa.Array, gold_path: Path, index: IdIndex | None = None):
+def _align(r: Table, ids: pa.Array, gold_ids: pa.Array, gold_path: Path, index: IdIndex | None = None):
     """Row -> gold position for every row of a run (None when the ids equal the gold ids).
 
     ``index`` (the gold ids' :class:`IdIndex`) answers when every id of the run is a gold id; else
@@ -457,14 +458,14 @@ def _align(r: _Table, ids: pa.Array, gold_ids: pa.Array, gold_path: Path, index:
     pos = pc.index_in(ids, value_set=gold_ids)
     if pos.null_count:
         unknown = pc.is_null(pos)
-        row = _first_true(unknown)
+        row = first_true(unknown)
         item = ids[row].as_py()
         raise r.error(f"id {item!r} is not in the gold file {gold_path} "
                       f"({pos.null_count} id(s) of this run are not)", row=row, item=item)
     return pos.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
 
 
-def _raise_duplicate(r: _Table, ids: pa.Array, pos: np.ndarray):
+def _raise_duplicate(r: Table, ids: pa.Array, pos: np.ndarray):
     _, first = np.unique(pos, return_index=True)
     repeated = np.ones(pos.size, dtype=bool)
     repeated[first] = False
@@ -474,10 +475,10 @@ def _raise_duplicate(r: _Table, ids: pa.Array, pos: np.ndarray):
     raise r.error(f"duplicate id {item!r} (first at {r.where(earlier)})", row=row, item=item)
 
 
-def _check_folds(r: _Table, fold_col: str, folds, fold_names, pos, g: _Table):
+def _check_folds(r: Table, fold_col: str, folds, fold_names, pos, g: Table):
     if folds is None:
         raise r.error(f"the run has a {fold_col!r} column but the gold file {g.path} has none; "
-                      "folds are declared in the gold file", line=1 if r.fmt in _HEADED else None)
+                      "folds are declared in the gold file", line=1 if r.fmt in HEADED else None)
     local, uniques = r.labels(fold_col, what="fold")
     index = {f: k for k, f in enumerate(fold_names)}
     lut = np.array([index.get(u, -1) for u in uniques], dtype=np.int64)
@@ -498,10 +499,10 @@ class _ScoreCollector:
         self.classes = classes
         self.col = score_col
         self.layout = None        # None (no scores), "binary" or a tuple of (label, column)
-        self.array = None
+        self.array: np.ndarray | None = None
         self.warned = False
 
-    def _layout_of(self, r: _Table):
+    def _layout_of(self, r: Table):
         if self.col is None:
             return None
         prefix = f"{self.col}_"
@@ -509,15 +510,15 @@ class _ScoreCollector:
         if per_class:
             if self.col in r.columns:
                 raise r.error(f"both a {self.col!r} column and per-class {prefix}<label> columns; keep one kind",
-                              line=1 if r.fmt in _HEADED else None)
+                              line=1 if r.fmt in HEADED else None)
             unknown = [lab for lab in per_class if lab not in self.classes]
             if unknown:
-                raise r.error(f"score column(s) {_listing([per_class[u] for u in unknown])} name no class "
-                              f"(classes: {_listing(self.classes)})", line=1 if r.fmt in _HEADED else None)
+                raise r.error(f"score column(s) {listing([per_class[u] for u in unknown])} name no class "
+                              f"(classes: {listing(self.classes)})", line=1 if r.fmt in HEADED else None)
             return tuple((c, per_class[c]) for c in self.classes if c in per_class)
         return "binary" if self.col in r.columns else None
 
-    def add(self, s: int, r: _Table, pos, complete: bool):
+    def add(self, s: int, r: Table, pos, complete: bool):
         """Scores of run ``s`` (``pos``: row -> item, None = gold order; ``complete``: every
         item has a row, else the others get NaN)."""
         layout = self._layout_of(r)
@@ -538,6 +539,7 @@ class _ScoreCollector:
             target[...] = np.nan
         where = slice(None) if pos is None else pos
         if layout == "binary":
+            assert self.col is not None           # the "binary" layout is the score column's
             target[where] = r.numbers(self.col, "score")
         else:
             for k, (_, column) in enumerate(layout):

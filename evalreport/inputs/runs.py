@@ -5,8 +5,8 @@ from it); nothing downstream reads files.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -63,7 +63,7 @@ class ItemIds:
         return out if dtype is None else out.astype(dtype)
 
     def __repr__(self) -> str:
-        shown = ", ".join(repr(_clip(x)) for x in self._array.slice(0, 3).to_pylist())
+        shown = ", ".join(repr(clip(x)) for x in self._array.slice(0, 3).to_pylist())
         return f"ItemIds([{shown}{', ...' if len(self) > 3 else ''}], {len(self):,} ids)"
 
 
@@ -128,8 +128,8 @@ class Runs:
         for name, arr in (("gold", gold), ("pred", pred)):
             if arr.size and (arr.min() < 0 or arr.max() >= K):
                 raise ValueError(f"{name} codes must lie in 0..{K - 1}")
-        object.__setattr__(self, "gold", _frozen(gold))
-        object.__setattr__(self, "pred", _frozen(pred))
+        object.__setattr__(self, "gold", read_only(gold))
+        object.__setattr__(self, "pred", read_only(pred))
         object.__setattr__(self, "labels", tuple(str(x) for x in self.labels))
         object.__setattr__(self, "systems", tuple(str(x) for x in self.systems))
         if isinstance(self.ids, (pa.Array, pa.ChunkedArray)):
@@ -137,12 +137,12 @@ class Runs:
         for name in ("ids", "folds", "scores"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, ItemIds):
-                object.__setattr__(self, name, _frozen(np.asarray(value)))
+                object.__setattr__(self, name, read_only(np.asarray(value)))
 
     def __repr__(self) -> str:
         """A summary, not the arrays: a Runs of a shared task holds thousands of ids."""
         def some(names, limit=5):
-            shown = ", ".join(repr(_clip(n)) for n in names[:limit])
+            shown = ", ".join(repr(clip(n)) for n in names[:limit])
             return f"[{shown}{', ...' if len(names) > limit else ''}]"
 
         extra = []
@@ -171,7 +171,7 @@ class Runs:
     def n_folds(self) -> int:
         return len(self.fold_names) if self.folds is not None else 0
 
-    def select(self, systems) -> "Runs":
+    def select(self, systems) -> Runs:
         """A Runs with only the named systems (in the given order)."""
         idx = [self.systems.index(s) for s in systems]
         scores = None if self.scores is None else self.scores[idx]
@@ -181,11 +181,11 @@ class Runs:
                     abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task)
 
 
-def _clip(text: str, width: int = 40) -> str:
+def clip(text: str, width: int = 40) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
 
 
-def _frozen(a: np.ndarray) -> np.ndarray:
+def read_only(a: np.ndarray) -> np.ndarray:
     """A read-only view (no copy): Runs never changes after it is built."""
     view = np.asarray(a).view()
     view.flags.writeable = False

@@ -12,17 +12,17 @@ error path only (after the reader refused the file), so the common case costs no
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from evalreport.errors import InputError
-from evalreport.inputs.checks import _listing, _near_miss, _short
-from evalreport.inputs.tables import MISSING_LABELS, _read_table, _Table
+from evalreport.inputs.checks import listing, near_miss, short
+from evalreport.inputs.tables import MISSING_LABELS, Table, read_table
 from evalreport.words import counted
 
 __all__ = ["Fault", "submission_faults", "faults_error", "EXAMPLES"]
@@ -52,8 +52,8 @@ def submission_faults(gold, submission, classes: Sequence[str], *, id_col: str =
     ``missing_items`` False: labels outside ``classes`` / gold items without a prediction are no
     fault (the organiser counts them as wrong). A file that cannot be read, or lacks the id or label
     column, raises its one error: nothing else can be checked then."""
-    g, _ = _read_table(gold, "gold", id_col=gold_id_col or id_col)
-    s, _ = _read_table(submission, "run", id_col=id_col)
+    g, _ = read_table(gold, "gold", id_col=gold_id_col or id_col)
+    s, _ = read_table(submission, "run", id_col=id_col)
     s.require(id_col, label_col)
     gold_ids = g.text(gold_id_col or id_col)
     ids = s.text(id_col)
@@ -76,8 +76,8 @@ def submission_faults(gold, submission, classes: Sequence[str], *, id_col: str =
             first = distinct[0]
             faults.append(_rows(s, "unknown label", unknown,
                                 f"{_count(unknown, 'prediction')} with a label that is not a class", values=labels,
-                                tail=f" ({counted(len(distinct), 'distinct label')}: {_listing(distinct, EXAMPLES)}"
-                                     f"{_near_miss(first, classes)}; the classes are {_listing(classes)})"))
+                                tail=f" ({counted(len(distinct), 'distinct label')}: {listing(distinct, EXAMPLES)}"
+                                     f"{near_miss(first, classes)}; the classes are {listing(classes)})"))
     valid = pc.invert(pa.array(no_id))
     kept = ids.filter(valid)
     rows = np.flatnonzero(~no_id)
@@ -99,7 +99,7 @@ def submission_faults(gold, submission, classes: Sequence[str], *, id_col: str =
         absent = _mask(pc.invert(pc.is_in(gold_ids, value_set=kept)))
         if absent.any():
             gone = np.flatnonzero(absent)
-            shown = ", ".join(_short(gold_ids[int(k)].as_py()) for k in gone[:EXAMPLES])
+            shown = ", ".join(short(gold_ids[int(k)].as_py()) for k in gone[:EXAMPLES])
             more = ", ..." if gone.size > EXAMPLES else ""
             faults.append(Fault("missing item", int(gone.size),
                                 f"{gone.size:,} of {counted(len(gold_ids), 'test item')} "
@@ -127,7 +127,7 @@ def _count(mask: np.ndarray, noun: str) -> str:
     return counted(int(mask.sum()), noun)
 
 
-def _rows(s: _Table, kind: str, mask: np.ndarray, text: str, *, values=None, earlier=None, tail: str = "") -> Fault:
+def _rows(s: Table, kind: str, mask: np.ndarray, text: str, *, values=None, earlier=None, tail: str = "") -> Fault:
     """A fault of the rows in ``mask``: ``text``, the first EXAMPLES rows (``line k ('value', as line
     j)``: their line, value, and the line of the row they repeat), then ``tail``."""
     at = np.flatnonzero(mask)
@@ -137,7 +137,7 @@ def _rows(s: _Table, kind: str, mask: np.ndarray, text: str, *, values=None, ear
         what = []
         if values is not None:
             value = values[row].as_py()
-            what.append(_short(value if value is not None else ""))
+            what.append(short(value if value is not None else ""))
         if earlier is not None:
             what.append(f"as {s.where(earlier[row])}")
         shown.append(s.where(row) + (f" ({', '.join(what)})" if what else ""))

@@ -1,7 +1,7 @@
-"""Reading one input table: the :class:`_Table` of a file's columns and the TSV/CSV, JSON Lines
-and Parquet readers that fill it (:func:`_read_table` picks one by extension).
+"""Reading one input table: the :class:`Table` of a file's columns and the TSV/CSV, JSON Lines
+and Parquet readers that fill it (:func:`read_table` picks one by extension).
 
-A :class:`_Table` holds pyarrow columns plus what is needed to name the line of a row in a
+A :class:`Table` holds pyarrow columns plus what is needed to name the line of a row in a
 message; it turns columns into ids, dictionary-encoded labels and numbers, refusing empty,
 missing-value and non-numeric values. Also here: the limit :data:`MAX_LINE_BYTES`, the
 missing-value markers :data:`MISSING_LABELS`; the line checks of TSV/CSV files and the
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -23,13 +23,23 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from evalreport.errors import InputError
-from evalreport.inputs.checks import _FORMATS, _SCAN_CHUNK, _check_file, _short, _utf8_error
+from evalreport.inputs.checks import FORMATS, SCAN_CHUNK, check_file, short, utf8_error
 from evalreport.inputs.delimiters import DECIMAL_COMMA, NAMES, sniff_delimiter
-from evalreport.words import counted
-from evalreport.inputs.lines import (_check_csv_quotes, _check_tsv_records, _csv_field_limit, _data_line_numbers,
-                                     _line_with_field_count)
 
-__all__ = ["MISSING_LABELS", "MAX_LINE_BYTES"]
+# re-exported: defined here before the split
+from evalreport.inputs.lines import (  # noqa: F401
+    Scan,
+    check_csv_quotes,
+    check_tsv_records,
+    csv_field_limit,
+    data_line_numbers,
+    last_line_if_one_per_line,
+    line_with_field_count,
+    scan_lines,
+)
+from evalreport.words import counted
+
+__all__ = ["MISSING_LABELS", "MAX_LINE_BYTES", "DELIMITER", "HEADED", "Table", "first_true", "read_table", "to_text"]
 
 #: Label texts read as "no label" (an error): besides these, null (JSON/Parquet) and NaN.
 #: ``NA`` and ``None`` are deliberately *not* here: they are plausible class names.
@@ -37,9 +47,9 @@ MISSING_LABELS = ("", "nan", "NaN", "NAN", "null", "NULL", "Null", "<NA>")
 
 #: The separator each text format's extension implies (a file's own is found by
 #: :func:`~evalreport.inputs.delimiters.sniff_delimiter`).
-_DELIMITER = {"tsv": "\t", "csv": ","}
+DELIMITER = {"tsv": "\t", "csv": ","}
 #: Formats whose header of column names is line 1 (a spreadsheet's row 1).
-_HEADED = ("tsv", "csv", "xlsx")
+HEADED = ("tsv", "csv", "xlsx")
 _DICTIONARY = pa.dictionary(pa.int32(), pa.large_string())
 
 #: The longest line of a TSV/CSV file (header or data), in bytes.
@@ -49,7 +59,7 @@ MAX_LINE_BYTES = 64 * 2 ** 20
 # ----------------------------------------------------------------------------- tables
 
 
-class _Table:
+class Table:
     """The columns of one input file (pyarrow arrays) plus what is needed to locate a row."""
 
     def __init__(self, path: Path, fmt: str, columns: dict[str, pa.Array | pa.ChunkedArray], n_rows: int,
@@ -71,8 +81,8 @@ class _Table:
         if row is None or self.fmt == "parquet":
             return None
         if self._lines is False:
-            self._lines = _data_line_numbers(self.path, self.fmt, self.header, self.n_rows)
-        return None if self._lines is None else int(self._lines[row])
+            self._lines = data_line_numbers(self.path, self.fmt, self.header, self.n_rows)
+        return int(self._lines[row]) if isinstance(self._lines, np.ndarray) else None
 
     def error(self, problem: str, *, row: int | None = None, item=None, line: int | None = None) -> InputError:
         if row is not None and self.fmt == "parquet":
@@ -90,10 +100,10 @@ class _Table:
         if missing:
             found = ", ".join(repr(c) for c in self.all_names) or "(none)"
             word = "column" if len(missing) == 1 else "columns"
-            if len(self.all_names) == 1 and self.fmt in _DELIMITER and self.header:
+            if len(self.all_names) == 1 and self.fmt in DELIMITER and self.header:
                 found += f" (one column: none of the separators {', '.join(NAMES.values())} splits the header)"
             raise InputError(f"missing {word} {', '.join(repr(m) for m in missing)}; the columns found are: {found}",
-                             path=self.path, line=1 if self.fmt in _HEADED and self.header else None)
+                             path=self.path, line=1 if self.fmt in HEADED and self.header else None)
 
     def column(self, name: str) -> pa.Array:
         """Column ``name`` as one contiguous array."""
@@ -107,7 +117,7 @@ class _Table:
     def text(self, name: str) -> pa.Array:
         """Column ``name`` as trimmed strings (numbers in their shortest form, ``1`` not ``1.0``)."""
         if name not in self._text_cache:
-            self._text_cache[name] = _to_text(self.column(name), name, self)
+            self._text_cache[name] = to_text(self.column(name), name, self)
         return self._text_cache[name]
 
     def share_column(self, name: str, raw, text) -> None:
@@ -122,7 +132,7 @@ class _Table:
             return ids
         bad = pc.or_kleene(pc.is_null(ids), pc.equal(ids, ""))
         if pc.any(bad).as_py():
-            row = _first_true(bad)
+            row = first_true(bad)
             raise self.error(f"empty id in column {name!r}", row=row)
         return ids
 
@@ -140,7 +150,7 @@ class _Table:
             uniques = encoded.dictionary.to_pylist()
             codes = encoded.indices
         if isinstance(codes, pa.Array) and codes.null_count:
-            row = _first_true(pc.is_null(codes))
+            row = first_true(pc.is_null(codes))
             raise self.error(f"missing {what} (null) in column {name!r}", row=row, item=self._item(row))
         if isinstance(codes, pa.Array):
             codes = _int_values(codes)
@@ -168,7 +178,7 @@ class _Table:
         for chunk in chunks:
             if chunk.null_count or chunk.dictionary.null_count:
                 return None
-            lut = np.array([class_index.get(v, -1) for v in _to_text(chunk.dictionary, name, self).to_pylist()],
+            lut = np.array([class_index.get(v, -1) for v in to_text(chunk.dictionary, name, self).to_pylist()],
                            dtype=dtype)
             if (lut < 0).any():
                 return None
@@ -188,7 +198,7 @@ class _Table:
             text = self.text(name)
             empty = pc.or_kleene(pc.is_null(text), pc.equal(text, ""))
             if pc.any(empty).as_py():
-                row = _first_true(empty)
+                row = first_true(empty)
                 raise self.error(f"empty {what} in column {name!r}", row=row, item=self._item(row))
             try:
                 values = pc.cast(text, pa.float64())
@@ -201,7 +211,7 @@ class _Table:
                 raise self.error(f"{what} {value!r} in column {name!r} is not a number{hint}", row=row,
                                  item=self._item(row)) from None
         if values.null_count:
-            row = _first_true(pc.is_null(values))
+            row = first_true(pc.is_null(values))
             raise self.error(f"empty {what} in column {name!r}", row=row, item=self._item(row))
         out = values.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
         nan = np.isnan(out)
@@ -240,18 +250,18 @@ def _text_lengths(arr: pa.Array) -> np.ndarray:
     return np.diff(np.frombuffer(arr.buffers()[1], dtype=otype, count=len(arr) + 1, offset=arr.offset * otype.itemsize))
 
 
-def _first_true(mask) -> int:
+def first_true(mask) -> int:
     """Index of the first true value of a boolean (pyarrow or numpy) array."""
     if isinstance(mask, (pa.Array, pa.ChunkedArray)):
         mask = pc.fill_null(mask, False).to_numpy(zero_copy_only=False)
     return int(np.flatnonzero(mask)[0])
 
 
-def _dictionary_labels(col: pa.DictionaryArray, name: str, table: _Table) -> tuple[np.ndarray, list[str]]:
+def _dictionary_labels(col: pa.DictionaryArray, name: str, table: Table) -> tuple[np.ndarray, list[str]]:
     """What ``dictionary_encode`` of the column's text gives (codes int32, distinct trimmed labels in
     first-seen order), computed from a dictionary-encoded column (Parquet's own dictionary) without
     decoding it: only the few dictionary values are trimmed, then merged where trimming made them equal."""
-    merged = pc.dictionary_encode(_to_text(col.dictionary, name, table))     # dictionary entry -> merged code
+    merged = pc.dictionary_encode(to_text(col.dictionary, name, table))     # dictionary entry -> merged code
     values = merged.dictionary.to_pylist()
     codes = _int_values(merged.indices).astype(np.int32)[_int_values(col.indices)]
     first = _first_seen(codes, len(values))
@@ -292,7 +302,7 @@ def _first_non_number(text: pa.Array) -> tuple[int, str]:
     return lo, text[lo].as_py()
 
 
-def _to_text(col: pa.Array, name: str, table: _Table) -> pa.Array:
+def to_text(col: pa.Array, name: str, table: Table) -> pa.Array:
     """Any scalar column as trimmed ``large_string``; integral floats lose their ``.0``."""
     t = col.type
     if pa.types.is_dictionary(t):
@@ -342,43 +352,43 @@ def _may_need_trim(col) -> bool:
 # ----------------------------------------------------------------------------- file readers
 
 
-def _read_table(path, role: str, *, formats=_FORMATS, id_col: str | None = None,
+def read_table(path, role: str, *, formats=FORMATS, id_col: str | None = None,
                 names: Sequence[str] | None = None, fmt: str | None = None, wanted=None,
-                dictionary: Sequence[str] = (), same_ids=None) -> tuple[_Table, Path]:
-    """Read one input file into a :class:`_Table` (text formats: every column as strings).
+                dictionary: Sequence[str] = (), same_ids=None) -> tuple[Table, Path]:
+    """Read one input file into a :class:`Table` (text formats: every column as strings).
 
     ``names``: column names of a headerless text file. ``wanted`` (name -> bool): the
     columns needed, used to skip reading others where the format allows (Parquet).
     ``dictionary``: text columns of few distinct values (labels, folds) that Parquet may hand over
-    dictionary-encoded, as stored (:meth:`_Table.labels` gives the same codes either way).
+    dictionary-encoded, as stored (:meth:`Table.labels` gives the same codes either way).
     ``same_ids``: the gold file's :class:`~evalreport.inputs.parquet_ids.GoldIdColumn`; a Parquet file
     that stores column ``id_col`` byte for byte as the gold stores its ids gets the gold's array for it
     (the same values) instead of decoding its own."""
-    path, found = _check_file(path, role, formats)
+    path, found = check_file(path, role, formats)
     fmt = fmt or found
-    if fmt in _DELIMITER:
+    if fmt in DELIMITER:
         table = _read_delimited(path, fmt, names=names, dictionary=dictionary)
     elif fmt == "xlsx":
         from evalreport.inputs.workbooks import read_xlsx
 
-        table = read_xlsx(path, _Table)
+        table = read_xlsx(path, Table)
     elif fmt == "jsonl":
         table = _read_jsonl(path)
     else:
         table = _read_parquet(path, wanted, dictionary, same_ids=same_ids, id_col=id_col)
     table.id_col = id_col
     if table.n_rows == 0:
-        raise InputError(f"{role} file has no rows" + (" (only a header)" if fmt in _HEADED and names is None else ""),
+        raise InputError(f"{role} file has no rows" + (" (only a header)" if fmt in HEADED and names is None else ""),
                          path=path)
     return table, path
 
 
 def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None,
-                    dictionary: Sequence[str] = ()) -> _Table:
+                    dictionary: Sequence[str] = ()) -> Table:
     """TSV/CSV with a header on line 1 (or headerless with the given column ``names``); the columns
     named in ``dictionary`` are dictionary-encoded by the parser. The separator is the file's own
     (:func:`~evalreport.inputs.delimiters.sniff_delimiter`; a headerless file's is the extension's)."""
-    delimiter = _DELIMITER[fmt] if names is not None else sniff_delimiter(path, _DELIMITER[fmt])
+    delimiter = DELIMITER[fmt] if names is not None else sniff_delimiter(path, DELIMITER[fmt])
     with open(path, "rb") as handle:
         first = handle.readline(MAX_LINE_BYTES + 1)
     if len(first) > MAX_LINE_BYTES:
@@ -387,22 +397,24 @@ def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None,
     try:
         first_text = first.decode("utf-8-sig").rstrip("\r\n")
     except UnicodeDecodeError:
-        raise _utf8_error(path) from None
+        error = utf8_error(path)
+        assert error is not None                  # line 1 is not UTF-8, so neither is the file
+        raise error from None
     if names is None:
         if not first_text.strip():
             raise InputError("line 1 is empty; the header (column names) must be the first line", path=path, line=1)
-        with _csv_field_limit():
+        with csv_field_limit():
             header = [f.strip() for f in next(csv.reader([first_text], delimiter=delimiter))]
         seen = set()
         for field in header:
             if field in seen:
-                raise InputError(f"column {_short(field)} appears twice in the header", path=path, line=1)
+                raise InputError(f"column {short(field)} appears twice in the header", path=path, line=1)
             seen.add(field)
         skip = 1
         if _only_blank_after(path, len(first)):
             # only a header (with or without a final newline): pyarrow cannot skip a line that does not end
             empty = pa.array([], type=pa.large_string())
-            return _Table(path, fmt, {name: empty for name in header}, 0, header=True)
+            return Table(path, fmt, {name: empty for name in header}, 0, header=True)
     else:
         header, skip = list(names), 0
     generated = [f"c{i}" for i in range(len(header))]
@@ -430,36 +442,36 @@ def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None,
                 continue
             if bad_rows:
                 row = bad_rows[0]
-                line = _line_with_field_count(path, delimiter, len(header), skip)
+                line = line_with_field_count(path, delimiter, len(header), skip)
                 what = "the header has" if names is None else "expected"
                 raise InputError(f"line has {counted(row.actual_columns, 'field')} but {what} {len(header)}"
                                  f" (separator {NAMES[delimiter]})",
                                  path=path, line=line) from None
-            utf8 = _utf8_error(path)
+            utf8 = utf8_error(path)
             if utf8 is not None:
                 raise utf8 from None
             if "straddl" in str(exc):
                 raise InputError(f"a line is longer than {MAX_LINE_BYTES // 2 ** 20} MiB", path=path) from None
             raise InputError(f"cannot read as {fmt.upper()}: {exc}", path=path) from None
     if delimiter == "\t":
-        _check_tsv_records(path, result.num_rows, names is None)
+        check_tsv_records(path, result.num_rows, names is None)
     else:
-        _check_csv_quotes(path, result.num_rows, names is None, delimiter)
+        check_csv_quotes(path, result.num_rows, names is None, delimiter)
     columns = {name: result.column(g) for name, g in zip(header, generated)}
-    return _Table(path, fmt, columns, result.num_rows, header=names is None)
+    return Table(path, fmt, columns, result.num_rows, header=names is None)
 
 
 def _only_blank_after(path: Path, start: int) -> bool:
     """Whether the file holds nothing but line breaks after byte ``start`` (reads no further than the first other byte)."""
     with open(path, "rb") as handle:
         handle.seek(start)
-        while block := handle.read(_SCAN_CHUNK):
+        while block := handle.read(SCAN_CHUNK):
             if block.strip(b"\r\n"):
                 return False
     return True
 
 
-def _read_jsonl(path: Path) -> _Table:
+def _read_jsonl(path: Path) -> Table:
     """JSON Lines: pyarrow's reader, or (mixed types, syntax errors) a line-by-line reader that
     names the failing line."""
     try:
@@ -469,7 +481,7 @@ def _read_jsonl(path: Path) -> _Table:
             col.validate(full=True)   # invalid UTF-8 -> the slow reader, which names the line
         # pyarrow turns date-like strings ("2021-01-01") into timestamps: keep text as written
         if not any(pa.types.is_temporal(col.type) for col in columns.values()):
-            return _Table(path, "jsonl", columns, result.num_rows, header=False)
+            return Table(path, "jsonl", columns, result.num_rows, header=False)
     except pa.ArrowInvalid:
         pass
     return _read_jsonl_slow(path)
@@ -505,7 +517,7 @@ def _unique_keys(pairs) -> dict:
     return out
 
 
-def _read_jsonl_slow(path: Path) -> _Table:
+def _read_jsonl_slow(path: Path) -> Table:
     columns: dict[str, list] = {}
     nested: dict[str, InputError] = {}   # first array/object value per field: an error if used
     n = 0
@@ -523,7 +535,7 @@ def _read_jsonl_slow(path: Path) -> _Table:
             except json.JSONDecodeError as exc:
                 raise InputError(f"not valid JSON ({exc.msg} at column {exc.colno})", path=path, line=line_no) from None
             except _DuplicateKey as exc:
-                raise InputError(f"key {_short(exc.args[0])} appears twice in one JSON object (which value counts "
+                raise InputError(f"key {short(exc.args[0])} appears twice in one JSON object (which value counts "
                                  "would be a guess); keep one", path=path, line=line_no) from None
             if not isinstance(record, dict):
                 raise InputError(f"expected a JSON object per line, found {type(record).__name__}",
@@ -541,16 +553,16 @@ def _read_jsonl_slow(path: Path) -> _Table:
                 if len(values) < n:
                     values.append(None)
     arrays = {k: pa.array(v, type=pa.large_string()) for k, v in columns.items()}
-    table = _Table(path, "jsonl", arrays, n, header=False)
+    table = Table(path, "jsonl", arrays, n, header=False)
     table.unusable = nested
     return table
 
 
 def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = (), *, same_ids=None,
-                  id_col: str | None = None) -> _Table:
+                  id_col: str | None = None) -> Table:
     """A Parquet file; with ``wanted`` (name -> bool) only those columns are read, and the string
     columns named in ``dictionary`` are read dictionary-encoded. With ``same_ids`` (see
-    :func:`_read_table`) column ``id_col`` is not decoded when it is stored as the gold's ids are."""
+    :func:`read_table`) column ``id_col`` is not decoded when it is stored as the gold's ids are."""
     try:
         schema = pq.read_schema(path)
         names = schema.names
@@ -558,7 +570,7 @@ def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = (), *, sa
         raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
     twice = [n for k, n in enumerate(names) if n in names[:k]]
     if twice:
-        raise InputError(f"column {_short(twice[0])} appears twice in the Parquet schema; rename one of them",
+        raise InputError(f"column {short(twice[0])} appears twice in the Parquet schema; rename one of them",
                          path=path)
     try:
         chosen = names if wanted is None else [n for n in names if wanted(n)]
@@ -573,4 +585,4 @@ def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = (), *, sa
     columns = {name: result.column(i) for i, name in enumerate(result.column_names)}
     if shared:
         columns = {n: same_ids.array if n == id_col else columns[n] for n in chosen}
-    return _Table(path, "parquet", columns, result.num_rows, header=False, all_names=names)
+    return Table(path, "parquet", columns, result.num_rows, header=False, all_names=names)

@@ -17,12 +17,13 @@ from __future__ import annotations
 import datetime as _dt
 import zipfile
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pyarrow as pa
 
 from evalreport.errors import InputError
-from evalreport.inputs.checks import _short
+from evalreport.inputs.checks import short
 
 __all__ = ["read_xlsx"]
 
@@ -31,7 +32,7 @@ ERROR_VALUES = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/
 
 
 def read_xlsx(path: Path, table_cls):
-    """The first sheet of the workbook ``path`` as a ``table_cls`` (:class:`~evalreport.inputs.tables._Table`)
+    """The first sheet of the workbook ``path`` as a ``table_cls`` (:class:`~evalreport.inputs.tables.Table`)
     of text columns whose rows know their sheet row numbers."""
     try:
         import openpyxl
@@ -61,7 +62,7 @@ def read_xlsx(path: Path, table_cls):
             extra = next((j for j in range(width, len(row)) if row[j] is not None), None)
             if extra is not None:
                 raise InputError(f"a value in column {_column_letter(extra)} beyond the header's {width} "
-                                 f"column(s) ({_short(row[extra])})", path=path, line=number)
+                                 f"column(s) ({short(row[extra])})", path=path, line=number)
             for j in range(width):
                 columns[j].append(_text(row[j] if j < len(row) else None, path, number, j))
             lines.append(number)
@@ -90,9 +91,9 @@ def _header(row, path: Path) -> list[str]:
         if not name:
             raise InputError(f"column {_column_letter(j)} of the header has no name", path=path, line=1)
         if name in seen:
-            raise InputError(f"column {_short(name)} appears twice in the header", path=path, line=1)
+            raise InputError(f"column {short(name)} appears twice in the header", path=path, line=1)
         seen.add(name)
-    return names
+    return cast(list[str], names)                   # every name was checked to be non-empty text above
 
 
 def _text(value, path: Path, line: int, column: int = 0) -> str | None:

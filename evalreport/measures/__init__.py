@@ -4,16 +4,32 @@
 >>> measures.get("recall").source
 'Sebastiani 2015, Table 1'
 """
-from evalreport.measures._core import (ALIASES, POLICIES, REGISTRY, Context, Measure, Result, aliases_of, catalogue,
-                                       check_names, compute, get, register, register_alias, resolve_positive)
+from evalreport.measures import (
+                                       binary as _binary,  # noqa: F401  (registers)
+                                       gains as _gains,  # noqa: F401  (registers)
+                                       multiclass as _multiclass,  # noqa: F401  (registers)
+                                       multilabel as _multilabel,  # noqa: F401  (registers)
+                                       ordinal as _ordinal,  # noqa: F401  (registers)
+)
+from evalreport.measures._core import (
+                                       ALIASES,
+                                       POLICIES,
+                                       REGISTRY,
+                                       Context,
+                                       Measure,
+                                       Result,
+                                       aliases_of,
+                                       catalogue,
+                                       check_names,
+                                       compute,
+                                       get,
+                                       register,
+                                       register_alias,
+                                       resolve_positive,
+)
 from evalreport.measures._shared import shared_sums
-from evalreport.measures import binary as _binary  # noqa: F401  (registers)
-from evalreport.measures import multiclass as _multiclass  # noqa: F401  (registers)
-from evalreport.measures import ordinal as _ordinal  # noqa: F401  (registers)
-from evalreport.measures import gains as _gains  # noqa: F401  (registers)
-from evalreport.measures import multilabel as _multilabel  # noqa: F401  (registers)
+from evalreport.measures.evaluate import applicable, catalogue_frame, default_measures, evaluate
 from evalreport.measures.subsets import bind, for_synthetic
-from evalreport.measures.evaluate import evaluate, applicable, default_measures, catalogue_frame
 
 __all__ = ["ALIASES", "POLICIES", "REGISTRY", "Context", "Measure", "Result", "aliases_of", "catalogue", "check_names",
            "compute",

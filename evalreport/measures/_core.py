@@ -32,13 +32,13 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Callable, Mapping
 
 import numpy as np
 
 from evalreport.errors import MeasureError
-from evalreport.measures._shared import _QUIET
+from evalreport.measures._shared import QUIET
 
 POLICIES = ("nan", "zero", "one", "convention")
 
@@ -249,7 +249,7 @@ class Measure:
     def direction(self) -> str:
         return "higher" if self.higher_is_better else "lower"
 
-    def with_params(self, **params) -> "Measure":
+    def with_params(self, **params) -> Measure:
         """A new instance of a parametrised measure, e.g. ``fbeta`` with ``beta=2``."""
         unknown = set(params) - set(self.params)
         if unknown:
@@ -258,13 +258,13 @@ class Measure:
         merged = {**self.params, **params}
         fam = self.family or self.id
         check_params(fam, params, self.domain)
-        ident = f"{fam}(" + ",".join(f"{k}={_fmt(v)}" for k, v in merged.items()) + ")"
+        ident = f"{fam}(" + ",".join(f"{k}={fmt(v)}" for k, v in merged.items()) + ")"
         label = f"{REGISTRY[fam].label if fam in REGISTRY else self.label} (" + ", ".join(
-            f"{k}={_fmt(v)}" for k, v in merged.items()) + ")"
+            f"{k}={fmt(v)}" for k, v in merged.items()) + ")"
         return replace(self, id=ident, label=label, params=merged, family=fam)
 
 
-def _fmt(v) -> str:
+def fmt(v) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
@@ -341,7 +341,7 @@ def aliases_of(ident: str) -> list[str]:
 _CALL = re.compile(r"^\s*([a-z][a-z0-9_]*)\s*(?:\((.*)\))?\s*$")
 
 
-def get(spec: "str | Measure") -> Measure:
+def get(spec: str | Measure) -> Measure:
     """Look up a measure by id, or by ``family(param=value, ...)`` for a parametrised one.
 
     A class average also takes ``classes=A|B`` or ``exclude=O`` (class names separated by ``|``):
@@ -501,7 +501,7 @@ def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, label
         classes = np.broadcast_to(subset, C.shape[:-2] + (K,)) if classes is None else classes & subset
     ctx = Context(C.shape[:-2], policy=policy, convention=m.convention, params=m.params,
                   positive=pos, costs=costs, n_classes=K, classes=classes, task=task, gains=bound_gains(m, K))
-    if _QUIET.get():              # inside quiet_errors(): the error state is set already
+    if QUIET.get():              # inside quiet_errors(): the error state is set already
         value = np.asarray(m.fn(C, ctx), dtype=float)
     else:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -552,7 +552,7 @@ def _summarise(ctx: Context, labels, value=None) -> tuple[np.ndarray, np.ndarray
         mask = np.broadcast_to(mask, batch + mask.shape[nb:]) if mask.ndim >= nb else np.broadcast_to(mask, batch)
         if mask.ndim > nb:  # per-class event: name the classes
             flat = mask.reshape(batch + (-1,))
-            cell = flat.any(axis=-1)
+            cell: np.ndarray = flat.any(axis=-1)  # type: ignore[assignment]  # an array: flat has 2+ axes
             for idx in _cells(cell):
                 classes = [labels[k] for k in np.nonzero(flat[idx])[0] if k < len(labels)]
                 _append(reason, idx, f"{text} (class {', '.join(classes)})")

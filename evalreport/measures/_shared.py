@@ -24,7 +24,7 @@ def shared_sums():
         _SHARED.reset(token)
 
 
-_QUIET: contextvars.ContextVar = contextvars.ContextVar("evalreport_quiet_errors", default=False)
+QUIET: contextvars.ContextVar = contextvars.ContextVar("evalreport_quiet_errors", default=False)
 
 
 @contextmanager
@@ -32,11 +32,11 @@ def quiet_errors():
     """numpy's division and invalid-value warnings off for a block of :func:`compute` calls (which
     turns them off for itself otherwise): once for a batch of measures, not once per measure."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        token = _QUIET.set(True)
+        token = QUIET.set(True)
         try:
             yield
         finally:
-            _QUIET.reset(token)
+            QUIET.reset(token)
 
 
 def shared(name: str, C, make):

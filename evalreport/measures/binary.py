@@ -20,7 +20,8 @@ PP = TP + FP, PN = TN + FN, N = TP + FP + FN + TN (the items); K is the number o
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -134,8 +135,9 @@ class _AverageClaims(Mapping):
     that holds the binary measure's claims may be registered later (``mcc``, ``kappa``, ... are
     multi-class records that equal the binary measure on two classes)."""
 
-    def __init__(self, base: str, averaging: str, owner: Callable[[], "Measure | None"]):
-        self.base, self.averaging, self._owner, self._data = base, averaging, owner, None
+    def __init__(self, base: str, averaging: str, owner: Callable[[], Measure | None]):
+        self.base, self.averaging, self._owner = base, averaging, owner
+        self._data: dict | None = None
 
     def _claims(self) -> dict:
         if self._data is None:
@@ -210,7 +212,7 @@ def _averaged(f, avg: str, label: str):
 
 # --------------------------------------------------------------------- simple measures (Table 1)
 
-R01 = dict(range=(0.0, 1.0))
+R01: dict[str, Any] = {"range": (0.0, 1.0)}
 
 
 @binary("recall", "Recall (sensitivity, TPR)", source=f"{P000}, Table 1", formula="TP / (TP + FN)",

@@ -43,8 +43,18 @@ import numpy as np
 
 from evalreport.counts.multilabel import STAT, STATS, MultiLabelCounts
 from evalreport.errors import MeasureError
-from evalreport.measures._core import (ALIASES, REGISTRY, SHADOWED, SUBSET_AS, Context, Measure, Result, get, register,
-                                       result)
+from evalreport.measures._core import (
+    ALIASES,
+    REGISTRY,
+    SHADOWED,
+    SUBSET_AS,
+    Context,
+    Measure,
+    Result,
+    get,
+    register,
+    result,
+)
 
 __all__ = ["EXAMPLE_SOURCE", "label_record", "label_based", "label_values", "example_based", "compute_multilabel",
            "multilabel_measures", "refusal", "is_multilabel", "evaluate_multilabel"]
@@ -179,7 +189,8 @@ def label_record(spec) -> Measure:
         gen = SHADOWED[target]
         return gen.with_params(**m.params) if m.params else gen
     canon = m.alias_of or m.id
-    same = [s for s, (of, _, _) in ALIASES.items() if of == canon and s in SHADOWED and SHADOWED[s].averaging in name]
+    same = [s for s, (of, _, _) in ALIASES.items()
+            if of == canon and s in SHADOWED and (averaging := SHADOWED[s].averaging) is not None and averaging in name]
     if len(same) == 1:           # macro_f1 = f1_macro, weighted_f1 = f1_weighted, macro_recall = recall_macro
         return SHADOWED[same[0]]
     if m.kind == "binary":
@@ -196,7 +207,9 @@ def label_record(spec) -> Measure:
 def _binary_fn(gen: Measure):
     from evalreport.measures.binary import BINARY
 
-    return BINARY[gen.base].fn.__wrapped__
+    assert gen.base is not None                   # a generated average names its binary measure
+    # binary() keeps the function of (TP, FP, FN, TN) as the measure's fn.__wrapped__
+    return BINARY[gen.base].fn.__wrapped__  # type: ignore[attr-defined]
 
 
 def _cells(T):
@@ -214,7 +227,8 @@ def label_values(base: str, label_tensor, *, policy: str = "nan", params=None) -
     tp, fp, fn, tn = _cells(label_tensor)
     ctx = Context(tp.shape, policy=policy, convention=rec.convention, params={**rec.params, **(params or {})})
     with np.errstate(divide="ignore", invalid="ignore"):
-        value = np.asarray(rec.fn.__wrapped__(tp, fp, fn, tn, ctx), dtype=float)
+        # binary() keeps the function of (TP, FP, FN, TN) as the measure's fn.__wrapped__
+        value = np.asarray(rec.fn.__wrapped__(tp, fp, fn, tn, ctx), dtype=float)  # type: ignore[attr-defined, type-var]
     undefined = np.zeros(tp.shape, dtype=bool)
     for _, mask in ctx.events:
         undefined |= np.broadcast_to(mask, tp.shape)

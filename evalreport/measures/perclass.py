@@ -23,7 +23,8 @@ def per_class(C, measure: str, *, policy: str = "nan"):
     tp, fp, fn, tn = ovr_counts(C)
     ctx = Context(tp.shape, policy=policy, convention=base.convention, params=base.params)
     with np.errstate(divide="ignore", invalid="ignore"):
-        values = np.asarray(base.fn.__wrapped__(tp, fp, fn, tn, ctx), dtype=float)
+        # binary() keeps the function of (TP, FP, FN, TN) as the measure's fn.__wrapped__
+        values = np.asarray(base.fn.__wrapped__(tp, fp, fn, tn, ctx), dtype=float)  # type: ignore[attr-defined, type-var]
     undefined = np.zeros(tp.shape, dtype=bool)
     for _, mask in ctx.events:
         undefined |= np.broadcast_to(mask, tp.shape)

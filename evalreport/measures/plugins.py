@@ -87,6 +87,7 @@ def load_plugin(path) -> list[str]:
         raise InputError(f"cannot read plugin: {exc}", path=path) from None
     name = "evalreport_plugin_" + hashlib.sha256(key.encode()).hexdigest()[:16]
     spec = importlib.util.spec_from_loader(name, loader=None, origin=key)
+    assert spec is not None                       # with no loader to ask, a spec is always built
     module = importlib.util.module_from_spec(spec)
     module.__file__ = key
 
@@ -233,7 +234,7 @@ def _guarded(fn, origin: str, ident: str, value_range=(-math.inf, math.inf)):
             raise PluginError(f"plugin {origin}: measure {ident!r} failed: {type(exc).__name__}: {exc}") from exc
         return _checked(raw, ctx, origin, ident, value_range)
 
-    measure.__evalreport_plugin__ = origin
+    measure.__evalreport_plugin__ = origin  # type: ignore[attr-defined]  # a function attribute
     return measure
 
 

@@ -40,7 +40,7 @@ from dataclasses import replace
 import numpy as np
 
 from evalreport.errors import MeasureError
-from evalreport.measures._core import REGISTRY, SHADOWED, SUBSET_AS, Measure, _fmt
+from evalreport.measures._core import REGISTRY, SHADOWED, SUBSET_AS, Measure, fmt
 
 __all__ = ["with_subset", "is_subset", "bind", "restrict", "for_synthetic", "subset_mask", "bound_gains",
            "subset_names"]
@@ -90,7 +90,7 @@ def with_subset(measure: Measure, name: str, subset: dict) -> Measure:
     names = sorted(set(names))
     fam = measure.family or name
     params = {**measure.params, key: SEP.join(names)}
-    ident = f"{fam}(" + ",".join(f"{k}={_fmt(v)}" for k, v in params.items()) + ")"
+    ident = f"{fam}(" + ",".join(f"{k}={fmt(v)}" for k, v in params.items()) + ")"
     label = measure.label + (f" over {', '.join(names)}" if key == "classes" else f" without {', '.join(names)}")
     scope = (f"averaged over the classes {', '.join(names)} only" if key == "classes"
              else f"averaged over every class but {', '.join(names)}")

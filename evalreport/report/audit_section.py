@@ -20,12 +20,11 @@ import re
 
 import pandas as pd
 
-from evalreport.analyses.audit import PAPER_POLICY, PAPERS, PROPERTIES
-from evalreport.measures.references import author_year, works_for_source
-from evalreport.analyses.audit.conditions import (COLUMNS as CONDITION_COLUMNS, WORDS as CONDITION_WORDS, footnotes,
-                                                  mark)
-from evalreport.measures import get
 from evalreport import escape
+from evalreport.analyses.audit import PAPER_POLICY, PAPERS, PROPERTIES
+from evalreport.analyses.audit.conditions import COLUMNS as CONDITION_COLUMNS, WORDS as CONDITION_WORDS, footnotes, mark
+from evalreport.measures import get
+from evalreport.measures.references import author_year, works_for_source
 from evalreport.report.display import Table
 
 MARK = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
@@ -44,7 +43,7 @@ def anchor(name: str) -> str:
     return "audit-" + re.sub(r"[^A-Za-z0-9_-]+", "-", name)
 
 
-def _first_sentence(doc: str) -> str:
+def _first_sentence(doc: str | None) -> str:
     text = " ".join((doc or "").strip().split("\n\n")[0].split())
     m = re.match(r"(.*?\.)(?=\s+[A-Z]|$)", text)
     text = m.group(1) if m else text
@@ -215,7 +214,7 @@ def matrix(au: pd.DataFrame, setting: str, measures: list[str], primary: str):
     sentences for what was left out (properties every measure has or lacks without qualification,
     rows or columns of n/a only)."""
     wide, used = marks(au, setting, measures, primary)
-    notes = []
+    notes: list[str] = []
     if wide.empty:
         return wide, notes
     all_na_rows = [m for m in wide.index if (wide.loc[m] == "n/a").all()]
@@ -271,7 +270,8 @@ def counterexamples(au: pd.DataFrame, setting: str, measures: list[str], primary
         return pd.DataFrame(), 0
     au, where = _indexed(au)
     names = au["name"].tolist()
-    own, other = [], []
+    own: list[tuple[int, dict]] = []
+    other: list[tuple[int, dict]] = []
     for name in wide.columns:
         bad = [m for m in wide.index if wide.at[m, name] == "violated"]
         if not bad:
@@ -298,16 +298,17 @@ class LinkedTable(Table):
         self.row_ids = dict(row_ids or {})
 
     def _html(self) -> str:
+        # (each re.sub calls its function at once, so the loop variables it reads are the current ones)
         out = super()._html()
         for text, target in self.links.items():
             esc = escape.html(text)
             # the header text may sit in a <span> (an upright header)
             out = re.sub(rf'(<th scope="col"[^>]*>(?:<span[^>]*>)?){re.escape(esc)}((?:</span>)?</th>)',
-                         lambda m: f'{m.group(1)}<a href="#{escape.html(target)}">{esc}</a>{m.group(2)}',
+                         lambda m: f'{m.group(1)}<a href="#{escape.html(target)}">{esc}</a>{m.group(2)}',  # noqa: B023
                          out, count=1)
         for text, rid in self.row_ids.items():
             esc = escape.html(text)
             out = re.sub(rf'<tr>(<t[hd])((?: [^>]*)?>){re.escape(esc)}(</t[hd]>)',
-                         lambda m: f'<tr id="{escape.html(rid)}">{m.group(1)}{m.group(2)}{esc}{m.group(3)}',
+                         lambda m: f'<tr id="{escape.html(rid)}">{m.group(1)}{m.group(2)}{esc}{m.group(3)}',  # noqa: B023
                          out, count=1)
         return out

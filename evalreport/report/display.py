@@ -34,7 +34,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from evalreport import escape
 from evalreport.report.typst_table import MIME_TYPST, PROSE_EM, choose_layout, table_source, text_width
@@ -88,7 +88,8 @@ def _markdown_to_html(text: str) -> str:
     import mistune  # a dependency of nbconvert, always present with the report extra
 
     # escape=True: text from the inputs (a class named <abstain>, a system named <b>) shows as written
-    return mistune.create_markdown(escape=True, plugins=["strikethrough", "footnotes", "table"])(text)
+    markdown = mistune.create_markdown(escape=True, plugins=["strikethrough", "footnotes", "table"])
+    return cast(str, markdown(text))              # the HTML renderer returns text, not the token list
 
 
 # The per-chart script: finds its own figure through document.currentScript (so duplicate

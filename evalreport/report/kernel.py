@@ -22,6 +22,7 @@ elsewhere (Jupyter, ``quarto render --execute``) draws its images itself.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import logging
@@ -243,38 +244,38 @@ class NotebookRunner:
         # (the charts of the last cells) are drawn two at a time
         self._images = _ChartImages(image_workers or min(2, os.cpu_count() or 1))
         self._images_warm = False
-        self._km = None
-        self._kernelspec = None
+        self._km: Any = None                   # an instance of a class built on first start
+        self._kernelspec: contextlib.AbstractContextManager | None = None
         self._started = False
-        self._preloading = None
+        self._preloading: threading.Thread | None = None
         self._clients: list = []
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def __enter__(self) -> "NotebookRunner":
+    def __enter__(self) -> NotebookRunner:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def start(self) -> "NotebookRunner":
+    def start(self) -> NotebookRunner:
         """Start the kernel (and the image thread's vl-convert) now, import ``preload`` in it."""
         if self._started:
             return self
         from jupyter_core.utils import run_sync
 
-        from evalreport.report.render import _quiet_kernel_manager, _running_interpreter_kernel
+        from evalreport.report.render import quiet_kernel_manager, running_interpreter_kernel
 
         if self.cwd is not None:
             self.cwd.mkdir(parents=True, exist_ok=True)
         start_in = self.cwd if self.cwd is not None else Path(tempfile.gettempdir())
         if self.cwd is not None:   # (started early, before its folder: the caller does more first)
             self.warm_images()
-        self._kernelspec = _running_interpreter_kernel(self.cwd, env={DEFER_ENV: "1", VALIDATE_ENV: "0"})
+        self._kernelspec = running_interpreter_kernel(self.cwd, env={DEFER_ENV: "1", VALIDATE_ENV: "0"})
         self._kernelspec.__enter__()
         try:
             clients = self._clients
 
-            class _Tracked(_quiet_kernel_manager()):
+            class _Tracked(quiet_kernel_manager()):  # type: ignore[misc]  # a base class built at run time
                 """Gives every notebook the same client (:func:`_reused_client_class`); the runner
                 closes it. ``client(fresh=True)``: a client of its own (another thread's)."""
 
@@ -382,7 +383,6 @@ class NotebookRunner:
 
         ``images=False``: return without waiting for the chart images (the kernel can go on to
         the next notebook while they are drawn); :meth:`fill_images` puts them in later."""
-        import nbformat
         import papermill as pm
         from jupyter_core.utils import run_sync
 

@@ -79,7 +79,7 @@ def write_project(folder: Path, executed: Sequence[Path], *, title: str, metadat
     ``templates/`` and ``_quarto.yml`` are copied from evalreport unless the folder has them
     already (a re-render keeps the user's edits)."""
     from evalreport.report.quarto import quarto_project
-    from evalreport.report.render import _check_metadata, _load_executed
+    from evalreport.report.render import check_metadata, load_executed
     from evalreport.report.resources import quarto_config, templates_dir
 
     folder = Path(folder)
@@ -88,8 +88,8 @@ def write_project(folder: Path, executed: Sequence[Path], *, title: str, metadat
                         ignore=shutil.ignore_patterns("__pycache__", ".*"))
     if not (folder / "_quarto.yml").is_file():
         shutil.copyfile(quarto_config(), folder / "_quarto.yml")
-    meta = _check_metadata(title, metadata)
-    notebooks = [(Path(p).stem, _load_executed(Path(p))) for p in executed]
+    meta = check_metadata(title, metadata)
+    notebooks = [(Path(p).stem, load_executed(Path(p))) for p in executed]
     quarto_project(notebooks, folder, meta, config_path=folder / "_quarto.yml", templates_root=folder)
     manifest = {
         "evalreport_project": _VERSION,
@@ -176,6 +176,6 @@ def rerender(folder: Path, *, engine: str = "auto", formats: Sequence[str] | Non
                       parameters=manifest.get("parameters", {}),
                       notebook_parameters=manifest.get("notebook_parameters"), formats=sorted(set(formats) | set(
                           f for f in manifest.get("formats", ()) if (folder / f"report.{f}").is_file())))
-    out = {fmt: folder / Path(p).name for fmt, p in paths.items()}
-    out.update(notebooks=folder / "notebooks")
-    return out
+    outputs = {fmt: folder / Path(p).name for fmt, p in paths.items()}
+    outputs.update(notebooks=folder / "notebooks")
+    return outputs

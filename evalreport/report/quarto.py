@@ -384,7 +384,7 @@ def clean_files(paths: Sequence[Path], *, script: Path | None = None) -> None:
     """Run :data:`OFFLINE_SCRIPT` over the HTML files ``paths`` in place, exactly as Quarto runs a Lua
     post-render script: ``pandoc --from markdown --to plain --lua-filter SCRIPT`` on an empty document in
     the files' folder, with ``QUARTO_PROJECT_OUTPUT_FILES`` listing them (pandoc from pypandoc-binary)."""
-    from evalreport.report.render import _pandoc
+    from evalreport.report.render import pandoc_path
 
     paths = [Path(p).resolve() for p in paths]
     if not paths:
@@ -393,7 +393,7 @@ def clean_files(paths: Sequence[Path], *, script: Path | None = None) -> None:
     folder = paths[0].parent
     env = dict(os.environ, QUARTO_PROJECT_OUTPUT_FILES="\n".join(os.path.relpath(p, folder) for p in paths))
     env.pop("QUARTO_USE_FILE_FOR_PROJECT_OUTPUT_FILES", None)
-    proc = subprocess.run([_pandoc(), "--from", "markdown", "--to", "plain", "--lua-filter", str(script)],
+    proc = subprocess.run([pandoc_path(), "--from", "markdown", "--to", "plain", "--lua-filter", str(script)],
                           input="", capture_output=True, text=True, cwd=folder, env=env, check=False)
     said = (proc.stderr or "").strip()
     if proc.returncode != 0 or said:

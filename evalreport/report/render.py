@@ -56,6 +56,7 @@ __all__ = [
     "FORMATS",
     "ENGINES",
     "METADATA_KEYS",
+    "check_metadata", "load_executed", "pandoc_path", "quiet_kernel_manager", "running_interpreter_kernel",
 ]
 
 log = logging.getLogger("evalreport.report")
@@ -69,7 +70,7 @@ METADATA_KEYS = ("subtitle", "author", "date", "lang")
 # Execution
 # --------------------------------------------------------------------------------------------
 @contextlib.contextmanager
-def _running_interpreter_kernel(where: Path | None = None, env: Mapping[str, str] | None = None) -> Iterator[None]:
+def running_interpreter_kernel(where: Path | None = None, env: Mapping[str, str] | None = None) -> Iterator[None]:
     """Make the ``python3`` kernel mean *this* interpreter while executing.
 
     jupyter_client already maps ``python3`` to ``sys.executable`` when no ``python3``
@@ -103,7 +104,7 @@ def _running_interpreter_kernel(where: Path | None = None, env: Mapping[str, str
                 os.environ["JUPYTER_PATH"] = old
 
 
-def _quiet_kernel_manager():
+def quiet_kernel_manager():
     """An AsyncKernelManager that does not interrupt an idle kernel to shut it down.
 
     jupyter_client's ``shutdown_kernel`` first sends SIGINT, then the shutdown request. When
@@ -118,7 +119,9 @@ def _quiet_kernel_manager():
     class QuietShutdownKernelManager(AsyncKernelManager):
         _evalreport_shutting_down = False
 
-        async def shutdown_kernel(self, now: bool = False, restart: bool = False) -> None:
+        # a coroutine, as in AsyncKernelManager; jupyter_client's annotations describe the synchronous one
+        async def shutdown_kernel(  # type: ignore[override]
+                self, now: bool = False, restart: bool = False) -> None:
             self._evalreport_shutting_down = True
             try:
                 await super().shutdown_kernel(now=now, restart=restart)
@@ -155,7 +158,7 @@ def execute(
     out.parent.mkdir(parents=True, exist_ok=True)
     cwd = Path(cwd) if cwd is not None else out.parent
     started = time.perf_counter()
-    with _running_interpreter_kernel(out.parent):
+    with running_interpreter_kernel(out.parent):
         try:
             pm.execute_notebook(
                 str(notebook),
@@ -165,7 +168,7 @@ def execute(
                 language="python",
                 progress_bar=progress,
                 cwd=str(cwd),
-                kernel_manager_class=_quiet_kernel_manager(),
+                kernel_manager_class=quiet_kernel_manager(),
                 request_save_on_cell_execute=False,   # (see NotebookRunner.execute)
             )
         except pm.PapermillExecutionError as exc:
@@ -182,7 +185,7 @@ def execute(
 # --------------------------------------------------------------------------------------------
 # Shared: loading executed notebooks, metadata, the Vega bundle
 # --------------------------------------------------------------------------------------------
-def _load_executed(path: Path):
+def load_executed(path: Path):
     import nbformat
 
     path = Path(path)
@@ -207,7 +210,7 @@ def _load_executed(path: Path):
     return nb
 
 
-def _check_metadata(title: str, metadata: Mapping[str, Any] | None) -> dict[str, str]:
+def check_metadata(title: str, metadata: Mapping[str, Any] | None) -> dict[str, str]:
     if not isinstance(title, str) or not title.strip():
         raise ValueError("title must be a non-empty string")
     meta = dict(metadata or {})
@@ -249,12 +252,13 @@ def vega_bundle() -> str:
     ``window.vegaLite`` and ``window.vegaEmbed`` leak. Cached per vl-convert version."""
     import vl_convert as vlc
 
-    name = f"vega-bundle-vlconvert-{vlc.__version__}.js"
+    # (vl-convert's type stubs declare neither __version__ nor javascript_bundle's default snippet)
+    name = f"vega-bundle-vlconvert-{vlc.__version__}.js"  # type: ignore[attr-defined]
     cache = _cache_dir() / name
     if cache.is_file():
         return cache.read_text(encoding="utf-8")
     started = time.perf_counter()
-    raw = vlc.javascript_bundle()
+    raw = vlc.javascript_bundle()  # type: ignore[call-arg]
     if "</script" in raw.lower():  # never seen; would end the inline <script> early
         raw = re.sub(r"</(script)", r"<\\/\1", raw, flags=re.IGNORECASE)
     wrapped = "(function () {\n" + raw + "\n}).call(window);\n"
@@ -381,7 +385,7 @@ def _builtin_html(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mappin
         generator=_generator(),
         css=Markup((tdir / "report.css").read_text(encoding="utf-8")),
         vega_bundle=Markup(vega_bundle()) if needs_vega else None,
-        vl_convert_version=vlc.__version__,
+        vl_convert_version=vlc.__version__,  # type: ignore[attr-defined]  # not in vl-convert's stubs
         toc=Markup(toc) if toc else None,
         sections=[{"name": n, "html": Markup(b)} for (n, _), b in zip(notebooks, bodies)],
     )
@@ -393,15 +397,15 @@ def _builtin_html(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mappin
 # --------------------------------------------------------------------------------------------
 # Builtin PDF: pandoc (ipynb -> Typst) + typst
 # --------------------------------------------------------------------------------------------
-def _pandoc() -> str:
+def pandoc_path() -> str:
     try:
         import pypandoc
 
         return pypandoc.get_pandoc_path()
-    except (ImportError, OSError):
+    except (ImportError, OSError) as error:
         found = shutil.which("pandoc")
         if not found:
-            raise RenderError("pandoc not found: install pypandoc-binary (evalreport[report])")
+            raise RenderError("pandoc not found: install pypandoc-binary (evalreport[report])") from error
         return found
 
 
@@ -423,7 +427,7 @@ def _builtin_pdf(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping
 
     work.mkdir(parents=True, exist_ok=True)
     tdir = (Path(templates) if templates is not None else templates_dir()) / "typst"
-    pandoc = _pandoc()
+    pandoc = pandoc_path()
     started = time.perf_counter()
     blocks: list = []
     api_version = None
@@ -444,7 +448,7 @@ def _builtin_pdf(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping
         doc = json.loads(out)
         api_version = doc["pandoc-api-version"]
         blocks.extend(doc["blocks"])
-    merged = {"pandoc-api-version": api_version, "meta": {}, "blocks": blocks}
+    merged: dict[str, Any] = {"pandoc-api-version": api_version, "meta": {}, "blocks": blocks}
     cmd = [pandoc, "--from=json", "--to=typst", "--standalone",
            f"--template={tdir / 'report.typ'}", "--output=report.typ"]
     for key in ("title", "subtitle", "author", "date", "lang"):
@@ -549,11 +553,11 @@ def render(
     if bad or not formats or len(set(formats)) != len(formats):
         raise ValueError(f"formats must be distinct values from {FORMATS}, got {formats!r}")
     engine = _resolve_engine(engine)
-    meta = _check_metadata(title, metadata)
+    meta = check_metadata(title, metadata)
     paths = [Path(p) for p in executed_notebooks]
     if not paths:
         raise ValueError("no notebooks to render")
-    notebooks = [(p.stem, _load_executed(p)) for p in paths]
+    notebooks = [(p.stem, load_executed(p)) for p in paths]
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)

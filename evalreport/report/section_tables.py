@@ -66,7 +66,10 @@ def integer_ranks(ranks: pd.Series) -> pd.Series:
 
 # ----------------------------------------------------------------------------- p-value floor
 # the rule lives in the analyses layer (the findings block states the same floor)
-from evalreport.analyses.resampling import p_floor, resamples_needed  # noqa: E402
+from evalreport.analyses.resampling import (  # noqa: E402
+    p_floor,  # noqa: F401  (the report sections take it from here)
+    resamples_needed,
+)
 from evalreport.words import counted  # noqa: E402
 
 
@@ -192,6 +195,7 @@ def cv_differences(est: pd.DataFrame, *, top: int = MAX_CV_MEASURES):
     wide = est.pivot_table(index=["measure", "aggregation"], columns="system", values=["value", "reason"],
                            aggfunc="first", dropna=False) if len(est) else None
     for measure, sub in est.groupby("measure", sort=False):
+        assert wide is not None                   # est has rows
         aggs = [a for a in AGGREGATION_WORDS if a in set(sub["aggregation"])] + \
                [a for a in dict.fromkeys(sub["aggregation"]) if a not in AGGREGATION_WORDS]
         vals = wide["value"].loc[measure].reindex(index=aggs, columns=systems)

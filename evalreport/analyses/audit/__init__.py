@@ -85,31 +85,40 @@ on the registered measures.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Protocol
 
 import pandas as pd
 
 from evalreport.analyses.audit import properties as P, properties_goesgens, properties_opitz
 from evalreport.analyses.audit.averaging import AVERAGINGS, preservation, table_2_averaging
-from evalreport.analyses.audit.consistency import (GOESGENS_2021_TABLE_3, binary_pairs_space, consistency,
-                                                   indistinguishable_groups)
-from evalreport.analyses.audit.identities import identities
 from evalreport.analyses.audit.batches import evaluate_bank, stacked
-from evalreport.analyses.audit.conditions import (COLUMNS as CONDITION_COLUMNS, EXISTENTIAL, ConditionedCase,
-                                                  condition_for)
+from evalreport.analyses.audit.conditions import (
+    COLUMNS as CONDITION_COLUMNS,
+    EXISTENTIAL,
+    ConditionedCase,
+    condition_for,
+)
+from evalreport.analyses.audit.consistency import (
+    GOESGENS_2021_TABLE_3,
+    binary_pairs_space,
+    consistency,
+    indistinguishable_groups,
+)
+from evalreport.analyses.audit.identities import identities
 from evalreport.analyses.audit.sources import paper_source
 from evalreport.analyses.audit.space import Space, space_for
 from evalreport.errors import MeasureError
 from evalreport.measures import catalogue, get
-from evalreport.measures._core import unique
-from evalreport.measures._core import Measure
+from evalreport.measures._core import Measure, unique
 from evalreport.measures._shared import quiet_errors, shared_sums
 from evalreport.measures.binary import AVERAGING_PRESERVES, average_claims
 
 __all__ = ["audit", "audit_for_report", "consistency", "indistinguishable_groups", "PROPERTIES", "PAPERS", "PAPER_POLICY",
            "claims_frame", "check_claims", "GOESGENS_2021_TABLE_3", "binary_pairs_space", "Space",
-           "AVERAGINGS", "AVERAGING_PRESERVES", "average_claims", "preservation", "table_2_averaging", "identities"]
+           "AVERAGINGS", "AVERAGING_PRESERVES", "average_claims", "preservation", "table_2_averaging", "identities",
+           "claim_for"]
 
 #: paper key -> (number, short citation)
 PAPERS = {"sebastiani": ("000", "Sebastiani 2015"), "opitz": ("002", "Opitz 2022"),
@@ -291,8 +300,8 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
                             rcase.cache[f"{prop.id}_verdict"] = done
                         under[c] = done.verdict
                 hit = None if "positive" in m.needs and K != 2 else \
-                    _claim_for(claims, prop, "binary" if K == 2 else "multiclass")   # binary claims: two classes
-                row = {"measure": m.id, "property": prop.id, "paper": PAPERS[prop.paper][0], "setting": setting,
+                    claim_for(claims, prop, "binary" if K == 2 else "multiclass")   # binary claims: two classes
+                row: dict[str, Any] = {"measure": m.id, "property": prop.id, "paper": PAPERS[prop.paper][0], "setting": setting,
                        "verdict": v.verdict, **{CONDITION_COLUMNS[c]: under.get(c, "") for c in CONDITION_COLUMNS},
                        "counterexample": v.counterexample, "detail": v.detail, "policy": pol, "paper_claim": "",
                        "paper_source": "", "agrees_with_paper": None, "expected": "", "as_expected": None, "why": ""}
@@ -369,7 +378,7 @@ class _Banks:
                 U, inverse, slices = stacked(space, pids, self.seed, self.n_random)
                 with shared_sums(), quiet_errors():
                     for m in chosen:
-                        bank = evaluate_bank(lambda mats: P.evaluate_measure(m, mats, policy=pol), U, inverse, slices)
+                        bank = evaluate_bank(lambda mats, m=m, pol=pol: P.evaluate_measure(m, mats, policy=pol), U, inverse, slices)
                         if bank is not None:
                             self.done[id(m)][(K, pol)] = bank
 
@@ -412,7 +421,14 @@ def parse_claims(measure: Measure) -> list[dict]:
     return out
 
 
-def _claim_for(claims, prop: Property, setting: str) -> dict | None:
+class _Identified(Protocol):
+    """What :func:`claim_for` reads of a property: its id."""
+
+    @property
+    def id(self) -> str: ...
+
+
+def claim_for(claims, prop: _Identified, setting: str) -> dict | None:
     """The claim record about ``prop`` in ``setting`` (one for that setting before a general one)."""
     specific = [c for c in claims if c["property"] == prop.id and c["setting"] == setting]
     general = [c for c in claims if c["property"] == prop.id and c["setting"] is None]

@@ -16,6 +16,8 @@ lists where the computation differs from the table, and why.
 """
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from evalreport.errors import MeasureError
@@ -61,7 +63,8 @@ def preservation(bases=None, properties=None, *, K: int = 3, max_n: int = 8, see
     if bad:
         raise MeasureError(f"Table 2 has no property {', '.join(bad)}; its properties: {', '.join(TABLE_2_PROPERTIES)}")
     qualified = [f"goesgens.{p}" for p in props]
-    opts = dict(max_n=max_n, seed=seed, policy=policy, n_random=n_random, conditions=False)
+    opts: dict[str, Any] = {"max_n": max_n, "seed": seed, "policy": policy, "n_random": n_random,
+                            "conditions": False}
     binary = audit([BINARY[b] for b in bases], qualified, classes=(2,), **opts)
     # get(): some averages are aliases of a hand-declared record (precision_macro = macro_precision)
     averages = audit([get(f"{b}_{avg}") for b in bases for avg in AVERAGINGS], qualified, classes=(K,), **opts)

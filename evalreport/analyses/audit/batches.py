@@ -59,8 +59,9 @@ def _only_diag_add_on(space: Space, src, dst):
 
 
 # the same filters read from the space's per-matrix arrays, for steps between matrices of the space
-not_unary.on_space = _not_unary_on
-only_diag_add.on_space = _only_diag_add_on
+# (function attributes, which mypy does not model on a def)
+not_unary.on_space = _not_unary_on  # type: ignore[attr-defined]
+only_diag_add.on_space = _only_diag_add_on  # type: ignore[attr-defined]
 
 #: property id -> (kinds of steps, src filter, pair filter) of the step relations
 RELATIONS = {

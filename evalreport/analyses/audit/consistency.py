@@ -109,7 +109,7 @@ def indistinguishable_groups(measures=GOESGENS_2021_TABLE_3, n_range=range(2, 11
         edges = sub[sub["consistent"]]
         parent = {m: m for m in order}
 
-        def find(x):
+        def find(x, parent=parent):
             while parent[x] != x:
                 parent[x] = parent[parent[x]]
                 x = parent[x]

@@ -50,7 +50,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.audit import COLUMNS, PAPER_POLICY, PAPERS, _claim_for, parse_claims
+from evalreport.analyses.audit import COLUMNS, PAPER_POLICY, PAPERS, claim_for, parse_claims
 from evalreport.counts.multilabel import STATS, item_stats
 from evalreport.errors import MeasureError
 from evalreport.measures import POLICIES, get
@@ -99,7 +99,7 @@ class SetSpace:
         table = item_stats(self.indicators[g.ravel()], self.indicators[p.ravel()][None])[0]
         self.item_table = table.reshape(self.T, self.T, len(STATS))
         self.stats = self.item_table[self.gold, self.pred].sum(axis=1)          # (C, n_stats)
-        self._memo = {}
+        self._memo: dict = {}
 
     def memo(self, key, make):
         """A value computed once per space (steps, transformed case indices): the same for every measure."""
@@ -377,7 +377,7 @@ def audit_multilabel(measures=None, properties=None, *, max_n: int = 4, labels=(
     if max_n < 1:
         raise MeasureError("max_n must be at least 1")
     spaces = _spaces(tuple(int(L) for L in labels), int(max_n), int(max_cases))
-    settings = {}
+    settings: dict[int, int] = {}               # label count -> the largest n checked
     for sp in spaces:
         settings[sp.L] = max(settings.get(sp.L, 0), sp.n)
     setting = "multilabel (" + "; ".join(f"L={L}, n<={n}" for L, n in settings.items()) + ")"
@@ -394,7 +394,7 @@ def audit_multilabel(measures=None, properties=None, *, max_n: int = 4, labels=(
                 verdict, example, detail = _CHECKS[pid](cases[pol])
             except Exception as exc:   # a user's measure may fail on some inputs: report, don't crash
                 verdict, example, detail = NA, "", f"check failed: {type(exc).__name__}: {exc}"
-            hit = _claim_for(claims, _Prop(pid), "multilabel") if paper else None
+            hit = claim_for(claims, _Prop(pid), "multilabel") if paper else None
             # no paper states these verdicts for label sets: the records' claims are evalreport's
             # analysis of each formula (measures/multilabel.py), so they are the expected verdicts,
             # never a paper's claim

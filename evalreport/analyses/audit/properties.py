@@ -26,8 +26,8 @@ This module holds the shared machinery and the properties of Sebastiani (2015); 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -153,9 +153,6 @@ def num(x, spec: str = ".6g", *, snap: bool = True) -> str:
     return "0" if text.lstrip("-") and float(text) == 0 else text
 
 
-_v = num
-
-
 # ---------------------------------------------------------------------- relations over steps
 
 
@@ -198,7 +195,7 @@ def _relation(case: Case, kinds, ok: Callable, *, src_ok: Callable | None = None
         if flagged is not None:
             flag = space.memo(("step flag", kind, getattr(src_ok, "__name__", None),
                                getattr(pair_ok, "__name__", None), flagged[0].__name__),
-                              lambda src=src, dst=dst: flagged[0](space.mats[src], space.mats[dst]))
+                              lambda src=src, dst=dst, flagged=flagged: flagged[0](space.mats[src], space.mats[dst]))
             good = flagged[1](Ss[both], Sd[both], flag[both])
         else:
             sb, db = src[both], dst[both]
@@ -229,9 +226,9 @@ def _relation(case: Case, kinds, ok: Callable, *, src_ok: Callable | None = None
             also = ""
         else:
             _, Fs, Fd, fs, fd, ft = best_full
-            also = (f"; also where every class occurs in gold and predictions: C={fmt_matrix(Fs)} ({_v(fs)}) -> "
-                    f"C'={fmt_matrix(Fd)} ({_v(fd)}): {ft}")
-        return Verdict(VIOLATED, f"C={fmt_matrix(Cs)} ({_v(vs)}) -> C'={fmt_matrix(Cd)} ({_v(vd)}): {st}",
+            also = (f"; also where every class occurs in gold and predictions: C={fmt_matrix(Fs)} ({num(fs)}) -> "
+                    f"C'={fmt_matrix(Fd)} ({num(fd)}): {ft}")
+        return Verdict(VIOLATED, f"C={fmt_matrix(Cs)} ({num(vs)}) -> C'={fmt_matrix(Cd)} ({num(vd)}): {st}",
                        f"{what}; first of the violations among {scope}{also}")
     # random search beyond the bound
     rchecked = 0
@@ -247,7 +244,7 @@ def _relation(case: Case, kinds, ok: Callable, *, src_ok: Callable | None = None
                         Cd[both] if mats_too else None)
         if bad.any():
             j = np.nonzero(bad)[0][np.argmin(Cs[bad].sum(axis=(1, 2)))]
-            return Verdict(VIOLATED, f"C={fmt_matrix(Cs[j])} ({_v(vs[j])}) -> C'={fmt_matrix(Cd[j])} ({_v(vd[j])}): "
+            return Verdict(VIOLATED, f"C={fmt_matrix(Cs[j])} ({num(vs[j])}) -> C'={fmt_matrix(Cd[j])} ({num(vd[j])}): "
                                      f"{step[j]}",
                            f"{what}; none among {scope}, found by random search beyond n = {case.max_n}")
     if checked + rchecked == 0:
@@ -255,17 +252,17 @@ def _relation(case: Case, kinds, ok: Callable, *, src_ok: Callable | None = None
     return Verdict(SATISFIED, "", f"{what}: holds on all {scope} and {rchecked} random steps up to n = {3 * case.max_n}")
 
 
-def _by_spec(case: Case, pid: str, ok: Callable, *, what: str) -> Verdict:
+def by_spec(case: Case, pid: str, ok: Callable, *, what: str) -> Verdict:
     """:func:`_relation` over the steps :data:`.batches.RELATIONS` declares for property ``pid``."""
     kinds, src_ok, pair_ok = RELATIONS[pid]
     return _relation(case, kinds, ok, src_ok=src_ok, pair_ok=pair_ok, what=what)
 
 
-def _gt(vs, vd, *_):
+def gt(vs, vd, *_):
     return vd > vs + TOL * np.maximum(1.0, np.abs(vs))
 
 
-def _eq(vs, vd, *_):
+def eq(vs, vd, *_):
     return close(vs, vd)
 
 
@@ -277,7 +274,7 @@ _not_unary = _b.not_unary
 
 def check_MON(case: Case) -> Verdict:
     """Axiom 1: correcting one wrong prediction strictly increases the measure."""
-    return _by_spec(case, "MON", _gt, what="a wrong prediction made correct must strictly increase the score")
+    return by_spec(case, "MON", gt, what="a wrong prediction made correct must strictly increase the score")
 
 
 def check_SDE(case: Case) -> Verdict:
@@ -312,7 +309,7 @@ def check_WDE(case: Case) -> Verdict:
         ok = members[d[members]][0]
         no = members[~d[members]][0]
         return Verdict(VIOLATED, f"gold sizes {tuple(int(x) for x in uniq[grp])}: C={fmt_matrix(case.space.mats[ok])} "
-                                 f"({_v(case.values[ok])}) but C'={fmt_matrix(case.space.mats[no])} (undefined)",
+                                 f"({num(case.values[ok])}) but C'={fmt_matrix(case.space.mats[no])} (undefined)",
                        f"defined for some classifiers and not others on {int(mixed.sum())} of {len(uniq)} test sets")
     return Verdict(SATISFIED, "", f"on each of {len(uniq)} test sets (n <= {case.max_n}) defined for all "
                                   f"classifiers or none")
@@ -334,15 +331,15 @@ def check_FIX(case: Case) -> Verdict:
     off = has & ~(close(lo, alpha) & close(hi, beta))
     if off.any():
         k = int(np.nonzero(off)[0][np.argmin(uniq[off].sum(axis=1))])
-        return Verdict(VIOLATED, f"gold sizes {tuple(int(x) for x in uniq[k])}: values range over [{_v(lo[k])}, "
-                                 f"{_v(hi[k])}], not [{_v(alpha)}, {_v(beta)}]",
+        return Verdict(VIOLATED, f"gold sizes {tuple(int(x) for x in uniq[k])}: values range over [{num(lo[k])}, "
+                                 f"{num(hi[k])}], not [{num(alpha)}, {num(beta)}]",
                        f"range differs on {int(off.sum())} of {int(has.sum())} test sets with a defined value "
                        f"(n <= {case.max_n})")
-    return Verdict(SATISFIED, "", f"range [{_v(alpha)}, {_v(beta)}] on every one of {int(has.sum())} test sets "
+    return Verdict(SATISFIED, "", f"range [{num(alpha)}, {num(beta)}] on every one of {int(has.sum())} test sets "
                                   f"(n <= {case.max_n}; {int((~has).sum())} test sets where it is never defined)")
 
 
-def _expectations(case: Case, prob: str, group: str, rows: np.ndarray, rows_key: str):
+def expectations(case: Case, prob: str, group: str, rows: np.ndarray, rows_key: str):
     """Conditional expectation over the defined outcomes, per group (``space.groups(group)``)
     of the matrices ``rows`` (named ``rows_key``), with the probabilities ``space.<prob>``."""
     space = case.space
@@ -363,12 +360,12 @@ def _expectations(case: Case, prob: str, group: str, rows: np.ndarray, rows_key:
     return uniq, e, 1.0 - mass / total
 
 
-def _constant(case, uniq, e, skipped, *, label: Callable, what: str, expected=None, full=None) -> Verdict:
+def constant(case, uniq, e, skipped, *, label: Callable, what: str, expected=None, full=None) -> Verdict:
     """All defined entries of ``e`` equal? ``full`` marks the groups in which every class occurs
     (used to say whether a violation needs an absent class)."""
     has = ~np.isnan(e)
     if full is not None:
-        v = _constant(case, uniq[full], e[full], skipped[full], label=label, what=what, expected=expected)
+        v = constant(case, uniq[full], e[full], skipped[full], label=label, what=what, expected=expected)
     else:
         v = None
     verdict = _constant_core(case, uniq, e, skipped, has, label=label, what=what, expected=expected)
@@ -393,15 +390,15 @@ def _constant_core(case, uniq, e, skipped, has, *, label, what, expected) -> Ver
         note = f"; expectations over the defined outcomes (up to {skipped[has].max():.3g} of the probability skipped)"
     if len(off):
         k = off[0]
-        return Verdict(VIOLATED, f"{label(uniq[ref])}: {_v(e[ref])}; {label(uniq[k])}: {_v(e[k])}",
+        return Verdict(VIOLATED, f"{label(uniq[ref])}: {num(e[ref])}; {label(uniq[k])}: {num(e[k])}",
                        f"{what} differs between {len(off) + 1}+ of {int(has.sum())} groups (n <= {case.max_n}){note}")
     extra = ""
     if expected is not None and not close(e[ref], expected):
-        extra = f"; NB the registry's chance value is {_v(expected)}"
-    return Verdict(SATISFIED, "", f"{what} = {_v(e[ref])} on all {int(has.sum())} groups (n <= {case.max_n}){note}{extra}")
+        extra = f"; NB the registry's chance value is {num(expected)}"
+    return Verdict(SATISFIED, "", f"{what} = {num(e[ref])} on all {int(has.sum())} groups (n <= {case.max_n}){note}{extra}")
 
 
-def _chance(case: Case):
+def chance(case: Case):
     try:
         return case.measure.chance_value(case.K)
     except Exception:  # a user's callable may not accept every K
@@ -414,9 +411,9 @@ def check_CHA(case: Case) -> Verdict:
     of Property 5.6) is the same on every test set. Exact: the probability of every confusion
     matrix given the gold sizes is multinomial."""
     space = case.space
-    uniq, e, skipped = _expectations(case, "random_classifier_prob", "a", np.arange(len(space)), "all")
-    return _constant(case, uniq, e, skipped, label=lambda a: f"E on gold sizes {tuple(int(x) for x in a)}",
-                     what="expected value of the uniformly random classifier", expected=_chance(case))
+    uniq, e, skipped = expectations(case, "random_classifier_prob", "a", np.arange(len(space)), "all")
+    return constant(case, uniq, e, skipped, label=lambda a: f"E on gold sizes {tuple(int(x) for x in a)}",
+                     what="expected value of the uniformly random classifier", expected=chance(case))
 
 
 def check_IMB(case: Case) -> Verdict:
@@ -439,10 +436,10 @@ def check_IMB(case: Case) -> Verdict:
             k = off[0]
             name = {0: "trivial rejector (all predicted 0)", 1: "trivial acceptor (all predicted 1)"}.get(cls) \
                 if case.K == 2 else f"trivial classifier predicting {cls}"
-            return Verdict(VIOLATED, f"{name}: C={fmt_matrix(space.mats[r[0]])} ({_v(case.values[r[0]])}) vs "
-                                     f"C'={fmt_matrix(space.mats[k])} ({_v(case.values[k])})",
+            return Verdict(VIOLATED, f"{name}: C={fmt_matrix(space.mats[r[0]])} ({num(case.values[r[0]])}) vs "
+                                     f"C'={fmt_matrix(space.mats[k])} ({num(case.values[k])})",
                            f"the score of a trivial classifier depends on the test set (n <= {case.max_n})")
-    vals = ", ".join(f"k_{c}={_v(case.values[rows[(j == c) & d][0]])}" for c in range(case.K) if ((j == c) & d).any())
+    vals = ", ".join(f"k_{c}={num(case.values[rows[(j == c) & d][0]])}" for c in range(case.K) if ((j == c) & d).any())
     und = int((~d).sum())
     return Verdict(SATISFIED, "", f"constant on all test sets with every class present: {vals}"
                                   + (f" ({und} trivial cases undefined)" if und else ""))
@@ -450,7 +447,7 @@ def check_IMB(case: Case) -> Verdict:
 
 def check_SYM(case: Case) -> Verdict:
     """Axiom 8: invariant under swapping the class and its complement (both axes reversed)."""
-    return _by_spec(case, "SYM", _eq, what="the value must not change when the classes are swapped")
+    return by_spec(case, "SYM", eq, what="the value must not change when the classes are swapped")
 
 
 def check_CON(case: Case) -> Verdict:
@@ -495,19 +492,19 @@ def check_CON(case: Case) -> Verdict:
     for pos in np.nonzero(infinite.any(axis=0))[0][:1]:
         di = int(np.nonzero(infinite[:, pos])[0][0])
         i, j, k = dirs[di]
-        problems.append((pos, f"no finite limit at C={fmt_matrix(B[pos])} ({_v(f0[pos])}): the value grows without "
+        problems.append((pos, f"no finite limit at C={fmt_matrix(B[pos])} ({num(f0[pos])}): the value grows without "
                               f"bound when mass of gold class {i} moves from predicted {j} to {k}"))
     for pos in np.nonzero(jump.any(axis=0))[0][:1]:
         di = int(np.nonzero(jump[:, pos])[0][0])
         i, j, k = dirs[di]
-        problems.append((pos, f"jump at C={fmt_matrix(B[pos])}: value {_v(f0[pos])}, limit {_v(L[di, pos])} "
+        problems.append((pos, f"jump at C={fmt_matrix(B[pos])}: value {num(f0[pos])}, limit {num(L[di, pos])} "
                               f"when mass of gold class {i} moves from predicted {j} to {k}"))
     for pos in np.nonzero(nolim)[0][:1]:
         ds = [di for di in range(len(dirs)) if not np.isnan(L[di, pos])]
         hi = max(ds, key=lambda di: L[di, pos])
         lo = min(ds, key=lambda di: L[di, pos])
-        problems.append((pos, f"C={fmt_matrix(B[pos])} is undefined and the limits disagree: {_v(L[hi, pos])} "
-                              f"moving gold {dirs[hi][0]} from {dirs[hi][1]} to {dirs[hi][2]}, {_v(L[lo, pos])} moving "
+        problems.append((pos, f"C={fmt_matrix(B[pos])} is undefined and the limits disagree: {num(L[hi, pos])} "
+                              f"moving gold {dirs[hi][0]} from {dirs[hi][1]} to {dirs[hi][2]}, {num(L[lo, pos])} moving "
                               f"gold {dirs[lo][0]} from {dirs[lo][1]} to {dirs[lo][2]}"))
     base = np.where(defined0, f0, np.where(nolim, np.nan, np.where(np.isfinite(lmax), lmax, np.nan)))
     with np.errstate(all="ignore"):
@@ -519,7 +516,7 @@ def check_CON(case: Case) -> Verdict:
         di = int(np.argmax(hit))
         d = dirs[di]
         pos = int(np.nonzero(bad[di])[0][0])
-        problems.append((pos, f"unbounded derivative at C={fmt_matrix(B[pos])} (value {_v(base[pos])}) moving "
+        problems.append((pos, f"unbounded derivative at C={fmt_matrix(B[pos])} (value {num(base[pos])}) moving "
                               f"gold {d[0]} from predicted {d[1]} to {d[2]}: difference quotients "
                               f"{num(Q0[di, pos], '.4g')} at h=1e-4, {num(Q1[di, pos], '.4g')} at h=1e-6"))
     # kinks: additivity of directional derivatives, all pairs of directions in one evaluation
@@ -538,7 +535,7 @@ def check_CON(case: Case) -> Verdict:
         e = int(np.argmax(bad))
         pos = int(r[e])
         d1, d2 = dirs[int(x[e])], dirs[int(y[e])]
-        problems.append((pos, f"kink at C={fmt_matrix(B[pos])} (value {_v(base[pos])}): directional "
+        problems.append((pos, f"kink at C={fmt_matrix(B[pos])} (value {num(base[pos])}): directional "
                               f"derivatives {num(D1[e], '.4g')} (gold {d1[0]}: {d1[1]}->{d1[2]}) and "
                               f"{num(D2[e], '.4g')} (gold {d2[0]}: {d2[1]}->{d2[2]}) but {num(q12[e], '.4g')} for "
                               f"both moves together"))

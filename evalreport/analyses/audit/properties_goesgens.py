@@ -11,8 +11,22 @@ import numpy as np
 
 from evalreport.analyses.audit import batches as _b
 from evalreport.analyses.audit.batches import EXTREME_SALT, is_diag as _is_diag, zero_diag as _zero_diag
-from evalreport.analyses.audit.properties import (NA, SATISFIED, TOL, VIOLATED, Case, Verdict, _by_spec, _chance,
-                                                  _constant, _eq, _expectations, _gt, _v, close)
+from evalreport.analyses.audit.properties import (
+    NA,
+    SATISFIED,
+    TOL,
+    VIOLATED,
+    Case,
+    Verdict,
+    by_spec,
+    chance,
+    close,
+    constant,
+    eq,
+    expectations,
+    gt,
+    num,
+)
 from evalreport.analyses.audit.space import Space, fmt_matrix, labelings
 
 
@@ -30,15 +44,15 @@ def _extreme(case: Case, which: str) -> Verdict:
     off = sp[~close(S[sp], c)]
     if len(off):
         k = off[0]
-        return Verdict(VIOLATED, f"{name} C={fmt_matrix(space.mats[ref])} ({_v(case.values[ref])}) and "
-                                 f"C'={fmt_matrix(space.mats[k])} ({_v(case.values[k])})",
+        return Verdict(VIOLATED, f"{name} C={fmt_matrix(space.mats[ref])} ({num(case.values[ref])}) and "
+                                 f"C'={fmt_matrix(space.mats[k])} ({num(case.values[k])})",
                        f"the {name} matrices do not share one value")
     others = np.nonzero(~special & d)[0]
     reach = others[(sgn * (S[others] - c)) >= -TOL * max(1.0, abs(c))]
     if len(reach):
         k = reach[0]
-        return Verdict(VIOLATED, f"C={fmt_matrix(space.mats[k])} is not {name} but scores {_v(case.values[k])}, "
-                                 f"{'>=' if case.sign * sgn > 0 else '<='} the {name} value {_v(case.values[ref])}",
+        return Verdict(VIOLATED, f"C={fmt_matrix(space.mats[k])} is not {name} but scores {num(case.values[k])}, "
+                                 f"{'>=' if case.sign * sgn > 0 else '<='} the {name} value {num(case.values[ref])}",
                        f"the {'maximum' if which == 'max' else 'minimum'} is reached by a matrix that is not {name}")
     salt = EXTREME_SALT[which]
     R = case.random(salt)
@@ -49,10 +63,10 @@ def _extreme(case: Case, which: str) -> Verdict:
     bad = ok & ((spec & ~close(s, c)) | (~spec & (sgn * (s - c) >= -TOL * max(1.0, abs(c)))))
     if bad.any():
         k = int(np.nonzero(bad)[0][0])
-        return Verdict(VIOLATED, f"C={fmt_matrix(R[k])} scores {_v(v[k])} vs the {name} value {_v(case.values[ref])}",
+        return Verdict(VIOLATED, f"C={fmt_matrix(R[k])} scores {num(v[k])} vs the {name} value {num(case.values[ref])}",
                        f"found by random search beyond n = {case.max_n}")
     case.cache[which] = c
-    return Verdict(SATISFIED, "", f"c_{which} = {_v(case.values[ref])}, reached exactly by the {name} matrices "
+    return Verdict(SATISFIED, "", f"c_{which} = {num(case.values[ref])}, reached exactly by the {name} matrices "
                                   f"({int(d.sum())} defined matrices with n <= {case.max_n} and {int(ok.sum())} random)")
 
 
@@ -68,12 +82,12 @@ def check_Min(case: Case) -> Verdict:
 
 def check_Sym(case: Case) -> Verdict:
     """Definition 3: M(C) = M(C^T)."""
-    return _by_spec(case, "Sym", _eq, what="the value must not change when gold and predicted labels swap")
+    return by_spec(case, "Sym", eq, what="the value must not change when gold and predicted labels swap")
 
 
 def check_CSym(case: Case) -> Verdict:
     """Definition 4: invariant under every permutation of the classes."""
-    return _by_spec(case, "CSym", _eq, what="the value must not change when the classes are renamed")
+    return by_spec(case, "CSym", eq, what="the value must not change when the classes are renamed")
 
 
 def check_Dist(case: Case) -> Verdict:
@@ -117,10 +131,10 @@ def check_Dist(case: Case) -> Verdict:
             if bad.any():
                 a, b, c = np.argwhere(bad)[0]
                 a += start
-                s = lambda x: "".join(str(int(t)) for t in L[x])  # noqa: E731
-                return Verdict(VIOLATED, f"labelings A={s(a)}, B={s(b)}, C={s(c)}: d(A,C)={_v(D[a, c])} > "
-                                         f"d(A,B)+d(B,C)={_v(D[a, b])}+{_v(D[b, c])}",
-                               f"triangle inequality fails for d = c_max - M (c_max = {_v(cmax)})")
+                s = lambda x, L=L: "".join(str(int(t)) for t in L[x])  # noqa: E731
+                return Verdict(VIOLATED, f"labelings A={s(a)}, B={s(b)}, C={s(c)}: d(A,C)={num(D[a, c])} > "
+                                         f"d(A,B)+d(B,C)={num(D[a, b])}+{num(D[b, c])}",
+                               f"triangle inequality fails for d = c_max - M (c_max = {num(cmax)})")
     return Verdict(SATISFIED, "", f"symmetric, maximal agreement, and the triangle inequality holds on all "
                                   f"{checked} defined triples of labelings with n <= {cap}")
 
@@ -139,7 +153,7 @@ def _labeling_pairs(space: Space, n: int):
 def check_Mon(case: Case) -> Verdict:
     """Definition 6: resolving one disagreement (c_ab -1 and c_aa or c_bb +1) strictly
     increases M, for C where no row or column sum equals n."""
-    return _by_spec(case, "Mon", _gt,
+    return by_spec(case, "Mon", gt,
                     what="resolving a disagreement must strictly increase the score (no unary labeling)")
 
 
@@ -147,7 +161,7 @@ def check_SMon(case: Case) -> Verdict:
     """Definition 7: one more diagonal item or one off-diagonal item fewer strictly increases M
     (C with no row or column sum equal to n; C and C' not both diagonal or both zero-diagonal)."""
     # (the docstring is the property's description in the report; the filters: batches.only_diag_add)
-    return _by_spec(case, "SMon", _gt, what="one more correct item or one error fewer must strictly increase the score")
+    return by_spec(case, "SMon", gt, what="one more correct item or one error fewer must strictly increase the score")
 
 
 def check_CB(case: Case) -> Verdict:
@@ -156,12 +170,12 @@ def check_CB(case: Case) -> Verdict:
     confusion matrix given (a, b) is prod a_i! prod b_j! / (n! prod c_ij!)."""
     space = case.space
     rows = space.memo("non-unary b", lambda: np.nonzero(~(space.b == space.n[:, None]).any(axis=1))[0])
-    uniq, e, skipped = _expectations(case, "fixed_sizes_prob", "ab", rows, "non-unary b")
+    uniq, e, skipped = expectations(case, "fixed_sizes_prob", "ab", rows, "non-unary b")
     K = case.K
-    return _constant(case, uniq, e, skipped,
+    return constant(case, uniq, e, skipped,
                      label=lambda k: f"E over B with sizes b={tuple(int(x) for x in k[K:])} for gold sizes "
                                      f"a={tuple(int(x) for x in k[:K])}",
-                     what="expected value over predictions with fixed class sizes", expected=_chance(case),
+                     what="expected value over predictions with fixed class sizes", expected=chance(case),
                      full=(uniq > 0).all(axis=1))
 
 
@@ -183,14 +197,14 @@ def check_ACB(case: Case) -> Verdict:
         if full.any():
             fr = int(np.nonzero(full)[0][0])
             fb = full & ~close(v, v[fr])
-            note = (f"; also when every class occurs: {lab(fr)}: {_v(v[fr])}, {lab(int(np.nonzero(fb)[0][0]))}: "
-                    f"{_v(v[fb][0])}" if fb.any() else
-                    f"; holds when every class occurs in a and b: c_base = {_v(v[fr])}")
-        return Verdict(VIOLATED, f"{lab(ref)}: {_v(v[ref])}; {lab(k)}: C={fmt_matrix(mats[k])} -> {_v(v[k])}",
+            note = (f"; also when every class occurs: {lab(fr)}: {num(v[fr])}, {lab(int(np.nonzero(fb)[0][0]))}: "
+                    f"{num(v[fb][0])}" if fb.any() else
+                    f"; holds when every class occurs in a and b: c_base = {num(v[fr])}")
+        return Verdict(VIOLATED, f"{lab(ref)}: {num(v[ref])}; {lab(k)}: C={fmt_matrix(mats[k])} -> {num(v[k])}",
                        "the value at the expected confusion matrix depends on the class sizes" + note)
     extra = ""
-    ch = _chance(case)
+    ch = chance(case)
     if ch is not None and not close(v[ref], ch):
-        extra = f"; NB the registry's chance value is {_v(ch)}"
-    return Verdict(SATISFIED, "", f"c_base = {_v(v[ref])} at all {int(d.sum())} expected matrices (n <= {case.max_n})"
+        extra = f"; NB the registry's chance value is {num(ch)}"
+    return Verdict(SATISFIED, "", f"c_base = {num(v[ref])} at all {int(d.sum())} expected matrices (n <= {case.max_n})"
                                   + extra)

@@ -9,8 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from evalreport.analyses.audit import batches as _b
-from evalreport.analyses.audit.properties import (NA, SATISFIED, TOL, VIOLATED, Case, Verdict, _by_spec, _v, close,
-                                                  num)
+from evalreport.analyses.audit.properties import NA, SATISFIED, TOL, VIOLATED, Case, Verdict, by_spec, close, num
 from evalreport.analyses.audit.properties_goesgens import check_CSym
 from evalreport.analyses.audit.space import fmt_matrix
 
@@ -19,7 +18,7 @@ def check_PI(case: Case) -> Verdict:
     """Property I, discrete eq. 3: one more correct item never lowers the score, one more error
     never raises it (non-strict)."""
 
-    return _by_spec(case, "PI", _pi_ok, what="adding a correct item must not lower and adding an error must not raise "
+    return by_spec(case, "PI", _pi_ok, what="adding a correct item must not lower and adding an error must not raise "
                                              "the score")
 
 
@@ -36,8 +35,9 @@ def _pi_ok(vs, vd, Cs, Cd):
     return _pi_rule(vs, vd, _diag_step(Cs, Cd))
 
 
-_pi_ok.needs_mats = True
-_pi_ok.step_flag = (_diag_step, _pi_rule)   # on the space: the flag of each step computed once
+# function attributes (mypy does not model them on a def), read by the relation checks
+_pi_ok.needs_mats = True  # type: ignore[attr-defined]
+_pi_ok.step_flag = (_diag_step, _pi_rule)  # type: ignore[attr-defined]  # on the space: each step's flag once
 
 
 def check_PII(case: Case) -> Verdict:
@@ -68,8 +68,8 @@ def check_PII(case: Case) -> Verdict:
                 cells = [(i, i) for i in range(K)]
             else:
                 cells = [(i, j) for i in range(K) for j in range(K) if i != j]
-            shown = ", ".join(f"+1 at ({i},{j}): {_v(case.sign * vals[r, i, j])}" for i, j in cells)
-            return Verdict(SATISFIED, "", f"class sensitive: at C={fmt_matrix(C)} ({_v(case.values[rows[r]])}) one more "
+            shown = ", ".join(f"+1 at ({i},{j}): {num(case.sign * vals[r, i, j])}" for i, j in cells)
+            return Verdict(SATISFIED, "", f"class sensitive: at C={fmt_matrix(C)} ({num(case.values[rows[r]])}) one more "
                                           f"{name} scores differently by cell: {shown}")
     return Verdict(VIOLATED, "no matrix found where the class of a correct item or error matters",
                    f"adding a correct item (or an error) changes the score the same way whatever its classes, on all "
@@ -179,8 +179,8 @@ def check_PIV(case: Case) -> Verdict:
         bad = both & ~close(v0, v1)
         if bad.any():
             r = int(np.nonzero(bad)[0][0])
-            return Verdict(VIOLATED, f"C={fmt_matrix(C[r])} ({_v(v0[r])}) with gold classes scaled by "
-                                     f"{tuple(lam)}: C'={fmt_matrix(C[r] * np.asarray(lam)[:, None])} ({_v(v1[r])})",
+            return Verdict(VIOLATED, f"C={fmt_matrix(C[r])} ({num(v0[r])}) with gold classes scaled by "
+                                     f"{tuple(lam)}: C'={fmt_matrix(C[r] * np.asarray(lam)[:, None])} ({num(v1[r])})",
                            "the value depends on the class prevalences")
     if checked == 0:
         return Verdict(NA, "", "never defined on both sides")
@@ -230,10 +230,10 @@ def check_PV(case: Case) -> Verdict:
     off = has & ~close(hi, hi[k0])
     if off.any():
         k = int(np.nonzero(off)[0][0])
-        return Verdict(VIOLATED, f"prevalences {_prev(A[k0])}: best random score {_v(case.sign * hi[k0])}; "
-                                 f"prevalences {_prev(A[k])}: {_v(case.sign * hi[k])}",
+        return Verdict(VIOLATED, f"prevalences {_prev(A[k0])}: best random score {num(case.sign * hi[k0])}; "
+                                 f"prevalences {_prev(A[k])}: {num(case.sign * hi[k])}",
                        "the best score of a random classifier depends on the prevalences")
-    return Verdict(SATISFIED, "", f"c({case.K}) = {_v(case.sign * hi[k0])} for all {int(has.sum())} prevalence vectors "
+    return Verdict(SATISFIED, "", f"c({case.K}) = {num(case.sign * hi[k0])} for all {int(has.sum())} prevalence vectors "
                                   f"(random classifiers z on a grid of the simplex, constant classifiers included, plus z = a)")
 
 
@@ -251,13 +251,13 @@ def check_PV_strict(case: Case) -> Verdict:
     if spread.any():
         k = int(np.nonzero(spread)[0][0])
         return Verdict(VIOLATED, f"prevalences {_prev(A[k])}: random classifiers score between "
-                                 f"{_v(min(case.sign * hi[k], case.sign * lo[k]))} and "
-                                 f"{_v(max(case.sign * hi[k], case.sign * lo[k]))}",
+                                 f"{num(min(case.sign * hi[k], case.sign * lo[k]))} and "
+                                 f"{num(max(case.sign * hi[k], case.sign * lo[k]))}",
                        "random classifiers with different prediction rates score differently")
     pv = check_PV(case)
     if pv.verdict != SATISFIED:
         return Verdict(VIOLATED, pv.counterexample, "constant per data set but not across prevalences")
-    return Verdict(SATISFIED, "", f"every random classifier scores {_v(case.sign * hi[has][0])}")
+    return Verdict(SATISFIED, "", f"every random classifier scores {num(case.sign * hi[has][0])}")
 
 
 def check_PV_complete(case: Case) -> Verdict:
@@ -277,6 +277,6 @@ def check_PV_complete(case: Case) -> Verdict:
         consts[K] = case.sign * hi[has][0]
     vals = list(consts.values())
     if not close(np.asarray(vals), vals[0]).all():
-        return Verdict(VIOLATED, ", ".join(f"c({k}) = {_v(v)}" for k, v in consts.items()),
+        return Verdict(VIOLATED, ", ".join(f"c({k}) = {num(v)}" for k, v in consts.items()),
                        "the chance score depends on the number of classes")
-    return Verdict(SATISFIED, "", f"c(K) = {_v(vals[0])} for K = 2, 3, 4")
+    return Verdict(SATISFIED, "", f"c(K) = {num(vals[0])} for K = 2, 3, 4")

@@ -94,7 +94,7 @@ def paper_source(measure_id: str, paper: str, prop: str, setting: str | None, ke
         row = GOESGENS_TABLE_2_ROWS.get(base, get(base).label)
         return (f"Gösgens et al. (2021), Table 2, averaging row {avg.capitalize()}, column {prop}, with row {row} "
                 f"(docs/audit.md#averaging-rule)")
-    row = GOESGENS_TABLE_2_ROWS.get(measure_id)
-    if row is None:
+    own_row = GOESGENS_TABLE_2_ROWS.get(measure_id)
+    if own_row is None:
         return "Gösgens et al. (2021), Table 2"
-    return f"Gösgens et al. (2021), Table 2, row {row}, column {prop}" + (f" ({setting})" if setting else "")
+    return f"Gösgens et al. (2021), Table 2, row {own_row}, column {prop}" + (f" ({setting})" if setting else "")

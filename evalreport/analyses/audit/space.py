@@ -91,7 +91,8 @@ class Space:
     @cached_property
     def full(self) -> np.ndarray:
         """Every class occurs in the gold and in the predicted labels."""
-        return (self.a > 0).all(axis=1) & (self.b > 0).all(axis=1)
+        # all(axis=1) of a 2-D array is an array; numpy's stubs also allow a scalar
+        return (self.a > 0).all(axis=1) & (self.b > 0).all(axis=1)  # type: ignore[return-value]
 
     @cached_property
     def unary(self) -> np.ndarray:
@@ -245,7 +246,10 @@ def steps(kind: str, mats: np.ndarray):
 def _steps(kind: str, mats: np.ndarray):
     mats = np.asarray(mats)
     M, K = mats.shape[0], mats.shape[-1]
-    srcs, outs, labels, texts = [], [], [], []
+    srcs: list[np.ndarray] = []
+    outs: list[np.ndarray] = []
+    labels: list[np.ndarray] = []
+    texts: list[str] = []
 
     def emit(mask, new, text):
         idx = np.nonzero(mask)[0]
