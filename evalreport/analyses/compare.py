@@ -44,9 +44,11 @@ import pandas as pd
 from evalreport._atomic import atomic_dir
 from evalreport.analyses.baselines import baselines as chance_baselines
 from evalreport.analyses import ranking
+from evalreport.analyses.engine import PAIRWISE_COLUMNS, RANDOMIZATION_MAX_PAIRS, Progress, resampled  # noqa: F401
 from evalreport.analyses.prevalence import PrevalenceWarning, calibrate
 from evalreport.counts import Counts
 from evalreport.errors import MeasureError
+from evalreport.inputs.settings import Settings
 from evalreport.measures import applicable, bind, catalogue, evaluate, get, resolve_positive
 from evalreport.measures._core import unique
 
@@ -85,7 +87,7 @@ TABLES = ("scores", "ranks", "rank_correlation", "calibration_correlation", "dis
 _EMPTY = {
     "intervals": ["system", "measure", "value", "lo", "hi"],
     "rank_distribution": ["system", "measure", "rank", "probability"],
-    "pairwise": ["system_a", "system_b", "measure", "test", "statistic", "p_value", "p_holm", "p_bh"],
+    "pairwise": PAIRWISE_COLUMNS,
     "groups": ["system", "group", "leader", "letters"],
     "baselines": ["measure", "baseline", "value", "se", "method", "note"],
 }
@@ -131,19 +133,35 @@ class Comparison:
     #: :attr:`systems` and :attr:`measures`; None without resampling): not a table, kept for the
     #: paired differences of the findings (:mod:`evalreport.analyses.findings`).
     samples: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: ``"single"`` (single labels) or ``"multilabel"`` (label sets).
+    kind: str = "single"
+    #: The tables only one kind of counts has, by name (label sets: per_label, label_errors,
+    #: cardinality, calibration, calibration_summary, audit, example_skips, label_skips).
+    extra: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+
+    def __getattr__(self, name: str):
+        """An :attr:`extra` table read as an attribute (``comparison.per_label``)."""
+        extra = self.__dict__.get("extra") or {}
+        if name in extra:
+            return extra[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def record(self, measure_id: str):
         """The bound record of one of :attr:`measures`."""
         return next((m for m in self.records if m.id == measure_id), None) or get(measure_id)
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table by name (the file stems of :meth:`to_dir`)."""
-        return {name: getattr(self, name) for name in TABLES}
+        """Every table by name (the file stems of :meth:`to_dir`): the common ones, then :attr:`extra`."""
+        return {**{name: getattr(self, name) for name in TABLES}, **dict(self.extra)}
 
     def manifest(self) -> dict:
-        return {"primary": self.primary, "measures": list(self.measures), "systems": list(self.systems),
-                "labels": list(self.labels), "settings": dict(self.settings), "notes": list(self.notes),
-                "files": [f"{name}.csv" for name in TABLES] + [f"{name}.json" for name in TABLES]}
+        """What the comparison is (kind, primary, measures, systems, labels, settings, notes) and its files."""
+        names = list(self.tables())
+        head = {"task": "multilabel"} if self.kind == "multilabel" else {}
+        return {**head, "kind": self.kind, "primary": self.primary, "measures": list(self.measures),
+                "systems": list(self.systems), "labels": list(self.labels), "settings": dict(self.settings),
+                "notes": list(self.notes),
+                "files": [f"{name}.csv" for name in names] + [f"{name}.json" for name in names]}
 
     def to_dir(self, path, *, overwrite: bool = True, inputs=()) -> Path:
         """Write every table as ``<name>.csv`` and ``<name>.json`` plus ``manifest.json``.
@@ -154,11 +172,6 @@ class Comparison:
         of ``inputs`` (paths of the input files).
         """
         return write_tables(path, self.tables(), self.manifest(), overwrite=overwrite, inputs=inputs)
-
-
-#: Approximate randomisation (a cross-check beside the bootstrap test) costs rounds x pairs
-#: measure evaluations: it runs for at most this many pairs unless it is the test the letters use.
-RANDOMIZATION_MAX_PAIRS = 300
 
 
 def write_tables(path, tables: Mapping[str, pd.DataFrame], manifest: Mapping, *, overwrite: bool = True,
@@ -220,34 +233,64 @@ def _dump_records(records: list[dict], fh) -> None:
 # ----------------------------------------------------------------------------- compare
 
 
-def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, policy: str = "nan", costs=None,
-            bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05, progress=None,
-            baseline_samples: int = 2000, pairwise_test: str = "bootstrap", gains=None,
-            bootstrap_strata: str | None = None) -> Comparison:
+def compare(data, settings: Settings | None = None, *, progress: Progress = None, **changes) -> Comparison:
     """Compare systems under every measure: scores, ranks, agreement and uncertainty as one object.
 
-    ``data``: :class:`~evalreport.inputs.Runs` (item-level: everything, including bootstrap
-    intervals and significance), :class:`~evalreport.counts.bigdata.PatternCounts` (the same
-    results as its ``to_runs()``, without making the items) or :class:`~evalreport.counts.Counts`
-    / a tensor (confusion matrices only: no resampling). ``measures``: ids (default :func:`comparison_measures`);
-    ``primary`` is always included and heads the leaderboard. ``bootstrap``: resamples for the
-    intervals, rank distributions and pairwise tests (0 = none). ``pairwise_test``: which test's
-    Holm-corrected p-values define the significance letters and groups (``bootstrap`` or
-    ``randomization``; systems in the order of the primary measure's ranking;
-    :func:`~evalreport.analyses.significance.groups`). ``gains``: (K, K) gain
-    matrix of the gain measures. Every measure is bound to the data's classes (class subsets) and
-    ``gains`` once (:func:`evalreport.measures.bind`); the records travel on, not the ids.
-    ``bootstrap_strata``: ``"gold"`` resamples items within each gold class (see
-    :mod:`evalreport.analyses.resampling`); resamples that lost a gold class are counted either way
-    (a note, ``settings["bootstrap_class_absent"]`` and the intervals' ``resamples_missing_class``).
+    Parameters
+    ----------
+    data : Runs, PatternCounts, Counts, array or MultiLabelRuns
+        :class:`~evalreport.inputs.Runs` (item-level: everything, including bootstrap intervals and
+        significance), :class:`~evalreport.counts.bigdata.PatternCounts` (the same results as its
+        ``to_runs()``, without making the items), :class:`~evalreport.counts.Counts` / a tensor
+        (confusion matrices only: no resampling), or
+        :class:`~evalreport.inputs.multilabel.MultiLabelRuns` (label sets:
+        :func:`evalreport.analyses.multilabel.compare_sets`).
+    settings : Settings, optional
+        Every setting (:class:`~evalreport.inputs.settings.Settings`; default: its defaults).
+    progress : callable, optional
+        ``progress(done, total)`` after each block of resamples, then of randomisation rounds.
+    **changes
+        Shorthands for fields of ``settings`` (``bootstrap=300, seed=3``).
+
+    Returns
+    -------
+    Comparison
+        ``kind`` ``"single"`` or ``"multilabel"``.
+
+    Notes
+    -----
+    ``measures``: ids (default :func:`comparison_measures`); ``primary`` (default ``macro_f1``) is
+    always included and heads the leaderboard. ``bootstrap``: resamples for the intervals, rank
+    distributions and pairwise tests (0 = none); ``randomization``: rounds of the randomisation
+    test (default: ``bootstrap``). ``pairwise_test``: which test's Holm-corrected p-values define
+    the significance letters and groups (systems in the order of the primary measure's ranking;
+    :func:`~evalreport.analyses.significance.groups`). ``gains``: (K, K) gain matrix of the gain
+    measures. Every measure is bound to the data's classes (class subsets) and ``gains`` once
+    (:func:`evalreport.measures.bind`); the records travel on, not the ids. ``bootstrap_strata``:
+    ``"gold"`` resamples items within each gold class (see :mod:`evalreport.analyses.resampling`);
+    resamples that lost a gold class are counted either way (a note,
+    ``settings["bootstrap_class_absent"]`` and the intervals' ``resamples_missing_class``).
     """
+    from evalreport.inputs.multilabel import MultiLabelRuns
+
+    settings = Settings.coerce(settings, **changes)
+    if isinstance(data, MultiLabelRuns):
+        from evalreport.analyses.multilabel import compare_sets
+
+        return compare_sets(data, settings, progress=progress)
+    return _compare_labels(data, settings, progress)
+
+
+def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
+    """:func:`compare` of single-label data."""
     from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
 
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
-    if bootstrap < 0:
-        raise ValueError(f"bootstrap must be >= 0; got {bootstrap}")
+    measures, policy, costs, gains, bootstrap, seed, alpha = (s.measures, s.policy, s.costs, s.gains, s.bootstrap,
+                                                              s.seed, s.alpha)
+    primary, positive, pairwise_test = s.primary or "macro_f1", s.positive, s.pairwise_test
+    baseline_samples = 2000 if s.baseline_samples is None else s.baseline_samples
+    bootstrap_strata = s.bootstrap_strata
     runs = data if isinstance(data, (Runs, PatternCounts)) else None     # item level: resampling possible
     counts = _as_counts(data).pooled()
     labels, systems = counts.labels, counts.systems
@@ -307,31 +350,19 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
         notes.append("confusion-matrix input: intervals, rank distributions and significance tests need item-level "
                      "predictions and are not available")
     else:
-        from evalreport.analyses import resampling
+        from evalreport.analyses.resampling import ConfusionDesign, lost_classes_sentence
 
-        boot, pat, A = resampling._bootstrap(runs, records, n_resamples=bootstrap, seed=seed, positive=pos,
-                                             policy=policy, costs=costs, level=1 - alpha, progress=progress,
-                                             strata=bootstrap_strata)
-        intervals = boot.intervals
-        rank_dist = boot.rank_distribution
-        if len(systems) > 1:
-            # the bootstrap test's resamples are the ones just drawn (same data, seed and count)
-            n_pairs = len(systems) * (len(systems) - 1) // 2
-            tests = resampling.TESTS
-            if n_pairs > RANDOMIZATION_MAX_PAIRS and pairwise_test != "randomization":
-                tests = tuple(t for t in tests if t != "randomization")
-                notes.append(f"approximate randomisation, a cross-check of the bootstrap test, is run for at most "
-                             f"{RANDOMIZATION_MAX_PAIRS} pairs of systems; these {len(systems)} systems have "
-                             f"{n_pairs:,} pairs, so the pairwise table holds the paired bootstrap and McNemar tests")
-            pairwise = resampling._pairwise(runs, records[0], n_resamples=bootstrap, seed=seed, positive=pos,
-                                            policy=policy, costs=costs, progress=progress, tests=tests,
-                                            samples=boot.samples[:, :, 0], pat=pat, A=A, strata=bootstrap_strata)
-            order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
-            order = order.sort_values("rank", kind="stable")["system"].tolist()
-            groups = resampling.groups(pairwise, alpha=alpha, test=pairwise_test, order=order)
+        design = ConfusionDesign(runs, positive=pos, policy=policy, costs=costs, strata=bootstrap_strata)
+        order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
+        order = order.sort_values("rank", kind="stable")["system"].tolist()
+        rounds = bootstrap if s.randomization is None else s.randomization
+        boot = resampled(design, records, design.point(records), bootstrap=bootstrap, seed=seed, alpha=alpha,
+                         rounds=rounds, pairwise_test=pairwise_test, order=order, progress=progress)
+        intervals, rank_dist, pairwise, groups = boot.intervals, boot.rank_distribution, boot.pairwise, boot.groups
+        notes += boot.notes
         notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile {100 * (1 - alpha):g}% "
                      f"intervals, seed {seed}" + (", within gold classes (stratified)" if bootstrap_strata else ""))
-        lost = resampling.lost_classes_sentence(boot.class_absent, boot.n_missing_class, bootstrap)
+        lost = lost_classes_sentence(design.class_absent, design.n_missing_class, bootstrap)
         if lost:
             notes.append(lost.rstrip("."))           # notes carry no final full stop
         if not isinstance(runs, Runs):
@@ -347,15 +378,17 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
                 "input": "confusion matrices" if runs is None else "runs" if isinstance(runs, Runs) else "patterns"}
     if bootstrap_strata:                      # only when given: manifests of earlier runs stay as they were
         settings["bootstrap_strata"] = bootstrap_strata
-    if len(intervals) and boot.n_missing_class:
-        settings["bootstrap_class_absent"] = dict(boot.class_absent)
-        settings["bootstrap_missing_class"] = boot.n_missing_class
+    if s.randomization is not None:
+        settings["randomization"] = s.randomization
+    if len(intervals) and design.n_missing_class:
+        settings["bootstrap_class_absent"] = dict(design.class_absent)
+        settings["bootstrap_missing_class"] = design.n_missing_class
     return Comparison(primary=primary_m.id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
                       scores=scores, ranks=ranks, rank_correlation=corr, calibration_correlation=cal_corr,
                       disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,
                       rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
                       notes=tuple(notes), settings=settings, records=tuple(records),
-                      samples=boot.samples if len(intervals) else None)
+                      samples=boot.samples if len(intervals) else None, kind="single")
 
 
 def _as_counts(data) -> Counts:
