@@ -15,7 +15,7 @@ from sklearn.metrics import f1_score, jaccard_score, precision_score, recall_sco
 
 from conftest import multilabel_runs as Runs
 from evalreport.analyses.audit.multilabel import audit_multilabel
-from evalreport.analyses.multilabel import compare_multilabel
+from evalreport.analyses.compare import compare
 from evalreport.analyses.multilabel_skips import SKIP_COLUMNS, example_skips, undefined_stat
 from evalreport.counts.multilabel import count_multilabel
 from evalreport.measures import POLICIES
@@ -102,7 +102,7 @@ def test_empty_verdict_follows_the_policy(policy):
 def test_the_comparison_audits_empty_under_its_own_policy():
     runs = _runs(4)
     for policy, verdict in (("nan", "violated"), ("convention", "satisfied")):
-        c = compare_multilabel(runs, policy=policy, bootstrap=0, randomization=0, baseline_samples=0)
+        c = compare(runs, policy=policy, bootstrap=0, randomization=0, baseline_samples=0)
         row = c.audit[(c.audit.property == "EMPTY") & (c.audit.measure == "example_f1")].iloc[0]
         assert row.verdict == verdict and row.policy == policy
         assert "example_skips" in c.tables() and set(c.example_skips.policy) == {policy}
