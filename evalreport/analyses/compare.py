@@ -13,7 +13,8 @@ ranks.csv                  system, measure, rank, calibrated (+ value, tied, nan
 rank_correlation.csv       measure_a, measure_b, method, value (+ n_systems, note)
 intervals.csv              system, measure, value, lo, hi (+ se, nan_fraction, resamples_missing_class)
 rank_distribution.csv      system, measure, rank, probability
-pairwise.csv               system_a, system_b, measure, test, p_value, p_holm, p_bh
+pairwise.csv               system_a, system_b, measure, test, statistic, difference, p_value, p_holm, p_bh,
+                           n_resamples, detail
 baselines.csv              measure, baseline, value (+ se, method, note)
 disagreements.csv          measure_a, measure_b, system_a, system_b (+ values, preferences)
 calibration_correlation    measure, method, value: m vs its calibrated self m_c
@@ -23,11 +24,15 @@ leaderboard.csv            the primary measure: rank, system, value, lo, hi, gro
 manifest.json              settings, measures, systems, labels and notes
 =========================  ===========================================================
 
-Intervals, rank distributions and pairwise tests come from
-:mod:`evalreport.analyses.resampling` and need item-level predictions (Runs) or the joint
-patterns of the items with counts (:class:`~evalreport.counts.bigdata.PatternCounts`, as counted
-out of core; resampled without expanding them to items); with confusion-matrix input those files
-are written empty (with their columns) and the manifest's notes say why.
+Intervals, rank distributions and pairwise tests come from the comparison engine
+(:mod:`evalreport.analyses.engine`, with :class:`~evalreport.analyses.resampling.ConfusionDesign`)
+and need item-level predictions (Runs) or the joint patterns of the items with counts
+(:class:`~evalreport.counts.bigdata.PatternCounts`, as counted out of core; resampled without
+expanding them to items); with confusion-matrix input those files are written empty (with their
+columns) and the manifest's notes say why. Label sets
+(:class:`~evalreport.inputs.multilabel.MultiLabelRuns`) give a :class:`Comparison` of ``kind``
+``"multilabel"`` with the same tables and columns plus its own in ``extra``
+(:mod:`evalreport.analyses.multilabel`).
 """
 from __future__ import annotations
 
@@ -239,37 +244,26 @@ def compare(data, settings: Settings | None = None, *, progress: Progress = None
     Parameters
     ----------
     data : Runs, PatternCounts, Counts, array or MultiLabelRuns
-        :class:`~evalreport.inputs.Runs` (item-level: everything, including bootstrap intervals and
-        significance), :class:`~evalreport.counts.bigdata.PatternCounts` (the same results as its
-        ``to_runs()``, without making the items), :class:`~evalreport.counts.Counts` / a tensor
-        (confusion matrices only: no resampling), or
-        :class:`~evalreport.inputs.multilabel.MultiLabelRuns` (label sets:
-        :func:`evalreport.analyses.multilabel.compare_sets`).
+        Item-level predictions (:class:`~evalreport.inputs.Runs`: everything, including intervals and
+        tests), their patterns with counts (:class:`~evalreport.counts.bigdata.PatternCounts`: the
+        same results without making the items), confusion matrices (:class:`~evalreport.counts.Counts`
+        or a tensor: no resampling) or label sets (:func:`evalreport.analyses.multilabel.compare_sets`).
     settings : Settings, optional
-        Every setting (:class:`~evalreport.inputs.settings.Settings`; default: its defaults).
+        Every setting (:class:`~evalreport.inputs.settings.Settings`); ``**changes`` are shorthands
+        for its fields (``bootstrap=300, seed=3``). ``primary`` (default ``macro_f1``) heads the
+        leaderboard; ``measures`` default to :func:`comparison_measures`, bound to the data's classes
+        and ``gains`` once (:func:`evalreport.measures.bind`); ``bootstrap = 0``: no resampling;
+        ``randomization``: rounds of that test (default ``bootstrap``); ``pairwise_test``: the test
+        whose Holm-corrected p-values make the letters; ``bootstrap_strata = "gold"``: resample within
+        gold classes (resamples that lost a class are counted either way: a note,
+        ``settings["bootstrap_class_absent"]``, the intervals' ``resamples_missing_class``).
     progress : callable, optional
         ``progress(done, total)`` after each block of resamples, then of randomisation rounds.
-    **changes
-        Shorthands for fields of ``settings`` (``bootstrap=300, seed=3``).
 
     Returns
     -------
     Comparison
         ``kind`` ``"single"`` or ``"multilabel"``.
-
-    Notes
-    -----
-    ``measures``: ids (default :func:`comparison_measures`); ``primary`` (default ``macro_f1``) is
-    always included and heads the leaderboard. ``bootstrap``: resamples for the intervals, rank
-    distributions and pairwise tests (0 = none); ``randomization``: rounds of the randomisation
-    test (default: ``bootstrap``). ``pairwise_test``: which test's Holm-corrected p-values define
-    the significance letters and groups (systems in the order of the primary measure's ranking;
-    :func:`~evalreport.analyses.significance.groups`). ``gains``: (K, K) gain matrix of the gain
-    measures. Every measure is bound to the data's classes (class subsets) and ``gains`` once
-    (:func:`evalreport.measures.bind`); the records travel on, not the ids. ``bootstrap_strata``:
-    ``"gold"`` resamples items within each gold class (see :mod:`evalreport.analyses.resampling`);
-    resamples that lost a gold class are counted either way (a note,
-    ``settings["bootstrap_class_absent"]`` and the intervals' ``resamples_missing_class``).
     """
     from evalreport.inputs.multilabel import MultiLabelRuns
 

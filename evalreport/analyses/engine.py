@@ -1,34 +1,20 @@
 """The comparison engine: one implementation of the resampling analyses for every kind of counts.
 
-A comparison of systems on shared items asks the same questions whatever is counted: how
-uncertain is each score (percentile intervals of a paired bootstrap), how likely is each rank
-(``P(rank = k)``, ``P(best)``), which pairs of systems differ (paired tests with Holm and
-Benjamini-Hochberg corrections) and which systems the chosen test separates (groups and letters).
-This module answers them once. What differs between single labels and label sets - how items are
-counted, resampled and swapped - is a :class:`Design`; the two in the package are
-:class:`evalreport.analyses.resampling.ConfusionDesign` (confusion tensors via item patterns) and
-:class:`evalreport.analyses.multilabel.LabelSetDesign` (per-label 2 x 2 tensors and per-item
-statistics of label sets).
-
-Tests (one row per pair and test in ``pairwise``, columns :data:`PAIRWISE_COLUMNS`):
-
-``bootstrap``      the paired bootstrap test of the primary measure on the resamples of the
-                   intervals (:func:`evalreport.analyses.significance.bootstrap_p`; Efron &
-                   Tibshirani 1993, ch. 16).
-``randomization``  approximate randomisation (Noreen 1989; Yeh 2000 for NLP scores): in each of R
-                   rounds every item has the two systems' outputs exchanged with probability 1/2
-                   (:meth:`Design.swap_differences`), ``p = (1 + #{r : |d_r| >= |d|}) / (1 + R_defined)``
-                   (:func:`randomization_p`). Pairs are drawn in the order of their sorted system
-                   names, so renaming or reordering systems permutes the rows and changes no number.
-``mcnemar``        McNemar's test (McNemar 1947) on the per-item correctness of
-                   :meth:`Design.correct` (accuracy for single labels, exact match for label sets):
-                   :func:`evalreport.analyses.significance.mcnemar`, exact binomial below
-                   ``MCNEMAR_EXACT_BELOW`` discordant items, otherwise chi-square with continuity
-                   correction (Edwards 1948); ``difference = (b - c) / n``.
+Whatever is counted, a comparison asks how uncertain each score is (percentile intervals of a
+paired bootstrap), how likely each rank is (``P(rank = k)``, ``P(best)``), which pairs of systems
+differ (paired tests, Holm and Benjamini-Hochberg corrections) and which systems the chosen test
+separates (groups and letters). This module answers them once; how items are counted, resampled
+and swapped is a :class:`Design`: :class:`evalreport.analyses.resampling.ConfusionDesign` (single
+labels) and :class:`evalreport.analyses.multilabel.LabelSetDesign` (label sets). The tests of the
+``pairwise`` table (columns :data:`PAIRWISE_COLUMNS`) are defined in
+:mod:`evalreport.analyses.significance`: the paired bootstrap test, approximate randomisation
+(Noreen 1989; pairs drawn in the order of their sorted system names, so that reordering or
+renaming systems changes no number) and McNemar's test (McNemar 1947; Edwards 1948).
 """
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 from typing import Callable, Mapping, Protocol, Sequence
 
 import numpy as np
@@ -56,34 +42,25 @@ RANDOMIZATION_MAX_PAIRS = 300
 class Design(Protocol):
     """What the engine needs to know about one kind of counts.
 
-    A design holds the item-level data of S systems (or a lossless summary of it, such as item
-    patterns with counts) and knows how to measure it. The engine never looks at items itself: it
-    asks the design for values on the full data, on paired bootstrap resamples and on
-    randomisation rounds, and for the per-item correctness McNemar's test counts. Everything else
-    (intervals, ranks, tests, corrections, letters) is computed from those arrays.
-
-    A new kind of counts (scores for ROC AUC, clustered items, ...) is a new class with these
-    members; no engine code changes. Its obligations:
-
-    * every array is in the order of :attr:`systems` and of the ``measures`` passed in;
-    * :meth:`resample` draws the SAME resample of items for every system (paired), one row per
-      resample, so that differences between systems are taken within a resample;
-    * :meth:`swap_differences` exchanges the two systems' outputs per resampling unit (item,
-      or cluster) with probability 1/2, which is the null hypothesis of exchangeability;
-    * random numbers come only from the generators passed in (made by :meth:`streams`), so a
-      seed fixes every number.
+    A design holds the item-level data of S systems (or a lossless summary, such as item patterns
+    with counts) and measures it; the engine never looks at items. A new kind of counts (scores
+    for ROC AUC, clustered items, ...) is a new class with these members and no engine change.
+    Its obligations: arrays in the order of :attr:`systems` and of the ``measures`` passed in;
+    :meth:`resample` draws the SAME items for every system (paired); :meth:`swap_differences`
+    exchanges two systems' outputs per resampling unit (item, or cluster) with probability 1/2
+    (exchangeability under the null hypothesis); random numbers only from the generators of
+    :meth:`streams`, so that a seed fixes every number.
 
     Attributes
     ----------
     kind : str
-        ``"single"`` or ``"multilabel"`` (a new design names its own).
+        ``"single"``, ``"multilabel"``, or a new design's name.
     systems : tuple of str
         The systems, in the order of every array.
     n_items : int
         Items (the denominator of McNemar's ``difference``).
     mcnemar_measure : str
-        The measure whose per-item correctness :meth:`correct` returns (``accuracy``,
-        ``subset_accuracy``).
+        The measure whose per-item correctness :meth:`correct` returns.
     interval_columns : mapping
         Extra constant columns of the intervals table, known after :meth:`resample`.
     """
@@ -95,27 +72,25 @@ class Design(Protocol):
     interval_columns: Mapping[str, object]
 
     def streams(self, seed: int) -> tuple[np.random.Generator, np.random.Generator]:
-        """The generators of the bootstrap and of the randomisation test for ``seed``."""
+        """The generators of the bootstrap and of the randomisation test."""
 
     def direction(self, measure) -> bool:
         """Whether higher values of ``measure`` are better."""
 
     def point(self, measures: Sequence) -> np.ndarray:
-        """``(S, M)`` values of ``measures`` on all items."""
+        """``(S, M)`` values on all items."""
 
     def resample(self, measures: Sequence, n_resamples: int, rng: np.random.Generator,
                  progress: Progress = None) -> np.ndarray:
-        """``(B, S, M)`` values on B paired bootstrap resamples; ``progress(done, B)`` after blocks."""
+        """``(B, S, M)`` values on B paired bootstrap resamples; ``progress(done, B)``."""
 
     def swap_differences(self, measure, first: np.ndarray, second: np.ndarray, rounds: int,
                          rng: np.random.Generator, progress: Progress = None) -> np.ndarray:
-        """``(R, P)``: for each pair ``(first[p], second[p])`` (in this order, which fixes the
-        draws) the oriented difference ``d_r`` (> 0: first better) of ``measure`` after each of R
-        rounds of random exchanges; NaN where undefined. ``progress(pairs done, P)``."""
+        """``(R, P)`` oriented differences (> 0: ``first[p]`` better) after each of R rounds of
+        random exchanges, pairs in the order given (it fixes the draws); ``progress(pairs, P)``."""
 
     def correct(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(correct (S, U) bool, weight (U,))``: per unit (item or item pattern, counted
-        ``weight`` times) whether each system is right in the sense of :attr:`mcnemar_measure`."""
+        """``(S, U)`` per unit (item or pattern) whether each system is right, and ``(U,)`` unit weights."""
 
 
 # ----------------------------------------------------------------------------- intervals and ranks
@@ -311,21 +286,17 @@ def pairwise_tests(design: Design, measure, value: np.ndarray, *, tests: Sequenc
 # ----------------------------------------------------------------------------- one comparison
 
 
+@dataclass(frozen=True, eq=False)
 class Resampled:
-    """What :func:`resampled` returns: the resampling tables of one comparison.
+    """The resampling tables of one comparison (empty with their columns when not computed), the
+    ``(B, S, M)`` bootstrap values and the notes for the manifest."""
 
-    ``intervals``, ``rank_distribution``, ``pairwise``, ``groups`` (frames, empty with their
-    columns when not computed), ``samples`` (``(B, S, M)`` or None) and ``notes`` (sentences for
-    the manifest).
-    """
-
-    def __init__(self, intervals, rank_distribution, pairwise, groups, samples, notes):
-        self.intervals = intervals
-        self.rank_distribution = rank_distribution
-        self.pairwise = pairwise
-        self.groups = groups
-        self.samples = samples
-        self.notes = notes
+    intervals: pd.DataFrame
+    rank_distribution: pd.DataFrame
+    pairwise: pd.DataFrame
+    groups: pd.DataFrame
+    samples: np.ndarray
+    notes: list[str]
 
 
 def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstrap: int, seed: int, alpha: float,

@@ -273,21 +273,10 @@ class BootstrapResult:
 
 class ConfusionDesign:
     """Single-label runs for the comparison engine (:class:`evalreport.analyses.engine.Design`):
-    confusion tensors counted from the item patterns.
-
-    Parameters
-    ----------
-    data : Runs or PatternCounts
-        Item-level predictions, or the joint patterns of the items with counts.
-    positive, policy, costs
-        As :func:`evalreport.measures.compute` (``positive``: a class index or None).
-    strata : {None, "gold"}
-        Resample within folds, or within the gold classes of each fold.
-
-    After :meth:`resample`, ``class_absent`` (``(label, resamples without it)`` for each gold class
-    some resample lacked) and ``n_missing_class`` (resamples lacking at least one class) say what
-    the module docstring's "Classes lost in a resample" describes.
-    """
+    confusion tensors counted from the item patterns of ``data`` (a Runs or PatternCounts).
+    ``positive``, ``policy``, ``costs``: as :func:`evalreport.measures.compute`; ``strata``: as
+    :func:`bootstrap`. After :meth:`resample`, ``class_absent`` and ``n_missing_class`` count the
+    gold classes the resamples lost (module docstring)."""
 
     kind = "single"
     mcnemar_measure = "accuracy"
@@ -310,7 +299,7 @@ class ConfusionDesign:
 
     @property
     def interval_columns(self) -> dict[str, int]:
-        """The intervals' ``resamples_missing_class`` column (the same on every row: resamples are paired)."""
+        """The intervals' ``resamples_missing_class`` (one value: the resamples are paired)."""
         return {"resamples_missing_class": self.n_missing_class}
 
     def streams(self, seed: int | None) -> tuple[np.random.Generator, np.random.Generator]:
@@ -377,8 +366,9 @@ def bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None 
         raise InputError(f"level must lie strictly between 0 and 1; got {level!r}")
     design, positive = _design(data, positive, costs, policy, strata)
     chosen = _measures(measures, positive, costs, design.labels)
+    point = design.point(chosen)
     samples = design.resample(chosen, B, design.streams(seed)[0], progress)
-    table, ranks = intervals(samples, design.point(chosen), design.systems, [m.id for m in chosen],
+    table, ranks = intervals(samples, point, design.systems, [m.id for m in chosen],
                              [m.higher_is_better for m in chosen], level=level, columns=design.interval_columns)
     return BootstrapResult(intervals=table, rank_distribution=ranks, samples=samples, n_resamples=B, seed=seed,
                            level=float(level), systems=design.systems, measures=tuple(m.id for m in chosen),
@@ -428,6 +418,7 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
     boot_rng, rand_rng = design.streams(seed)
     n_random = sum(t in ("bootstrap", "randomization") for t in tests)
     total = R * n_random
+    value = design.point([m])[:, 0]
     samples = None
     done = 0
     if "bootstrap" in tests:
@@ -435,5 +426,5 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
         samples = design.resample([m], R, boot_rng, tick)[..., 0]
         done = R
     tick = None if progress is None else (lambda k, n: progress(done + R * k // n, total))
-    return pairwise_tests(design, m, design.point([m])[:, 0], tests=tests, samples=samples, rounds=R, rng=rand_rng,
+    return pairwise_tests(design, m, value, tests=tests, samples=samples, rounds=R, rng=rand_rng,
                           progress=tick)
