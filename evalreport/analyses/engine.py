@@ -104,8 +104,12 @@ def _rank_key(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
 
 
 def _rank_probabilities(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
-    """``(S, S)`` with ``[s, k]`` = P(system s has rank k+1) over the rows of ``values`` (B, S);
-    a tie over t positions spreads 1/t to each."""
+    """``(S, S)`` with ``[s, k]`` = P(system s has rank k+1) over the rows of ``values`` (B, S).
+
+    Within each resample systems are ranked in the measure's direction, an undefined (NaN) value
+    below every defined one; a tie of t systems over positions r..r+t-1 gives each probability 1/t
+    at each of them (the expected rank is the average rank; each system's probabilities sum to 1).
+    Values are compared at 12 decimals, so equal values reached by other float paths still tie."""
     B, S = values.shape
     acc = np.zeros(S * (S + 1), dtype=float)
     step = max(1, _DRAW_BUDGET // (S * S))

@@ -31,15 +31,6 @@ measure is computed on the tensor pooled over folds (the counts-pooling F_tp,fp 
 Forman & Scholz 2010, section 3); only the resampling is done within folds, so every
 resample keeps the fold sizes.
 
-Ranks
------
-Within each resample, systems are ranked per measure in the measure's direction
-(``Measure.higher_is_better``); an undefined (NaN) value ranks below every defined value. A
-tie of t systems over positions r..r+t-1 gives each of them probability 1/t at each of those
-positions: the expected rank is then the average rank, and the probabilities over k = 1..S
-sum to 1 for every system. Values are compared after rounding to 12 decimals, so that equal
-values reached through different floating-point paths still tie.
-
 Classes lost in a resample, and the stratified bootstrap
 --------------------------------------------------------
 Resampling items can leave a rare gold class out of a resample. A class-averaged measure (macro
