@@ -8,11 +8,12 @@ Data: :func:`evalreport.examples.multilabel_demo_data` (10 systems x 20 labels x
 shape of ``evalreport demo --multilabel``). Median of ``--repeats`` timings of
 
 * the approximate randomisation test (1,000 rounds, every pair, primary f1_macro) as built
-  (:func:`evalreport.analyses.multilabel_tests.paired_tests`), against the peer "swap the sets,
+  (:meth:`evalreport.analyses.multilabel.LabelSetDesign.swap_differences` through
+  :func:`evalreport.analyses.engine.pairwise_tests`), against the peer "swap the sets,
   then scikit-learn ``f1_score(average='macro')`` for both systems" per round, timed on a few
   rounds and extrapolated to 1,000 rounds x every pair;
 * McNemar on exact match (every pair), the per-label calibration tables, the set-property audit;
-* ``compare_multilabel`` with and without the new tables (``randomization=0, audit=False``).
+* ``compare`` with and without the new tables (``randomization=0, audit=False``).
 """
 from __future__ import annotations
 
@@ -24,9 +25,10 @@ import numpy as np
 from sklearn.metrics import f1_score
 
 from evalreport.analyses.audit.multilabel import audit_multilabel
-from evalreport.analyses.multilabel import compare_multilabel
+from evalreport.analyses.compare import compare
+from evalreport.analyses.engine import pairwise_tests
+from evalreport.analyses.multilabel import LabelSetDesign
 from evalreport.analyses.multilabel_calibration import calibration_tables
-from evalreport.analyses.multilabel_tests import paired_tests
 from evalreport.counts.multilabel import count_multilabel
 from evalreport.examples import multilabel_demo_data
 from evalreport.inputs.multilabel import MultiLabelRuns
@@ -70,9 +72,10 @@ def main(argv=None):
     counts = count_multilabel(runs)
     point = compute_multilabel("f1_macro", counts, policy="zero").value
     R = 1000
-    ours = _median(lambda: paired_tests(runs, "f1_macro", point, rounds=R, seed=0, alpha=0.05, policy="zero"),
-                   args.repeats)
-    mcnemar = _median(lambda: paired_tests(runs, "f1_macro", point, rounds=0, seed=0, alpha=0.05), args.repeats)
+    design = LabelSetDesign(runs, policy="zero")
+    ours = _median(lambda: pairwise_tests(design, get("f1_macro"), point, tests=("randomization",), rounds=R,
+                                          rng=np.random.default_rng(0)), args.repeats)
+    mcnemar = _median(lambda: pairwise_tests(design, get("f1_macro"), point, tests=("mcnemar",)), args.repeats)
     peer_r, peer_pairs = 10, pairs[:3]
     peer = _median(lambda: _peer_rounds(runs, peer_pairs, peer_r), args.repeats) * (R / peer_r) * (
         len(pairs) / len(peer_pairs))
@@ -80,16 +83,16 @@ def main(argv=None):
                                "jaccard_macro", "mcc_macro")]
     calib = _median(lambda: calibration_tables(counts, chosen), args.repeats)
     audit = _median(lambda: audit_multilabel(), args.repeats)
-    without = _median(lambda: compare_multilabel(runs, bootstrap=1000, randomization=0, audit=False), args.repeats)
-    full = _median(lambda: compare_multilabel(runs, bootstrap=1000), args.repeats)
+    without = _median(lambda: compare(runs, bootstrap=1000, randomization=0, audit=False), args.repeats)
+    full = _median(lambda: compare(runs, bootstrap=1000, randomization=1000), args.repeats)
     rows = [
         (f"randomisation, {R} rounds x {len(pairs)} pairs (f1_macro)", ours, peer,
          "scikit-learn f1_score per round (extrapolated)"),
-        (f"McNemar mid-p on exact match, {len(pairs)} pairs", mcnemar, None, ""),
+        (f"McNemar on exact match, {len(pairs)} pairs", mcnemar, None, ""),
         ("calibration tables (7 label-based averages)", calib, None, ""),
         ("set-property audit (6 measures x 8 properties)", audit, None, ""),
-        ("compare_multilabel, bootstrap 1000, new tables off", without, None, ""),
-        ("compare_multilabel, bootstrap 1000, every table", full, None, ""),
+        ("compare (label sets), bootstrap 1000, new tables off", without, None, ""),
+        ("compare (label sets), bootstrap 1000, every table", full, None, ""),
     ]
     print(f"data: {S} systems x {runs.n_labels} labels x {runs.n_items} items; median of {args.repeats}")
     print("| step | evalreport (s) | peer (s) | peer / evalreport |")

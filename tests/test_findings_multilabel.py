@@ -2,11 +2,7 @@
 (leader, the letters' family, runner-up gap, winners, chance baselines, undefined values), the rows of
 label sets (cross-check tests, per-label calibration, skipped labels and items, what needs one
 confusion matrix), and the multi-label report's findings block made from those rows by the
-single-label sentence builder. The label counts are checked against scikit-learn.
-
-The comparison engine still writes the cross-check tests as a ``tests`` table; :func:`new_schema`
-turns its rows into rows of ``pairwise`` (system_a, system_b, measure, test, statistic, difference,
-p_value, p_holm, p_bh, n_resamples, detail), the one schema of both kinds."""
+single-label sentence builder. The label counts are checked against scikit-learn."""
 from __future__ import annotations
 
 import dataclasses
@@ -16,7 +12,7 @@ import pandas as pd
 import pytest
 
 from evalreport.analyses.findings import COLUMNS, findings
-from evalreport.analyses.multilabel import compare_multilabel
+from evalreport.analyses.compare import compare
 from evalreport.analyses.multilabel_label_skips import label_skips
 from evalreport.inputs.multilabel import MultiLabelRuns
 from evalreport.report.multilabel_build import analyse_multilabel
@@ -27,33 +23,9 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 LABELS = ("a", "b", "c", "d", "e", "f")
 N = 400
-PAIRWISE = ["system_a", "system_b", "measure", "test", "statistic", "difference", "p_value", "p_holm", "p_bh",
-            "n_resamples", "detail"]
 
 
-def as_pairwise(tests: pd.DataFrame) -> pd.DataFrame:
-    """The rows of a ``tests`` table in the columns of ``pairwise``."""
-    if tests is None or tests.empty:
-        return pd.DataFrame(columns=PAIRWISE)
-    rounds = tests["rounds"] if "rounds" in tests else pd.Series(np.nan, index=tests.index)
-    return pd.DataFrame({"system_a": tests["a"], "system_b": tests["b"], "measure": tests["measure"],
-                         "test": tests["test"], "statistic": tests["statistic"], "difference": tests["difference"],
-                         "p_value": tests["p"], "p_holm": tests["p_holm"], "p_bh": np.nan,
-                         "n_resamples": pd.to_numeric(rounds, errors="coerce"), "detail": ""}, columns=PAIRWISE)
 
-
-def new_schema(comp):
-    """``comp`` with the rows of its ``tests`` table in ``pairwise``."""
-    rows = as_pairwise(comp.tests)
-    pairwise = pd.concat([comp.pairwise, rows], ignore_index=True) if len(rows) else comp.pairwise
-    return dataclasses.replace(comp, pairwise=pairwise)
-
-
-def new_schema_folder(folder) -> None:
-    """A report folder's ``tests.csv`` rows moved into its ``pairwise.csv``."""
-    tests = pd.read_csv(folder / "tests.csv")
-    pairwise = pd.read_csv(folder / "pairwise.csv")
-    pd.concat([pairwise, as_pairwise(tests)], ignore_index=True).to_csv(folder / "pairwise.csv", index=False)
 
 
 def _runs():
@@ -99,7 +71,7 @@ def test_a_clearly_separated_leader():
     """Three systems far apart: the leader is separated from both others by the letters' family (Holm
     over all pairs of the bootstrap test), so are all pairs, and the runner-up gap is beyond noise; the
     cross-check tests count their separations; what needs one confusion matrix is said not computed."""
-    comp = new_schema(compare_multilabel(_noisy((0.95, 0.8, 0.6)), bootstrap=200, audit=False))
+    comp = compare(_noisy((0.95, 0.8, 0.6)), bootstrap=200, audit=False)
     found = findings(comp)
     assert list(found.findings.columns) == COLUMNS
     assert _rows(found, "leader")[["system", "detail"]].values.tolist() == [["s0", "sole"]]
@@ -128,7 +100,7 @@ def test_a_clearly_separated_leader():
 def test_no_pair_is_separated_in_the_null_case():
     """Three systems of the same skill on few items: no pair is separated, the leader shares its letter
     with both others (named inseparable, with their corrected p), the runner-up gap is below noise."""
-    comp = new_schema(compare_multilabel(_noisy((0.8, 0.8, 0.8), seed=2, n=60), bootstrap=200, audit=False))
+    comp = compare(_noisy((0.8, 0.8, 0.8), seed=2, n=60), bootstrap=200, audit=False)
     found = findings(comp)
     assert _rows(found, "separated_pairs")["value"].tolist() == [0]
     assert int(_rows(found, "separable_count")["value"].iloc[0]) == 0
@@ -204,7 +176,7 @@ def test_skip_words_follow_the_policy(policy):
     """Under nan a 0/0 case is left out ("averages only k of n"); under one it is filled in ("counts k
     of n as the one policy's value"), never called skipped; under zero a filled 0 lowers the value, so
     it favours nobody and no winner is flagged."""
-    comp = compare_multilabel(_runs(), policy=policy, bootstrap=0, randomization=0, audit=False)
+    comp = compare(_runs(), policy=policy, bootstrap=0, randomization=0, audit=False)
     found = findings(comp)
     rests = _rows(found, "rests_on_skipping")
     if policy == "zero":
@@ -219,7 +191,7 @@ def test_skip_words_follow_the_policy(policy):
 
 
 def test_undefined_values_name_their_system():
-    found = findings(compare_multilabel(_runs(), bootstrap=0, randomization=0, audit=False))
+    found = findings(compare(_runs(), bootstrap=0, randomization=0, audit=False))
     und = _rows(found, "undefined")
     assert "empty" in set(und[und["measure"] == "example_precision"]["system"])
 
@@ -233,7 +205,7 @@ def test_a_constant_winner_and_a_baseline_better_than_every_system_are_flagged()
     noisy = np.where(rng.random(gold.shape) < 0.85, gold, ~gold)
     runs = MultiLabelRuns(gold=gold, pred=np.stack([noisy, np.zeros_like(gold)]), labels=LABELS,
                           systems=("noisy", "empty"), ids=np.array([f"i{k}" for k in range(N)]))
-    comp = compare_multilabel(runs, bootstrap=0, randomization=0, audit=False)
+    comp = compare(runs, bootstrap=0, randomization=0, audit=False)
     found = findings(comp)
     assert _rows(found, "constant_system")[["system", "detail"]].values.tolist() == [
         ["empty", "predicts the same label set for every item"]]
@@ -271,7 +243,7 @@ def test_near_ties_come_from_the_paired_differences(report):
 def test_chance_level_uses_intervals_and_the_exact_baseline():
     """Baselines where a Monte-Carlo estimate beats the exact one only within 2 standard errors: the
     exact one is the strongest; a system whose interval holds it is indistinguishable from chance."""
-    comp = compare_multilabel(_runs(), bootstrap=200, randomization=0, audit=False)
+    comp = compare(_runs(), bootstrap=200, randomization=0, audit=False)
     board = comp.leaderboard.set_index("system")
     mid = float(board.loc["sparse", "value"])
     base = pd.DataFrame({"measure": comp.primary, "baseline": ["empty_set", "label_frequency"],
@@ -287,7 +259,7 @@ def test_chance_level_uses_intervals_and_the_exact_baseline():
 def test_per_label_calibration_findings():
     """The first system after per-label calibration comes from calibration_summary, and the count of
     systems whose primary rank it changes."""
-    comp = compare_multilabel(_runs(), bootstrap=0, randomization=0, audit=False)
+    comp = compare(_runs(), bootstrap=0, randomization=0, audit=False)
     found = findings(comp)
     cs = comp.calibration_summary
     own = cs[cs["measure"] == comp.primary]

@@ -1,6 +1,6 @@
 """The multi-label analyses: prevalence calibration per label (Opitz 2022, eq. 5-6), the paired
-tests (approximate randomisation: Noreen 1989, Yeh 2000; McNemar 1947 with the mid-p of Fagerland,
-Lydersen & Laake 2013), the set-property audit of the example-based measures, and labels only
+tests (approximate randomisation: Noreen 1989, Yeh 2000; McNemar 1947 on exact match, with Edwards
+1948's continuity correction), the set-property audit of the example-based measures, and labels only
 predicted (``n_task``)."""
 from __future__ import annotations
 
@@ -17,15 +17,12 @@ from scipy import stats
 
 from evalreport.analyses import prevalence
 from evalreport.analyses.audit.multilabel import ML_PROPERTIES, SetSpace, audit_multilabel
-from evalreport.analyses.multilabel import ML_TABLES, compare_multilabel
-from evalreport.analyses.multilabel_calibration import (
-    calibrate_labels,
-    calibration_tables,
-    prevalence_dependent,
-    reference_prevalence,
-)
-from evalreport.analyses.multilabel_tests import mcnemar_exact_match, paired_tests, randomization_differences
-from evalreport.analyses.significance import holm
+from evalreport.analyses.compare import TABLES, compare
+from evalreport.analyses.engine import PAIRWISE_COLUMNS, pairwise_tests
+from evalreport.analyses.multilabel import ML_TABLES, LabelSetDesign
+from evalreport.analyses.multilabel_calibration import (calibrate_labels, calibration_tables, prevalence_dependent,
+                                                       reference_prevalence)
+from evalreport.analyses.significance import MCNEMAR_EXACT_BELOW, holm, mcnemar
 from evalreport.counts.multilabel import STAT, count_multilabel, count_swapped
 from evalreport.measures import get
 from evalreport.measures.binary import BINARY
@@ -106,29 +103,48 @@ def test_calibration_tables():
 
 @settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**31), N=st.integers(1, 60))
-def test_mcnemar_against_scipy_binomtest(seed, N):
-    """p_exact = scipy.stats.binomtest(n_ab, n_ab + n_ba, 0.5) (McNemar 1947, exact conditional);
-    mid-p = exact p - P(X = k) = 2 (P(X <= k) - P(X = k) / 2) (Fagerland, Lydersen & Laake 2013)."""
+def test_mcnemar_counts_exact_matches(seed, N):
+    """The McNemar row of a pair of label-set systems counts b = items whose set a gets exactly
+    right and b does not, c the reverse (McNemar 1947 on exact match), and tests them with the one
+    McNemar of :func:`evalreport.analyses.significance.mcnemar`."""
     rng = np.random.default_rng(seed)
     gold = rng.random((N, 2)) < 0.5
     a = np.where(rng.random((N, 1)) < 0.6, gold, rng.random((N, 2)) < 0.5)
     b = np.where(rng.random((N, 1)) < 0.4, gold, rng.random((N, 2)) < 0.5)
-    n_ab, n_ba, k, p_mid, p_exact = mcnemar_exact_match(gold, a, b)
+    runs = Runs(gold, np.stack([a, b]), ["x", "y"], ["a", "b"])
+    design = LabelSetDesign(runs)
+    row = pairwise_tests(design, "f1_macro", design.point([get("f1_macro")])[:, 0], tests=("mcnemar",)).iloc[0]
     ea, eb = (a == gold).all(1), (b == gold).all(1)
-    assert (n_ab, n_ba) == ((ea & ~eb).sum(), (~ea & eb).sum())
-    n = n_ab + n_ba
+    n_ab, n_ba = int((ea & ~eb).sum()), int((~ea & eb).sum())
+    assert row.measure == "subset_accuracy" and row.detail.endswith(f"b={n_ab}, c={n_ba}")
+    assert row.difference == pytest.approx((n_ab - n_ba) / N)
+    assert row.p_value == mcnemar([n_ab], [n_ba])[1][0]
+
+
+@pytest.mark.parametrize("b, c", [(0, 5), (3, 9), (12, 12), (0, 0), (20, 4), (30, 12), (100, 70), (3, 40)])
+def test_the_one_mcnemar_against_scipy(b, c):
+    """Exact binomial (scipy.stats.binomtest, McNemar 1947) below MCNEMAR_EXACT_BELOW discordant
+    items, else chi-square with continuity correction (Edwards 1948) from scipy.stats.chi2."""
+    stat, p, exact = mcnemar(np.array([b]), np.array([c]))
+    n = b + c
     if n == 0:
-        assert p_mid == p_exact == 1.0
-        return
-    assert p_exact == pytest.approx(stats.binomtest(n_ab, n, 0.5).pvalue, rel=1e-10)
-    mid = 2 * (stats.binom.cdf(k, n, 0.5) - 0.5 * stats.binom.pmf(k, n, 0.5))
-    assert p_mid == pytest.approx(min(1.0, mid), rel=1e-10) and p_mid <= p_exact
+        assert p[0] == 1.0 and stat[0] == 0
+    elif n < MCNEMAR_EXACT_BELOW:
+        assert exact[0] and stat[0] == min(b, c)
+        assert p[0] == pytest.approx(stats.binomtest(b, n, 0.5).pvalue, rel=1e-10)
+    else:
+        chi = (abs(b - c) - 1) ** 2 / n
+        assert not exact[0] and stat[0] == pytest.approx(chi)
+        assert p[0] == pytest.approx(stats.chi2.sf(chi, 1), rel=1e-10)
 
 
 def test_mcnemar_worked_numbers():
-    """n_ab = 0, n_ba = 5: exact p = 2 / 32 = 0.0625, mid-p = 0.0625 - 1/32 = 0.03125."""
+    """b = 0, c = 5: exact p = 2 / 32 = 0.0625 (every discordant item goes one way)."""
     gold = np.ones((5, 1), dtype=bool)
-    assert mcnemar_exact_match(gold, ~gold, gold)[3:] == pytest.approx((1 / 32, 2 / 32))
+    runs = Runs(gold, np.stack([~gold, gold]), ["x"], ["a", "b"])
+    design = LabelSetDesign(runs)
+    row = pairwise_tests(design, "f1_macro", np.zeros(2), tests=("mcnemar",)).iloc[0]
+    assert row.p_value == pytest.approx(2 / 32) and row.statistic == 0 and row.difference == -1.0
 
 
 # ------------------------------------------------------------------------------ randomisation
@@ -140,11 +156,18 @@ def _swapped_by_hand(runs, z):
     return Runs(runs.gold, pred, runs.labels, runs.systems)
 
 
+def _swap_differences(runs, measure, swaps, policy="nan"):
+    """Oriented differences of systems 0 and 1 after the given swaps (one row per round)."""
+    m = get(measure)
+    v = compute_multilabel(m, count_swapped(runs, 0, 1, swaps, example=m.kind == "example"), policy=policy).value
+    return (1.0 if m.higher_is_better else -1.0) * (v[:, 0] - v[:, 1])
+
+
 @pytest.mark.parametrize("measure", ["f1_macro", "example_f1", "hamming_loss", "precision_micro"])
 def test_randomization_rounds_equal_swapping_the_sets_by_hand(measure):
     runs = _random_runs(3, N=7, L=3, S=2)
     allz = np.array(list(itertools.product([0, 1], repeat=7)), dtype=np.uint8)      # all 2^7 swaps
-    d = randomization_differences(runs, 0, 1, measure, allz, policy="zero")
+    d = _swap_differences(runs, measure, allz, policy="zero")
     sign = 1.0 if get(measure).higher_is_better else -1.0
     for z, got in zip(allz, d):
         v = compute_multilabel(measure, count_multilabel(_swapped_by_hand(runs, z.astype(bool))), policy="zero").value
@@ -160,13 +183,14 @@ def test_randomization_p_approaches_the_full_enumeration():
     point = compute_multilabel("f1_macro", count_multilabel(runs)).value
     observed = point[0] - point[1]
     allz = np.array(list(itertools.product([0, 1], repeat=10)), dtype=np.uint8)
-    d = randomization_differences(runs, 0, 1, "f1_macro", allz)
+    d = _swap_differences(runs, "f1_macro", allz)
     exact = np.mean(np.abs(d) >= abs(observed) - 1e-12)
     R = 20000
-    table = paired_tests(runs, "f1_macro", point, rounds=R, seed=7, alpha=0.05)
-    row = table[table.test == "randomization"].iloc[0]
-    assert row.rounds == R and row.discordant == int((runs.pred[0] != runs.pred[1]).any(1).sum())
-    assert abs(row.p - exact) < 4 * np.sqrt(exact * (1 - exact) / R) + 1 / R
+    table = pairwise_tests(LabelSetDesign(runs), get("f1_macro"), point, tests=("randomization",), rounds=R,
+                           rng=np.random.default_rng(7))
+    row = table.iloc[0]
+    assert row.n_resamples == R and row.test == "randomization"
+    assert abs(row.p_value - exact) < 4 * np.sqrt(exact * (1 - exact) / R) + 1 / R
     assert 0 < exact < 1
 
 
@@ -174,45 +198,45 @@ def test_identical_systems_give_p_one():
     runs = _random_runs(5, N=20, S=2)
     same = Runs(runs.gold, np.stack([runs.pred[0], runs.pred[0]]), runs.labels, runs.systems)
     point = compute_multilabel("f1_macro", count_multilabel(same)).value
-    t = paired_tests(same, "f1_macro", point, rounds=50, seed=0, alpha=0.05)
-    assert (t.p == 1.0).all() and not t.significant.any() and (t.discordant == 0).all()
+    t = pairwise_tests(LabelSetDesign(same), get("f1_macro"), point, tests=("randomization", "mcnemar"), rounds=50,
+                       rng=np.random.default_rng(0))
+    assert len(t) == 2 and (t.p_value == 1.0).all() and (t.difference == 0).all()
 
 
 # ------------------------------------------------------------------------------ the comparison
 
 
-def test_compare_builds_the_new_tables():
+def test_compare_builds_the_label_set_tables():
     runs = _random_runs(6, N=80, L=4, S=4)
-    c = compare_multilabel(runs, bootstrap=50, randomization=99, seed=3)
-    for name in ("calibration", "calibration_summary", "tests", "audit"):
-        assert name in ML_TABLES and name in c.tables()
-    t = c.tests
-    assert {"a", "b", "test", "measure", "statistic", "p", "p_holm", "significant"} <= set(t.columns)
-    for test, measure in (("randomization", "f1_macro"), ("mcnemar", "subset_accuracy")):
+    c = compare(runs, bootstrap=50, randomization=99, seed=3)
+    assert c.kind == "multilabel" and c.manifest()["kind"] == "multilabel"
+    for name in ("calibration", "calibration_summary", "audit"):
+        assert name in ML_TABLES and name in c.tables() and name in c.extra
+    assert "tests" not in c.tables() and list(c.tables())[:len(TABLES)] == list(TABLES)
+    t = c.pairwise
+    assert list(t.columns) == PAIRWISE_COLUMNS
+    for test, measure in (("bootstrap", "f1_macro"), ("randomization", "f1_macro"), ("mcnemar", "subset_accuracy")):
         rows = t[t.test == test]
         assert len(rows) == 6 and set(rows.measure) == {measure}
-        np.testing.assert_allclose(rows.p_holm, holm(rows.p.to_numpy()))
-        assert (rows.significant == (rows.p_holm < 0.05)).all()
+        np.testing.assert_allclose(rows.p_holm, holm(rows.p_value.to_numpy()))
     rnd = t[t.test == "randomization"]
-    boot = c.pairwise.set_index(["system_a", "system_b"]).p_value
-    np.testing.assert_allclose(rnd.p_bootstrap, [boot[(a, b)] for a, b in zip(rnd.a, rnd.b)])
-    assert (rnd.p >= 1 / 100).all() and (rnd.rounds == 99).all()
+    assert (rnd.p_value >= 1 / 100).all() and (rnd.n_resamples == 99).all()
     assert set(c.audit.measure) == set(EXAMPLE_IDS) and c.audit.as_expected.dropna().all()
     for key in ("calibration_reference", "randomization_rounds", "seed", "n_task"):
         assert key in c.settings
-    again = compare_multilabel(runs, bootstrap=50, randomization=99, seed=3)
-    pd.testing.assert_frame_equal(c.tests, again.tests)
-    off = compare_multilabel(runs, bootstrap=0, randomization=0, audit=False, calibration_reference=0.25)
-    assert set(off.tests.test) == {"mcnemar"} and off.audit.empty
+    again = compare(runs, bootstrap=50, randomization=99, seed=3)
+    pd.testing.assert_frame_equal(c.pairwise, again.pairwise)
+    off = compare(runs, bootstrap=0, randomization=0, audit=False, calibration_reference=0.25)
+    assert off.pairwise.empty and off.audit.empty and list(off.pairwise.columns) == PAIRWISE_COLUMNS
     assert off.settings["calibration_prevalence"] == 0.25
 
 
-def test_write_comparison_writes_the_new_tables(tmp_path):
-    c = compare_multilabel(_random_runs(7, N=30, S=3), bootstrap=20, randomization=20)
+def test_write_comparison_writes_the_label_set_tables(tmp_path):
+    c = compare(_random_runs(7, N=30, S=3), bootstrap=20, randomization=20)
     out = write_comparison(c, tmp_path / "t")
-    for name in ("calibration", "calibration_summary", "tests", "audit"):
+    for name in ("calibration", "calibration_summary", "pairwise", "audit"):
         back = pd.read_csv(out / f"{name}.csv")
-        assert len(back) == len(getattr(c, name)) > 0
+        assert len(back) == len(c.tables()[name]) > 0
         assert (out / f"{name}.json").exists()
 
 
@@ -258,7 +282,7 @@ def test_n_task_from_the_reader(tmp_path):
         warnings.simplefilter("ignore")
         runs = read_multilabel(gold, [run], allow_unknown=True)
     assert runs.labels == ("a", "b", "zz") and runs.n_task == 2
-    c = compare_multilabel(runs, bootstrap=0, randomization=0, audit=False)
+    c = compare(runs, bootstrap=0, randomization=0, audit=False)
     marked = c.per_label.set_index("label").in_task
     assert marked.to_dict() == {"a": True, "b": True, "zz": False}
     # label density is over the task's two labels, as the label averages (not over "zz" too)

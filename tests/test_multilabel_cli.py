@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalreport.analyses.multilabel import compare_multilabel
+from evalreport.analyses.compare import compare
 from evalreport.cli import main
 from evalreport.cli.multilabel import scores
 from evalreport.examples import write_multilabel
@@ -86,8 +86,8 @@ def test_compare_and_out_equal_the_python_api(files, tmp_path):
     rc, out, err = cli("compare", paths["gold"], "--runs-dir", paths["runs_dir"], *extra, "--primary", "example_f1",
                        "--bootstrap", "50", "--seed", "4", "--format", "csv", "--out", out_dir, "--no-progress")
     assert rc == 0, err
-    want = compare_multilabel(expected_runs(paths, extra).select(sorted(RUNS)),
-                              primary="example_f1", bootstrap=50, seed=4)
+    want = compare(expected_runs(paths, extra).select(sorted(RUNS)),
+                   primary="example_f1", bootstrap=50, seed=4)
     board = pd.read_csv(io.StringIO(out))
     assert list(board["system"]) == list(want.leaderboard["system"])
     np.testing.assert_allclose(board["value"], want.leaderboard["value"].astype(float), rtol=1e-12)

@@ -1,4 +1,4 @@
-"""compare_multilabel: bootstrap values against scikit-learn on the resampled items, intervals,
+"""compare on label sets: bootstrap values against scikit-learn on the resampled items, intervals,
 pairwise tests and groups, chance baselines for sets, per-label tables, files.
 
 scikit-learn's ``zero_division=np.nan`` is evalreport's default policy ``nan`` (undefined labels
@@ -15,7 +15,9 @@ import pytest
 from conftest import multilabel_runs
 from sklearn import metrics as skm
 
-from evalreport.analyses.multilabel import ML_TABLES, compare_multilabel
+from evalreport.analyses.compare import compare
+from evalreport.analyses.multilabel import ML_TABLES, LabelSetDesign
+from evalreport.measures import get
 from evalreport.errors import MeasureError
 from evalreport.report.write import write_comparison
 
@@ -36,7 +38,7 @@ MEASURES = ["f1_macro", "f1_micro", "example_f1", "hamming_loss", "subset_accura
 
 @pytest.fixture(scope="module")
 def comp():
-    return compare_multilabel(make_runs(), measures=MEASURES, bootstrap=200, seed=3, block=64)
+    return compare(make_runs(), measures=MEASURES, bootstrap=200, seed=3)
 
 
 def test_point_scores_match_sklearn(comp):
@@ -55,7 +57,7 @@ def test_bootstrap_values_are_the_measures_of_the_resampled_items():
     """Resample b's value = scikit-learn on the items drawn (np.repeat by the multinomial weights the
     comparison draws: the same generator, seed and block)."""
     runs = make_runs(N=60)
-    c = compare_multilabel(runs, measures=["f1_macro", "example_jaccard"], bootstrap=5, seed=11, block=2)
+    c = compare(runs, measures=["f1_macro", "example_jaccard"], bootstrap=5, seed=11)
     rng = np.random.default_rng(11)
     W = np.concatenate([rng.multinomial(60, np.full(60, 1 / 60), size=b) for b in (2, 2, 1)])
     for b in range(5):
@@ -72,12 +74,16 @@ def test_bootstrap_values_are_the_measures_of_the_resampled_items():
 
 def test_bootstrap_reproducible_with_seed():
     runs = make_runs()
-    a = compare_multilabel(runs, measures=MEASURES, bootstrap=50, seed=7)
-    b = compare_multilabel(runs, measures=MEASURES, bootstrap=50, seed=7, block=13)   # blocks do not matter
-    c = compare_multilabel(runs, measures=MEASURES, bootstrap=50, seed=8)
+    a = compare(runs, measures=MEASURES, bootstrap=50, seed=7)
+    b = compare(runs, measures=MEASURES, bootstrap=50, seed=7)
+    c = compare(runs, measures=MEASURES, bootstrap=50, seed=8)
     pd.testing.assert_frame_equal(a.intervals, b.intervals)
     pd.testing.assert_frame_equal(a.pairwise, b.pairwise)
     assert not np.allclose(a.samples, c.samples)
+    # the draws do not depend on how many resamples are counted at once
+    design = LabelSetDesign(runs, block=13)
+    again = design.resample([get(m) for m in MEASURES], 50, design.streams(7)[0])
+    np.testing.assert_allclose(again, a.samples, rtol=1e-12)        # the same draws (matrix products in other blocks)
 
 
 def test_intervals_and_rank_distribution(comp):
@@ -93,7 +99,8 @@ def test_intervals_and_rank_distribution(comp):
 
 
 def test_pairwise_and_groups_consistent(comp):
-    pw = comp.pairwise
+    pw = comp.pairwise[comp.pairwise.test == "bootstrap"]
+    assert set(comp.pairwise.test) == {"bootstrap", "randomization", "mcnemar"}
     assert len(pw) == 6 and set(pw.measure) == {"f1_macro"} and (pw.p_holm >= pw.p_value - 1e-15).all()
     val = comp.scores[comp.scores.measure == "f1_macro"].set_index("system")["value"]
     np.testing.assert_allclose(pw.difference, val.loc[pw.system_a].to_numpy() - val.loc[pw.system_b].to_numpy())
@@ -143,8 +150,8 @@ def test_per_label_and_label_errors(comp):
 def test_refused_measure_and_duplicates():
     runs = make_runs()
     with pytest.raises(MeasureError, match="single-label"):
-        compare_multilabel(runs, measures=["accuracy"], bootstrap=0)
-    c = compare_multilabel(runs, primary="macro_f1", measures=["f1_macro", "micro_f1", "f1_micro"], bootstrap=0)
+        compare(runs, measures=["accuracy"], bootstrap=0)
+    c = compare(runs, primary="macro_f1", measures=["f1_macro", "micro_f1", "f1_micro"], bootstrap=0)
     assert c.measures == ("macro_f1", "micro_f1")
     assert any("one quantity" in n for n in c.notes) and any("bootstrap = 0" in n for n in c.notes)
     assert c.intervals.empty and c.pairwise.empty and c.groups.empty
@@ -154,8 +161,8 @@ def test_permuting_systems_permutes_outputs():
     runs = make_runs()
     order = [2, 0, 3, 1]
     perm = Runs(runs.gold, runs.pred[order], runs.labels, tuple(runs.systems[i] for i in order))
-    a = compare_multilabel(runs, measures=MEASURES, bootstrap=30, seed=1)
-    b = compare_multilabel(perm, measures=MEASURES, bootstrap=30, seed=1)
+    a = compare(runs, measures=MEASURES, bootstrap=30, seed=1)
+    b = compare(perm, measures=MEASURES, bootstrap=30, seed=1)
     key = ["measure", "system"]
     for name in ("scores", "intervals"):
         pd.testing.assert_frame_equal(a.tables()[name].sort_values(key).reset_index(drop=True),
@@ -199,8 +206,8 @@ def test_an_invented_label_changes_only_its_systems_scores(policy):
     ms = ["f1_macro", "precision_macro", "f1_weighted", "precision_micro", "accuracy_micro", "specificity_micro",
           "example_precision", "hamming_loss", "subset_accuracy"]
     kw = dict(measures=ms, policy=policy, bootstrap=0, randomization=0, audit=False)
-    a = compare_multilabel(runs, **kw).scores.set_index(["system", "measure"]).value
-    b = compare_multilabel(wider, **kw)
+    a = compare(runs, **kw).scores.set_index(["system", "measure"]).value
+    b = compare(wider, **kw)
     bv = b.scores.set_index(["system", "measure"]).value
     for m in ms:
         for s in ("sys1", "sys2"):

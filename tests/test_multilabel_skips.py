@@ -15,7 +15,7 @@ from conftest import multilabel_runs as Runs
 from sklearn.metrics import f1_score, jaccard_score, precision_score, recall_score
 
 from evalreport.analyses.audit.multilabel import audit_multilabel
-from evalreport.analyses.multilabel import compare_multilabel
+from evalreport.analyses.compare import compare
 from evalreport.analyses.multilabel_skips import SKIP_COLUMNS, example_skips, undefined_stat
 from evalreport.counts.multilabel import count_multilabel
 from evalreport.measures import POLICIES
@@ -100,7 +100,7 @@ def test_empty_verdict_follows_the_policy(policy):
 def test_the_comparison_audits_empty_under_its_own_policy():
     runs = _runs(4)
     for policy, verdict in (("nan", "violated"), ("convention", "satisfied")):
-        c = compare_multilabel(runs, policy=policy, bootstrap=0, randomization=0, baseline_samples=0)
+        c = compare(runs, policy=policy, bootstrap=0, randomization=0, baseline_samples=0)
         row = c.audit[(c.audit.property == "EMPTY") & (c.audit.measure == "example_f1")].iloc[0]
         assert row.verdict == verdict and row.policy == policy
         assert "example_skips" in c.tables() and set(c.example_skips.policy) == {policy}
@@ -113,7 +113,7 @@ def test_findings_rows_from_the_skips(tmp_path):
     from evalreport.analyses.findings import findings
     from evalreport.report.summary import findings_note
 
-    comp = compare_multilabel(_runs(5), measures=["example_f1", "example_precision"], primary="example_f1",
+    comp = compare(_runs(5), measures=["example_f1", "example_precision"], primary="example_f1",
                               bootstrap=0, randomization=0, audit=False)
     found = findings(comp).findings
     rows = found[found["finding"] == "skipped_items"].set_index(["system", "measure"])
@@ -125,6 +125,6 @@ def test_findings_rows_from_the_skips(tmp_path):
     # plain words, no library API (zero_division=...) in what a reader reads
     assert "zero_division" not in text and "**0/0 labels and items:**" in text
     clean = Runs(np.ones((3, 2), bool), np.ones((1, 3, 2), bool), ["a", "b"], ["s"])
-    found = findings(compare_multilabel(clean, measures=["example_f1"], primary="example_f1", bootstrap=0,
+    found = findings(compare(clean, measures=["example_f1"], primary="example_f1", bootstrap=0,
                                         randomization=0, audit=False)).findings
     assert found[found["finding"].isin(["skipped_items", "rests_on_skipping"])].empty

@@ -13,7 +13,8 @@ ranks.csv                  system, measure, rank, calibrated (+ value, tied, nan
 rank_correlation.csv       measure_a, measure_b, method, value (+ n_systems, note)
 intervals.csv              system, measure, value, lo, hi (+ se, nan_fraction, resamples_missing_class)
 rank_distribution.csv      system, measure, rank, probability
-pairwise.csv               system_a, system_b, measure, test, p_value, p_holm, p_bh
+pairwise.csv               system_a, system_b, measure, test, statistic, difference, p_value, p_holm, p_bh,
+                           n_resamples, detail
 baselines.csv              measure, baseline, value (+ se, method, note)
 disagreements.csv          measure_a, measure_b, system_a, system_b (+ values, preferences)
 calibration_correlation    measure, method, value: m vs its calibrated self m_c
@@ -23,11 +24,15 @@ leaderboard.csv            the primary measure: rank, system, value, lo, hi, gro
 manifest.json              settings, measures, systems, labels and notes
 =========================  ===========================================================
 
-Intervals, rank distributions and pairwise tests come from
-:mod:`evalreport.analyses.resampling` and need item-level predictions (Runs) or the joint
-patterns of the items with counts (:class:`~evalreport.counts.bigdata.PatternCounts`, as counted
-out of core; resampled without expanding them to items); with confusion-matrix input those files
-are written empty (with their columns) and the manifest's notes say why.
+Intervals, rank distributions and pairwise tests come from the comparison engine
+(:mod:`evalreport.analyses.engine`, with :class:`~evalreport.analyses.resampling.ConfusionDesign`)
+and need item-level predictions (Runs) or the joint patterns of the items with counts
+(:class:`~evalreport.counts.bigdata.PatternCounts`, as counted out of core; resampled without
+expanding them to items); with confusion-matrix input those files are written empty (with their
+columns) and the manifest's notes say why. Label sets
+(:class:`~evalreport.inputs.multilabel.MultiLabelRuns`) give a :class:`Comparison` of ``kind``
+``"multilabel"`` with the same tables and columns plus its own in ``extra``
+(:mod:`evalreport.analyses.multilabel`).
 """
 from __future__ import annotations
 
@@ -40,9 +45,11 @@ import pandas as pd
 
 from evalreport.analyses.baselines import baselines as chance_baselines
 from evalreport.analyses import ranking
+from evalreport.analyses.engine import PAIRWISE_COLUMNS, RANDOMIZATION_MAX_PAIRS, Progress, resampled  # noqa: F401
 from evalreport.analyses.prevalence import PrevalenceWarning, calibrate
 from evalreport.counts import Counts
 from evalreport.errors import MeasureError
+from evalreport.inputs.settings import Settings
 from evalreport.measures import applicable, bind, catalogue, evaluate, get, resolve_positive
 from evalreport.measures._core import unique
 
@@ -81,7 +88,7 @@ TABLES = ("scores", "ranks", "rank_correlation", "calibration_correlation", "dis
 _EMPTY = {
     "intervals": ["system", "measure", "value", "lo", "hi"],
     "rank_distribution": ["system", "measure", "rank", "probability"],
-    "pairwise": ["system_a", "system_b", "measure", "test", "statistic", "p_value", "p_holm", "p_bh"],
+    "pairwise": PAIRWISE_COLUMNS,
     "groups": ["system", "group", "leader", "letters"],
     "baselines": ["measure", "baseline", "value", "se", "method", "note"],
 }
@@ -127,57 +134,89 @@ class Comparison:
     #: :attr:`systems` and :attr:`measures`; None without resampling): not a table, kept for the
     #: paired differences of the findings (:mod:`evalreport.analyses.findings`).
     samples: np.ndarray | None = field(default=None, repr=False, compare=False)
+    #: ``"single"`` (single labels) or ``"multilabel"`` (label sets).
+    kind: str = "single"
+    #: The tables only one kind of counts has, by name (label sets: per_label, label_errors,
+    #: cardinality, calibration, calibration_summary, audit, example_skips, label_skips).
+    extra: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+
+    def __getattr__(self, name: str):
+        """An :attr:`extra` table read as an attribute (``comparison.per_label``)."""
+        extra = self.__dict__.get("extra") or {}
+        if name in extra:
+            return extra[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def record(self, measure_id: str):
         """The bound record of one of :attr:`measures`."""
         return next((m for m in self.records if m.id == measure_id), None) or get(measure_id)
 
     def tables(self) -> dict[str, pd.DataFrame]:
-        """Every table by name (the file stems of its output folder)."""
-        return {name: getattr(self, name) for name in TABLES}
+        """Every table by name (the file stems of its output folder): the common ones, then :attr:`extra`."""
+        return {**{name: getattr(self, name) for name in TABLES}, **dict(self.extra)}
 
     def manifest(self) -> dict:
-        return {"primary": self.primary, "measures": list(self.measures), "systems": list(self.systems),
-                "labels": list(self.labels), "settings": dict(self.settings), "notes": list(self.notes),
-                "files": [f"{name}.csv" for name in TABLES] + [f"{name}.json" for name in TABLES]}
+        """What the comparison is (kind, primary, measures, systems, labels, settings, notes) and its files."""
+        names = list(self.tables())
+        head = {"task": "multilabel"} if self.kind == "multilabel" else {}
+        return {**head, "kind": self.kind, "primary": self.primary, "measures": list(self.measures),
+                "systems": list(self.systems), "labels": list(self.labels), "settings": dict(self.settings),
+                "notes": list(self.notes),
+                "files": [f"{name}.csv" for name in names] + [f"{name}.json" for name in names]}
 
 
-#: Approximate randomisation (a cross-check beside the bootstrap test) costs rounds x pairs
-#: measure evaluations: it runs for at most this many pairs unless it is the test the letters use.
-RANDOMIZATION_MAX_PAIRS = 300
 
 
 # ----------------------------------------------------------------------------- compare
 
 
-def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, policy: str = "nan", costs=None,
-            bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05, progress=None,
-            baseline_samples: int = 2000, pairwise_test: str = "bootstrap", gains=None,
-            bootstrap_strata: str | None = None) -> Comparison:
+def compare(data, settings: Settings | None = None, *, progress: Progress = None, **changes) -> Comparison:
     """Compare systems under every measure: scores, ranks, agreement and uncertainty as one object.
 
-    ``data``: :class:`~evalreport.inputs.Runs` (item-level: everything, including bootstrap
-    intervals and significance), :class:`~evalreport.counts.bigdata.PatternCounts` (the same
-    results as its ``to_runs()``, without making the items) or :class:`~evalreport.counts.Counts`
-    / a tensor (confusion matrices only: no resampling). ``measures``: ids (default :func:`comparison_measures`);
-    ``primary`` is always included and heads the leaderboard. ``bootstrap``: resamples for the
-    intervals, rank distributions and pairwise tests (0 = none). ``pairwise_test``: which test's
-    Holm-corrected p-values define the significance letters and groups (``bootstrap`` or
-    ``randomization``; systems in the order of the primary measure's ranking;
-    :func:`~evalreport.analyses.significance.groups`). ``gains``: (K, K) gain
-    matrix of the gain measures. Every measure is bound to the data's classes (class subsets) and
-    ``gains`` once (:func:`evalreport.measures.bind`); the records travel on, not the ids.
-    ``bootstrap_strata``: ``"gold"`` resamples items within each gold class (see
-    :mod:`evalreport.analyses.resampling`); resamples that lost a gold class are counted either way
-    (a note, ``settings["bootstrap_class_absent"]`` and the intervals' ``resamples_missing_class``).
+    Parameters
+    ----------
+    data : Runs, PatternCounts, Counts, array or MultiLabelRuns
+        Item-level predictions (:class:`~evalreport.inputs.Runs`: everything, including intervals and
+        tests), their patterns with counts (:class:`~evalreport.counts.bigdata.PatternCounts`: the
+        same results without making the items), confusion matrices (:class:`~evalreport.counts.Counts`
+        or a tensor: no resampling) or label sets (:func:`evalreport.analyses.multilabel.compare_sets`).
+    settings : Settings, optional
+        Every setting (:class:`~evalreport.inputs.settings.Settings`); ``**changes`` are shorthands
+        for its fields (``bootstrap=300, seed=3``). ``primary`` (default ``macro_f1``) heads the
+        leaderboard; ``measures`` default to :func:`comparison_measures`, bound to the data's classes
+        and ``gains`` once (:func:`evalreport.measures.bind`); ``bootstrap = 0``: no resampling;
+        ``randomization``: rounds of that test (default ``bootstrap``); ``pairwise_test``: the test
+        whose Holm-corrected p-values make the letters; ``bootstrap_strata = "gold"``: resample within
+        gold classes (resamples that lost a class are counted either way: a note,
+        ``settings["bootstrap_class_absent"]``, the intervals' ``resamples_missing_class``).
+    progress : callable, optional
+        ``progress(done, total)`` after each block of resamples, then of randomisation rounds.
+
+    Returns
+    -------
+    Comparison
+        ``kind`` ``"single"`` or ``"multilabel"``.
     """
+    from evalreport.inputs.multilabel import MultiLabelRuns
+
+    settings = Settings.coerce(settings, **changes)
+    if isinstance(data, MultiLabelRuns):
+        from evalreport.analyses.multilabel import compare_sets
+
+        return compare_sets(data, settings, progress=progress)
+    return _compare_labels(data, settings, progress)
+
+
+def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
+    """:func:`compare` of single-label data."""
     from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
 
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
-    if bootstrap < 0:
-        raise ValueError(f"bootstrap must be >= 0; got {bootstrap}")
+    measures, policy, costs, gains, bootstrap, seed, alpha = (s.measures, s.policy, s.costs, s.gains, s.bootstrap,
+                                                              s.seed, s.alpha)
+    primary, positive, pairwise_test = s.primary or "macro_f1", s.positive, s.pairwise_test
+    baseline_samples = 2000 if s.baseline_samples is None else s.baseline_samples
+    bootstrap_strata = s.bootstrap_strata
     runs = data if isinstance(data, (Runs, PatternCounts)) else None     # item level: resampling possible
     counts = _as_counts(data).pooled()
     labels, systems = counts.labels, counts.systems
@@ -237,31 +276,19 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
         notes.append("confusion-matrix input: intervals, rank distributions and significance tests need item-level "
                      "predictions and are not available")
     else:
-        from evalreport.analyses import resampling
+        from evalreport.analyses.resampling import ConfusionDesign, lost_classes_sentence
 
-        boot, pat, A = resampling._bootstrap(runs, records, n_resamples=bootstrap, seed=seed, positive=pos,
-                                             policy=policy, costs=costs, level=1 - alpha, progress=progress,
-                                             strata=bootstrap_strata)
-        intervals = boot.intervals
-        rank_dist = boot.rank_distribution
-        if len(systems) > 1:
-            # the bootstrap test's resamples are the ones just drawn (same data, seed and count)
-            n_pairs = len(systems) * (len(systems) - 1) // 2
-            tests = resampling.TESTS
-            if n_pairs > RANDOMIZATION_MAX_PAIRS and pairwise_test != "randomization":
-                tests = tuple(t for t in tests if t != "randomization")
-                notes.append(f"approximate randomisation, a cross-check of the bootstrap test, is run for at most "
-                             f"{RANDOMIZATION_MAX_PAIRS} pairs of systems; these {len(systems)} systems have "
-                             f"{n_pairs:,} pairs, so the pairwise table holds the paired bootstrap and McNemar tests")
-            pairwise = resampling._pairwise(runs, records[0], n_resamples=bootstrap, seed=seed, positive=pos,
-                                            policy=policy, costs=costs, progress=progress, tests=tests,
-                                            samples=boot.samples[:, :, 0], pat=pat, A=A, strata=bootstrap_strata)
-            order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
-            order = order.sort_values("rank", kind="stable")["system"].tolist()
-            groups = resampling.groups(pairwise, alpha=alpha, test=pairwise_test, order=order)
+        design = ConfusionDesign(runs, positive=pos, policy=policy, costs=costs, strata=bootstrap_strata)
+        order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
+        order = order.sort_values("rank", kind="stable")["system"].tolist()
+        rounds = bootstrap if s.randomization is None else s.randomization
+        boot = resampled(design, records, design.point(records), bootstrap=bootstrap, seed=seed, alpha=alpha,
+                         rounds=rounds, pairwise_test=pairwise_test, order=order, progress=progress)
+        intervals, rank_dist, pairwise, groups = boot.intervals, boot.rank_distribution, boot.pairwise, boot.groups
+        notes += boot.notes
         notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile {100 * (1 - alpha):g}% "
                      f"intervals, seed {seed}" + (", within gold classes (stratified)" if bootstrap_strata else ""))
-        lost = resampling.lost_classes_sentence(boot.class_absent, boot.n_missing_class, bootstrap)
+        lost = lost_classes_sentence(design.class_absent, design.n_missing_class, bootstrap)
         if lost:
             notes.append(lost.rstrip("."))           # notes carry no final full stop
         if not isinstance(runs, Runs):
@@ -277,15 +304,17 @@ def compare(data, *, measures=None, primary: str = "macro_f1", positive=None, po
                 "input": "confusion matrices" if runs is None else "runs" if isinstance(runs, Runs) else "patterns"}
     if bootstrap_strata:                      # only when given: manifests of earlier runs stay as they were
         settings["bootstrap_strata"] = bootstrap_strata
-    if len(intervals) and boot.n_missing_class:
-        settings["bootstrap_class_absent"] = dict(boot.class_absent)
-        settings["bootstrap_missing_class"] = boot.n_missing_class
+    if s.randomization is not None:
+        settings["randomization"] = s.randomization
+    if len(intervals) and design.n_missing_class:
+        settings["bootstrap_class_absent"] = dict(design.class_absent)
+        settings["bootstrap_missing_class"] = design.n_missing_class
     return Comparison(primary=primary_m.id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
                       scores=scores, ranks=ranks, rank_correlation=corr, calibration_correlation=cal_corr,
                       disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,
                       rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
                       notes=tuple(notes), settings=settings, records=tuple(records),
-                      samples=boot.samples if len(intervals) else None)
+                      samples=boot.samples if len(intervals) else None, kind="single")
 
 
 def _as_counts(data) -> Counts:

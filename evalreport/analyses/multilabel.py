@@ -1,8 +1,11 @@
-"""``compare_multilabel``: the comparison of multi-label systems, table by table.
+"""Label sets in the comparison engine: :class:`LabelSetDesign` and :func:`compare_sets`.
 
-The tables and their columns are those of :class:`evalreport.analyses.compare.Comparison` where
-they apply (scores, ranks, rank_correlation, disagreements, inconsistency, baselines, intervals,
-rank_distribution, pairwise, groups, leaderboard; notes and settings in the manifest), plus
+:func:`evalreport.analyses.compare.compare` hands a
+:class:`~evalreport.inputs.multilabel.MultiLabelRuns` to :func:`compare_sets`, which returns a
+:class:`~evalreport.analyses.compare.Comparison` of ``kind = "multilabel"``: the common tables
+(scores, ranks, rank_correlation, disagreements, inconsistency, baselines, intervals,
+rank_distribution, pairwise, groups, leaderboard; ``calibration_correlation`` is empty, since
+calibration is per label here) with their single-label columns, and in ``extra``
 
 ``per_label``     system, label, support, precision, recall, f1, undefined (any of the three is 0/0)
 ``label_errors``  system, label, support, added (FP: predicted, not gold), dropped (FN: gold, not
@@ -11,18 +14,9 @@ rank_distribution, pairwise, groups, leaderboard; notes and settings in the mani
                   Katakis 2007's label cardinality), density (cardinality / the task's labels n_task: a
                   label only a system predicts is not in the denominator), empty (share of items with
                   the empty set), distinct_sets (distinct label sets): ranking-free statistics
-
-Measures: example-based records and label-based averages (:mod:`evalreport.measures.multilabel`).
-Resampling: a paired bootstrap over items (the same multinomial item weights for every system),
-counted as matrix products (:func:`~evalreport.counts.multilabel.count_multilabel` with
-``weights``); percentile intervals, rank distributions (the single-label helper
-``_rank_probabilities``), paired bootstrap tests of the primary measure with Holm and
-Benjamini-Hochberg corrections, and significance groups (:func:`~evalreport.analyses.significance.groups`).
 ``calibration``, ``calibration_summary``  prevalence calibration per label (Opitz 2022, eq. 5-6 on each
                   label's 2 x 2 matrix; :mod:`evalreport.analyses.multilabel_calibration` says what
                   it means for sets and which reference prevalence); ``scores`` keeps only raw rows
-``tests``         approximate randomisation on the primary measure and McNemar's mid-p test on exact
-                  match for every pair, Holm within each test (:mod:`evalreport.analyses.multilabel_tests`)
 ``audit``         the set properties of the example-based measures among ``measures``
                   (:func:`evalreport.analyses.audit.multilabel.audit_multilabel`; empty with ``audit=False``);
                   its EMPTY verdict is computed under ``policy``, the policy of the values
@@ -31,6 +25,14 @@ Benjamini-Hochberg corrections, and significance groups (:func:`~evalreport.anal
                   (:func:`evalreport.analyses.multilabel_skips.example_skips`)
 ``label_skips``   per system and label-based (macro, weighted) average, the labels where the per-label
                   value is 0/0 (:func:`evalreport.analyses.multilabel_label_skips.label_skips`)
+
+Measures: example-based records and label-based averages (:mod:`evalreport.measures.multilabel`).
+Resampling (:class:`LabelSetDesign`): a paired bootstrap over items (the same multinomial item
+weights for every system), counted as matrix products
+(:func:`~evalreport.counts.multilabel.count_multilabel` with ``weights``); randomisation rounds
+exchange the two systems' predicted SETS per item (:func:`~evalreport.counts.multilabel.count_swapped`);
+McNemar's test counts exact matches. Intervals, rank distributions, the pairwise tests and groups
+are the engine's (:mod:`evalreport.analyses.engine`), as for single labels.
 
 Labels only predicted (``runs.n_task`` < L, read with ``allow_unknown=True``) are false positives
 of the system that predicts them in the micro averages and the example-based measures; macro and
@@ -46,8 +48,8 @@ NumPy's sorted order of the indicator rows: exact).
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
-from typing import Mapping
+from dataclasses import dataclass
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -55,18 +57,17 @@ import pandas as pd
 from evalreport.analyses import ranking
 from evalreport.analyses.audit import COLUMNS as AUDIT_COLUMNS
 from evalreport.analyses.audit.multilabel import audit_multilabel
-from evalreport.analyses.compare import _EMPTY, _leaderboard
+from evalreport.analyses.compare import _EMPTY, TABLES, Comparison, _leaderboard
+from evalreport.analyses.engine import Progress, resampled
 from evalreport.analyses.multilabel_calibration import calibration_tables
 from evalreport.analyses.multilabel_label_skips import label_skips
 from evalreport.analyses.multilabel_skips import example_skips
-from evalreport.analyses.multilabel_tests import TEST_COLUMNS, paired_tests
-from evalreport.analyses.resampling import _rank_probabilities
-from evalreport.analyses.significance import benjamini_hochberg, bootstrap_p, groups as significance_groups, holm
-from evalreport.counts.multilabel import count_multilabel
+from evalreport.counts.multilabel import count_multilabel, count_swapped, item_features
+from evalreport.inputs.settings import Settings
 from evalreport.measures import get
 from evalreport.measures.multilabel import compute_multilabel, label_record, label_values
 
-__all__ = ["MULTILABEL_MEASURES", "ML_TABLES", "MultiLabelComparison", "compare_multilabel"]
+__all__ = ["MULTILABEL_MEASURES", "EXTRA_TABLES", "ML_TABLES", "LabelSetDesign", "compare_sets"]
 
 #: The default measures of a multi-label comparison: the example-based ones and the usual
 #: label-based averages (Gösgens et al. 2021, section 2).
@@ -74,51 +75,102 @@ MULTILABEL_MEASURES = ("f1_macro", "f1_micro", "f1_weighted", "precision_macro",
                        "precision_micro", "recall_micro", "jaccard_macro", "mcc_macro", "subset_accuracy",
                        "hamming_loss", "example_precision", "example_recall", "example_f1", "example_jaccard")
 
-ML_TABLES = ("scores", "ranks", "rank_correlation", "disagreements", "inconsistency", "baselines", "intervals",
-             "rank_distribution", "pairwise", "groups", "leaderboard", "per_label", "label_errors", "cardinality",
-             "calibration", "calibration_summary", "tests", "audit", "example_skips", "label_skips")
+#: The tables only label sets have (:attr:`Comparison.extra`).
+EXTRA_TABLES = ("per_label", "label_errors", "cardinality", "calibration", "calibration_summary", "audit",
+                "example_skips", "label_skips")
+#: Every table of a label-set comparison.
+ML_TABLES = (*TABLES, *EXTRA_TABLES)
 
 
-@dataclass(frozen=True)
-class MultiLabelComparison:
-    """All tables of one multi-label comparison (module docstring)."""
+class LabelSetDesign:
+    """Label sets for the comparison engine (:class:`evalreport.analyses.engine.Design`).
 
-    primary: str
-    measures: tuple[str, ...]
-    systems: tuple[str, ...]
-    labels: tuple[str, ...]
-    scores: pd.DataFrame
-    ranks: pd.DataFrame
-    rank_correlation: pd.DataFrame
-    disagreements: pd.DataFrame
-    inconsistency: pd.DataFrame
-    baselines: pd.DataFrame
-    intervals: pd.DataFrame
-    rank_distribution: pd.DataFrame
-    pairwise: pd.DataFrame
-    groups: pd.DataFrame
-    leaderboard: pd.DataFrame
-    per_label: pd.DataFrame
-    label_errors: pd.DataFrame
-    cardinality: pd.DataFrame
-    calibration: pd.DataFrame
-    calibration_summary: pd.DataFrame
-    tests: pd.DataFrame
-    audit: pd.DataFrame
-    example_skips: pd.DataFrame
-    label_skips: pd.DataFrame
-    notes: tuple[str, ...] = ()
-    settings: Mapping = field(default_factory=dict)
-    samples: np.ndarray | None = field(default=None, repr=False, compare=False)   # (B, S, M) bootstrap values
+    Parameters
+    ----------
+    runs : MultiLabelRuns
+        ``gold (N, L)`` and ``pred (S, N, L)`` indicator matrices with labels and systems.
+    policy : str
+        The 0/0 policy of the values.
+    block : int
+        Bootstrap resamples counted at once (the draws, so the results, do not depend on it).
+    """
 
-    def tables(self) -> dict[str, pd.DataFrame]:
-        return {name: getattr(self, name) for name in ML_TABLES}
+    kind = "multilabel"
+    mcnemar_measure = "subset_accuracy"
+    interval_columns: dict = {}
 
-    def manifest(self) -> dict:
-        return {"task": "multilabel", "primary": self.primary, "measures": list(self.measures),
-                "systems": list(self.systems), "labels": list(self.labels), "settings": dict(self.settings),
-                "notes": list(self.notes),
-                "files": [f"{n}.csv" for n in ML_TABLES] + [f"{n}.json" for n in ML_TABLES]}
+    def __init__(self, runs, *, policy: str = "nan", block: int = 100) -> None:
+        self.runs = runs
+        self.counts = count_multilabel(runs)
+        self.systems = tuple(self.counts.systems)
+        self.n_items = int(self.counts.n_items)
+        self.policy = policy
+        self.block = int(block)
+
+    def streams(self, seed: int) -> tuple[np.random.Generator, np.random.Generator]:
+        """``default_rng(seed)`` for the bootstrap, ``default_rng([seed, 2])`` for the randomisation test."""
+        return np.random.default_rng(seed), np.random.default_rng([seed, 2])
+
+    def direction(self, measure) -> bool:
+        """Whether higher values are better, for label sets (:func:`~evalreport.measures.multilabel.label_record`)."""
+        return label_record(get(measure)).higher_is_better
+
+    def point(self, measures: Sequence) -> np.ndarray:
+        """``(S, M)`` values on all items."""
+        return np.stack([compute_multilabel(m, self.counts, policy=self.policy, explain=False).value
+                         for m in measures], axis=-1)
+
+    def resample(self, measures: Sequence, n_resamples: int, rng: np.random.Generator,
+                 progress: Progress = None) -> np.ndarray:
+        """``(B, S, M)`` values on B paired bootstrap resamples: multinomial item weights, counted
+        as one matrix product per block of resamples."""
+        N = self.n_items
+        out = []
+        done = 0
+        while done < n_resamples:
+            b = min(self.block, n_resamples - done)
+            weights = rng.multinomial(N, np.full(N, 1.0 / N), size=b).astype(float)       # (b, N)
+            counts = count_multilabel(self.runs, weights)
+            out.append(np.stack([compute_multilabel(m, counts, policy=self.policy, explain=False).value
+                                 for m in measures], axis=-1))
+            done += b
+            if progress is not None:
+                progress(done, n_resamples)
+        return np.concatenate(out, axis=0)
+
+    def swap_differences(self, measure, first: np.ndarray, second: np.ndarray, rounds: int,
+                         rng: np.random.Generator, progress: Progress = None) -> np.ndarray:
+        """``(R, P)`` oriented differences after exchanging the two systems' predicted sets per item
+        with probability 1/2 (one random bit per item whose sets differ: identical sets swap to
+        themselves), counted by :func:`~evalreport.counts.multilabel.count_swapped`."""
+        m = get(measure)
+        sign = 1.0 if self.direction(m) else -1.0
+        pred = np.asarray(self.runs.pred, dtype=bool)
+        features = item_features(self.runs)
+        out = np.empty((rounds, len(first)))
+        for k, (i, j) in enumerate(zip(first, second)):
+            items = np.flatnonzero((pred[i] != pred[j]).any(axis=-1))
+            swaps = _coin_flips(rng, rounds, items.shape[0])
+            counts = count_swapped(self.runs, int(i), int(j), swaps, items=items, features=features,
+                                   example=m.kind == "example")
+            v = compute_multilabel(m, counts, policy=self.policy, explain=False).value           # (R, 2)
+            out[:, k] = sign * (v[:, 0] - v[:, 1])
+            if progress is not None:
+                progress(k + 1, len(first))
+        return out
+
+    def correct(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(S, N)`` exact matches (the predicted set is the gold set), each item counted once."""
+        gold = np.asarray(self.runs.gold, dtype=bool)
+        exact = (np.asarray(self.runs.pred, dtype=bool) == gold[None]).all(axis=-1)
+        return exact, np.ones(exact.shape[1])
+
+
+def _coin_flips(rng: np.random.Generator, rounds: int, n: int) -> np.ndarray:
+    """``(rounds, n)`` fair 0/1 coins (uint8), one bit of the generator's raw 64-bit output each."""
+    words = -(-rounds * n // 64)
+    bits = np.unpackbits(rng.bit_generator.random_raw(words).view(np.uint8))
+    return bits[:rounds * n].reshape(rounds, n)
 
 
 def _chosen(measures, primary):
@@ -139,42 +191,39 @@ def _chosen(measures, primary):
     return out, notes
 
 
-def _values(measures, counts, policy, explain):
-    return [compute_multilabel(m, counts, policy=policy, explain=explain) for m in measures]
+def compare_sets(runs, settings: Settings | None = None, *, progress: Progress = None) -> Comparison:
+    """Compare systems that predict label sets (what :func:`evalreport.analyses.compare.compare`
+    does with a :class:`~evalreport.inputs.multilabel.MultiLabelRuns`).
 
+    Parameters
+    ----------
+    runs : MultiLabelRuns
+        Gold and predicted label sets.
+    settings : Settings, optional
+        ``primary`` defaults to ``f1_macro``, ``measures`` to :data:`MULTILABEL_MEASURES`,
+        ``baseline_samples`` to 200 and ``randomization`` to ``bootstrap``;
+        ``calibration_reference`` (:mod:`~evalreport.analyses.multilabel_calibration`) and
+        ``audit`` (the set-property audit of the example-based measures) apply to label sets only.
+    progress : callable, optional
+        ``progress(done, total)`` after each block of resamples, then of randomisation pairs.
 
-def _direction(m) -> bool:
-    return label_record(m).higher_is_better
-
-
-def compare_multilabel(runs, *, measures=None, primary: str = "f1_macro", policy: str = "nan", bootstrap: int = 1000,
-                       seed: int = 0, alpha: float = 0.05, progress=None, baseline_samples: int = 200,
-                       block: int = 100, calibration_reference="uniform", randomization: int = 1000,
-                       audit: bool = True) -> MultiLabelComparison:
-    """Compare multi-label systems (``runs``: a :class:`~evalreport.inputs.multilabel.MultiLabelRuns`).
-
-    ``measures``: ids (default :data:`MULTILABEL_MEASURES`); ``primary`` is always included and
-    heads the leaderboard. ``bootstrap``: paired resamples over items (0 = none); ``block``:
-    resamples counted at once; ``progress``: ``callable(done, total)`` after each block (bootstrap
-    blocks, then randomisation pairs). ``calibration_reference``: ``"uniform"`` (0.5), ``"mean"``
-    or a prevalence in (0, 1) (:mod:`~evalreport.analyses.multilabel_calibration`);
-    ``randomization``: rounds R of the approximate randomisation test (0 = no randomisation
-    rows; McNemar rows are always there); ``audit``: run the set-property audit of the
-    example-based measures (``False``: an empty ``audit`` table).
+    Returns
+    -------
+    Comparison
+        ``kind = "multilabel"``, the label-set tables in ``extra`` (module docstring).
     """
-    if not 0 < alpha < 1:
-        raise ValueError(f"alpha must lie in (0, 1); got {alpha}")
-    if bootstrap < 0:
-        raise ValueError(f"bootstrap must be >= 0; got {bootstrap}")
-    if randomization < 0:
-        raise ValueError(f"randomization must be >= 0; got {randomization}")
-    chosen, notes = _chosen(measures, primary)
+    s = Settings() if settings is None else settings
+    policy, bootstrap, seed, alpha = s.policy, s.bootstrap, s.seed, s.alpha
+    baseline_samples = 200 if s.baseline_samples is None else s.baseline_samples
+    rounds = bootstrap if s.randomization is None else s.randomization
+    chosen, notes = _chosen(s.measures, s.primary or "f1_macro")
     ids = [m.id for m in chosen]
     primary_id = ids[0]
-    counts = count_multilabel(runs)
-    systems, labels = counts.systems, counts.labels
-    S, N = len(systems), counts.n_items
-    results = _values(chosen, counts, policy, True)
+    design = LabelSetDesign(runs, policy=policy)
+    counts = design.counts
+    systems, labels = design.systems, counts.labels
+    S, N = len(systems), design.n_items
+    results = [compute_multilabel(m, counts, policy=policy, explain=True) for m in chosen]
     scores = pd.DataFrame({
         "system": np.tile(np.asarray(systems, dtype=object), len(chosen)),
         "measure": np.repeat(np.asarray(ids, dtype=object), S),
@@ -183,112 +232,56 @@ def compare_multilabel(runs, *, measures=None, primary: str = "f1_macro", policy
         "undefined": np.concatenate([r.undefined for r in results]),
         "reason": np.concatenate([r.reason for r in results]),
     })
-    directions = {m.id: _direction(m) for m in chosen}
+    directions = {m.id: design.direction(m) for m in chosen}
     ranks = ranking.rank(scores, higher_is_better=directions)[
         ["system", "measure", "rank", "calibrated", "value", "tied", "nan_last"]]
-    corr = ranking.rank_correlation(scores, higher_is_better=directions)
-    disagree = ranking.disagreements(scores, calibrated=False, higher_is_better=directions)
-    incons = ranking.inconsistency(scores, calibrated=False, higher_is_better=directions)
-    calibration, calibration_summary, pi = calibration_tables(counts, chosen, reference=calibration_reference,
+    calibration, calibration_summary, pi = calibration_tables(counts, chosen, reference=s.calibration_reference,
                                                               policy=policy)
-    notes.append(f"prevalence calibration per label (Opitz (2022), eq. 5-6 on each label's 2 x 2 matrix) to the reference "
-                 f"prevalence {pi:.6g} ({calibration_reference}): tables calibration and calibration_summary; "
-                 "scores holds raw values only")
-
+    notes.append(f"prevalence calibration per label (Opitz (2022), eq. 5-6 on each label's 2 x 2 matrix) to the "
+                 f"reference prevalence {pi:.6g} ({s.calibration_reference}): tables calibration and "
+                 "calibration_summary; scores holds raw values only")
     intervals = pd.DataFrame(columns=[*_EMPTY["intervals"], "se", "nan_fraction"])
     rank_dist = pd.DataFrame(columns=_EMPTY["rank_distribution"])
-    pairwise = pd.DataFrame(columns=[*_EMPTY["pairwise"], "difference", "n_resamples", "detail"])
+    pairwise = pd.DataFrame(columns=_EMPTY["pairwise"])
     groups = pd.DataFrame(columns=_EMPTY["groups"])
     samples = None
     if bootstrap == 0:
-        notes.append("no bootstrap requested (bootstrap = 0): no intervals, rank distributions or bootstrap tests")
+        notes.append("no resampling requested (bootstrap = 0): no intervals, rank distributions or significance tests")
     else:
-        samples = _bootstrap(runs, chosen, bootstrap, seed, policy, N, block, progress)      # (B, S, M)
+        order = ranks[ranks["measure"] == primary_id].sort_values("rank", kind="stable")["system"].tolist()
         point = np.stack([r.value for r in results], axis=-1)                                # (S, M)
-        intervals, rank_dist = _intervals(samples, point, systems, chosen, alpha)
-        if S > 1:
-            pairwise = _pairwise(samples[..., 0], point[:, 0], systems, primary_id, directions[primary_id])
-            order = ranks[ranks["measure"] == primary_id].sort_values("rank", kind="stable")["system"].tolist()
-            groups = significance_groups(pairwise, alpha=alpha, test="bootstrap", order=order)
+        boot = resampled(design, chosen, point, bootstrap=bootstrap, seed=seed, alpha=alpha, rounds=rounds,
+                         pairwise_test=s.pairwise_test, order=order, progress=progress)
+        intervals, rank_dist, pairwise, groups = boot.intervals, boot.rank_distribution, boot.pairwise, boot.groups
+        samples = boot.samples
+        notes += boot.notes
         notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile "
-                     f"{100 * (1 - alpha):g}% intervals, seed {seed}; pairwise: paired bootstrap test of "
-                     f"{primary_id} (the randomisation and McNemar tests: table tests)")
-    point_primary = results[0].value
-    tests = paired_tests(runs, chosen[0], point_primary, rounds=randomization, seed=seed, alpha=alpha, policy=policy,
-                         pairwise=pairwise) if S > 1 else pd.DataFrame(columns=TEST_COLUMNS)
+                     f"{100 * (1 - alpha):g}% intervals, seed {seed}; pairwise: paired bootstrap and "
+                     f"randomisation tests of {primary_id} ({rounds} rounds), McNemar's test on exact match")
     examples = [m for m in chosen if m.kind == "example"]
-    audit_table = audit_multilabel(examples, empty_policy=policy) if audit and examples else \
-        pd.DataFrame(columns=AUDIT_COLUMNS)
-    board = _leaderboard(primary_id, ranks, intervals, rank_dist, groups)
-    base = _baselines(runs, chosen, policy, seed, baseline_samples)
     per_label, label_errors = _per_label(counts, policy)
-    settings = {"primary": primary_id, "policy": policy, "bootstrap": bootstrap, "seed": seed, "alpha": alpha,
-                "pairwise_test": "bootstrap", "baseline_samples": baseline_samples, "input": "multilabel runs",
-                "items": N, "labels": len(labels), "n_task": counts.n_task,
-                "calibration_reference": calibration_reference if isinstance(calibration_reference, str)
-                else float(calibration_reference), "calibration_prevalence": pi, "randomization_rounds": randomization,
-                "audit": bool(audit)}
-    return MultiLabelComparison(
+    extra = {"per_label": per_label, "label_errors": label_errors, "cardinality": _cardinality(runs),
+             "calibration": calibration, "calibration_summary": calibration_summary,
+             "audit": audit_multilabel(examples, empty_policy=policy) if s.audit and examples else
+             pd.DataFrame(columns=AUDIT_COLUMNS),
+             "example_skips": example_skips(counts, chosen, policy=policy),
+             "label_skips": label_skips(None, ids, policy=policy, counts=counts)}
+    record = {"primary": primary_id, "policy": policy, "bootstrap": bootstrap, "seed": seed, "alpha": alpha,
+              "pairwise_test": s.pairwise_test, "baseline_samples": baseline_samples, "input": "multilabel runs",
+              "items": N, "labels": len(labels), "n_task": counts.n_task,
+              "calibration_reference": s.calibration_reference if isinstance(s.calibration_reference, str)
+              else float(s.calibration_reference), "calibration_prevalence": pi, "randomization_rounds": rounds,
+              "audit": bool(s.audit)}
+    return Comparison(
         primary=primary_id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels), scores=scores,
-        ranks=ranks, rank_correlation=corr, disagreements=disagree, inconsistency=incons, baselines=base,
-        intervals=intervals, rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
-        per_label=per_label, label_errors=label_errors, cardinality=_cardinality(runs), calibration=calibration,
-        calibration_summary=calibration_summary, tests=tests, audit=audit_table,
-        example_skips=example_skips(counts, chosen, policy=policy),
-        label_skips=label_skips(None, ids, policy=policy, counts=counts), notes=tuple(notes), settings=settings,
-        samples=samples)
-
-
-def _bootstrap(runs, chosen, B, seed, policy, N, block, progress) -> np.ndarray:
-    """``(B, S, M)`` measure values on B paired bootstrap resamples of the items."""
-    rng = np.random.default_rng(seed)
-    out = []
-    done = 0
-    while done < B:
-        b = min(block, B - done)
-        weights = rng.multinomial(N, np.full(N, 1.0 / N), size=b).astype(float)       # (b, N)
-        counts = count_multilabel(runs, weights)
-        out.append(np.stack([r.value for r in _values(chosen, counts, policy, False)], axis=-1))
-        done += b
-        if progress is not None:
-            progress(done, B)
-    return np.concatenate(out, axis=0)
-
-
-def _intervals(samples, point, systems, chosen, alpha):
-    B, S, M = samples.shape
-    nan = np.isnan(samples)
-    defined = (~nan).sum(axis=0)
-    with np.errstate(all="ignore"), warnings.catch_warnings():     # all-NaN columns: NaN, not a warning
-        warnings.simplefilter("ignore", RuntimeWarning)
-        lo, hi = np.nanquantile(samples, [alpha / 2, 1 - alpha / 2], axis=0)
-        se = np.nanstd(samples, axis=0, ddof=1) if B > 1 else np.full((S, M), np.nan)
-    se = np.where(defined > 1, se, np.nan)
-    sys_ = np.asarray(systems, dtype=object)
-    ids = np.asarray([m.id for m in chosen], dtype=object)
-    intervals = pd.DataFrame({"system": np.tile(sys_, M), "measure": np.repeat(ids, S), "value": point.T.ravel(),
-                              "lo": lo.T.ravel(), "hi": hi.T.ravel(), "se": se.T.ravel(),
-                              "nan_fraction": (nan.sum(axis=0) / B).T.ravel()})
-    probs = np.stack([_rank_probabilities(samples[:, :, j], _direction(m)) for j, m in enumerate(chosen)])
-    rank_dist = pd.DataFrame({"system": np.tile(np.repeat(sys_, S), M), "measure": np.repeat(ids, S * S),
-                              "rank": np.tile(np.arange(1, S + 1), S * M), "probability": probs.ravel()})
-    return intervals, rank_dist
-
-
-def _pairwise(samples, value, systems, measure, higher) -> pd.DataFrame:
-    """Paired bootstrap test of every pair (a before b in system order) on the primary measure:
-    the two-sided p-value of :func:`evalreport.analyses.significance.bootstrap_p`, Holm and BH across pairs."""
-    S = len(systems)
-    a, b = np.triu_indices(S, 1)
-    sign = 1.0 if higher else -1.0
-    observed = sign * (value[a] - value[b])
-    d = sign * (samples[:, a] - samples[:, b])
-    p, n, _ = bootstrap_p(d, observed)
-    names = np.asarray(systems, dtype=object)
-    return pd.DataFrame({"system_a": names[a], "system_b": names[b], "measure": measure, "test": "bootstrap",
-                         "statistic": observed, "difference": observed, "p_value": p, "p_holm": holm(p),
-                         "p_bh": benjamini_hochberg(p), "n_resamples": n.astype(np.int64),
-                         "detail": "paired bootstrap over items, normal approximation"})
+        ranks=ranks, rank_correlation=ranking.rank_correlation(scores, higher_is_better=directions),
+        calibration_correlation=pd.DataFrame(columns=["measure", "method", "value", "n_systems", "note"]),
+        disagreements=ranking.disagreements(scores, calibrated=False, higher_is_better=directions),
+        inconsistency=ranking.inconsistency(scores, calibrated=False, higher_is_better=directions),
+        baselines=_baselines(runs, chosen, policy, seed, baseline_samples), intervals=intervals,
+        rank_distribution=rank_dist, pairwise=pairwise, groups=groups,
+        leaderboard=_leaderboard(primary_id, ranks, intervals, rank_dist, groups), notes=tuple(notes),
+        settings=record, records=tuple(chosen), samples=samples, kind="multilabel", extra=extra)
 
 
 def _baselines(runs, chosen, policy, seed, n_samples) -> pd.DataFrame:

@@ -1,6 +1,6 @@
 """Approximate randomisation test for every pair of systems on one measure, drawn on pattern counts
-(:func:`evalreport.analyses.resampling.pairwise` calls it; the test's p-value is defined in
-:mod:`evalreport.analyses.significance`).
+(:class:`evalreport.analyses.resampling.ConfusionDesign` calls it; the test's p-value is
+:func:`evalreport.analyses.engine.randomization_p`).
 
 In each of R rounds, every item on which the two systems disagree has their two predictions
 swapped with probability 1/2. Items with the same pattern are exchangeable, so
@@ -15,7 +15,6 @@ import numpy as np
 from scipy import sparse
 
 from evalreport.analyses.resampling_patterns import _DRAW_BUDGET, _TENSOR_BUDGET, Patterns
-from evalreport.analyses.significance import _ROUND
 from evalreport.measures import Measure, compute
 
 _BIT_CELL_MAX = 2048              # randomisation: cells up to this size are drawn as random bits
@@ -101,14 +100,15 @@ def _random_bits(rng, units: int, rounds: int, dtype) -> np.ndarray:
     return raw.view(dtype)[:units * rounds].reshape(units, rounds)
 
 
-def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, observed, R: int, rng, *,
-                   positive, policy, costs, progress, done: int, total: int, task=None):
-    """Approximate randomisation p-values for the pairs (first[i], second[i]), in that order.
+def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, R: int, rng, *,
+                   positive, policy, costs, progress, task=None) -> np.ndarray:
+    """``(R, P)`` oriented differences ``m(first[i]) - m(second[i])`` (> 0: first better) after each
+    of R rounds of random swaps, for the pairs in the order given (which fixes the draws).
 
-    ``C`` (S, K, K) pooled tensors; ``observed`` the oriented observed differences. The swap
-    counts of all discordant cells of a block of pairs are drawn for a block of rounds at once
-    (:func:`_swap_units`); one sparse product turns them into the change of the first
-    system's tensor (the second one changes by the opposite)."""
+    ``C`` (S, K, K) pooled tensors. The swap counts of all discordant cells of a block of pairs are
+    drawn for a block of rounds at once (:func:`_swap_units`); one sparse product turns them into
+    the change of the first system's tensor (the second one changes by the opposite).
+    ``progress(pairs done, pairs)`` after each block of pairs."""
     K = pat.n_classes
     sign = 1.0 if m.higher_is_better else -1.0
     n_pairs = first.shape[0]
@@ -116,8 +116,7 @@ def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, obse
     unit_cell, kind, mask = _swap_units(n)
     unit_pair = pair[unit_cell]
     bounds = np.concatenate([[0], np.cumsum(np.bincount(unit_pair, minlength=n_pairs))])
-    hits = np.zeros(n_pairs)
-    valid = np.zeros(n_pairs)
+    out = np.empty((R, n_pairs))
     unit_step = max(1, _DRAW_BUDGET // 64)                      # at least 64 rounds per draw
     pair_step = max(1, _TENSOR_BUDGET // (64 * 2 * K * K))
     lo = 0
@@ -141,7 +140,6 @@ def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, obse
                                    (np.r_[at * K + pa[cell], at * K + pb[cell]], np.r_[units, units])),
                                   shape=(npb * K * K, u1 - u0))
         base = np.stack([C[first[lo:hi]], C[second[lo:hi]]], axis=1)          # (npb, 2, K, K)
-        obs = np.round(observed[lo:hi], _ROUND)
         r_step = max(1, min(R, _DRAW_BUDGET // max(u1 - u0, 1), _TENSOR_BUDGET // (npb * 2 * K * K)))
         work = np.empty((u1 - u0) * r_step)         # kt's memory, reused from step to step (no fresh pages)
         for r0 in range(0, R, r_step):
@@ -161,12 +159,8 @@ def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, obse
             np.subtract(base[:, 1], delta, out=T[:, :, 1])
             v = compute(m, T, positive=positive, policy=policy, costs=costs, explain=False,
                         task=task).value                                              # (r, npb, 2)
-            d = np.round(sign * (v[..., 0] - v[..., 1]), _ROUND)
-            ok = ~np.isnan(d)
-            hits[lo:hi] += ((np.abs(d) >= np.abs(obs) - 10.0 ** -_ROUND) & ok).sum(axis=0)
-            valid[lo:hi] += ok.sum(axis=0)
+            out[r0:r0 + r, lo:hi] = sign * (v[..., 0] - v[..., 1])
         if progress is not None:
-            progress(done + R * hi // n_pairs, total)
+            progress(hi, n_pairs)
         lo = hi
-    p = (1.0 + hits) / (1.0 + valid)
-    return np.where(np.isnan(observed), np.nan, p), valid
+    return out

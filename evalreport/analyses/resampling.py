@@ -13,12 +13,14 @@ Three public functions and one result type:
 :func:`groups`
     groups of systems that the chosen test cannot separate at ``alpha``.
 
-The pieces live in sibling modules, and every name is importable from here:
-:mod:`evalreport.analyses.resampling_patterns` (the items reduced to patterns, resamples drawn as
-pattern counts, their confusion tensors), :mod:`evalreport.analyses.significance` (the tests'
-p-values, Holm and Benjamini-Hochberg, p floors, :func:`groups`) and
-:mod:`evalreport.analyses.randomization` (the approximate randomisation test). This module runs
-the bootstrap and the pairwise tests, in blocks of resamples sized to memory.
+:class:`ConfusionDesign` is the single-label design of the comparison engine
+(:mod:`evalreport.analyses.engine`, which computes the intervals, rank distributions and tests of
+every kind of counts once). The pieces live in sibling modules, and every name is importable from
+here: :mod:`evalreport.analyses.resampling_patterns` (the items reduced to patterns, resamples
+drawn as pattern counts, their confusion tensors), :mod:`evalreport.analyses.significance` (the
+tests' p-values, Holm and Benjamini-Hochberg, p floors, :func:`groups`) and
+:mod:`evalreport.analyses.randomization` (the approximate randomisation draws). This module
+draws the bootstrap resamples, in blocks of resamples sized to memory.
 
 Measures on resamples
 ---------------------
@@ -28,15 +30,6 @@ the registry works, including non-decomposable ones (F1, MCC, kappa, K). With fo
 measure is computed on the tensor pooled over folds (the counts-pooling F_tp,fp of
 Forman & Scholz 2010, section 3); only the resampling is done within folds, so every
 resample keeps the fold sizes.
-
-Ranks
------
-Within each resample, systems are ranked per measure in the measure's direction
-(``Measure.higher_is_better``); an undefined (NaN) value ranks below every defined value. A
-tie of t systems over positions r..r+t-1 gives each of them probability 1/t at each of those
-positions: the expected rank is then the average rank, and the probabilities over k = 1..S
-sum to 1 for every system. Values are compared after rounding to 12 decimals, so that equal
-values reached through different floating-point paths still tie.
 
 Classes lost in a resample, and the stratified bootstrap
 --------------------------------------------------------
@@ -62,8 +55,6 @@ changes no number.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
-
 import numpy as np
 import pandas as pd
 
@@ -78,16 +69,14 @@ from evalreport.analyses.significance import (_ROUND, CORRECTIONS, MCNEMAR_EXACT
                                               benjamini_hochberg, bootstrap_p, groups, holm, mcnemar, p_floor,
                                               resamples_needed)
 from evalreport.analyses.randomization import _random_bits, _randomization, _swap_units  # noqa: F401
+from evalreport.analyses.engine import TESTS, Progress, _rank_key, _rank_probabilities, intervals, pairwise_tests  # noqa: F401
 
-__all__ = ["bootstrap", "BootstrapResult", "pairwise", "groups", "holm", "benjamini_hochberg",
+__all__ = ["bootstrap", "BootstrapResult", "ConfusionDesign", "pairwise", "groups", "holm", "benjamini_hochberg",
            "mcnemar", "Patterns", "patterns", "resampled_confusions", "TESTS", "CORRECTIONS", "STRATA",
            "lost_classes_sentence",
            "MCNEMAR_EXACT_BELOW", "p_floor", "resamples_needed"]
 
-TESTS = ("bootstrap", "randomization", "mcnemar")
 _TENSOR_CAP = 2 ** 24             # at most this many elements of (b, S, K, K) tensors at once (also memory-bound)
-
-Progress = Callable[[int, int], None] | None
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -233,30 +222,6 @@ def _rows_in_memory(cells: int) -> int:
     return max(1, budget // max(cells, 1))
 
 
-def _rank_key(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
-    """Values turned so that larger is better, NaN lowest, rounded for tie detection."""
-    v = np.round(np.asarray(values, dtype=float), _ROUND)
-    v = v if higher_is_better else -v
-    return np.where(np.isnan(v), -np.inf, v)
-
-
-def _rank_probabilities(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
-    """``(S, S)`` with ``[s, k]`` = P(system s has rank k+1) over the rows of ``values`` (B, S);
-    a tie over t positions spreads 1/t to each."""
-    B, S = values.shape
-    acc = np.zeros(S * (S + 1), dtype=float)
-    step = max(1, _DRAW_BUDGET // (S * S))
-    for start in range(0, B, step):
-        y = _rank_key(values[start:start + step], higher_is_better)       # (b, S)
-        above = (y[:, None, :] > y[:, :, None]).sum(axis=-1)             # systems strictly better than s
-        tied = (y[:, None, :] == y[:, :, None]).sum(axis=-1)             # tied with s, itself included
-        base = np.arange(S) * (S + 1)
-        w = 1.0 / tied
-        acc += np.bincount((base + above).ravel(), weights=w.ravel(), minlength=S * (S + 1))
-        acc -= np.bincount((base + above + tied).ravel(), weights=w.ravel(), minlength=S * (S + 1))
-    return np.cumsum(acc.reshape(S, S + 1), axis=1)[:, :S] / B
-
-
 # ----------------------------------------------------------------------------- bootstrap
 
 
@@ -297,6 +262,82 @@ class BootstrapResult:
         return rd.loc[rd["rank"] == 1, ["system", "measure", "probability"]].reset_index(drop=True)
 
 
+class ConfusionDesign:
+    """Single-label runs for the comparison engine (:class:`evalreport.analyses.engine.Design`):
+    confusion tensors counted from the item patterns of ``data`` (a Runs or PatternCounts).
+    ``positive``, ``policy``, ``costs``: as :func:`evalreport.measures.compute`; ``strata``: as
+    :func:`bootstrap`. After :meth:`resample`, ``class_absent`` and ``n_missing_class`` count the
+    gold classes the resamples lost (module docstring)."""
+
+    kind = "single"
+    mcnemar_measure = "accuracy"
+
+    def __init__(self, data, *, positive: int | None = None, policy: str = "nan", costs=None,
+                 strata: str | None = None) -> None:
+        runs = _check_data(data)
+        if strata not in STRATA:
+            raise InputError(f"unknown bootstrap strata {strata!r}; choose 'gold' (or none)")
+        self.data = runs
+        self.pat = patterns(runs)
+        self.A = self.pat.indicator()
+        self.systems = tuple(runs.systems)
+        self.labels = tuple(runs.labels)
+        self.n_items = self.pat.n_items
+        self.strata = strata
+        self._kw = dict(positive=positive, policy=policy, costs=costs, task=getattr(runs, "n_task", None))
+        self.class_absent: tuple[tuple[str, int], ...] = ()
+        self.n_missing_class = 0
+
+    @property
+    def interval_columns(self) -> dict[str, int]:
+        """The intervals' ``resamples_missing_class`` (one value: the resamples are paired)."""
+        return {"resamples_missing_class": self.n_missing_class}
+
+    def streams(self, seed: int | None) -> tuple[np.random.Generator, np.random.Generator]:
+        """Independent generators for the bootstrap and the randomisation test."""
+        return _streams(seed)
+
+    def direction(self, measure: Measure) -> bool:
+        """Whether higher values of ``measure`` are better."""
+        return measure.higher_is_better
+
+    def point(self, measures) -> np.ndarray:
+        """``(S, M)`` values on all items."""
+        return _point_values(self.pat, measures, self.A, **self._kw)
+
+    def resample(self, measures, n_resamples: int, rng: np.random.Generator, progress: Progress = None) -> np.ndarray:
+        """``(B, S, M)`` values on paired bootstrap resamples (:func:`_resample_values`); records the
+        gold classes the resamples lost."""
+        pat = self.pat
+        gold_absent = np.zeros((n_resamples, pat.n_classes), dtype=bool)
+        samples = _resample_values(pat, measures, n_resamples, rng, self.A, progress=progress, strata=self.strata,
+                                   gold_absent=gold_absent, **self._kw)
+        in_data = np.bincount(pat.gold, weights=pat.counts, minlength=pat.n_classes) > 0
+        lost = gold_absent & in_data
+        per_class = lost.sum(axis=0)
+        self.class_absent = tuple((str(self.labels[k]), int(per_class[k])) for k in np.flatnonzero(per_class))
+        self.n_missing_class = int(lost.any(axis=1).sum())
+        return samples
+
+    def swap_differences(self, measure: Measure, first: np.ndarray, second: np.ndarray, rounds: int,
+                         rng: np.random.Generator, progress: Progress = None) -> np.ndarray:
+        """``(R, P)`` oriented differences after swapping the pairs' predictions per discordant item
+        with probability 1/2 (:func:`evalreport.analyses.randomization._randomization`)."""
+        C = resampled_confusions(self.pat, self.pat.counts[None, :], self.A)[0]
+        return _randomization(self.pat, measure, C, first, second, rounds, rng, progress=progress, **self._kw)
+
+    def correct(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(S, P)`` whether each system predicts each pattern's gold class, and the pattern counts."""
+        return self.pat.pred == self.pat.gold[None, :], self.pat.counts
+
+
+def _design(data, positive, costs, policy, strata) -> tuple[ConfusionDesign, int | None]:
+    runs = _check_data(data)
+    if positive is not None:
+        positive = resolve_positive(positive, runs.labels, len(runs.labels))
+    return ConfusionDesign(runs, positive=positive, policy=policy, costs=costs, strata=strata), positive
+
+
 def bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None = 0, positive=None,
               policy: str = "nan", costs=None, level: float = 0.95, progress: Progress = None,
               strata: str | None = None) -> BootstrapResult:
@@ -310,63 +351,19 @@ def bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None 
     ``strata="gold"`` within the gold classes too (no class is ever lost). ``progress``: an
     optional ``callable(done, total)`` called after each block of resamples.
     """
-    return _bootstrap(data, measures, n_resamples=n_resamples, seed=seed, positive=positive, policy=policy,
-                      costs=costs, level=level, progress=progress, strata=strata)[0]
-
-
-def _bootstrap(data, measures=None, *, n_resamples: int = 1000, seed: int | None = 0, positive=None,
-               policy: str = "nan", costs=None, level: float = 0.95, progress: Progress = None,
-               strata: str | None = None):
-    """:func:`bootstrap`, and the patterns and indicator it made (``(result, pat, A)``), which
-    :func:`_pairwise` takes instead of making them again."""
-    runs = _check_data(data)
+    _check_data(data)
     B = _check_count(n_resamples, "n_resamples")
     if not 0.0 < float(level) < 1.0:
         raise InputError(f"level must lie strictly between 0 and 1; got {level!r}")
-    if strata not in STRATA:
-        raise InputError(f"unknown bootstrap strata {strata!r}; choose 'gold' (or none)")
-    if positive is not None:
-        positive = resolve_positive(positive, runs.labels, len(runs.labels))
-    chosen = _measures(measures, positive, costs, runs.labels)
-    pat = patterns(runs)
-    A = pat.indicator()
-    kw = dict(positive=positive, policy=policy, costs=costs, task=getattr(runs, "n_task", None))
-    point = _point_values(pat, chosen, A, **kw)                                   # (S, M)
-    rng, _ = _streams(seed)
-    gold_absent = np.zeros((B, pat.n_classes), dtype=bool)
-    samples = _resample_values(pat, chosen, B, rng, A, progress=progress, strata=strata,
-                               gold_absent=gold_absent, **kw)                     # (B, S, M)
-    in_data = np.bincount(pat.gold, weights=pat.counts, minlength=pat.n_classes) > 0
-    lost = gold_absent & in_data
-    per_class = lost.sum(axis=0)
-    class_absent = tuple((str(runs.labels[k]), int(per_class[k])) for k in np.flatnonzero(per_class))
-    n_missing = int(lost.any(axis=1).sum())
-
-    S, M = point.shape
-    alpha = (1.0 - float(level)) / 2.0
-    nan = np.isnan(samples)
-    defined = (~nan).sum(axis=0)
-    with np.errstate(all="ignore"), _quiet():
-        lo, hi = np.nanquantile(samples, [alpha, 1.0 - alpha], axis=0)
-        se = np.nanstd(samples, axis=0, ddof=1) if B > 1 else np.full((S, M), np.nan)
-    se = np.where(defined > 1, se, np.nan)
-    systems = np.asarray(runs.systems, dtype=object)
-    ids = np.asarray([m.id for m in chosen], dtype=object)
-    # measure-major rows: for each measure, every system
-    intervals = pd.DataFrame({
-        "system": np.tile(systems, M), "measure": np.repeat(ids, S),
-        "value": point.T.ravel(), "lo": lo.T.ravel(), "hi": hi.T.ravel(), "se": se.T.ravel(),
-        "nan_fraction": (nan.sum(axis=0) / B).T.ravel(), "resamples_missing_class": n_missing,
-    })
-    probs = np.stack([_rank_probabilities(samples[:, :, j], m.higher_is_better) for j, m in enumerate(chosen)])
-    rank_distribution = pd.DataFrame({
-        "system": np.tile(np.repeat(systems, S), M), "measure": np.repeat(ids, S * S),
-        "rank": np.tile(np.arange(1, S + 1), S * M), "probability": probs.ravel(),
-    })
-    return BootstrapResult(intervals=intervals, rank_distribution=rank_distribution, samples=samples,
-                           n_resamples=B, seed=seed, level=float(level), systems=tuple(runs.systems),
-                           measures=tuple(ids.tolist()), class_absent=class_absent, n_missing_class=n_missing,
-                           strata=strata), pat, A
+    design, positive = _design(data, positive, costs, policy, strata)
+    chosen = _measures(measures, positive, costs, design.labels)
+    point = design.point(chosen)
+    samples = design.resample(chosen, B, design.streams(seed)[0], progress)
+    table, ranks = intervals(samples, point, design.systems, [m.id for m in chosen],
+                             [m.higher_is_better for m in chosen], level=level, columns=design.interval_columns)
+    return BootstrapResult(intervals=table, rank_distribution=ranks, samples=samples, n_resamples=B, seed=seed,
+                           level=float(level), systems=design.systems, measures=tuple(m.id for m in chosen),
+                           class_absent=design.class_absent, n_missing_class=design.n_missing_class, strata=strata)
 
 
 def lost_classes_sentence(class_absent, n_missing: int, n_resamples: int) -> str:
@@ -384,22 +381,7 @@ def lost_classes_sentence(class_absent, n_missing: int, n_resamples: int) -> str
             "class and keeps every class.")
 
 
-class _quiet:
-    """Silence the 'All-NaN slice' and 'degrees of freedom' warnings of nan-aware reductions."""
-
-    def __enter__(self):
-        import warnings
-
-        self._ctx = warnings.catch_warnings()
-        self._ctx.__enter__()
-        warnings.simplefilter("ignore", RuntimeWarning)
-
-    def __exit__(self, *exc):
-        return self._ctx.__exit__(*exc)
-
-
 # ----------------------------------------------------------------------------- pairwise
-
 
 
 def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, tests=TESTS, positive=None,
@@ -407,98 +389,33 @@ def pairwise(data, measure, *, n_resamples: int = 1000, seed: int | None = 0, te
     """Paired significance tests between every pair of systems for one measure.
 
     Returns a tidy frame: system_a, system_b, measure, test, statistic, difference, p_value,
-    p_holm, p_bh, n_resamples, detail - one row per pair (a before b in system order) and test.
-    ``difference`` is the oriented difference of the test's measure (a better: > 0); for the
-    bootstrap and randomisation tests it is also the ``statistic``. See the module docstring for
-    the tests. ``n_resamples`` is B for the bootstrap and R for the randomisation test (the
-    count of defined resamples is in the ``n_resamples`` column). ``data``: a
-    :class:`~evalreport.inputs.Runs` or a :class:`~evalreport.counts.bigdata.PatternCounts`.
-    ``strata``: the bootstrap test's resamples, as for :func:`bootstrap`.
+    p_holm, p_bh, n_resamples, detail - one row per pair (a before b in system order) and test
+    (:func:`evalreport.analyses.engine.pairwise_tests`). ``difference`` is the oriented difference
+    of the test's measure (a better: > 0); for the bootstrap and randomisation tests it is also the
+    ``statistic``. ``n_resamples`` is B for the bootstrap and R for the randomisation test (the
+    count of defined resamples). ``data``: a :class:`~evalreport.inputs.Runs` or a
+    :class:`~evalreport.counts.bigdata.PatternCounts`. ``strata``: the bootstrap test's
+    resamples, as for :func:`bootstrap`.
     """
-    return _pairwise(data, measure, n_resamples=n_resamples, seed=seed, tests=tests, positive=positive,
-                     policy=policy, costs=costs, progress=progress, strata=strata)
-
-
-def _pairwise(data, measure, *, n_resamples, seed, tests=TESTS, positive=None, policy="nan", costs=None,
-              progress: Progress = None, samples=None, pat=None, A=None, strata: str | None = None) -> pd.DataFrame:
-    """:func:`pairwise`; ``samples``: the measure's ``(B, S)`` values on the paired bootstrap
-    resamples that :func:`bootstrap` drew from the same data, seed, count and settings (the
-    bootstrap test's resamples are those: same stream, same blocks), used instead of drawing them
-    again (:func:`evalreport.analyses.compare.compare` has them already); ``pat`` and ``A``: the
-    patterns of ``data`` and their indicator, from :func:`_bootstrap` (made here when not given)."""
-    runs = _check_data(data)
+    _check_data(data)
     R = _check_count(n_resamples, "n_resamples")
-    if strata not in STRATA:
-        raise InputError(f"unknown bootstrap strata {strata!r}; choose 'gold' (or none)")
     tests = (tests,) if isinstance(tests, str) else tuple(tests)
     unknown = [t for t in tests if t not in TESTS]
     if unknown or not tests:
         raise InputError(f"unknown test(s) {', '.join(map(repr, unknown)) or '(none given)'}; "
                          f"choose from {', '.join(TESTS)}")
-    if positive is not None:
-        positive = resolve_positive(positive, runs.labels, len(runs.labels))
-    (m,) = _measures([measure], positive, costs, runs.labels)
-    kw = dict(positive=positive, policy=policy, costs=costs, task=getattr(runs, "n_task", None))
-    S = len(runs.systems)
-    a_idx, b_idx = np.triu_indices(S, 1)
-    names = np.asarray(runs.systems, dtype=object)
-    if pat is None:
-        pat = patterns(runs)
-        A = pat.indicator()
-    C = resampled_confusions(pat, pat.counts[None, :], A)[0]                      # (S, K, K) pooled
-    value = compute(m, C, **kw).value
-    sign = 1.0 if m.higher_is_better else -1.0
-    observed = sign * (value[a_idx] - value[b_idx])
-    boot_rng, rand_rng = _streams(seed)
+    design, positive = _design(data, positive, costs, policy, strata)
+    (m,) = _measures([measure], positive, costs, design.labels)
+    boot_rng, rand_rng = design.streams(seed)
     n_random = sum(t in ("bootstrap", "randomization") for t in tests)
     total = R * n_random
-    frames = []
-
-    def frame(test, meas, stat, diff, p, n, detail):
-        p = np.asarray(p, dtype=float)
-        return pd.DataFrame({
-            "system_a": names[a_idx], "system_b": names[b_idx], "measure": meas, "test": test,
-            "statistic": np.asarray(stat, dtype=float), "difference": np.asarray(diff, dtype=float),
-            "p_value": p, "p_holm": holm(p), "p_bh": benjamini_hochberg(p),
-            "n_resamples": np.asarray(n, dtype=np.int64), "detail": detail})
-
+    value = design.point([m])[:, 0]
+    samples = None
     done = 0
-    for test in tests:
-        if test == "bootstrap":
-            if samples is None:
-                samples = _resample_values(pat, [m], R, boot_rng, A, progress=progress, total=total, strata=strata,
-                                           **kw)[..., 0]
-            elif progress is not None:
-                progress(R, total)
-            done += R
-            d = sign * (samples[:, a_idx] - samples[:, b_idx])
-            p, n, _ = bootstrap_p(d, observed)
-            frames.append(frame(test, m.id, observed, observed, p, n, "paired bootstrap, normal approximation"))
-        elif test == "randomization":
-            # canonical orientation and order of pairs (by system name): relabelling-invariant draws
-            rank = np.empty(S, dtype=np.int64)
-            rank[np.lexsort((np.arange(S), names.astype(str)))] = np.arange(S)
-            flip = rank[a_idx] > rank[b_idx]
-            first = np.where(flip, b_idx, a_idx)
-            second = np.where(flip, a_idx, b_idx)
-            order = np.lexsort((rank[second], rank[first]))
-            obs_c = np.where(flip, -observed, observed)[order]
-            p_c, n_c = _randomization(pat, m, C, first[order], second[order], obs_c, R, rand_rng,
-                                      progress=progress, done=done, total=total, **kw)
-            done += R
-            p = np.empty_like(p_c)
-            n = np.empty_like(n_c)
-            p[order], n[order] = p_c, n_c
-            frames.append(frame(test, m.id, observed, observed, p, n,
-                                "approximate randomisation, swap per discordant item with prob. 1/2"))
-        else:
-            correct = (pat.pred == pat.gold[None, :]).astype(float)              # (S, P)
-            both = (correct * pat.counts) @ correct.T                            # right on both
-            right = correct @ pat.counts
-            b = np.rint(right[a_idx] - both[a_idx, b_idx]).astype(np.int64)     # a right, b wrong
-            c = np.rint(right[b_idx] - both[a_idx, b_idx]).astype(np.int64)     # a wrong, b right
-            stat, p, exact = mcnemar(b, c)
-            detail = [f"{'exact binomial' if e else 'chi2 with continuity correction'}, b={x}, c={y}"
-                      for e, x, y in zip(exact, b, c)]
-            frames.append(frame(test, "accuracy", stat, (b - c) / pat.n_items, p, 0, detail))
-    return pd.concat(frames, ignore_index=True)
+    if "bootstrap" in tests:
+        tick = None if progress is None else (lambda d, _t: progress(d, total))
+        samples = design.resample([m], R, boot_rng, tick)[..., 0]
+        done = R
+    tick = None if progress is None else (lambda k, n: progress(done + R * k // n, total))
+    return pairwise_tests(design, m, value, tests=tests, samples=samples, rounds=R, rng=rand_rng,
+                          progress=tick)

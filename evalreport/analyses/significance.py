@@ -1,8 +1,8 @@
 """Significance from the pairwise tests' outcomes: resampling p-values, McNemar's test, Holm and
 Benjamini-Hochberg corrections, the smallest p-value a resampling test can give, and which
 systems the tests separate, as a compact letter display (Piepho 2004) and as tiers
-(:func:`evalreport.analyses.resampling.pairwise` runs the tests;
-:mod:`evalreport.analyses.resampling` re-exports every name here).
+(:func:`evalreport.analyses.engine.pairwise_tests` runs the tests for single labels and label
+sets alike; :mod:`evalreport.analyses.resampling` re-exports every name here).
 
 Pairwise tests
 --------------
@@ -23,16 +23,19 @@ bootstrap
     systems with 1,000 resamples. When every ``d*_b`` equals ``d`` (``se* = 0``) the Monte-Carlo
     share is used (``1 / (1 + B)`` for ``d != 0``, 1 for ``d = 0``).
 randomization
-    approximate randomisation: in each of R rounds, every item on which the two systems
-    disagree has their two predictions swapped with probability 1/2, and
-    ``p = (1 + #{r : |d_r| >= |d|}) / (1 + R)``; how the swaps are drawn:
-    :mod:`evalreport.analyses.randomization`.
+    approximate randomisation (Noreen 1989): in each of R rounds, every item on which the two
+    systems disagree has their two outputs swapped with probability 1/2, and
+    ``p = (1 + #{r : |d_r| >= |d|}) / (1 + R)`` (:func:`evalreport.analyses.engine.randomization_p`);
+    how the swaps are drawn: :mod:`evalreport.analyses.randomization` (single labels),
+    :class:`evalreport.analyses.multilabel.LabelSetDesign` (label sets).
 mcnemar
-    McNemar's test on the discordant items of the pair for *accuracy* (rows have
-    ``measure = "accuracy"``): ``b`` = items a gets right and b wrong, ``c`` the reverse. When
-    ``b + c < 25`` the exact two-sided binomial test (``statistic = min(b, c)``), otherwise the
-    chi-square test with continuity correction (``statistic = (|b - c| - 1)^2 / (b + c)``,
-    1 degree of freedom); the ``detail`` column says which.
+    McNemar's test (McNemar 1947) on the discordant items of the pair: ``b`` = items a gets
+    right and b wrong, ``c`` the reverse, with "right" meaning the predicted label is the gold
+    one (``measure = "accuracy"``) or, for label sets, the predicted set is the gold set
+    (``measure = "subset_accuracy"``). When ``b + c < 25`` the exact two-sided binomial test
+    (``statistic = min(b, c)``), otherwise the chi-square test with continuity correction
+    (Edwards 1948; ``statistic = (|b - c| - 1)^2 / (b + c)``, 1 degree of freedom); the
+    ``detail`` column says which.
 
 Degenerate cases have defined answers: identical systems give ``d = 0`` and p = 1 in every
 test; no discordant items give McNemar p = 1. A NaN observed difference (the measure is

@@ -159,14 +159,14 @@ def run_compare(args) -> int:
 
         check_outside(args.out, input_paths(args))
     try:
-        from evalreport.analyses.multilabel import compare_multilabel
+        from evalreport.analyses.compare import compare
     except ImportError:
         raise MeasureError("the multi-label comparison (evalreport.analyses.multilabel) is not installed in this "
                            "tree yet; `evalreport score` scores multi-label runs") from None
     runs = read(args)
     with _ProgressBar(enabled=args.bootstrap > 0 and not args.no_progress) as bar:
-        result = compare_multilabel(runs, measures=args.measures, primary=args.primary, policy=args.policy,
-                                    bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, progress=bar)
+        result = compare(runs, measures=args.measures, primary=args.primary, policy=args.policy,
+                         bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, progress=bar)
     board = result.leaderboard
     emit(board, args.format, wide=_display(board), title=f"evalreport compare (multi-label): {result.primary}")
     for note in getattr(result, "notes", ()):

@@ -1,6 +1,6 @@
 """Build the multi-label report: label sets in, one report folder out.
 
-    MultiLabelRuns -> compare_multilabel (every table of the comparison)
+    MultiLabelRuns -> compare (every table of the comparison)
                    -> tables/*.csv + *.json   (the comparison's tables, plus label_frequency,
                                                set_sizes, measures, inputs, report.json)
                    -> notebooks: multilabel.ipynb, appendix.ipynb (parameter: the tables folder)
@@ -83,29 +83,31 @@ def analyse_multilabel(runs, tables: Path, *, primary: str = "f1_macro", measure
                        title: str = "Multi-label evaluation report", command: str | None = None,
                        **options) -> dict:
     """Every analysis of a multi-label report, written into ``tables`` (which must not exist):
-    :func:`~evalreport.analyses.multilabel.compare_multilabel`, its tables and manifest, the label
+    :func:`~evalreport.analyses.compare.compare`, its tables and manifest, the label
     frequencies and set sizes (:func:`label_frequency_frame`, :func:`set_size_frame`), the
     definitions of the measures, the inputs with their SHA-256, and ``report.json`` (title, facts,
-    settings, provenance). ``options`` go to ``compare_multilabel`` (e.g. ``randomization``,
+    settings, provenance). ``options`` go to ``compare`` (e.g. ``randomization``,
     ``calibration_reference``, ``audit``); one it does not take is a TypeError. Returns ``comparison``
     and ``meta``."""
-    import inspect
 
-    from evalreport.analyses.multilabel import compare_multilabel
+    import dataclasses
+
+    from evalreport.analyses.compare import compare
+    from evalreport.inputs.settings import Settings
     from evalreport.measures import catalogue_frame
 
     stages = stages or Stages(False)
     tables = Path(tables)
     S, L, N = len(runs.systems), len(runs.labels), int(np.asarray(runs.gold).shape[0])
-    known = inspect.signature(compare_multilabel).parameters
+    known = {f.name for f in dataclasses.fields(Settings)} | {"progress"}
     unknown = sorted(set(options) - set(known))
     if unknown:
-        raise TypeError(f"compare_multilabel takes no option(s) {', '.join(unknown)}")
+        raise TypeError(f"compare takes no option(s) {', '.join(unknown)}")
     extra = {k: v for k, v in options.items() if v is not None}
     with stages.stage(f"comparing {counted(S, 'system')} on {counted(N, 'item')} and {counted(L, 'label')}"
                       + (f" ({counted(bootstrap, 'bootstrap resample')})" if bootstrap else "")):
-        comp = compare_multilabel(runs, measures=measures, primary=primary, policy=policy, bootstrap=bootstrap,
-                                  seed=seed, alpha=alpha, **extra)
+        comp = compare(runs, measures=measures, primary=primary, policy=policy, bootstrap=bootstrap,
+                       seed=seed, alpha=alpha, **extra)
     write_comparison(comp, tables)
     sources = tuple(sources if sources is not None else getattr(runs, "sources", ()))
     frames = {"label_frequency": label_frequency_frame(runs), "set_sizes": set_size_frame(runs),
@@ -146,7 +148,7 @@ def build_multilabel_report(runs, out_dir, *, title: str = "Multi-label evaluati
     the input files to record (default: the runs' own); ``include``: name -> folder copied into the
     report (the demo's ``data/``); ``inputs``: paths ``out_dir`` must not hold; ``plugins``: plugin
     files whose measures are used (recorded with their SHA-256, loaded in the kernels); ``runner``:
-    a kernel started earlier (:func:`start_runner`); ``options``: passed to ``compare_multilabel`` (:func:`analyse_multilabel`). Returns the paths.
+    a kernel started earlier (:func:`start_runner`); ``options``: passed to ``compare`` (:func:`analyse_multilabel`). Returns the paths.
     """
     out_dir = Path(out_dir)
     own = list(sources if sources is not None else getattr(runs, "sources", ()))
