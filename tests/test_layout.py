@@ -115,7 +115,10 @@ def _reach(unit: str) -> set[str]:
             continue
         seen.add(name)
         for dep in SHARED.get(name, ()):
-            (stages.add(dep) if dep in STAGES else todo.append(dep))
+            if dep in STAGES:
+                stages.add(dep)
+            else:
+                todo.append(dep)
     return stages
 
 
@@ -129,7 +132,7 @@ def _broken_rule(importer: str, unit: str) -> str | None:
         later = sorted((s for s in _reach(unit) if STAGES.index(s) > STAGES.index(importer)), key=STAGES.index)
         return f"which depends on a later stage ({', '.join(later)})" if later else None
     if importer not in SHARED:
-        return f"from {importer}, a top-level module the layout test does not know (add it to SHARED)"
+        return f"{importer} is a top-level module the layout test does not know (add it to SHARED)"
     if unit in (importer, "__init__"):
         return None
     return None if unit in SHARED[importer] else f"{importer} may import only {sorted(SHARED[importer])}"
