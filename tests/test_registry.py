@@ -347,11 +347,11 @@ def _not_vectorised(measures: list[M.Measure], C: np.ndarray) -> list[str]:
     slow = []
     K = C.shape[-1]
     for m in measures:
+        r = M.compute(m, tiled, **_kw(m, K))        # first call: one-time work (imports, caches) is not counted
+        assert r.value.shape == (len(tiled),) and r.undefined.shape == (len(tiled),), m.id
         one = _work(M.compute, m, C, **_kw(m, K))
         ten = _work(M.compute, m, tiled, **_kw(m, K))
-        r = M.compute(m, tiled, **_kw(m, K))
-        assert r.value.shape == (len(tiled),) and r.undefined.shape == (len(tiled),), m.id
-        if ten != one:
+        if ten > one:
             slow.append(f"{m.id}: {one} steps for {len(C)} matrices, {ten} for {len(tiled)}")
     return slow
 
