@@ -7,20 +7,16 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import item_ids, make_runs
 
 from evalreport.inputs.benchmark import benchmark_from_data
-from evalreport.inputs.runs import Runs
 from evalreport.report.benchmark_build import analyse_benchmark
 from evalreport.report.sections import open_report
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 N = 120
-
-
-def _runs(gold, preds: dict) -> Runs:
-    return Runs(gold=gold, pred=np.stack(list(preds.values())), labels=("a", "b", "c"), systems=tuple(preds),
-                ids=np.asarray([f"i{k}" for k in range(len(gold))], dtype=object))
+LABELS = ("a", "b", "c")
 
 
 def _noisy(gold, wrong: int, shift: int = 1):
@@ -34,10 +30,10 @@ def split(tmp_path_factory):
     """The review's 2-task case: IR-run2 wins task 1, IRx-run2 wins task 2, a third system is
     behind both; a byte-identical copy of the third system is added."""
     gold = np.arange(N) % 3
-    t1 = _runs(gold, {"IR-run2": _noisy(gold, 5), "IRx-run2": _noisy(gold, 15), "other": _noisy(gold, 40),
-                      "other-copy": _noisy(gold, 40)})
-    t2 = _runs(gold, {"IR-run2": _noisy(gold, 15), "IRx-run2": _noisy(gold, 4), "other": _noisy(gold, 45),
-                      "other-copy": _noisy(gold, 45)})
+    t1 = make_runs(gold, {"IR-run2": _noisy(gold, 5), "IRx-run2": _noisy(gold, 15), "other": _noisy(gold, 40),
+                           "other-copy": _noisy(gold, 40)}, LABELS, ids=item_ids(len(gold)))
+    t2 = make_runs(gold, {"IR-run2": _noisy(gold, 15), "IRx-run2": _noisy(gold, 4), "other": _noisy(gold, 45),
+                           "other-copy": _noisy(gold, 45)}, LABELS, ids=item_ids(len(gold)))
     tables = tmp_path_factory.mktemp("split") / "tables"
     analyse_benchmark(benchmark_from_data({"../evil/<b>x</b>": t1, "Track A": t2}), tables, bootstrap=30, seed=0,
                       audit=False)
@@ -86,7 +82,7 @@ def mixed(tmp_path_factory):
                  for s, p in (("s1", 0.9), ("s2", 0.7), ("s3", 0.5))}
         if t == "C":
             preds.pop("s1")
-        data[t] = _runs(gold, preds)
+        data[t] = make_runs(gold, preds, LABELS, ids=item_ids(len(gold)))
     bench = benchmark_from_data(data, settings={"B": {"primary": "mcc"}}, missing="last")
     tables = tmp_path_factory.mktemp("mixed") / "tables"
     analyse_benchmark(bench, tables, bootstrap=0, seed=0, audit=False)

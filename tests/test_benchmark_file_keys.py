@@ -12,6 +12,7 @@ import json
 
 import numpy as np
 import pytest
+from conftest import write_run_files
 
 from evalreport.cli import main
 from evalreport.errors import InputError
@@ -22,12 +23,9 @@ def _task(folder, name, seed, n=30, systems=("a", "b", "c")):
     rng = np.random.default_rng(seed)
     labels = np.array(["x", "y", "z"])
     gold = labels[rng.integers(0, 3, n)]
-    (folder / name / "runs").mkdir(parents=True)
-    (folder / name / "gold.tsv").write_text("id\tlabel\n" + "".join(f"i{k}\t{g}\n" for k, g in enumerate(gold)))
-    for j, s in enumerate(systems):
-        pred = np.where(rng.random(n) < 0.5 + 0.1 * j, gold, labels[rng.integers(0, 3, n)])
-        (folder / name / "runs" / f"{s}.tsv").write_text(
-            "id\tlabel\n" + "".join(f"i{k}\t{p}\n" for k, p in enumerate(pred)))
+    preds = {s: np.where(rng.random(n) < 0.5 + 0.1 * j, gold, labels[rng.integers(0, 3, n)])
+             for j, s in enumerate(systems)}
+    write_run_files(folder / name, gold, preds, runs_dir="runs")
 
 
 @pytest.fixture()

@@ -17,6 +17,7 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 import pytest
+from conftest import write_rows
 
 from evalreport.counts import count
 from evalreport.counts.bigdata import ENGINES, PatternCounts, count_confusions, count_patterns
@@ -140,10 +141,7 @@ def test_patterns_feed_the_paired_bootstrap(data):
 
 # ----------------------------------------------------------------------------- validation
 
-
-def _write_long(path, rows, columns=("system", "id", "label")):
-    path.write_text(",".join(columns) + "\n" + "".join(",".join(map(str, r)) + "\n" for r in rows))
-    return path
+LONG = ("system", "id", "label")                 # the columns of a long runs table
 
 
 @pytest.fixture
@@ -155,8 +153,8 @@ def small(tmp_path):
 
 def test_missing_predictions_error_or_abstain(small):
     tmp, gold = small
-    runs = _write_long(tmp / "runs.csv", [("A", 1, "a"), ("A", 2, "b"), ("A", 3, "b"), ("A", 4, "b"),
-                                          ("B", 1, "a"), ("B", 3, "a")])
+    runs = write_rows(tmp / "runs.csv", [("A", 1, "a"), ("A", 2, "b"), ("A", 3, "b"), ("A", 4, "b"),
+                                         ("B", 1, "a"), ("B", 3, "a")], LONG, sep=",")
     with pytest.raises(InputError, match=r"system 'B' has no prediction for gold id .*2 of 4 gold ids are missing"):
         count_confusions(gold, runs)
     got = count_confusions(gold, runs, missing="abstain")
@@ -171,17 +169,17 @@ def test_missing_predictions_error_or_abstain(small):
 def test_unknown_ids_duplicates_and_unknown_labels(small):
     tmp, gold = small
     good = [("A", i, "a") for i in range(1, 5)]
-    runs = _write_long(tmp / "u.csv", good + [("A", 9, "a")])
+    runs = write_rows(tmp / "u.csv", good + [("A", 9, "a")], LONG, sep=",")
     with pytest.raises(InputError, match=r"1 run row\(s\) have ids that are not in the gold table.*id '9'"):
         count_confusions(gold, runs)
-    runs = _write_long(tmp / "d.csv", good + [("A", 2, "b")])
+    runs = write_rows(tmp / "d.csv", good + [("A", 2, "b")], LONG, sep=",")
     with pytest.raises(InputError, match=r"duplicate run rows.*system 'A', id '2' appears 2 times"):
         count_confusions(gold, runs)
     # as many rows as gold items, but id 2 twice and id 3 never: caught by the id-hash sum
-    runs = _write_long(tmp / "h.csv", [("A", 1, "a"), ("A", 2, "a"), ("A", 2, "a"), ("A", 4, "b")])
+    runs = write_rows(tmp / "h.csv", [("A", 1, "a"), ("A", 2, "a"), ("A", 2, "a"), ("A", 4, "b")], LONG, sep=",")
     with pytest.raises(InputError, match=r"duplicate run rows.*id '2' appears 2 times"):
         count_confusions(gold, runs, missing="abstain")
-    runs = _write_long(tmp / "l.csv", good[:3] + [("A", 4, "zebra")])
+    runs = write_rows(tmp / "l.csv", good[:3] + [("A", 4, "zebra")], LONG, sep=",")
     with pytest.raises(InputError, match=r"predicted label\(s\) are not classes.*'zebra'.*id '4'"):
         count_patterns(gold, runs)
     got = count_confusions(gold, runs, allow_unknown=True)

@@ -7,6 +7,7 @@ import re
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from conftest import write_run_files
 
 from evalreport.cli import main
 from evalreport.errors import MeasureError
@@ -23,8 +24,7 @@ def _run(argv):
 
 @pytest.fixture
 def files(tmp_path):
-    (tmp_path / "gold.tsv").write_text("id\tlabel\n1\ta\n2\tb\n3\ta\n4\tb\n", encoding="utf-8")
-    (tmp_path / "run.tsv").write_text("id\tlabel\n1\ta\n2\ta\n3\ta\n4\tb\n", encoding="utf-8")
+    write_run_files(tmp_path, "abab", {"run": "aaab"}, ids=range(1, 5))
     return tmp_path
 
 

@@ -7,15 +7,15 @@ import subprocess
 from contextlib import redirect_stderr, redirect_stdout
 
 import pytest
+from conftest import write_run_files
 
 from evalreport.cli import main
 
 
 @pytest.fixture()
 def files(tmp_path):
-    (tmp_path / "gold.tsv").write_text("id\tlabel\n" + "".join(f"{i}\t{'ab'[i % 2]}\n" for i in range(12)))
-    (tmp_path / "s1.tsv").write_text("id\tlabel\n" + "".join(f"{i}\t{'ab'[i % 3 == 0]}\n" for i in range(12)))
-    (tmp_path / "s2.tsv").write_text("id\tlabel\n" + "".join(f"{i}\ta\n" for i in range(12)))
+    write_run_files(tmp_path, ["ab"[i % 2] for i in range(12)],
+                    {"s1": ["ab"[i % 3 == 0] for i in range(12)], "s2": ["a"] * 12}, ids=range(12))
     (tmp_path / "c.csv").write_text(",a,b\na,5,1\nb,2,4\n")
     return tmp_path
 

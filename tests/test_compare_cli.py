@@ -4,14 +4,13 @@ import io
 import json
 from contextlib import redirect_stdout
 
-import numpy as np
 import pandas as pd
 import pytest
+from conftest import make_runs, write_labels, write_run_files
 
 from evalreport.analyses.compare import COMPARE_MEASURES, TABLES, Comparison, compare
 from evalreport.cli import main
 from evalreport.counts import count
-from evalreport.inputs import Runs
 from evalreport.measures import REGISTRY, get
 from evalreport.report.write import write_comparison
 
@@ -33,15 +32,9 @@ REQUIRED = {
     "disagreements": ["measure_a", "measure_b", "system_a", "system_b"],
 }
 
+LABELS = ("a", "b", "c")
 GOLD = list("aabbccabcaab")
 PREDS = {"strong": list("aabbccabcaaa"), "weak": list("abbacbabcbab"), "twin": list("aabbccabcaaa")}
-
-
-def make_runs(order=("strong", "weak", "twin")):
-    labels = ("a", "b", "c")
-    code = {c: i for i, c in enumerate(labels)}
-    return Runs(gold=np.array([code[g] for g in GOLD]), pred=np.array([[code[p] for p in PREDS[s]] for s in order]),
-                labels=labels, systems=tuple(order))
 
 
 def test_default_measures_exist_in_registry():
@@ -52,7 +45,7 @@ def test_default_measures_exist_in_registry():
 
 
 def test_compare_without_resampling_tables_and_columns():
-    c = compare(make_runs(), bootstrap=0)
+    c = compare(make_runs(GOLD, PREDS, LABELS), bootstrap=0)
     assert isinstance(c, Comparison)
     for name, cols in REQUIRED.items():
         assert set(cols) <= set(getattr(c, name).columns), name
@@ -74,7 +67,7 @@ def test_compare_without_resampling_tables_and_columns():
 
 
 def test_compare_confusion_input_says_intervals_unavailable():
-    counts = count(make_runs())
+    counts = count(make_runs(GOLD, PREDS, LABELS))
     c = compare(counts, bootstrap=100)
     assert c.intervals.empty and c.pairwise.empty
     assert any("confusion-matrix input" in n for n in c.notes)
@@ -83,7 +76,7 @@ def test_compare_confusion_input_says_intervals_unavailable():
 
 @pytest.mark.skipif(not HAVE_RESAMPLING, reason="evalreport.analyses.resampling not available")
 def test_compare_with_resampling_identical_systems_p_is_one():
-    c = compare(make_runs(), bootstrap=200, seed=1)
+    c = compare(make_runs(GOLD, PREDS, LABELS), bootstrap=200, seed=1)
     pw = c.pairwise
     twins = pw[((pw.system_a == "strong") & (pw.system_b == "twin")) | ((pw.system_a == "twin") &
                                                                          (pw.system_b == "strong"))]
@@ -98,8 +91,8 @@ def test_compare_with_resampling_identical_systems_p_is_one():
 
 
 def test_relabelling_systems_permutes_compare():
-    a = compare(make_runs(), bootstrap=0)
-    b = compare(make_runs(("twin", "weak", "strong")), bootstrap=0)
+    a = compare(make_runs(GOLD, PREDS, LABELS), bootstrap=0)
+    b = compare(make_runs(GOLD, {s: PREDS[s] for s in ("twin", "weak", "strong")}, LABELS), bootstrap=0)
     for name in ("scores", "ranks"):
         fa = getattr(a, name).sort_values(["measure", "calibrated", "system"]).reset_index(drop=True)
         fb = getattr(b, name).sort_values(["measure", "calibrated", "system"]).reset_index(drop=True)
@@ -110,7 +103,7 @@ def test_relabelling_systems_permutes_compare():
 
 
 def test_write_comparison_writes_csv_and_json_atomically(tmp_path):
-    c = compare(make_runs(), bootstrap=0)
+    c = compare(make_runs(GOLD, PREDS, LABELS), bootstrap=0)
     out = write_comparison(c, tmp_path / "cmp")
     for name in TABLES:
         csv = pd.read_csv(out / f"{name}.csv")
@@ -134,15 +127,9 @@ def test_write_comparison_writes_csv_and_json_atomically(tmp_path):
 # ----------------------------------------------------------------------------- CLI
 
 
-def write_tsv(path, labels):
-    path.write_text("id\tlabel\n" + "".join(f"i{k}\t{lab}\n" for k, lab in enumerate(labels)))
-    return path
-
-
 @pytest.fixture
 def files(tmp_path):
-    gold = write_tsv(tmp_path / "gold.tsv", GOLD)
-    runs = [write_tsv(tmp_path / f"{name}.tsv", labels) for name, labels in PREDS.items()]
+    gold, runs = write_run_files(tmp_path, GOLD, PREDS)
     return tmp_path, gold, runs
 
 
@@ -202,7 +189,7 @@ def test_cli_bad_arguments_exit_2_without_output(files, extra, capsys):
 
 def test_cli_bad_input_exit_2_without_output(files, capsys):
     tmp, gold, runs = files
-    bad = write_tsv(tmp / "bad.tsv", GOLD[:-2])                    # items missing from the run
+    bad = write_labels(tmp / "bad.tsv", GOLD[:-2])                    # items missing from the run
     rc = main(["compare", str(gold), str(bad), str(runs[0]), "--out", str(tmp / "out")])
     assert rc == 2
     assert "error" in capsys.readouterr().err
@@ -225,7 +212,8 @@ def test_cli_binary_primary_needs_positive(files, capsys):
 def test_an_id_given_twice_or_an_alias_beside_its_record_is_one_measure():
     """f1_macro is macro_f1: two columns of one quantity would be counted twice in the rank
     correlations and inconsistency rates, so compare keeps the first id and says so."""
-    comp = compare(make_runs(), measures=["macro_f1", "mcc", "MCC", "f1_macro"], primary="f1_macro", bootstrap=0)
+    comp = compare(make_runs(GOLD, PREDS, LABELS), measures=["macro_f1", "mcc", "MCC", "f1_macro"], primary="f1_macro",
+                   bootstrap=0)
     assert comp.measures == ("f1_macro", "mcc")
     assert any("macro_f1 is f1_macro" in n for n in comp.notes)
     assert set(comp.rank_correlation.measure_a) <= {"f1_macro", "mcc", "f1_macro_c", "mcc_c"}   # _c: calibrated

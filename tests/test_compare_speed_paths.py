@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import random_runs
 
 from evalreport.analyses import resampling as rs
 from evalreport.analyses.randomization import _pair_cells
@@ -57,16 +58,10 @@ def test_support_size_stops_early_with_the_same_answer(a, limit):
     assert B._support_exceeds(np.asarray(a), limit) == (B.support_size(np.asarray(a)) > limit)
 
 
-def _runs(rng, n=700, S=4, K=3, folds=None):
-    gold = rng.integers(0, K, n)
-    pred = np.where(rng.random((S, n)) < 0.7, gold, rng.integers(0, K, (S, n)))
-    kw = dict(folds=rng.integers(0, folds, n), fold_names=tuple(f"f{i}" for i in range(folds))) if folds else {}
-    return Runs(gold=gold, pred=pred, labels=tuple("abcde"[:K]), systems=tuple(f"s{i}" for i in range(S)), **kw)
-
-
-@pytest.mark.parametrize("case", [dict(), dict(folds=3), dict(n=60, K=2, S=2)])
+@pytest.mark.parametrize("case", [dict(n_items=700), dict(n_items=700, folds=3),
+                                  dict(n_items=60, n_classes=2, n_systems=2)])
 def test_draws_into_reused_buffers_are_the_fresh_draws(case):
-    runs = _runs(np.random.default_rng(4), **case)
+    runs = random_runs(np.random.default_rng(4), **case)
     pat = rs.patterns(runs)
     plan = rs._draw_plan(pat)
     work = rs._draw_work(pat, 50)
@@ -81,7 +76,7 @@ def test_draws_into_reused_buffers_are_the_fresh_draws(case):
 
 def test_bootstrap_with_heavy_patterns_is_unchanged_by_the_buffers():
     # few classes and systems: most items share a pattern, so the draw has a multinomial (heavy) part
-    runs = _runs(np.random.default_rng(5), n=3000, S=2, K=2)
+    runs = random_runs(np.random.default_rng(5), n_items=3000, n_systems=2, n_classes=2)
     pat = rs.patterns(runs)
     plan = rs._draw_plan(pat)
     assert len(plan[0][0]) > 0

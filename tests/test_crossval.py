@@ -6,6 +6,7 @@ import io
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import write_rows
 from hypothesis import given, settings, strategies as st
 from scipy.stats import rankdata
 from sklearn.metrics import average_precision_score, roc_auc_score
@@ -277,17 +278,16 @@ def _write(tmp_path, *, with_folds=True):
     gold = np.where(rng.random(n) < 0.2, "pos", "neg")
     gold[:4] = "pos"
     folds = np.arange(n) % 3
-    lines = ["id\tlabel" + ("\tfold" if with_folds else "")]
-    lines += [f"i{k}\t{g}" + (f"\tf{folds[k]}" if with_folds else "") for k, g in enumerate(gold)]
-    (tmp_path / "gold.tsv").write_text("\n".join(lines) + "\n")
+    columns = ("id", "label", "fold") if with_folds else ("id", "label")
+    rows = ((f"i{k}", g, f"f{folds[k]}")[:len(columns)] for k, g in enumerate(gold))
+    gold_path = write_rows(tmp_path / "gold.tsv", rows, header=columns)
     paths = []
     for name, noise in (("good", 0.4), ("poor", 1.5)):
         score = (gold == "pos") + rng.normal(scale=noise, size=n)
         pred = np.where(score > 0.5, "pos", "neg")
-        p = tmp_path / f"{name}.tsv"
-        p.write_text("id\tlabel\tscore\n" + "".join(f"i{k}\t{pred[k]}\t{score[k]:.6f}\n" for k in range(n)))
-        paths.append(str(p))
-    return str(tmp_path / "gold.tsv"), paths
+        rows = ((f"i{k}", pred[k], f"{score[k]:.6f}") for k in range(n))
+        paths.append(str(write_rows(tmp_path / f"{name}.tsv", rows, header=("id", "label", "score"))))
+    return str(gold_path), paths
 
 
 def test_cli_cv_csv_is_tidy(tmp_path, capsys):

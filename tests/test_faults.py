@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import write_run_files
 
 from evalreport import _atomic
 from evalreport.cli import main
@@ -30,17 +31,11 @@ GOLD = list("aabbccabcaab")
 PREDS = {"strong": list("aabbccabcaaa"), "weak": list("abbacbabcbab"), "twin": list("aabbccabcaba")}
 
 
-def write_tsv(path, labels):
-    path.write_text("id\tlabel\n" + "".join(f"i{k}\t{lab}\n" for k, lab in enumerate(labels)))
-    return path
-
-
 @pytest.fixture(scope="module")
 def command(tmp_path_factory):
     """``command(seed, out)``: the arguments of ``evalreport compare`` on three tiny runs."""
     inp = tmp_path_factory.mktemp("inputs")
-    gold = write_tsv(inp / "gold.tsv", GOLD)
-    runs = [write_tsv(inp / f"{n}.tsv", labels) for n, labels in PREDS.items()]
+    gold, runs = write_run_files(inp, GOLD, PREDS)
 
     def args(seed, out):
         return ["compare", str(gold), *map(str, runs), "--bootstrap", "20", "--seed", str(seed), "--out", str(out),

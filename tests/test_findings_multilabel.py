@@ -84,7 +84,8 @@ def test_a_clearly_separated_leader():
     assert _rows(found, "gap_noise")["detail"].tolist() == ["beyond noise"]
     by_test = _rows(found, "separated_by_test").set_index("measure")
     assert set(by_test.index) == {comp.primary, "subset_accuracy"}
-    expected = comp.tests.groupby("measure")["p_holm"].apply(lambda p: int((p < 0.05).sum()))
+    checks = comp.pairwise[comp.pairwise["test"] != "bootstrap"]
+    expected = checks.groupby("measure")["p_holm"].apply(lambda p: int((p < 0.05).sum()))
     assert by_test["value"].astype(int).to_dict() == expected.to_dict()
     assert {d.split(":")[0] for d in _rows(found, "not_computed")["detail"]} == {"fragility", "calibration"}
     assert _rows(found, "fragility").empty

@@ -11,12 +11,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import make_runs
 
 from evalreport.analyses.compare import compare
 from evalreport.analyses.findings import MC_SE, findings, strongest_baseline
 from evalreport.analyses.paired import paired_differences
 from evalreport.counts import Counts
-from evalreport.inputs.runs import Runs
 from evalreport.report.summary import _crowns, _join, findings_note
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
@@ -24,10 +24,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
 def _rows(F, kind):
     return F.findings[F.findings["finding"] == kind]
-
-
-def _runs_from(gold, preds, labels, systems):
-    return Runs(gold=np.asarray(gold), pred=np.stack([np.asarray(p) for p in preds]), labels=labels, systems=systems)
 
 
 # ----------------------------------------------------------------------------- paired differences
@@ -46,7 +42,7 @@ def _overlap_runs(n=1000, shared=800, extra=30, seed=3):
     right_a, right_b = right_a[perm], right_b[perm]
     a = np.where(right_a, gold, 1 - gold)
     b = np.where(right_b, gold, 1 - gold)
-    return _runs_from(gold, [a, b], ["x", "y"], ["A", "B"])
+    return make_runs(gold, [a, b], ["x", "y"], ["A", "B"])
 
 
 def test_paired_p_is_the_pairwise_bootstrap_p_and_se_is_the_sd_of_paired_differences():
@@ -126,7 +122,7 @@ def _close_runs():
     k = np.flatnonzero(one == gold)[0]
     two[k] = 1 - gold[k]                                            # one item worse
     far = np.where(rng.random(n) < 0.6, gold, 1 - gold)
-    return _runs_from(gold, [one, two, far], ["p", "q"], ["one", "two", "far"])
+    return make_runs(gold, [one, two, far], ["p", "q"], ["one", "two", "far"])
 
 
 def test_author_3_a_one_item_lead_is_a_near_tie_not_a_crown():
@@ -286,7 +282,7 @@ def _strat_runs():
     good = np.where(rng.random(n) < 0.85, gold, rng.integers(0, 4, n))
     strat = rng.choice(4, n, p=[0.58, 0.25, 0.1, 0.07])
     worse = np.where(rng.random(n) < 0.8, (gold + 1) % 4, gold)       # mostly wrong on purpose
-    return _runs_from(gold, [good, strat, worse], ["a", "b", "c", "d"], ["good", "stratified", "worse"])
+    return make_runs(gold, [good, strat, worse], ["a", "b", "c", "d"], ["good", "stratified", "worse"])
 
 
 def test_author_12_chance_level_is_judged_by_the_interval():

@@ -10,6 +10,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import write, write_run_files
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -22,18 +23,13 @@ CLASSES = ["FAVOR", "AGAINST", "NONE"]
 GAINS = "gold,FAVOR,AGAINST,NONE\nFAVOR,1,0,0.25\nAGAINST,0,1,0.25\nNONE,-0.5,-0.5,0.5\n"
 
 
-def _write(path, text):
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
 # --------------------------------------------------------------------------- reader
 
 
 def test_read_gains_reorders_to_the_class_list(tmp_path):
-    G = read_gains(_write(tmp_path / "g.csv", GAINS), ["NONE", "FAVOR", "AGAINST"])
+    G = read_gains(write(tmp_path / "g.csv", GAINS), ["NONE", "FAVOR", "AGAINST"])
     np.testing.assert_array_equal(G, [[0.5, -0.5, -0.5], [0.25, 1, 0], [0.25, 0, 1]])
-    tsv = _write(tmp_path / "g.tsv", GAINS.replace(",", "\t"))
+    tsv = write(tmp_path / "g.tsv", GAINS.replace(",", "\t"))
     np.testing.assert_array_equal(read_gains(tsv, CLASSES), read_gains(tmp_path / "g.csv", CLASSES))
 
 
@@ -48,7 +44,7 @@ def test_read_gains_reorders_to_the_class_list(tmp_path):
     ("gold,FAVOR,FAVOR,NONE\nFAVOR,1,0,0\n", 1, "repeat"),
 ])
 def test_bad_gain_files_name_file_and_line(tmp_path, text, line, message):
-    path = _write(tmp_path / "gains.csv", text)
+    path = write(tmp_path / "gains.csv", text)
     with pytest.raises(InputError) as err:
         read_gains(path, CLASSES)
     assert err.value.path == str(path) and err.value.line == line and message in str(err.value)
@@ -56,7 +52,7 @@ def test_bad_gain_files_name_file_and_line(tmp_path, text, line, message):
 
 
 def test_missing_rows_missing_file_and_folder(tmp_path):
-    path = _write(tmp_path / "gains.csv", "gold,FAVOR,AGAINST,NONE\nFAVOR,1,0,0\n")
+    path = write(tmp_path / "gains.csv", "gold,FAVOR,AGAINST,NONE\nFAVOR,1,0,0\n")
     with pytest.raises(InputError, match="row names must name every class.*missing 'AGAINST', 'NONE'"):
         read_gains(path, CLASSES)
     with pytest.raises(InputError, match="gain matrix file not found"):
@@ -67,7 +63,7 @@ def test_missing_rows_missing_file_and_folder(tmp_path):
 
 def test_gains_may_be_negative_and_the_diagonal_is_free(tmp_path):
     """Unlike costs (Sebastiani 2015, section 6: Delta(c, c) = 0, Delta >= 0) a gain is any finite number."""
-    G = read_gains(_write(tmp_path / "g.csv", GAINS), CLASSES)
+    G = read_gains(write(tmp_path / "g.csv", GAINS), CLASSES)
     assert G[2, 0] == -0.5 and G[2, 2] == 0.5
 
 
@@ -155,14 +151,10 @@ def stance(tmp_path):
     rng = np.random.default_rng(7)
     n = 120
     gold = rng.choice(CLASSES, size=n, p=[0.3, 0.5, 0.2])
-    ids = [f"t{i}" for i in range(n)]
-    pd.DataFrame({"id": ids, "label": gold}).to_csv(tmp_path / "gold.tsv", sep="\t", index=False)
-    runs = []
-    for name, acc in (("good", 0.8), ("fair", 0.6), ("poor", 0.4)):
-        pred = np.where(rng.random(n) < acc, gold, rng.choice(CLASSES, size=n))
-        pd.DataFrame({"id": ids, "label": pred}).to_csv(tmp_path / f"{name}.tsv", sep="\t", index=False)
-        runs.append(tmp_path / f"{name}.tsv")
-    return tmp_path / "gold.tsv", runs, _write(tmp_path / "gains.csv", GAINS), gold
+    preds = {name: np.where(rng.random(n) < acc, gold, rng.choice(CLASSES, size=n))
+             for name, acc in (("good", 0.8), ("fair", 0.6), ("poor", 0.4))}
+    gold_path, runs = write_run_files(tmp_path, gold, preds, ids=[f"t{i}" for i in range(n)])
+    return gold_path, runs, write(tmp_path / "gains.csv", GAINS), gold
 
 
 def test_cli_score_with_a_subset_measure_and_gains(stance, capsys):
@@ -221,7 +213,7 @@ def test_cli_bad_measures_exit_2(stance, capsys, argv, message):
 
 def test_cli_bad_gains_file_exits_2_naming_file_and_line(stance, tmp_path, capsys):
     gold_path, runs, _, _ = stance
-    bad = _write(tmp_path / "bad.csv", GAINS.replace("-0.5,-0.5", "-0.5,nan"))
+    bad = write(tmp_path / "bad.csv", GAINS.replace("-0.5,-0.5", "-0.5,nan"))
     assert main(["score", str(gold_path), *map(str, runs), "--gains", str(bad), "--measures", "gain_mean"]) == 2
     assert f"{bad}, line 4:" in capsys.readouterr().err
 

@@ -23,7 +23,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from test_inputs import GOLD_ROWS, raises, tsv, write
 
 from evalreport.cli import main
 from evalreport.counts import read_confusion, read_confusions
@@ -31,13 +30,15 @@ from evalreport.errors import MeasureError
 from evalreport.inputs import Runs, checks, read_runs, readers
 from evalreport.inputs.costs import read_costs
 from evalreport.measures import REGISTRY, catalogue, compute, evaluate, get
+from conftest import raises, write, write_rows
+from test_inputs import GOLD_ROWS
 
 VALID = b"id\tlabel\na\tx\nb\ty\nc\tx\nd\tz\n"
 
 
 @pytest.fixture
 def gold(tmp_path):
-    return tsv(tmp_path / "gold.tsv", GOLD_ROWS)
+    return write_rows(tmp_path / "gold.tsv", GOLD_ROWS)
 
 
 def _parquet_two_label_columns(path: Path) -> Path:
@@ -149,7 +150,7 @@ def _evalreport_in_child(*args: str, timeout: float = 60):
 @pytest.mark.parametrize("name,content,problem", HOSTILE_GOLD_FILES)
 def test_hostile_gold_file_is_checked_before_the_multilabel_detection_reads_it(tmp_path, name, content, problem):
     gold = content(tmp_path / name) if callable(content) else write(tmp_path / name, content)
-    run = tsv(tmp_path / "run.tsv", GOLD_ROWS)
+    run = write_rows(tmp_path / "run.tsv", GOLD_ROWS)
     done = _evalreport_in_child("score", str(gold), str(run), "--measures", "accuracy")
     assert done.returncode == 2, done.stderr[-2000:]
     assert_one_error_line(done.stderr, problem, path=gold)
@@ -163,7 +164,7 @@ def test_gold_link_to_an_endless_device_is_refused_at_once(tmp_path, command):
         pytest.skip("no /dev/zero")
     gold = tmp_path / "gold.tsv"
     gold.symlink_to("/dev/zero")
-    run = tsv(tmp_path / "run.tsv", GOLD_ROWS)
+    run = write_rows(tmp_path / "run.tsv", GOLD_ROWS)
     done = _evalreport_in_child(*command, str(gold), str(run), "--measures", "accuracy")
     assert done.returncode == 2, done.stderr[-2000:]
     assert_one_error_line(done.stderr, "gold file is a device, not a regular file", path=gold)
@@ -174,7 +175,7 @@ def test_gold_header_over_the_csv_field_limit_is_read(tmp_path, gold, capsys):
     full reader, which reads it."""
     wide = write(tmp_path / "wide.tsv", "id\tlabel\t" + "h" * 200_000 + "\n"
                  + "".join(f"{i}\t{lab}\t1\n" for i, lab in GOLD_ROWS))
-    run = tsv(tmp_path / "run.tsv", GOLD_ROWS)
+    run = write_rows(tmp_path / "run.tsv", GOLD_ROWS)
     assert main(["score", str(wide), str(run), "--measures", "accuracy", "--format", "csv"]) == 0
     assert "run,accuracy,1.0" in capsys.readouterr().out
 
@@ -490,9 +491,9 @@ def test_confusion_folder_names_what_it_did_not_read(tmp_path):
 def test_no_numpy_warning_reaches_the_user_on_a_one_item_input(tmp_path, capsys):
     """`compare` on one item: numpy's 'invalid value encountered in multiply' (chance baselines,
     enumeration with a zero-probability class) is not printed as a note."""
-    g = tsv(tmp_path / "g.tsv", [["1", "a"]])
-    r1 = tsv(tmp_path / "s1.tsv", [["1", "a"]])
-    r2 = tsv(tmp_path / "s2.tsv", [["1", "b"]])
+    g = write_rows(tmp_path / "g.tsv", [["1", "a"]])
+    r1 = write_rows(tmp_path / "s1.tsv", [["1", "a"]])
+    r2 = write_rows(tmp_path / "s2.tsv", [["1", "b"]])
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)     # a numpy warning anywhere fails the command
         assert main(["compare", str(g), str(r1), str(r2), "--labels", "a,b", "--bootstrap", "20"]) == 0

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from conftest import GOSGENS_DIR, raises, write
+from conftest import GOSGENS_DIR, raises, write, write_rows
 
 from evalreport.counts import count, read_confusion, read_confusions
 from evalreport.errors import InputError
@@ -24,17 +24,12 @@ IMAGENET = GOSGENS_DIR / "imagenet"
 # ----------------------------------------------------------------------------- helpers
 
 
-def tsv(path: Path, rows: list[list], header=("id", "label")) -> Path:
-    lines = ["\t".join(header)] + ["\t".join(str(v) for v in row) for row in rows]
-    return write(path, "\n".join(lines) + "\n")
-
-
 GOLD_ROWS = [["a", "x"], ["b", "y"], ["c", "x"], ["d", "z"]]
 
 
 @pytest.fixture
 def gold(tmp_path):
-    return tsv(tmp_path / "gold.tsv", GOLD_ROWS)
+    return write_rows(tmp_path / "gold.tsv", GOLD_ROWS)
 
 
 def brute_force_confusion(runs: Runs) -> np.ndarray:
@@ -50,8 +45,8 @@ def brute_force_confusion(runs: Runs) -> np.ndarray:
 
 
 def test_tsv_gold_and_runs(tmp_path, gold):
-    r1 = tsv(tmp_path / "sys1.tsv", [["a", "x"], ["b", "x"], ["c", "x"], ["d", "z"]])
-    r2 = tsv(tmp_path / "sys2.tsv", [["d", "y"], ["c", "x"], ["b", "y"], ["a", "z"]])  # shuffled
+    r1 = write_rows(tmp_path / "sys1.tsv", [["a", "x"], ["b", "x"], ["c", "x"], ["d", "z"]])
+    r2 = write_rows(tmp_path / "sys2.tsv", [["d", "y"], ["c", "x"], ["b", "y"], ["a", "z"]])  # shuffled
     runs = read_runs(gold, [r1, r2])
     assert runs.labels == ("x", "y", "z")
     assert runs.systems == ("sys1", "sys2")
@@ -142,9 +137,9 @@ def test_parquet_float_labels_lose_point_zero(tmp_path):
 def test_runs_dir_and_names(tmp_path):
     folder = tmp_path / "runs"
     folder.mkdir()
-    gold = tsv(folder / "gold.tsv", GOLD_ROWS)  # inside the folder: not read as a run
+    gold = write_rows(folder / "gold.tsv", GOLD_ROWS)  # inside the folder: not read as a run
     for name in ["m10", "m2", "m1"]:
-        tsv(folder / f"{name}.tsv", GOLD_ROWS)
+        write_rows(folder / f"{name}.tsv", GOLD_ROWS)
     write(folder / ".hidden.tsv", "junk")
     write(folder / "notes.txt", "not a run")
     with pytest.warns(UserWarning, match=r"not read: '.hidden.tsv \(hidden\)', 'notes.txt'"):
@@ -155,13 +150,13 @@ def test_runs_dir_and_names(tmp_path):
     assert named.systems == ("A", "B", "C")
     assert [s.system for s in named.sources[1:]] == ["A", "B", "C"]
     # given files first, then the folder
-    extra = tsv(tmp_path / "z0.tsv", GOLD_ROWS)
+    extra = write_rows(tmp_path / "z0.tsv", GOLD_ROWS)
     with pytest.warns(UserWarning, match="not read"):
         assert read_runs(gold, [extra], runs_dir=folder).systems == ("z0", "m1", "m2", "m10")
 
 
 def test_explicit_labels_order_and_absent_class(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [["a", "w"], ["b", "y"], ["c", "x"], ["d", "z"]])
+    run = write_rows(tmp_path / "r.tsv", [["a", "w"], ["b", "y"], ["c", "x"], ["d", "z"]])
     runs = read_runs(gold, [run], labels=["z", "y", "x", "w"])
     assert runs.labels == ("z", "y", "x", "w")
     assert runs.gold.tolist() == [2, 1, 2, 0]
@@ -175,18 +170,18 @@ def test_natural_label_sort():
 
 
 def test_single_gold_class_ok_with_labels(tmp_path):
-    gold = tsv(tmp_path / "gold.tsv", [["a", "pos"], ["b", "pos"]])
-    run = tsv(tmp_path / "r.tsv", [["a", "pos"], ["b", "neg"]])
+    gold = write_rows(tmp_path / "gold.tsv", [["a", "pos"], ["b", "pos"]])
+    run = write_rows(tmp_path / "r.tsv", [["a", "pos"], ["b", "neg"]])
     runs = read_runs(gold, [run], labels=["neg", "pos"])
     assert runs.labels == ("neg", "pos") and runs.pred.tolist() == [[1, 0]]
 
 
 def test_folds(tmp_path):
-    gold = tsv(tmp_path / "gold.tsv", [["a", "x", "f10"], ["b", "y", "f2"], ["c", "x", "f2"], ["d", "y", "f10"]],
+    gold = write_rows(tmp_path / "gold.tsv", [["a", "x", "f10"], ["b", "y", "f2"], ["c", "x", "f2"], ["d", "y", "f10"]],
                header=("id", "label", "fold"))
-    run = tsv(tmp_path / "r.tsv", [["c", "x", "f2"], ["a", "y", "f10"], ["b", "y", "f2"], ["d", "y", "f10"]],
+    run = write_rows(tmp_path / "r.tsv", [["c", "x", "f2"], ["a", "y", "f10"], ["b", "y", "f2"], ["d", "y", "f10"]],
               header=("id", "label", "fold"))
-    plain = tsv(tmp_path / "p.tsv", GOLD_ROWS[:0] + [["a", "x"], ["b", "x"], ["c", "x"], ["d", "x"]])
+    plain = write_rows(tmp_path / "p.tsv", GOLD_ROWS[:0] + [["a", "x"], ["b", "x"], ["c", "x"], ["d", "x"]])
     runs = read_runs(gold, [run, plain])
     assert runs.fold_names == ("f2", "f10")
     assert runs.folds.tolist() == [1, 0, 0, 1]
@@ -197,9 +192,9 @@ def test_folds(tmp_path):
 
 
 def test_binary_scores(tmp_path, gold):
-    r1 = tsv(tmp_path / "r1.tsv", [["b", "y", 0.5], ["a", "x", "1e-3"], ["c", "x", -2], ["d", "z", "inf"]],
+    r1 = write_rows(tmp_path / "r1.tsv", [["b", "y", 0.5], ["a", "x", "1e-3"], ["c", "x", -2], ["d", "z", "inf"]],
              header=("id", "label", "score"))
-    r2 = tsv(tmp_path / "r2.tsv", [["a", "x", 1], ["b", "y", 2], ["c", "x", 3], ["d", "z", 4]],
+    r2 = write_rows(tmp_path / "r2.tsv", [["a", "x", 1], ["b", "y", 2], ["c", "x", 3], ["d", "z", 4]],
              header=("id", "label", "score"))
     runs = read_runs(gold, [r1, r2])
     assert runs.scores.shape == (2, 4) and runs.scores.dtype == np.float64
@@ -210,7 +205,7 @@ def test_binary_scores(tmp_path, gold):
 
 def test_per_class_scores(tmp_path, gold):
     header = ("id", "label", "score_z", "score_x", "score_y")
-    run = tsv(tmp_path / "r.tsv", [["a", "x", 0.1, 0.7, 0.2], ["b", "y", 0, 0, 1], ["c", "x", 0, 1, 0],
+    run = write_rows(tmp_path / "r.tsv", [["a", "x", 0.1, 0.7, 0.2], ["b", "y", 0, 0, 1], ["c", "x", 0, 1, 0],
                                    ["d", "z", 1, 0, 0]], header=header)
     runs = read_runs(gold, [run])
     assert runs.score_labels == ("x", "y", "z")  # class order, not column order
@@ -219,9 +214,9 @@ def test_per_class_scores(tmp_path, gold):
 
 
 def test_scores_only_in_some_runs(tmp_path, gold):
-    scored = tsv(tmp_path / "r1.tsv", [["a", "x", 1], ["b", "y", 2], ["c", "x", 3], ["d", "z", 4]],
+    scored = write_rows(tmp_path / "r1.tsv", [["a", "x", 1], ["b", "y", 2], ["c", "x", 3], ["d", "z", 4]],
                  header=("id", "label", "score"))
-    plain = tsv(tmp_path / "r2.tsv", GOLD_ROWS)
+    plain = write_rows(tmp_path / "r2.tsv", GOLD_ROWS)
     with pytest.warns(UserWarning, match="scores ignored"):
         runs = read_runs(gold, [scored, plain])
     assert runs.scores is None
@@ -233,9 +228,9 @@ def test_scores_only_in_some_runs(tmp_path, gold):
 
 
 def test_missing_abstain(tmp_path, gold):
-    full = tsv(tmp_path / "full.tsv", GOLD_ROWS)
-    part = tsv(tmp_path / "part.tsv", [["c", "x", 0.3], ["a", "x", 0.9]], header=("id", "label", "score"))
-    full_scored = tsv(tmp_path / "fs.tsv", [r + [0.5] for r in GOLD_ROWS], header=("id", "label", "score"))
+    full = write_rows(tmp_path / "full.tsv", GOLD_ROWS)
+    part = write_rows(tmp_path / "part.tsv", [["c", "x", 0.3], ["a", "x", 0.9]], header=("id", "label", "score"))
+    full_scored = write_rows(tmp_path / "fs.tsv", [r + [0.5] for r in GOLD_ROWS], header=("id", "label", "score"))
     runs = read_runs(gold, [full_scored, part], missing="abstain")
     assert runs.labels == ("x", "y", "z", ABSTAIN)
     assert runs.abstain == 3
@@ -248,7 +243,7 @@ def test_missing_abstain(tmp_path, gold):
 
 
 def test_allow_unknown_adds_classes(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [["a", "q2"], ["b", "y"], ["c", "q10"], ["d", "q2"]])
+    run = write_rows(tmp_path / "r.tsv", [["a", "q2"], ["b", "y"], ["c", "q10"], ["d", "q2"]])
     runs = read_runs(gold, [run], allow_unknown=True)
     assert runs.labels == ("x", "y", "z", "q2", "q10")
     assert runs.pred.tolist() == [[3, 1, 4, 3]]
@@ -257,8 +252,8 @@ def test_allow_unknown_adds_classes(tmp_path, gold):
 
 
 def test_allow_unknown_with_abstain(tmp_path, gold):
-    r1 = tsv(tmp_path / "r1.tsv", [["a", "new"], ["b", "y"]])
-    r2 = tsv(tmp_path / "r2.tsv", [["a", "alpha"], ["b", "y"], ["c", "x"], ["d", "z"]])
+    r1 = write_rows(tmp_path / "r1.tsv", [["a", "new"], ["b", "y"]])
+    r2 = write_rows(tmp_path / "r2.tsv", [["a", "alpha"], ["b", "y"], ["c", "x"], ["d", "z"]])
     runs = read_runs(gold, [r1, r2], allow_unknown=True, missing="abstain")
     assert runs.labels == ("x", "y", "z", "alpha", "new", ABSTAIN)
     assert runs.pred.tolist() == [[4, 1, 5, 5], [3, 1, 0, 2]]
@@ -266,8 +261,8 @@ def test_allow_unknown_with_abstain(tmp_path, gold):
 
 def test_many_classes_dtype(tmp_path):
     n = 200
-    gold = tsv(tmp_path / "gold.tsv", [[f"i{k}", f"c{k}"] for k in range(n)])
-    run = tsv(tmp_path / "r.tsv", [[f"i{k}", f"c{(k + 1) % n}"] for k in range(n)])
+    gold = write_rows(tmp_path / "gold.tsv", [[f"i{k}", f"c{k}"] for k in range(n)])
+    run = write_rows(tmp_path / "r.tsv", [[f"i{k}", f"c{(k + 1) % n}"] for k in range(n)])
     runs = read_runs(gold, [run])
     assert runs.n_classes == n and runs.gold.dtype == np.int16
     assert runs.labels[:3] == ("c0", "c1", "c2")
@@ -311,26 +306,26 @@ def test_empty_jsonl(tmp_path, gold):
 
 
 def test_missing_column(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [["a", "x"]], header=("id", "pred"))
+    run = write_rows(tmp_path / "r.tsv", [["a", "x"]], header=("id", "pred"))
     with raises("missing column 'label'", path=run, line=1) as info:
         read_runs(gold, [run])
     assert "'id', 'pred'" in info.value.problem
 
 
 def test_duplicate_header_column(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [["a", "x", "y"]], header=("id", "label", "label"))
+    run = write_rows(tmp_path / "r.tsv", [["a", "x", "y"]], header=("id", "label", "label"))
     with raises("appears twice", path=run, line=1):
         read_runs(gold, [run])
 
 
 def test_duplicate_gold_id(tmp_path):
-    gold = tsv(tmp_path / "gold.tsv", [["a", "x"], ["b", "y"], ["c", "x"], ["b", "x"]])
+    gold = write_rows(tmp_path / "gold.tsv", [["a", "x"], ["b", "y"], ["c", "x"], ["b", "x"]])
     with raises("duplicate id 'b' (first at line 3)", path=gold, line=5, item="b"):
         read_runs(gold, [gold])
 
 
 def test_duplicate_run_id(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [["a", "x"], ["c", "x"], ["d", "x"], ["c", "y"], ["b", "y"]])
+    run = write_rows(tmp_path / "r.tsv", [["a", "x"], ["c", "x"], ["d", "x"], ["c", "y"], ["b", "y"]])
     with raises("duplicate id 'c' (first at line 3)", path=run, line=5, item="c"):
         read_runs(gold, [run])
 
@@ -343,20 +338,20 @@ def test_duplicate_id_in_parquet_names_rows(tmp_path, gold):
 
 
 def test_unknown_id_in_run(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [["a", "x"], ["b", "x"], ["zz", "x"], ["c", "x"], ["d", "x"]])
+    run = write_rows(tmp_path / "r.tsv", [["a", "x"], ["b", "x"], ["zz", "x"], ["c", "x"], ["d", "x"]])
     with raises("not in the gold file", path=run, line=4, item="zz"):
         read_runs(gold, [run])
 
 
 def test_gold_id_missing_from_run(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [["a", "x"], ["d", "x"]])
+    run = write_rows(tmp_path / "r.tsv", [["a", "x"], ["d", "x"]])
     with raises("no prediction for gold id 'b' (gold line 3); 2 of 4", path=run, item="b") as info:
         read_runs(gold, [run])
     assert "missing='abstain'" in info.value.problem
 
 
 def test_unknown_predicted_label(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [["a", "x"], ["b", "y"], ["c", "cat"], ["d", "z"]])
+    run = write_rows(tmp_path / "r.tsv", [["a", "x"], ["b", "y"], ["c", "cat"], ["d", "z"]])
     with raises("predicted label 'cat' is not a class", path=run, line=4, item="c") as info:
         read_runs(gold, [run])
     assert "allow_unknown" in info.value.problem
@@ -370,7 +365,7 @@ def test_empty_gold_label(tmp_path):
 
 @pytest.mark.parametrize("marker", ["NaN", "null", "nan"])
 def test_missing_marker_label(tmp_path, gold, marker):
-    run = tsv(tmp_path / "r.tsv", [["a", "x"], ["b", marker], ["c", "x"], ["d", "x"]])
+    run = write_rows(tmp_path / "r.tsv", [["a", "x"], ["b", marker], ["c", "x"], ["d", "x"]])
     with raises("missing-value marker", path=run, line=3, item="b"):
         read_runs(gold, [run])
 
@@ -419,7 +414,7 @@ def test_line_numbers_after_blank_lines(tmp_path, gold):
 
 
 def test_one_gold_class(tmp_path):
-    gold = tsv(tmp_path / "gold.tsv", [["a", "x"], ["b", "x"]])
+    gold = write_rows(tmp_path / "gold.tsv", [["a", "x"], ["b", "x"]])
     with raises("only one class ('x')", path=gold):
         read_runs(gold, [gold])
 
@@ -442,14 +437,14 @@ def test_run_is_directory(tmp_path, gold):
 
 
 def test_fold_disagrees(tmp_path):
-    gold = tsv(tmp_path / "gold.tsv", [["a", "x", "1"], ["b", "y", "2"]], header=("id", "label", "fold"))
-    run = tsv(tmp_path / "r.tsv", [["b", "y", "2"], ["a", "x", "2"]], header=("id", "label", "fold"))
+    gold = write_rows(tmp_path / "gold.tsv", [["a", "x", "1"], ["b", "y", "2"]], header=("id", "label", "fold"))
+    run = write_rows(tmp_path / "r.tsv", [["b", "y", "2"], ["a", "x", "2"]], header=("id", "label", "fold"))
     with raises("fold '2' disagrees with the gold file's fold '1'", path=run, line=3, item="a"):
         read_runs(gold, [run])
 
 
 def test_fold_only_in_run(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [r + ["1"] for r in GOLD_ROWS], header=("id", "label", "fold"))
+    run = write_rows(tmp_path / "r.tsv", [r + ["1"] for r in GOLD_ROWS], header=("id", "label", "fold"))
     with raises("gold file", path=run, line=1):
         read_runs(gold, [run])
 
@@ -461,14 +456,14 @@ def test_empty_fold_in_gold(tmp_path):
 
 
 def test_nan_score(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [["a", "x", 1], ["b", "y", "NaN"], ["c", "x", 1], ["d", "z", 1]],
+    run = write_rows(tmp_path / "r.tsv", [["a", "x", 1], ["b", "y", "NaN"], ["c", "x", 1], ["d", "z", 1]],
               header=("id", "label", "score"))
     with raises("score in column 'score' is NaN", path=run, line=3, item="b"):
         read_runs(gold, [run])
 
 
 def test_non_numeric_score(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [["a", "x", 1], ["b", "y", 2], ["c", "x", "high"], ["d", "z", 1]],
+    run = write_rows(tmp_path / "r.tsv", [["a", "x", 1], ["b", "y", 2], ["c", "x", "high"], ["d", "z", 1]],
               header=("id", "label", "score"))
     with raises("score 'high' in column 'score' is not a number", path=run, line=4, item="c"):
         read_runs(gold, [run])
@@ -481,7 +476,7 @@ def test_empty_score(tmp_path, gold):
 
 
 def test_score_column_for_unknown_class(tmp_path, gold):
-    run = tsv(tmp_path / "r.tsv", [r + [1] for r in GOLD_ROWS], header=("id", "label", "score_w"))
+    run = write_rows(tmp_path / "r.tsv", [r + [1] for r in GOLD_ROWS], header=("id", "label", "score_w"))
     with raises("'score_w' name no class", path=run, line=1):
         read_runs(gold, [run])
 
@@ -495,14 +490,14 @@ def test_bad_arguments(tmp_path, gold):
         read_runs(gold, [gold], names=["a", "b"])
     other = tmp_path / "x"
     other.mkdir()
-    tsv(other / "gold.tsv", GOLD_ROWS)
+    write_rows(other / "gold.tsv", GOLD_ROWS)
     with raises("system name 'gold' is used twice"):
         read_runs(gold, [gold, other / "gold.tsv"])
     with raises("no run files", path=tmp_path / "empty"):
         (tmp_path / "empty").mkdir()
         read_runs(gold, runs_dir=tmp_path / "empty")
     with raises("reserved"):
-        read_runs(tsv(tmp_path / "g2.tsv", [["a", ABSTAIN], ["b", "x"]]), [gold])
+        read_runs(write_rows(tmp_path / "g2.tsv", [["a", ABSTAIN], ["b", "x"]]), [gold])
 
 
 # ----------------------------------------------------------------------------- confusion files

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import write_run_files
 from hypothesis import given, settings, strategies as st
 from sklearn.metrics import cohen_kappa_score, mean_absolute_error
 
@@ -246,12 +247,8 @@ def test_evaluate_with_costs():
 
 
 def _write(tmp_path):
-    gold = tmp_path / "gold.tsv"
-    gold.write_text("id\tlabel\n" + "".join(f"i{k}\t{lab}\n" for k, lab in enumerate(
-        ["low", "mid", "high", "mid", "low", "high"])))
-    run = tmp_path / "sys.tsv"
-    run.write_text("id\tlabel\n" + "".join(f"i{k}\t{lab}\n" for k, lab in enumerate(
-        ["low", "high", "high", "low", "low", "mid"])))
+    gold, (run,) = write_run_files(tmp_path, ["low", "mid", "high", "mid", "low", "high"],
+                                   {"sys": ["low", "high", "high", "low", "low", "mid"]})
     return gold, run
 
 

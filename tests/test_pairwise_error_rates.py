@@ -8,25 +8,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import correlated_runs
 from scipy import stats
 
 from evalreport.analyses import resampling as rs
 from evalreport.analyses.significance import bootstrap_p
-from evalreport.inputs.runs import Runs
 
 ALPHA = 0.05
-
-
-def _runs(rng, *, n, acc, K=3, shared=0.5) -> Runs:
-    """Systems of given accuracies whose errors share an item difficulty (weight ``shared``)."""
-    acc = np.asarray(acc, dtype=float)
-    gold = rng.integers(0, K, n)
-    hard = rng.random(n)
-    u = (1 - shared) * rng.random((len(acc), n)) + shared * hard[None, :]
-    right = u < acc[:, None]
-    wrong = (gold[None, :] + rng.integers(1, K, (len(acc), n))) % K
-    pred = np.where(right, gold[None, :], wrong)
-    return Runs(gold=gold, pred=pred, labels=tuple("abcdefghij"[:K]), systems=tuple(f"s{i}" for i in range(len(acc))))
 
 
 def _bootstrap_rows(runs, measure, B=400, seed=0):
@@ -38,8 +26,8 @@ def test_type_one_error_near_alpha_on_null_data(measure):
     """Two equally skilled systems (same accuracy, correlated errors): the test rejects at alpha
     0.05 in 2.5-8 % of 300 simulated test sets (binomial sd at 300 sets: 1.3 %)."""
     rng = np.random.default_rng(20261128)
-    rejected = [float(_bootstrap_rows(_runs(rng, n=400, acc=[0.7, 0.7]), measure, seed=k)["p_value"].iloc[0]) < ALPHA
-                for k in range(300)]
+    rejected = [float(_bootstrap_rows(correlated_runs(rng, n_items=400, accuracy=[0.7, 0.7]), measure,
+                                      seed=k)["p_value"].iloc[0]) < ALPHA for k in range(300)]
     rate = float(np.mean(rejected))
     assert 0.025 <= rate <= 0.08, rate
 
@@ -50,7 +38,7 @@ def test_holm_keeps_the_family_wise_error_at_alpha():
     rng = np.random.default_rng(7)
     any_corrected, any_raw = [], []
     for k in range(150):
-        pw = _bootstrap_rows(_runs(rng, n=300, acc=[0.7] * 8), "accuracy", B=300, seed=k)
+        pw = _bootstrap_rows(correlated_runs(rng, n_items=300, accuracy=[0.7] * 8), "accuracy", B=300, seed=k)
         any_corrected.append(bool((pw["p_holm"] < ALPHA).any()))
         any_raw.append(bool((pw["p_value"] < ALPHA).any()))
     assert np.mean(any_corrected) <= 0.08, np.mean(any_corrected)
@@ -64,7 +52,7 @@ def test_power_close_to_mcnemar_exact_test():
     rng = np.random.default_rng(11)
     boot, exact = [], []
     for k in range(200):
-        runs = _runs(rng, n=500, acc=[0.74, 0.70], shared=0.3)
+        runs = correlated_runs(rng, n_items=500, accuracy=[0.74, 0.70], shared=0.3)
         boot.append(float(_bootstrap_rows(runs, "accuracy", seed=k)["p_value"].iloc[0]) < ALPHA)
         right = runs.pred == runs.gold[None, :]
         b, c = int((right[0] & ~right[1]).sum()), int((~right[0] & right[1]).sum())
@@ -80,7 +68,7 @@ def test_agrees_with_the_wald_test_for_paired_proportions():
     difference of dependent proportions), so z = d / se agrees with the Wald statistic
     (b - c) / sqrt(b + c - (b - c)^2 / n) within the Monte-Carlo error of 4,000 resamples."""
     rng = np.random.default_rng(3)
-    runs = _runs(rng, n=2000, acc=[0.80, 0.77], shared=0.4)
+    runs = correlated_runs(rng, n_items=2000, accuracy=[0.80, 0.77], shared=0.4)
     pw = _bootstrap_rows(runs, "accuracy", B=4000)
     right = runs.pred == runs.gold[None, :]
     n = runs.gold.size
@@ -94,7 +82,7 @@ def test_p_values_are_not_bounded_by_the_resample_count():
     """A clear difference gets a p-value far below 1 / (B + 1): Holm over many pairs can still
     separate systems with few resamples."""
     rng = np.random.default_rng(5)
-    pw = _bootstrap_rows(_runs(rng, n=2000, acc=[0.9, 0.6]), "accuracy", B=200)
+    pw = _bootstrap_rows(correlated_runs(rng, n_items=2000, accuracy=[0.9, 0.6]), "accuracy", B=200)
     assert float(pw["p_value"].iloc[0]) < 1e-12
 
 
@@ -112,7 +100,7 @@ def test_shared_task_of_25_systems_gets_several_tiers():
     defaults (1,000 resamples, Holm over all 300 pairs): the letters form several groups and the
     leader is separated from the last system."""
     rng = np.random.default_rng(2)
-    runs = _runs(rng, n=2000, acc=np.linspace(0.95, 0.50, 25), K=5, shared=0.3)
+    runs = correlated_runs(rng, n_items=2000, accuracy=np.linspace(0.95, 0.50, 25), n_classes=5, shared=0.3)
     pw = rs.pairwise(runs, "macro_f1", n_resamples=1000, tests="bootstrap")
     groups = rs.groups(pw, alpha=ALPHA, order=list(runs.systems))
     letters = set("".join(groups["letters"]))

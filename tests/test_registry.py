@@ -1,10 +1,11 @@
-"""The measure registry itself: declarations, stable ids, parameter specs, chance values, speed."""
+"""The measure registry itself: declarations, stable ids, parameter specs, chance values, vectorised over stacks."""
 from __future__ import annotations
 
 import itertools
 import math
 import re
-import time
+import sys
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -317,20 +318,72 @@ def test_enumeration_is_complete():
 # --------------------------------------------------------------------------- speed
 
 
-def test_every_measure_on_a_50_by_5_by_5_stack_is_fast(rng, capsys):
-    """Every measure on a (50, 5, 5) stack: vectorised, a few ms each (printed, not asserted)."""
-    C = rng.integers(0, 40, size=(50, 5, 5))
-    times = {}
-    for m in ALL:
-        start = time.perf_counter()
-        for _ in range(3):
-            r = M.compute(m, C, **_kw(m, 5))
-        times[m.id] = (time.perf_counter() - start) / 3 * 1e3
-        assert r.value.shape == (50,) and r.undefined.shape == (50,)
-    with capsys.disabled():
-        slow = sorted(times.items(), key=lambda kv: -kv[1])[:5]
-        print(f"\n[registry timing] {len(times)} measures on (50, 5, 5): median {np.median(list(times.values())):.3f} "
-              f"ms, slowest " + ", ".join(f"{k} {v:.3f} ms" for k, v in slow))
+def _work(fn: Callable[..., object], *args: object, **kw: object) -> int:
+    """The Python lines, calls and returns (NumPy's C functions included) that ``fn(*args, **kw)`` runs: a
+    count of work that does not depend on the machine, unlike a time."""
+    events = 0
+
+    def count(frame, event, arg):
+        nonlocal events
+        events += 1
+        return count
+
+    old_trace, old_profile = sys.gettrace(), sys.getprofile()
+    sys.settrace(count)
+    sys.setprofile(count)
+    try:
+        fn(*args, **kw)
+    finally:
+        sys.settrace(old_trace)
+        sys.setprofile(old_profile)
+    return events
+
+
+def _not_vectorised(measures: list[M.Measure], C: np.ndarray) -> list[str]:
+    """The measures that do more work on ten copies of the stack ``C`` than on ``C`` itself: a
+    measure computed over the whole stack at once runs the same lines and NumPy calls whatever the
+    number of matrices; a Python loop over the matrices runs its body once per matrix."""
+    tiled = np.tile(C, (10, 1, 1))
+    slow = []
+    K = C.shape[-1]
+    for m in measures:
+        r = M.compute(m, tiled, **_kw(m, K))        # first call: one-time work (imports, caches) is not counted
+        assert r.value.shape == (len(tiled),) and r.undefined.shape == (len(tiled),), m.id
+        one = _work(M.compute, m, C, **_kw(m, K))
+        ten = _work(M.compute, m, tiled, **_kw(m, K))
+        if ten > one:
+            slow.append(f"{m.id}: {one} steps for {len(C)} matrices, {ten} for {len(tiled)}")
+    return slow
+
+
+def test_every_measure_computes_a_stack_of_matrices_at_once(rng):
+    """Every measure is vectorised over the stack of confusion matrices (resampling computes
+    thousands): its work does not grow with the number of matrices. Speed itself is measured in
+    benchmarks/, as ratios."""
+    C = rng.integers(0, 40, size=(5, 5, 5))
+    assert not _not_vectorised(ALL, C)
+
+
+def test_a_measure_that_loops_over_the_matrices_is_found(rng, tmp_path, clean_registry):
+    """The check above can fail: a plugin measure computing one matrix at a time is reported."""
+    plugin = tmp_path / "looping.py"
+    plugin.write_text(
+        "import numpy as np\n"
+        "from evalreport.measures import Measure, register\n"
+        "def one_at_a_time(C, ctx):\n"
+        "    flat = C.reshape(-1, *C.shape[-2:])\n"
+        "    out = np.array([np.trace(c) / c.sum() for c in flat])\n"
+        "    return out.reshape(C.shape[:-2])\n"
+        "register(Measure(id='looping_accuracy', label='Accuracy, one matrix at a time', fn=one_at_a_time,\n"
+        "                 source='test', formula='sum_i c_ii / n', range=(0.0, 1.0), higher_is_better=True))\n",
+        encoding="utf-8")
+    from evalreport.measures.plugins import load_plugin
+
+    assert load_plugin(plugin) == ["looping_accuracy"]
+    C = rng.integers(1, 40, size=(5, 5, 5))
+    found = _not_vectorised([M.get("accuracy"), M.get("looping_accuracy")], C)
+    assert [line.split(":")[0] for line in found] == ["looping_accuracy"]
+    assert np.allclose(M.compute("looping_accuracy", C).value, M.compute("accuracy", C).value)
 
 
 def test_a_binary_measure_without_a_positive_class_names_its_multiclass_forms():

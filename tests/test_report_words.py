@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import make_runs
 
 from evalreport import charts
 from evalreport.charts._common import shown_names
-from evalreport.inputs import Runs
 from evalreport.report.build import analyse
 from evalreport.report.display import Chart, print_text
 from evalreport.report.section_tables import MIN_SYSTEMS_AGREEMENT
@@ -19,7 +19,7 @@ GOLD = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 1, 2, 0, 1, 2, 0])
 
 
 def _report(tmp_path_factory, preds: dict[str, np.ndarray]):
-    runs = Runs(gold=GOLD, pred=np.stack(list(preds.values())), labels=("a", "b", "c"), systems=tuple(preds))
+    runs = make_runs(GOLD, preds, ("a", "b", "c"))
     tables = tmp_path_factory.mktemp("report") / "tables"
     analyse(runs, tables, primary="accuracy", measures=["accuracy", "macro_f1", "macro_recall", "mcc"],
             bootstrap=40, seed=1, audit=False)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import correlated_runs
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
@@ -19,21 +20,6 @@ from evalreport.inputs.runs import Runs
 SOME = ["accuracy", "macro_f1", "mcc", "kappa", "confusion_entropy"]   # incl. non-decomposable, lower-is-better
 
 
-def make_runs(rng, *, n=600, S=4, K=3, acc=None, folds=None, names=None) -> Runs:
-    """Correlated systems: an item's difficulty is shared, each system has its own skill."""
-    acc = np.linspace(0.9, 0.6, S) if acc is None else np.asarray(acc, dtype=float)
-    gold = rng.integers(0, K, n)
-    hard = rng.random(n)
-    right = 0.5 * rng.random((S, n)) + 0.5 * hard[None, :] < acc[:, None]
-    wrong = (gold[None, :] + rng.integers(1, K, (S, n))) % K
-    pred = np.where(right, gold[None, :], wrong)
-    kw = {}
-    if folds:
-        kw = dict(folds=rng.integers(0, folds, n), fold_names=tuple(f"f{i}" for i in range(folds)))
-    systems = tuple(names or [f"s{i}" for i in range(S)])
-    return Runs(gold=gold, pred=pred, labels=tuple("abcdefghij"[:K]), systems=systems, **kw)
-
-
 def with_pred(runs: Runs, pred, systems=None) -> Runs:
     return Runs(gold=runs.gold, pred=pred, labels=runs.labels, systems=tuple(systems or runs.systems),
                 folds=runs.folds, fold_names=runs.fold_names)
@@ -43,7 +29,7 @@ def with_pred(runs: Runs, pred, systems=None) -> Runs:
 
 
 def test_patterns_count_every_distinct_row(rng):
-    runs = make_runs(rng, n=300, S=3, K=3, folds=2)
+    runs = correlated_runs(rng, n_items=300, n_systems=3, n_classes=3, folds=2)
     pat = rs.patterns(runs)
     rows = np.column_stack([runs.folds, runs.gold, runs.pred.T])
     distinct, counts = np.unique(rows, axis=0, return_counts=True)
@@ -60,7 +46,7 @@ def test_patterns_count_every_distinct_row(rng):
 
 def test_patterns_without_a_radix_code_agree(rng):
     """41 systems x 5 classes do not fit an int64 code: the row-unique path gives the same patterns."""
-    runs = make_runs(rng, n=400, S=41, K=5, acc=np.full(41, 0.97))
+    runs = correlated_runs(rng, n_items=400, n_systems=41, n_classes=5, accuracy=np.full(41, 0.97))
     pat = rs.patterns(runs)
     few = rs.patterns(runs.select(runs.systems[:3]))
     np.testing.assert_array_equal(pat.gold[pat.inverse], runs.gold)
@@ -73,7 +59,7 @@ def test_patterns_without_a_radix_code_agree(rng):
 def test_resampled_confusions_equal_the_expanded_items(rng):
     """A fixed multinomial draw of pattern counts gives the confusion tensor of the item list
     that repeats each pattern's representative item that many times."""
-    runs = make_runs(rng, n=500, S=5, K=4)
+    runs = correlated_runs(rng, n_items=500, n_systems=5, n_classes=4)
     pat = rs.patterns(runs)
     W = rng.multinomial(runs.n_items, pat.counts / runs.n_items, size=3)
     T = rs.resampled_confusions(pat, W)
@@ -86,7 +72,7 @@ def test_resampled_confusions_equal_the_expanded_items(rng):
 
 
 def test_draws_keep_fold_sizes_and_match_item_resampling_in_distribution(rng):
-    runs = make_runs(rng, n=900, S=3, K=3, folds=3)
+    runs = correlated_runs(rng, n_items=900, n_systems=3, n_classes=3, folds=3)
     pat = rs.patterns(runs)
     plan = rs._draw_plan(pat)
     W = rs._draw_weights(pat, np.random.default_rng(1), 4000, plan)
@@ -106,7 +92,7 @@ def test_bootstrap_matches_naive_item_resampling(rng, many_patterns):
     """Pattern-count bootstrap vs resampling item indices: same mean, sd and quantiles of
     accuracy and macro F1 (both regimes of the draw: few patterns / nearly one per item)."""
     S = 12 if many_patterns else 2
-    runs = make_runs(rng, n=800, S=S, K=4 if many_patterns else 2)
+    runs = correlated_runs(rng, n_items=800, n_systems=S, n_classes=4 if many_patterns else 2)
     B = 1500
     res = rs.bootstrap(runs, ["accuracy", "macro_f1"], n_resamples=B, seed=3)
     gen = np.random.default_rng(99)
@@ -129,7 +115,7 @@ def test_bootstrap_matches_naive_item_resampling(rng, many_patterns):
 def test_point_values_are_the_evaluated_values_for_every_measure(rng):
     """Every registered measure (binary ones with a positive class, ordinal ones with costs,
     parametrised families at their defaults) runs through the resampled stack."""
-    runs = make_runs(rng, n=300, S=3, K=3)
+    runs = correlated_runs(rng, n_items=300, n_systems=3, n_classes=3)
     costs = np.abs(np.subtract.outer(np.arange(3), np.arange(3))).astype(float)
     # (gain measures bound to a gain matrix, as compare and the CLI's --gains bind them)
     every = [measures.bind(m, runs.labels, gains=np.eye(3) + 0.5) if "gains" in m.needs else m.id
@@ -143,7 +129,7 @@ def test_point_values_are_the_evaluated_values_for_every_measure(rng):
 
 
 def test_default_measures_and_result_shape(rng):
-    runs = make_runs(rng, n=200, S=3)
+    runs = correlated_runs(rng, n_items=200, n_systems=3)
     res = rs.bootstrap(runs, n_resamples=10)
     ids = [m.id for m in measures.default_measures()]
     assert res.measures == tuple(ids) and res.systems == runs.systems
@@ -157,7 +143,7 @@ def test_default_measures_and_result_shape(rng):
 
 
 def test_same_seed_same_frames_other_seed_other_samples(rng):
-    runs = make_runs(rng, n=400, S=4, folds=2)
+    runs = correlated_runs(rng, n_items=400, n_systems=4, folds=2)
     a = rs.bootstrap(runs, SOME, n_resamples=60, seed=7)
     b = rs.bootstrap(runs, SOME, n_resamples=60, seed=7)
     c = rs.bootstrap(runs, SOME, n_resamples=60, seed=8)
@@ -172,7 +158,7 @@ def test_same_seed_same_frames_other_seed_other_samples(rng):
 def test_interval_contains_the_estimate_and_shrinks_with_n():
     widths = []
     for n in (300, 4800):
-        runs = make_runs(np.random.default_rng(5), n=n, S=3)
+        runs = correlated_runs(np.random.default_rng(5), n_items=n, n_systems=3)
         res = rs.bootstrap(runs, SOME, n_resamples=300, seed=1)
         iv = res.intervals
         assert ((iv["lo"] <= iv["value"]) & (iv["value"] <= iv["hi"])).all()
@@ -183,13 +169,13 @@ def test_interval_contains_the_estimate_and_shrinks_with_n():
 
 
 def test_level_orders_the_intervals(rng):
-    runs = make_runs(rng, n=500, S=2)
+    runs = correlated_runs(rng, n_items=500, n_systems=2)
     w = {lev: rs.bootstrap(runs, ["accuracy"], n_resamples=400, level=lev).intervals for lev in (0.5, 0.9)}
     assert np.all(w[0.5]["lo"] >= w[0.9]["lo"]) and np.all(w[0.5]["hi"] <= w[0.9]["hi"])
 
 
 def test_rank_distribution_sums_to_one_both_ways(rng):
-    runs = make_runs(rng, n=150, S=5, acc=[0.8, 0.79, 0.78, 0.7, 0.7])
+    runs = correlated_runs(rng, n_items=150, n_systems=5, accuracy=[0.8, 0.79, 0.78, 0.7, 0.7])
     rd = rs.bootstrap(runs, SOME, n_resamples=80).rank_distribution
     assert np.allclose(rd.groupby(["system", "measure"])["probability"].sum(), 1.0)
     assert np.allclose(rd.groupby(["measure", "rank"])["probability"].sum(), 1.0)   # every position is filled
@@ -198,7 +184,7 @@ def test_rank_distribution_sums_to_one_both_ways(rng):
 
 
 def test_identical_systems_tie_and_are_not_separable(rng):
-    base = make_runs(rng, n=300, S=2)
+    base = correlated_runs(rng, n_items=300, n_systems=2)
     runs = with_pred(base, np.stack([base.pred[0], base.pred[0], base.pred[1]]), ["x", "twin", "other"])
     res = rs.bootstrap(runs, SOME, n_resamples=100)
     rd = res.rank_distribution
@@ -230,7 +216,7 @@ def test_a_tie_splits_the_positions():
 def test_dominating_system_is_best_and_significantly_better(rng):
     """A system correct on a superset of another's items (and on many more) ranks first under
     every monotone measure and every test separates them."""
-    base = make_runs(rng, n=800, S=2, K=3, acc=[0.6, 0.6])
+    base = correlated_runs(rng, n_items=800, n_systems=2, n_classes=3, accuracy=[0.6, 0.6])
     strong = np.where(rng.random(800) < 0.6, base.gold, base.pred[0])      # fixes 60 % of s0's errors
     runs = with_pred(base, np.stack([base.pred[0], strong, base.pred[1]]), ["weak", "strong", "other"])
     assert np.all((runs.pred[0] == runs.gold) <= (runs.pred[1] == runs.gold))
@@ -249,7 +235,7 @@ def test_dominating_system_is_best_and_significantly_better(rng):
 
 
 def test_lower_is_better_measure_ranks_low_values_first(rng):
-    runs = make_runs(rng, n=600, S=3, acc=[0.95, 0.75, 0.55])
+    runs = correlated_runs(rng, n_items=600, n_systems=3, accuracy=[0.95, 0.75, 0.55])
     res = rs.bootstrap(runs, ["confusion_entropy", "accuracy"], n_resamples=100)
     pb = res.p_best.set_index(["measure", "system"])["probability"]
     assert pb.loc[("confusion_entropy", "s0")] == pytest.approx(1.0)
@@ -262,7 +248,7 @@ def test_undefined_values_do_not_crash_and_rank_last(rng):
     """A constant predictor has MCC 0/0 on every resample: NaN interval, counted in
     nan_fraction, ranked below the defined systems; its tests give NaN p-values, left out of
     the corrections."""
-    base = make_runs(rng, n=200, S=2)
+    base = correlated_runs(rng, n_items=200, n_systems=2)
     runs = with_pred(base, np.stack([base.pred[0], np.zeros(200, dtype=int), base.pred[1]]), ["s0", "const", "s1"])
     res = rs.bootstrap(runs, ["mcc", "accuracy"], n_resamples=50)
     iv = res.intervals.set_index(["measure", "system"])
@@ -303,7 +289,7 @@ def test_folds_resample_within_folds(rng):
 
 
 def test_progress_is_reported(rng):
-    runs = make_runs(rng, n=200, S=3)
+    runs = correlated_runs(rng, n_items=200, n_systems=3)
     calls = []
     rs.bootstrap(runs, ["accuracy"], n_resamples=40, progress=lambda d, t: calls.append((d, t)))
     assert calls and calls[-1] == (40, 40) and all(t == 40 for _, t in calls)
@@ -313,7 +299,7 @@ def test_progress_is_reported(rng):
 
 
 def test_bad_arguments_are_input_errors(rng):
-    runs = make_runs(rng, n=50, S=2)
+    runs = correlated_runs(rng, n_items=50, n_systems=2)
     with pytest.raises(InputError, match="Runs"):
         rs.bootstrap(count(runs), ["accuracy"])
     with pytest.raises(InputError, match="n_resamples"):
@@ -332,7 +318,8 @@ def test_bad_arguments_are_input_errors(rng):
 @settings(max_examples=5, deadline=None)
 @given(perm_seed=st.integers(0, 10_000))
 def test_reordering_systems_permutes_every_output(perm_seed):
-    runs = make_runs(np.random.default_rng(11), n=120, S=4, K=3, folds=2, names=["d", "b", "a", "c"])
+    runs = correlated_runs(np.random.default_rng(11), n_items=120, n_systems=4, n_classes=3, folds=2,
+                           systems=["d", "b", "a", "c"])
     perm = np.random.default_rng(perm_seed).permutation(4)
     other = with_pred(runs, runs.pred[perm], [runs.systems[i] for i in perm])
     r1 = rs.bootstrap(runs, ["macro_f1", "mcc"], n_resamples=30, seed=2)
@@ -404,7 +391,7 @@ def test_randomization_matches_the_exact_permutation_p():
 
 
 def test_randomization_and_bootstrap_agree_with_mcnemar_on_accuracy(rng):
-    runs = make_runs(rng, n=1000, S=3, acc=[0.8, 0.78, 0.7])
+    runs = correlated_runs(rng, n_items=1000, n_systems=3, accuracy=[0.8, 0.78, 0.7])
     pw = rs.pairwise(runs, "accuracy", n_resamples=400).pivot(index=["system_a", "system_b"], columns="test",
                                                               values="p_value")
     # the clear pairs are significant in all three, the close pair in none or with larger p
@@ -425,7 +412,7 @@ def test_holm_and_bh_on_known_vectors():
 
 
 def test_corrections_are_per_measure_and_test(rng):
-    runs = make_runs(rng, n=300, S=4)
+    runs = correlated_runs(rng, n_items=300, n_systems=4)
     pw = rs.pairwise(runs, "macro_f1", n_resamples=60)
     for _, part in pw.groupby(["measure", "test"]):
         np.testing.assert_allclose(part["p_holm"], rs.holm(part["p_value"]))
@@ -479,7 +466,7 @@ def test_groups_reject_mixed_or_missing_input():
 
 
 def test_groups_identical_systems_share_a_group(rng):
-    base = make_runs(rng, n=400, S=2, acc=[0.9, 0.5])
+    base = correlated_runs(rng, n_items=400, n_systems=2, accuracy=[0.9, 0.5])
     runs = with_pred(base, np.stack([base.pred[0], base.pred[0], base.pred[1]]), ["a", "a2", "b"])
     g = rs.groups(rs.pairwise(runs, "accuracy", n_resamples=100, tests=("randomization",)), test="randomization")
     grp = g.set_index("system")["group"]

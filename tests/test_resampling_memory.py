@@ -2,23 +2,15 @@
 large K does not allocate every resample's (S, K, K) tensor at once."""
 import numpy as np
 import pytest
+from conftest import random_runs
 
 from evalreport.analyses import resampling
-from evalreport.inputs import Runs
 from evalreport.measures import REGISTRY, applicable, get
-
-
-def make_runs(K=6, S=4, N=300, seed=5):
-    rng = np.random.default_rng(seed)
-    gold = rng.integers(0, K, N)
-    pred = np.where(rng.random((S, N)) < 0.6, gold, rng.integers(0, K, (S, N)))
-    return Runs(gold=gold, pred=pred, labels=tuple(f"c{i}" for i in range(K)),
-                systems=tuple(f"s{i}" for i in range(S)), folds=rng.integers(0, 3, N))
 
 
 @pytest.mark.parametrize("rows", [1, 3, 17])
 def test_the_values_are_bit_identical_whatever_the_block(monkeypatch, rows):
-    runs = make_runs()
+    runs = random_runs(5, n_items=300, n_systems=4, n_classes=6, accuracy=0.6, folds=3, fold_names=())
     measures = [m for m in REGISTRY if applicable(get(m), positive=None, costs=None)[0]]
     base = resampling.bootstrap(runs, measures, n_resamples=120, seed=7)
     pair = resampling.pairwise(runs, "macro_f1", n_resamples=120, seed=7, tests=("bootstrap",))
@@ -31,7 +23,7 @@ def test_the_values_are_bit_identical_whatever_the_block(monkeypatch, rows):
 
 def test_no_tensor_block_is_larger_than_the_budget(monkeypatch):
     """K = 60, 4 systems: the old code made one (b, 4, 60, 60) block of every resample drawn at once."""
-    runs = make_runs(K=60, S=4, N=2000)
+    runs = random_runs(5, n_items=2000, n_systems=4, n_classes=60, accuracy=0.6, folds=3, fold_names=())
     cells = 4 * 60 * 60
     monkeypatch.setattr(resampling, "_available_memory", lambda: 32 * 8 * 5 * cells)   # room for 5 resamples
     assert resampling._rows_in_memory(cells) == 5

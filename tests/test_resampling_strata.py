@@ -14,6 +14,7 @@ from collections import Counter
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import random_runs, write_runs
 from scipy import stats
 
 from evalreport.analyses import resampling as rs
@@ -76,15 +77,8 @@ def test_stratified_bootstrap_keeps_every_class_and_fixes_the_constant_predictor
     np.testing.assert_allclose(boot.samples[:, 0, 0], iv.loc[("majority", "macro_f1"), "value"])
 
 
-def _folded(rng, n=90, K=3, S=2, F=2) -> Runs:
-    gold = rng.integers(0, K, n)
-    pred = np.where(rng.random((S, n)) < 0.7, gold, rng.integers(0, K, (S, n)))
-    return Runs(gold=gold, pred=pred, labels=LABELS[:K], systems=tuple(f"s{i}" for i in range(S)),
-                folds=rng.integers(0, F, n), fold_names=tuple(f"f{i}" for i in range(F)))
-
-
 def test_stratified_draws_keep_every_fold_and_class_size(rng):
-    runs = _folded(rng)
+    runs = random_runs(rng, n_items=90, n_systems=2, folds=2, labels=LABELS)
     pat = rs.patterns(runs)
     plan = _draw_plan(pat, "gold")
     W = _draw_weights(pat, np.random.default_rng(5), 200, plan)                 # (b, P)
@@ -129,7 +123,7 @@ def test_stratified_intervals_match_direct_per_class_resampling(rng):
     + FN), checked against scikit-learn on the first resamples)."""
     from sklearn.metrics import f1_score
 
-    runs = _folded(rng, n=120, F=1)
+    runs = random_runs(rng, n_items=120, n_systems=2, folds=1, labels=LABELS)
     runs = Runs(gold=runs.gold, pred=runs.pred, labels=runs.labels, systems=runs.systems)
     B = 3000
     boot = rs.bootstrap(runs, ["macro_f1"], n_resamples=B, seed=2, strata="gold")
@@ -152,7 +146,7 @@ def test_stratified_intervals_match_direct_per_class_resampling(rng):
 
 
 def test_default_draws_are_unchanged_by_the_strata_option(rng):
-    runs = _folded(rng)
+    runs = random_runs(rng, n_items=90, n_systems=2, folds=2, labels=LABELS)
     a = rs.bootstrap(runs, ["accuracy", "macro_f1"], n_resamples=50, seed=4)
     b = rs.bootstrap(runs, ["accuracy", "macro_f1"], n_resamples=50, seed=4, strata=None)
     np.testing.assert_array_equal(a.samples, b.samples)
@@ -192,24 +186,13 @@ def test_lost_classes_sentence():
     assert "class-averaged" in text
 
 
-def _tiny_files(tmp_path):
-    runs = tiny()
-    gold = tmp_path / "gold.tsv"
-    gold.write_text("id\tlabel\n" + "".join(f"i{k}\t{LABELS[g]}\n" for k, g in enumerate(runs.gold)))
-    paths = []
-    for name, pred in zip(runs.systems, runs.pred):
-        path = tmp_path / f"{name}.tsv"
-        path.write_text("id\tlabel\n" + "".join(f"i{k}\t{LABELS[p]}\n" for k, p in enumerate(pred)))
-        paths.append(str(path))
-    return str(gold), paths
-
-
 def test_cli_bootstrap_strata(tmp_path, capsys):
     import json
 
     from evalreport.cli import main
 
-    gold, runs = _tiny_files(tmp_path)
+    gold_path, run_paths = write_runs(tmp_path, tiny())
+    gold, runs = str(gold_path), [str(p) for p in run_paths]
     assert main(["compare", gold, *runs, "--bootstrap", "100", "--out", str(tmp_path / "items"), "--no-progress"]) == 0
     assert "gold class was absent" in capsys.readouterr().err
     manifest = json.loads((tmp_path / "items" / "manifest.json").read_text())

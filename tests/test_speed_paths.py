@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import random_runs
 from hypothesis import given, settings, strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -14,7 +15,6 @@ from evalreport.analyses import resampling
 from evalreport.analyses.compare import compare
 from evalreport.analyses.randomization import _pair_cells
 from evalreport.analyses.resampling_patterns import patterns
-from evalreport.inputs.runs import Runs
 from evalreport.measures import compute, default_measures, evaluate, shared_sums
 from evalreport.measures._core import Context
 from evalreport.measures.multiclass import marginals
@@ -68,25 +68,17 @@ def test_shared_sums_are_computed_once_and_read_only():
     assert marginals(C) is not first                     # outside the block: computed each time
 
 
-def _runs(n=600, S=4, K=3, seed=0):
-    rng = np.random.default_rng(seed)
-    gold = rng.integers(0, K, n)
-    pred = np.where(rng.random((S, n)) < 0.6, gold, rng.integers(0, K, (S, n)))
-    return Runs(gold=gold.astype(np.int8), pred=pred.astype(np.int8), labels=tuple("abc"[:K]),
-                systems=tuple(f"s{i}" for i in range(S)))
-
-
 def test_compare_pairwise_is_the_standalone_pairwise():
     """compare reuses its bootstrap resamples for the pairwise bootstrap test: the frame is the one
     pairwise() draws for itself."""
-    runs = _runs()
+    runs = random_runs(0, accuracy=0.6, dtype=np.int8)
     comp = compare(runs, bootstrap=60, seed=4, primary="mcc")
     alone = resampling.pairwise(runs, comp.records[0], n_resamples=60, seed=4)
     pd.testing.assert_frame_equal(comp.pairwise.reset_index(drop=True), alone)
 
 
 def test_discordant_cells_counted_without_a_sort_match_np_unique():
-    runs = _runs(n=900, S=5, K=3, seed=2)
+    runs = random_runs(2, n_items=900, n_systems=5, n_classes=3, accuracy=0.6, dtype=np.int8)
     pat = patterns(runs)
     first, second = np.triu_indices(5, 1)
     pair, g, pa, pb, n = _pair_cells(pat, first, second)

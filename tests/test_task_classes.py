@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import write_labels, write_run_files
 from sklearn.metrics import f1_score, precision_score, recall_score
 
 from evalreport import measures as M
@@ -20,17 +21,10 @@ STRAY = ["a", "foo", "b", "bar", "a", "c", "b", "foo"]
 PARTIAL = {0: "a", 1: "b", 2: "b", 4: "c", 6: "b", 7: "a"}          # items 3 and 5 missing
 
 
-def _write(path, rows):
-    path.write_text("id\tlabel\n" + "".join(f"{i}\t{label}\n" for i, label in rows))
-    return path
-
-
 @pytest.fixture()
 def files(tmp_path):
-    gold = _write(tmp_path / "gold.tsv", enumerate(GOLD))
-    clean = _write(tmp_path / "clean.tsv", enumerate(CLEAN))
-    stray = _write(tmp_path / "stray.tsv", enumerate(STRAY))
-    partial = _write(tmp_path / "partial.tsv", PARTIAL.items())
+    gold, (clean, stray) = write_run_files(tmp_path, GOLD, {"clean": CLEAN, "stray": STRAY}, ids=range(len(GOLD)))
+    partial = write_labels(tmp_path / "partial.tsv", PARTIAL.values(), ids=PARTIAL)
     return gold, clean, stray, partial
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import write_run_files
 
 from evalreport.cli import main
 from evalreport.errors import InputError
@@ -118,13 +119,8 @@ def test_a_missing_task_file_is_an_error(tmp_path):
 
 @pytest.fixture
 def files(tmp_path):
-    gold = ["a", "a", "b", "b", "c", "c", "a", "b"]
-    pd.DataFrame({"item": range(8), "y": gold}).to_csv(tmp_path / "gold.tsv", sep="\t", index=False)
-    (tmp_path / "runs").mkdir()
-    pd.DataFrame({"item": range(8), "y": list("aabbcaab")}).to_csv(tmp_path / "runs" / "one.tsv", sep="\t",
-                                                                  index=False)
-    pd.DataFrame({"item": range(8), "y": list("abbacbac")}).to_csv(tmp_path / "runs" / "two.tsv", sep="\t",
-                                                                  index=False)
+    write_run_files(tmp_path, "aabbccab", {"one": "aabbcaab", "two": "abbacbac"}, ids=range(8), header=("item", "y"),
+                    runs_dir="runs")
     return tmp_path
 
 
