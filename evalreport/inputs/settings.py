@@ -11,8 +11,12 @@ with the same words; the other fields have their entries in :data:`SETTINGS_KEYS
 
 ``None`` means "the default of the data": the primary measure is ``macro_f1`` for single labels and
 ``f1_macro`` for label sets; ``baseline_samples`` is 2,000 draws for single labels and 200 for
-label sets (whose draws are whole indicator matrices); ``randomization`` rounds default to the
-number of bootstrap resamples.
+label sets (whose draws are whole indicator matrices); the randomisation test of label sets runs
+1,000 rounds.
+
+The comparison functions that still take their settings as keywords get them from
+:meth:`Settings.compare_options` (single labels) and :meth:`Settings.multilabel_options` (label
+sets): the one place that turns a :class:`Settings` into those keywords.
 """
 from __future__ import annotations
 
@@ -23,12 +27,28 @@ from typing import Any, Mapping
 from evalreport.errors import InputError
 from evalreport.inputs.taskfile import TASK_KEYS, TaskSpec
 
-__all__ = ["Settings", "SETTINGS_KEYS", "AUDIT_MAX_N"]
+__all__ = ["Settings", "SettingsError", "SETTINGS_KEYS", "AUDIT_MAX_N", "DEFAULT_PRIMARY", "DEFAULT_BASELINE_SAMPLES"]
 
 #: Exhaustive audit of the measures' properties up to this many items (larger n: sampled).
 AUDIT_MAX_N = 6
 
 _COUNT = {"type": "integer", "minimum": 0}
+
+#: The primary measure when none is given: by the kind of data.
+DEFAULT_PRIMARY = {"single": "macro_f1", "multilabel": "f1_macro"}
+#: Monte Carlo draws of the chance baselines when none are given: a draw of label sets is a whole
+#: indicator matrix, hence fewer.
+DEFAULT_BASELINE_SAMPLES = {"single": 2000, "multilabel": 200}
+
+
+class SettingsError(InputError):
+    """Settings that fail validation; ``problems`` holds ``(field, what it must be, value)`` for each
+    bad field, so a caller can name its own option for the field (the command line names ``--seed``)."""
+
+    def __init__(self, problems: list[tuple[str, str, Any]]):
+        self.problems = list(problems)
+        super().__init__("settings: " + "; ".join(f"{name} must be {must_be}; got {value!r}"
+                                                  for name, must_be, value in self.problems))
 
 #: The fields no task file sets: JSON Schema of each, and what it must be.
 SETTINGS_KEYS: dict[str, tuple[dict, str]] = {
@@ -91,6 +111,17 @@ class Settings:
     title, formats, engine, needs, command, progress
         The report: its title, output formats, rendering engine, the measure properties the
         reader needs, the command line that made it, and whether to show progress.
+
+    Examples
+    --------
+    >>> from evalreport import Settings
+    >>> s = Settings(primary="mcc", bootstrap=200)
+    >>> s.replace(seed=7).seed, s.seed
+    (7, 0)
+    >>> Settings(alpha=1.5)
+    Traceback (most recent call last):
+    ...
+    evalreport.inputs.settings.SettingsError: settings: alpha must be a number strictly between 0 and 1; got 1.5
     """
 
     primary: str | None = None
@@ -138,7 +169,7 @@ class Settings:
     def _validate(self) -> None:
         import jsonschema
 
-        problems = []
+        problems: list[tuple[str, str, Any]] = []
         for name, (schema, must_be) in {**TASK_KEYS, **SETTINGS_KEYS}.items():
             if not hasattr(self, name) or name in ("what_if", "costs", "gains", "plugins"):
                 continue
@@ -149,19 +180,37 @@ class Settings:
             if name == "bootstrap_strata" and value is None:
                 continue
             if isinstance(value, bool) and schema.get("type") in ("integer", "number"):
-                problems.append(f"{name} must be {must_be}; got {value!r}")
+                problems.append((name, must_be, value))
                 continue
             try:
                 jsonschema.validate(value, schema)
             except jsonschema.ValidationError:
-                problems.append(f"{name} must be {must_be}; got {value!r}")
+                problems.append((name, must_be, getattr(self, name)))
         if problems:
-            raise InputError("settings: " + "; ".join(problems))
+            raise SettingsError(problems)
 
     # ------------------------------------------------------------------ making one
 
     def replace(self, **changes: Any) -> Settings:
-        """A copy with ``changes`` (field names), validated again."""
+        """A copy with ``changes``, validated again.
+
+        Parameters
+        ----------
+        **changes
+            New values of fields, by field name.
+
+        Returns
+        -------
+        Settings
+            The copy (``self`` is frozen and stays as it is).
+
+        Raises
+        ------
+        TypeError
+            A name that is no field.
+        SettingsError
+            A value a field does not take.
+        """
         unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
         if unknown:
             raise TypeError(f"unknown setting(s): {', '.join(unknown)}")
@@ -170,7 +219,20 @@ class Settings:
     @classmethod
     def coerce(cls, settings: Settings | None = None, **changes: Any) -> Settings:
         """``settings`` (or the defaults) with ``changes``: what a function that takes a settings
-        object and keyword shorthands for its fields makes of them."""
+        object and keyword shorthands for its fields makes of them.
+
+        Parameters
+        ----------
+        settings : Settings, optional
+            The settings given (None: the defaults).
+        **changes
+            Keyword shorthands for fields, applied over ``settings``.
+
+        Returns
+        -------
+        Settings
+            ``settings`` itself when there are no changes, else a validated copy.
+        """
         base = settings if settings is not None else cls()
         if not isinstance(base, Settings):
             raise TypeError(f"settings must be a Settings; got {type(base).__name__}")
@@ -178,17 +240,74 @@ class Settings:
 
     @classmethod
     def from_task(cls, spec: TaskSpec, **options: Any) -> Settings:
-        """The settings of a task file, with ``options`` (the command line's, already read: cost
-        and gain matrices, what-if distributions) taking precedence over the file's keys."""
+        """The settings of a task file, with ``options`` taking precedence over the file's keys.
+
+        Parameters
+        ----------
+        spec : TaskSpec
+            A task file, read (:func:`~evalreport.inputs.taskfile.load_task_file`); its input
+            conventions (labels, columns) and paths are not settings and are left out.
+        **options
+            Field values that win over the file's (the command line's, already read: cost and gain
+            matrices, what-if distributions).
+
+        Returns
+        -------
+        Settings
+            Validated once.
+        """
         names = {f.name for f in dataclasses.fields(cls)}
         given = {k: v for k, v in spec.given().items() if k in names and k not in ("costs", "gains", "what_if")}
         return cls(**{**given, **options})
 
     # ------------------------------------------------------------------ reading one
 
+    def compare_options(self) -> dict[str, Any]:
+        """The keywords of a single-label comparison (:func:`evalreport.analyses.compare.compare`).
+
+        Returns
+        -------
+        dict
+            measures, primary (``macro_f1`` when unset), positive, policy, costs, gains, bootstrap,
+            bootstrap_strata, seed, alpha, pairwise_test, baseline_samples (2,000 when unset).
+        """
+        return {"measures": None if self.measures is None else list(self.measures),
+                "primary": self.primary or DEFAULT_PRIMARY["single"], "positive": self.positive,
+                "policy": self.policy, "costs": self.costs, "gains": self.gains, "bootstrap": self.bootstrap,
+                "bootstrap_strata": self.bootstrap_strata, "seed": self.seed, "alpha": self.alpha,
+                "pairwise_test": self.pairwise_test,
+                "baseline_samples": (DEFAULT_BASELINE_SAMPLES["single"] if self.baseline_samples is None
+                                     else self.baseline_samples)}
+
+    def multilabel_options(self) -> dict[str, Any]:
+        """The keywords of a comparison of label sets
+        (:func:`evalreport.analyses.multilabel.compare_multilabel`).
+
+        Returns
+        -------
+        dict
+            measures, primary (``f1_macro`` when unset), policy, bootstrap, seed, alpha,
+            calibration_reference, audit, baseline_samples (200 when unset) and, when set,
+            randomization.
+        """
+        out = {"measures": None if self.measures is None else list(self.measures),
+               "primary": self.primary or DEFAULT_PRIMARY["multilabel"], "policy": self.policy,
+               "bootstrap": self.bootstrap, "seed": self.seed, "alpha": self.alpha,
+               "calibration_reference": self.calibration_reference, "audit": self.audit,
+               "baseline_samples": (DEFAULT_BASELINE_SAMPLES["multilabel"] if self.baseline_samples is None
+                                    else self.baseline_samples)}
+        if self.randomization is not None:
+            out["randomization"] = self.randomization
+        return out
+
     def record(self) -> dict[str, Any]:
-        """The settings as JSON values, for manifests: matrices become ``True``/``False`` (given or
-        not), tuples lists."""
+        """The settings as JSON values, for manifests.
+
+        Returns
+        -------
+        dict
+            Field -> value; matrices become ``True``/``False`` (given or not), tuples lists.
+        """
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
