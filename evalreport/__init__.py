@@ -42,7 +42,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "read_runs": ("evalreport.inputs.readers", "read_runs"),
     "read_multilabel": ("evalreport.inputs.multilabel", "read_multilabel"),
     "evaluate": ("evalreport.measures", "evaluate"),
-    "report": ("evalreport.report", None),          # the package, callable: evalreport.report.build.report
+    "report": ("evalreport.report", None),          # the package, callable (its __call__ builds a report)
     "read_benchmark": ("evalreport.inputs.benchmark", "read_benchmark"),
     "compare_benchmark": ("evalreport.analyses.benchmark", "compare_benchmark"),
     "benchmark_report": ("evalreport.report.benchmark_build", "build_benchmark_report"),

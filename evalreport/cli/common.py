@@ -143,7 +143,7 @@ _SETTING_DESTS = {"primary": "primary", "measures": "measures", "positive": "pos
 _OPTION_OF = {"audit": "--no-audit", "progress": "--quiet", "missing_systems": "--missing"}
 
 
-def settings_from_args(args, **read: Any) -> Settings:
+def settings_from_args(args: argparse.Namespace, **read: Any) -> Settings:
     """The one :class:`~evalreport.inputs.settings.Settings` of a command: the task file's keys
     (``--task-file``) under the command's options, validated once.
 
@@ -192,7 +192,7 @@ def settings_from_args(args, **read: Any) -> Settings:
                                    f"got {_shown(value)}" for name, must_be, value in exc.problems)) from None
 
 
-def _shown(value) -> str:
+def _shown(value: Any) -> str:
     """A bad option value as the user typed it (``-1``, ``1.5``, ``docx``)."""
     if isinstance(value, (tuple, list)):
         return ",".join(map(str, value))

@@ -2,6 +2,7 @@
 table of the comparison written to ``--out DIR`` (see :mod:`evalreport.analyses.compare`)."""
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def register(sub) -> None:
     p.set_defaults(func=run, read_scores=False)    # labels only: an optional score column is not read
 
 
-def _check(args) -> Settings:
+def _check(args: argparse.Namespace) -> Settings:
     """The command's settings (:func:`~evalreport.cli.common.settings_from_args`); argument errors
     are raised before any input is read or output written."""
     from evalreport.measures import get

@@ -10,12 +10,17 @@ sets are refused with one line. ``report`` and ``demo --multilabel`` write the m
 """
 from __future__ import annotations
 
+import argparse
 import inspect
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalreport.errors import InputError
 from evalreport.words import counted
+
+if TYPE_CHECKING:
+    from evalreport.inputs.settings import Settings
 
 _REFUSED = (("--positive", "positive", None, "every label is a positive class of its own binary matrix"),
             ("--order", "order", None, "labels of a set have no order"),
@@ -183,7 +188,7 @@ def _display(board):
     return shown.loc[:, shown.notna().any(axis=0)]
 
 
-def report(args, settings) -> dict:
+def report(args: argparse.Namespace, settings: Settings) -> dict:
     """``evalreport report`` on label sets (:func:`~evalreport.report.multilabel_build.build_multilabel_report`);
     returns the paths written.
     Options with no meaning for sets are refused with one line before any file is read; a bad input
@@ -210,7 +215,7 @@ def report(args, settings) -> dict:
                                    inputs=input_paths(args), plugins=args.plugin)
 
 
-def build_demo(args, settings) -> dict:
+def build_demo(args: argparse.Namespace, settings: Settings) -> dict:
     """``evalreport demo --multilabel``: :func:`evalreport.examples.multilabel_demo_data` (10 systems, 20
     labels, 5,000 items) written as JSON Lines to a temporary folder, read back like user files, and its
     report written to ``args.out`` (the example's files as ``args.out/data``)."""

@@ -1,11 +1,11 @@
 """``evalreport report`` and ``evalreport demo``: the full report (HTML + PDF + tables)."""
 from __future__ import annotations
 
+import argparse
 import shlex
 import sys
 from pathlib import Path
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evalreport.cli import common, multilabel
 from evalreport.cli.common import add_input_options, add_measure_options, add_task_options, csv_list, input_paths
@@ -115,7 +115,7 @@ def register(sub) -> None:
     s.set_defaults(func=run_simulate)
 
 
-def report_settings(args, **read) -> Settings:
+def report_settings(args: argparse.Namespace, **read: Any) -> Settings:
     """The settings of a report command (report, demo, appendix, benchmark): its options and task
     file (:func:`evalreport.cli.common.settings_from_args`), the formats asked for and the command
     line; then a check that the report's optional packages are installed. Option errors come first,

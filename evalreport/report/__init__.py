@@ -3,12 +3,13 @@
 ``display`` has no heavy imports beyond what a notebook already uses; ``render`` imports
 papermill, nbconvert, pandoc and typst lazily, inside the functions that need them.
 
-The package is also callable: ``evalreport.report(data, out_dir, settings)`` is
-:func:`evalreport.report.build.report` (the public API's ``report``; a package attribute of
-``evalreport`` named ``report`` is this package once it is imported, so the function is its call).
+The package is also callable: ``evalreport.report(data, out_dir, settings)`` writes a report
+folder (the public API's ``report``: an attribute of ``evalreport`` named ``report`` is this package
+once it is imported, so the function is its call).
 """
 import sys as _sys
 import types as _types
+from typing import Any
 
 from evalreport.report.display import Chart, Heading, Note, Table
 from evalreport.report.render import RenderError, execute, render
@@ -28,8 +29,9 @@ __all__ = [
 
 
 class _CallablePackage(_types.ModuleType):
-    def __call__(self, data, out_dir, settings=None, **options):
-        """A report folder for single-label data or label sets.
+    def __call__(self, data: Any, out_dir: Any, settings: Any = None, **options: Any) -> dict:
+        """A report folder for single-label data or label sets: ``build_report``, or for a
+        ``MultiLabelRuns`` ``build_multilabel_report``.
 
         Parameters
         ----------
@@ -40,8 +42,8 @@ class _CallablePackage(_types.ModuleType):
         settings : Settings, optional
             Every setting of the analyses and the report.
         **options
-            The builder's keywords and keyword shorthands for fields of ``settings``
-            (:func:`evalreport.report.build.report`).
+            The builder's keywords (``sources``, ``include``, ``inputs``, ``plugins``, ``runner``;
+            ``gains_file`` for single labels) and keyword shorthands for fields of ``settings``.
 
         Returns
         -------
@@ -54,9 +56,15 @@ class _CallablePackage(_types.ModuleType):
         >>> runs = evalreport.read_runs("gold.tsv", runs_dir="runs/")                    # doctest: +SKIP
         >>> evalreport.report(runs, "out/", evalreport.Settings(primary="mcc"))          # doctest: +SKIP
         """
-        from evalreport.report.build import report
+        from evalreport.inputs.multilabel import MultiLabelRuns
 
-        return report(data, out_dir, settings, **options)
+        if isinstance(data, MultiLabelRuns):
+            from evalreport.report.multilabel_build import build_multilabel_report
+
+            return build_multilabel_report(data, out_dir, settings, **options)
+        from evalreport.report.build import build_report
+
+        return build_report(data, out_dir, settings, **options)
 
 
 _sys.modules[__name__].__class__ = _CallablePackage

@@ -21,7 +21,7 @@ import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -81,8 +81,8 @@ def _audit_records(comparisons) -> list:
     return list(out.values())
 
 
-def analyse_benchmark(benchmark, tables: Path, settings: Settings | None = None, *, sources=None,
-                      stages: Stages | None = None, **changes: Any) -> dict:
+def analyse_benchmark(benchmark: Any, tables: Path, settings: Settings | None = None, *,
+                      sources: Sequence[Any] | None = None, stages: Stages | None = None, **changes: Any) -> dict:
     """Every analysis of a benchmark report, written into ``tables`` (which must not exist).
 
     :func:`compare_benchmark` once; the benchmark's tables; per task the single-task tables in
@@ -166,9 +166,10 @@ def analyse_benchmark(benchmark, tables: Path, settings: Settings | None = None,
     return {"comparison": bc, "tasks": tasks, "meta": meta}
 
 
-def build_benchmark_report(benchmark, out_dir, settings: Settings | None = None, *, include=None, inputs=(),
-                           plugins=(), extra_sources=(), appendix: bool = False, runner=None,
-                           **changes: Any) -> dict[str, Path]:
+def build_benchmark_report(benchmark: Any, out_dir: str | Path, settings: Settings | None = None, *,
+                           include: Mapping[str, Path] | None = None, inputs: Sequence[str | Path] = (),
+                           plugins: Sequence[str | Path] = (), extra_sources: Sequence[Any] = (),
+                           appendix: bool = False, runner: Any = None, **changes: Any) -> dict[str, Path]:
     """One report folder for a :class:`~evalreport.inputs.benchmark.Benchmark`.
 
     The benchmark overview first, then one section per task (the single-task report), the measure

@@ -20,7 +20,7 @@ import time
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -87,7 +87,7 @@ def _describe(data, sources=None) -> dict:
             "sources": tuple(sources or data.sources)}
 
 
-def _compare(data, settings: Settings, progress: Callable | None = None):
+def _compare(data: Any, settings: Settings, progress: Callable | None = None) -> Any:
     """The comparison of ``data`` under ``settings``: the one place where the report builders, the
     command line and :func:`evalreport.compare` call the comparison functions, which take their
     settings as keywords (:meth:`~evalreport.inputs.settings.Settings.compare_options`); label sets
@@ -106,8 +106,9 @@ def _compare(data, settings: Settings, progress: Callable | None = None):
     return compare(data, progress=progress, **settings.compare_options())
 
 
-def analyse(runs, tables: Path, settings: Settings | None = None, *, stages: Stages | None = None,
-            progress: Callable | None = None, sources=None, comparison=None, **changes: Any) -> dict:
+def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages: Stages | None = None,
+            progress: Callable | None = None, sources: Sequence[Any] | None = None, comparison: Any = None,
+            **changes: Any) -> dict:
     """Run every analysis of a report and write its tables into ``tables``.
 
     Parameters
@@ -272,8 +273,10 @@ def protected_inputs(out_dir: Path, inputs, sources, include) -> list:
     return [p for p in paths if not any(c == Path(p).resolve() or c in Path(p).resolve().parents for c in copies)]
 
 
-def build_report(runs, out_dir, settings: Settings | None = None, *, sources=None, include=None, inputs=(),
-                 plugins=(), gains_file=None, runner=None, **changes: Any) -> dict[str, Path]:
+def build_report(runs: Any, out_dir: str | Path, settings: Settings | None = None, *,
+                 sources: Sequence[Any] | None = None, include: Mapping[str, Path] | None = None,
+                 inputs: Sequence[str | Path] = (), plugins: Sequence[str | Path] = (),
+                 gains_file: str | Path | None = None, runner: Any = None, **changes: Any) -> dict[str, Path]:
     """The product's main job: a report folder from item-level runs (or, with fewer sections,
     from confusion matrices: :class:`~evalreport.counts.Counts` plus their ``sources``).
 
@@ -345,37 +348,6 @@ def build_report(runs, out_dir, settings: Settings | None = None, *, sources=Non
     out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}
     out.update(tables=out_dir / "tables", notebooks=out_dir / "notebooks")
     return out
-
-
-def report(data, out_dir, settings: Settings | None = None, **options: Any) -> dict[str, Path]:
-    """A report folder for single-label data or label sets: :func:`build_report`, or for a
-    :class:`~evalreport.inputs.multilabel.MultiLabelRuns`
-    :func:`~evalreport.report.multilabel_build.build_multilabel_report`.
-
-    Parameters
-    ----------
-    data : Runs, PatternCounts, Counts or MultiLabelRuns
-        What to report on.
-    out_dir : path
-        The report folder (replaced atomically).
-    settings : Settings, optional
-        Every setting of the analyses and the report.
-    **options
-        The builder's keywords (``sources``, ``include``, ``inputs``, ``plugins``, ``runner``;
-        ``gains_file`` for single labels) and keyword shorthands for fields of ``settings``.
-
-    Returns
-    -------
-    dict
-        ``html``, ``pdf``, ``tables``, ``notebooks`` -> path.
-    """
-    from evalreport.inputs.multilabel import MultiLabelRuns
-
-    if isinstance(data, MultiLabelRuns):
-        from evalreport.report.multilabel_build import build_multilabel_report
-
-        return build_multilabel_report(data, out_dir, settings, **options)
-    return build_report(data, out_dir, settings, **options)
 
 
 def write_report_meta(tables: Path, result: dict, settings: Settings | None = None, *,

@@ -23,7 +23,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
@@ -155,7 +155,8 @@ ORGANISER = "task configuration error (the organiser's scoring setup, not the su
 SUBMISSION = "submission error"
 
 
-def score_submission(input_dir, settings: Settings | None = None, *, labels=None, id_col: str = "id",
+def score_submission(input_dir: str | Path, settings: Settings | None = None, *,
+                     labels: Sequence[str] | None = None, id_col: str = "id",
                      label_col: str = "label", missing: str = "error", allow_unknown: bool = False,
                      primary_key: bool = True, **changes: Any) -> Scored:
     """Score the submission in ``INPUT/res`` against the gold file in ``INPUT/ref``.
@@ -383,7 +384,7 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
                   primary=ids[0], notes=tuple(notes), positive=None if positive is None else str(positive))
 
 
-def write_outputs(scored: Scored, output_dir, settings: Settings | None = None, *, text: bool = True,
+def write_outputs(scored: Scored, output_dir: str | Path, settings: Settings | None = None, *, text: bool = True,
                   html: bool = True, **changes: Any) -> dict[str, Path]:
     """Write ``scores.json`` (and ``scores.txt``, ``detailed_results.html``) into ``output_dir``.
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -79,8 +79,9 @@ def set_size_frame(runs) -> pd.DataFrame:
                          "share": hist.ravel() / n if n else np.full(hist.size, np.nan)})
 
 
-def analyse_multilabel(runs, tables: Path, settings: Settings | None = None, *, stages: Stages | None = None,
-                       sources=None, progress: Callable | None = None, **changes: Any) -> dict:
+def analyse_multilabel(runs: Any, tables: Path, settings: Settings | None = None, *, stages: Stages | None = None,
+                       sources: Sequence[Any] | None = None, progress: Callable | None = None,
+                       **changes: Any) -> dict:
     """Every analysis of a multi-label report, written into ``tables`` (which must not exist).
 
     :func:`~evalreport.analyses.multilabel.compare_multilabel`, its tables and manifest, the label
@@ -146,8 +147,10 @@ def analyse_multilabel(runs, tables: Path, settings: Settings | None = None, *, 
     return {"comparison": comp, "meta": meta}
 
 
-def build_multilabel_report(runs, out_dir, settings: Settings | None = None, *, sources=None, include=None,
-                            inputs=(), plugins=(), runner=None, **changes: Any) -> dict[str, Path]:
+def build_multilabel_report(runs: Any, out_dir: str | Path, settings: Settings | None = None, *,
+                            sources: Sequence[Any] | None = None, include: Mapping[str, Path] | None = None,
+                            inputs: Sequence[str | Path] = (), plugins: Sequence[str | Path] = (),
+                            runner: Any = None, **changes: Any) -> dict[str, Path]:
     """One report folder for a :class:`~evalreport.inputs.multilabel.MultiLabelRuns`.
 
     Findings, overview (cardinality, label frequencies, labels per item), leaderboard, every

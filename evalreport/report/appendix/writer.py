@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from evalreport.inputs.settings import Settings
 from evalreport.report.appendix import bib, latex, methods, typst
@@ -209,8 +209,10 @@ def write_bundle(out: Path, specs, figs, segments, bibliography: str, *, fixed_w
             "figures": out / "figures"}
 
 
-def build_appendix(runs, out_dir, settings: Settings | None = None, *, inputs=(), sources=None, extra_figures=None,
-                   benchmark: bool = False, **changes: Any) -> dict[str, Path]:
+def build_appendix(runs: Any, out_dir: str | Path, settings: Settings | None = None, *,
+                   inputs: Sequence[str | Path] = (), sources: Sequence[Any] | None = None,
+                   extra_figures: Sequence[Any] | None = None, benchmark: bool = False,
+                   **changes: Any) -> dict[str, Path]:
     """Analyse ``runs`` as a report does and write the appendix bundle to ``out_dir`` atomically.
 
     The analysis tables go to ``out_dir/data`` (CSV and JSON, with ``report.json``).
