@@ -135,10 +135,9 @@ def _check_measure_names(args) -> None:
         check_names(specs, also=getattr(args, "_measure_extras", ()))
 
 
-#: Settings field -> the ``dest`` of the option that sets it, on the commands that have that option.
-_SETTING_DESTS = {"primary": "primary", "measures": "measures", "positive": "positive", "policy": "policy",
-                  "order": "order", "bootstrap": "bootstrap", "bootstrap_strata": "bootstrap_strata", "seed": "seed",
-                  "alpha": "alpha", "title": "title", "engine": "engine", "needs": "needs"}
+#: The Settings fields set by an option whose ``dest`` is the field's name (on the commands that have it).
+_SETTING_OPTIONS = ("primary", "measures", "positive", "policy", "order", "bootstrap", "bootstrap_strata", "seed",
+                    "alpha", "title", "engine", "needs")
 #: Settings field -> the option a message names, where it is not ``--`` and the field's name.
 _OPTION_OF = {"audit": "--no-audit", "progress": "--quiet", "missing_systems": "--missing"}
 
@@ -178,7 +177,7 @@ def settings_from_args(args: argparse.Namespace, **read: Any) -> Settings:
     spec = TaskSpec(path=spec.path, **{f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
                                        if f.name != "path" and hasattr(args, DEST.get(f.name, f.name))
                                        and f.name not in ignored})
-    options = {field: getattr(args, dest) for field, dest in _SETTING_DESTS.items() if hasattr(args, dest)}
+    options = {name: getattr(args, name) for name in _SETTING_OPTIONS if hasattr(args, name)}
     if hasattr(args, "no_audit"):
         options["audit"] = not args.no_audit
     for dest in ("quiet", "no_progress"):

@@ -145,13 +145,12 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
     from evalreport.measures.perclass import per_class_frame
 
     settings = Settings.coerce(settings, **changes)
-    primary, positive, policy, costs, gains = (settings.primary or DEFAULT_PRIMARY["single"], settings.positive,
-                                               settings.policy, settings.costs, settings.gains)
+    primary, pos, policy, costs, gains = (settings.primary or DEFAULT_PRIMARY["single"], settings.positive,
+                                          settings.policy, settings.costs, settings.gains)
     bootstrap, seed = settings.bootstrap, settings.seed
     stages = stages or Stages(False)
     facts = _describe(runs, sources)
     counts = facts["counts"]
-    pos = positive
     measures = None if settings.measures is None else list(settings.measures)
     if comparison is not None:
         measures = list(comparison.measures)
