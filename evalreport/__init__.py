@@ -1,25 +1,104 @@
 """evalreport: rank classification systems under every measure in the literature.
 
 Data flows one way: inputs -> counts -> measures -> analyses -> charts -> report -> cli.
+
+The public API (every name is imported on first use, PEP 562, so ``import evalreport`` and the
+command line's ``--help`` do not pay for pyarrow, pandas and the measures' registry):
+
+=====================  ====================================================================
+``read_runs``          gold and run files -> :class:`Runs` (single labels)
+``read_multilabel``    gold and run files -> label sets (``MultiLabelRuns``)
+``compare``            every table of a comparison (:class:`Comparison`), under a :class:`Settings`
+``evaluate``           one tidy frame of measures (counts or a confusion matrix in)
+``report``             a report folder (HTML, PDF, tables) for single labels or label sets
+``read_benchmark``     several tasks -> a ``Benchmark``
+``compare_benchmark``  every task compared, then the systems ranked across tasks
+``benchmark_report``   the benchmark's report folder
+``measures``           the registry module: ``catalogue()``, ``get(id)``, ``register(Measure(...))``
+``Settings``           every setting of a comparison and its report: one frozen, validated object
+``Comparison``         the tables of one comparison
+``Runs``, ``Counts``   item-level predictions; confusion tensors
+=====================  ====================================================================
+
+>>> import evalreport
+>>> runs = evalreport.read_runs("examples/stance/gold.tsv", runs_dir="examples/stance/runs")  # doctest: +SKIP
+>>> cmp = evalreport.compare(runs, evalreport.Settings(bootstrap=200, primary="k"))            # doctest: +SKIP
 """
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable
+
+if TYPE_CHECKING:
+    from evalreport.analyses.compare import Comparison
+    from evalreport.inputs.settings import Settings
+
 __version__ = "0.1.0"
 
-__all__ = ["Counts", "Runs", "confusion_matrix", "evaluate", "read_benchmark", "compare_benchmark", "__version__"]
+__all__ = ["read_runs", "read_multilabel", "compare", "evaluate", "report", "read_benchmark", "compare_benchmark",
+           "benchmark_report", "measures", "Settings", "Comparison", "Runs", "Counts"]
 
-#: Imported on first use (PEP 562: ``import evalreport`` or the CLI's ``--help`` does not pay
-#: for pyarrow, pandas and the measures' registry): name -> module.
-_LAZY = {"Counts": "evalreport.counts", "confusion_matrix": "evalreport.counts", "Runs": "evalreport.inputs",
-         "evaluate": "evalreport.measures", "read_benchmark": "evalreport.inputs.benchmark",
-         "compare_benchmark": "evalreport.analyses.benchmark"}
+#: Imported on first use: name -> (module, attribute; None: the module itself).
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "read_runs": ("evalreport.inputs.readers", "read_runs"),
+    "read_multilabel": ("evalreport.inputs.multilabel", "read_multilabel"),
+    "evaluate": ("evalreport.measures", "evaluate"),
+    "report": ("evalreport.report", None),          # the package, callable (its __call__ builds a report)
+    "read_benchmark": ("evalreport.inputs.benchmark", "read_benchmark"),
+    "compare_benchmark": ("evalreport.analyses.benchmark", "compare_benchmark"),
+    "benchmark_report": ("evalreport.report.benchmark_build", "build_benchmark_report"),
+    "measures": ("evalreport.measures", None),
+    "Settings": ("evalreport.inputs.settings", "Settings"),
+    "Comparison": ("evalreport.analyses.compare", "Comparison"),
+    "Runs": ("evalreport.inputs.runs", "Runs"),
+    "Counts": ("evalreport.counts", "Counts"),
+    "confusion_matrix": ("evalreport.counts", "confusion_matrix"),
+}
 
 
-def __getattr__(name):
+def compare(data: Any, settings: Settings | None = None, *, progress: Callable[[int, int], Any] | None = None,
+            **changes: Any) -> Comparison:
+    """Compare systems under every measure: scores, ranks, agreement and uncertainty as one object.
+
+    Parameters
+    ----------
+    data : Runs, PatternCounts, Counts or MultiLabelRuns
+        Item-level runs (everything, including bootstrap intervals and tests), item patterns
+        counted out of core, confusion matrices (no resampling) or label sets.
+    settings : Settings, optional
+        Every setting of the comparison (default: ``Settings()``).
+    progress : callable, optional
+        ``progress(done, total)`` of the resampling.
+    **changes
+        Keyword shorthands for fields of ``settings`` (``bootstrap=200``).
+
+    Returns
+    -------
+    Comparison
+        Every table (``leaderboard``, ``scores``, ``ranks``, ``intervals``, ``pairwise``, ...);
+        a comparison of label sets has the label sets' tables too.
+
+    Examples
+    --------
+    >>> import evalreport
+    >>> runs = evalreport.read_runs("examples/stance/gold.tsv", runs_dir="examples/stance/runs")
+    >>> cmp = evalreport.compare(runs, evalreport.Settings(bootstrap=50, primary="k"))
+    >>> list(cmp.leaderboard["system"])[:2]
+    ['bert', 'svm']
+    """
+    from evalreport.analyses.compare import compare as compare_data
+
+    return compare_data(data, settings, progress=progress, **changes)
+
+
+def __getattr__(name: str) -> Any:
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(_LAZY[name]), name)
+        module, attribute = _LAZY[name]
+        found = importlib.import_module(module)
+        return found if attribute is None else getattr(found, attribute)
     raise AttributeError(f"module 'evalreport' has no attribute {name!r}")
 
 
-def __dir__():
+def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))

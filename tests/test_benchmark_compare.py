@@ -179,7 +179,7 @@ def gappy(tmp_path_factory):
 
 
 def test_missing_drop(gappy):
-    r = compare_benchmark(gappy, bootstrap=0, missing="drop")
+    r = compare_benchmark(gappy, bootstrap=0, missing_systems="drop")
     assert set(r.systems) == {f"system_0{k}" for k in range(1, 6)}
     assert result_notes_say(r, "system 'system_05' is missing from task(s) 't2', 't3'")
     assert result_notes_say(r, "missing = drop")
@@ -191,7 +191,7 @@ def test_missing_drop(gappy):
 
 
 def test_missing_last_ranks_absent_systems_last(gappy):
-    r = compare_benchmark(gappy, bootstrap=20, missing="last")
+    r = compare_benchmark(gappy, bootstrap=20, missing_systems="last")
     tr = r.task_ranks.set_index(["task", "system"])["rank"]
     assert tr[("t3", "system_05")] == tr[("t3", "system_02")] == 4.5
     assert result_notes_say(r, "missing = last")
@@ -199,7 +199,7 @@ def test_missing_last_ranks_absent_systems_last(gappy):
 
 
 def test_missing_exclude_removes_the_systems_everywhere(gappy):
-    r = compare_benchmark(gappy, bootstrap=20, missing="exclude")
+    r = compare_benchmark(gappy, bootstrap=20, missing_systems="exclude")
     assert r.systems == ("system_01", "system_03", "system_04")
     assert all(c.systems == r.systems for c in r.comparisons.values())
     assert set(r.consensus["system"]) == set(r.systems) == set(r.consensus_rank_distribution["system"])

@@ -127,7 +127,7 @@ def test_missing_system_is_named(analysed):
 def test_excluded_systems_leave_every_table(tmp_path):
     """missing="exclude": a system missing from one task is gone from every task's tables too."""
     bench = _bench(drop=("t2", "delta"))
-    done = analyse_benchmark(bench, tmp_path / "tables", bootstrap=20, seed=0, missing="exclude", audit=False)
+    done = analyse_benchmark(bench, tmp_path / "tables", bootstrap=20, seed=0, missing_systems="exclude", audit=False)
     for folder in done["comparison"].task_folders().values():
         board = pd.read_csv(tmp_path / "tables" / "tasks" / folder / "leaderboard.csv", dtype={"system": str})
         assert set(board["system"]) == {"alpha", "beta", "gamma"}

@@ -325,7 +325,7 @@ def test_all_zero_confusion_in_report_cli(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("extra,problem", [
-    pytest.param(["--seed", "-1"], "--seed must be 0 or more; got -1", id="negative_seed"),
+    pytest.param(["--seed", "-1"], "--seed must be an integer >= 0; got -1", id="negative_seed"),
     pytest.param(["--what-if", "x=nan"], "share of 'x' must be a finite number; got nan", id="what_if_nan"),
     pytest.param(["--what-if", "x=inf,y=1"], "share of 'x' must be a finite number; got inf", id="what_if_inf"),
 ])
@@ -473,7 +473,7 @@ def test_negative_seed_is_one_line_in_every_seeded_command(tmp_path, gold, capsy
     args = (["compare", str(gold), str(gold), "--out", str(out)] if command == "compare"
             else ["simulate", "-o", str(out), "--quiet"])
     assert main([*args, "--seed", "-1"]) == 2
-    assert_one_error_line(capsys.readouterr().err, "--seed must be 0 or more; got -1")
+    assert_one_error_line(capsys.readouterr().err, "--seed must be an integer >= 0; got -1")
     assert not out.exists()
 
 

@@ -34,7 +34,8 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field, replace
-from typing import Mapping
+from pathlib import Path
+from typing import Any, Callable, Mapping
 
 import numpy as np
 import pandas as pd
@@ -44,6 +45,7 @@ from evalreport.analyses import consensus as consensus_methods
 from evalreport.analyses import multitask_tests
 from evalreport.errors import InputError, MeasureError
 from evalreport.inputs.benchmark import MISSING_POLICIES, Benchmark, BenchmarkTask, task_error
+from evalreport.inputs.settings import DEFAULT_BASELINE_SAMPLES, Settings
 from evalreport.words import counted
 
 __all__ = ["compare_benchmark", "BenchmarkComparison", "BENCHMARK_TABLES", "rank_distribution_of"]
@@ -214,18 +216,39 @@ def rank_distribution_of(ranks: np.ndarray) -> np.ndarray:
 # ----------------------------------------------------------------------------- compare_benchmark
 
 
-def compare_benchmark(benchmark: Benchmark, *, bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05,
-                      missing: str | None = None, policy: str = "nan", pairwise_test: str = "bootstrap",
-                      baseline_samples: int = 2000, progress=None) -> BenchmarkComparison:
+def compare_benchmark(benchmark: Benchmark, settings: Settings | None = None, *,
+                      progress: Callable[[int, int], Any] | None = None, **changes: Any) -> BenchmarkComparison:
     """Compare the systems of every task, then rank them across tasks (see the module docstring).
 
-    ``bootstrap``: resamples of each task's comparison and of the consensus bootstrap (0 = none).
-    ``missing``: drop | last | exclude (default: the benchmark's). ``progress``: an optional
-    ``callable(done, total)`` called after each task and after the consensus bootstrap.
+    Parameters
+    ----------
+    benchmark : Benchmark
+        The tasks (:func:`~evalreport.inputs.benchmark.read_benchmark`).
+    settings : Settings, optional
+        The settings of every task's comparison and of the consensus bootstrap (``bootstrap``: 0 =
+        none; ``missing_systems``: drop | last | exclude, default the benchmark's); each task's own
+        primary measure, measures, positive class and costs replace the settings' for its
+        comparison. ``changes`` are keyword shorthands for its fields.
+    progress : callable, optional
+        ``progress(done, total)``, called after each task and after the consensus bootstrap.
+
+    Returns
+    -------
+    BenchmarkComparison
+        Every table of the benchmark and each task's :class:`~evalreport.analyses.compare.Comparison`.
+
+    Examples
+    --------
+    >>> from evalreport import Settings, compare_benchmark, read_benchmark
+    >>> bench = read_benchmark("tasks/")                                  # doctest: +SKIP
+    >>> result = compare_benchmark(bench, Settings(bootstrap=200))        # doctest: +SKIP
+    >>> result.consensus                                                  # doctest: +SKIP
     """
     if not isinstance(benchmark, Benchmark):
         raise TypeError(f"compare_benchmark takes a Benchmark (read_benchmark); got {type(benchmark).__name__}")
-    missing = benchmark.missing if missing is None else missing
+    settings = Settings.coerce(settings, **changes)
+    bootstrap, seed, alpha, policy = settings.bootstrap, settings.seed, settings.alpha, settings.policy
+    missing = benchmark.missing if settings.missing_systems is None else settings.missing_systems
     if missing not in MISSING_POLICIES:
         raise InputError(f"missing must be one of {', '.join(MISSING_POLICIES)}; got {missing!r}")
     timings: dict[str, float] = {}
@@ -258,9 +281,8 @@ def compare_benchmark(benchmark: Benchmark, *, bootstrap: int = 1000, seed: int 
     for k, t in enumerate(tasks):
         start = time.perf_counter()
         try:
-            cmp = compare(t.runs, measures=t.measures, primary=t.primary, positive=t.positive, policy=policy,
-                          costs=t.costs, bootstrap=bootstrap, seed=seed, alpha=alpha,
-                          baseline_samples=baseline_samples, pairwise_test=pairwise_test)
+            own = settings.replace(primary=t.primary, measures=t.measures, positive=t.positive, costs=t.costs)
+            cmp = compare(t.runs, own)
         except (InputError, MeasureError) as exc:       # every benchmark error names its task
             raise _in_task(t.name, exc) from None
         timings[f"compare:{t.name}"] = time.perf_counter() - start
@@ -321,17 +343,19 @@ def compare_benchmark(benchmark: Benchmark, *, bootstrap: int = 1000, seed: int 
     if progress is not None:
         progress(total_steps, total_steps)
 
-    settings = {"bootstrap": bootstrap, "seed": seed, "alpha": alpha, "missing": missing, "policy": policy,
-                "pairwise_test": pairwise_test, "baseline_samples": baseline_samples,
-                "primary": {t.name: t.primary for t in tasks}, "positive": {t.name: t.positive for t in tasks},
-                "weights": weights, "consensus_bootstrap_seeds": stream_seeds}
+    record = {"bootstrap": bootstrap, "seed": seed, "alpha": alpha, "missing": missing, "policy": policy,
+              "pairwise_test": settings.pairwise_test,
+              "baseline_samples": (DEFAULT_BASELINE_SAMPLES["single"] if settings.baseline_samples is None
+                                   else settings.baseline_samples),
+              "primary": {t.name: t.primary for t in tasks}, "positive": {t.name: t.positive for t in tasks},
+              "weights": weights, "consensus_bootstrap_seeds": stream_seeds}
     return BenchmarkComparison(
         tasks=tuple(names), systems=tuple(systems), comparisons=comparisons, participation=participation,
         task_scores=task_scores, task_ranks=task_ranks, pooled=pooled_table, consensus=cons.table,
         agreement=cons.agreement, consensus_disagreements=cons.disagreements, friedman=friedman,
         average_ranks=average_ranks, nemenyi=nemenyi, cd_cliques=cliques, wilcoxon=wilcoxon, wins=wins,
         consensus_rank_distribution=dist, consensus_p_first=p_first, critical_difference=cd, notes=tuple(notes),
-        settings=settings, timings=timings)
+        settings=record, timings=timings)
 
 
 def _friedman_part(scores, hib, alpha):

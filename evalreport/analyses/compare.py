@@ -49,7 +49,7 @@ from evalreport.analyses.engine import PAIRWISE_COLUMNS, RANDOMIZATION_MAX_PAIRS
 from evalreport.analyses.prevalence import PrevalenceWarning, calibrate
 from evalreport.counts import Counts
 from evalreport.errors import MeasureError
-from evalreport.inputs.settings import Settings
+from evalreport.inputs.settings import DEFAULT_BASELINE_SAMPLES, DEFAULT_PRIMARY, Settings
 from evalreport.measures import applicable, bind, catalogue, evaluate, get, resolve_positive
 from evalreport.measures._core import unique
 
@@ -214,8 +214,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
 
     measures, policy, costs, gains, bootstrap, seed, alpha = (s.measures, s.policy, s.costs, s.gains, s.bootstrap,
                                                               s.seed, s.alpha)
-    primary, positive, pairwise_test = s.primary or "macro_f1", s.positive, s.pairwise_test
-    baseline_samples = 2000 if s.baseline_samples is None else s.baseline_samples
+    primary, positive, pairwise_test = s.primary or DEFAULT_PRIMARY["single"], s.positive, s.pairwise_test
+    baseline_samples = DEFAULT_BASELINE_SAMPLES["single"] if s.baseline_samples is None else s.baseline_samples
     bootstrap_strata = s.bootstrap_strata
     runs = data if isinstance(data, (Runs, PatternCounts)) else None     # item level: resampling possible
     counts = _as_counts(data).pooled()

@@ -63,7 +63,7 @@ from evalreport.analyses.multilabel_calibration import calibration_tables
 from evalreport.analyses.multilabel_label_skips import label_skips
 from evalreport.analyses.multilabel_skips import example_skips
 from evalreport.counts.multilabel import count_multilabel, count_swapped, item_features
-from evalreport.inputs.settings import Settings
+from evalreport.inputs.settings import DEFAULT_BASELINE_SAMPLES, DEFAULT_PRIMARY, Settings
 from evalreport.measures import get
 from evalreport.measures.multilabel import compute_multilabel, label_record, label_values
 
@@ -214,9 +214,9 @@ def compare_sets(runs, settings: Settings | None = None, *, progress: Progress =
     """
     s = Settings() if settings is None else settings
     policy, bootstrap, seed, alpha = s.policy, s.bootstrap, s.seed, s.alpha
-    baseline_samples = 200 if s.baseline_samples is None else s.baseline_samples
+    baseline_samples = DEFAULT_BASELINE_SAMPLES["multilabel"] if s.baseline_samples is None else s.baseline_samples
     rounds = bootstrap if s.randomization is None else s.randomization
-    chosen, notes = _chosen(s.measures, s.primary or "f1_macro")
+    chosen, notes = _chosen(s.measures, s.primary or DEFAULT_PRIMARY["multilabel"])
     ids = [m.id for m in chosen]
     primary_id = ids[0]
     design = LabelSetDesign(runs, policy=policy)

@@ -32,8 +32,7 @@ def register(sub) -> None:
             action.help = argparse.SUPPRESS
     p.add_argument("--what-if", action="append", default=[], metavar="CLASS=SHARE,...",
                    help="a class distribution to re-rank the systems under (repeatable), as for `report`")
-    if hasattr(common, "add_task_options"):
-        common.add_task_options(p)
+    common.add_task_options(p)
     p.set_defaults(func=run_appendix)
 
 
@@ -42,8 +41,7 @@ def run_appendix(args) -> int:
     from evalreport.cli import report as rep
     from evalreport.report.appendix import build_appendix
 
-    rep._check_formats(rep._formats(args))
-    rep._check_numbers(args)
+    settings = rep.report_settings(args)
     check_outside(args.out, input_paths(args))
     from evalreport.cli import multilabel
     from evalreport.errors import InputError
@@ -68,16 +66,10 @@ def run_appendix(args) -> int:
     extra = common.recorded_sources(args)   # the task file, plugins, gains and entry points among the inputs
     if extra:
         sources = [*(sources if sources is not None else getattr(data, "sources", ())), *extra]
-    options = {}
-    if getattr(args, "bootstrap_strata", "none") != "none" and hasattr(rep, "_strata"):   # report's option, honoured
-        options["bootstrap_strata"] = rep._strata(args)
-    if getattr(args, "gains", None) and hasattr(common, "gain_matrix"):
-        options["gains"] = common.gain_matrix(args, loaded.counts.labels)
-    paths = build_appendix(data, Path(args.out), inputs=input_paths(args), sources=sources,
-                           what_if=rep._what_if(args.what_if, list(loaded.counts.labels)), progress=not args.quiet,
-                           command=rep._command(), primary=args.primary, measures=args.measures,
-                           positive=args.positive, policy=args.policy, costs=loaded.costs, bootstrap=args.bootstrap,
-                           seed=args.seed, alpha=args.alpha, audit=not args.no_audit, **options)
+    labels = list(loaded.counts.labels)
+    settings = settings.replace(costs=loaded.costs, gains=common.gain_matrix(args, labels),
+                                what_if=rep._what_if(args.what_if, labels))
+    paths = build_appendix(data, Path(args.out), settings, inputs=input_paths(args), sources=sources)
     for key in ("appendix", "typst", "tables", "figures"):
         print(f"{key}: {paths[key]}")
     return 0

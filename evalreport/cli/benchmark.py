@@ -168,25 +168,22 @@ def _recorded(args) -> list:
 
 def run_benchmark(args) -> int:
     from evalreport._atomic import check_outside
-    from evalreport.cli.report import _check_formats, _check_numbers, _command, _done, _formats
+    from evalreport.cli.report import _done, report_settings
     from evalreport.report.benchmark_build import build_benchmark_report
 
-    formats = _check_formats(_formats(args))
-    _check_numbers(args)
+    settings = report_settings(args, missing_systems=args.missing)
     inputs = _inputs(args)
     check_outside(args.out, inputs)     # before any work: -o must not hold the inputs
     if not args.quiet:
         print("evalreport: reading the benchmark ...", file=sys.stderr, flush=True)
     benchmark = _read(args)
-    check_tasks(benchmark, policy=args.policy)
+    check_tasks(benchmark, policy=settings.policy)
     warn_mixed_primaries(benchmark)
     title = args.title or (f"Benchmark of {counted(len(benchmark.systems), 'system')} "
                            f"on {counted(len(benchmark.tasks), 'task')}")
-    paths = build_benchmark_report(benchmark, Path(args.out), title=title, bootstrap=args.bootstrap, seed=args.seed,
-                                   alpha=args.alpha, missing=args.missing, policy=args.policy, formats=formats,
-                                   engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
-                                   progress=not args.quiet, inputs=inputs, plugins=args.plugin,
-                                   extra_sources=_recorded(args), appendix=getattr(args, "appendix", False))
+    paths = build_benchmark_report(benchmark, Path(args.out), settings.replace(title=title), inputs=inputs,
+                                   plugins=args.plugin, extra_sources=_recorded(args),
+                                   appendix=getattr(args, "appendix", False))
     _done(paths)
     return 0
 
@@ -197,22 +194,21 @@ def run_benchmark_demo(args) -> int:
     import dataclasses
     import tempfile
 
-    from evalreport.cli.report import _check_formats, _check_numbers, _command, _done, _formats
+    from evalreport.cli.report import _done, report_settings
     from evalreport.examples import make_benchmark_demo
     from evalreport.inputs.benchmark import read_benchmark
     from evalreport.report.benchmark_build import build_benchmark_report
 
     from evalreport.report.build import start_runner
 
-    formats = _check_formats(_formats(args))
-    _check_numbers(args)
+    settings = report_settings(args)
     # the report's kernel starts now: its start and imports overlap the training
     with start_runner() as runner, tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
         if not args.quiet:
             print("evalreport: making the benchmark example (13 scikit-learn classifiers on 6 data sets) ...",
                   file=sys.stderr, flush=True)
-        data = make_benchmark_demo(Path(tmp) / "data", seed=args.seed)
-        bench = read_benchmark(data, defaults={"primary": args.primary})
+        data = make_benchmark_demo(Path(tmp) / "data", seed=settings.seed)
+        bench = read_benchmark(data, defaults={"primary": settings.primary})
         kept = Path(args.out) / "data"
 
         def moved(s):   # record the inputs where the report keeps them (OUT/data)
@@ -220,11 +216,9 @@ def run_benchmark_demo(args) -> int:
 
         bench = dataclasses.replace(bench, sources=tuple(map(moved, bench.sources)),
                                     task_sources={k: tuple(map(moved, v)) for k, v in bench.task_sources.items()})
+        title = args.title or "evalreport demo: 13 classifiers on 6 data sets"
         paths = build_benchmark_report(
-            bench, Path(args.out), title=args.title or "evalreport demo: 13 classifiers on 6 data sets",
-            bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, policy=args.policy, formats=formats,
-            engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
-            progress=not args.quiet, include={"data": data}, plugins=args.plugin, extra_sources=_recorded(args),
-            appendix=getattr(args, "appendix", False), runner=runner)
+            bench, Path(args.out), settings.replace(title=title), include={"data": data}, plugins=args.plugin,
+            extra_sources=_recorded(args), appendix=getattr(args, "appendix", False), runner=runner)
     _done(paths)
     return 0

@@ -56,24 +56,20 @@ def _organiser_error(exc):
 
 
 def run(args) -> int:
+    from evalreport.cli.common import settings_from_args
     from evalreport.report.codabench import organiser_error, score_submission, write_outputs
 
-    for bad, text in ((args.bootstrap < 0, f"--bootstrap must be >= 0; got {args.bootstrap}"),
-                      (args.bootstrap > MAX_BOOTSTRAP, f"--bootstrap (task-file key bootstrap) must be at most "
-                                                       f"{MAX_BOOTSTRAP:,} in a scoring program, which resamples "
-                                                       f"every submission; got {args.bootstrap:,}"),
-                      (not 0 < args.alpha < 1, f"--alpha must lie strictly between 0 and 1; got {args.alpha}"),
-                      (args.seed < 0, f"--seed must be 0 or more; got {args.seed}")):
-        if bad:
-            raise organiser_error(InputError(text))
-    scored = score_submission(args.input, primary=args.primary, measures=args.measures, positive=args.positive,
-                              policy=args.policy, costs=args.costs, order=args.order, gains=getattr(args, "gains", None),
-                              labels=args.labels,
-                              id_col=args.id_col, label_col=args.label_col, missing=args.missing,
-                              allow_unknown=args.allow_unknown, bootstrap=args.bootstrap, seed=args.seed,
-                              alpha=args.alpha, strata=None if args.bootstrap_strata == "none" else "gold")
-    paths = write_outputs(scored, args.output, title=args.title or "Your submission", alpha=args.alpha,
-                          bootstrap=args.bootstrap, html=not args.no_html)
+    try:        # the settings are the organiser's: a bad one exits with 3
+        settings = settings_from_args(args, costs=args.costs, gains=getattr(args, "gains", None))
+    except InputError as exc:
+        raise organiser_error(exc) from None
+    if settings.bootstrap > MAX_BOOTSTRAP:
+        raise organiser_error(InputError(f"--bootstrap (task-file key bootstrap) must be at most {MAX_BOOTSTRAP:,} "
+                                         f"in a scoring program, which resamples every submission; got "
+                                         f"{settings.bootstrap:,}"))
+    scored = score_submission(args.input, settings, labels=args.labels, id_col=args.id_col,
+                              label_col=args.label_col, missing=args.missing, allow_unknown=args.allow_unknown)
+    paths = write_outputs(scored, args.output, settings, html=not args.no_html)
     for note in scored.notes:
         print_note(note)
     for key, value in scored.scores.items():

@@ -7,7 +7,7 @@ import math
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from evalreport.errors import EvalReportError, InputError
 from evalreport.words import counted
@@ -15,6 +15,8 @@ from evalreport.words import counted
 if TYPE_CHECKING:     # numpy and pandas are imported where they are used: `--help` and parsing do without them
     import numpy as np
     import pandas as pd
+
+    from evalreport.inputs.settings import Settings
 
 FORMATS = ("table", "csv", "json", "markdown", "latex")
 
@@ -106,8 +108,10 @@ def _prepare(parser: argparse.ArgumentParser, args, argv=None):
     if task_file:
         from evalreport.inputs.taskfile import apply_to_parser, load_task_file
 
-        apply_to_parser(args._command_parser, load_task_file(task_file), ignore=args._task_ignore)
+        spec = load_task_file(task_file)
+        apply_to_parser(args._command_parser, spec, ignore=args._task_ignore)
         args = parser.parse_args(argv)
+        args._task_spec = spec
     more = getattr(args, "_file_defaults", None)     # a command's own settings file (benchmark --benchmark-file)
     if more is not None and (found := more(args)):
         args._command_parser.set_defaults(**found)
@@ -129,6 +133,69 @@ def _check_measure_names(args) -> None:
         from evalreport.measures import check_names
 
         check_names(specs, also=getattr(args, "_measure_extras", ()))
+
+
+#: The Settings fields set by an option whose ``dest`` is the field's name (on the commands that have it).
+_SETTING_OPTIONS = ("primary", "measures", "positive", "policy", "order", "bootstrap", "bootstrap_strata", "seed",
+                    "alpha", "title", "engine", "needs")
+#: Settings field -> the option a message names, where it is not ``--`` and the field's name.
+_OPTION_OF = {"audit": "--no-audit", "progress": "--quiet", "missing_systems": "--missing"}
+
+
+def settings_from_args(args: argparse.Namespace, **read: Any) -> Settings:
+    """The one :class:`~evalreport.inputs.settings.Settings` of a command: the task file's keys
+    (``--task-file``) under the command's options, validated once.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line (:func:`prepare` has applied the task file).
+    **read
+        Fields the command has read or worked out itself (cost and gain matrices, what-if
+        distributions, formats, the command line, ``audit``, ``progress``); they win over the
+        options.
+
+    Returns
+    -------
+    Settings
+        The command's settings.
+
+    Raises
+    ------
+    InputError
+        One line naming each bad option and what it must be (exit status 2).
+    """
+    import dataclasses
+
+    from evalreport.inputs.settings import Settings, SettingsError
+    from evalreport.inputs.taskfile import DEST, TaskSpec
+
+    # the task file's keys this command has options for (a key it has no option for, or ignores, is
+    # not this command's setting: the demo takes no measures)
+    spec = getattr(args, "_task_spec", None) or TaskSpec()
+    ignored = set(getattr(args, "_task_ignore", ()))
+    spec = TaskSpec(path=spec.path, **{f.name: getattr(spec, f.name) for f in dataclasses.fields(spec)
+                                       if f.name != "path" and hasattr(args, DEST.get(f.name, f.name))
+                                       and f.name not in ignored})
+    options = {name: getattr(args, name) for name in _SETTING_OPTIONS if hasattr(args, name)}
+    if hasattr(args, "no_audit"):
+        options["audit"] = not args.no_audit
+    for dest in ("quiet", "no_progress"):
+        if hasattr(args, dest):
+            options["progress"] = not getattr(args, dest)
+    options.update(read)
+    try:
+        return Settings.from_task(spec, **options)
+    except SettingsError as exc:
+        raise InputError("; ".join(f"{_OPTION_OF.get(name, '--' + name.replace('_', '-'))} must be {must_be}; "
+                                   f"got {_shown(value)}" for name, must_be, value in exc.problems)) from None
+
+
+def _shown(value: Any) -> str:
+    """A bad option value as the user typed it (``-1``, ``1.5``, ``docx``)."""
+    if isinstance(value, (tuple, list)):
+        return ",".join(map(str, value))
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def add_scoring_command(sub, name: str, *, help: str, description: str, func) -> argparse.ArgumentParser:

@@ -2,14 +2,19 @@
 table of the comparison written to ``--out DIR`` (see :mod:`evalreport.analyses.compare`)."""
 from __future__ import annotations
 
+import argparse
 import sys
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from evalreport.cli.common import (_fmt, add_format_option, add_input_options, add_measure_options, add_task_options,
-                                   emit, gain_matrix, input_paths, print_note)
+                                   emit, gain_matrix, input_paths, print_note, settings_from_args)
 from evalreport.cli import multilabel
 from evalreport.errors import InputError
 
+if TYPE_CHECKING:
+    from evalreport.inputs.settings import Settings
 
 
 def register(sub) -> None:
@@ -41,21 +46,18 @@ def register(sub) -> None:
     p.set_defaults(func=run, read_scores=False)    # labels only: an optional score column is not read
 
 
-def _check(args) -> None:
-    """Argument errors, raised before any input is read or output written."""
+def _check(args: argparse.Namespace) -> Settings:
+    """The command's settings (:func:`~evalreport.cli.common.settings_from_args`); argument errors
+    are raised before any input is read or output written."""
     from evalreport.measures import get
 
-    if args.bootstrap < 0:
-        raise InputError(f"--bootstrap must be >= 0; got {args.bootstrap}")
-    if not 0 < args.alpha < 1:
-        raise InputError(f"--alpha must lie strictly between 0 and 1; got {args.alpha}")
-    if args.seed < 0:   # numpy's generators take seeds >= 0
-        raise InputError(f"--seed must be 0 or more; got {args.seed}")
+    settings = settings_from_args(args)
     if args.out and Path(args.out).exists() and not Path(args.out).is_dir():
         raise InputError("exists and is not a folder", path=args.out)
     get(args.primary)
     for m in args.measures or ():
         get(m)
+    return settings
 
 
 class _ProgressBar:
@@ -120,20 +122,17 @@ def run(args) -> int:
 
     if multilabel.wanted(args):
         return multilabel.run_compare(args)
-    _check(args)
+    settings = _check(args)
     if args.out:                       # before any work: -o must not be the folder of the inputs
         from evalreport._atomic import check_outside
 
         check_outside(args.out, input_paths(args))
     loaded = multilabel.single_label_load(args)
-    with _ProgressBar(enabled=args.bootstrap > 0 and not args.no_progress and loaded.runs is not None) as bar:
-        result = compare(loaded.runs if loaded.runs is not None else loaded.counts, measures=args.measures,
-                         primary=args.primary, positive=args.positive, policy=args.policy, costs=loaded.costs,
-                         bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, progress=bar,
-                         gains=gain_matrix(args, loaded.counts.labels),
-                         bootstrap_strata=None if args.bootstrap_strata == "none" else args.bootstrap_strata)
+    settings = settings.replace(costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
+    with _ProgressBar(enabled=settings.bootstrap > 0 and settings.progress and loaded.runs is not None) as bar:
+        result = compare(loaded.runs if loaded.runs is not None else loaded.counts, settings, progress=bar)
     board = result.leaderboard
-    emit(board, args.format, wide=_display(board, result.settings.get("alpha", args.alpha)),
+    emit(board, args.format, wide=_display(board, result.settings.get("alpha", settings.alpha)),
          title=f"evalreport compare: {result.primary}")
     for note in result.notes:
         print_note(note)

@@ -10,11 +10,17 @@ sets are refused with one line. ``report`` and ``demo --multilabel`` write the m
 """
 from __future__ import annotations
 
+import argparse
+import inspect
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from evalreport.errors import InputError, MeasureError
+from evalreport.errors import InputError
 from evalreport.words import counted
+
+if TYPE_CHECKING:
+    from evalreport.inputs.settings import Settings
 
 _REFUSED = (("--positive", "positive", None, "every label is a positive class of its own binary matrix"),
             ("--order", "order", None, "labels of a set have no order"),
@@ -153,20 +159,16 @@ def run_compare(args) -> int:
     from evalreport.cli.compare import _ProgressBar, _check
 
     _refuse(args, "compare")
-    _check(args)
+    settings = _check(args)
     if args.out:
         from evalreport._atomic import check_outside
 
         check_outside(args.out, input_paths(args))
-    try:
-        from evalreport.analyses.compare import compare
-    except ImportError:
-        raise MeasureError("the multi-label comparison (evalreport.analyses.multilabel) is not installed in this "
-                           "tree yet; `evalreport score` scores multi-label runs") from None
+    from evalreport.analyses.compare import compare
+
     runs = read(args)
-    with _ProgressBar(enabled=args.bootstrap > 0 and not args.no_progress) as bar:
-        result = compare(runs, measures=args.measures, primary=args.primary, policy=args.policy,
-                         bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, progress=bar)
+    with _ProgressBar(enabled=settings.bootstrap > 0 and settings.progress) as bar:
+        result = compare(runs, settings, progress=bar)
     board = result.leaderboard
     emit(board, args.format, wide=_display(board), title=f"evalreport compare (multi-label): {result.primary}")
     for note in getattr(result, "notes", ()):
@@ -187,7 +189,7 @@ def _display(board):
     return shown.loc[:, shown.notna().any(axis=0)]
 
 
-def report(args, *, formats, command: str) -> dict:
+def report(args: argparse.Namespace, settings: Settings) -> dict:
     """``evalreport report`` on label sets (:func:`~evalreport.report.multilabel_build.build_multilabel_report`);
     returns the paths written.
     Options with no meaning for sets are refused with one line before any file is read; a bad input
@@ -210,15 +212,11 @@ def report(args, *, formats, command: str) -> dict:
     extra = recorded_sources(args, plugins=False, gains=False)     # a task file, entry points
     sources = [*runs.sources, *extra] if extra else None
     title = args.title or f"Multi-label evaluation of {counted(len(runs.systems), 'system')}"
-    paths = build_multilabel_report(runs, args.out, title=title, primary=args.primary, measures=args.measures,
-                                    policy=args.policy, bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha,
-                                    formats=formats, engine=args.engine, command=command,
-                                    progress=not args.quiet, sources=sources, inputs=input_paths(args),
-                                    plugins=args.plugin, audit=not args.no_audit)
-    return paths
+    return build_multilabel_report(runs, args.out, settings.replace(title=title), sources=sources,
+                                   inputs=input_paths(args), plugins=args.plugin)
 
 
-def build_demo(args, *, formats, command: str) -> dict:
+def build_demo(args: argparse.Namespace, settings: Settings) -> dict:
     """``evalreport demo --multilabel``: :func:`evalreport.examples.multilabel_demo_data` (10 systems, 20
     labels, 5,000 items) written as JSON Lines to a temporary folder, read back like user files, and its
     report written to ``args.out`` (the example's files as ``args.out/data``)."""
@@ -237,14 +235,11 @@ def build_demo(args, *, formats, command: str) -> dict:
             print("evalreport: making the multi-label example (10 scikit-learn classifiers, 20 labels, 5,000 items) "
                   "...", file=sys.stderr, flush=True)
         data = Path(tmp) / "data"
-        written = multilabel_demo_data(seed=args.seed).write(data, layout="list")
+        written = multilabel_demo_data(seed=settings.seed).write(data, layout="list")
         runs = read_multilabel(written["gold"], runs_dir=written["runs_dir"])
         kept = Path(args.out) / "data"        # record the inputs where the report keeps them
         runs = dataclasses.replace(runs, sources=tuple(
             dataclasses.replace(s, path=str(kept / Path(s.path).relative_to(data))) for s in runs.sources))
-        return build_multilabel_report(runs, args.out,
-                                       title=args.title or "evalreport demo: ten classifiers on a multi-label task",
-                                       primary=args.primary, policy=args.policy, bootstrap=args.bootstrap,
-                                       seed=args.seed, alpha=args.alpha, formats=formats, engine=args.engine,
-                                       command=command, progress=not args.quiet, include={"data": data},
-                                       plugins=args.plugin, audit=not args.no_audit, runner=runner)
+        title = args.title or "evalreport demo: ten classifiers on a multi-label task"
+        return build_multilabel_report(runs, args.out, settings.replace(title=title), include={"data": data},
+                                       plugins=args.plugin, runner=runner)

@@ -1,14 +1,19 @@
 """``evalreport report`` and ``evalreport demo``: the full report (HTML + PDF + tables)."""
 from __future__ import annotations
 
+import argparse
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from evalreport.cli import common, multilabel
 from evalreport.cli.common import add_input_options, add_measure_options, add_task_options, csv_list, input_paths
 from evalreport.errors import InputError
 from evalreport.words import counted
+
+if TYPE_CHECKING:
+    from evalreport.inputs.settings import Settings
 
 
 def _add_report_options(p) -> None:
@@ -110,14 +115,15 @@ def register(sub) -> None:
     s.set_defaults(func=run_simulate)
 
 
-def _check_numbers(args) -> None:
-    if not 0 < args.alpha < 1:
-        raise InputError(f"--alpha must lie strictly between 0 and 1; got {args.alpha:g}")
-    if args.bootstrap < 0:
-        raise InputError(f"--bootstrap must be 0 or more; got {args.bootstrap}")
-    if args.seed < 0:   # numpy's generators take seeds >= 0
-        raise InputError(f"--seed must be 0 or more; got {args.seed}")
+def report_settings(args: argparse.Namespace, **read: Any) -> Settings:
+    """The settings of a report command (report, demo, appendix, benchmark): its options and task
+    file (:func:`evalreport.cli.common.settings_from_args`), the formats asked for and the command
+    line; then a check that the report's optional packages are installed. Option errors come first,
+    before any file is read."""
+    formats = _check_formats(_formats(args))
+    settings = common.settings_from_args(args, formats=formats, command=_command(), **read)
     _check_report_extra()
+    return settings
 
 
 def _check_report_extra() -> None:
@@ -178,10 +184,9 @@ def run_report(args) -> int:
 
     from evalreport._atomic import check_outside
 
-    formats = _check_formats(_formats(args))      # option errors first, before any file is read
-    _check_numbers(args)
+    settings = report_settings(args)      # option errors first, before any file is read
     if multilabel.wanted(args):
-        _done(multilabel.report(args, formats=formats, command=_command()))
+        _done(multilabel.report(args, settings))
         return 0
     check_outside(args.out, input_paths(args))      # before any work: -o must not hold the inputs
     from evalreport.report.build import prefetch_imports
@@ -203,19 +208,16 @@ def run_report(args) -> int:
     extra = common.recorded_sources(args, plugins=False, gains=False)   # build_report records those two
     if extra:   # the task file and entry points among the inputs, with the data files
         sources = [*(sources if sources is not None else getattr(data, "sources", ())), *extra]
-    title = args.title or f"Evaluation of {counted(len(loaded.counts.systems), 'system')}"
-    scenarios = _what_if(args.what_if, list(loaded.counts.labels))
-    paths = build_report(data, Path(args.out), sources=sources, what_if=scenarios, title=title, primary=args.primary, measures=args.measures,
-                         positive=args.positive, policy=args.policy, costs=loaded.costs, order=args.order,
-                         bootstrap=args.bootstrap, seed=args.seed, alpha=args.alpha, formats=formats,
-                         engine=args.engine, audit=not args.no_audit, needs=args.needs, command=_command(),
-                         progress=not args.quiet, inputs=input_paths(args), plugins=args.plugin,
-                         gains=gain_matrix(args, loaded.counts.labels), gains_file=args.gains,
-                         bootstrap_strata=_strata(args))
+    labels = list(loaded.counts.labels)
+    settings = settings.replace(title=args.title or f"Evaluation of {counted(len(loaded.counts.systems), 'system')}",
+                                costs=loaded.costs, gains=gain_matrix(args, labels),
+                                what_if=_what_if(args.what_if, labels))
+    paths = build_report(data, Path(args.out), settings, sources=sources, inputs=input_paths(args),
+                         plugins=args.plugin, gains_file=args.gains)
     if getattr(args, "appendix", False):
         from evalreport.cli.appendix import add_to_report
 
-        paths["appendix"] = add_to_report(args.out, progress=not args.quiet)
+        paths["appendix"] = add_to_report(args.out, progress=settings.progress)
     _done(paths)
     return 0
 
@@ -256,10 +258,9 @@ def run_demo(args) -> int:
         from evalreport.cli.benchmark import run_benchmark_demo
 
         return run_benchmark_demo(args)
-    formats = _check_formats(_formats(args))
-    _check_numbers(args)
+    settings = report_settings(args)
     if getattr(args, "multilabel", False):
-        _done(multilabel.build_demo(args, formats=formats, command=_command()))
+        _done(multilabel.build_demo(args, settings))
         return 0
     from evalreport.report.build import prefetch_imports, start_runner
 
@@ -268,25 +269,21 @@ def run_demo(args) -> int:
     with start_runner() as runner, tempfile.TemporaryDirectory(prefix="evalreport-demo-") as tmp:
         if not args.quiet:
             print("evalreport: making the built-in example (scikit-learn classifiers on digits) ...", file=sys.stderr)
-        paths = make_demo(Path(tmp) / "data", seed=args.seed)
+        paths = make_demo(Path(tmp) / "data", seed=settings.seed)
         runs = read_runs(paths["gold"], runs_dir=paths["runs_dir"], labels=[name for name, _, _ in DEMO_CLASSES])
         # record the inputs where the report keeps them (OUT/data), not in the temporary folder
         kept = Path(args.out) / "data"
         runs = dataclasses.replace(runs, sources=tuple(
             dataclasses.replace(s, path=str(kept / Path(s.path).relative_to(Path(tmp) / "data"))) for s in runs.sources))
         extra = common.recorded_sources(args, plugins=False, gains=False)   # a task file, entry points
-        result = build_report(runs, Path(args.out), sources=[*runs.sources, *extra] if extra else None,
-                              title=args.title or "evalreport demo: eight classifiers on imbalanced digits",
-                              primary=args.primary, positive=args.positive, policy=args.policy,
-                              bootstrap=args.bootstrap, seed=args.seed,
-                              alpha=args.alpha, formats=formats, engine=args.engine, audit=not args.no_audit,
-                              needs=args.needs, command=_command(), progress=not args.quiet,
-                              include={"data": Path(tmp) / "data"}, plugins=args.plugin, runner=runner,
-                              bootstrap_strata=_strata(args))
+        title = args.title or "evalreport demo: eight classifiers on imbalanced digits"
+        result = build_report(runs, Path(args.out), settings.replace(title=title),
+                              sources=[*runs.sources, *extra] if extra else None,
+                              include={"data": Path(tmp) / "data"}, plugins=args.plugin, runner=runner)
     if getattr(args, "appendix", False):
         from evalreport.cli.appendix import add_to_report
 
-        result["appendix"] = add_to_report(args.out, progress=not args.quiet)
+        result["appendix"] = add_to_report(args.out, progress=settings.progress)
     _done(result)
     return 0
 
@@ -296,12 +293,10 @@ def run_simulate(args) -> int:
 
     if args.repetitions < 2:
         raise InputError("--repetitions must be at least 2")
-    if args.seed < 0:
-        raise InputError(f"--seed must be 0 or more; got {args.seed}")
-    _check_report_extra()
-    paths = build_simulation_report(Path(args.out), repetitions=args.repetitions, seed=args.seed,
-                                    formats=_check_formats(_formats(args)), engine=args.engine, command=_command(),
-                                    progress=not args.quiet)
+    settings = report_settings(args)
+    paths = build_simulation_report(Path(args.out), repetitions=args.repetitions, seed=settings.seed,
+                                    formats=settings.formats, engine=settings.engine, command=settings.command,
+                                    progress=settings.progress)
     _done(paths)
     return 0
 
@@ -311,8 +306,3 @@ def _done(paths) -> None:
         if key in paths:
             print(f"{key}: {paths[key]}")
 
-
-def _strata(args) -> str | None:
-    """``--bootstrap-strata``: None (items) or "gold" (absent from parsers that lack it)."""
-    value = getattr(args, "bootstrap_strata", "none")
-    return None if value == "none" else value

@@ -313,14 +313,40 @@ def read_benchmark(tasks_dir=None, *, tasks: Sequence = (), long_gold=None, long
     """Read a benchmark from a folder of tasks, task specs, a long gold and runs table, or a
     benchmark file.
 
-    Exactly one form: ``tasks_dir`` (a folder of task folders), ``tasks`` (``NAME=GOLD[:RUNS_DIR]``
-    strings or tuples), ``long_gold`` + ``long_runs`` (files with a ``task_col`` column; the
-    runs table also ``system_col``) or ``benchmark_file`` (TOML/YAML,
-    :func:`evalreport.inputs.taskfile.load_benchmark_file`: its tasks, settings, weights and
-    ``missing_systems``). ``settings``: task name -> its settings (:data:`TASK_KEYS`), over
-    ``defaults`` (and over a benchmark file's). ``missing``: the benchmark's default policy for
-    systems missing from some tasks (drop | last | exclude; default: the file's, else drop).
-    Tasks come in natural order of their names (the folder form) or in the order given.
+    Exactly one form: ``tasks_dir``, ``tasks``, ``long_gold`` + ``long_runs`` or
+    ``benchmark_file``. Tasks come in natural order of their names (the folder form) or in the
+    order given.
+
+    Parameters
+    ----------
+    tasks_dir : path, optional
+        A folder of task folders (``<task>/gold.*``, ``<task>/runs/*``).
+    tasks : sequence
+        ``NAME=GOLD[:RUNS_DIR]`` strings or tuples.
+    long_gold, long_runs : path, optional
+        Files with a ``task_col`` column; the runs table also ``system_col``.
+    benchmark_file : path, optional
+        TOML/YAML (:func:`evalreport.inputs.taskfile.load_benchmark_file`): its tasks, settings,
+        weights and ``missing_systems``.
+    settings : mapping, optional
+        Task name -> its settings (:data:`TASK_KEYS`), over ``defaults`` (and over a benchmark file's).
+    defaults : mapping, optional
+        The settings of every task.
+    missing : {"drop", "last", "exclude"}, optional
+        The benchmark's default policy for systems missing from some tasks (default: the file's,
+        else drop).
+    task_col, system_col, id_col, label_col : str
+        The column names of the long tables and of the task files.
+
+    Returns
+    -------
+    Benchmark
+        The tasks, each with its runs (or counts), primary measure, positive class and weight.
+
+    Examples
+    --------
+    >>> from evalreport import read_benchmark
+    >>> bench = read_benchmark("tasks/")                                  # doctest: +SKIP
     """
     forms = [tasks_dir is not None, bool(tasks), long_gold is not None or long_runs is not None,
              benchmark_file is not None]

@@ -496,13 +496,32 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
                     allow_empty_gold: bool = True) -> MultiLabelRuns:
     """Read a multi-label gold file and one run file per system into a :class:`MultiLabelRuns`.
 
-    Parameters as :func:`evalreport.inputs.read_runs` (``gold``, ``runs``, ``runs_dir``, ``names``,
-    ``id_col``, ``label_col``, ``labels``), plus ``label_sep`` (the separator of the ``sep``
-    layout), ``layout`` (one of :data:`LAYOUTS` for every file, or None: detected per file),
-    ``missing`` (``"error"`` or ``"abstain"``: a gold id with no prediction gets the empty set),
-    ``allow_unknown`` (unknown predicted labels become extra labels with no gold items, with a
-    warning) and ``allow_empty_gold`` (False: an item with no gold label is an error). The layouts,
-    detection and rules are described in the module docstring.
+    The layouts, detection and rules are described in the module docstring.
+
+    Parameters
+    ----------
+    gold, runs, runs_dir, names, id_col, label_col, labels
+        As :func:`evalreport.inputs.read_runs`.
+    label_sep : str, optional
+        The separator of the ``sep`` layout.
+    layout : str, optional
+        One of :data:`LAYOUTS` for every file (None: detected per file).
+    missing : {"error", "abstain"}
+        A gold id with no prediction: an error, or the empty set.
+    allow_unknown : bool
+        Unknown predicted labels become extra labels with no gold items, with a warning.
+    allow_empty_gold : bool
+        False: an item with no gold label is an error.
+
+    Returns
+    -------
+    MultiLabelRuns
+        Gold and predicted sets as (N, L) and (S, N, L) indicator arrays, aligned by id.
+
+    Examples
+    --------
+    >>> from evalreport import read_multilabel
+    >>> runs = read_multilabel("gold.jsonl", runs_dir="runs/")          # doctest: +SKIP
     """
     if missing not in ("error", "abstain"):
         raise InputError(f"missing must be 'error' or 'abstain', not {missing!r}")

@@ -11,8 +11,8 @@ with the same words; the other fields have their entries in :data:`SETTINGS_KEYS
 
 ``None`` means "the default of the data": the primary measure is ``macro_f1`` for single labels and
 ``f1_macro`` for label sets; ``baseline_samples`` is 2,000 draws for single labels and 200 for
-label sets (whose draws are whole indicator matrices); ``randomization`` rounds default to the
-number of bootstrap resamples.
+label sets (whose draws are whole indicator matrices); the randomisation test of label sets runs
+1,000 rounds.
 """
 from __future__ import annotations
 
@@ -23,12 +23,28 @@ from typing import Any, Mapping
 from evalreport.errors import InputError
 from evalreport.inputs.taskfile import TASK_KEYS, TaskSpec
 
-__all__ = ["Settings", "SETTINGS_KEYS", "AUDIT_MAX_N"]
+__all__ = ["Settings", "SettingsError", "SETTINGS_KEYS", "AUDIT_MAX_N", "DEFAULT_PRIMARY", "DEFAULT_BASELINE_SAMPLES"]
 
 #: Exhaustive audit of the measures' properties up to this many items (larger n: sampled).
 AUDIT_MAX_N = 6
 
 _COUNT = {"type": "integer", "minimum": 0}
+
+#: The primary measure when none is given: by the kind of data.
+DEFAULT_PRIMARY = {"single": "macro_f1", "multilabel": "f1_macro"}
+#: Monte Carlo draws of the chance baselines when none are given: a draw of label sets is a whole
+#: indicator matrix, hence fewer.
+DEFAULT_BASELINE_SAMPLES = {"single": 2000, "multilabel": 200}
+
+
+class SettingsError(InputError):
+    """Settings that fail validation; ``problems`` holds ``(field, what it must be, value)`` for each
+    bad field, so a caller can name its own option for the field (the command line names ``--seed``)."""
+
+    def __init__(self, problems: list[tuple[str, str, Any]]):
+        self.problems = list(problems)
+        super().__init__("settings: " + "; ".join(f"{name} must be {must_be}; got {value!r}"
+                                                  for name, must_be, value in self.problems))
 
 #: The fields no task file sets: JSON Schema of each, and what it must be.
 SETTINGS_KEYS: dict[str, tuple[dict, str]] = {
@@ -91,6 +107,17 @@ class Settings:
     title, formats, engine, needs, command, progress
         The report: its title, output formats, rendering engine, the measure properties the
         reader needs, the command line that made it, and whether to show progress.
+
+    Examples
+    --------
+    >>> from evalreport import Settings
+    >>> s = Settings(primary="mcc", bootstrap=200)
+    >>> s.replace(seed=7).seed, s.seed
+    (7, 0)
+    >>> Settings(alpha=1.5)
+    Traceback (most recent call last):
+    ...
+    evalreport.inputs.settings.SettingsError: settings: alpha must be a number strictly between 0 and 1; got 1.5
     """
 
     primary: str | None = None
@@ -138,7 +165,7 @@ class Settings:
     def _validate(self) -> None:
         import jsonschema
 
-        problems = []
+        problems: list[tuple[str, str, Any]] = []
         for name, (schema, must_be) in {**TASK_KEYS, **SETTINGS_KEYS}.items():
             if not hasattr(self, name) or name in ("what_if", "costs", "gains", "plugins"):
                 continue
@@ -149,19 +176,37 @@ class Settings:
             if name == "bootstrap_strata" and value is None:
                 continue
             if isinstance(value, bool) and schema.get("type") in ("integer", "number"):
-                problems.append(f"{name} must be {must_be}; got {value!r}")
+                problems.append((name, must_be, value))
                 continue
             try:
                 jsonschema.validate(value, schema)
             except jsonschema.ValidationError:
-                problems.append(f"{name} must be {must_be}; got {value!r}")
+                problems.append((name, must_be, getattr(self, name)))
         if problems:
-            raise InputError("settings: " + "; ".join(problems))
+            raise SettingsError(problems)
 
     # ------------------------------------------------------------------ making one
 
     def replace(self, **changes: Any) -> Settings:
-        """A copy with ``changes`` (field names), validated again."""
+        """A copy with ``changes``, validated again.
+
+        Parameters
+        ----------
+        **changes
+            New values of fields, by field name.
+
+        Returns
+        -------
+        Settings
+            The copy (``self`` is frozen and stays as it is).
+
+        Raises
+        ------
+        TypeError
+            A name that is no field.
+        SettingsError
+            A value a field does not take.
+        """
         unknown = sorted(set(changes) - {f.name for f in dataclasses.fields(self)})
         if unknown:
             raise TypeError(f"unknown setting(s): {', '.join(unknown)}")
@@ -170,7 +215,20 @@ class Settings:
     @classmethod
     def coerce(cls, settings: Settings | None = None, **changes: Any) -> Settings:
         """``settings`` (or the defaults) with ``changes``: what a function that takes a settings
-        object and keyword shorthands for its fields makes of them."""
+        object and keyword shorthands for its fields makes of them.
+
+        Parameters
+        ----------
+        settings : Settings, optional
+            The settings given (None: the defaults).
+        **changes
+            Keyword shorthands for fields, applied over ``settings``.
+
+        Returns
+        -------
+        Settings
+            ``settings`` itself when there are no changes, else a validated copy.
+        """
         base = settings if settings is not None else cls()
         if not isinstance(base, Settings):
             raise TypeError(f"settings must be a Settings; got {type(base).__name__}")
@@ -178,8 +236,22 @@ class Settings:
 
     @classmethod
     def from_task(cls, spec: TaskSpec, **options: Any) -> Settings:
-        """The settings of a task file, with ``options`` (the command line's, already read: cost
-        and gain matrices, what-if distributions) taking precedence over the file's keys."""
+        """The settings of a task file, with ``options`` taking precedence over the file's keys.
+
+        Parameters
+        ----------
+        spec : TaskSpec
+            A task file, read (:func:`~evalreport.inputs.taskfile.load_task_file`); its input
+            conventions (labels, columns) and paths are not settings and are left out.
+        **options
+            Field values that win over the file's (the command line's, already read: cost and gain
+            matrices, what-if distributions).
+
+        Returns
+        -------
+        Settings
+            Validated once.
+        """
         names = {f.name for f in dataclasses.fields(cls)}
         given = {k: v for k, v in spec.given().items() if k in names and k not in ("costs", "gains", "what_if")}
         return cls(**{**given, **options})
@@ -187,8 +259,13 @@ class Settings:
     # ------------------------------------------------------------------ reading one
 
     def record(self) -> dict[str, Any]:
-        """The settings as JSON values, for manifests: matrices become ``True``/``False`` (given or
-        not), tuples lists."""
+        """The settings as JSON values, for manifests.
+
+        Returns
+        -------
+        dict
+            Field -> value; matrices become ``True``/``False`` (given or not), tuples lists.
+        """
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)

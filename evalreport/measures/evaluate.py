@@ -53,11 +53,33 @@ def evaluate(data, measures=None, *, positive=None, policy: str = "nan", costs=N
              systems=None, gains=None) -> pd.DataFrame:
     """Compute measures for every system.
 
-    ``data``: :class:`~evalreport.counts.Counts`, :class:`~evalreport.inputs.Runs`, multi-label
-    runs or counts (:func:`evalreport.measures.multilabel.evaluate_multilabel`), or an
-    array ``(S, K, K)`` / ``(K, K)`` / ``(S, F, K, K)``. ``measures``: ids / records (default:
-    :func:`default_measures`), bound to the data's classes (and ``gains``, a (K, K) gain matrix). Returns a tidy frame with columns ``system``, (``fold``),
-    ``measure``, ``value``, ``undefined``, ``reason``.
+    Parameters
+    ----------
+    data : Counts, Runs, multi-label runs or counts, or array
+        :class:`~evalreport.counts.Counts`, :class:`~evalreport.inputs.Runs`, multi-label runs or
+        counts (:func:`evalreport.measures.multilabel.evaluate_multilabel`), or an array
+        ``(S, K, K)`` / ``(K, K)`` / ``(S, F, K, K)``.
+    measures : sequence of str or Measure, optional
+        Ids or records (default: :func:`default_measures`), bound to the data's classes.
+    positive : str or int, optional
+        The positive class of the binary measures.
+    policy : {"nan", "zero", "one", "convention"}
+        What an undefined (0/0) value becomes.
+    costs, gains : array, optional
+        (K, K) cost and gain matrices of the measures that need one.
+    labels, systems : sequence of str, optional
+        Names of an array's classes and systems.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Tidy: ``system``, (``fold``), ``measure``, ``value``, ``undefined``, ``reason``.
+
+    Examples
+    --------
+    >>> from evalreport import evaluate
+    >>> evaluate([[5, 1], [2, 4]], ["accuracy"], labels=["a", "b"])["value"].round(3).tolist()
+    [0.75]
     """
     from evalreport.measures.multilabel import evaluate_multilabel, is_multilabel
 

@@ -21,10 +21,12 @@ import shutil
 import tempfile
 from collections import Counter
 from pathlib import Path
+from typing import Any, Mapping, Sequence
 
 from evalreport._atomic import atomic_dir
 from evalreport.words import counted
-from evalreport.report.build import (AUDIT_MAX_N, Stages, _execute_and_render, _needs, _runner, _short_label, analyse,
+from evalreport.inputs.settings import Settings
+from evalreport.report.build import (Stages, _execute_and_render, _needs, _runner, _short_label, analyse,
                                      protected_inputs, provenance, write_report_meta)
 from evalreport.report.task_sections import chart_prefixes
 from evalreport.report.write import write_frames
@@ -47,20 +49,40 @@ def _audit_records(comparisons) -> list:
     return list(out.values())
 
 
-def analyse_benchmark(benchmark, tables: Path, *, bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05,
-                      missing: str | None = None, policy: str = "nan", audit: bool = True, needs=None,
-                      command: str | None = None, title: str = "Benchmark report", sources=None,
-                      stages=None) -> dict:
-    """Every analysis of a benchmark report, written into ``tables`` (which must not exist):
+def analyse_benchmark(benchmark: Any, tables: Path, settings: Settings | None = None, *,
+                      sources: Sequence[Any] | None = None, stages: Stages | None = None, **changes: Any) -> dict:
+    """Every analysis of a benchmark report, written into ``tables`` (which must not exist).
+
     :func:`compare_benchmark` once; the benchmark's tables; per task the single-task tables in
     ``tasks/<folder>/`` (:func:`~evalreport.report.build.analyse` given the task's comparison)
     with its ``report.json``; one audit of the union of the tasks' measures; ``measures``,
-    ``manifest.json`` and ``report.json``. Returns ``comparison`` (the
-    :class:`~evalreport.analyses.benchmark.BenchmarkComparison`), ``tasks`` (name -> folder,
-    included notebooks, report.json) and ``meta`` (the benchmark's report.json)."""
+    ``manifest.json`` and ``report.json``.
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+        The tasks.
+    tables : Path
+        The folder the tables go to.
+    settings : Settings, optional
+        The settings (bootstrap, seed, alpha, policy, missing_systems, audit, needs as qualified
+        property ids, title, command); ``changes`` are keyword shorthands for its fields.
+    sources : list of Source, optional
+        The inputs to record (default: the benchmark's own).
+    stages : Stages, optional
+        Where the long steps report their progress and time.
+
+    Returns
+    -------
+    dict
+        ``comparison`` (the :class:`~evalreport.analyses.benchmark.BenchmarkComparison`), ``tasks``
+        (name -> folder, included notebooks, report.json) and ``meta`` (the benchmark's report.json).
+    """
     from evalreport.analyses.benchmark import compare_benchmark
     from evalreport.measures import catalogue_frame
 
+    settings = Settings.coerce(settings, **changes)
+    bootstrap, seed, policy = settings.bootstrap, settings.seed, settings.policy
     stages = stages or Stages(False)
     tables = Path(tables)
     tables.mkdir()
@@ -68,86 +90,108 @@ def analyse_benchmark(benchmark, tables: Path, *, bootstrap: int = 1000, seed: i
     with stages.stage(f"comparing {counted(len(benchmark.systems), 'system')} on {counted(n_tasks, 'task')}"
                       + (f" ({counted(bootstrap, 'bootstrap resample')} per task and of the consensus)"
                          if bootstrap else "")):
-        bc = compare_benchmark(benchmark, bootstrap=bootstrap, seed=seed, alpha=alpha, missing=missing, policy=policy)
+        bc = compare_benchmark(benchmark, settings)
     write_frames(tables, bc.own_tables())
     folders = bc.task_folders()
     tasks, primaries = {}, Counter()
     for k, name in enumerate(bc.tasks, 1):
         task, comp, folder = benchmark.task(name), bc.comparisons[name], folders[name]
         with stages.stage(f"task {k}/{n_tasks} {name}: the single-task tables"):
-            result = analyse(_task_runs(task, comp), tables / "tasks" / folder, primary=task.primary,
-                             positive=task.positive, policy=policy, costs=task.costs, bootstrap=bootstrap,
-                             seed=seed, alpha=alpha, audit=False, comparison=comp,
+            own = settings.replace(primary=task.primary, positive=task.positive, costs=task.costs, audit=False,
+                                   title=f"Task: {name}")
+            result = analyse(_task_runs(task, comp), tables / "tasks" / folder, own, comparison=comp,
                              sources=benchmark.task_sources.get(name) or None)
-        meta = write_report_meta(tables / "tasks" / folder, result, title=f"Task: {name}", policy=policy,
-                                 bootstrap=bootstrap, seed=seed, alpha=alpha, needs=needs, command=command,
-                                 task=name, weight=task.weight)
+        meta = write_report_meta(tables / "tasks" / folder, result, own,
+                                 extra={"task": name, "weight": task.weight})
         tasks[name] = {"folder": folder, "meta": meta,
                        "notebooks": ["report"] + [n for n in ("crossval", "ordinal") if result["included"][n]]}
         primaries[comp.primary] += 1
     measures = list(dict.fromkeys(m for c in bc.comparisons.values() for m in c.measures))
     primary = primaries.most_common(1)[0][0]
     frames = {"measures": catalogue_frame(measures)}
-    if audit:
+    if settings.audit:
         from evalreport.analyses.audit import audit_for_report
 
         records = _audit_records(bc.comparisons.values())
+        max_n = settings.audit_max_n
         with stages.stage(f"auditing {len(records)} measures of the {n_tasks} tasks "
-                          f"(exhaustive up to n = {AUDIT_MAX_N})"):
-            frames["audit"] = audit_for_report(records, max_n=AUDIT_MAX_N, seed=seed, policy=policy)
+                          f"(exhaustive up to n = {max_n})"):
+            frames["audit"] = audit_for_report(records, max_n=max_n, seed=seed, policy=policy)
     write_frames(tables, frames)
     manifest = {**bc.manifest(), "primary": primary, "measures": measures}
     (tables / "manifest.json").write_text(json.dumps(manifest, indent=1, default=str) + "\n", encoding="utf-8")
     classes = {t["meta"]["n_classes"] for t in tasks.values()}
     meta = {
-        "title": title, "benchmark": True, "primary": primary, "primaries": sorted(primaries),
+        "title": settings.title or "Benchmark report", "benchmark": True, "primary": primary, "primaries": sorted(primaries),
         "n_tasks": n_tasks, "n_systems": len(bc.systems), "n_classes": classes.pop() if len(classes) == 1 else None,
         "n_items": int(sum(t["meta"]["n_items"] for t in tasks.values())),
-        "policy": policy, "bootstrap": bootstrap, "seed": seed, "alpha": alpha,
-        "missing": bc.settings.get("missing"), "needs": list(needs or []), "consensus_default": "mean_rank",
-        "provenance": provenance(command, sources if sources is not None else benchmark.sources),
+        "policy": policy, "bootstrap": bootstrap, "seed": seed, "alpha": settings.alpha,
+        "missing": bc.settings.get("missing"), "needs": list(settings.needs or []), "consensus_default": "mean_rank",
+        "provenance": provenance(settings.command, sources if sources is not None else benchmark.sources),
     }
     (tables / "report.json").write_text(json.dumps(meta, indent=1, default=str) + "\n", encoding="utf-8")
     return {"comparison": bc, "tasks": tasks, "meta": meta}
 
 
-def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report", bootstrap: int = 1000,
-                           seed: int = 0, alpha: float = 0.05, missing: str | None = None, policy: str = "nan",
-                           formats=("html", "pdf"), engine: str = "auto", audit: bool = True, needs=None,
-                           command: str | None = None, progress: bool = True, include=None, inputs=(),
-                           plugins=(), extra_sources=(), appendix: bool = False, runner=None) -> dict[str, Path]:
-    """One report folder for a :class:`~evalreport.inputs.benchmark.Benchmark`: the benchmark
-    overview first, then one section per task (the single-task report), the measure audit and
-    the appendix (see the module docstring). ``missing``: drop | last | exclude (default: the
-    benchmark's). ``include``: name -> folder copied into the report (the demo's ``data/``).
-    ``inputs``: paths ``out_dir`` must not hold (the benchmark's own files are added).
-    ``plugins``: the plugin files whose measures the tasks use (loaded already; recorded with their
-    SHA-256 and loaded again in each notebook's kernel). ``extra_sources``: what else decides the
-    numbers (:class:`~evalreport.inputs.runs.Source` rows: the benchmark file, a task file, entry
-    points), recorded in the provenance. ``appendix``: also write ``out_dir/appendix``, the paper
-    appendix (:func:`evalreport.report.appendix.write_benchmark_appendix`). Returns the paths
-    (``html``, ``pdf``, ``tables``, ``notebooks``, and ``appendix``). ``runner``: a kernel started
-    earlier (:func:`evalreport.report.build.start_runner`).
+def build_benchmark_report(benchmark: Any, out_dir: str | Path, settings: Settings | None = None, *,
+                           include: Mapping[str, Path] | None = None, inputs: Sequence[str | Path] = (),
+                           plugins: Sequence[str | Path] = (), extra_sources: Sequence[Any] = (),
+                           appendix: bool = False, runner: Any = None, **changes: Any) -> dict[str, Path]:
+    """One report folder for a :class:`~evalreport.inputs.benchmark.Benchmark`.
+
+    The benchmark overview first, then one section per task (the single-task report), the measure
+    audit and the appendix (see the module docstring).
+
+    Parameters
+    ----------
+    benchmark : Benchmark
+        The tasks.
+    out_dir : path
+        Receives ``report.html``, ``report.pdf``, ``notebooks/``, ``tables/`` (and ``appendix/``).
+    settings : Settings, optional
+        The settings (``missing_systems``: drop | last | exclude, default the benchmark's; title,
+        formats, engine, audit, needs, progress); ``changes`` are keyword shorthands for its fields.
+    include : dict, optional
+        Name -> folder copied into the report (the demo's ``data/``).
+    inputs : sequence of path
+        Paths ``out_dir`` must not hold (the benchmark's own files are added).
+    plugins : sequence of path
+        The plugin files whose measures the tasks use (loaded already; recorded with their SHA-256
+        and loaded again in each notebook's kernel).
+    extra_sources : sequence of Source
+        What else decides the numbers (the benchmark file, a task file, entry points), recorded in
+        the provenance.
+    appendix : bool
+        Also write ``out_dir/appendix``, the paper appendix
+        (:func:`evalreport.report.appendix.write_benchmark_appendix`).
+    runner : NotebookRunner, optional
+        A kernel started earlier (:func:`evalreport.report.build.start_runner`).
+
+    Returns
+    -------
+    dict
+        ``html``, ``pdf``, ``tables``, ``notebooks`` (and ``appendix``) -> path.
     """
     import nbformat
 
     from evalreport.report.resources import notebooks_dir
 
+    settings = Settings.coerce(settings, **changes)
+    settings = settings.replace(title=settings.title or "Benchmark report",
+                                needs=tuple(_needs(settings.needs, settings.audit)))
+    title = settings.title
     out_dir = Path(out_dir)
-    needs = _needs(needs, audit)
     sources = [*benchmark.sources, *extra_sources]
     if plugins:
         from evalreport.report.build import _plugin_sources
 
         sources += _plugin_sources(plugins)
     inputs = protected_inputs(out_dir, inputs, sources, include)
-    stages = Stages(progress)
+    stages = Stages(settings.progress)
     # the kernel starts (and imports the report code) while the analyses run
     with atomic_dir(out_dir, inputs=inputs) as staging, _runner(staging, runner=runner) as runner:
         tables = staging / "tables"
-        done = analyse_benchmark(benchmark, tables, bootstrap=bootstrap, seed=seed, alpha=alpha, missing=missing,
-                                 policy=policy, audit=audit, needs=needs, command=command, title=title,
-                                 sources=sources, stages=stages)
+        done = analyse_benchmark(benchmark, tables, settings, sources=sources, stages=stages)
         meta = done["meta"]
         # each task's notebooks, prepared as its section before they run (a re-render runs them as they are)
         prepared = Path(tempfile.mkdtemp(prefix=".evalreport-sources-", dir=staging))
@@ -161,11 +205,12 @@ def build_benchmark_report(benchmark, out_dir, *, title: str = "Benchmark report
                 section = _prepare(nb, name, folder, task["meta"], first=j == 0, prefix=prefixes[folder])
                 nbformat.write(section, str(prepared / f"{stem}.ipynb"))
                 task_notebooks.append((stem, prepared / f"{stem}.ipynb", {"tables": f"../tables/tasks/{folder}"}))
-        chosen = ["benchmark", *task_notebooks] + (["audit"] if audit else []) + ["appendix"]
+        chosen = ["benchmark", *task_notebooks] + (["audit"] if settings.audit else []) + ["appendix"]
         one = len(meta["primaries"]) == 1
         subtitle = (f"{meta['n_systems']} systems, {meta['n_tasks']} tasks, {meta['n_items']:,} items; ranked by "
                     + (f"each task's {_short_label(meta['primary'])}" if one else "each task's primary measure"))
-        paths = _execute_and_render(staging, chosen, title=title, formats=formats, engine=engine, stages=stages,
+        paths = _execute_and_render(staging, chosen, title=title, formats=settings.formats, engine=settings.engine,
+                                    stages=stages,
                                     plugins=[str(Path(p).resolve()) for p in plugins or ()], subtitle=subtitle,
                                     runner=runner)
         shutil.rmtree(prepared)

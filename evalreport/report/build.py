@@ -20,6 +20,7 @@ import time
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -28,14 +29,12 @@ from evalreport._atomic import atomic_dir
 from evalreport.words import counted
 from evalreport.errors import InputError, MeasureError
 from evalreport.report.write import write_comparison, write_frames
+from evalreport.inputs.settings import DEFAULT_PRIMARY, Settings
 
 log = logging.getLogger("evalreport.report")
 
 #: Above this many classes confusion.csv lists only the non-zero cells.
 SPARSE_CONFUSION_ABOVE = 30
-
-#: Exhaustive bound of the report's audit (it checks every property; all are cheap at this bound).
-AUDIT_MAX_N = 6
 
 _VERSIONED = ("evalreport", "numpy", "pandas", "scipy", "altair", "vl-convert-python", "papermill", "nbconvert",
               "typst", "pypandoc-binary", "scikit-learn")
@@ -89,29 +88,52 @@ def _describe(data, sources=None) -> dict:
             "sources": tuple(sources or data.sources)}
 
 
-def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=None, policy="nan", costs=None,
-            bootstrap=1000, seed=0, alpha=0.05, audit=True, audit_max_n=AUDIT_MAX_N, stages=None,
-            progress=None, sources=None, what_if=None, gains=None, comparison=None, bootstrap_strata=None) -> dict:
-    """Run every analysis of a report and write its tables into ``tables``; return what was included.
+def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages: Stages | None = None,
+            progress: Callable | None = None, sources: Sequence[Any] | None = None, comparison: Any = None,
+            **changes: Any) -> dict:
+    """Run every analysis of a report and write its tables into ``tables``.
 
-    ``comparison``: the :class:`~evalreport.analyses.compare.Comparison` of these runs when it is
-    computed already (a benchmark compares every task once, in
-    :func:`~evalreport.analyses.benchmark.compare_benchmark`): it is written, not computed again,
-    and its measures are the report's.
+    Parameters
+    ----------
+    runs : Runs, PatternCounts or Counts
+        :class:`~evalreport.inputs.Runs` (everything),
+        :class:`~evalreport.counts.bigdata.PatternCounts` (everything but score-based measures: the
+        patterns are resampled without expanding them to items) or :class:`~evalreport.counts.Counts`
+        (confusion matrices only: no bootstrap intervals, significance tests or cross-validation).
+    tables : Path
+        The folder the tables go to.
+    settings : Settings, optional
+        The settings (default: :class:`~evalreport.inputs.settings.Settings`'s); ``changes`` are
+        keyword shorthands for its fields.
+    stages : Stages, optional
+        Where the long steps report their progress and time.
+    progress : callable, optional
+        ``progress(done, total)`` of the bootstrap.
+    sources : list of Source, optional
+        The inputs to record (default: the runs' own).
+    comparison : Comparison, optional
+        The comparison of these runs when it is computed already (a benchmark compares every task
+        once, in :func:`~evalreport.analyses.benchmark.compare_benchmark`): it is written, not
+        computed again, and its measures are the report's.
 
-    ``runs``: :class:`~evalreport.inputs.Runs` (everything),
-    :class:`~evalreport.counts.bigdata.PatternCounts` (everything but score-based measures: the
-    patterns are resampled without expanding them to items) or :class:`~evalreport.counts.Counts`
-    (confusion matrices only: no bootstrap intervals, significance tests or cross-validation).
+    Returns
+    -------
+    dict
+        ``comparison``, ``included`` (section -> whether its tables were written), ``measures`` and
+        ``facts`` (the data's sizes and sources).
     """
-    from evalreport.analyses.compare import compare, comparison_measures
+    from evalreport.analyses.compare import comparison_measures
     from evalreport.measures import catalogue_frame, default_measures, get
     from evalreport.measures.perclass import per_class_frame
 
+    settings = Settings.coerce(settings, **changes)
+    primary, pos, policy, costs, gains = (settings.primary or DEFAULT_PRIMARY["single"], settings.positive,
+                                          settings.policy, settings.costs, settings.gains)
+    bootstrap, seed = settings.bootstrap, settings.seed
     stages = stages or Stages(False)
     facts = _describe(runs, sources)
     counts = facts["counts"]
-    pos = None if positive is None else positive
+    measures = None if settings.measures is None else list(settings.measures)
     if comparison is not None:
         measures = list(comparison.measures)
     elif measures is None:
@@ -124,8 +146,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
                       + (f" ({counted(bootstrap, 'bootstrap resample')})"
                          if bootstrap and not hasattr(runs, "tensor") else "")):
         comp = comparison if comparison is not None else compare(
-            runs, measures=measures, primary=primary, positive=pos, policy=policy, costs=costs, bootstrap=bootstrap,
-            seed=seed, alpha=alpha, progress=progress, gains=gains, bootstrap_strata=bootstrap_strata)
+            runs, settings.replace(primary=primary, measures=tuple(measures)), progress=progress)
         write_comparison(comp, tables)
     extra: dict[str, pd.DataFrame] = {}
     tensor = np.asarray(counts.tensor)
@@ -148,7 +169,7 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     from evalreport.analyses.prevalence import PrevalenceWarning, reversed_prevalence, what_if_ranks
 
     scenarios = {"equal prevalence": "uniform", "reversed prevalence": reversed_prevalence(counts),
-                 **dict(what_if or {})}
+                 **dict(settings.what_if)}
     import warnings
 
     with warnings.catch_warnings():   # an absent class: compare's notes already say what calibration did
@@ -165,11 +186,12 @@ def analyse(runs, tables: Path, *, primary="macro_f1", measures=None, positive=N
     extra["identities"] = identities(list(comp.records), classes=(2,) if K == 2 else (3, 4), policy=policy,
                                      seed=seed)
     included = {"audit": False, "crossval": False, "ordinal": any(get(m).kind == "ordinal" for m in comp.measures)}
-    if audit:
+    if settings.audit:
         from evalreport.analyses.audit import audit_for_report
 
-        with stages.stage(f"auditing {len(comp.measures)} measures (exhaustive up to n = {audit_max_n})"):
-            extra["audit"] = audit_for_report(list(comp.records), max_n=audit_max_n, seed=seed, policy=policy)
+        max_n = settings.audit_max_n
+        with stages.stage(f"auditing {len(comp.measures)} measures (exhaustive up to n = {max_n})"):
+            extra["audit"] = audit_for_report(list(comp.records), max_n=max_n, seed=seed, policy=policy)
         included["audit"] = True
     if facts["folds"] is not None:
         from evalreport.analyses.crossval import cross_validate
@@ -232,27 +254,48 @@ def protected_inputs(out_dir: Path, inputs, sources, include) -> list:
     return [p for p in paths if not any(c == Path(p).resolve() or c in Path(p).resolve().parents for c in copies)]
 
 
-def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: str = "macro_f1", measures=None,
-                 positive=None, policy: str = "nan", costs=None, order=None, bootstrap: int = 1000, seed: int = 0,
-                 alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto", audit: bool = True,
-                 audit_max_n: int = AUDIT_MAX_N, needs=None, command: str | None = None,
-                 progress: bool = True, sources=None, what_if=None, include=None, inputs=(),
-                 plugins=(), gains=None, gains_file=None, runner=None, bootstrap_strata=None) -> dict[str, Path]:
+def build_report(runs: Any, out_dir: str | Path, settings: Settings | None = None, *,
+                 sources: Sequence[Any] | None = None, include: Mapping[str, Path] | None = None,
+                 inputs: Sequence[str | Path] = (), plugins: Sequence[str | Path] = (),
+                 gains_file: str | Path | None = None, runner: Any = None, **changes: Any) -> dict[str, Path]:
     """The product's main job: a report folder from item-level runs (or, with fewer sections,
     from confusion matrices: :class:`~evalreport.counts.Counts` plus their ``sources``).
 
-    ``out_dir`` receives ``report.html``, ``report.pdf`` (per ``formats``), ``notebooks/`` (the
-    executed notebooks), ``tables/`` (every table behind the report as CSV and JSON, plus
-    ``report.json`` with settings, versions, seed and input hashes). Returns the paths. An
-    ``out_dir`` that holds one of the inputs (``inputs``, ``sources`` or the runs' own sources)
-    is refused. ``plugins``: the plugin files whose measures the report uses (loaded already): recorded
-    among the inputs with their SHA-256, and loaded again in each notebook's kernel. ``gains``: the
-    (K, K) gain matrix of the gain measures, read from ``gains_file`` (recorded among the inputs).
-    ``runner``: a kernel started earlier (:func:`start_runner`) to run the notebooks in.
-    ``bootstrap_strata``: ``"gold"`` resamples within gold classes (:mod:`evalreport.analyses.resampling`).
+    Parameters
+    ----------
+    runs : Runs, PatternCounts or Counts
+        The data (see :func:`analyse`).
+    out_dir : path
+        Receives ``report.html``, ``report.pdf`` (per ``settings.formats``), ``notebooks/`` (the
+        executed notebooks) and ``tables/`` (every table behind the report as CSV and JSON, plus
+        ``report.json`` with settings, versions, seed and input hashes). An ``out_dir`` that holds
+        one of the inputs (``inputs``, ``sources`` or the runs' own sources) is refused.
+    settings : Settings, optional
+        Every setting of the analyses and the report (title, formats, engine, audit, needs, ...);
+        ``changes`` are keyword shorthands for its fields.
+    sources : list of Source, optional
+        The inputs to record (default: the runs' own).
+    include : dict, optional
+        Name -> folder copied into the report (the demo's ``data/``).
+    inputs : sequence of path
+        Paths ``out_dir`` must not hold.
+    plugins : sequence of path
+        The plugin files whose measures the report uses (loaded already): recorded among the inputs
+        with their SHA-256, and loaded again in each notebook's kernel.
+    gains_file : path, optional
+        The file ``settings.gains`` was read from (recorded among the inputs).
+    runner : NotebookRunner, optional
+        A kernel started earlier (:func:`start_runner`) to run the notebooks in.
+
+    Returns
+    -------
+    dict
+        Format or folder name -> path: ``html``, ``pdf``, ``tables``, ``notebooks``.
     """
+    settings = Settings.coerce(settings, **changes)
     out_dir = Path(out_dir)
-    needs = _needs(needs, audit)
+    settings = settings.replace(needs=tuple(_needs(settings.needs, settings.audit)))
+    title = settings.title or "Evaluation report"
     if plugins:
         sources = [*(sources if sources is not None else getattr(runs, "sources", ())), *_plugin_sources(plugins)]
     if gains_file:
@@ -263,21 +306,17 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
                    Source("gains", str(gains_file), hash_file(gains_file), None)]
     own = sources if sources is not None else getattr(runs, "sources", ())
     inputs = protected_inputs(out_dir, inputs, own, include)
-    stages = Stages(progress)
+    stages = Stages(settings.progress)
     started = time.perf_counter()
     with atomic_dir(out_dir, inputs=inputs) as staging, _runner(staging, runner=runner) as runner:
         tables = staging / "tables"
-        result = analyse(runs, tables, primary=primary, measures=measures, positive=positive, policy=policy,
-                         costs=costs, bootstrap=bootstrap, seed=seed, alpha=alpha, audit=audit,
-                         audit_max_n=audit_max_n, stages=stages, progress=None, sources=sources, what_if=what_if,
-                         gains=gains, bootstrap_strata=bootstrap_strata)
+        result = analyse(runs, tables, settings, stages=stages, sources=sources)
         comp, facts = result["comparison"], result["facts"]
-        meta = write_report_meta(tables, result, title=title, policy=policy, bootstrap=bootstrap, seed=seed,
-                                 alpha=alpha, needs=needs, order=order, command=command)
+        meta = write_report_meta(tables, result, settings.replace(title=title))
         n_task = meta["n_classes"]
         chosen = ["report"] + [n for n in ("audit", "crossval", "ordinal") if result["included"][n]] + ["appendix"]
-        paths = _execute_and_render(staging, chosen, title=title, formats=formats, engine=engine, stages=stages,
-                                    plugins=[str(Path(p).resolve()) for p in plugins or ()],
+        paths = _execute_and_render(staging, chosen, title=title, formats=settings.formats, engine=settings.engine,
+                                    stages=stages, plugins=[str(Path(p).resolve()) for p in plugins or ()],
                                     subtitle=f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
                                              f"{n_task} classes; primary measure "
                                              f"{_short_label(comp.primary)}", runner=runner)
@@ -292,25 +331,43 @@ def build_report(runs, out_dir, *, title: str = "Evaluation report", primary: st
     return out
 
 
-def write_report_meta(tables: Path, result: dict, *, title: str, policy: str, bootstrap: int, seed: int,
-                      alpha: float, needs=None, order=None, command: str | None = None, **extra) -> dict:
+def write_report_meta(tables: Path, result: dict, settings: Settings | None = None, *,
+                      extra: Mapping[str, Any] | None = None, **changes: Any) -> dict:
     """Write ``tables/report.json`` (title, the data's facts, settings, provenance) for what
-    :func:`analyse` returned (``result``), and return it; ``extra`` keys are added (a benchmark
-    task's name). The one place that builds a report's metadata."""
+    :func:`analyse` returned, and return it. The one place that builds a report's metadata.
+
+    Parameters
+    ----------
+    tables : Path
+        The report's tables folder.
+    result : dict
+        What :func:`analyse` returned.
+    settings : Settings, optional
+        The report's settings (title, policy, bootstrap, seed, alpha, needs, order, command);
+        ``changes`` are keyword shorthands for its fields.
+    extra : mapping, optional
+        Keys added to the metadata (a benchmark task's name and weight).
+
+    Returns
+    -------
+    dict
+        The metadata written.
+    """
+    settings = Settings.coerce(settings, **changes)
     comp, facts = result["comparison"], result["facts"]
     # the task's classes; labels that occur only in predictions (--allow-unknown, abstain) are counted apart
     n_task = getattr(facts["counts"], "n_task", None) or facts["n_classes"]
     meta = {
-        "title": title, "primary": comp.primary, "n_items": facts["n_items"], "n_classes": n_task,
-        "n_prediction_only": facts["n_classes"] - n_task,
-        "n_systems": facts["n_systems"], "positive": comp.settings.get("positive"), "policy": policy,
-        "bootstrap": bootstrap if comp.settings.get("input") in ("runs", "patterns") else 0, "seed": seed,
-        "alpha": alpha,
+        "title": settings.title or "Evaluation report", "primary": comp.primary, "n_items": facts["n_items"],
+        "n_classes": n_task, "n_prediction_only": facts["n_classes"] - n_task,
+        "n_systems": facts["n_systems"], "positive": comp.settings.get("positive"), "policy": settings.policy,
+        "bootstrap": settings.bootstrap if comp.settings.get("input") in ("runs", "patterns") else 0,
+        "seed": settings.seed, "alpha": settings.alpha,
         "folds": facts["n_folds"], "input": comp.settings.get("input"),
-        "pairwise_test": comp.settings.get("pairwise_test", "bootstrap"), "needs": list(needs or []),
-        "order": list(order) if order else None,
-        "provenance": provenance(command, facts["sources"]),
-        **extra,
+        "pairwise_test": comp.settings.get("pairwise_test", "bootstrap"), "needs": list(settings.needs or []),
+        "order": list(settings.order) if settings.order else None,
+        "provenance": provenance(settings.command, facts["sources"]),
+        **dict(extra or {}),
     }
     (Path(tables) / "report.json").write_text(json.dumps(meta, indent=1, default=str) + "\n", encoding="utf-8")
     return meta

@@ -23,12 +23,14 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Sequence
 
 import numpy as np
 import pandas as pd
 
 from evalreport import escape
 from evalreport.errors import ConfigError, InputError, MeasureError
+from evalreport.inputs.settings import DEFAULT_PRIMARY, Settings
 from evalreport.measures.plugins import PluginError
 
 #: Files in ``ref/`` or ``res/`` that are the platform's, not data (CodaLab bundles carry ``metadata``).
@@ -153,17 +155,12 @@ ORGANISER = "task configuration error (the organiser's scoring setup, not the su
 SUBMISSION = "submission error"
 
 
-def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, positive=None, policy: str = "nan",
-                     costs=None, order=None, gains=None, labels=None, id_col: str = "id", label_col: str = "label",
-                     missing: str = "error", allow_unknown: bool = False, bootstrap: int = 1000, seed: int = 0,
-                     alpha: float = 0.05, primary_key: bool = True, strata: str | None = None) -> Scored:
-    """Score the submission in ``INPUT/res`` against the gold file in ``INPUT/ref``. ``costs``: a
-    (K, K) matrix or the path of a cost-matrix file; ``order``: the class order (ordinal measures).
+def score_submission(input_dir: str | Path, settings: Settings | None = None, *,
+                     labels: Sequence[str] | None = None, id_col: str = "id",
+                     label_col: str = "label", missing: str = "error", allow_unknown: bool = False,
+                     primary_key: bool = True, **changes: Any) -> Scored:
+    """Score the submission in ``INPUT/res`` against the gold file in ``INPUT/ref``.
 
-    ``measures``: the chosen measures beside the ``primary`` (official) one. ``bootstrap``: paired
-    bootstrap resamples over items for the ``_lo``/``_hi`` bounds (percentile interval at
-    ``1 - alpha``; 0: no bounds; ``strata="gold"``: resampled within each gold class, so no resample
-    loses a class, :func:`evalreport.analyses.resampling.bootstrap`). ``gains``: a (K, K) gain matrix or the path of one (gain measures).
     Class-subset measures (``macro_f1(classes=A|B)``) are bound to the class set first.
 
     The organiser's side is checked before the submission is read: the reference data, and every
@@ -181,19 +178,48 @@ def score_submission(input_dir, *, primary: str = "macro_f1", measures=None, pos
     every leaderboard column is present (CodaLab needs the first one) and the submission never sorts
     above a scored one by being blank; its interval bounds are left out, and a note (stderr, detail
     page) says so. A measure with none of the three gets no value. ``policy`` decides 0/0 cases first.
+
+    Parameters
+    ----------
+    input_dir : path
+        The folder that holds ``ref/`` and ``res/``.
+    settings : Settings, optional
+        ``primary`` (the official measure, default ``macro_f1``), ``measures`` (beside it),
+        ``positive``, ``policy``, ``costs`` and ``gains`` (a (K, K) matrix or the path of a matrix
+        file), ``order`` (the class order of ordinal measures), ``bootstrap`` (paired resamples
+        over items for the ``_lo``/``_hi`` bounds, percentile intervals at ``1 - alpha``; 0: no
+        bounds), ``bootstrap_strata`` (``"gold"``: resampled within each gold class,
+        :func:`evalreport.analyses.resampling.bootstrap`) and ``seed``; ``changes`` are keyword
+        shorthands for its fields.
+    labels : sequence of str, optional
+        The class set and order.
+    id_col, label_col : str
+        The item id and label columns.
+    missing : {"error", "abstain"}
+        A gold id absent from the submission: an error, or a wrong ``abstain`` prediction.
+    allow_unknown : bool
+        Accept predicted labels outside the class set.
+    primary_key : bool
+        Also write the official measure under the key ``score``.
+
+    Returns
+    -------
+    Scored
+        The flat scores and the tables of the detail page.
     """
+    settings = Settings.coerce(settings, **changes)
+    task = {"primary": settings.primary or DEFAULT_PRIMARY["single"], "measures": settings.measures,
+            "positive": settings.positive, "policy": settings.policy, "costs": settings.costs,
+            "order": settings.order, "gains": settings.gains}
     input_dir = Path(input_dir)
     try:
-        reference, classes = _check_setup(input_dir, primary=primary, measures=measures, positive=positive,
-                                          policy=policy, costs=costs, order=order, gains=gains, labels=labels,
-                                          id_col=id_col, label_col=label_col)
+        reference, classes = _check_setup(input_dir, **task, labels=labels, id_col=id_col, label_col=label_col)
     except (InputError, MeasureError, PluginError) as exc:
         raise organiser_error(exc) from None
     try:
-        return _score(input_dir, reference, classes, primary=primary, measures=measures, positive=positive,
-                      policy=policy, costs=costs, order=order, gains=gains, labels=labels, id_col=id_col,
-                      label_col=label_col, missing=missing, allow_unknown=allow_unknown, bootstrap=bootstrap,
-                      seed=seed, alpha=alpha, primary_key=primary_key, strata=strata)
+        return _score(input_dir, reference, classes, **task, labels=labels, id_col=id_col, label_col=label_col,
+                      missing=missing, allow_unknown=allow_unknown, bootstrap=settings.bootstrap, seed=settings.seed,
+                      alpha=settings.alpha, primary_key=primary_key, strata=settings.bootstrap_strata)
     except ConfigError:
         raise
     except PluginError as exc:      # a plugin's measure failing on one submission is the plugin's fault
@@ -358,12 +384,32 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
                   primary=ids[0], notes=tuple(notes), positive=None if positive is None else str(positive))
 
 
-def write_outputs(scored: Scored, output_dir, *, title: str = "Your submission", alpha: float = 0.05,
-                  bootstrap: int = 0, text: bool = True, html: bool = True) -> dict[str, Path]:
+def write_outputs(scored: Scored, output_dir: str | Path, settings: Settings | None = None, *, text: bool = True,
+                  html: bool = True, **changes: Any) -> dict[str, Path]:
     """Write ``scores.json`` (and ``scores.txt``, ``detailed_results.html``) into ``output_dir``.
 
     Each file is written beside its place and renamed into it; ``scores.json`` comes last, so a
-    platform never reads scores of a run that failed half-way."""
+    platform never reads scores of a run that failed half-way.
+
+    Parameters
+    ----------
+    scored : Scored
+        What :func:`score_submission` returned.
+    output_dir : path
+        The output folder.
+    settings : Settings, optional
+        The scoring's settings: the detail page's heading (``title``, default "Your submission")
+        and how it describes the intervals (``alpha``, ``bootstrap``); ``changes`` are keyword
+        shorthands for its fields.
+    text, html : bool
+        Also write ``scores.txt`` and ``detailed_results.html``.
+
+    Returns
+    -------
+    dict
+        ``json`` (and ``txt``, ``html``) -> path.
+    """
+    settings = Settings.coerce(settings, **changes)
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     bad = {k: v for k, v in scored.scores.items() if not isinstance(v, float) or not math.isfinite(v)}
@@ -371,8 +417,9 @@ def write_outputs(scored: Scored, output_dir, *, title: str = "Your submission",
         raise InputError(f"non-finite scores {sorted(bad)}", path=out)
     paths = {}
     if html:
-        paths["html"] = _replace(out / "detailed_results.html", detail_page(scored, title=title, alpha=alpha,
-                                                                             bootstrap=bootstrap))
+        page = detail_page(scored, title=settings.title or "Your submission", alpha=settings.alpha,
+                           bootstrap=settings.bootstrap)
+        paths["html"] = _replace(out / "detailed_results.html", page)
     if text:
         paths["txt"] = _replace(out / "scores.txt", "".join(f"{k}: {v!r}\n" for k, v in scored.scores.items()))
     paths["json"] = _replace(out / "scores.json", json.dumps(scored.scores, allow_nan=False) + "\n")

@@ -16,11 +16,13 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
 from evalreport._atomic import atomic_dir
+from evalreport.inputs.settings import Settings
 from evalreport.words import counted
 from evalreport.report.build import (_PRELOAD as _REPORT_PRELOAD, Stages, _execute_and_render, _plugin_sources,
                                      _runner, _short_label, protected_inputs, provenance)
@@ -78,36 +80,49 @@ def set_size_frame(runs) -> pd.DataFrame:
                          "share": hist.ravel() / n if n else np.full(hist.size, np.nan)})
 
 
-def analyse_multilabel(runs, tables: Path, *, primary: str = "f1_macro", measures=None, policy: str = "nan",
-                       bootstrap: int = 1000, seed: int = 0, alpha: float = 0.05, stages=None, sources=None,
-                       title: str = "Multi-label evaluation report", command: str | None = None,
-                       **options) -> dict:
-    """Every analysis of a multi-label report, written into ``tables`` (which must not exist):
+def analyse_multilabel(runs: Any, tables: Path, settings: Settings | None = None, *, stages: Stages | None = None,
+                       sources: Sequence[Any] | None = None, progress: Callable | None = None,
+                       **changes: Any) -> dict:
+    """Every analysis of a multi-label report, written into ``tables`` (which must not exist).
+
     :func:`~evalreport.analyses.compare.compare`, its tables and manifest, the label
     frequencies and set sizes (:func:`label_frequency_frame`, :func:`set_size_frame`), the
     definitions of the measures, the inputs with their SHA-256, and ``report.json`` (title, facts,
-    settings, provenance). ``options`` go to ``compare`` (e.g. ``randomization``,
-    ``calibration_reference``, ``audit``); one it does not take is a TypeError. Returns ``comparison``
-    and ``meta``."""
+    settings, provenance).
 
-    import dataclasses
+    Parameters
+    ----------
+    runs : MultiLabelRuns
+        The label sets.
+    tables : Path
+        The folder the tables go to.
+    settings : Settings, optional
+        The settings (its primary measure defaults to ``f1_macro``; ``randomization``,
+        ``calibration_reference``, ``baseline_samples`` and ``audit`` are the label sets' own);
+        ``changes`` are keyword shorthands for its fields.
+    stages : Stages, optional
+        Where the long steps report their progress and time.
+    sources : list of Source, optional
+        The inputs to record (default: the runs' own).
+    progress : callable, optional
+        ``progress(done, total)`` of the resampling.
 
-    from evalreport.analyses.compare import compare
-    from evalreport.inputs.settings import Settings
+    Returns
+    -------
+    dict
+        ``comparison`` and ``meta`` (the report.json written).
+    """
     from evalreport.measures import catalogue_frame
+    from evalreport.analyses.compare import compare
 
+    settings = Settings.coerce(settings, **changes)
+    bootstrap, seed, alpha, policy = settings.bootstrap, settings.seed, settings.alpha, settings.policy
     stages = stages or Stages(False)
     tables = Path(tables)
     S, L, N = len(runs.systems), len(runs.labels), int(np.asarray(runs.gold).shape[0])
-    known = {f.name for f in dataclasses.fields(Settings)} | {"progress"}
-    unknown = sorted(set(options) - set(known))
-    if unknown:
-        raise TypeError(f"compare takes no option(s) {', '.join(unknown)}")
-    extra = {k: v for k, v in options.items() if v is not None}
     with stages.stage(f"comparing {counted(S, 'system')} on {counted(N, 'item')} and {counted(L, 'label')}"
                       + (f" ({counted(bootstrap, 'bootstrap resample')})" if bootstrap else "")):
-        comp = compare(runs, measures=measures, primary=primary, policy=policy, bootstrap=bootstrap,
-                       seed=seed, alpha=alpha, **extra)
+        comp = compare(runs, settings, progress=progress)
     write_comparison(comp, tables)
     sources = tuple(sources if sources is not None else getattr(runs, "sources", ()))
     frames = {"label_frequency": label_frequency_frame(runs), "set_sizes": set_size_frame(runs),
@@ -122,50 +137,71 @@ def analyse_multilabel(runs, tables: Path, *, primary: str = "f1_macro", measure
     frames.update(findings=found.findings, paired_differences=found.paired)
     write_frames(tables, frames)
     n_task = int(getattr(runs, "n_task", None) or L)
-    meta = {"title": title, "task": "multilabel", "primary": comp.primary, "n_items": N, "n_labels": n_task,
+    meta = {"title": settings.title or "Multi-label evaluation report", "task": "multilabel",
+            "primary": comp.primary, "n_items": N, "n_labels": n_task,
             "n_classes": n_task, "n_prediction_only": L - n_task, "n_systems": S, "policy": policy,
             "bootstrap": bootstrap, "seed": seed, "alpha": alpha, "needs": [],
             "pairwise_test": comp.settings.get("pairwise_test", "bootstrap"),
-            "settings": dict(comp.settings), "provenance": provenance(command, sources)}
+            "settings": dict(comp.settings), "provenance": provenance(settings.command, sources)}
     (tables / "report.json").write_text(json.dumps(meta, indent=1, default=str) + "\n", encoding="utf-8")
     return {"comparison": comp, "meta": meta}
 
 
-def build_multilabel_report(runs, out_dir, *, title: str = "Multi-label evaluation report",
-                            primary: str = "f1_macro", measures=None, policy: str = "nan", bootstrap: int = 1000,
-                            seed: int = 0, alpha: float = 0.05, formats=("html", "pdf"), engine: str = "auto",
-                            command: str | None = None, progress: bool = True, sources=None, include=None,
-                            inputs=(), plugins=(), runner=None, **options) -> dict[str, Path]:
-    """One report folder for a :class:`~evalreport.inputs.multilabel.MultiLabelRuns`: findings,
-    overview (cardinality, label frequencies, labels per item), leaderboard, every measure, rank
-    correlation, the per-label view, label errors, pairwise tests, prevalence calibration per
-    label, chance baselines for sets, the audit of the example-based measures and the appendix
-    (the sections of :mod:`evalreport.report.sections.multilabel`; a table the comparison does
-    not have leaves its section out).
+def build_multilabel_report(runs: Any, out_dir: str | Path, settings: Settings | None = None, *,
+                            sources: Sequence[Any] | None = None, include: Mapping[str, Path] | None = None,
+                            inputs: Sequence[str | Path] = (), plugins: Sequence[str | Path] = (),
+                            runner: Any = None, **changes: Any) -> dict[str, Path]:
+    """One report folder for a :class:`~evalreport.inputs.multilabel.MultiLabelRuns`.
 
-    ``out_dir`` receives ``report.html`` and ``report.pdf`` (per ``formats``), ``notebooks/``,
-    ``tables/`` (every table as CSV and JSON, ``report.json``, ``timings.json``). ``sources``:
-    the input files to record (default: the runs' own); ``include``: name -> folder copied into the
-    report (the demo's ``data/``); ``inputs``: paths ``out_dir`` must not hold; ``plugins``: plugin
-    files whose measures are used (recorded with their SHA-256, loaded in the kernels); ``runner``:
-    a kernel started earlier (:func:`start_runner`); ``options``: passed to ``compare`` (:func:`analyse_multilabel`). Returns the paths.
+    Findings, overview (cardinality, label frequencies, labels per item), leaderboard, every
+    measure, rank correlation, the per-label view, label errors, pairwise tests, prevalence
+    calibration per label, chance baselines for sets, the audit of the example-based measures and
+    the appendix (the sections of :mod:`evalreport.report.sections.multilabel`; a table the
+    comparison does not have leaves its section out).
+
+    Parameters
+    ----------
+    runs : MultiLabelRuns
+        The label sets.
+    out_dir : path
+        Receives ``report.html`` and ``report.pdf`` (per ``settings.formats``), ``notebooks/``,
+        ``tables/`` (every table as CSV and JSON, ``report.json``, ``timings.json``).
+    settings : Settings, optional
+        The settings (:func:`analyse_multilabel`; title, formats, engine, progress);
+        ``changes`` are keyword shorthands for its fields.
+    sources : list of Source, optional
+        The input files to record (default: the runs' own).
+    include : dict, optional
+        Name -> folder copied into the report (the demo's ``data/``).
+    inputs : sequence of path
+        Paths ``out_dir`` must not hold.
+    plugins : sequence of path
+        Plugin files whose measures are used (recorded with their SHA-256, loaded in the kernels).
+    runner : NotebookRunner, optional
+        A kernel started earlier (:func:`start_runner`).
+
+    Returns
+    -------
+    dict
+        Format or folder name -> path: ``html``, ``pdf``, ``tables``, ``notebooks``.
     """
+    settings = Settings.coerce(settings, **changes)
+    title = settings.title or "Multi-label evaluation report"
     out_dir = Path(out_dir)
     own = list(sources if sources is not None else getattr(runs, "sources", ()))
     if plugins:
         own += _plugin_sources(plugins)
     guarded = protected_inputs(out_dir, inputs, own, include)
-    stages = Stages(progress)
+    stages = Stages(settings.progress)
     # the kernel starts (and imports the report code) while the analyses run
     with atomic_dir(out_dir, inputs=guarded) as staging, _runner(staging, _PRELOAD, runner=runner) as runner:
         tables = staging / "tables"
-        done = analyse_multilabel(runs, tables, primary=primary, measures=measures, policy=policy,
-                                  bootstrap=bootstrap, seed=seed, alpha=alpha, stages=stages, sources=own,
-                                  title=title, command=command, **options)
+        done = analyse_multilabel(runs, tables, settings.replace(title=title), stages=stages, sources=own)
         meta = done["meta"]
         subtitle = (f"{meta['n_systems']} systems, {meta['n_items']:,} items, {meta['n_labels']} labels (multi-label); "
                     f"primary measure {_short_label(meta['primary'])}")
-        paths = _execute_and_render(staging, list(MULTILABEL_NOTEBOOKS), title=title, formats=formats, engine=engine,
+        paths = _execute_and_render(staging, list(MULTILABEL_NOTEBOOKS), title=title, formats=settings.formats,
+                                    engine=settings.engine,
                                     stages=stages, plugins=[str(Path(p).resolve()) for p in plugins or ()],
                                     subtitle=subtitle, runner=runner)
         for name, folder in dict(include or {}).items():   # e.g. the demo's input files, as OUTDIR/data

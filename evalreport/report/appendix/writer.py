@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any, Sequence
 
+from evalreport.inputs.settings import Settings
 from evalreport.report.appendix import bib, latex, methods, typst
 from evalreport.report.appendix.figures import FIGURE_SIZES, write_figures
 from evalreport.report.appendix.tables import build_all
@@ -208,24 +210,50 @@ def write_bundle(out: Path, specs, figs, segments, bibliography: str, *, fixed_w
             "figures": out / "figures"}
 
 
-def build_appendix(runs, out_dir, *, inputs=(), sources=None, what_if=None, progress: bool = True,
-                   command: str | None = None, extra_figures=None, benchmark: bool = False,
-                   **options) -> dict[str, Path]:
-    """Analyse ``runs`` as a report does (``options``: those of
-    :func:`evalreport.report.build.analyse`) and write the appendix bundle to ``out_dir``
-    atomically; the analysis tables go to ``out_dir/data`` (CSV and JSON, with ``report.json``)."""
+def build_appendix(runs: Any, out_dir: str | Path, settings: Settings | None = None, *,
+                   inputs: Sequence[str | Path] = (), sources: Sequence[Any] | None = None,
+                   extra_figures: Sequence[Any] | None = None, benchmark: bool = False,
+                   **changes: Any) -> dict[str, Path]:
+    """Analyse ``runs`` as a report does and write the appendix bundle to ``out_dir`` atomically.
+
+    The analysis tables go to ``out_dir/data`` (CSV and JSON, with ``report.json``).
+
+    Parameters
+    ----------
+    runs : Runs, PatternCounts or Counts
+        The data (:func:`evalreport.report.build.analyse`).
+    out_dir : path
+        The bundle's folder (replaced atomically).
+    settings : Settings, optional
+        The settings of the analysis (and ``progress``, ``command``); ``changes`` are keyword
+        shorthands for its fields.
+    inputs : sequence of path
+        Paths ``out_dir`` must not hold.
+    sources : list of Source, optional
+        The inputs to record (default: the runs' own).
+    extra_figures : list, optional
+        Figures added to the bundle's (:func:`~evalreport.report.appendix.figures.write_figures`).
+    benchmark : bool
+        Cite and describe the benchmark's methods too.
+
+    Returns
+    -------
+    dict
+        The bundle's paths: ``appendix``, ``main``, ``typst``, ``methods``, ``bib``, ``tables``, ``figures``.
+    """
     from evalreport._atomic import atomic_dir
     from evalreport.report.build import Stages, analyse, versions
 
     out_dir = Path(out_dir)
     own = sources if sources is not None else getattr(runs, "sources", ())
-    stages = Stages(progress)
+    settings = Settings.coerce(settings, **changes)
+    stages = Stages(settings.progress)
     with atomic_dir(out_dir, inputs=[*inputs, *(s.path for s in own or ())]) as staging:
         data_dir = staging / "data"
-        result = analyse(runs, data_dir, stages=stages, sources=sources, what_if=what_if, **options)
+        result = analyse(runs, data_dir, settings, stages=stages, sources=sources)
         facts = result["facts"]
         meta = {"primary": result["comparison"].primary, "n_items": facts["n_items"], "folds": facts["n_folds"],
-                "command": command or "", "versions": versions()}
+                "command": settings.command or "", "versions": versions()}
         (data_dir / "report.json").write_text(json.dumps(meta, indent=1, default=str) + "\n", encoding="utf-8")
         with stages.stage("writing the paper appendix (tables, figures, methods, references)"):
             paths = write_appendix(data_dir, staging, extra_figures=extra_figures, benchmark=benchmark)
