@@ -122,7 +122,7 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
         ``comparison``, ``included`` (section -> whether its tables were written), ``measures`` and
         ``facts`` (the data's sizes and sources).
     """
-    from evalreport.analyses.compare import comparison_measures
+    from evalreport.analyses.compare import compare, comparison_measures
     from evalreport.measures import catalogue_frame, default_measures, get
     from evalreport.measures.perclass import per_class_frame
 
