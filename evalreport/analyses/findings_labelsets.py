@@ -20,7 +20,7 @@ The rows (``finding, system, measure, value, detail``) are those of :data:`~.fin
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -185,7 +185,7 @@ def _calibration(comp, add: Callable[..., None]) -> None:
     cs = table_of(comp, "calibration_summary")
     if cs.empty or len(comp.systems) < 2:
         return
-    from evalreport.analyses.findings import _winners
+    from evalreport.analyses.findings import rank_one
 
     settings = dict(comp.settings)
     pi, ref = settings.get("calibration_prevalence"), settings.get("calibration_reference")
@@ -193,7 +193,7 @@ def _calibration(comp, add: Callable[..., None]) -> None:
                                                  if isinstance(pi, (int, float)) else "") \
         + (f" ({ref})" if isinstance(ref, str) else "")
     calibrated = cs.assign(value=cs["calibrated"], rank=cs["rank_calibrated"])
-    for meas, s, v in _winners(calibrated, "measure"):
+    for meas, s, v in rank_one(calibrated, "measure"):
         add("winner_calibrated", s, meas, float(v) if pd.notna(v) else np.nan, "per label")
     own = cs[cs["measure"] == comp.primary]
     if len(own):

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import pandas as pd
 
-from evalreport.measures import get
 from evalreport import escape as _escape
+from evalreport.measures import get
 from evalreport.report.display import Note
 
 __all__ = ["findings_note", "escape"]
@@ -227,7 +227,7 @@ def _degenerate_sentence(of) -> str:
         for system, one in deg.groupby("system", sort=False):
             kinds = one["detail"].str.split(":").str[0]
 
-            def measures(kind):
+            def measures(kind: str, one: pd.DataFrame = one, kinds: pd.Series = kinds) -> list[str]:
                 return list(dict.fromkeys(escape(_label(m)) for m in one.loc[kinds == kind, "measure"]))
 
             where = []
@@ -277,7 +277,7 @@ def _chance_sentence(of, alpha: float) -> str:
                                     f"{escape(str(r['detail']).split(':')[0].split(', ')[-1])})"
                                     for _, r in aside.iterrows()])
                       + (" is a Monte-Carlo estimate" if len(aside) == 1 else " are Monte-Carlo estimates")
-                      + f" within 2 standard errors of it, so not stronger")
+                      + " within 2 standard errors of it, so not stronger")
     no_value = of("no_value")
     unvalued = (f" No value under the primary measure, so not compared: {_names(no_value['system'])}."
                 if len(no_value) else "")

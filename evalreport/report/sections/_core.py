@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalreport.measures import get
 from evalreport.escape import csv_unquote
+from evalreport.measures import get
+from evalreport.report.section_tables import MIN_SYSTEMS_AGREEMENT
 
 #: Above this many classes the per-class chart shows the classes where systems differ most.
 MAX_CLASSES_SHOWN = 24
@@ -106,6 +107,24 @@ class ReportBase:
         pos = {s: i for i, s in enumerate(self.board_order)}
         key = frame[column].astype(str).map(lambda s: pos.get(s, len(pos)))
         return frame.iloc[np.argsort(key.to_numpy(), kind="stable")]
+
+    @property
+    def _n_systems(self) -> int | None:
+        """How many systems the report compares (None: no table says)."""
+        if self.board_order:
+            return len(self.board_order)
+        scores = self.table("scores")
+        return int(scores["system"].nunique()) if "system" in scores else None
+
+    def _too_few_systems(self, what: str) -> str | None:
+        """The sentence that replaces ``what`` below :data:`MIN_SYSTEMS_AGREEMENT` systems, else None."""
+        n = self._n_systems
+        if n is None or n >= MIN_SYSTEMS_AGREEMENT:
+            return None
+        pairs = n * (n - 1) // 2
+        return (f"With {n} systems, {what} would rest on {pairs} pair{'s' if pairs != 1 else ''} of systems and could take only a "
+                f"few values, so it is not shown (it needs at least {MIN_SYSTEMS_AGREEMENT} systems); the rank chart "
+                "above shows each system's rank under every measure.")
 
     def _label(self, measure_id: str) -> str:
         try:

@@ -24,13 +24,13 @@ from pathlib import Path
 import pandas as pd
 
 from evalreport import charts
-from evalreport.charts import multilabel as mlcharts
 from evalreport.analyses.letters import letters_sentence
+from evalreport.charts import multilabel as mlcharts
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Note, Table
 from evalreport.report.section_tables import integer_ranks
-from evalreport.report.sections.multilabel_parts import MultiLabelParts
 from evalreport.report.sections._core import MAX_ROWS, wide_scores
+from evalreport.report.sections.multilabel_parts import MultiLabelParts
 
 __all__ = ["open_multilabel_report", "MultiLabelReport"]
 
@@ -43,7 +43,7 @@ def _counted(rows: pd.DataFrame, column: str) -> str:
     return ", ".join(f"{lab} ({int(n)})" for lab, n in zip(rows["label"], rows[column])) or "—"
 
 
-def open_multilabel_report(tables) -> "MultiLabelReport":
+def open_multilabel_report(tables) -> MultiLabelReport:
     """The multi-label report's data, read from the ``tables`` folder written by the build."""
     charts.use_theme()
     return MultiLabelReport(Path(tables))

@@ -1,16 +1,15 @@
 """Report sections 0-3 (report.ipynb): findings, overview, leaderboard and every measure."""
 from __future__ import annotations
 
-
 import pandas as pd
 
 from evalreport import charts
 from evalreport.analyses.letters import letters_sentence
+from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
 from evalreport.report.section_tables import integer_ranks
 from evalreport.report.sections._core import MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase, wide_scores
-from evalreport.escape import markdown as escape
 
 
 class OverviewSections(ReportBase):
