@@ -4,6 +4,7 @@ package extend."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
@@ -12,7 +13,7 @@ import pandas as pd
 
 from evalreport.escape import csv_unquote
 from evalreport.measures import get
-from evalreport.report.section_tables import MIN_SYSTEMS_AGREEMENT
+from evalreport.report.section_tables import MIN_SYSTEMS_AGREEMENT, integer_ranks
 
 #: Above this many classes the per-class chart shows the classes where systems differ most.
 MAX_CLASSES_SHOWN = 24
@@ -56,6 +57,45 @@ def _read(path: Path) -> pd.DataFrame:
         if col in df and df[col].dtype != bool and df[col].astype(str).str.lower().isin(["true", "false"]).all():
             df[col] = df[col].astype(str).str.lower().eq("true")
     return df
+
+
+def leaderboard_columns(board: pd.DataFrame, p_label: str, *,
+                        calibrated: bool) -> tuple[pd.DataFrame, bool, dict[str, Callable[[object], str]]]:
+    """The columns of the leaderboard table that both reports show.
+
+    Parameters
+    ----------
+    board : DataFrame
+        The ``leaderboard`` table (rank, system, value, lo, hi; p_best, letters and rank_calibrated
+        when computed).
+    p_label : str
+        The primary measure's label: the header of the value column.
+    calibrated : bool
+        Whether to show the rank after prevalence calibration.
+
+    Returns
+    -------
+    show : DataFrame
+        rank, system, the value, then the interval, P(best), letters and the calibrated rank when
+        the board has them.
+    has_letters : bool
+        Whether some system has significance letters.
+    formats : dict of str to callable
+        The formats of the rank columns (a tied rank as ``1.5``, a missing one blank).
+    """
+    show = pd.DataFrame({"rank": integer_ranks(board["rank"]), "system": board["system"], p_label: board["value"]})
+    if board["lo"].notna().any():
+        show["interval"] = ["—" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(board["lo"], board["hi"])]
+    if "p_best" in board and board["p_best"].notna().any():
+        show["P(best)"] = board["p_best"]
+    has_letters = bool("letters" in board and board["letters"].map(lambda v: isinstance(v, str) and v != "").any())
+    if has_letters:
+        show["letters"] = board["letters"].map(lambda v: "—" if pd.isna(v) or v == "" else str(v))
+    if calibrated:
+        show["rank (calibrated)"] = integer_ranks(board["rank_calibrated"])
+    formats: dict[str, Callable[[object], str]] = {
+        c: (lambda r: "" if pd.isna(r) else f"{r:g}") for c in ("rank", "rank (calibrated)") if c in show}
+    return show, has_letters, formats
 
 
 class ReportBase:
