@@ -100,6 +100,7 @@ from evalreport.analyses.findings_labelsets import (
     label_set_rows,
     measure_families,
     measure_record,
+    rank_one,
 )
 from evalreport.analyses.fragility import (  # noqa: F401
     FRAGILITY_COLUMNS,
@@ -120,7 +121,7 @@ from evalreport.analyses.significance import ROUND_DECIMALS
 from evalreport.errors import MeasureError
 
 __all__ = ["findings", "Findings", "fragility", "pair_fragility", "FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS",
-           "COLUMNS", "strongest_baseline", "MC_SE", "rank_one"]
+           "COLUMNS", "strongest_baseline", "MC_SE"]
 
 COLUMNS = ["finding", "system", "measure", "value", "detail"]
 #: A Monte-Carlo baseline estimate is stronger than an exact one only when better by more than
@@ -143,19 +144,6 @@ class Findings:
 
     def tables(self) -> dict[str, pd.DataFrame]:
         return {"findings": self.findings, "fragility": self.fragility, "paired_differences": self.paired}
-
-
-def rank_one(frame: pd.DataFrame, key: str) -> list[tuple]:
-    """(key value, system, value) of every rank-1 system per ``key`` (ties: several)."""
-    out = []
-    for k, one in frame[frame["value"].notna()].groupby(key, sort=False):     # undefined values win nothing
-        best = one["rank"].min()
-        if pd.isna(best):
-            continue
-        top = one[one["rank"] == best]
-        # an average rank > 1 for the best means a tie for first: every tied system wins
-        out += [(k, s, v) for s, v in zip(top["system"], top["value"])]
-    return out
 
 
 def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: float | None = None,
