@@ -13,6 +13,7 @@ from scipy import stats
 
 from evalreport import measures
 from evalreport.analyses import resampling as rs
+from evalreport.analyses.randomization import random_bits, swap_units
 from evalreport.counts import confusion_from_codes, count
 from evalreport.errors import InputError, MeasureError
 from evalreport.inputs.runs import Runs
@@ -475,7 +476,7 @@ def test_groups_identical_systems_share_a_group(rng):
 
 def test_swap_units_draw_one_bit_per_item():
     n = np.array([1, 8, 9, 64, 65, 130, 2048, 2049, 50_000])
-    cell, kind, mask = rs.swap_units(n)
+    cell, kind, mask = swap_units(n)
     bits = np.bitwise_count(mask).astype(int)
     drawn = kind < 2
     per_cell = np.bincount(cell[drawn], weights=bits[drawn], minlength=n.size)
@@ -485,7 +486,7 @@ def test_swap_units_draw_one_bit_per_item():
     assert kind[cell >= 7].tolist() == [2, 2]                                       # one binomial each
     # the popcount of masked random bits is Binomial(n, 1/2)
     rng = np.random.default_rng(0)
-    byte = np.bitwise_count(rs.random_bits(rng, 1, 40_000, np.uint8) & np.uint8(0b11111))
+    byte = np.bitwise_count(random_bits(rng, 1, 40_000, np.uint8) & np.uint8(0b11111))
     assert abs(byte.mean() - 2.5) < 0.03 and abs(byte.var() - 1.25) < 0.05
 
 

@@ -19,6 +19,7 @@ from scipy import stats
 
 from evalreport.analyses import resampling as rs
 from evalreport.analyses.compare import compare
+from evalreport.analyses.resampling_patterns import ITEM_DRAW_RATIO
 from evalreport.counts import bigdata, count
 from evalreport.counts.bigdata import PatternCounts
 from evalreport.errors import InputError
@@ -173,7 +174,7 @@ def test_draws_keep_the_fold_sizes_and_use_both_draw_paths(rng):
     plan = rs.draw_plan(pat)
     assert any(len(heavy) for heavy, _, _ in plan) and any(len(items) for _, items, _ in plan)
     # the light-item list is built from counts and bounded by the draw-cost model, not by N
-    assert sum(len(items) for _, items, _ in plan) <= rs.ITEM_DRAW_RATIO * pat.n_patterns
+    assert sum(len(items) for _, items, _ in plan) <= ITEM_DRAW_RATIO * pat.n_patterns
     W = rs.draw_weights(pat, np.random.default_rng(0), 500, plan)
     sizes = np.bincount(pat.fold, weights=pat.counts)
     for f in range(3):

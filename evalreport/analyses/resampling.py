@@ -15,8 +15,8 @@ Three public functions and one result type:
 
 :class:`ConfusionDesign` is the single-label design of the comparison engine
 (:mod:`evalreport.analyses.engine`, which computes the intervals, rank distributions and tests of
-every kind of counts once). The pieces live in sibling modules, and every name is importable from
-here: :mod:`evalreport.analyses.resampling_patterns` (the items reduced to patterns, resamples
+every kind of counts once). The pieces live in sibling modules, and the names the analyses use
+are importable from here: :mod:`evalreport.analyses.resampling_patterns` (the items reduced to patterns, resamples
 drawn as pattern counts, their confusion tensors), :mod:`evalreport.analyses.significance` (the
 tests' p-values, Holm and Benjamini-Hochberg, p floors, :func:`groups`) and
 :mod:`evalreport.analyses.randomization` (the approximate randomisation draws). This module
@@ -60,10 +60,9 @@ import numpy as np
 import pandas as pd
 
 from evalreport.analyses.engine import TESTS, Progress, intervals, pairwise_tests  # noqa: F401
-from evalreport.analyses.randomization import random_bits, randomization_differences, swap_units  # noqa: F401
+from evalreport.analyses.randomization import randomization_differences
 from evalreport.analyses.resampling_patterns import (  # noqa: F401
     DRAW_BUDGET,
-    ITEM_DRAW_RATIO,
     STRATA,
     TENSOR_BUDGET,
     Patterns,
@@ -76,10 +75,7 @@ from evalreport.analyses.resampling_patterns import (  # noqa: F401
 from evalreport.analyses.significance import (  # noqa: F401
     CORRECTIONS,
     MCNEMAR_EXACT_BELOW,
-    ROUND_DECIMALS,
     benjamini_hochberg,
-    bootstrap_p,
-    centred_p,
     groups,
     holm,
     mcnemar,
