@@ -320,7 +320,20 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                       samples=boot.samples if len(intervals) else None, kind="single")
 
 
-def as_counts(data) -> Counts:
+def as_counts(data: object) -> Counts:
+    """The confusion counts of any input :func:`compare` accepts.
+
+    Parameters
+    ----------
+    data : Runs, PatternCounts, Counts or array_like
+        Item-level runs, pattern counts, counts, or a confusion tensor ``(S, K, K)`` (one matrix
+        ``(K, K)`` is one system; classes and systems are then numbered).
+
+    Returns
+    -------
+    Counts
+        The confusion counts (one matrix per system).
+    """
     from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
 
@@ -339,8 +352,23 @@ def as_counts(data) -> Counts:
     return Counts(arr, labels, tuple(f"system_{i + 1}" for i in range(arr.shape[0])))
 
 
-def leaderboard_table(primary: str, ranks, intervals, rank_dist, groups) -> pd.DataFrame:
-    """One row per system under the primary measure, best first."""
+def leaderboard_table(primary: str, ranks: pd.DataFrame, intervals: pd.DataFrame, rank_dist: pd.DataFrame,
+                      groups: pd.DataFrame) -> pd.DataFrame:
+    """The leaderboard: one row per system under the primary measure, best first.
+
+    Parameters
+    ----------
+    primary : str
+        The primary measure's id.
+    ranks, intervals, rank_dist, groups : DataFrame
+        The comparison's tables of those names (empty when there was no resampling).
+
+    Returns
+    -------
+    DataFrame
+        rank, system, measure, value, lo, hi, group, letters, p_best, value_calibrated,
+        rank_calibrated.
+    """
     raw = ranks[(ranks["measure"] == primary) & ~ranks["calibrated"].astype(bool)]
     cal = ranks[(ranks["measure"] == primary) & ranks["calibrated"].astype(bool)]
     board = raw[["system", "rank", "value"]].merge(
