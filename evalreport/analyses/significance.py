@@ -120,9 +120,8 @@ def benjamini_hochberg(p_values) -> np.ndarray:
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     if ok.any():
-        from scipy import (
-            stats,  # here, not at the top: the report's kernel imports this module, not scipy.stats (1.5 s)
-        )
+        # here, not at the top: the report's kernel imports this module, not scipy.stats (1.5 s)
+        from scipy import stats
 
         out[ok] = stats.false_discovery_control(p[ok], method="bh")
     return out
