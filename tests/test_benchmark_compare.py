@@ -13,8 +13,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
-from evalreport.analyses import consensus as cons
-from evalreport.analyses import multitask_tests as tests_across
+from evalreport.analyses import consensus as cons, multitask_tests as tests_across
 from evalreport.analyses.benchmark import BENCHMARK_TABLES, compare_benchmark, rank_distribution_of
 from evalreport.analyses.compare import compare
 from evalreport.analyses.resampling import bootstrap as resample

@@ -63,12 +63,12 @@ def test_support_size_stops_early_with_the_same_answer(a, limit):
 def test_draws_into_reused_buffers_are_the_fresh_draws(case):
     runs = random_runs(np.random.default_rng(4), **case)
     pat = rs.patterns(runs)
-    plan = rs._draw_plan(pat)
-    work = rs._draw_work(pat, 50)
+    plan = rs.draw_plan(pat)
+    work = rs.draw_work(pat, 50)
     fresh, reused = np.random.default_rng(7), np.random.default_rng(7)
     for b in (50, 13, 50):                            # a short block between full ones: stale rows must not leak
-        W = rs._draw_weights(pat, fresh, b, plan)
-        V = rs._draw_weights(pat, reused, b, plan, work)
+        W = rs.draw_weights(pat, fresh, b, plan)
+        V = rs.draw_weights(pat, reused, b, plan, work)
         assert V.shape == (b, pat.n_patterns)
         np.testing.assert_array_equal(V, W)
         np.testing.assert_array_equal(rs.resampled_confusions(pat, V), rs.resampled_confusions(pat, W))
@@ -78,11 +78,11 @@ def test_bootstrap_with_heavy_patterns_is_unchanged_by_the_buffers():
     # few classes and systems: most items share a pattern, so the draw has a multinomial (heavy) part
     runs = random_runs(np.random.default_rng(5), n_items=3000, n_systems=2, n_classes=2)
     pat = rs.patterns(runs)
-    plan = rs._draw_plan(pat)
+    plan = rs.draw_plan(pat)
     assert len(plan[0][0]) > 0
-    work = rs._draw_work(pat, 40)
+    work = rs.draw_work(pat, 40)
     one, two = np.random.default_rng(2), np.random.default_rng(2)
-    np.testing.assert_array_equal(rs._draw_weights(pat, one, 40, plan, work), rs._draw_weights(pat, two, 40, plan))
+    np.testing.assert_array_equal(rs.draw_weights(pat, one, 40, plan, work), rs.draw_weights(pat, two, 40, plan))
 
 
 def test_discordant_cells_of_distinct_items_match_np_unique():

@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
-
 from conftest import multilabel_runs
+
 from evalreport.analyses import engine
 from evalreport.analyses.compare import compare
 from evalreport.analyses.multilabel import LabelSetDesign

@@ -388,17 +388,17 @@ def test_report_opens_with_findings_naming_the_leader(tmp_path):
 def _one_at_a_time(measure, X, Y, cap=200):
     """Reference: each round applies the single change that narrows the gap most (first of equals);
     the changes found as a distance between matrices (None: stuck or over ``cap``)."""
-    from evalreport.analyses.findings import _after, _candidates, _level, _Oriented
+    from evalreport.analyses.fragility_moves import Oriented, at_least_level, candidate_moves, values_after
 
-    f = _Oriented(measure)
+    f = Oriented(measure)
     X0, Y0, X, Y = X, Y, X.copy(), Y.copy()
     for _ in range(cap):
         vx, vy = f(np.stack([X, Y]))
-        if _level(np.array([vy]), np.array([vx]))[0]:
+        if at_least_level(np.array([vy]), np.array([vx]))[0]:
             return int(np.maximum(X0 - X, 0).sum() + np.maximum(Y0 - Y, 0).sum())
-        mx, my = _candidates(X, lower=True, rows=None), _candidates(Y, lower=False, rows=None)
+        mx, my = candidate_moves(X, lower=True, rows=None), candidate_moves(Y, lower=False, rows=None)
         with np.errstate(invalid="ignore"):
-            gain = np.concatenate([vx - _after(f, X, mx), _after(f, Y, my) - vy])
+            gain = np.concatenate([vx - values_after(f, X, mx), values_after(f, Y, my) - vy])
         gain = np.where(np.isnan(gain), -np.inf, gain)
         if not len(gain) or not gain.max() > 0:
             return None
@@ -456,33 +456,34 @@ def test_greedy_bound_on_the_reviewers_case(measure):
 
 def test_pruning_leaves_no_removable_change():
     """H1: after the pruning pass, undoing any single change leaves the challenger behind."""
-    from evalreport.analyses.findings import _after, _greedy, _Oriented, _reverts
+    from evalreport.analyses.fragility_moves import Oriented, values_after
+    from evalreport.analyses.fragility_search import greedy_bound, reverts
 
     X, Y = _reviewer_case(6, 600)
-    f = _Oriented("macro_f1")
-    moves, a, b = _greedy(f, X, Y, max_steps=10_000)
+    f = Oriented("macro_f1")
+    moves, a, b = greedy_bound(f, X, Y, max_steps=10_000)
     assert moves is not None
     # rebuild the end state: the search is deterministic, so run the pieces and check the invariant
-    from evalreport.analyses import fragility_search as fmod  # where _search looks up _prune
-    from evalreport.analyses.findings import _search
+    from evalreport.analyses import fragility_search as fmod  # where greedy_search looks up prune
+    from evalreport.analyses.fragility_search import greedy_search
     seen = {}
-    orig = fmod._prune
+    orig = fmod.prune
 
     def spy(f_, X0, Y0, Xe, Ye):
         out = orig(f_, X0, Y0, Xe, Ye)
         seen.setdefault("end", out)
         return out
-    fmod._prune = spy
+    fmod.prune = spy
     try:
-        _search(f, X, Y, max_steps=10_000)
+        greedy_search(f, X, Y, max_steps=10_000)
     finally:
-        fmod._prune = orig
+        fmod.prune = orig
     Xe, Ye = seen["end"]
     vx, vy = f(np.stack([Xe, Ye]))
     assert vy >= vx
-    rx, ry = _reverts(X, Xe), _reverts(Y, Ye)
-    assert not (_after(f, Xe, rx) <= vy).any() if len(rx) else True
-    assert not (_after(f, Ye, ry) >= vx).any() if len(ry) else True
+    rx, ry = reverts(X, Xe), reverts(Y, Ye)
+    assert not (values_after(f, Xe, rx) <= vy).any() if len(rx) else True
+    assert not (values_after(f, Ye, ry) >= vx).any() if len(ry) else True
 
 
 def _flat_comp(bootstrap=99, test="bootstrap"):

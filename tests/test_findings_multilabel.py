@@ -11,8 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalreport.analyses.findings import COLUMNS, findings
 from evalreport.analyses.compare import compare
+from evalreport.analyses.findings import COLUMNS, findings
 from evalreport.analyses.multilabel_label_skips import label_skips
 from evalreport.inputs.multilabel import MultiLabelRuns
 from evalreport.report.multilabel_build import analyse_multilabel

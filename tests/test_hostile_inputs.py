@@ -23,6 +23,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
+from conftest import raises, write, write_rows
+from test_inputs import GOLD_ROWS
 
 from evalreport.cli import main
 from evalreport.counts import read_confusion, read_confusions
@@ -30,8 +32,6 @@ from evalreport.errors import MeasureError
 from evalreport.inputs import Runs, checks, read_runs, readers
 from evalreport.inputs.costs import read_costs
 from evalreport.measures import REGISTRY, catalogue, compute, evaluate, get
-from conftest import raises, write, write_rows
-from test_inputs import GOLD_ROWS
 
 VALID = b"id\tlabel\na\tx\nb\ty\nc\tx\nd\tz\n"
 

@@ -20,8 +20,12 @@ from evalreport.analyses.audit.multilabel import ML_PROPERTIES, SetSpace, audit_
 from evalreport.analyses.compare import TABLES, compare
 from evalreport.analyses.engine import PAIRWISE_COLUMNS, pairwise_tests
 from evalreport.analyses.multilabel import ML_TABLES, LabelSetDesign
-from evalreport.analyses.multilabel_calibration import (calibrate_labels, calibration_tables, prevalence_dependent,
-                                                       reference_prevalence)
+from evalreport.analyses.multilabel_calibration import (
+    calibrate_labels,
+    calibration_tables,
+    prevalence_dependent,
+    reference_prevalence,
+)
 from evalreport.analyses.significance import MCNEMAR_EXACT_BELOW, holm, mcnemar
 from evalreport.counts.multilabel import STAT, count_multilabel, count_swapped
 from evalreport.measures import get

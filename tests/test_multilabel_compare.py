@@ -17,8 +17,8 @@ from sklearn import metrics as skm
 
 from evalreport.analyses.compare import compare
 from evalreport.analyses.multilabel import ML_TABLES, LabelSetDesign
-from evalreport.measures import get
 from evalreport.errors import MeasureError
+from evalreport.measures import get
 from evalreport.report.write import write_comparison
 
 Runs = multilabel_runs          # the real MultiLabelRuns, made in memory

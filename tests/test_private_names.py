@@ -21,39 +21,18 @@ ROOT = Path(__file__).resolve().parent.parent
 PENDING = frozenset(
     {
         "evalreport/__init__.py",
-        "evalreport/analyses/__init__.py",
-        "evalreport/analyses/benchmark.py",
-        "evalreport/analyses/compare.py",
-        "evalreport/analyses/findings.py",
-        "evalreport/analyses/multilabel.py",
-        "evalreport/analyses/multilabel_tests.py",
-        "evalreport/analyses/paired.py",
-        "evalreport/analyses/randomization.py",
-        "evalreport/analyses/resampling.py",
-        "evalreport/analyses/resampling_patterns.py",
-        "evalreport/analyses/significance.py",
         "evalreport/inputs/settings.py",
         "evalreport/inputs/taskfile.py",
         "evalreport/report/benchmark_build.py",
         "evalreport/report/build.py",
         "evalreport/report/codabench.py",
         "evalreport/report/multilabel_build.py",
-        "evalreport/report/summary.py",
-        "evalreport/report/write.py",
     }
 )
-PENDING_DIRS = ("evalreport/cli/", "evalreport/report/appendix/", "evalreport/report/sections/")
+PENDING_DIRS = ("evalreport/cli/", "evalreport/report/appendix/")
 # Private names that pending files import as well: renaming them now would break those files, so their
 # other users are not reported either until phase 2 renames them everywhere at once.
-PENDING_NAMES = frozenset(
-    {
-        ("evalreport.analyses.fragility_moves", "_Oriented"),
-        ("evalreport.analyses.fragility_moves", "_after"),
-        ("evalreport.analyses.fragility_moves", "_candidates"),
-        ("evalreport.analyses.fragility_moves", "_level"),
-        ("evalreport.analyses.fragility_search", "_greedy"),
-    }
-)
+PENDING_NAMES: frozenset[tuple[str, str]] = frozenset()
 
 
 def is_pending(relative: str) -> bool:

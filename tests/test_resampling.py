@@ -13,6 +13,7 @@ from scipy import stats
 
 from evalreport import measures
 from evalreport.analyses import resampling as rs
+from evalreport.analyses.randomization import random_bits, swap_units
 from evalreport.counts import confusion_from_codes, count
 from evalreport.errors import InputError, MeasureError
 from evalreport.inputs.runs import Runs
@@ -74,8 +75,8 @@ def test_resampled_confusions_equal_the_expanded_items(rng):
 def test_draws_keep_fold_sizes_and_match_item_resampling_in_distribution(rng):
     runs = correlated_runs(rng, n_items=900, n_systems=3, n_classes=3, folds=3)
     pat = rs.patterns(runs)
-    plan = rs._draw_plan(pat)
-    W = rs._draw_weights(pat, np.random.default_rng(1), 4000, plan)
+    plan = rs.draw_plan(pat)
+    W = rs.draw_weights(pat, np.random.default_rng(1), 4000, plan)
     sizes = np.bincount(runs.folds, minlength=3)
     for f in range(3):
         np.testing.assert_array_equal(W[:, pat.fold == f].sum(axis=1), np.full(4000, sizes[f]))
@@ -275,7 +276,7 @@ def test_folds_resample_within_folds(rng):
     pred = np.where(rng.random((2, n)) < 0.8, gold, 1 - gold)
     runs = Runs(gold=gold, pred=pred, labels=("a", "b"), systems=("x", "y"), folds=folds, fold_names=("f0", "f1"))
     pat = rs.patterns(runs)
-    W = rs._draw_weights(pat, np.random.default_rng(0), 200, rs._draw_plan(pat))
+    W = rs.draw_weights(pat, np.random.default_rng(0), 200, rs.draw_plan(pat))
     T = rs.resampled_confusions(pat, W)
     a = T.sum(axis=-1)                       # gold class sizes per resample
     gold_b_in_f1 = int((gold[folds == 1] == 1).sum())
@@ -475,7 +476,7 @@ def test_groups_identical_systems_share_a_group(rng):
 
 def test_swap_units_draw_one_bit_per_item():
     n = np.array([1, 8, 9, 64, 65, 130, 2048, 2049, 50_000])
-    cell, kind, mask = rs._swap_units(n)
+    cell, kind, mask = swap_units(n)
     bits = np.bitwise_count(mask).astype(int)
     drawn = kind < 2
     per_cell = np.bincount(cell[drawn], weights=bits[drawn], minlength=n.size)
@@ -485,7 +486,7 @@ def test_swap_units_draw_one_bit_per_item():
     assert kind[cell >= 7].tolist() == [2, 2]                                       # one binomial each
     # the popcount of masked random bits is Binomial(n, 1/2)
     rng = np.random.default_rng(0)
-    byte = np.bitwise_count(rs._random_bits(rng, 1, 40_000, np.uint8) & np.uint8(0b11111))
+    byte = np.bitwise_count(random_bits(rng, 1, 40_000, np.uint8) & np.uint8(0b11111))
     assert abs(byte.mean() - 2.5) < 0.03 and abs(byte.var() - 1.25) < 0.05
 
 

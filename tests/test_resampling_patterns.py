@@ -19,6 +19,7 @@ from scipy import stats
 
 from evalreport.analyses import resampling as rs
 from evalreport.analyses.compare import compare
+from evalreport.analyses.resampling_patterns import ITEM_DRAW_RATIO
 from evalreport.counts import bigdata, count
 from evalreport.counts.bigdata import PatternCounts
 from evalreport.errors import InputError
@@ -170,11 +171,11 @@ def test_a_billion_items_are_resampled_without_making_them(rng, monkeypatch):
 def test_draws_keep_the_fold_sizes_and_use_both_draw_paths(rng):
     pc = make_pattern_counts(rng, P=300, folds=3, heavy=0.2)
     pat = rs.patterns(pc)
-    plan = rs._draw_plan(pat)
+    plan = rs.draw_plan(pat)
     assert any(len(heavy) for heavy, _, _ in plan) and any(len(items) for _, items, _ in plan)
     # the light-item list is built from counts and bounded by the draw-cost model, not by N
-    assert sum(len(items) for _, items, _ in plan) <= rs._ITEM_DRAW_RATIO * pat.n_patterns
-    W = rs._draw_weights(pat, np.random.default_rng(0), 500, plan)
+    assert sum(len(items) for _, items, _ in plan) <= ITEM_DRAW_RATIO * pat.n_patterns
+    W = rs.draw_weights(pat, np.random.default_rng(0), 500, plan)
     sizes = np.bincount(pat.fold, weights=pat.counts)
     for f in range(3):
         np.testing.assert_array_equal(W[:, pat.fold == f].sum(axis=1), sizes[f])

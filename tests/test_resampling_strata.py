@@ -19,7 +19,7 @@ from scipy import stats
 
 from evalreport.analyses import resampling as rs
 from evalreport.analyses.compare import compare
-from evalreport.analyses.resampling_patterns import _draw_plan, _draw_weights
+from evalreport.analyses.resampling_patterns import draw_plan, draw_weights
 from evalreport.errors import InputError
 from evalreport.inputs.runs import Runs
 from evalreport.report.write import write_comparison
@@ -80,8 +80,8 @@ def test_stratified_bootstrap_keeps_every_class_and_fixes_the_constant_predictor
 def test_stratified_draws_keep_every_fold_and_class_size(rng):
     runs = random_runs(rng, n_items=90, n_systems=2, folds=2, labels=LABELS)
     pat = rs.patterns(runs)
-    plan = _draw_plan(pat, "gold")
-    W = _draw_weights(pat, np.random.default_rng(5), 200, plan)                 # (b, P)
+    plan = draw_plan(pat, "gold")
+    W = draw_weights(pat, np.random.default_rng(5), 200, plan)                 # (b, P)
     cell = pat.fold * pat.n_classes + pat.gold
     want = np.bincount(cell, weights=pat.counts, minlength=pat.n_folds * pat.n_classes)
     got = np.stack([np.bincount(cell, weights=w, minlength=pat.n_folds * pat.n_classes) for w in W])
@@ -108,7 +108,7 @@ def test_stratified_distribution_equals_direct_per_class_resampling():
             w = np.bincount(pat.inverse[list(draw0 + draw1)], minlength=5)
             exact[tuple(w)] += 1 / (2 ** 2 * 3 ** 3)
     B = 20000
-    W = _draw_weights(pat, np.random.default_rng(11), B, _draw_plan(pat, "gold")).astype(int)
+    W = draw_weights(pat, np.random.default_rng(11), B, draw_plan(pat, "gold")).astype(int)
     seen = Counter(map(tuple, W))
     assert set(seen) <= set(exact)
     keys = sorted(exact)

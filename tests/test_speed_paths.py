@@ -98,10 +98,10 @@ def test_discordant_cells_counted_without_a_sort_match_np_unique():
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint64])
 def test_random_bits_are_the_raw_stream(dtype):
     """The PCG64 shortcut draws the very words of ``random_raw`` (and leaves the stream where it would)."""
-    from evalreport.analyses.randomization import _random_bits
+    from evalreport.analyses.randomization import random_bits
 
     fast, raw = np.random.default_rng(7), np.random.default_rng(7)
-    got = _random_bits(fast, 13, 11, dtype)
+    got = random_bits(fast, 13, 11, dtype)
     words = -(-13 * 11 * np.dtype(dtype).itemsize // 8)
     np.testing.assert_array_equal(got, raw.bit_generator.random_raw(words).view(dtype)[:13 * 11].reshape(13, 11))
     assert fast.random() == raw.random()

@@ -18,8 +18,15 @@ from evalreport.errors import OutputError
 from evalreport.escape import csv_unquote
 from evalreport.examples import shared_task_data
 from evalreport.inputs.benchmark import benchmark_from_data
-from evalreport.report.write import (json_records, read_json_table, write_comparison, write_csv, write_frames,
-                                     write_json, write_tables)
+from evalreport.report.write import (
+    json_records,
+    read_json_table,
+    write_comparison,
+    write_csv,
+    write_frames,
+    write_json,
+    write_tables,
+)
 
 
 def _frame() -> pd.DataFrame:
@@ -101,14 +108,14 @@ def test_write_frames_makes_subfolders_in_an_existing_folder(tmp_path):
 
 def test_write_tables_is_atomic(tmp_path):
     target = tmp_path / "out"
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):                                 # a frame that is not one
         write_tables(target, {"good": _frame(), "bad": object()}, {"x": 1})
     assert not target.exists() and list(tmp_path.iterdir()) == []
     write_tables(target, {"good": _frame()}, {"x": 1})
     before = {p.name: p.read_bytes() for p in target.iterdir()}
     assert set(before) == {"good.csv", "good.json", "manifest.json", MARKER}
     assert json.loads(before["manifest.json"]) == {"x": 1}
-    with pytest.raises(Exception):
+    with pytest.raises(AttributeError):
         write_tables(target, {"good": _frame(), "bad": object()}, {"x": 2})
     assert {p.name: p.read_bytes() for p in target.iterdir()} == before    # the previous output, byte for byte
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]

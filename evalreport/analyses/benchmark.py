@@ -33,16 +33,15 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
+from evalreport.analyses import consensus as consensus_methods, multitask_tests
 from evalreport.analyses.compare import Comparison, compare
-from evalreport.analyses import consensus as consensus_methods
-from evalreport.analyses import multitask_tests
 from evalreport.errors import InputError, MeasureError
 from evalreport.inputs.benchmark import MISSING_POLICIES, Benchmark, BenchmarkTask, task_error
 from evalreport.inputs.settings import DEFAULT_BASELINE_SAMPLES, Settings
@@ -91,7 +90,8 @@ class BenchmarkComparison:
 
     def task_folders(self) -> dict[str, str]:
         """task -> its folder under ``tasks/``: the name when it is a safe file name, else ``task_<k>``."""
-        out, used = {}, set()
+        out: dict[str, str] = {}
+        used: set[str] = set()
         for k, name in enumerate(self.tasks, start=1):
             safe = name if re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}", name) else f"task_{k}"
             while safe.casefold() in used:     # case-insensitive file systems
@@ -142,9 +142,9 @@ def _in_task(task: str, exc: Exception) -> Exception:
 
 def _counts(data):
     """The task's confusion tensors (S, K, K), folds summed."""
-    from evalreport.analyses.compare import _as_counts
+    from evalreport.analyses.compare import as_counts
 
-    return _as_counts(data).pooled()
+    return as_counts(data).pooled()
 
 
 def select_systems(data, systems):

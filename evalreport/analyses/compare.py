@@ -37,23 +37,24 @@ columns) and the manifest's notes say why. Label sets
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.baselines import baselines as chance_baselines
 from evalreport.analyses import ranking
+from evalreport.analyses.baselines import baselines as chance_baselines
 from evalreport.analyses.engine import PAIRWISE_COLUMNS, RANDOMIZATION_MAX_PAIRS, Progress, resampled  # noqa: F401
 from evalreport.analyses.prevalence import PrevalenceWarning, calibrate
 from evalreport.counts import Counts
 from evalreport.errors import MeasureError
 from evalreport.inputs.settings import DEFAULT_BASELINE_SAMPLES, DEFAULT_PRIMARY, Settings
-from evalreport.measures import applicable, bind, catalogue, evaluate, get, resolve_positive
+from evalreport.measures import Measure, applicable, bind, catalogue, evaluate, get, resolve_positive
 from evalreport.measures._core import unique
 
-__all__ = ["compare", "Comparison", "COMPARE_MEASURES", "comparison_measures", "TABLES"]
+__all__ = ["compare", "Comparison", "COMPARE_MEASURES", "comparison_measures", "TABLES",
+           "EMPTY_COLUMNS", "as_counts", "leaderboard_table"]
 
 #: The default measure set of a comparison: headline measures of the five papers, one per
 #: distinct quantity (not every one-vs-rest average). balanced_accuracy is left out because it is
@@ -85,7 +86,7 @@ POSITIVE_MEASURES = ("f1", "precision", "recall", "f_star")
 TABLES = ("scores", "ranks", "rank_correlation", "calibration_correlation", "disagreements", "inconsistency",
           "baselines", "intervals", "rank_distribution", "pairwise", "groups", "leaderboard")
 
-_EMPTY = {
+EMPTY_COLUMNS = {
     "intervals": ["system", "measure", "value", "lo", "hi"],
     "rank_distribution": ["system", "measure", "rank", "probability"],
     "pairwise": PAIRWISE_COLUMNS,
@@ -218,7 +219,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     baseline_samples = DEFAULT_BASELINE_SAMPLES["single"] if s.baseline_samples is None else s.baseline_samples
     bootstrap_strata = s.bootstrap_strata
     runs = data if isinstance(data, (Runs, PatternCounts)) else None     # item level: resampling possible
-    counts = _as_counts(data).pooled()
+    counts = as_counts(data).pooled()
     labels, systems = counts.labels, counts.systems
     K = len(labels)
     pos = resolve_positive(positive, labels, K) if positive is not None else None
@@ -227,16 +228,17 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     if not ok:
         raise MeasureError(f"primary measure {primary_m.id!r}: {why}")
     if measures is None:
-        ids = [primary_m] + comparison_measures(positive=pos, costs=costs, primary=primary_m.id)[1:]
+        chosen: list[str | Measure] = [primary_m, *comparison_measures(positive=pos, costs=costs,
+                                                                        primary=primary_m.id)[1:]]
         if gains is not None:        # the gain measures of a gain matrix given
-            ids += [m.id for m in catalogue() if "gains" in m.needs and m.id != primary_m.id]
+            chosen += [m.id for m in catalogue() if "gains" in m.needs and m.id != primary_m.id]
     else:
-        ids = [primary_m] + [bind(m, labels, gains=gains) for m in measures]
+        chosen = [primary_m, *(bind(m, labels, gains=gains) for m in measures)]
     notes: list[str] = []
     # one column per quantity: an alias next to its record (f1_macro, macro_f1) would be counted
     # twice in the rank correlations and the inconsistency rates
-    kept = unique(ids, by_quantity=True)
-    for m in unique(ids):
+    kept = unique(chosen, by_quantity=True)
+    for m in unique(chosen):
         if m.id not in {k.id for k in kept}:
             same = next(k for k in kept if (k.alias_of or k.id) == (m.alias_of or m.id))
             notes.append(f"{m.id} is {same.id} (one quantity under two ids): computed once, as {same.id}")
@@ -263,13 +265,13 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         base = chance_baselines(counts, records, positive=pos, policy=policy, costs=costs, seed=seed,
                                     n_samples=baseline_samples)
     except ValueError as exc:
-        base = pd.DataFrame(columns=_EMPTY["baselines"])
+        base = pd.DataFrame(columns=EMPTY_COLUMNS["baselines"])
         notes.append(f"chance baselines not computed: {exc}")
 
-    intervals = pd.DataFrame(columns=_EMPTY["intervals"])
-    rank_dist = pd.DataFrame(columns=_EMPTY["rank_distribution"])
-    pairwise = pd.DataFrame(columns=_EMPTY["pairwise"])
-    groups = pd.DataFrame(columns=_EMPTY["groups"])
+    intervals = pd.DataFrame(columns=EMPTY_COLUMNS["intervals"])
+    rank_dist = pd.DataFrame(columns=EMPTY_COLUMNS["rank_distribution"])
+    pairwise = pd.DataFrame(columns=EMPTY_COLUMNS["pairwise"])
+    groups = pd.DataFrame(columns=EMPTY_COLUMNS["groups"])
     if bootstrap == 0:
         notes.append("no resampling requested (bootstrap = 0): no intervals, rank distributions or significance tests")
     elif runs is None:
@@ -297,11 +299,12 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                          "rank probabilities and p-values are another Monte-Carlo draw (they agree within "
                          "Monte-Carlo error, not digit for digit); point values and ranks are identical")
 
-    board = _leaderboard(primary_m.id, ranks, intervals, rank_dist, groups)
-    settings = {"primary": primary_m.id, "positive": None if pos is None else labels[pos], "policy": policy,
-                "bootstrap": bootstrap, "seed": seed, "alpha": alpha, "pairwise_test": pairwise_test,
-                "baseline_samples": baseline_samples, "costs": costs is not None, "gains": gains is not None,
-                "input": "confusion matrices" if runs is None else "runs" if isinstance(runs, Runs) else "patterns"}
+    board = leaderboard_table(primary_m.id, ranks, intervals, rank_dist, groups)
+    settings: dict[str, object] = {
+        "primary": primary_m.id, "positive": None if pos is None else labels[pos], "policy": policy,
+        "bootstrap": bootstrap, "seed": seed, "alpha": alpha, "pairwise_test": pairwise_test,
+        "baseline_samples": baseline_samples, "costs": costs is not None, "gains": gains is not None,
+        "input": "confusion matrices" if runs is None else "runs" if isinstance(runs, Runs) else "patterns"}
     if bootstrap_strata:                      # only when given: manifests of earlier runs stay as they were
         settings["bootstrap_strata"] = bootstrap_strata
     if s.randomization is not None:
@@ -317,7 +320,20 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                       samples=boot.samples if len(intervals) else None, kind="single")
 
 
-def _as_counts(data) -> Counts:
+def as_counts(data: object) -> Counts:
+    """The confusion counts of any input :func:`compare` accepts.
+
+    Parameters
+    ----------
+    data : Runs, PatternCounts, Counts or array_like
+        Item-level runs, pattern counts, counts, or a confusion tensor ``(S, K, K)`` (one matrix
+        ``(K, K)`` is one system; classes and systems are then numbered).
+
+    Returns
+    -------
+    Counts
+        The confusion counts (one matrix per system).
+    """
     from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
 
@@ -332,11 +348,27 @@ def _as_counts(data) -> Counts:
     if arr.ndim != 3:
         raise ValueError(f"expected Runs, PatternCounts, Counts or a confusion tensor (S, K, K); "
                          f"got shape {arr.shape}")
-    return Counts(arr, [str(k) for k in range(arr.shape[-1])], [f"system_{i + 1}" for i in range(arr.shape[0])])
+    labels = tuple(str(k) for k in range(arr.shape[-1]))
+    return Counts(arr, labels, tuple(f"system_{i + 1}" for i in range(arr.shape[0])))
 
 
-def _leaderboard(primary: str, ranks, intervals, rank_dist, groups) -> pd.DataFrame:
-    """One row per system under the primary measure, best first."""
+def leaderboard_table(primary: str, ranks: pd.DataFrame, intervals: pd.DataFrame, rank_dist: pd.DataFrame,
+                      groups: pd.DataFrame) -> pd.DataFrame:
+    """The leaderboard: one row per system under the primary measure, best first.
+
+    Parameters
+    ----------
+    primary : str
+        The primary measure's id.
+    ranks, intervals, rank_dist, groups : DataFrame
+        The comparison's tables of those names (empty when there was no resampling).
+
+    Returns
+    -------
+    DataFrame
+        rank, system, measure, value, lo, hi, group, letters, p_best, value_calibrated,
+        rank_calibrated.
+    """
     raw = ranks[(ranks["measure"] == primary) & ~ranks["calibrated"].astype(bool)]
     cal = ranks[(ranks["measure"] == primary) & ranks["calibrated"].astype(bool)]
     board = raw[["system", "rank", "value"]].merge(

@@ -62,7 +62,7 @@ from evalreport.measures import Context, bind, compute, default_measures, get, r
 from evalreport.measures._core import unique
 
 __all__ = ["AGGREGATIONS", "F_AGGREGATIONS", "SCORE_AGGREGATIONS", "SCORE_MEASURES", "ESTIMATOR_NAMES", "CVResult",
-           "aggregate", "aggregate_arrays", "f_estimators", "f_estimator_arrays", "undefined_folds",
+           "aggregate", "aggregate_arrays", "f_estimators", "undefined_folds",
            "roc_auc", "average_precision", "score_folds", "score_aggregates", "cross_validate",
            "recommendation", "is_f_measure"]
 
@@ -205,13 +205,6 @@ def aggregate_arrays(measure, C, *, positive=None, policy: str = "nan", costs=No
         f_def = np.where(n_valid > 0, f_def, np.nan)
         out["pr_re_defined"] = Aggregate(f_def, np.isnan(f_def) | (~valid).any(axis=-1), n_valid, ~valid)
     return out
-
-
-def f_estimator_arrays(C, *, positive: int = 1, beta: float = 1.0, policy: str = "nan") -> dict[str, np.ndarray]:
-    """The five F estimators of Forman & Scholz (2010) for every row of ``C`` (R, F, K, K): id -> values (R,)."""
-    m = get("f1") if beta == 1.0 else get(f"fbeta(beta={beta})")
-    aggs = aggregate_arrays(m, C, positive=positive, policy=policy)
-    return {k: aggs[k].value for k in F_AGGREGATIONS}
 
 
 # ----------------------------------------------------------------------------- tidy frames

@@ -14,15 +14,23 @@ renaming systems changes no number) and McNemar's test (McNemar 1947; Edwards 19
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Mapping, Protocol, Sequence
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.resampling_patterns import _DRAW_BUDGET
-from evalreport.analyses.significance import (_ROUND, _centred_p, benjamini_hochberg, bootstrap_p, groups, holm,
-                                              mcnemar)
+from evalreport.analyses.resampling_patterns import DRAW_BUDGET
+from evalreport.analyses.significance import (
+    ROUND_DECIMALS,
+    benjamini_hochberg,
+    bootstrap_p,
+    centred_p,
+    groups,
+    holm,
+    mcnemar,
+)
 
 __all__ = ["Design", "PAIRWISE_COLUMNS", "TESTS", "RANDOMIZATION_MAX_PAIRS", "intervals", "pairwise_tests",
            "randomization_p", "resampled", "Resampled"]
@@ -69,7 +77,10 @@ class Design(Protocol):
     systems: tuple[str, ...]
     n_items: int
     mcnemar_measure: str
-    interval_columns: Mapping[str, object]
+
+    @property
+    def interval_columns(self) -> Mapping[str, object]:
+        """Extra constant columns of the intervals table, known after :meth:`resample`."""
 
     def streams(self, seed: int) -> tuple[np.random.Generator, np.random.Generator]:
         """The generators of the bootstrap and of the randomisation test."""
@@ -98,7 +109,7 @@ class Design(Protocol):
 
 def _rank_key(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
     """Values turned so that larger is better, NaN lowest, rounded for tie detection."""
-    v = np.round(np.asarray(values, dtype=float), _ROUND)
+    v = np.round(np.asarray(values, dtype=float), ROUND_DECIMALS)
     v = v if higher_is_better else -v
     return np.where(np.isnan(v), -np.inf, v)
 
@@ -112,7 +123,7 @@ def _rank_probabilities(values: np.ndarray, higher_is_better: bool) -> np.ndarra
     Values are compared at 12 decimals, so equal values reached by other float paths still tie."""
     B, S = values.shape
     acc = np.zeros(S * (S + 1), dtype=float)
-    step = max(1, _DRAW_BUDGET // (S * S))
+    step = max(1, DRAW_BUDGET // (S * S))
     for start in range(0, B, step):
         y = _rank_key(values[start:start + step], higher_is_better)       # (b, S)
         above = (y[:, None, :] > y[:, :, None]).sum(axis=-1)             # systems strictly better than s
@@ -163,12 +174,12 @@ def intervals(samples: np.ndarray, point: np.ndarray, systems: Sequence[str], id
         se = np.nanstd(samples, axis=0, ddof=1) if B > 1 else np.full((S, M), np.nan)
     se = np.where(defined > 1, se, np.nan)
     names = np.asarray(systems, dtype=object)
-    ids = np.asarray(list(ids), dtype=object)
-    table = pd.DataFrame({"system": np.tile(names, M), "measure": np.repeat(ids, S), "value": point.T.ravel(),
+    id_array = np.asarray(list(ids), dtype=object)
+    table = pd.DataFrame({"system": np.tile(names, M), "measure": np.repeat(id_array, S), "value": point.T.ravel(),
                           "lo": lo.T.ravel(), "hi": hi.T.ravel(), "se": se.T.ravel(),
                           "nan_fraction": (nan.sum(axis=0) / B).T.ravel(), **dict(columns or {})})
     probs = np.stack([_rank_probabilities(samples[:, :, j], bool(h)) for j, h in enumerate(directions)])
-    ranks = pd.DataFrame({"system": np.tile(np.repeat(names, S), M), "measure": np.repeat(ids, S * S),
+    ranks = pd.DataFrame({"system": np.tile(np.repeat(names, S), M), "measure": np.repeat(id_array, S * S),
                           "rank": np.tile(np.arange(1, S + 1), S * M), "probability": probs.ravel()})
     return table, ranks
 
@@ -194,10 +205,11 @@ def randomization_p(differences: np.ndarray, observed: np.ndarray) -> tuple[np.n
     n : ndarray
         ``R_defined``, the rounds with a defined difference.
     """
-    return _centred_p(np.asarray(differences, dtype=float), np.asarray(observed, dtype=float), centre=False)
+    return centred_p(np.asarray(differences, dtype=float), np.asarray(observed, dtype=float), centre=False)
 
 
-def _canonical_pairs(systems: Sequence[str], a: np.ndarray, b: np.ndarray):
+def _canonical_pairs(systems: Sequence[str] | np.ndarray, a: np.ndarray,
+                     b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(first, second, flip, order)``: each pair oriented and ordered by sorted system names
     (so the randomisation draws do not depend on the order or the labels of the systems)."""
     names = np.asarray(systems, dtype=object).astype(str)
@@ -259,10 +271,14 @@ def pairwise_tests(design: Design, measure, value: np.ndarray, *, tests: Sequenc
     frames = []
     for test in tests:
         if test == "bootstrap":
+            if samples is None:
+                raise ValueError("the paired bootstrap test needs the bootstrap values (samples)")
             d = sign * (samples[:, a] - samples[:, b])
             p, n, _ = bootstrap_p(d, observed)
             frames.append(frame(test, mid, observed, observed, p, n, "paired bootstrap, normal approximation"))
         elif test == "randomization" and rounds > 0:
+            if rng is None:
+                raise ValueError("the randomisation test needs a generator (rng)")
             first, second, order = _canonical_pairs(names, a, b)
             d = design.swap_differences(measure, first, second, rounds, rng, progress)       # (R, P) canonical
             p_c, n_c = randomization_p(d, np.abs(observed[order]))
@@ -346,7 +362,7 @@ def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstra
     group_table = pd.DataFrame(columns=["system", "group", "leader", "letters"])
     if S > 1:
         n_pairs = S * (S - 1) // 2
-        tests = TESTS
+        tests: tuple[str, ...] = TESTS
         if rounds > 0 and n_pairs > RANDOMIZATION_MAX_PAIRS and pairwise_test != "randomization":
             tests = tuple(t for t in TESTS if t != "randomization")
             notes.append(f"approximate randomisation, a cross-check of the bootstrap test, is run for at most "

@@ -94,17 +94,31 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from evalreport.errors import MeasureError
+from evalreport.analyses.findings_labelsets import (
+    constant_sets,
+    is_label_sets,
+    label_set_rows,
+    measure_families,
+    measure_record,
+    rank_one,
+)
+from evalreport.analyses.fragility import (  # noqa: F401
+    FRAGILITY_COLUMNS,
+    FULL_CLASSES,
+    MAX_CHALLENGERS,
+    MAX_NEIGHBOURS,
+    MAX_ROWS,
+    MAX_STATES,
+    SINGLE_CELLS,
+    PairFragility,
+    fragility,
+    pair_fragility,
+)
 from evalreport.analyses.letters import TEST_NAMES, shares_letter
-from evalreport.analyses.resampling import p_floor, resamples_needed
 from evalreport.analyses.paired import COLUMNS as PAIRED_COLUMNS, comparison_pairs
-from evalreport.analyses.fragility import (FRAGILITY_COLUMNS, FULL_CLASSES, MAX_CHALLENGERS,  # noqa: F401
-                                           MAX_NEIGHBOURS, MAX_ROWS, MAX_STATES, SINGLE_CELLS, PairFragility,
-                                           fragility, pair_fragility)
-from evalreport.analyses.fragility_moves import _ROUND, _after, _candidates, _level, _Oriented  # noqa: F401
-from evalreport.analyses.fragility_search import _greedy, _prune, _reverts, _search  # noqa: F401
-from evalreport.analyses.findings_labelsets import (constant_sets, is_label_sets, label_set_rows, measure_families,
-                                                    measure_record)
+from evalreport.analyses.resampling import p_floor, resamples_needed
+from evalreport.analyses.significance import ROUND_DECIMALS
+from evalreport.errors import MeasureError
 
 __all__ = ["findings", "Findings", "fragility", "pair_fragility", "FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS",
            "COLUMNS", "strongest_baseline", "MC_SE"]
@@ -130,19 +144,6 @@ class Findings:
 
     def tables(self) -> dict[str, pd.DataFrame]:
         return {"findings": self.findings, "fragility": self.fragility, "paired_differences": self.paired}
-
-
-def _winners(frame: pd.DataFrame, key: str) -> list[tuple]:
-    """(key value, system, value) of every rank-1 system per ``key`` (ties: several)."""
-    out = []
-    for k, one in frame[frame["value"].notna()].groupby(key, sort=False):     # undefined values win nothing
-        best = one["rank"].min()
-        if pd.isna(best):
-            continue
-        top = one[one["rank"] == best]
-        # an average rank > 1 for the best means a tie for first: every tied system wins
-        out += [(k, s, v) for s, v in zip(top["system"], top["value"])]
-    return out
 
 
 def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: float | None = None,
@@ -246,11 +247,11 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
     family = measure_families(comp)       # label sets: label-based or example-based, in the detail
     for cal, name in ((False, "winner"), (True, "winner_calibrated")):
         part = ranks[ranks["calibrated"].astype(bool) == cal]
-        for meas, s, v in _winners(part, "measure"):
+        for meas, s, v in rank_one(part, "measure"):
             add(name, s, meas, float(v) if pd.notna(v) else np.nan, family.get(meas, ""))
     if what_if is not None and len(what_if) and len(comp.systems) > 1:
         wi = what_if[what_if["scenario"] != "observed"]
-        for scen, s, v in _winners(wi, "scenario"):
+        for scen, s, v in rank_one(wi, "scenario"):
             add("winner_what_if", s, primary, float(v) if pd.notna(v) else np.nan, str(scen))
 
     # is each measure's winner ahead of its runner-up by more than the paired bootstrap noise?
@@ -283,7 +284,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
             if b is None or vals.empty:
                 continue
             s_sign = 1.0 if rec.higher_is_better else -1.0
-            if s_sign * float(b["value"]) > (s_sign * vals).max() + 10.0 ** -_ROUND:
+            if s_sign * float(b["value"]) > (s_sign * vals).max() + 10.0 ** -ROUND_DECIMALS:
                 add("baseline_beats_all", str(b["baseline"]), meas, float(b["value"]),
                     "better than every system; the best system scores "
                     f"{float(vals.loc[(s_sign * vals).idxmax()]):.6g}")
@@ -419,12 +420,12 @@ def strongest_baseline(baselines: pd.DataFrame, *, higher_is_better: bool = True
     exact = se <= 0
     if exact.any():
         floor = v[exact].max()
-        keep = exact | (v - k * se > floor + 10.0 ** -_ROUND)
+        keep = exact | (v - k * se > floor + 10.0 ** -ROUND_DECIMALS)
     else:
         keep = np.ones(len(b), dtype=bool)
     v_kept = np.where(keep, v, -np.inf)
     top = v_kept.max()
-    equal = np.flatnonzero(v_kept >= top - 10.0 ** -_ROUND)
+    equal = np.flatnonzero(v_kept >= top - 10.0 ** -ROUND_DECIMALS)
     constant = np.array([str(x).startswith("constant:") for x in b["baseline"]])
     best = min(equal, key=lambda i: (bool(constant[i]), not bool(exact[i]), int(i)))
     return b.iloc[int(best)]
@@ -442,14 +443,14 @@ def _set_aside(base: pd.DataFrame, strongest, sign: float) -> pd.DataFrame:
         return base.iloc[:0] if base is not None else pd.DataFrame()
     b = base[base["value"].notna()]
     se = pd.to_numeric(b["se"], errors="coerce").fillna(0.0)
-    better = sign * b["value"].astype(float) > sign * float(strongest["value"]) + 10.0 ** -_ROUND
+    better = sign * b["value"].astype(float) > sign * float(strongest["value"]) + 10.0 ** -ROUND_DECIMALS
     return b[better & (se > 0) & (b["baseline"] != strongest["baseline"])]
 
 
 def _chance_verdict(r, b_value: float, sign: float, resampled: bool) -> str:
     """``below_baseline`` (the whole interval worse than the baseline), ``chance_level`` (the
     interval holds it), ``at_or_below_baseline`` (no interval: the value at or below it) or ''."""
-    tol = 10.0 ** -_ROUND
+    tol = 10.0 ** -ROUND_DECIMALS
     if resampled and pd.notna(r.get("lo")) and pd.notna(r.get("hi")):
         lo, hi = sorted((sign * float(r["lo"]), sign * float(r["hi"])))
         bo = sign * b_value

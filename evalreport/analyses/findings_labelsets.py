@@ -20,7 +20,7 @@ The rows (``finding, system, measure, value, detail``) are those of :data:`~.fin
 """
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -28,7 +28,8 @@ import pandas as pd
 from evalreport.analyses.letters import TEST_NAMES
 from evalreport.measures import get
 
-__all__ = ["is_label_sets", "table_of", "measure_record", "measure_families", "constant_sets", "label_set_rows"]
+__all__ = ["is_label_sets", "table_of", "measure_record", "measure_families", "constant_sets", "label_set_rows",
+           "rank_one"]
 
 #: What the findings of label sets leave out, and why.
 NOT_COMPUTED = {
@@ -118,6 +119,32 @@ def measure_families(comp) -> dict[str, str]:
     return {m: ("example-based" if get(m).kind == "example" else "label-based") for m in comp.measures}
 
 
+def rank_one(frame: pd.DataFrame, key: str) -> list[tuple]:
+    """Every rank-1 system per value of ``key`` (a tie for first: several).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        Rows with ``key``, system, value and rank; a row without a value wins nothing.
+    key : str
+        The column to group by (``"measure"``, ``"scenario"``).
+
+    Returns
+    -------
+    list of tuple
+        ``(key value, system, value)`` of every winner, groups in order of appearance.
+    """
+    out = []
+    for k, one in frame[frame["value"].notna()].groupby(key, sort=False):     # undefined values win nothing
+        best = one["rank"].min()
+        if pd.isna(best):
+            continue
+        top = one[one["rank"] == best]
+        # an average rank > 1 for the best means a tie for first: every tied system wins
+        out += [(k, s, v) for s, v in zip(top["system"], top["value"])]
+    return out
+
+
 def constant_sets(comp) -> dict[str, str]:
     """System -> ``"the same label set"`` (what it predicts for every item, as the single-label
     rows name the one class) for every system with one distinct predicted set (``cardinality``).
@@ -185,15 +212,13 @@ def _calibration(comp, add: Callable[..., None]) -> None:
     cs = table_of(comp, "calibration_summary")
     if cs.empty or len(comp.systems) < 2:
         return
-    from evalreport.analyses.findings import _winners
-
     settings = dict(comp.settings)
     pi, ref = settings.get("calibration_prevalence"), settings.get("calibration_reference")
     how = "per-label prevalence calibration" + (f" to the reference prevalence {float(pi):.3g}"
                                                  if isinstance(pi, (int, float)) else "") \
         + (f" ({ref})" if isinstance(ref, str) else "")
     calibrated = cs.assign(value=cs["calibrated"], rank=cs["rank_calibrated"])
-    for meas, s, v in _winners(calibrated, "measure"):
+    for meas, s, v in rank_one(calibrated, "measure"):
         add("winner_calibrated", s, meas, float(v) if pd.notna(v) else np.nan, "per label")
     own = cs[cs["measure"] == comp.primary]
     if len(own):

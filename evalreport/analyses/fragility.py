@@ -59,11 +59,11 @@ from evalreport.analyses.fragility_moves import (  # noqa: F401
     MAX_NEIGHBOURS,
     MAX_ROWS,
     MAX_STATES,
-    _level,
-    _Oriented,
+    Oriented,
+    at_least_level,
 )
 from evalreport.analyses.fragility_proof import linear_exact, linear_on_rows, prove
-from evalreport.analyses.fragility_search import SINGLE_CELLS, _greedy  # noqa: F401
+from evalreport.analyses.fragility_search import SINGLE_CELLS, greedy_bound  # noqa: F401
 from evalreport.measures import bind, get
 
 __all__ = ["fragility", "pair_fragility", "PairFragility", "FRAGILITY_COLUMNS", "FULL_CLASSES", "MAX_ROWS",
@@ -93,7 +93,7 @@ _GREEDY_ALL = "greedy search over every single change"
 _GREEDY_RESTRICTED = f"greedy search over restricted candidate changes (at most {MAX_ROWS} classes per system)"
 
 
-def _pairs(f: _Oriented, X: np.ndarray, Ys: list, *, seed: int = 0, exhaustive: bool = True) -> list[PairFragility]:
+def _pairs(f: Oriented, X: np.ndarray, Ys: list, *, seed: int = 0, exhaustive: bool = True) -> list[PairFragility]:
     K = X.shape[-1]
     n = int(round(X.sum()))
     vx = f(X[None])[0]
@@ -101,7 +101,7 @@ def _pairs(f: _Oriented, X: np.ndarray, Ys: list, *, seed: int = 0, exhaustive: 
     todo = []
     for i, Y in enumerate(Ys):
         vy = f(Y[None])[0]
-        if _level(np.array([vy]), np.array([vx]))[0]:
+        if at_least_level(np.array([vy]), np.array([vx]))[0]:
             out.append(PairFragility(0, 0, 0, True, "already level"))
         elif f.m.id == "accuracy" and np.isfinite(vx) and np.isfinite(vy):
             d = int(round(np.trace(X) - np.trace(Y)))
@@ -123,7 +123,7 @@ def _pairs(f: _Oriented, X: np.ndarray, Ys: list, *, seed: int = 0, exhaustive: 
     how = _GREEDY_ALL if K <= FULL_CLASSES else _GREEDY_RESTRICTED
     cap = 2 * n + 1
     for i in todo:          # closest challengers first: a later one is searched only up to the best so far
-        moves, a, b = _greedy(f, X, Ys[i], max_steps=cap)
+        moves, a, b = greedy_bound(f, X, Ys[i], max_steps=cap)
         if moves is not None:
             cap = min(cap, moves)
         out[i] = (PairFragility(moves, a, b, moves == 1, "one change suffices" if moves == 1 else how, at_least=1)
@@ -158,7 +158,7 @@ def pair_fragility(measure, leader: np.ndarray, challenger: np.ndarray, *, posit
                    costs=None, task=None, exhaustive: bool = True, seed: int = 0) -> PairFragility:
     """The fewest changes to ``leader``'s and ``challenger``'s (K, K) matrices after which the
     challenger is at least level under ``measure`` (see the module docstring)."""
-    f = _Oriented(measure, positive=positive, policy=policy, costs=costs, task=task)
+    f = Oriented(measure, positive=positive, policy=policy, costs=costs, task=task)
     return _pairs(f, np.asarray(leader, dtype=float), [np.asarray(challenger, dtype=float)], seed=seed,
                   exhaustive=exhaustive)[0]
 
@@ -171,7 +171,7 @@ def fragility(counts, primary: str, leader: str, *, positive=None, policy: str =
     systems = list(counts.systems)
     K = tensor.shape[-1]
     L = systems.index(leader)
-    f = _Oriented(bind(primary, counts.labels), positive=positive, policy=policy, costs=costs,
+    f = Oriented(bind(primary, counts.labels), positive=positive, policy=policy, costs=costs,
                   task=getattr(counts, "n_task", None))
     if challengers is None:
         v = f(tensor)

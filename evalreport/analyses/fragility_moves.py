@@ -1,14 +1,16 @@
 """The pieces the fragility search works with (:mod:`evalreport.analyses.fragility`): its limits,
-the measure as a function of stacked matrices (:class:`_Oriented`), the candidate changes of a
+the measure as a function of stacked matrices (:class:`Oriented`), the candidate changes of a
 matrix and the measure's value after each of them.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from evalreport.analyses.significance import ROUND_DECIMALS
 from evalreport.measures import compute, get
 
-__all__ = ["FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS", "MAX_STATES", "MAX_NEIGHBOURS", "apply_both", "rows_for"]
+__all__ = ["FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS", "MAX_STATES", "MAX_NEIGHBOURS",
+           "apply_both", "rows_for", "Oriented", "at_least_level", "candidate_moves", "values_after"]
 
 #: Up to this many classes every single change is a candidate move (K^2 (K-1) of them).
 FULL_CLASSES = 20
@@ -20,10 +22,9 @@ MAX_CHALLENGERS = 3
 MAX_STATES = 60_000
 #: ... and looks at most this many neighbours of one distance's matrices at once.
 MAX_NEIGHBOURS = 400_000
-_ROUND = 12
 
 
-class _Oriented:
+class Oriented:
     """A measure as a function of stacked matrices, oriented so that higher is better; NaN -> -inf."""
 
     def __init__(self, measure, *, positive=None, policy="nan", costs=None, task=None):
@@ -40,17 +41,17 @@ class _Oriented:
         for i in range(0, len(C), chunk):
             self.calls += 1
             v = compute(self.m, C[i:i + chunk], explain=False, **self.kw).value
-            out.append(np.round(self.sign * np.asarray(v, dtype=float), _ROUND))
+            out.append(np.round(self.sign * np.asarray(v, dtype=float), ROUND_DECIMALS))
         v = np.concatenate(out) if out else np.zeros(0)
         return np.where(np.isnan(v), -np.inf, v)
 
 
-def _level(challenger: np.ndarray, leader: np.ndarray) -> np.ndarray:
+def at_least_level(challenger: np.ndarray, leader: np.ndarray) -> np.ndarray:
     """Challenger at least level with the leader (values oriented, rounded; -inf = undefined)."""
     return (challenger >= leader) & np.isfinite(challenger)
 
 
-def _candidates(X: np.ndarray, *, lower: bool, rows: np.ndarray | None) -> np.ndarray:
+def candidate_moves(X: np.ndarray, *, lower: bool, rows: np.ndarray | None) -> np.ndarray:
     """Candidate moves (g, p, q) on matrix X: all moves (rows None) or the restricted set.
 
     Restricted, for the leader (``lower``): a correct item of class g to the class g is most often
@@ -86,7 +87,7 @@ def apply_both(X: np.ndarray, Y: np.ndarray, moves: np.ndarray, k: int) -> tuple
     return out
 
 
-def _after(f: _Oriented, X: np.ndarray, moves: np.ndarray) -> np.ndarray:
+def values_after(f: Oriented, X: np.ndarray, moves: np.ndarray) -> np.ndarray:
     """The oriented value of X after each move alone, evaluated in chunks of stacked matrices.
 
     One buffer of copies of X (about 20M cells) is reused: each chunk's moves are applied to it and

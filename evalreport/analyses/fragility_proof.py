@@ -9,10 +9,17 @@ import math
 
 import numpy as np
 
-from evalreport.analyses.fragility_moves import MAX_NEIGHBOURS, MAX_STATES, _after, _candidates, _level, _Oriented
+from evalreport.analyses.fragility_moves import (
+    MAX_NEIGHBOURS,
+    MAX_STATES,
+    Oriented,
+    at_least_level,
+    candidate_moves,
+    values_after,
+)
 
 
-def linear_on_rows(f: _Oriented, X: np.ndarray, Y: np.ndarray, rng) -> bool:
+def linear_on_rows(f: Oriented, X: np.ndarray, Y: np.ndarray, rng) -> bool:
     """Affine in the cells over matrices with X's row sums (numerically, as in baselines.is_linear)."""
     from evalreport.analyses.baselines import is_linear
 
@@ -27,17 +34,17 @@ def linear_on_rows(f: _Oriented, X: np.ndarray, Y: np.ndarray, rng) -> bool:
     return is_linear(values, np.stack(tables), rng, rtol=1e-7)
 
 
-def linear_exact(f: _Oriented, X: np.ndarray, Y: np.ndarray) -> tuple[int | None, int, int]:
+def linear_exact(f: Oriented, X: np.ndarray, Y: np.ndarray) -> tuple[int | None, int, int]:
     """Constant effects per change: take the items with the largest effects first (optimal), then
     check the chosen changes on the matrices themselves (None when they do not close the gap)."""
     vx, vy = f(np.stack([X, Y]))
     gap = vx - vy
     units = []
     for M, lower in ((X, True), (Y, False)):
-        moves = _candidates(M, lower=lower, rows=None)
+        moves = candidate_moves(M, lower=lower, rows=None)
         if not len(moves):
             continue
-        v = _after(f, M, moves)
+        v = values_after(f, M, moves)
         gain = (vx - v) if lower else (v - vy)
         # per source cell (g, p): the best destination; every item in the cell can move once
         order = np.lexsort((-gain, moves[:, 1], moves[:, 0]))
@@ -64,14 +71,14 @@ def linear_exact(f: _Oriented, X: np.ndarray, Y: np.ndarray) -> tuple[int | None
         M[g, p] -= take
         M[g, q] += take
     v = f(np.stack([nx, ny]))
-    if not _level(v[1:], v[:1])[0]:
+    if not at_least_level(v[1:], v[:1])[0]:
         return None, 0, 0
     a = sum(t for side, _, t in chosen if side == 0)
     b = sum(t for side, _, t in chosen if side == 1)
     return a + b, a, b
 
 
-def _ball(f: _Oriented, C: np.ndarray, depth: int, *, lower: bool) -> np.ndarray | None:
+def _ball(f: Oriented, C: np.ndarray, depth: int, *, lower: bool) -> np.ndarray | None:
     """Best oriented value reachable within 0..depth changes of C (min for the leader, max for the
     challenger), by enumerating every matrix at each distance; None when there are too many.
 
@@ -110,7 +117,7 @@ def _ball(f: _Oriented, C: np.ndarray, depth: int, *, lower: bool) -> np.ndarray
     return np.array(best)
 
 
-def prove(f: _Oriented, X: np.ndarray, Ys: list, bound: int) -> list[tuple[int, int, int] | None] | None:
+def prove(f: Oriented, X: np.ndarray, Ys: list, bound: int) -> list[tuple[int, int, int] | None] | None:
     """Exhaustive check below ``bound``: per challenger the exact (moves, a, b) when fewer than
     ``bound`` changes suffice, else None (at least ``bound`` are needed); None overall when the
     enumeration is too large."""
@@ -125,7 +132,7 @@ def prove(f: _Oriented, X: np.ndarray, Ys: list, bound: int) -> list[tuple[int, 
         found = None
         for total in range(bound):
             for i in range(total + 1):
-                if _level(np.array([hi_y[total - i]]), np.array([lo_x[i]]))[0]:
+                if at_least_level(np.array([hi_y[total - i]]), np.array([lo_x[i]]))[0]:
                     found = (total, i, total - i)
                     break
             if found:

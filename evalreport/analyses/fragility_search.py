@@ -10,40 +10,40 @@ import numpy as np
 from evalreport.analyses.fragility_moves import (
     FULL_CLASSES,
     MAX_ROWS,
-    _after,
-    _candidates,
-    _level,
-    _Oriented,
+    Oriented,
     apply_both,
+    at_least_level,
+    candidate_moves,
     rows_for,
+    values_after,
 )
 
-__all__ = ["SINGLE_CELLS"]
+__all__ = ["SINGLE_CELLS", "greedy_bound", "greedy_search", "prune", "reverts"]
 
 #: The one-at-a-time search also runs when (count so far) x (candidates) x K^2 is at most this many cells.
 SINGLE_CELLS = 20_000_000
 
 
-def _greedy(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int) -> tuple[int | None, int, int]:
+def greedy_bound(f: Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int) -> tuple[int | None, int, int]:
     """Greedy search: (moves, leader moves, challenger moves) of a verified pair of matrices, or None.
 
-    The batched search of :func:`_search`; when that is cheap enough (:data:`SINGLE_CELLS`) the
+    The batched search of :func:`greedy_search`; when that is cheap enough (:data:`SINGLE_CELLS`) the
     one-at-a-time best-move search (each round applies the single change that narrows the gap
     most) runs as well, up to the count found, and the smaller count is kept.
     """
-    found = _search(f, X, Y, max_steps=max_steps)
+    found = greedy_search(f, X, Y, max_steps=max_steps)
     K = X.shape[-1]
     cap = max_steps if found[0] is None else found[0]
     cands = 2 * K * K * (K - 1) if K <= FULL_CLASSES else 4 * MAX_ROWS
     if cap * cands * K * K <= SINGLE_CELLS:
-        single = _search(f, X, Y, max_steps=cap, single=True)
+        single = greedy_search(f, X, Y, max_steps=cap, single=True)
         if single[0] is not None and (found[0] is None or single[0] < found[0]):
             return single
     return found
 
 
 @np.errstate(invalid="ignore")
-def _search(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int,
+def greedy_search(f: Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int,
             single: bool = False) -> tuple[int | None, int, int]:
     """One greedy search (``single``: one change per round, the best).
 
@@ -54,7 +54,7 @@ def _search(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int,
     that closes the gap is cut to its shortest closing prefix (binary search); one that narrows it
     by less than the best change alone is replaced by that change. The values are re-evaluated
     between batches. A pruning pass then undoes every change whose removal still leaves the
-    challenger level (:func:`_prune`), and the count is the distance ``sum (X - X')^+`` of the
+    challenger level (:func:`prune`), and the count is the distance ``sum (X - X')^+`` of the
     matrices found, so a change undone later (p -> q -> p) is not counted.
     """
     X0, Y0 = X.astype(float), Y.astype(float)
@@ -68,18 +68,18 @@ def _search(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int,
     def closes(batch, k):
         nx, ny = applied(batch, k)
         v = f(np.stack([nx, ny]))
-        return bool(_level(v[1:], v[:1])[0]), v
+        return bool(at_least_level(v[1:], v[:1])[0]), v
 
     def used():
         return int(np.maximum(X0 - X, 0).sum() + np.maximum(Y0 - Y, 0).sum())
 
-    while not _level(np.array([vy]), np.array([vx]))[0]:
+    while not at_least_level(np.array([vy]), np.array([vx]))[0]:
         if used() >= max_steps:
             return None, 0, 0
         rx, ry = rows_for(X, Y, K)
-        mx, my = _candidates(X, lower=True, rows=rx), _candidates(Y, lower=False, rows=ry)
-        gx = _after(f, X, mx)                                    # leader's new values
-        gy = _after(f, Y, my)                                    # challenger's new values
+        mx, my = candidate_moves(X, lower=True, rows=rx), candidate_moves(Y, lower=False, rows=ry)
+        gx = values_after(f, X, mx)                                    # leader's new values
+        gy = values_after(f, Y, my)                                    # challenger's new values
         gain = np.concatenate([vx - gx, gy - vy])               # how much each move narrows the gap
         gain = np.where(np.isnan(gain), -np.inf, gain)
         if not len(gain) or not np.max(gain) > 0:
@@ -125,12 +125,12 @@ def _search(f: _Oriented, X: np.ndarray, Y: np.ndarray, *, max_steps: int,
             k = 1
         X, Y = applied(batch, k)
         vx, vy = f(np.stack([X, Y]))
-    X, Y = _prune(f, X0, Y0, X, Y)
+    X, Y = prune(f, X0, Y0, X, Y)
     a, b = int(np.maximum(X0 - X, 0).sum()), int(np.maximum(Y0 - Y, 0).sum())
     return a + b, a, b
 
 
-def _reverts(M0: np.ndarray, M: np.ndarray) -> np.ndarray:
+def reverts(M0: np.ndarray, M: np.ndarray) -> np.ndarray:
     """Moves (g, q, p) that undo one change of M0 -> M: one item of row g back from a cell q that
     gained items to a cell p that lost some (each lowers the distance ``sum (M0 - M)^+`` by one)."""
     D = M - M0
@@ -143,7 +143,7 @@ def _reverts(M0: np.ndarray, M: np.ndarray) -> np.ndarray:
 
 
 @np.errstate(invalid="ignore")
-def _prune(f: _Oriented, X0: np.ndarray, Y0: np.ndarray, X: np.ndarray, Y: np.ndarray):
+def prune(f: Oriented, X0: np.ndarray, Y0: np.ndarray, X: np.ndarray, Y: np.ndarray):
     """Undo changes while the challenger stays level: each round evaluates undoing every single
     change (of either system), then undoes as many of those that keep it level as it can at once,
     the ones leaving the widest margin first (binary search on that order, each step verified).
@@ -151,10 +151,10 @@ def _prune(f: _Oriented, X0: np.ndarray, Y0: np.ndarray, X: np.ndarray, Y: np.nd
     X, Y = X.copy(), Y.copy()
     while True:
         vx, vy = f(np.stack([X, Y]))
-        rx, ry = _reverts(X0, X), _reverts(Y0, Y)
+        rx, ry = reverts(X0, X), reverts(Y0, Y)
         if not len(rx) + len(ry):
             return X, Y
-        nx, ny = _after(f, X, rx), _after(f, Y, ry)
+        nx, ny = values_after(f, X, rx), values_after(f, Y, ry)
         margin = np.concatenate([np.where(np.isfinite(vy), vy - nx, -np.inf),
                                  np.where(np.isfinite(ny), ny - vx, -np.inf)])
         margin = np.where(np.isnan(margin), -np.inf, margin)
@@ -175,7 +175,7 @@ def _prune(f: _Oriented, X0: np.ndarray, Y0: np.ndarray, X: np.ndarray, Y: np.nd
                     != np.maximum(X0 - X, 0).sum() + np.maximum(Y0 - Y, 0).sum() - k):
                 return False                      # two undos of the same cell pair overshoot
             v = f(np.stack([nx_, ny_]))
-            return bool(_level(v[1:], v[:1])[0])
+            return bool(at_least_level(v[1:], v[:1])[0])
 
         lo, hi = 1, len(undo)                     # lo: fine (a single undo keeping level); hi: unknown
         if fine(hi):

@@ -141,7 +141,7 @@ def letter_names(n: int) -> list[str]:
             for k in range(n)]
 
 
-def compact_letters(separated: np.ndarray, *, tested: Sequence[bool] | None = None) -> list[str]:
+def compact_letters(separated: np.ndarray, *, tested: Sequence[bool] | np.ndarray | None = None) -> list[str]:
     """Each system's letters as a string ("a", "ab", ...), systems in the order of ``separated``.
 
     ``tested``: False for a system with no defined test; it gets no letter ("") and is left out

@@ -48,8 +48,8 @@ NumPy's sorted order of the indicator rows: exact).
 from __future__ import annotations
 
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd
@@ -57,7 +57,7 @@ import pandas as pd
 from evalreport.analyses import ranking
 from evalreport.analyses.audit import COLUMNS as AUDIT_COLUMNS
 from evalreport.analyses.audit.multilabel import audit_multilabel
-from evalreport.analyses.compare import _EMPTY, TABLES, Comparison, _leaderboard
+from evalreport.analyses.compare import EMPTY_COLUMNS, TABLES, Comparison, leaderboard_table
 from evalreport.analyses.engine import Progress, resampled
 from evalreport.analyses.multilabel_calibration import calibration_tables
 from evalreport.analyses.multilabel_label_skips import label_skips
@@ -240,10 +240,10 @@ def compare_sets(runs, settings: Settings | None = None, *, progress: Progress =
     notes.append(f"prevalence calibration per label (Opitz (2022), eq. 5-6 on each label's 2 x 2 matrix) to the "
                  f"reference prevalence {pi:.6g} ({s.calibration_reference}): tables calibration and "
                  "calibration_summary; scores holds raw values only")
-    intervals = pd.DataFrame(columns=[*_EMPTY["intervals"], "se", "nan_fraction"])
-    rank_dist = pd.DataFrame(columns=_EMPTY["rank_distribution"])
-    pairwise = pd.DataFrame(columns=_EMPTY["pairwise"])
-    groups = pd.DataFrame(columns=_EMPTY["groups"])
+    intervals = pd.DataFrame(columns=[*EMPTY_COLUMNS["intervals"], "se", "nan_fraction"])
+    rank_dist = pd.DataFrame(columns=EMPTY_COLUMNS["rank_distribution"])
+    pairwise = pd.DataFrame(columns=EMPTY_COLUMNS["pairwise"])
+    groups = pd.DataFrame(columns=EMPTY_COLUMNS["groups"])
     samples = None
     if bootstrap == 0:
         notes.append("no resampling requested (bootstrap = 0): no intervals, rank distributions or significance tests")
@@ -280,7 +280,7 @@ def compare_sets(runs, settings: Settings | None = None, *, progress: Progress =
         inconsistency=ranking.inconsistency(scores, calibrated=False, higher_is_better=directions),
         baselines=_baselines(runs, chosen, policy, seed, baseline_samples), intervals=intervals,
         rank_distribution=rank_dist, pairwise=pairwise, groups=groups,
-        leaderboard=_leaderboard(primary_id, ranks, intervals, rank_dist, groups), notes=tuple(notes),
+        leaderboard=leaderboard_table(primary_id, ranks, intervals, rank_dist, groups), notes=tuple(notes),
         settings=record, records=tuple(chosen), samples=samples, kind="multilabel", extra=extra)
 
 
@@ -298,12 +298,12 @@ def _baselines(runs, chosen, policy, seed, n_samples) -> pd.DataFrame:
     if n_samples > 0 and N > 0:
         rng = np.random.default_rng(seed)
         freq = gold.mean(axis=0)
-        vals = []
+        blocks = []
         step = max(1, 2**22 // max(N * L, 1))
         for s0 in range(0, n_samples, step):
             k = min(step, n_samples - s0)
-            vals.append(np.stack(score(rng.random((k, N, L)) < freq, "draw"), axis=-1))   # (k, M)
-        vals = np.concatenate(vals, axis=0)
+            blocks.append(np.stack(score(rng.random((k, N, L)) < freq, "draw"), axis=-1))   # (k, M)
+        vals = np.concatenate(blocks, axis=0)
         with np.errstate(all="ignore"), warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             mean = np.nanmean(vals, axis=0)
@@ -323,7 +323,7 @@ def _baselines(runs, chosen, policy, seed, n_samples) -> pd.DataFrame:
         for j, v in enumerate(score(np.broadcast_to(top, (1, N, L)).copy(), "mfs")):
             rows.append({"measure": chosen[j].id, "baseline": "most_frequent_set", "value": v[0], "se": 0.0,
                          "method": "exact", "note": f"every item gets the most frequent gold set {named}"})
-    return pd.DataFrame(rows, columns=_EMPTY["baselines"])
+    return pd.DataFrame(rows, columns=EMPTY_COLUMNS["baselines"])
 
 
 @dataclass(frozen=True)

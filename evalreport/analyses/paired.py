@@ -78,7 +78,6 @@ def paired_differences(samples: np.ndarray, point: np.ndarray, systems, measures
             for start in range(0, R, _BLOCK):
                 sl = slice(start, min(R, start + _BLOCK))
                 dstar = sign[sl] * (samples[:, ia[sl], jm[sl]] - samples[:, ib[sl], jm[sl]])     # (B, r)
-                defined = (~np.isnan(dstar)).sum(axis=0)
                 q = np.nanquantile(dstar, [alpha / 2, 1 - alpha / 2], axis=0)
                 lo[sl], hi[sl] = q[0], q[1]
                 p[sl], n[sl], se[sl] = bootstrap_p(dstar, d[sl])

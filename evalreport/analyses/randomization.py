@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import sparse
 
-from evalreport.analyses.resampling_patterns import _DRAW_BUDGET, _TENSOR_BUDGET, Patterns
+from evalreport.analyses.resampling_patterns import DRAW_BUDGET, TENSOR_BUDGET, Patterns
 from evalreport.measures import Measure, compute
 
 _BIT_CELL_MAX = 2048              # randomisation: cells up to this size are drawn as random bits
@@ -25,7 +25,7 @@ def _pair_cells(pat: Patterns, first: np.ndarray, second: np.ndarray):
     pair then cell (pairs as given)."""
     K, P = pat.n_classes, pat.n_patterns
     K3 = K ** 3
-    step = max(1, _DRAW_BUDGET // (4 * max(P, 1)))
+    step = max(1, DRAW_BUDGET // (4 * max(P, 1)))
     # every pattern has a count >= 1, so a cell holds items exactly when its count is positive; with
     # counts of 1 (nearly every item its own pattern) the unweighted count is the same integer
     unit = P == 0 or int(pat.counts.max()) == 1
@@ -67,7 +67,7 @@ def _pair_cells(pat: Patterns, first: np.ndarray, second: np.ndarray):
     return pair, g, pa, pb, n
 
 
-def _swap_units(n: np.ndarray):
+def swap_units(n: np.ndarray):
     """How each discordant cell's Binomial(n, 1/2) swap count is drawn.
 
     A cell of ``n <= 8`` items is the number of set bits in one random byte masked to n bits;
@@ -88,7 +88,7 @@ def _swap_units(n: np.ndarray):
     return unit_cell, kind[unit_cell], mask.astype(np.uint64)
 
 
-def _random_bits(rng, units: int, rounds: int, dtype) -> np.ndarray:
+def random_bits(rng, units: int, rounds: int, dtype) -> np.ndarray:
     """``(units, rounds)`` random unsigned integers of ``dtype`` (uint8 or uint64) from raw 64-bit draws."""
     size = np.dtype(dtype).itemsize
     words = -(-units * rounds * size // 8)
@@ -100,25 +100,25 @@ def _random_bits(rng, units: int, rounds: int, dtype) -> np.ndarray:
     return raw.view(dtype)[:units * rounds].reshape(units, rounds)
 
 
-def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, R: int, rng, *,
+def randomization_differences(pat: Patterns, m: Measure, C: np.ndarray, first, second, R: int, rng, *,
                    positive, policy, costs, progress, task=None) -> np.ndarray:
     """``(R, P)`` oriented differences ``m(first[i]) - m(second[i])`` (> 0: first better) after each
     of R rounds of random swaps, for the pairs in the order given (which fixes the draws).
 
     ``C`` (S, K, K) pooled tensors. The swap counts of all discordant cells of a block of pairs are
-    drawn for a block of rounds at once (:func:`_swap_units`); one sparse product turns them into
+    drawn for a block of rounds at once (:func:`swap_units`); one sparse product turns them into
     the change of the first system's tensor (the second one changes by the opposite).
     ``progress(pairs done, pairs)`` after each block of pairs."""
     K = pat.n_classes
     sign = 1.0 if m.higher_is_better else -1.0
     n_pairs = first.shape[0]
     pair, g, pa, pb, n = _pair_cells(pat, first, second)
-    unit_cell, kind, mask = _swap_units(n)
+    unit_cell, kind, mask = swap_units(n)
     unit_pair = pair[unit_cell]
     bounds = np.concatenate([[0], np.cumsum(np.bincount(unit_pair, minlength=n_pairs))])
     out = np.empty((R, n_pairs))
-    unit_step = max(1, _DRAW_BUDGET // 64)                      # at least 64 rounds per draw
-    pair_step = max(1, _TENSOR_BUDGET // (64 * 2 * K * K))
+    unit_step = max(1, DRAW_BUDGET // 64)                      # at least 64 rounds per draw
+    pair_step = max(1, TENSOR_BUDGET // (64 * 2 * K * K))
     lo = 0
     while lo < n_pairs:  # blocks of consecutive pairs (a walk over pair boundaries only)
         hi = min(n_pairs, lo + pair_step, max(lo + 1, int(np.searchsorted(bounds, bounds[lo] + unit_step,
@@ -140,16 +140,16 @@ def _randomization(pat: Patterns, m: Measure, C: np.ndarray, first, second, R: i
                                    (np.r_[at * K + pa[cell], at * K + pb[cell]], np.r_[units, units])),
                                   shape=(npb * K * K, u1 - u0))
         base = np.stack([C[first[lo:hi]], C[second[lo:hi]]], axis=1)          # (npb, 2, K, K)
-        r_step = max(1, min(R, _DRAW_BUDGET // max(u1 - u0, 1), _TENSOR_BUDGET // (npb * 2 * K * K)))
+        r_step = max(1, min(R, DRAW_BUDGET // max(u1 - u0, 1), TENSOR_BUDGET // (npb * 2 * K * K)))
         work = np.empty((u1 - u0) * r_step)         # kt's memory, reused from step to step (no fresh pages)
         for r0 in range(0, R, r_step):
             r = min(R, r0 + r_step) - r0
             kt = work[:(u1 - u0) * r].reshape(u1 - u0, r)                    # swap counts, units x rounds
             if nb:
-                bits = _random_bits(rng, nb, r, np.uint8)
+                bits = random_bits(rng, nb, r, np.uint8)
                 kt[:nb] = np.bitwise_count(np.bitwise_and(bits, byte_mask, out=bits), out=bits)
             if nw:
-                bits = _random_bits(rng, nw, r, np.uint64)
+                bits = random_bits(rng, nw, r, np.uint64)
                 kt[nb:nb + nw] = np.bitwise_count(np.bitwise_and(bits, word_mask, out=bits))
             if nb + nw < u1 - u0:
                 kt[nb + nw:] = rng.binomial(big_n, 0.5, size=(u1 - u0 - nb - nw, r))

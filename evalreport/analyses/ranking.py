@@ -134,6 +134,17 @@ def _pair_signs(key: np.ndarray):
     return np.sign(r[:, j] - r[:, i]).astype(np.int8), i, j
 
 
+def _value_relations(scores: pd.DataFrame, calibrated: bool | None, higher_is_better: Mapping[str, bool] | None
+                     ) -> tuple[list, list, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The values of ``scores`` as a (measures, systems) matrix and every pair's sign under each
+    measure (:func:`_pair_signs`); raw scores only unless the frame has a ``calibrated`` column."""
+    if calibrated is False and "calibrated" not in scores.columns:
+        calibrated = None
+    names, systems, matrix = _wide(scores, "value", calibrated)
+    D, i, j = _pair_signs(_keys(names, matrix, "value", higher_is_better))
+    return names, systems, matrix, D, i, j
+
+
 def _comparable(defined: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     """(M, P) bool from the (M, S) mask of defined values: both systems of pair p have a value
     under the measure (an infinite value is a value; only NaN is undefined)."""
@@ -391,12 +402,8 @@ def disagreements(scores: pd.DataFrame, *, calibrated: bool | None = False,
     """
     cols = ["measure_a", "measure_b", "system_a", "system_b", "value_a1", "value_a2", "value_b1", "value_b2",
             "prefers_a", "prefers_b"]
-    if calibrated is False and "calibrated" not in scores.columns:
-        calibrated = None
-    names, systems, matrix = _wide(scores, "value", calibrated)
-    key = _keys(names, matrix, "value", higher_is_better)
+    names, systems, matrix, D, i, j = _value_relations(scores, calibrated, higher_is_better)
     M = len(names)
-    D, i, j = _pair_signs(key)
     E = _comparable(~np.isnan(matrix), i, j)
     names_arr = np.asarray(names, dtype=object)
     frames = []
@@ -450,11 +457,7 @@ def inconsistency(scores: pd.DataFrame, *, calibrated: bool | None = False, by=N
         discordant = sum(p["discordant"].to_numpy() for p in parts)
         rate = np.divide(discordant, n_comparable, out=np.full(discordant.shape, np.nan), where=n_comparable > 0)
         return first.assign(n_pairs=n_pairs, n_comparable=n_comparable, discordant=discordant, rate=rate)
-    if calibrated is False and "calibrated" not in scores.columns:
-        calibrated = None
-    names, systems, matrix = _wide(scores, "value", calibrated)
-    key = _keys(names, matrix, "value", higher_is_better)
-    D, i, j = _pair_signs(key)
+    names, systems, matrix, D, i, j = _value_relations(scores, calibrated, higher_is_better)
     P = D.shape[1]
     defined = ~np.isnan(matrix)
     if defined.all():

@@ -15,8 +15,8 @@ Three public functions and one result type:
 
 :class:`ConfusionDesign` is the single-label design of the comparison engine
 (:mod:`evalreport.analyses.engine`, which computes the intervals, rank distributions and tests of
-every kind of counts once). The pieces live in sibling modules, and every name is importable from
-here: :mod:`evalreport.analyses.resampling_patterns` (the items reduced to patterns, resamples
+every kind of counts once). The pieces live in sibling modules, and the names the analyses use
+are importable from here: :mod:`evalreport.analyses.resampling_patterns` (the items reduced to patterns, resamples
 drawn as pattern counts, their confusion tensors), :mod:`evalreport.analyses.significance` (the
 tests' p-values, Holm and Benjamini-Hochberg, p floors, :func:`groups`) and
 :mod:`evalreport.analyses.randomization` (the approximate randomisation draws). This module
@@ -55,21 +55,37 @@ changes no number.
 from __future__ import annotations
 
 from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
-from evalreport.errors import InputError, MeasureError
+from evalreport.analyses.engine import TESTS, Progress, intervals, pairwise_tests  # noqa: F401
+from evalreport.analyses.randomization import randomization_differences
+from evalreport.analyses.resampling_patterns import (  # noqa: F401
+    DRAW_BUDGET,
+    STRATA,
+    TENSOR_BUDGET,
+    Patterns,
+    draw_plan,
+    draw_weights,
+    draw_work,
+    patterns,
+    resampled_confusions,
+)
+from evalreport.analyses.significance import (  # noqa: F401
+    CORRECTIONS,
+    MCNEMAR_EXACT_BELOW,
+    benjamini_hochberg,
+    groups,
+    holm,
+    mcnemar,
+    p_floor,
+    resamples_needed,
+)
 from evalreport.counts.pattern_counts import PatternCounts
+from evalreport.errors import InputError, MeasureError
 from evalreport.inputs.runs import Runs
 from evalreport.measures import Measure, applicable, bind, compute, default_measures, resolve_positive
-from evalreport.analyses.resampling_patterns import (_DRAW_BUDGET, _ITEM_DRAW_RATIO, _TENSOR_BUDGET,  # noqa: F401
-                                                     STRATA, Patterns, _draw_plan, _draw_weights, _draw_work,
-                                                     patterns, resampled_confusions)
-from evalreport.analyses.significance import (_ROUND, CORRECTIONS, MCNEMAR_EXACT_BELOW, _centred_p,  # noqa: F401
-                                              benjamini_hochberg, bootstrap_p, groups, holm, mcnemar, p_floor,
-                                              resamples_needed)
-from evalreport.analyses.randomization import _random_bits, _randomization, _swap_units  # noqa: F401
-from evalreport.analyses.engine import TESTS, Progress, _rank_key, _rank_probabilities, intervals, pairwise_tests  # noqa: F401
 
 __all__ = ["bootstrap", "BootstrapResult", "ConfusionDesign", "pairwise", "groups", "holm", "benjamini_hochberg",
            "mcnemar", "Patterns", "patterns", "resampled_confusions", "TESTS", "CORRECTIONS", "STRATA",
@@ -135,25 +151,25 @@ def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, posit
     S, K, P = pat.n_systems, pat.n_classes, pat.n_patterns
     B = n_resamples
     out = np.empty((B, S, len(measures)), dtype=float)
-    plan = _draw_plan(pat, strata)
-    b_draw = max(1, min(B, _DRAW_BUDGET // max(pat.n_items, P, 1)))
+    plan = draw_plan(pat, strata)
+    b_draw = max(1, min(B, DRAW_BUDGET // max(pat.n_items, P, 1)))
     # blocks of resamples handed to compute(): within the tensor budget, and at least ~10 blocks
     # so that progress is reported while a long run goes on
-    b_tensor = max(b_draw, min(B, _TENSOR_BUDGET // (S * K * K), -(-B // 10)))
+    b_tensor = max(b_draw, min(B, TENSOR_BUDGET // (S * K * K), -(-B // 10)))
     # the blocks above fix the order of the random draws (so the results of a seed); the tensors
     # themselves are made and measured at most `rows` resamples at a time, so that memory bounds
     # the block and a larger K costs time, not memory (every row is measured on its own: the
     # values do not depend on `rows`)
     rows = _rows_in_memory(S * K * K)
     kw = dict(positive=positive, policy=policy, costs=costs, explain=False, task=task)
-    work = _draw_work(pat, b_draw)
+    work = draw_work(pat, b_draw)
     for start in range(0, B, b_tensor):
         stop = min(B, start + b_tensor)
         if stop - start <= rows:
             T = np.empty((stop - start, S, K, K), dtype=float)
             for s0 in range(start, stop, b_draw):
                 s1 = min(stop, s0 + b_draw)
-                T[s0 - start:s1 - start] = resampled_confusions(pat, _draw_weights(pat, rng, s1 - s0, plan, work), A)
+                T[s0 - start:s1 - start] = resampled_confusions(pat, draw_weights(pat, rng, s1 - s0, plan, work), A)
             if gold_absent is not None:
                 gold_absent[start:stop] = T[:, 0].sum(axis=-1) == 0       # gold class sizes: any system's rows
             for j, m in enumerate(measures):
@@ -162,7 +178,7 @@ def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, posit
         else:
             for s0 in range(start, stop, b_draw):
                 s1 = min(stop, s0 + b_draw)
-                W = _draw_weights(pat, rng, s1 - s0, plan, work)
+                W = draw_weights(pat, rng, s1 - s0, plan, work)
                 for r0 in range(s0, s1, rows):
                     r1 = min(s1, r0 + rows)
                     T = resampled_confusions(pat, W[r0 - s0:r1 - s0], A)
@@ -322,9 +338,9 @@ class ConfusionDesign:
     def swap_differences(self, measure: Measure, first: np.ndarray, second: np.ndarray, rounds: int,
                          rng: np.random.Generator, progress: Progress = None) -> np.ndarray:
         """``(R, P)`` oriented differences after swapping the pairs' predictions per discordant item
-        with probability 1/2 (:func:`evalreport.analyses.randomization._randomization`)."""
+        with probability 1/2 (:func:`evalreport.analyses.randomization.randomization_differences`)."""
         C = resampled_confusions(self.pat, self.pat.counts[None, :], self.A)[0]
-        return _randomization(self.pat, measure, C, first, second, rounds, rng, progress=progress, **self._kw)
+        return randomization_differences(self.pat, measure, C, first, second, rounds, rng, progress=progress, **self._kw)
 
     def correct(self) -> tuple[np.ndarray, np.ndarray]:
         """``(S, P)`` whether each system predicts each pattern's gold class, and the pattern counts."""

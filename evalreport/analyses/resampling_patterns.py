@@ -32,7 +32,7 @@ predictions) patterns with counts that :func:`~evalreport.counts.bigdata.count_p
 from DuckDB or Spark - and resample it as it is: its rows are the patterns (rows with count 0 dropped, a repeated
 row merged into its first occurrence), N = ``counts.sum()``, and the multinomial draw above runs
 over them within folds. Nothing of size N is made: the light-pattern item list of the split draw
-is built pattern by pattern and holds at most ``_ITEM_DRAW_RATIO x P`` entries (the cost model
+is built pattern by pattern and holds at most ``ITEM_DRAW_RATIO x P`` entries (the cost model
 never prefers more item draws than that), so memory is O(S x P) whatever N is (tested with
 N = 1e9). The results are *identical*, with the same seed, to those on the expanded items
 ``to_runs()`` (same patterns in the same order, same draws) whenever the rows are distinct, as
@@ -48,14 +48,15 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from evalreport.errors import InputError
 from evalreport.counts.pattern_counts import PatternCounts
+from evalreport.errors import InputError
 
-__all__ = ["Patterns", "patterns", "resampled_confusions", "STRATA"]
+__all__ = ["Patterns", "patterns", "resampled_confusions", "STRATA", "DRAW_BUDGET", "TENSOR_BUDGET",
+           "ITEM_DRAW_RATIO", "draw_plan", "draw_weights", "draw_work"]
 
-_DRAW_BUDGET = 2 ** 22            # elements of one (b, P) weight block or (b, N_f) block of item draws
-_TENSOR_BUDGET = 2 ** 21          # elements of one (b, S, K, K) block handed to compute()
-_ITEM_DRAW_RATIO = 8              # cost of one binomial draw / cost of one uniform item draw
+DRAW_BUDGET = 2 ** 22            # elements of one (b, P) weight block or (b, N_f) block of item draws
+TENSOR_BUDGET = 2 ** 21          # elements of one (b, S, K, K) block handed to compute()
+ITEM_DRAW_RATIO = 8              # cost of one binomial draw / cost of one uniform item draw
 
 
 # ----------------------------------------------------------------------------- patterns
@@ -190,17 +191,17 @@ def _from_pattern_counts(pc: PatternCounts) -> Patterns:
     return Patterns(counts=n, gold=gold, pred=pred, fold=fold, inverse=None, n_classes=K, n_folds=F)
 
 
-def _draw_weights(pat: Patterns, rng: np.random.Generator, b: int, plan, work=None) -> np.ndarray:
+def draw_weights(pat: Patterns, rng: np.random.Generator, b: int, plan, work=None) -> np.ndarray:
     """``(b, P)`` pattern counts of b bootstrap resamples (items drawn with replacement within the
     strata of ``plan``: folds, or folds x gold classes).
 
-    Per stratum (``plan`` from :func:`_draw_plan`): one multinomial over its heavy patterns
+    Per stratum (``plan`` from :func:`draw_plan`): one multinomial over its heavy patterns
     plus one bucket for the items of its light patterns, then as many uniform draws among those
     light items as the bucket received. Conditional on the bucket count the light draws are
     uniform over the light items, so the pattern counts are exactly Multinomial(N_f, n_f / N_f):
     resampling the fold's items with replacement.
 
-    ``work``: two float arrays of at least ``b * P`` elements (from :func:`_draw_work`), reused from
+    ``work``: two float arrays of at least ``b * P`` elements (from :func:`draw_work`), reused from
     call to call: the counts are made in the first and returned as the transpose of a C-ordered
     ``(P, b)`` copy in the second, the layout :func:`resampled_confusions` multiplies with (so it
     copies nothing, and no fresh pages are touched for each block).
@@ -241,8 +242,8 @@ def _draw_weights(pat: Patterns, rng: np.random.Generator, b: int, plan, work=No
     return WT.T
 
 
-def _draw_work(pat: Patterns, b: int):
-    """The two buffers :func:`_draw_weights` reuses for blocks of at most b resamples."""
+def draw_work(pat: Patterns, b: int):
+    """The two buffers :func:`draw_weights` reuses for blocks of at most b resamples."""
     return np.empty(b * pat.n_patterns), np.empty(b * pat.n_patterns)
 
 
@@ -259,13 +260,13 @@ def _strata(pat: Patterns, strata: str | None) -> tuple[np.ndarray, int]:
     return pat.fold * pat.n_classes + pat.gold, pat.n_folds * pat.n_classes
 
 
-def _draw_plan(pat: Patterns, strata: str | None = None):
+def draw_plan(pat: Patterns, strata: str | None = None):
     """Per stratum: ``(heavy pattern ids, pattern id of each item in a light pattern, stratum size)``.
 
     The strata are the folds; with ``strata="gold"`` the gold classes within the folds (a
     stratified bootstrap: every resample keeps every class's size, so no class is ever lost).
     A multinomial costs about one binomial draw per category, a uniform item draw about
-    ``1 / _ITEM_DRAW_RATIO`` of that; patterns holding at least t items are drawn by the
+    ``1 / ITEM_DRAW_RATIO`` of that; patterns holding at least t items are drawn by the
     multinomial, the rest item by item, with t chosen to minimise the expected cost
     (t = 1: pure multinomial; t > max count: pure item draws).
     """
@@ -279,7 +280,7 @@ def _draw_plan(pat: Patterns, strata: str | None = None):
         cand = np.unique(np.append(counts, counts.max(initial=0) + 1))      # thresholds t
         below = np.searchsorted(sorted_counts, cand, side="left")           # patterns with count < t
         light_items = np.concatenate([[0], np.cumsum(sorted_counts)])[below]
-        cost = _ITEM_DRAW_RATIO * (counts.shape[0] - below) + light_items
+        cost = ITEM_DRAW_RATIO * (counts.shape[0] - below) + light_items
         t = cand[int(np.argmin(cost))]
         heavy = ids[counts >= t]
         if pat.inverse is not None:      # items in item order (the order the draws index)

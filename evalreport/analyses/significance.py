@@ -44,7 +44,7 @@ undefined for one of the systems) gives a NaN p-value, which the corrections lea
 from __future__ import annotations
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -53,11 +53,11 @@ from evalreport.analyses.letters import compact_letters
 from evalreport.errors import InputError
 
 __all__ = ["holm", "benjamini_hochberg", "bootstrap_p", "mcnemar", "p_floor", "resamples_needed", "groups", "CORRECTIONS",
-           "MCNEMAR_EXACT_BELOW"]
+           "MCNEMAR_EXACT_BELOW", "ROUND_DECIMALS", "centred_p"]
 
 CORRECTIONS = {"holm": "p_holm", "bh": "p_bh", "none": "p_value"}
 MCNEMAR_EXACT_BELOW = 25          # exact binomial McNemar when b + c is below this
-_ROUND = 12                       # decimals kept when comparing values for ranks and tests
+ROUND_DECIMALS = 12                       # decimals kept when comparing values for ranks and tests
 
 
 # ----------------------------------------------------------------------------- corrections and McNemar
@@ -83,7 +83,7 @@ def p_floor(pairwise: pd.DataFrame, test: str = "bootstrap") -> dict | None:
     """The smallest p-value a resampling test can give, raw and after Holm's correction.
 
     The randomisation p-values are ``(1 + count) / (1 + B)`` with B the number of defined rounds
-    (:func:`_centred_p`), so no raw p is below ``1 / (B + 1)``; Holm multiplies
+    (:func:`centred_p`), so no raw p is below ``1 / (B + 1)``; Holm multiplies
     the smallest of the m *defined* p-values by m (:func:`holm` leaves undefined ones out), so no
     Holm-corrected p is below ``min(1, m / (B + 1))``. None for a test without such a floor (McNemar; the bootstrap test, whose
     p-values come from the normal approximation, :func:`bootstrap_p`)
@@ -120,7 +120,8 @@ def benjamini_hochberg(p_values) -> np.ndarray:
     out = np.full(p.shape, np.nan)
     ok = ~np.isnan(p)
     if ok.any():
-        from scipy import stats  # here, not at the top: the report's kernel imports this module, not scipy.stats (1.5 s)
+        # here, not at the top: the report's kernel imports this module, not scipy.stats (1.5 s)
+        from scipy import stats
 
         out[ok] = stats.false_discovery_control(p[ok], method="bh")
     return out
@@ -159,12 +160,12 @@ def bootstrap_p(diffs: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np
     ``diffs``: ``(B, r)`` bootstrap differences (NaN where undefined); ``observed``: ``(r,)``.
     ``se`` is the standard deviation of the defined ``d*_b`` and ``p = 2 Phi(-|d| / se)``
     (``erfc(|z| / sqrt 2)``); a column whose ``d*_b`` do not vary falls back to the Monte-Carlo
-    share :func:`_centred_p`; a NaN ``d`` or fewer than two defined resamples give NaN.
+    share :func:`centred_p`; a NaN ``d`` or fewer than two defined resamples give NaN.
     """
     from scipy.special import erfc  # here, not at the top: see benjamini_hochberg
 
-    d = np.round(np.asarray(diffs, dtype=float), _ROUND)
-    obs = np.round(np.asarray(observed, dtype=float), _ROUND)
+    d = np.round(np.asarray(diffs, dtype=float), ROUND_DECIMALS)
+    obs = np.round(np.asarray(observed, dtype=float), ROUND_DECIMALS)
     valid = ~np.isnan(d)
     n = valid.sum(axis=0)
     with np.errstate(all="ignore"):
@@ -172,21 +173,21 @@ def bootstrap_p(diffs: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np
         var = np.where(valid, (d - mean) ** 2, 0.0).sum(axis=0) / np.maximum(n - 1, 1)
         se = np.where(n > 1, np.sqrt(var), np.nan)
         z = np.abs(obs) / se
-    flat = np.round(se, _ROUND) == 0
-    mc, _ = _centred_p(d, obs, centre=True)
+    flat = np.round(se, ROUND_DECIMALS) == 0
+    mc, _ = centred_p(d, obs, centre=True)
     p = np.where(flat, mc, erfc(z / np.sqrt(2.0)))
     p = np.where(obs == 0, 1.0, p)
     p = np.where(np.isnan(obs) | (n < 2), np.nan, p)
     return p, n, se
 
 
-def _centred_p(diffs: np.ndarray, observed: np.ndarray, *, centre: bool) -> tuple[np.ndarray, np.ndarray]:
+def centred_p(diffs: np.ndarray, observed: np.ndarray, *, centre: bool) -> tuple[np.ndarray, np.ndarray]:
     """Two-sided resampling p-values ``(1 + #{|d_r (- d)| >= |d|}) / (1 + valid)`` per column."""
-    d = np.round(diffs, _ROUND)
-    obs = np.round(observed, _ROUND)
+    d = np.round(diffs, ROUND_DECIMALS)
+    obs = np.round(observed, ROUND_DECIMALS)
     valid = ~np.isnan(d)
     dev = np.abs(d - obs) if centre else np.abs(d)
-    hits = ((dev >= np.abs(obs) - 10.0 ** -_ROUND) & valid).sum(axis=0)
+    hits = ((dev >= np.abs(obs) - 10.0 ** -ROUND_DECIMALS) & valid).sum(axis=0)
     n = valid.sum(axis=0)
     p = (1.0 + hits) / (1.0 + n)
     return np.where(np.isnan(obs), np.nan, p), n

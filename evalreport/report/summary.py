@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Callable
+from collections.abc import Callable
 
 import pandas as pd
 
-from evalreport.measures import get
 from evalreport import escape as _escape
+from evalreport.measures import get
 from evalreport.report.display import Note
 
 __all__ = ["findings_note", "escape"]
@@ -145,10 +145,10 @@ def _crowns(groups, *, labels: bool, what: str = "measures", bold: bool = True) 
     return _join(parts, "; ")
 
 
-def _winners_sentence(of, alpha: float, *, clear_said: bool = False) -> str:
-    """Who wins under each measure, the leads beyond the paired bootstrap noise apart from the
-    near-ties (rows ``winner``, ``winner_margin``, ``winner_noise``); ``clear_said``: the headline
-    names the clear leads already, so this sentence starts at the near-ties."""
+def _winners_sentence(of: Callable[[str], pd.DataFrame], alpha: float) -> str:
+    """Who wins under each measure, for the details (rows ``winner``, ``winner_margin``,
+    ``winner_noise``): the headline names the leads beyond the paired bootstrap noise, so this
+    sentence starts at the near-ties, then the ties for first and the untested winners."""
     winners = of("winner")
     groups = _winner_groups(winners, "measure")
     if not groups:
@@ -176,34 +176,13 @@ def _winners_sentence(of, alpha: float, *, clear_said: bool = False) -> str:
                   f"bootstrap noise ({_differences(margin.loc[near, 'value'])}; {rule}: "
                   f"{_p_range(noise.loc[near, 'value'])})")
         return t + "."
-    clear_groups = _winner_groups(winners[winners["measure"].isin(clear)], "measure")
-    if clear_said:
-        t = ""
-    elif len(clear_groups) > 1:
-        t = (f"**The winner depends on the measure.** Leads beyond the bootstrap noise ({rule}): "
-             + _crowns(clear_groups, labels=True) + ".")
-    elif clear_groups:
-        t = (f"**Beyond the bootstrap noise, only {_names(clear_groups[0][0])} wins** ({rule}): under "
-             + _join([escape(_label(m)) for m in clear_groups[0][1]]) + ".")
-    else:
-        t = (f"**No measure's winner leads its runner-up beyond the bootstrap noise** ({rule}), although the "
-             "measures crown different systems.")
+    t = ""
     if near:
         near_groups = _winner_groups(winners[winners["measure"].isin(near)], "measure")
         noise_words = (f"within the bootstrap noise ({_differences(margin.loc[near, 'value'])}; corrected "
                        f"{_p_range(noise.loc[near, 'value'])})")
-        if clear_said:
-            t += f"**Near-ties** ({rule}): "
-            t += (_crowns(near_groups, labels=True, bold=False, what="near-tied measures")
-                  + f"; each lead over the runner-up {noise_words}")
-        elif len(near) > 1 and len(near_groups) > 1 and all(len(ms) == 1 for _, ms in near_groups):
-            # "Accuracy, kappa and F1 crown A, B and C": one measure per winner, in step
-            order = [(ms[0], w) for w, ms in near_groups]
-            t += (f" {_join([escape(_label(m)) for m, _ in order])} crown {_join([_names(w) for _, w in order])} "
-                  f"respectively, but each lead is {noise_words}")
-        else:
-            t += (f" Near-ties, each lead over the runner-up {noise_words}: "
-                  + _crowns(near_groups, labels=True, bold=False, what="near-tied measures"))
+        t += (f"**Near-ties** ({rule}): " + _crowns(near_groups, labels=True, bold=False, what="near-tied measures")
+              + f"; each lead over the runner-up {noise_words}")
         t += ("; these measures do not separate their first two systems." if len(near) > 1 else
               "; this measure does not separate its first two systems.")
     if tied:
@@ -227,7 +206,7 @@ def _degenerate_sentence(of) -> str:
         for system, one in deg.groupby("system", sort=False):
             kinds = one["detail"].str.split(":").str[0]
 
-            def measures(kind):
+            def measures(kind: str, one: pd.DataFrame = one, kinds: pd.Series = kinds) -> list[str]:
                 return list(dict.fromkeys(escape(_label(m)) for m in one.loc[kinds == kind, "measure"]))
 
             where = []
@@ -277,7 +256,7 @@ def _chance_sentence(of, alpha: float) -> str:
                                     f"{escape(str(r['detail']).split(':')[0].split(', ')[-1])})"
                                     for _, r in aside.iterrows()])
                       + (" is a Monte-Carlo estimate" if len(aside) == 1 else " are Monte-Carlo estimates")
-                      + f" within 2 standard errors of it, so not stronger")
+                      + " within 2 standard errors of it, so not stronger")
     no_value = of("no_value")
     unvalued = (f" No value under the primary measure, so not compared: {_names(no_value['system'])}."
                 if len(no_value) else "")
@@ -586,7 +565,7 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
     if not_avail is not None:
         detail = escape(not_avail["detail"])
         headline.append(f"**Not available:** {detail[:1].upper() + detail[1:]}.")
-    details = [_winners_sentence(of, alpha, clear_said=True), _families_item(of), _tests_item(of),
+    details = [_winners_sentence(of, alpha), _families_item(of), _tests_item(of),
                _calibration_sentence(of), _runner_item(of, first, n_items, method=True),
                chance if chance.startswith("**Chance:**") else "", *undefined, _skips_item(of),
                _not_computed_item(of)]

@@ -29,7 +29,6 @@ from pathlib import Path
 
 from evalreport import charts
 from evalreport.report.display import VALIDATE_ENV
-from evalreport.report.sections._core import ReportBase
 from evalreport.report.sections.audit import AuditSections
 from evalreport.report.sections.benchmark import BenchmarkSections
 from evalreport.report.sections.common import CommonSections
@@ -38,7 +37,7 @@ from evalreport.report.sections.robustness import RobustnessSections
 from evalreport.report.sections.supplements import SupplementSections
 
 
-def open_report(tables) -> "ReportData":
+def open_report(tables) -> ReportData:
     """The report's data, read from the ``tables`` folder written by the build step.
 
     In a kernel where charts are not validated (:data:`~evalreport.report.display.VALIDATE_ENV`

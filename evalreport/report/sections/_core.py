@@ -4,14 +4,16 @@ package extend."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from evalreport.measures import get
 from evalreport.escape import csv_unquote
+from evalreport.measures import get
+from evalreport.report.section_tables import MIN_SYSTEMS_AGREEMENT, integer_ranks
 
 #: Above this many classes the per-class chart shows the classes where systems differ most.
 MAX_CLASSES_SHOWN = 24
@@ -55,6 +57,45 @@ def _read(path: Path) -> pd.DataFrame:
         if col in df and df[col].dtype != bool and df[col].astype(str).str.lower().isin(["true", "false"]).all():
             df[col] = df[col].astype(str).str.lower().eq("true")
     return df
+
+
+def leaderboard_columns(board: pd.DataFrame, p_label: str, *,
+                        calibrated: bool) -> tuple[pd.DataFrame, bool, dict[str, Callable[[object], str]]]:
+    """The columns of the leaderboard table that both reports show.
+
+    Parameters
+    ----------
+    board : DataFrame
+        The ``leaderboard`` table (rank, system, value, lo, hi; p_best, letters and rank_calibrated
+        when computed).
+    p_label : str
+        The primary measure's label: the header of the value column.
+    calibrated : bool
+        Whether to show the rank after prevalence calibration.
+
+    Returns
+    -------
+    show : DataFrame
+        rank, system, the value, then the interval, P(best), letters and the calibrated rank when
+        the board has them.
+    has_letters : bool
+        Whether some system has significance letters.
+    formats : dict of str to callable
+        The formats of the rank columns (a tied rank as ``1.5``, a missing one blank).
+    """
+    show = pd.DataFrame({"rank": integer_ranks(board["rank"]), "system": board["system"], p_label: board["value"]})
+    if board["lo"].notna().any():
+        show["interval"] = ["—" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(board["lo"], board["hi"])]
+    if "p_best" in board and board["p_best"].notna().any():
+        show["P(best)"] = board["p_best"]
+    has_letters = bool("letters" in board and board["letters"].map(lambda v: isinstance(v, str) and v != "").any())
+    if has_letters:
+        show["letters"] = board["letters"].map(lambda v: "—" if pd.isna(v) or v == "" else str(v))
+    if calibrated:
+        show["rank (calibrated)"] = integer_ranks(board["rank_calibrated"])
+    formats: dict[str, Callable[[object], str]] = {
+        c: (lambda r: "" if pd.isna(r) else f"{r:g}") for c in ("rank", "rank (calibrated)") if c in show}
+    return show, has_letters, formats
 
 
 class ReportBase:
@@ -106,6 +147,24 @@ class ReportBase:
         pos = {s: i for i, s in enumerate(self.board_order)}
         key = frame[column].astype(str).map(lambda s: pos.get(s, len(pos)))
         return frame.iloc[np.argsort(key.to_numpy(), kind="stable")]
+
+    @property
+    def _n_systems(self) -> int | None:
+        """How many systems the report compares (None: no table says)."""
+        if self.board_order:
+            return len(self.board_order)
+        scores = self.table("scores")
+        return int(scores["system"].nunique()) if "system" in scores else None
+
+    def _too_few_systems(self, what: str) -> str | None:
+        """The sentence that replaces ``what`` below :data:`MIN_SYSTEMS_AGREEMENT` systems, else None."""
+        n = self._n_systems
+        if n is None or n >= MIN_SYSTEMS_AGREEMENT:
+            return None
+        pairs = n * (n - 1) // 2
+        return (f"With {n} systems, {what} would rest on {pairs} pair{'s' if pairs != 1 else ''} of systems and could take only a "
+                f"few values, so it is not shown (it needs at least {MIN_SYSTEMS_AGREEMENT} systems); the rank chart "
+                "above shows each system's rank under every measure.")
 
     def _label(self, measure_id: str) -> str:
         try:

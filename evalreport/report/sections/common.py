@@ -17,8 +17,16 @@ from evalreport.analyses.letters import letters_sentence
 from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
-from evalreport.report.section_tables import (BASELINE_CHART_WORDS, MAX_FLIPS, MAX_INCONSISTENT, MAX_PAIRS_ALL,
-                                               MIN_SYSTEMS_AGREEMENT, NOISE_SE, flips, p_floor, p_floor_sentence)
+from evalreport.report.section_tables import (
+    BASELINE_CHART_WORDS,
+    MAX_FLIPS,
+    MAX_INCONSISTENT,
+    MAX_PAIRS_ALL,
+    NOISE_SE,
+    flips,
+    p_floor,
+    p_floor_sentence,
+)
 from evalreport.report.sections._core import ReportBase
 from evalreport.words import counted
 
@@ -116,24 +124,6 @@ class CommonSections(ReportBase):
                 "between measures below leaves such systems out instead of counting them as worst.")
 
     # ------------------------------------------------------------------ agreement between measures
-    @property
-    def _n_systems(self) -> int | None:
-        """How many systems the report compares (None: no table says)."""
-        if self.board_order:
-            return len(self.board_order)
-        scores = self.table("scores")
-        return int(scores["system"].nunique()) if "system" in scores else None
-
-    def _too_few_systems(self, what: str) -> str | None:
-        """The sentence that replaces ``what`` below :data:`MIN_SYSTEMS_AGREEMENT` systems, else None."""
-        n = self._n_systems
-        if n is None or n >= MIN_SYSTEMS_AGREEMENT:
-            return None
-        pairs = n * (n - 1) // 2
-        return (f"With {n} systems, {what} would rest on {pairs} pair{'s' if pairs != 1 else ''} of systems and could take only a "
-                f"few values, so it is not shown (it needs at least {MIN_SYSTEMS_AGREEMENT} systems); the rank chart "
-                "above shows each system's rank under every measure.")
-
     def correlation_heatmap(self, method: str = "spearman") -> Chart | Note | None:
         """The agreement chart; a Note instead when every measure ranks the systems alike (said
         once, by the first method's call: the other returns None and shows nothing), or when

@@ -24,13 +24,12 @@ from pathlib import Path
 import pandas as pd
 
 from evalreport import charts
-from evalreport.charts import multilabel as mlcharts
 from evalreport.analyses.letters import letters_sentence
+from evalreport.charts import multilabel as mlcharts
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Note, Table
-from evalreport.report.section_tables import integer_ranks
+from evalreport.report.sections._core import MAX_ROWS, leaderboard_columns, wide_scores
 from evalreport.report.sections.multilabel_parts import MultiLabelParts
-from evalreport.report.sections._core import MAX_ROWS, wide_scores
 
 __all__ = ["open_multilabel_report", "MultiLabelReport"]
 
@@ -43,7 +42,7 @@ def _counted(rows: pd.DataFrame, column: str) -> str:
     return ", ".join(f"{lab} ({int(n)})" for lab, n in zip(rows["label"], rows[column])) or "—"
 
 
-def open_multilabel_report(tables) -> "MultiLabelReport":
+def open_multilabel_report(tables) -> MultiLabelReport:
     """The multi-label report's data, read from the ``tables`` folder written by the build."""
     charts.use_theme()
     return MultiLabelReport(Path(tables))
@@ -110,18 +109,8 @@ class MultiLabelReport(MultiLabelParts):
     def leaderboard_table(self) -> Table:
         board = self.table("leaderboard")
         p_label = self._label(self.primary)
-        show = pd.DataFrame({"rank": integer_ranks(board["rank"]), "system": board["system"], p_label: board["value"]})
-        if board["lo"].notna().any():
-            show["interval"] = ["—" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(board["lo"],
-                                                                                                  board["hi"])]
-        if "p_best" in board and board["p_best"].notna().any():
-            show["P(best)"] = board["p_best"]
-        has_letters = "letters" in board and board["letters"].map(lambda v: isinstance(v, str) and v != "").any()
-        if has_letters:
-            show["letters"] = board["letters"].map(lambda v: "—" if pd.isna(v) or v == "" else str(v))
-        if "rank_calibrated" in board and board["rank_calibrated"].notna().any():
-            show["rank (calibrated)"] = integer_ranks(board["rank_calibrated"])
-        ranks = {c: (lambda r: "" if pd.isna(r) else f"{r:g}") for c in ("rank", "rank (calibrated)") if c in show}
+        calibrated = "rank_calibrated" in board and board["rank_calibrated"].notna().any()
+        show, has_letters, ranks = leaderboard_columns(board, p_label, calibrated=calibrated)
         return Table(show, formats=ranks, index=False,
                      caption=f"Leaderboard under {p_label}: the value, its paired bootstrap interval, the "
                              "probability of being best, and the significance letters"

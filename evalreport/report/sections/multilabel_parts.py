@@ -14,8 +14,8 @@ from evalreport.charts import multilabel as mlcharts
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Heading, Note, Table
 from evalreport.report.section_tables import p_floor
-from evalreport.report.sections.common import CommonSections
 from evalreport.report.sections._core import MAX_ROWS
+from evalreport.report.sections.common import CommonSections
 
 __all__ = ["MultiLabelBase", "MultiLabelParts", "BASELINE_WORDS", "TEST_WORDS"]
 

@@ -1,16 +1,14 @@
 """Report sections 0-3 (report.ipynb): findings, overview, leaderboard and every measure."""
 from __future__ import annotations
 
-
 import pandas as pd
 
 from evalreport import charts
 from evalreport.analyses.letters import letters_sentence
+from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
-from evalreport.report.section_tables import integer_ranks
-from evalreport.report.sections._core import MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase, wide_scores
-from evalreport.escape import markdown as escape
+from evalreport.report.sections._core import MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase, leaderboard_columns, wide_scores
 
 
 class OverviewSections(ReportBase):
@@ -61,17 +59,7 @@ class OverviewSections(ReportBase):
         board = self.table("leaderboard")
         undefined = board["value"].isna()
         p_label = self._label(self.primary)
-        show = pd.DataFrame({"rank": integer_ranks(board["rank"]), "system": board["system"], p_label: board["value"]})
-        if board["lo"].notna().any():
-            show["interval"] = ["—" if pd.isna(lo) else f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(board["lo"], board["hi"])]
-        if "p_best" in board and board["p_best"].notna().any():
-            show["P(best)"] = board["p_best"]
-        has_letters = "letters" in board and board["letters"].map(lambda v: isinstance(v, str) and v != "").any()
-        if has_letters:
-            show["letters"] = board["letters"].map(lambda v: "—" if pd.isna(v) or v == "" else str(v))
-        if "rank_calibrated" in board:
-            show["rank (calibrated)"] = integer_ranks(board["rank_calibrated"])
-        ranks = {c: (lambda r: "" if pd.isna(r) else f"{r:g}") for c in ("rank", "rank (calibrated)") if c in show}
+        show, has_letters, ranks = leaderboard_columns(board, p_label, calibrated="rank_calibrated" in board)
         shown = [what for column, what in (
             ("interval", "bootstrap interval"), ("P(best)", "probability of being best"),
             ("letters", "significance letters"),

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from evalreport import charts
-from evalreport.report.display import Chart, Note, Table
 from evalreport.escape import markdown as escape
-from evalreport.report.section_tables import (baselines_wide)
+from evalreport.report.display import Chart, Note, Table
+from evalreport.report.section_tables import baselines_wide
 from evalreport.report.sections._core import MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase
 from evalreport.report.sections.overview import code_span
 
@@ -41,7 +41,7 @@ class RobustnessSections(ReportBase):
                     + "\n".join(lines))
 
     # ------------------------------------------------------------------ 5. calibration
-    def calibration_chart(self) -> Chart:
+    def calibration_chart(self) -> Chart | Note:
         scores = self.table("scores")
         if self._calibration_changes_nothing(scores, "value"):
             return Note("Every class is equally frequent in the gold labels, so prevalence calibration changes no "

@@ -9,11 +9,10 @@ import pandas as pd
 
 from evalreport import charts
 from evalreport.analyses.crossval_words import F_ESTIMATORS
+from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
-from evalreport.escape import markdown as escape
-from evalreport.report.section_tables import cv_differences
-from evalreport.report.section_tables import label as measure_label
+from evalreport.report.section_tables import cv_differences, label as measure_label
 from evalreport.report.sections._core import ReportBase
 
 
