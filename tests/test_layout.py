@@ -21,7 +21,9 @@ PACKAGE = Path(evalreport.__file__).resolve().parent
 #: third-party imports are not checked). Foundations (errors, escape, words) import nothing from
 #: evalreport, so every stage may use them; a module that imports a stage sits above that stage.
 SHARED: dict[str, frozenset[str]] = {
-    "__init__": frozenset(),                  # the package root: its public names are imported on first use
+    # the package root is the public API: it names a function of every stage, imported on first use
+    # (PEP 562, inside functions), so that importing one stage never pulls in another
+    "__init__": frozenset(STAGES),
     "errors": frozenset(),                    # the exceptions every stage raises
     "escape": frozenset(),                    # escaping text for Markdown, LaTeX and Typst
     "words": frozenset(),                     # numbers and lists in words
@@ -124,6 +126,8 @@ def _reach(unit: str) -> set[str]:
 
 def _broken_rule(importer: str, unit: str) -> str | None:
     """Why a module of ``importer`` (a stage or top-level module) may not import ``unit``, or ``None``."""
+    if unit == "__init__":        # the root's own imports are made on first use: importing it pulls in no stage
+        return None
     if importer in STAGES:
         if unit in STAGES:
             return "a later stage" if STAGES.index(unit) > STAGES.index(importer) else None
