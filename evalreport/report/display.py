@@ -170,9 +170,6 @@ class Chart:
         # measurement panics on them and takes the whole kernel (the report) down.
         self.spec: dict = _printable_spec(chart.to_dict(validate=validate))
 
-    def _png(self) -> tuple[bytes, int, int]:
-        return _chart_png(self.spec)
-
     def _html(self) -> str:
         cap = f"\n<figcaption>{escape.html(self.caption)}</figcaption>" if self.caption else ""
         label = escape.html(self.caption or self.name)
