@@ -27,7 +27,6 @@ from evalreport.charts._common import (
     heatmap,
     ink,
     label_limit,
-    middle_ellipsis,
     ordered,
     require,
     sequential,
@@ -37,7 +36,7 @@ from evalreport.charts._common import (
 )
 from evalreport.charts.theme import CATEGORY_COLOURS
 
-__all__ = ["label_frequency", "set_size_heatmap", "label_heatmap", "label_error_heatmap", "middle_ellipsis"]
+__all__ = ["label_frequency", "set_size_heatmap", "label_heatmap", "label_error_heatmap"]
 
 #: Longest label name (px) on the label axis before it is truncated (full name in the tooltip).
 LABEL_AXIS_LIMIT = LABEL_LIMIT
@@ -49,7 +48,7 @@ MAX_COLOURED_SYSTEMS = len(CATEGORY_COLOURS)
 #: Room (px) of a name on a heatmap axis: a longer one is shown with an ellipsis in the middle, its
 #: beginning and end kept and no two names alike ("team-02-a-…-words-sys2": participants' names
 #: often share a long beginning, so cutting the end would make them all look alike); the tooltip has
-#: the full name. :func:`middle_ellipsis` (now in :mod:`evalreport.charts.names`) is importable here.
+#: the full name (:func:`~evalreport.charts.names.middle_ellipsis`).
 AXIS_PX = {"system": 140, "label": LABEL_AXIS_LIMIT}
 
 
