@@ -48,7 +48,6 @@ except ImportError:                                   # not a POSIX system: no l
 MARKER = ".evalreport-output"
 
 _AT_FDCWD = -100
-_RENAME_NOREPLACE = 1
 _RENAME_EXCHANGE = 2
 _exchange_unsupported: set[int | None] = set()  # st_dev of file systems that refused RENAME_EXCHANGE
 _NOT_SUPPORTED = {errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, getattr(errno, "ENOTSUP", errno.EOPNOTSUPP)}

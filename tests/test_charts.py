@@ -133,7 +133,6 @@ CASES = {
     "leaderboard_intervals": (intervals, lambda df: b.leaderboard_intervals(
         df, measure="accuracy", baselines=baselines(), groups=groups())),
     "rank_heatmap": (ranks, lambda df: b.rank_heatmap(df)),
-    "score_heatmap": (scores, lambda df: b.score_heatmap(df)),
     "correlation_heatmap": (rank_correlation, lambda df: b.correlation_heatmap(df, method="spearman")),
     "calibration_dumbbell": (scores, lambda df: b.calibration_dumbbell(df)),
     "rank_distribution_chart": (rank_distribution, lambda df: b.rank_distribution_chart(df, measure="accuracy")),
@@ -400,34 +399,6 @@ def test_heatmap_orientation_puts_the_longer_list_on_rows():
         b.rank_heatmap(many, orient="diagonal")
 
 
-def test_score_heatmap_marks_undefined_cells_with_the_reason():
-    spec = b.score_heatmap(scores()).to_dict()
-    _heatmap_layers(spec)
-    grey = [v for v in views(spec) if mark_type(v) == "rect" and v["mark"].get("color") == c.UNDEFINED_FILL]
-    assert grey and grey[0]["transform"] == [{"filter": "!datum.defined"}]
-    data = rows(spec)
-    cell = data[(data["system"] == "gamma") & (data["measure"] == "mcc")].iloc[0]
-    assert cell["label"] == c.UNDEFINED_TEXT and cell["reason"] == "0/0: constant prediction"
-    assert cell["shown"] == "undefined"
-    tooltip_fields = {t["field"] for t in grey[0]["encoding"]["tooltip"]}
-    assert {"reason", "shown"} <= tooltip_fields
-    assert "1 cells" in title_text(spec)[1][0]
-
-
-def test_score_heatmap_colours_best_dark_in_the_measures_direction():
-    data = rows(b.score_heatmap(scores()).to_dict())
-    for measure, best_is_min in (("accuracy", False), ("confusion_entropy", True)):
-        rows_m = data[data["measure"] == measure]
-        best = rows_m.loc[rows_m["value"].idxmin() if best_is_min else rows_m["value"].idxmax()]
-        worst = rows_m.loc[rows_m["value"].idxmax() if best_is_min else rows_m["value"].idxmin()]
-        assert best["fill"] == pytest.approx(1.0) and worst["fill"] == pytest.approx(0.0)
-        assert best["ink"] == c.DARK_INK
-    # printed values: 3 decimals, and never "-0.000"
-    df = scores()
-    df.loc[0, "value"] = -1e-9
-    assert rows(b.score_heatmap(df).to_dict()).loc[0, "label"] == "0.000"
-
-
 def test_correlation_heatmap_fixed_diverging_scale_values_printed_and_mirrored():
     spec = b.correlation_heatmap(rank_correlation(), method="kendall").to_dict()
     _heatmap_layers(spec)
@@ -611,13 +582,6 @@ def test_cv_estimates_uses_the_paper_names_when_present():
     df.loc[0, "estimator"] = ""  # e.g. AUC rows: no paper name for every row -> the ids
     point = next(v for v in views(b.cv_estimates(df).to_dict()) if mark_type(v) == "point")
     assert point["encoding"]["color"]["scale"]["domain"][0] == "mean"
-
-
-def test_score_heatmap_without_undefined_and_reason_columns():
-    df = scores().drop(columns=["undefined", "reason"])
-    data = rows(b.score_heatmap(df).to_dict())
-    cell = data[(data["system"] == "gamma") & (data["measure"] == "mcc")].iloc[0]
-    assert cell["label"] == c.UNDEFINED_TEXT and cell["shown"] == "undefined" and cell["reason"] == ""
 
 
 def test_simulation_refuses_to_mix_settings_in_one_line():

@@ -162,13 +162,6 @@ def test_budget_for_pixels_follows_the_font():
     assert N.budget_for(1) == N.MIN_BUDGET
 
 
-def test_old_name_is_importable():
-    from evalreport.charts.multilabel import middle_ellipsis
-
-    shown = middle_ellipsis(["team-a-run1-final-version", "team-a-run2-final-version"], 12)
-    assert len(set(shown.values())) == 2
-
-
 def test_label_expression_lookup_is_safe():
     assert N.label_expr({"a": "a"}) is None
     expr = N.label_expr({"constructor-x": "c…x", 'q"uote': 'q"…'})

@@ -20,6 +20,7 @@ nbformat = pytest.importorskip("nbformat")
 pypandoc = pytest.importorskip("pypandoc")
 typst = pytest.importorskip("typst")
 
+from evalreport import escape
 from evalreport.report.display import Heading, Note, Table
 from evalreport.report.resources import templates_dir
 from evalreport.report.typst_pdf import drop_false_suspects
@@ -29,7 +30,6 @@ from evalreport.report.typst_table import (
     PORTRAIT_PT,
     choose_layout,
     text_width,
-    typst_string,
 )
 
 HOSTILE = [
@@ -96,8 +96,8 @@ def _typst_of(table: Table) -> str:
 # Escaping: text from the data prints as written
 # --------------------------------------------------------------------------------------------
 def test_typst_string_is_a_literal():
-    assert typst_string('a"b\\c') == '"a\\"b\\\\c"'
-    assert typst_string("x\ny\x07") == '"x\\ny\\u{7}"'
+    assert escape.typst('a"b\\c') == '"a\\"b\\\\c"'
+    assert escape.typst("x\ny\x07") == '"x\\ny\\u{7}"'
 
 
 def test_hostile_labels_print_as_written(tmp_path):
@@ -126,7 +126,7 @@ def test_metrics_match_typst():
     samples = ["macro_recall", "constant: eight", "0.123", "P(best)", "team03_contrastive_augmented_run1_v1"]
     src = ("#set text(font: (\"Libertinus Serif\",), size: 100pt, number-type: \"lining\", "
            "number-width: \"tabular\")\n#context [#metadata(("
-           + ", ".join(f"measure(text({typst_string(s)})).width.pt() / 100" for s in samples) + ",)) <m>]\n")
+           + ", ".join(f"measure(text({escape.typst(s)})).width.pt() / 100" for s in samples) + ",)) <m>]\n")
     measured = json.loads(typst.query(src.encode(), "<m>", ignore_system_fonts=True))[0]["value"]
     for s, w in zip(samples, measured):
         assert text_width(s) == pytest.approx(w, rel=0.03), s

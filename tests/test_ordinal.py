@@ -10,7 +10,8 @@ from sklearn.metrics import cohen_kappa_score, mean_absolute_error
 from evalreport import measures as M
 from evalreport.counts import confusion_from_codes
 from evalreport.errors import InputError, MeasureError
-from evalreport.measures.ordinal import cost_recalls, costs_from_order, validate_costs
+from evalreport.inputs.costs import validate_costs
+from evalreport.measures.ordinal import cost_recalls, costs_from_order
 
 ORDINAL_IDS = ("k_cost", "mae", "macro_mae", "kappa_linear", "kappa_quadratic", "expected_cost")
 FIVE = ["c1", "c2", "c3", "c4", "c5"]

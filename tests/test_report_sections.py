@@ -9,9 +9,10 @@ import pytest
 
 from evalreport.analyses import resampling
 from evalreport.analyses.crossval import cross_validate
+from evalreport.escape import markdown as escape_markdown
 from evalreport.inputs import Runs
 from evalreport.report.build import analyse
-from evalreport.report.display import UNDEFINED_MARK, _escape_md_cell
+from evalreport.report.display import UNDEFINED_MARK
 from evalreport.report.sections import open_report
 
 GOLD = np.array([0, 0, 0, 1, 1, 1, 2, 2, 2, 0, 1, 2])
@@ -66,7 +67,7 @@ def test_appendix_keeps_the_undefined_text_and_escapes_markup(report):
     table = report.definitions_table()
     text = " ".join(table.df["undefined when"])
     assert "False" not in text and "a_i" in text                     # the text of measures.csv, not a flag
-    assert _escape_md_cell("(b_i^2)(n^2)") == r"\(b\_i\^2\)\(n\^2\)"    # no superscripts in the PDF
+    assert escape_markdown("(b_i^2)(n^2)") == r"\(b\_i\^2\)\(n\^2\)"    # no superscripts in the PDF
 
 
 def test_cv_recommendation_and_folds_with_one_class(tmp_path):

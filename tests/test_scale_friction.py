@@ -52,7 +52,6 @@ def test_charts_of_200_systems_carry_all_their_rows():
     built = {
         "pvalue_heatmap": (charts.pvalue_heatmap(pairs, measure="macro_f1", test="bootstrap"), 200 * 199),
         "rank_heatmap": (charts.rank_heatmap(ranks), len(ranks)),
-        "score_heatmap": (charts.score_heatmap(scores), len(scores)),
     }
     for name, (chart, rows) in built.items():
         assert rows > 5000

@@ -2,8 +2,8 @@
 
 Each builder takes the tidy frame an analysis returns (its column contract is in the
 docstring), keyword options, and returns an Altair chart: no display, no file I/O, no
-analysis. The little arithmetic done here is presentation only (sorting, the position of a
-value within its measure for the colour of a cell, the text printed in a cell).
+analysis. The little arithmetic done here is presentation only (sorting, the colour of a
+cell, the text printed in a cell).
 
 Conventions shared by every builder:
 
@@ -16,8 +16,8 @@ Conventions shared by every builder:
 * Sizes fit an A4 portrait page (at most ~500 px wide including axis labels): cell sizes
   are derived from the number of rows and columns, long measure ids are angled or
   shortened with the full name in the tooltip, and many measures go on the vertical axis.
-* Dark cells mean "good" in every heatmap (rank 1, best value of a measure, small p-value,
-  large rate); the text in a cell is white on dark and black on light fills.
+* Dark cells mean "good" in every heatmap (rank 1, small p-value, large rate); the text in a
+  cell is white on dark and black on light fills.
 * Styling comes from the one registered theme (:mod:`evalreport.charts.theme`); builders
   set only what is specific to a chart.
 * Measures are shown by their registry labels (short ones on axes), the ids in the tooltips.
@@ -34,7 +34,7 @@ Conventions shared by every builder:
   scales a chart up, and scales it down only when it is wider than the column).
 
 Modules: :mod:`~evalreport.charts.points` (prevalence, leaderboard, calibration, rank
-distribution), :mod:`~evalreport.charts.heatmaps` (ranks, scores, correlations, p-values,
+distribution), :mod:`~evalreport.charts.heatmaps` (ranks, correlations, p-values,
 per-class values, confusion matrices), :mod:`~evalreport.charts.crossval` (the
 estimators and simulation figures of Forman & Scholz 2010), :mod:`~evalreport.charts.benchmark` and
 :mod:`~evalreport.charts.critical_difference` (the charts of a benchmark of several
@@ -52,14 +52,14 @@ _EXPORTS = {
                      "task_rank_heatmap"], "benchmark"),
     **dict.fromkeys(["cv_estimates", "simulation_bias", "simulation_sd"], "crossval"),
     **dict.fromkeys(["confusion_grid", "correlation_heatmap", "identical_rankings", "per_class_heatmap",
-                     "pvalue_heatmap", "rank_heatmap", "score_heatmap"], "heatmaps"),
+                     "pvalue_heatmap", "rank_heatmap"], "heatmaps"),
     **dict.fromkeys(["calibration_dumbbell", "leaderboard_intervals", "prevalence_bar", "rank_distribution_chart"],
                     "points"),
     **dict.fromkeys(["THEME_NAME", "use_theme"], "theme"),
     **dict.fromkeys(["shorten_names", "middle_ellipsis"], "names"),
 }
 
-__all__ = ["THEME_NAME", "use_theme", "prevalence_bar", "leaderboard_intervals", "rank_heatmap", "score_heatmap",
+__all__ = ["THEME_NAME", "use_theme", "prevalence_bar", "leaderboard_intervals", "rank_heatmap",
            "correlation_heatmap", "calibration_dumbbell", "rank_distribution_chart", "pvalue_heatmap",
            "per_class_heatmap", "confusion_grid", "cv_estimates", "simulation_bias", "simulation_sd",
            "measure_label", "short_measure_label", "identical_rankings", "cd_diagram", "task_rank_heatmap",

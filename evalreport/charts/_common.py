@@ -9,7 +9,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.charts.names import budget_for, label_expr, middle_ellipsis, shorten_names, text_px  # noqa: F401
+from evalreport.charts.names import budget_for, label_expr, shorten_names, text_px
 from evalreport.measures.labels import SHORT_LABEL, measure_label, short_measure_label  # noqa: F401 (re-exported)
 
 #: Usable plot width on an A4 portrait page (px), axis labels and legend excluded.

@@ -1,4 +1,4 @@
-"""Heatmaps: ranks and scores of every system under every measure, agreement between measures,
+"""Heatmaps: the rank of every system under every measure, agreement between measures,
 pairwise p-values, per-class values and confusion matrices."""
 from __future__ import annotations
 
@@ -20,7 +20,6 @@ from evalreport.charts._common import (
     heatmap,
     in_order,
     ink,
-    is_higher_better,
     label_axis,
     label_expr,
     label_limit,
@@ -123,57 +122,6 @@ def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str =
         title=chart_title(title or f"Rank of every system under every measure ({which})",
                      "1 = best; systems ordered by mean rank" if order is None else
                      "1 = best; systems in leaderboard order"))
-
-
-def score_heatmap(scores: pd.DataFrame, *, calibrated: bool = False, orient: str = "auto",
-                  higher_is_better: dict | None = None, digits: int = 3,
-                  title: str | None = None) -> alt.LayerChart:
-    """Systems x measures with each value printed; undefined cells grey with "—" and the
-    reason in the tooltip.
-
-    ``scores``: (system, measure, value[, undefined, reason, calibrated]). Measures have
-    different ranges and directions, so the colour of a cell is the position of its value
-    between the worst (light) and the best (dark) system under that measure; the direction
-    is the registry's (``higher_is_better`` overrides it per measure id). Measures are shown
-    by their short registry labels (ids in the tooltip).
-    """
-    df = require(scores, ["system", "measure", "value"], "score_heatmap")
-    if "undefined" not in df.columns:
-        df["undefined"] = pd.to_numeric(df["value"], errors="coerce").isna()
-    if "reason" not in df.columns:
-        df["reason"] = ""
-    df = _calibration_filter(df, calibrated, "score_heatmap")[["system", "measure", "value", "undefined", "reason"]]
-    df["system"] = df["system"].astype(str)
-    df["value"] = pd.to_numeric(df["value"], errors="coerce").astype(float)
-    df["reason"] = df["reason"].fillna("").astype(str)
-    ids = ordered(df["measure"])
-    systems = ordered(df["system"])
-    overrides = higher_is_better or {}
-    sign = df["measure"].map({m: 1.0 if is_higher_better(m, overrides.get(m)) else -1.0 for m in ids})
-    signed = df["value"] * sign
-    grouped = signed.groupby(df["measure"])
-    lo, hi = grouped.transform("min"), grouped.transform("max")
-    spread = (hi - lo).to_numpy(float)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pos = np.where(spread > 0, (signed - lo).to_numpy(float) / spread, 1.0)
-    pos[~np.isfinite(df["value"].to_numpy(float))] = np.nan
-    df["fill"] = pos
-    df["label"] = texts(df["value"], f"{{:.{digits}f}}")
-    df["ink"] = ink(pos)
-    df["shown"] = np.where(df["undefined"].astype(bool) | df["value"].isna(), "undefined", df["label"])
-    df, measures = name_measures(df, order=ids)
-    colour = alt.Fill("fill:Q", title="Within each measure", scale=sequential(0, 1),
-                      legend=bottom_legend(values=[0, 1], labelExpr="datum.value < 0.5 ? 'worst system' : 'best system'"))
-    tooltip = [alt.Tooltip("system:N", title="System"), alt.Tooltip("measure_label:N", title="Measure"),
-               alt.Tooltip("measure:N", title="id"), alt.Tooltip("shown:N", title="Value"),
-               alt.Tooltip("reason:N", title="Why undefined")]
-    kw = _system_measure_axes(_orient(len(systems), len(measures), orient), systems, measures, "Measure")
-    n_undefined = int(np.isnan(pos).sum())
-    which = "prevalence-calibrated" if calibrated else "raw"
-    return with_properties(heatmap(df, colour=colour, tooltip=tooltip, **kw),
-        title=chart_title(title or f"Every measure for every system ({which})",
-                     f"grey '{UNDEFINED_TEXT}' = undefined ({n_undefined} cells; the reasons are in scores.csv)"
-                     if n_undefined else "no undefined values"))
 
 
 # --------------------------------------------------------------------------------------------

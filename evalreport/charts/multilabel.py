@@ -27,7 +27,6 @@ from evalreport.charts._common import (
     heatmap,
     ink,
     label_limit,
-    middle_ellipsis,
     ordered,
     require,
     sequential,
@@ -37,7 +36,7 @@ from evalreport.charts._common import (
 )
 from evalreport.charts.theme import CATEGORY_COLOURS
 
-__all__ = ["label_frequency", "set_size_heatmap", "label_heatmap", "label_error_heatmap", "middle_ellipsis"]
+__all__ = ["label_frequency", "set_size_heatmap", "label_heatmap", "label_error_heatmap"]
 
 #: Longest label name (px) on the label axis before it is truncated (full name in the tooltip).
 LABEL_AXIS_LIMIT = LABEL_LIMIT
@@ -49,7 +48,7 @@ MAX_COLOURED_SYSTEMS = len(CATEGORY_COLOURS)
 #: Room (px) of a name on a heatmap axis: a longer one is shown with an ellipsis in the middle, its
 #: beginning and end kept and no two names alike ("team-02-a-…-words-sys2": participants' names
 #: often share a long beginning, so cutting the end would make them all look alike); the tooltip has
-#: the full name. :func:`middle_ellipsis` (now in :mod:`evalreport.charts.names`) is importable here.
+#: the full name (:func:`~evalreport.charts.names.middle_ellipsis`).
 AXIS_PX = {"system": 140, "label": LABEL_AXIS_LIMIT}
 
 
@@ -151,6 +150,20 @@ def set_size_heatmap(sizes: pd.DataFrame, *, sources=None, title: str | None = N
                                         "share of items (%) with a set of k labels; top row: gold"))
 
 
+def _labels_by_systems(df: pd.DataFrame, labels: list, systems: list, colour: alt.Fill,
+                       tooltip: list) -> alt.LayerChart:
+    """The heatmap of labels (rows, column ``name``) x systems (columns) of :func:`label_heatmap`
+    and :func:`label_error_heatmap`, its cells sized to the page."""
+    limit = label_limit(shown_names(labels, AXIS_PX["label"]).values(), LABEL_AXIS_LIMIT)
+    sx = band_step(len(systems), room=min(PLOT_WIDTH, PAGE_WIDTH - limit - 40), lo=12, hi=44)
+    sy = band_step(len(labels), lo=12, hi=20)
+    df, systems = _axis_names(df, "system", systems, "system")
+    df, labels = _axis_names(df, "name", labels, "label")
+    return heatmap(df, x="system_shown", y="name_shown", x_title=None, y_title=None, x_sort=systems,
+                   y_sort=labels, colour=colour, tooltip=tooltip, width=sx * len(systems),
+                   height=sy * len(labels), x_limit=140, y_limit=limit)
+
+
 def label_heatmap(frame: pd.DataFrame, *, value: str = "f1", order=None, systems=None, title: str | None = None,
                   value_title: str | None = None, marked=()) -> alt.LayerChart:
     """Labels (rows, in ``order``) x systems (columns, in ``systems`` order), each cell ``value``
@@ -176,18 +189,11 @@ def label_heatmap(frame: pd.DataFrame, *, value: str = "f1", order=None, systems
     df = df.rename(columns={"label": "name"})
     df["label"] = [t.replace("0.", ".", 1) if t.startswith("0.") else t for t in texts(df["value"], "{:.2f}")]
     df["ink"] = ink(df["value"])
-    limit = label_limit(shown_names(labels, AXIS_PX["label"]).values(), LABEL_AXIS_LIMIT)
-    sx = band_step(len(cols), room=min(PLOT_WIDTH, PAGE_WIDTH - limit - 40), lo=12, hi=44)
-    sy = band_step(len(labels), lo=12, hi=20)
     name = value_title or value
     colour = alt.Fill("fill:Q", title=name, scale=sequential(0, 1), legend=bottom_legend(values=[0, 0.5, 1]))
     tip = [alt.Tooltip("name:N", title="Label"), alt.Tooltip("system:N", title="System"),
            alt.Tooltip("value:Q", title=name, format=".3f"), alt.Tooltip("support:Q", title="Gold items", format=",")]
-    df, cols = _axis_names(df, "system", cols, "system")
-    df, labels = _axis_names(df, "name", labels, "label")
-    heat = heatmap(df, x="system_shown", y="name_shown", x_title=None, y_title=None, x_sort=cols, y_sort=labels,
-                    colour=colour, tooltip=tip, width=sx * len(cols), height=sy * len(labels), x_limit=140,
-                    y_limit=limit)
+    heat = _labels_by_systems(df, labels, cols, colour, tip)
     sub = [f"grey '{UNDEFINED_TEXT}' = undefined (0/0); labels most frequent first"]
     if marked:
         sub.append("* = label found only in predictions (no gold items)")
@@ -223,9 +229,6 @@ def label_error_heatmap(label_errors: pd.DataFrame, *, order=None, systems=None,
     df["label"] = [(f"+{int(a)}" if s <= 0 else f"{100 * r:+.0f}".replace("+0", "0").replace("-0", "0"))
                    for a, s, r in zip(df["added"], df["support"], np.nan_to_num(ratio))]
     df["ink"] = ink(np.abs(df["fill"]) / top)
-    limit = label_limit(shown_names(labels, AXIS_PX["label"]).values(), LABEL_AXIS_LIMIT)
-    sx = band_step(len(cols), room=min(PLOT_WIDTH, PAGE_WIDTH - limit - 40), lo=12, hi=44)
-    sy = band_step(len(labels), lo=12, hi=20)
     colour = alt.Fill("fill:Q", title="(added − dropped) / gold items",
                       scale=alt.Scale(domain=[-top, 0, top], range=["#2166ac", "#f7f7f7", "#d6604d"]),
                       legend=bottom_legend(format="+.0%", values=[-top, 0, top]))
@@ -234,11 +237,7 @@ def label_error_heatmap(label_errors: pd.DataFrame, *, order=None, systems=None,
            alt.Tooltip("added:Q", title="Added (FP)", format=","),
            alt.Tooltip("dropped:Q", title="Dropped (FN)", format=","),
            alt.Tooltip("ratio:Q", title="(added − dropped) / gold", format="+.1%")]
-    df, cols = _axis_names(df, "system", cols, "system")
-    df, labels = _axis_names(df, "name", labels, "label")
-    heat = heatmap(df, x="system_shown", y="name_shown", x_title=None, y_title=None, x_sort=cols, y_sort=labels,
-                    colour=colour, tooltip=tip, width=sx * len(cols), height=sy * len(labels), x_limit=140,
-                    y_limit=limit)
+    heat = _labels_by_systems(df, labels, cols, colour, tip)
     return with_properties(heat, title=chart_title(title or "Labels added and dropped",
                                         "(added − dropped) as % of the label's gold items; orange: predicted too "
                                         "often, blue: missed"))

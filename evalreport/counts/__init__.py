@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from evalreport.counts.encode import distinct
+
 __all__ = ["Counts", "count", "confusion_from_codes", "confusion_matrix", "to_opitz", "from_opitz",
            "read_confusion", "read_confusions"]
 
@@ -100,7 +102,7 @@ def confusion_matrix(y_true, y_pred, labels=None):
     if y_true.shape != y_pred.shape or y_true.ndim != 1:
         raise ValueError(f"y_true and y_pred must be 1-D of the same length; got {y_true.shape} and {y_pred.shape}")
     if labels is None:
-        encoded = (_distinct(y_true), _distinct(y_pred)) if _same_kind(y_true, y_pred) else (None, None)
+        encoded = (distinct(y_true), distinct(y_pred)) if _same_kind(y_true, y_pred) else (None, None)
         if encoded[0] is not None and encoded[1] is not None:
             (g, seen_g), (p, seen_p) = encoded
             # the sorted union of the distinct labels is np.unique of the two arrays joined
@@ -123,16 +125,10 @@ def _same_kind(a: np.ndarray, b: np.ndarray) -> bool:
     return a.dtype == b.dtype or (a.dtype.kind == b.dtype.kind and a.dtype.kind in "Ui")
 
 
-def _distinct(x):
-    from evalreport.counts.encode import distinct
-
-    return distinct(x)
-
-
 def _codes(y: np.ndarray, lookup: dict) -> np.ndarray:
     """Indices of ``y``'s labels in ``lookup`` (label -> index); a ValueError names the first label
     (in item order) that is missing."""
-    encoded = _distinct(y)
+    encoded = distinct(y)
     values = encoded[1].tolist() if encoded is not None else y.tolist()
     try:
         idx = np.fromiter((lookup[v] for v in values), dtype=np.int64, count=len(values))

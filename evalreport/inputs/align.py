@@ -28,7 +28,6 @@ __all__ = ["IdIndex", "MAX_WORDS"]
 MAX_WORDS = 8
 _CHUNK = 2 ** 18           # ids hashed and probed at a time: temporaries stay small and in cache
 _LEVELS = 6
-_MASKS = np.array([0] + [(1 << (8 * k)) - 1 for k in range(1, 8)] + [2 ** 64 - 1], dtype=np.uint64)
 # odd 64-bit constants (splitmix64's and golden-ratio multipliers); one slot multiplier per level
 _C1, _C2, _C3 = np.uint64(0x9E3779B97F4A7C15), np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 _LEVEL_MULT = [np.uint64(m) for m in (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9,

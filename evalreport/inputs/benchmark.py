@@ -203,7 +203,7 @@ def unknown_tasks(names, settings) -> None:
                          f"(its tasks: {listing(list(names))})")
 
 
-def make_task(name: str, data, opts: dict, costs_path=None) -> BenchmarkTask:
+def make_task(name: str, data, opts: dict) -> BenchmarkTask:
     measures = opts.get("measures")
     if isinstance(measures, str):
         measures = tuple(m.strip() for m in measures.split(",") if m.strip())

@@ -314,8 +314,8 @@ def _parse(t: Table, layout: str, *, id_col: str, label_col: str, label_sep: str
         # checked columns: a bad value raises, so none is None
         matrix = np.stack([cast(np.ndarray, _indicator(t, c)) for c in columns], axis=1)
         rows, cols = np.nonzero(matrix)
-        return _Sets(t, "wide", ids, np.arange(t.n_rows), rows, cols, rows, [_clean(c) for c in columns],
-                     columns=tuple(_clean(c) for c in columns))
+        return _Sets(t, "wide", ids, np.arange(t.n_rows), rows, cols, rows, [str(c).strip() for c in columns],
+                     columns=tuple(str(c).strip() for c in columns))
     t.require(id_col, label_col)
     if layout == "list":
         col = _jsonl_lists(t, label_col) if label_col in t.unusable else t.column(label_col)
@@ -371,10 +371,6 @@ def _parse(t: Table, layout: str, *, id_col: str, label_col: str, label_sep: str
                           row=row, item=ids_all[row].as_py())
     keep = ~empty
     return _Sets(t, "long", ids, first_row, item[keep], codes[keep], np.flatnonzero(keep), uniques)
-
-
-def _clean(name: str) -> str:
-    return str(name).strip()
 
 
 def _read_file(path, role: str, *, id_col: str, label_col: str, label_sep: str | None):

@@ -26,7 +26,7 @@ class ItemIds:
 
     A read-only sequence of ``str``: ``len``, indexing (an int gives a ``str``, a slice an
     ``ItemIds``), iteration, and ``numpy.asarray(ids)`` (an object array, built on demand).
-    :meth:`to_arrow` gives the array itself. At 1e7 ids this holds the ~100 MB of the file's bytes
+    At 1e7 ids this holds the ~100 MB of the file's bytes
     where a NumPy object array of Python strings needs ~700 MB."""
 
     __slots__ = ("_array",)
@@ -35,9 +35,6 @@ class ItemIds:
         if isinstance(array, pa.ChunkedArray):
             array = array.combine_chunks()
         self._array = array
-
-    def to_arrow(self) -> pa.Array:
-        return self._array
 
     def __len__(self) -> int:
         return len(self._array)

@@ -353,10 +353,6 @@ binary_alias("f_star", "jaccard", label="F* (F / (2 - F))", source=f"{P003}, eq.
         formula="rho + sigma - 1 if AP > 0 and AN > 0; 2 sigma - 1 if AP = 0; 2 rho - 1 if AN = 0",
         undefined="only N = 0 (eq. 5 defines the AP = 0 and AN = 0 cases)")
 def k_binary(tp, fp, fn, tn, ctx):
-    return _k(tp, fp, fn, tn, ctx)
-
-
-def _k(tp, fp, fn, tn, ctx):
     ap, an = tp + fn, tn + fp
     rho = ctx.div(tp, ap, None)
     sigma = ctx.div(tn, an, None)
@@ -390,17 +386,13 @@ def balanced_accuracy_binary(tp, fp, fn, tn, ctx):
                   + ctx.div(tn, tn + fp, "balanced accuracy: no gold negatives (AN = 0)"))
 
 
-def _mcc(tp, fp, fn, tn, ctx):
-    a1, a0, b1, b0 = tp + fn, fp + tn, tp + fp, fn + tn
-    return ctx.div(tp * tn - fp * fn, np.sqrt(a1 * a0 * b1 * b0),
-                   "MCC: a gold or predicted class is empty (AP, AN, PP or PN = 0)")
-
-
 @binary("mcc", "Matthews correlation coefficient", plain=False, source=f"{P000}, Table 2; {P004}, Table 1",
         formula="(TP TN - FP FN) / sqrt(AP AN PP PN)", range=(-1.0, 1.0), chance=0.0,
         undefined="AP, AN, PP or PN = 0", convention=0.0, convention_source="scikit-learn matthews_corrcoef")
 def mcc_binary(tp, fp, fn, tn, ctx):
-    return _mcc(tp, fp, fn, tn, ctx)
+    a1, a0, b1, b0 = tp + fn, fp + tn, tp + fp, fn + tn
+    return ctx.div(tp * tn - fp * fn, np.sqrt(a1 * a0 * b1 * b0),
+                   "MCC: a gold or predicted class is empty (AP, AN, PP or PN = 0)")
 
 
 @binary("kappa", "Cohen's kappa", plain=False, source=f"{P004}, Table 1",

@@ -57,7 +57,7 @@ from evalreport.measures._core import (
 )
 
 __all__ = ["EXAMPLE_SOURCE", "label_record", "label_based", "label_values", "example_based", "compute_multilabel",
-           "multilabel_measures", "refusal", "is_multilabel", "evaluate_multilabel"]
+           "multilabel_measures", "is_multilabel", "evaluate_multilabel"]
 
 GODBOLE = "Godbole & Sarawagi 2004 (Discriminative methods for multi-labeled classification, PAKDD)"
 TSOUMAKAS = "Tsoumakas & Katakis 2007 (Multi-label classification: an overview, IJDWM), evaluation measures"
@@ -162,15 +162,6 @@ EXAMPLE_IDS = ("subset_accuracy", "hamming_loss", "example_precision", "example_
 
 
 # ------------------------------------------------------------------------------ label-based
-
-
-def refusal(m: Measure) -> str:
-    """Why a record has no label-based multi-label meaning ('' if it has one)."""
-    try:
-        label_record(m)
-    except MeasureError as err:
-        return str(err)
-    return ""
 
 
 def label_record(spec) -> Measure:

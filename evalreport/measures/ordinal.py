@@ -39,7 +39,7 @@ from evalreport.errors import InputError, MeasureError
 from evalreport.measures._core import Context, Measure, register
 from evalreport.measures.binary import P000
 
-__all__ = ["costs_from_order", "validate_costs", "cost_recalls", "ERRORS"]
+__all__ = ["costs_from_order", "cost_recalls", "ERRORS"]
 
 #: The error functions of Sebastiani (2015), section 6.2, for ``k_cost(error=...)``.
 ERRORS = {"ae": "absolute error AE = Delta", "se": "squared error SE = Delta^2"}
@@ -68,13 +68,6 @@ def costs_from_order(order, labels) -> np.ndarray:
         raise InputError(f"--order must list every class; missing: {', '.join(map(repr, missing))}")
     pos = np.array([order.index(x) for x in labels], dtype=float)
     return np.abs(pos[:, None] - pos[None, :])
-
-
-def validate_costs(costs, labels=None, *, path=None) -> np.ndarray:
-    """Check a cost matrix (square, finite, >= 0, zero diagonal): :func:`evalreport.inputs.costs.validate_costs`."""
-    from evalreport.inputs.costs import validate_costs as check
-
-    return check(costs, labels, path=path)
 
 
 def _reg(id, label, **meta):

@@ -141,11 +141,6 @@ def load_entry_points() -> list[str]:
     return out
 
 
-def plugin_sources() -> list[tuple[str, str]]:
-    """(path, SHA-256) of every plugin file loaded in this process, in load order."""
-    return [(path, sha) for path, (sha, _) in LOADED.items()]
-
-
 def entry_point_sources() -> list[dict]:
     """Every loaded entry point that registered measures, for a report's inputs: ``name``,
     ``value`` (``module:object``), ``distribution`` and ``version`` (of the installed distribution

@@ -30,7 +30,6 @@ from evalreport.report.display import Table
 MARK = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
 #: paper number ("004") -> the CLI's paper key ("goesgens")
 PAPER_KEY = {number: key for key, (number, _) in PAPERS.items()}
-_PAPER_OF_KEY = {key: number for number, key in PAPER_KEY.items()}
 
 
 def cli_name(paper: str, prop: str) -> str:

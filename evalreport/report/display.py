@@ -170,9 +170,6 @@ class Chart:
         # measurement panics on them and takes the whole kernel (the report) down.
         self.spec: dict = _printable_spec(chart.to_dict(validate=validate))
 
-    def _png(self) -> tuple[bytes, int, int]:
-        return _chart_png(self.spec)
-
     def _html(self) -> str:
         cap = f"\n<figcaption>{escape.html(self.caption)}</figcaption>" if self.caption else ""
         label = escape.html(self.caption or self.name)
@@ -222,11 +219,6 @@ def chart_png_output(spec: dict) -> tuple[str, int, int]:
     (as in a notebook), and its width and height in CSS pixels."""
     png, w, h = _chart_png(spec)
     return base64.b64encode(png).decode("ascii"), w, h
-
-
-def _escape_md_cell(text: str) -> str:
-    """A table cell, caption or heading as literal Markdown (:func:`evalreport.escape.markdown`)."""
-    return escape.markdown(text)
 
 
 def _column_label(col: Any) -> str:
@@ -474,10 +466,10 @@ class Table:
         numeric = self._numeric_columns()
         header, align = [], []
         if self.index:
-            header.append(_escape_md_cell(self._index_label()) or " ")
+            header.append(escape.markdown(self._index_label()) or " ")
             align.append(":--")
         for col, num in zip(self.df.columns, numeric):
-            header.append(_escape_md_cell(_column_label(col)) or " ")
+            header.append(escape.markdown(_column_label(col)) or " ")
             align.append("--:" if num else ":--")
         # pandoc sizes wrapped pipe-table columns by the dashes of the separator line: make them
         # proportional to each column's longest text (capped), so long texts get room in the PDF
@@ -488,19 +480,19 @@ class Table:
             align[k] = (dashes[:-1] + ":") if align[k] == "--:" else (":" + dashes[1:])
         lines = ["| " + " | ".join(header) + " |", "|" + "|".join(align) + "|"]
         for idx, cells in rows:
-            parts = [_escape_md_cell(self._index_text(idx))] if self.index else []
+            parts = [escape.markdown(self._index_text(idx))] if self.index else []
             for text, num, letter, _reason in cells:
-                cell = text if num else _escape_md_cell(text)    # a number is ours: 0.500, not 0\.500
+                cell = text if num else escape.markdown(text)    # a number is ours: 0.500, not 0\.500
                 if letter is not None:
                     cell += f"^{letter}^"
                 parts.append(cell)
             lines.append("| " + " | ".join(parts) + " |")
         md = "\n".join(lines)
         if self.caption:
-            md += f"\n\n: {_escape_md_cell(self.caption)}"
+            md += f"\n\n: {escape.markdown(self.caption)}"
         if legend:
             md += "\n\n::: {.er-table-notes}\n" + "\\\n".join(
-                f"^{letter}^ {UNDEFINED_MARK} {_escape_md_cell(reason)}" for letter, reason in legend.items()
+                f"^{letter}^ {UNDEFINED_MARK} {escape.markdown(reason)}" for letter, reason in legend.items()
             ) + "\n:::"
         return md + "\n"
 
@@ -590,7 +582,7 @@ class Heading:
 
     def _repr_mimebundle_(self, include=None, exclude=None):
         # the text is plain text (often a name from the data): no markup, no raw Typst/HTML
-        md = "#" * self.level + " " + _escape_md_cell(self.text)
+        md = "#" * self.level + " " + escape.markdown(self.text)
         return {_MIME_MD: md, _MIME_PLAIN: self.text}
 
     def __repr__(self) -> str:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from evalreport import escape
 
-__all__ = ["typst_string", "text_width", "Layout", "choose_layout", "table_source", "MIME_TYPST"]
+__all__ = ["text_width", "Layout", "choose_layout", "table_source", "MIME_TYPST"]
 
 #: Mime type of the Typst representation in a display bundle. pandoc's ipynb reader turns a
 #: ``+json`` output into a ``json`` code block; ``templates/typst/select-output.lua`` decodes it
@@ -85,12 +85,6 @@ def _width(text: str, bold: bool) -> float:
 
 def _longest_word(text: str, *, bold: bool = False) -> float:
     return max((text_width(w, bold=bold) for w in text.split()), default=0.0)
-
-
-def typst_string(text: str) -> str:
-    """``text`` as a Typst string literal: shown exactly as written, whatever it contains
-    (:func:`evalreport.escape.typst`, the one Typst escaping function)."""
-    return escape.typst(text)
 
 
 @dataclass
@@ -206,8 +200,8 @@ def _try(size, rotate, landscape, strict, can_rotate, head_nat, head_min, body_n
 
 def _cell(text: str, letter: str | None) -> str:
     if letter is None:
-        return typst_string(text)
-    return f"[#{typst_string(text)}#super[{letter}]]"
+        return escape.typst(text)
+    return f"[#{escape.typst(text)}#super[{letter}]]"
 
 
 def table_source(
@@ -235,10 +229,10 @@ def table_source(
     heads = []
     for j, text in enumerate(header):
         if layout.rotated and layout.rotated[j]:
-            heads.append(f"table.cell(align: bottom + center)[#rotate(-90deg, reflow: true)[#{typst_string(text)}]]")
+            heads.append(f"table.cell(align: bottom + center)[#rotate(-90deg, reflow: true)[#{escape.typst(text)}]]")
         else:
             side = "right" if numeric[j] else "left"
-            heads.append(f"table.cell(align: bottom + {side})[#{typst_string(text)}]")
+            heads.append(f"table.cell(align: bottom + {side})[#{escape.typst(text)}]")
     lines = [
         "#[",
         f"#show table: set text(size: {layout.size}pt)",
@@ -250,7 +244,7 @@ def table_source(
         "#figure(kind: table,",
     ]
     if caption:
-        lines.append(f"  caption: figure.caption(position: top, {typst_string(caption)}),")
+        lines.append(f"  caption: figure.caption(position: top, {escape.typst(caption)}),")
     lines += [
         "  [#table(",
         f"    columns: {cols},",
@@ -263,7 +257,7 @@ def table_source(
     lines.append("  )")
     if legend:
         items = " #h(1em) ".join(
-            f"#super[{letter}]\u00a0\u2014\u00a0#{typst_string(reason)}" for letter, reason in legend
+            f"#super[{letter}]\u00a0\u2014\u00a0#{escape.typst(reason)}" for letter, reason in legend
         )
         lines.append(f"  #block(width: 100%, above: 0.5em)[#set align(left); #set text(size: "
                      f"{max(layout.size - 0.5, 6)}pt, fill: luma(70)); {items}]")

@@ -157,13 +157,12 @@ def num(x, spec: str = ".6g", *, snap: bool = True) -> str:
 
 
 def _relation(case: Case, kinds, ok: Callable, *, src_ok: Callable | None = None,
-              pair_ok: Callable | None = None, what: str, min_n_room: int = 0) -> Verdict:
+              pair_ok: Callable | None = None, what: str) -> Verdict:
     """Check ``ok(s_src, s_dst, C_src, C_dst)`` over every step of the given kinds.
 
-    Exhaustive over the space (src matrices with n <= max_n - ``min_n_room`` so that the result
-    is still in the space), then over random larger matrices. ``src_ok``/``pair_ok`` restrict
-    the steps the property talks about. An ``ok`` without a ``needs_mats`` attribute ignores
-    C_src and C_dst (they are passed as None).
+    Exhaustive over the space (src matrices with n <= max_n), then over random larger matrices.
+    ``src_ok``/``pair_ok`` restrict the steps the property talks about. An ``ok`` without a
+    ``needs_mats`` attribute ignores C_src and C_dst (they are passed as None).
     """
     space, S = case.space, case.S
     kinds = tuple(kinds)

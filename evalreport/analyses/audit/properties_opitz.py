@@ -160,9 +160,6 @@ def check_PIII(case: Case) -> Verdict:
                    f"not of the form mean_i g(row_i, col_i)^p for p in {_PIII_P}: cells of disjoint classes interact")
 
 
-_LAMBDAS = _b.PIV_LAMBDAS
-
-
 def check_PIV(case: Case) -> Verdict:
     """Property IV (prevalence invariance, eq. 5): scaling the gold classes (Opitz's columns,
     our rows) by any positive factors leaves the value unchanged."""
