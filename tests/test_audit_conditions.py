@@ -228,13 +228,13 @@ def test_a_constant_classifier_is_one_of_opitz_random_classifiers():
 
 def test_audit_for_report_adds_the_report_policy_where_it_differs():
     f = audit_for_report(["macro_precision"], policy="nan", max_n=4, classes=(3,))
-    opitz = f[f.paper == "002"]
-    assert set(opitz.policy_of) == {"paper", "report"} and set(f[f.paper != "002"].policy_of) == {"paper, report"}
+    opitz = f[f.paper == "opitz"]
+    assert set(opitz.policy_of) == {"paper", "report"} and set(f[f.paper != "opitz"].policy_of) == {"paper, report"}
     assert dict(zip(opitz[opitz.property == "PV"].policy_of, opitz[opitz.property == "PV"].verdict)) == {
         "paper": "satisfied", "report": "violated"}
     z = audit_for_report(["macro_precision"], policy="zero", max_n=4, classes=(3,))
-    assert set(z[z.paper == "002"].policy_of) == {"paper, report"}
-    assert set(z[z.paper == "004"].policy_of) == {"paper", "report"}
+    assert set(z[z.paper == "opitz"].policy_of) == {"paper, report"}
+    assert set(z[z.paper == "goesgens"].policy_of) == {"paper", "report"}
 
 
 # ------------------------------------------------------------------ the report: condition, policy, --needs

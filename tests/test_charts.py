@@ -527,7 +527,7 @@ def test_cv_estimates_one_mark_per_estimator_and_undefined_named():
     assert b.cv_estimates(two, measure="auc").to_dict()
 
 
-def test_simulation_bias_lines_per_estimator_faceted_like_paper_001():
+def test_simulation_bias_lines_per_estimator_faceted_like_forman_and_scholz_2010():
     sim = simulation()
     spec = b.simulation_bias(sim[sim["stratified"]]).to_dict()
     assert spec["facet"]["column"]["field"] == "true_f"

@@ -19,7 +19,8 @@ from evalreport.counts import Counts
 from evalreport.inputs import Runs
 
 LABELS = ("neg", "pos")
-PAPER_001 = sorted(Path("/work/shared/papers").glob("001_*.txt"))
+#: Forman & Scholz (2010), as stored with the specification (the file name is the store's, not a citation).
+FORMAN_SCHOLZ_2010 = sorted(Path("/work/shared/papers").glob("001_*.txt"))
 
 
 def _runs(folds_spec, systems=("table2", "majority"), scores=None):
@@ -119,10 +120,10 @@ def test_without_a_positive_class_the_words_do_not_attribute_the_pooled_rule_to_
     assert "F_tp,fp" in text and "AUC_avg" in text and "--positive" in text
 
 
-@pytest.mark.skipif(not PAPER_001, reason="the paper texts are not on this machine")
-def test_every_quotation_is_in_paper_001():
+@pytest.mark.skipif(not FORMAN_SCHOLZ_2010, reason="the paper texts are not on this machine")
+def test_every_quotation_is_in_forman_and_scholz_2010():
     """Each double-quoted passage of the recommendation occurs in Forman & Scholz (2010) (whitespace aside)."""
-    paper = re.sub(r"\s+", "", PAPER_001[0].read_text(encoding="utf-8"))
+    paper = re.sub(r"\s+", "", FORMAN_SCHOLZ_2010[0].read_text(encoding="utf-8"))
     text = cross_validate(_runs(TABLE_2, scores=np.random.default_rng(1).random((2, 1504))), ["f1"],
                           positive="pos").recommendation
     quotes = re.findall(r'"([^"]+)"', text)

@@ -69,7 +69,7 @@ def _verdicts_by_masks(au, setting, measures, primary):
 
 
 MEASURES = ["accuracy", "f1", "mcc", "macro_f1", "k"]      # f1: binary, evaluated on the positive class
-PROPERTIES = [("004", "CB"), ("004", "Max"), ("004", "Mon"), ("002", "PIV"), ("000", "MON")]
+PROPERTIES = [("goesgens", "CB"), ("goesgens", "Max"), ("goesgens", "Mon"), ("opitz", "PIV"), ("sebastiani", "MON")]
 
 
 @settings(max_examples=40, deadline=None)

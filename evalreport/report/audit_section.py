@@ -28,13 +28,11 @@ from evalreport.measures.references import author_year, works_for_source
 from evalreport.report.display import Table
 
 MARK = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
-#: paper number ("004") -> the CLI's paper key ("goesgens")
-PAPER_KEY = {number: key for key, (number, _) in PAPERS.items()}
 
 
 def cli_name(paper: str, prop: str) -> str:
-    """``004`` + ``CB`` -> ``goesgens.CB``: what ``--properties`` and ``--needs`` accept."""
-    return f"{PAPER_KEY.get(str(paper), str(paper))}.{prop}"
+    """``goesgens`` + ``CB`` -> ``goesgens.CB``: what ``--properties`` and ``--needs`` accept."""
+    return f"{paper}.{prop}"
 
 
 def anchor(name: str) -> str:
@@ -59,7 +57,6 @@ def legend(names: list[str]) -> pd.DataFrame:
         if p is None or p.paper != key:
             rows.append((name, "", ""))
             continue
-        number, cite = PAPERS[p.paper]
         rows.append((name, f"{p.title} ({p.ref})", _first_sentence(p.check.__doc__)))
     return pd.DataFrame(rows, columns=["property", "name", "definition"])
 
@@ -68,7 +65,7 @@ def papers_sentence(names) -> str:
     """Which paper each prefix of the property names stands for: ``opitz: Opitz (2022)``, the
     author and year of its bibliography entry."""
     keys = list(dict.fromkeys(n.partition(".")[0] for n in names))
-    return "; ".join(f"{k}: {author_year(works_for_source(PAPERS[k][1])[0])}" for k in keys if k in PAPERS)
+    return "; ".join(f"{k}: {author_year(works_for_source(PAPERS[k])[0])}" for k in keys if k in PAPERS)
 
 
 def _label(measure_id: str) -> str:
@@ -86,7 +83,7 @@ def _is_binary(measure_id: str) -> bool:
 
 
 def _order_props(names) -> list[str]:
-    pos = {cli_name(PAPERS[p.paper][0], p.id): i for i, p in enumerate(PROPERTIES.values())}
+    pos = {cli_name(p.paper, p.id): i for i, p in enumerate(PROPERTIES.values())}
     return sorted(dict.fromkeys(names), key=lambda n: pos.get(n, len(pos)))
 
 

@@ -52,8 +52,8 @@ their conventions amount to for every property except at the singular points the
 Claims: the registry's declared expectations
 -------------------------------------------
 A measure's ``claims`` map ``"<paper>.<property>"`` or ``"<paper>.<property>.<setting>"`` to
-what the paper states. ``<paper>`` is ``sebastiani`` (000), ``opitz`` (002) or ``goesgens``
-(004); ``<property>`` an id of the table above; ``<setting>`` ``binary`` or ``multiclass``
+what the paper states. ``<paper>`` is ``sebastiani`` (Sebastiani 2015), ``opitz`` (Opitz 2022) or
+``goesgens`` (Gösgens et al. 2021); ``<property>`` an id of the table above; ``<setting>`` ``binary`` or ``multiclass``
 (without it the claim covers every setting the measure applies to). The value is
 
 * ``True`` / ``False`` / ``"n/a"``: the paper says the property holds / fails / cannot be
@@ -120,9 +120,8 @@ __all__ = ["audit", "audit_for_report", "consistency", "indistinguishable_groups
            "AVERAGINGS", "AVERAGING_PRESERVES", "average_claims", "preservation", "table_2_averaging", "identities",
            "claim_for"]
 
-#: paper key -> (number, short citation)
-PAPERS = {"sebastiani": ("000", "Sebastiani 2015"), "opitz": ("002", "Opitz 2022"),
-          "goesgens": ("004", "Gösgens et al. 2021")}
+#: paper key (what `--properties goesgens.Mon` and the audit table's `paper` column say) -> its citation
+PAPERS = {"sebastiani": "Sebastiani 2015", "opitz": "Opitz 2022", "goesgens": "Gösgens et al. 2021"}
 
 #: the undefined-value policy each paper's properties are checked under by default
 PAPER_POLICY = {"sebastiani": "nan", "opitz": "zero", "goesgens": "nan"}
@@ -301,7 +300,7 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
                         under[c] = done.verdict
                 hit = None if "positive" in m.needs and K != 2 else \
                     claim_for(claims, prop, "binary" if K == 2 else "multiclass")   # binary claims: two classes
-                row: dict[str, Any] = {"measure": m.id, "property": prop.id, "paper": PAPERS[prop.paper][0], "setting": setting,
+                row: dict[str, Any] = {"measure": m.id, "property": prop.id, "paper": prop.paper, "setting": setting,
                        "verdict": v.verdict, **{CONDITION_COLUMNS[c]: under.get(c, "") for c in CONDITION_COLUMNS},
                        "counterexample": v.counterexample, "detail": v.detail, "policy": pol, "paper_claim": "",
                        "paper_source": "", "agrees_with_paper": None, "expected": "", "as_expected": None, "why": ""}
@@ -330,7 +329,7 @@ def audit_for_report(measures, *, policy: str = "nan", max_n: int = 8, seed: int
     ``paper, report`` (the two policies are one).
     """
     base = audit(measures, max_n=max_n, seed=seed, classes=classes, n_random=n_random)
-    own = base["paper"].map({number: PAPER_POLICY[key] for key, (number, _) in PAPERS.items()})
+    own = base["paper"].map(PAPER_POLICY)
     base = base.assign(policy_of=["paper, report" if p == policy else "paper" for p in own])
     papers = [key for key, pol in PAPER_POLICY.items() if pol != policy]
     if not papers:

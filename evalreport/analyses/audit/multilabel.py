@@ -50,7 +50,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.audit import COLUMNS, PAPER_POLICY, PAPERS, claim_for, parse_claims
+from evalreport.analyses.audit import COLUMNS, PAPER_POLICY, claim_for, parse_claims
 from evalreport.counts.multilabel import STATS, item_stats
 from evalreport.errors import MeasureError
 from evalreport.measures import POLICIES, get
@@ -398,7 +398,7 @@ def audit_multilabel(measures=None, properties=None, *, max_n: int = 4, labels=(
             # no paper states these verdicts for label sets: the records' claims are evalreport's
             # analysis of each formula (measures/multilabel.py), so they are the expected verdicts,
             # never a paper's claim
-            rows.append({"measure": m.id, "property": pid, "paper": PAPERS[paper][0] if paper else "",
+            rows.append({"measure": m.id, "property": pid, "paper": paper or "",
                          "setting": setting, "verdict": verdict, "counterexample": example, "detail": detail,
                          "policy": pol, "paper_claim": "", "paper_source": "", "agrees_with_paper": None,
                          "expected": hit["expected"] if hit else "",

@@ -45,7 +45,7 @@ def wide_scores(scores: pd.DataFrame, measures, systems) -> tuple[pd.DataFrame, 
 def _read(path: Path) -> pd.DataFrame:
     if not path.exists():
         return pd.DataFrame()
-    # "n/a" verdicts and "NA" classes stay text; names stay text too ("004" is a paper, "1" a system)
+    # "n/a" verdicts and "NA" classes stay text; names stay text too ("1" is a system)
     df = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={c: str for c in _TEXT_COLUMNS})
     csv_unquote(df)    # names that looked like spreadsheet formulas were written with a leading '
     for col in ("reason", "counterexample", "detail", "note"):
