@@ -17,19 +17,20 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from evalreport._atomic import atomic_dir
-from evalreport.words import counted
 from evalreport.errors import InputError, MeasureError
-from evalreport.report.write import write_comparison, write_frames
 from evalreport.inputs.settings import DEFAULT_PRIMARY, Settings
+from evalreport.report.write import write_comparison, write_frames
+from evalreport.words import counted
 
 log = logging.getLogger("evalreport.report")
 
@@ -216,14 +217,14 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
     return {"comparison": comp, "included": included, "measures": list(comp.measures), "facts": facts}
 
 
-def _short_label(measure_id: str) -> str:
+def short_label(measure_id: str) -> str:
     """The measure's short label, as the charts show it ("Macro F1", "MCC", "K (Sebastiani)")."""
     from evalreport.measures.labels import short_measure_label
 
     return short_measure_label(measure_id)
 
 
-def _needs(needs, audit: bool) -> list[str]:
+def resolve_needs(needs, audit: bool) -> list[str]:
     """The stated needs as qualified property ids (``goesgens.CB``); unknown ones are an error."""
     if not needs:
         return []
@@ -294,10 +295,10 @@ def build_report(runs: Any, out_dir: str | Path, settings: Settings | None = Non
     """
     settings = Settings.coerce(settings, **changes)
     out_dir = Path(out_dir)
-    settings = settings.replace(needs=tuple(_needs(settings.needs, settings.audit)))
+    settings = settings.replace(needs=tuple(resolve_needs(settings.needs, settings.audit)))
     title = settings.title or "Evaluation report"
     if plugins:
-        sources = [*(sources if sources is not None else getattr(runs, "sources", ())), *_plugin_sources(plugins)]
+        sources = [*(sources if sources is not None else getattr(runs, "sources", ())), *report_plugin_sources(plugins)]
     if gains_file:
         from evalreport.inputs.readers import hash_file
         from evalreport.inputs.runs import Source
@@ -308,18 +309,18 @@ def build_report(runs: Any, out_dir: str | Path, settings: Settings | None = Non
     inputs = protected_inputs(out_dir, inputs, own, include)
     stages = Stages(settings.progress)
     started = time.perf_counter()
-    with atomic_dir(out_dir, inputs=inputs) as staging, _runner(staging, runner=runner) as runner:
+    with atomic_dir(out_dir, inputs=inputs) as staging, report_runner(staging, runner=runner) as runner:
         tables = staging / "tables"
         result = analyse(runs, tables, settings, stages=stages, sources=sources)
         comp, facts = result["comparison"], result["facts"]
         meta = write_report_meta(tables, result, settings.replace(title=title))
         n_task = meta["n_classes"]
         chosen = ["report"] + [n for n in ("audit", "crossval", "ordinal") if result["included"][n]] + ["appendix"]
-        paths = _execute_and_render(staging, chosen, title=title, formats=settings.formats, engine=settings.engine,
+        paths = execute_and_render(staging, chosen, title=title, formats=settings.formats, engine=settings.engine,
                                     stages=stages, plugins=[str(Path(p).resolve()) for p in plugins or ()],
                                     subtitle=f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
                                              f"{n_task} classes; primary measure "
-                                             f"{_short_label(comp.primary)}", runner=runner)
+                                             f"{short_label(comp.primary)}", runner=runner)
         for name, folder in dict(include or {}).items():   # e.g. the demo's input files, as OUTDIR/data
             shutil.copytree(folder, staging / name)
         # (stages overlap: the kernel starts during the analyses, the images are drawn beside it)
@@ -375,12 +376,12 @@ def write_report_meta(tables: Path, result: dict, settings: Settings | None = No
 
 def provenance(command: str | None, sources) -> dict:
     """The command, the time, the versions and the input files (role, path, SHA-256, rows)."""
-    return {"command": command or "", "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    return {"command": command or "", "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "versions": versions(),
             "inputs": [{"role": s.role, "path": s.path, "sha256": s.sha256, "rows": s.rows} for s in sources]}
 
 
-def _plugin_sources(plugins) -> list:
+def report_plugin_sources(plugins) -> list:
     """The plugin files as inputs (role ``plugin``), each with the SHA-256 of the code that was run."""
     from evalreport.inputs.readers import hash_file
     from evalreport.inputs.runs import Source
@@ -394,7 +395,7 @@ def _plugin_sources(plugins) -> list:
 
 
 #: Imported by the notebooks' kernel as soon as it starts, while the analyses run.
-_PRELOAD = ("evalreport.measures.plugins", "evalreport.report.sections")
+REPORT_PRELOAD = ("evalreport.measures.plugins", "evalreport.report.sections")
 
 
 #: What building a report imports before its first stage: the analyses and the kernel's client.
@@ -421,7 +422,7 @@ def prefetch_imports(modules=_FIRST_IMPORTS) -> threading.Thread:
     return thread
 
 
-def start_runner(preload=_PRELOAD):
+def start_runner(preload=REPORT_PRELOAD):
     """A report kernel (:class:`~evalreport.report.kernel.NotebookRunner`) started now, before
     the report's folder exists: its start and imports overlap what the caller does next (the
     demo trains its classifiers). Pass it to :func:`build_report` (``runner=``); the caller
@@ -432,7 +433,7 @@ def start_runner(preload=_PRELOAD):
 
 
 @contextmanager
-def _runner(staging: Path, preload=_PRELOAD, runner=None):
+def report_runner(staging: Path, preload=REPORT_PRELOAD, runner=None):
     """The kernel that will run the report's notebooks (``staging/notebooks``), started now so its
     start and imports (``preload``) overlap the analyses
     (:class:`~evalreport.report.kernel.NotebookRunner`); or the caller's ``runner``, started
@@ -449,7 +450,7 @@ def _runner(staging: Path, preload=_PRELOAD, runner=None):
         yield own
 
 
-def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle, plugins=(),
+def execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle, plugins=(),
                         runner=None) -> dict:
     """Run the named notebooks (parameter: ``../tables``) into ``staging/notebooks``, then render;
     the folder also becomes a Quarto project that ``quarto render`` or ``evalreport render``
@@ -469,8 +470,8 @@ def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, sta
     from evalreport.report.resources import notebooks_dir
 
     if runner is None:
-        with NotebookRunner(staging / "notebooks", preload=_PRELOAD) as own_runner:
-            return _execute_and_render(staging, notebooks, title=title, formats=formats, engine=engine,
+        with NotebookRunner(staging / "notebooks", preload=REPORT_PRELOAD) as own_runner:
+            return execute_and_render(staging, notebooks, title=title, formats=formats, engine=engine,
                                        stages=stages, subtitle=subtitle, plugins=plugins, runner=own_runner)
 
     def _keep_failed(staging: Path, notebook: Path, message: str) -> str:
@@ -503,7 +504,7 @@ def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, sta
     nb_out = staging / "notebooks"
     nb_out.mkdir(exist_ok=True)
     executed = []
-    parameters = {"tables": "../tables"}
+    parameters: dict[str, Any] = {"tables": "../tables"}
     if plugins:         # the kernels must know the plugins' measures (the sections look measures up by id)
         parameters["plugins"] = list(plugins)
     own: dict[str, dict] = {}
@@ -561,9 +562,9 @@ def build_simulation_report(out_dir, *, repetitions: int = 20_000, seed: int = 0
                                     f"{pooled / max(worst['rel_bias_se'], 1e-300):.1f} SE; rel_bias_se in "
                                     "simulation.csv for every setting)."),
                 "provenance": {"command": command or "", "versions": versions(),
-                               "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}}
+                               "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")}}
         (tables / "report.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-        paths = _execute_and_render(staging, ["simulation"], title=meta["title"], formats=formats, engine=engine,
+        paths = execute_and_render(staging, ["simulation"], title=meta["title"], formats=formats, engine=engine,
                                     stages=stages, subtitle="Forman & Scholz (2010), section 4, re-run")
     out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}
     out.update(tables=out_dir / "tables", notebooks=out_dir / "notebooks")

@@ -71,13 +71,13 @@ class TableSpec:
         return sum(c.width for c in self.columns) + 2 * GAP_IN * len(self.columns)
 
 
-def _label(measure_id: str) -> str:
+def paper_measure_label(measure_id: str) -> str:
     from evalreport.report.appendix.sources import paper_label
 
     return paper_label(measure_id)
 
 
-def _rank_text(r) -> str:
+def rank_cell(r) -> str:
     return "" if pd.isna(r) else f"{float(r):g}"
 
 
@@ -102,8 +102,8 @@ def leaderboard(data) -> list[TableSpec]:
         iv = (fmt(row["lo"], d), fmt(row["hi"], d)) if has_iv and pd.notna(row["lo"]) else None
         value = Cell(fmt(row["value"], d) or "\u2014", bold=bool(best[i]), interval=iv,
                      sup=str(row["letters"]) if has_groups and pd.notna(row["letters"]) else "")
-        cells.append((Cell(_rank_text(row["rank"])), Cell(str(row["system"]), kind="text"), value, row))
-    what = f"{_label(primary)}"
+        cells.append((Cell(rank_cell(row["rank"])), Cell(str(row["system"]), kind="text"), value, row))
+    what = f"{paper_measure_label(primary)}"
     alpha = data.settings.get("alpha", 0.05)
     cap = f"Leaderboard under {what}, best first; the best value in bold."
     if has_iv:
@@ -126,7 +126,7 @@ def leaderboard(data) -> list[TableSpec]:
         line = [r, s, v]
         if has_pbest:
             line.append(Cell(fmt(row["p_best"], 2)))
-        line += [Cell(fmt(row.get("value_calibrated"), dc) or "\u2014"), Cell(_rank_text(row.get("rank_calibrated")))]
+        line += [Cell(fmt(row.get("value_calibrated"), dc) or "\u2014"), Cell(rank_cell(row.get("rank_calibrated")))]
         rows.append(line)
     page_cap = cap + (" P(best): the share of bootstrap resamples in which the system ranks first." if has_pbest
                       else "") + " Calibrated: the value and rank after prevalence calibration (Opitz (2022), eq.\u00a05\u20136)."
@@ -145,7 +145,7 @@ def systems_per_table(width_in: float = PAGE_IN) -> int:
     return max(1, int(room // (SYSTEM_COL_IN + 2 * GAP_IN)))
 
 
-def _chunks(items, size):
+def even_chunks(items, size):
     """``items`` in as few parts of at most ``size`` as possible, of nearly equal length (8 systems
     with room for 7: 4 + 4, not 7 + 1)."""
     n = max(1, -(-len(items) // size))
@@ -171,7 +171,7 @@ def measures_tables(data) -> list[TableSpec]:
         sub = iv[iv["measure"] == m] if len(iv) else iv
         digits[m] = decimals(sub["lo"], sub["hi"]) if len(sub) else REPORT_DIGITS
     per = systems_per_table()
-    parts = _chunks(systems, per)
+    parts = even_chunks(systems, per)
     out = []
     for k, part in enumerate(parts, 1):
         rows = []
@@ -181,7 +181,7 @@ def measures_tables(data) -> list[TableSpec]:
             for s in part:
                 v = value.get((s, m), np.nan)
                 r = ranks.get((s, m), np.nan)
-                line.append(Cell(fmt(v, digits[m]) or "\u2014", bold=bool(r == 1), rank=_rank_text(r)))
+                line.append(Cell(fmt(v, digits[m]) or "\u2014", bold=bool(r == 1), rank=rank_cell(r)))
             rows.append(line)
         first = sum(len(p) for p in parts[:k - 1])
         which = f" (systems {first + 1}-{first + len(part)} of {len(systems)})" if len(parts) > 1 else ""
@@ -216,7 +216,7 @@ def per_class_tables(data, *, metric: str = "f1") -> list[TableSpec]:
         index=classes, columns=systems)
     best = wide.max(axis=1)
     per = systems_per_table()
-    parts = _chunks(systems, per)
+    parts = even_chunks(systems, per)
     out = []
     name = {"f1": "F1", "recall": "recall", "precision": "precision"}.get(metric, metric)
     for k, part in enumerate(parts, 1):
@@ -252,7 +252,7 @@ def baselines_table(data) -> list[TableSpec]:
     if len(board):
         rows.append([Cell(f"best system ({board['system'].iloc[0]})", kind="text"), Cell(fmt(board["value"].iloc[0], d)),
                      Cell("observed", kind="text")])
-    cap = (f"Chance baselines under {_label(data.primary)}: what a trivial or random system scores (exact, linear "
+    cap = (f"Chance baselines under {paper_measure_label(data.primary)}: what a trivial or random system scores (exact, linear "
            "in the cells, or Monte Carlo), with the best system for comparison.")
     return [TableSpec("baselines", cap, [Column("Baseline", 1.75, "l"), Column("Value", 0.55),
                                          Column("Method", 0.65, "l")], rows, width="column")]
