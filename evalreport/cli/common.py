@@ -429,7 +429,21 @@ def _csv_text(value):
     return value
 
 
-def format_value(v, integer: bool = False) -> str:
+def format_value(v: object, integer: bool = False) -> str:
+    """A value as a terminal table prints it.
+
+    Parameters
+    ----------
+    v : object
+        The value; numbers with 4 decimals, NaN as ``undefined``.
+    integer : bool
+        Print a whole number without decimals.
+
+    Returns
+    -------
+    str
+        The text of the cell.
+    """
     import numpy as np
 
     if isinstance(v, (float, np.floating)):
@@ -442,7 +456,18 @@ def format_value(v, integer: bool = False) -> str:
 
 
 def integer_columns(df: pd.DataFrame) -> list[bool]:
-    """Columns whose values are all whole numbers (ranks, counts) print without decimals."""
+    """Which columns print without decimals: those whose values are all whole numbers (ranks, counts).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A table about to be printed.
+
+    Returns
+    -------
+    list of bool
+        One flag per column.
+    """
     import numpy as np
     import pandas as pd
 

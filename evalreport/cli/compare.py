@@ -56,8 +56,18 @@ def register(sub) -> None:
 
 
 def checked_settings(args: argparse.Namespace) -> Settings:
-    """The command's settings (:func:`~evalreport.cli.common.settings_from_args`); argument errors
-    are raised before any input is read or output written."""
+    """The command's settings, its argument errors raised before any input is read or output written.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    Settings
+        From :func:`~evalreport.cli.common.settings_from_args`.
+    """
     from evalreport.measures import get
 
     settings = settings_from_args(args)

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,14 @@ if TYPE_CHECKING:
     from evalreport.inputs.settings import Settings
 
 
-def add_report_options(p) -> None:
+def add_report_options(p: argparse.ArgumentParser) -> None:
+    """Add the options of a report (output folder, title, formats, ...) to a command's parser.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``evalreport report``, ``appendix`` or ``benchmark``.
+    """
     p.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output folder (replaced atomically)")
     p.add_argument("--title", default=None, help="report title")
     p.add_argument("--primary", default="macro_f1", help="primary measure of the leaderboard (default: macro_f1)")
@@ -151,8 +159,21 @@ def _check_formats(formats) -> tuple[str, ...]:
     return tuple(dict.fromkeys(formats))
 
 
-def what_if_specs(specs, labels) -> dict:
-    """``["a=0.5,b=0.5", ...]`` -> ``{"what-if: a=0.5,b=0.5": {"a": 0.5, "b": 0.5}, ...}``."""
+def what_if_specs(specs: Sequence[str], labels: Sequence[str]) -> dict[str, dict[str, float]]:
+    """The class shares of ``--what-if`` options.
+
+    Parameters
+    ----------
+    specs : sequence of str
+        The options' values, ``"a=0.5,b=0.5"`` each.
+    labels : sequence of str
+        The task's classes; a class not named gets share 0.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{"what-if: a=0.5,b=0.5": {"a": 0.5, "b": 0.5}, ...}``.
+    """
     import math
 
     out = {}
@@ -225,8 +246,19 @@ def run_report(args) -> int:
     return 0
 
 
-def confusion_files(paths) -> list[Path]:
-    """The files named by paths, folders and globs (as the readers and the DuckDB/Spark backends take them)."""
+def confusion_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The files named by paths, folders and globs, as the readers and the DuckDB/Spark backends take them.
+
+    Parameters
+    ----------
+    paths : iterable of str or Path
+        Files, folders (their visible files) and glob patterns.
+
+    Returns
+    -------
+    list of Path
+        The files, each folder's and pattern's sorted.
+    """
     import glob
 
     out = []
@@ -304,7 +336,14 @@ def run_simulate(args) -> int:
     return 0
 
 
-def print_outputs(paths) -> None:
+def print_outputs(paths: Mapping[str, Any]) -> None:
+    """Print where a command wrote its outputs, one ``kind: path`` line each.
+
+    Parameters
+    ----------
+    paths : mapping of str to path
+        What was written, by kind (``html``, ``pdf``, ``tables``, ``notebooks``, ``appendix``).
+    """
     for key in ("html", "pdf", "tables", "notebooks", "appendix"):
         if key in paths:
             print(f"{key}: {paths[key]}")

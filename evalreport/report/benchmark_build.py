@@ -34,7 +34,6 @@ from evalreport.report.build import (
     provenance,
     report_runner,
     resolve_needs,
-    short_label,
     write_report_meta,
 )
 from evalreport.report.task_sections import chart_prefixes
@@ -218,8 +217,10 @@ def build_benchmark_report(benchmark: Any, out_dir: str | Path, settings: Settin
                 task_notebooks.append((stem, prepared / f"{stem}.ipynb", {"tables": f"../tables/tasks/{folder}"}))
         chosen = ["benchmark", *task_notebooks] + (["audit"] if settings.audit else []) + ["appendix"]
         one = len(meta["primaries"]) == 1
+        from evalreport.measures.labels import short_measure_label
+
         subtitle = (f"{meta['n_systems']} systems, {meta['n_tasks']} tasks, {meta['n_items']:,} items; ranked by "
-                    + (f"each task's {short_label(meta['primary'])}" if one else "each task's primary measure"))
+                    + (f"each task's {short_measure_label(meta['primary'])}" if one else "each task's primary measure"))
         paths = execute_and_render(staging, chosen, title=title, formats=settings.formats, engine=settings.engine,
                                     stages=stages,
                                     plugins=[str(Path(p).resolve()) for p in plugins or ()], subtitle=subtitle,
@@ -245,10 +246,11 @@ def build_benchmark_report(benchmark: Any, out_dir: str | Path, settings: Settin
 def _prepare(nb, task: str, folder: str, meta: dict, *, first: bool, prefix: str):
     """The single-task notebook ``nb`` as the section of ``task`` (its intro states the task's facts)."""
     from evalreport.escape import markdown as escape
+    from evalreport.measures.labels import short_measure_label
     from evalreport.report.task_sections import prepare_task_notebook
 
     intro = (f"The single-task report of task **{escape(task)}**: {meta['n_items']:,} items, {meta['n_classes']} "
-             f"classes, {meta['n_systems']} systems; primary measure {escape(short_label(meta['primary']))}. "
+             f"classes, {meta['n_systems']} systems; primary measure {escape(short_measure_label(meta['primary']))}. "
              f"Its tables are in `tables/tasks/{folder}/`.")
     return prepare_task_notebook(nb, task=task, folder=folder, intro=intro, first=first, prefix=prefix)
 

@@ -217,15 +217,21 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
     return {"comparison": comp, "included": included, "measures": list(comp.measures), "facts": facts}
 
 
-def short_label(measure_id: str) -> str:
-    """The measure's short label, as the charts show it ("Macro F1", "MCC", "K (Sebastiani)")."""
-    from evalreport.measures.labels import short_measure_label
+def resolve_needs(needs: Sequence[str] | None, audit: bool) -> list[str]:
+    """The stated needs as qualified property ids; an unknown one is an error.
 
-    return short_measure_label(measure_id)
+    Parameters
+    ----------
+    needs : sequence of str or None
+        The properties the user needs, as given.
+    audit : bool
+        Whether the report audits its measures.
 
-
-def resolve_needs(needs, audit: bool) -> list[str]:
-    """The stated needs as qualified property ids (``goesgens.CB``); unknown ones are an error."""
+    Returns
+    -------
+    list of str
+        Qualified property ids (``goesgens.CB``); empty without needs.
+    """
     if not needs:
         return []
     from evalreport.analyses.audit import resolve_properties
@@ -315,12 +321,14 @@ def build_report(runs: Any, out_dir: str | Path, settings: Settings | None = Non
         comp, facts = result["comparison"], result["facts"]
         meta = write_report_meta(tables, result, settings.replace(title=title))
         n_task = meta["n_classes"]
+        from evalreport.measures.labels import short_measure_label
+
         chosen = ["report"] + [n for n in ("audit", "crossval", "ordinal") if result["included"][n]] + ["appendix"]
         paths = execute_and_render(staging, chosen, title=title, formats=settings.formats, engine=settings.engine,
                                     stages=stages, plugins=[str(Path(p).resolve()) for p in plugins or ()],
                                     subtitle=f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
                                              f"{n_task} classes; primary measure "
-                                             f"{short_label(comp.primary)}", runner=runner)
+                                             f"{short_measure_label(comp.primary)}", runner=runner)
         for name, folder in dict(include or {}).items():   # e.g. the demo's input files, as OUTDIR/data
             shutil.copytree(folder, staging / name)
         # (stages overlap: the kernel starts during the analyses, the images are drawn beside it)
@@ -381,8 +389,19 @@ def provenance(command: str | None, sources) -> dict:
             "inputs": [{"role": s.role, "path": s.path, "sha256": s.sha256, "rows": s.rows} for s in sources]}
 
 
-def report_plugin_sources(plugins) -> list:
-    """The plugin files as inputs (role ``plugin``), each with the SHA-256 of the code that was run."""
+def report_plugin_sources(plugins: Sequence[str | Path]) -> list:
+    """The plugin files as inputs of the report.
+
+    Parameters
+    ----------
+    plugins : sequence of str or Path
+        The plugins loaded for the report.
+
+    Returns
+    -------
+    list of Source
+        One input of role ``plugin`` per plugin file, with the SHA-256 of the code that was run.
+    """
     from evalreport.inputs.readers import hash_file
     from evalreport.inputs.runs import Source
     from evalreport.measures.plugins import LOADED
@@ -434,10 +453,22 @@ def start_runner(preload=REPORT_PRELOAD):
 
 @contextmanager
 def report_runner(staging: Path, preload=REPORT_PRELOAD, runner=None):
-    """The kernel that will run the report's notebooks (``staging/notebooks``), started now so its
-    start and imports (``preload``) overlap the analyses
-    (:class:`~evalreport.report.kernel.NotebookRunner`); or the caller's ``runner``, started
-    earlier (:func:`start_runner`), given this folder and left open."""
+    """The kernel that will run the report's notebooks, started now so that its start overlaps the analyses.
+
+    Parameters
+    ----------
+    staging : Path
+        The report's staging folder; the notebooks run in ``staging/notebooks``.
+    preload : tuple of str
+        Modules the kernel imports as it starts.
+    runner : NotebookRunner, optional
+        A kernel the caller started earlier (:func:`start_runner`): given this folder and left open.
+
+    Yields
+    ------
+    NotebookRunner
+        The kernel (:class:`~evalreport.report.kernel.NotebookRunner`).
+    """
     from evalreport.report.kernel import NotebookRunner
 
     if runner is not None:
@@ -452,18 +483,34 @@ def report_runner(staging: Path, preload=REPORT_PRELOAD, runner=None):
 
 def execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle, plugins=(),
                         runner=None) -> dict:
-    """Run the named notebooks (parameter: ``../tables``) into ``staging/notebooks``, then render;
-    the folder also becomes a Quarto project that ``quarto render`` or ``evalreport render``
-    renders again (:mod:`evalreport.report.project`). An entry of ``notebooks`` is a name of a
-    shipped notebook or a tuple ``(name, source path, parameters)``: a notebook prepared for this
-    report (a benchmark's task section), run with its own parameters over the common ones (both
-    kept in the manifest, so a re-render passes them again).
+    """Run the notebooks (parameter: ``../tables``) into ``staging/notebooks``, then render.
 
-    The notebooks run one after the other in ONE kernel, ``runner`` (a
-    :class:`~evalreport.report.kernel.NotebookRunner` whose folder is ``staging/notebooks``,
-    started early by the caller) or one made here; each starts from a fresh namespace, and the
-    charts' images are drawn beside the kernel. ``stages`` also gets the time of the image drawing
-    that the notebooks did not hide and of writing the Quarto project."""
+    The folder also becomes a Quarto project that ``quarto render`` or ``evalreport render`` renders
+    again (:mod:`evalreport.report.project`). The notebooks run one after the other in ONE kernel, each
+    from a fresh namespace; the charts' images are drawn beside the kernel.
+
+    Parameters
+    ----------
+    staging : Path
+        The report's staging folder, its ``tables`` written.
+    notebooks : sequence of str or (str, Path, dict)
+        A shipped notebook's name, or ``(name, source path, parameters)``: a notebook prepared for this
+        report (a benchmark's task), run with its own parameters over the common ones (both kept in
+        the manifest, so a re-render passes them again).
+    title, subtitle, formats, engine
+        The report's title and subtitle, the formats to render (``html``, ``pdf``) and the engine.
+    stages : Stages
+        Gets the time of each step, including the image drawing the notebooks did not hide.
+    plugins : sequence of str
+        Plugins the kernel loads (their measures).
+    runner : NotebookRunner, optional
+        A kernel started earlier by the caller, whose folder is ``staging/notebooks``; else one made here.
+
+    Returns
+    -------
+    dict
+        The paths of what was written, by kind (``html``, ``pdf``, ``notebooks``, ...).
+    """
     from evalreport.report.kernel import NotebookRunner
     from evalreport.report.project import write_project
     from evalreport.report.render import RenderError, preload, render

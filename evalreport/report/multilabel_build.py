@@ -32,7 +32,6 @@ from evalreport.report.build import (
     provenance,
     report_plugin_sources,
     report_runner,
-    short_label,
 )
 from evalreport.report.write import write_comparison, write_frames
 from evalreport.words import counted
@@ -207,8 +206,10 @@ def build_multilabel_report(runs: Any, out_dir: str | Path, settings: Settings |
         tables = staging / "tables"
         done = analyse_multilabel(runs, tables, settings.replace(title=title), stages=stages, sources=own)
         meta = done["meta"]
+        from evalreport.measures.labels import short_measure_label
+
         subtitle = (f"{meta['n_systems']} systems, {meta['n_items']:,} items, {meta['n_labels']} labels (multi-label); "
-                    f"primary measure {short_label(meta['primary'])}")
+                    f"primary measure {short_measure_label(meta['primary'])}")
         paths = execute_and_render(staging, list(MULTILABEL_NOTEBOOKS), title=title, formats=settings.formats,
                                     engine=settings.engine,
                                     stages=stages, plugins=[str(Path(p).resolve()) for p in plugins or ()],

@@ -413,5 +413,16 @@ def benchmark_segments(data, *, version: str | None = None) -> list[tuple[str, o
 
 
 def p_words(p: float) -> str:
-    """A p-value as the report's tables print it."""
+    """A p-value as the report's tables print it.
+
+    Parameters
+    ----------
+    p : float
+        The p-value.
+
+    Returns
+    -------
+    str
+        ``p < 0.0001``, or ``p = `` with 4 decimals below 0.01 and 3 above.
+    """
     return "p < 0.0001" if p < 1e-4 else f"p = {p:.4f}" if p < 0.01 else f"p = {p:.3f}"

@@ -72,12 +72,36 @@ class TableSpec:
 
 
 def paper_measure_label(measure_id: str) -> str:
+    """A measure's name as the appendix writes it.
+
+    Parameters
+    ----------
+    measure_id : str
+        A registry id.
+
+    Returns
+    -------
+    str
+        The label of :func:`~evalreport.report.appendix.sources.paper_label`.
+    """
     from evalreport.report.appendix.sources import paper_label
 
     return paper_label(measure_id)
 
 
-def rank_cell(r) -> str:
+def rank_cell(r: float) -> str:
+    """A rank as a table cell.
+
+    Parameters
+    ----------
+    r : float
+        A rank (a tie's rank is fractional), or NaN where there is none.
+
+    Returns
+    -------
+    str
+        The rank without trailing zeros (``2``, ``2.5``), or empty.
+    """
     return "" if pd.isna(r) else f"{float(r):g}"
 
 
@@ -145,9 +169,21 @@ def systems_per_table(width_in: float = PAGE_IN) -> int:
     return max(1, int(room // (SYSTEM_COL_IN + 2 * GAP_IN)))
 
 
-def even_chunks(items, size):
-    """``items`` in as few parts of at most ``size`` as possible, of nearly equal length (8 systems
-    with room for 7: 4 + 4, not 7 + 1)."""
+def even_chunks(items: list, size: int) -> list[list]:
+    """``items`` in as few parts of at most ``size`` as possible, of nearly equal length.
+
+    Parameters
+    ----------
+    items : list
+        What to split (systems, tasks).
+    size : int
+        The most items a part may hold.
+
+    Returns
+    -------
+    list of list
+        The parts, in order (8 systems with room for 7: 4 + 4, not 7 + 1).
+    """
     n = max(1, -(-len(items) // size))
     even = -(-len(items) // n)
     return [items[i:i + even] for i in range(0, len(items), even)]
