@@ -22,13 +22,15 @@ if TYPE_CHECKING:
     from evalreport.inputs.settings import Settings
 
 # (option, argument name, its default, why it has no meaning for label sets)
-_REFUSED: tuple[tuple[str, str, object, str], ...] = (("--positive", "positive", None, "every label is a positive class of its own binary matrix"),
-            ("--order", "order", None, "labels of a set have no order"),
-            ("--costs", "costs", None, "cost matrices are K x K single-label matrices"),
-            ("--gains", "gains", None, "gain matrices are K x K single-label matrices"),
-            ("--confusion", "confusion", [], "label sets are read from gold and run files, not confusion matrices"),
-            ("--gold-id-col", "gold_id_col", None, "give the gold file the runs' column names"),
-            ("--gold-label-col", "gold_label_col", None, "give the gold file the runs' column names"))
+_REFUSED: tuple[tuple[str, str, object, str], ...] = (
+    ("--positive", "positive", None, "every label is a positive class of its own binary matrix"),
+    ("--order", "order", None, "labels of a set have no order"),
+    ("--costs", "costs", None, "cost matrices are K x K single-label matrices"),
+    ("--gains", "gains", None, "gain matrices are K x K single-label matrices"),
+    ("--confusion", "confusion", [], "label sets are read from gold and run files, not confusion matrices"),
+    ("--gold-id-col", "gold_id_col", None, "give the gold file the runs' column names"),
+    ("--gold-label-col", "gold_label_col", None, "give the gold file the runs' column names"),
+)
 
 
 def add_options(p) -> None:

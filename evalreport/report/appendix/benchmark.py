@@ -187,8 +187,10 @@ def friedman_table(data: BenchmarkAppendixData) -> list[TableSpec]:
     if r is None:
         return []
     rows = [("Systems (k)", f"{int(r['k'])}"), ("Tasks (N)", f"{int(r['N'])}"),
-            ("Friedman chi-square", f"{r['chi2_F']:.3f} (df {int(r['df'])})"), ("", methods.p_words(r["p_chi2"])),
-            ("Iman-Davenport F", f"{r['F_F']:.3f} (df {int(r['df1'])}, {int(r['df2'])})"), ("", methods.p_words(r["p_F"])),
+            ("Friedman chi-square", f"{r['chi2_F']:.3f} (df {int(r['df'])})"),
+            ("", methods.p_words(r["p_chi2"])),
+            ("Iman-Davenport F", f"{r['F_F']:.3f} (df {int(r['df1'])}, {int(r['df2'])})"),
+            ("", methods.p_words(r["p_F"])),
             ("Nemenyi q", f"{r['q_alpha']:.3f} (alpha = {r['alpha']:g})"),
             ("Critical difference", f"{r['cd']:.3f} ranks")]
     cols = [Column("Statistic", 1.45, "l"), Column("Value", 1.5)]

@@ -288,8 +288,8 @@ def baselines_table(data) -> list[TableSpec]:
     if len(board):
         rows.append([Cell(f"best system ({board['system'].iloc[0]})", kind="text"), Cell(fmt(board["value"].iloc[0], d)),
                      Cell("observed", kind="text")])
-    cap = (f"Chance baselines under {paper_measure_label(data.primary)}: what a trivial or random system scores (exact, linear "
-           "in the cells, or Monte Carlo), with the best system for comparison.")
+    cap = (f"Chance baselines under {paper_measure_label(data.primary)}: what a trivial or random system scores "
+           "(exact, linear in the cells, or Monte Carlo), with the best system for comparison.")
     return [TableSpec("baselines", cap, [Column("Baseline", 1.75, "l"), Column("Value", 0.55),
                                          Column("Method", 0.65, "l")], rows, width="column")]
 
