@@ -26,11 +26,7 @@ command line's ``--help`` do not pay for pyarrow, pandas and the measures' regis
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
-
-if TYPE_CHECKING:
-    from evalreport.analyses.compare import Comparison
-    from evalreport.inputs.settings import Settings
+from typing import Any
 
 __version__ = "0.1.0"
 
@@ -41,6 +37,7 @@ __all__ = ["read_runs", "read_multilabel", "compare", "evaluate", "report", "rea
 _LAZY: dict[str, tuple[str, str | None]] = {
     "read_runs": ("evalreport.inputs.readers", "read_runs"),
     "read_multilabel": ("evalreport.inputs.multilabel", "read_multilabel"),
+    "compare": ("evalreport.analyses.compare", "compare"),
     "evaluate": ("evalreport.measures", "evaluate"),
     "report": ("evalreport.report", None),          # the package, callable (its __call__ builds a report)
     "read_benchmark": ("evalreport.inputs.benchmark", "read_benchmark"),
@@ -53,41 +50,6 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Counts": ("evalreport.counts", "Counts"),
     "confusion_matrix": ("evalreport.counts", "confusion_matrix"),
 }
-
-
-def compare(data: Any, settings: Settings | None = None, *, progress: Callable[[int, int], Any] | None = None,
-            **changes: Any) -> Comparison:
-    """Compare systems under every measure: scores, ranks, agreement and uncertainty as one object.
-
-    Parameters
-    ----------
-    data : Runs, PatternCounts, Counts or MultiLabelRuns
-        Item-level runs (everything, including bootstrap intervals and tests), item patterns
-        counted out of core, confusion matrices (no resampling) or label sets.
-    settings : Settings, optional
-        Every setting of the comparison (default: ``Settings()``).
-    progress : callable, optional
-        ``progress(done, total)`` of the resampling.
-    **changes
-        Keyword shorthands for fields of ``settings`` (``bootstrap=200``).
-
-    Returns
-    -------
-    Comparison
-        Every table (``leaderboard``, ``scores``, ``ranks``, ``intervals``, ``pairwise``, ...);
-        a comparison of label sets has the label sets' tables too.
-
-    Examples
-    --------
-    >>> import evalreport
-    >>> runs = evalreport.read_runs("examples/stance/gold.tsv", runs_dir="examples/stance/runs")
-    >>> cmp = evalreport.compare(runs, evalreport.Settings(bootstrap=50, primary="k"))
-    >>> list(cmp.leaderboard["system"])[:2]
-    ['bert', 'svm']
-    """
-    from evalreport.analyses.compare import compare as compare_data
-
-    return compare_data(data, settings, progress=progress, **changes)
 
 
 def __getattr__(name: str) -> Any:

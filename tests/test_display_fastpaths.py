@@ -13,7 +13,7 @@ pd = pytest.importorskip("pandas")
 
 from evalreport import escape
 from evalreport.report import display, typst_table
-from evalreport.report.display import _JSON_CONTROL, Table, _printable_spec, _printable_walk
+from evalreport.report.display import _JSON_CONTROL, Table, _printable_walk, printable_spec
 
 
 def _replaced_by_printable():
@@ -27,13 +27,13 @@ def test_the_json_scan_sees_every_character_printable_replaces():
     for ch in chars:
         for spec in ({"title": f"a{ch}b"}, {f"k{ch}": 1}, {"data": [{"x": [ch]}]}):
             assert _JSON_CONTROL.search(json.dumps(spec, ensure_ascii=False)), repr(ch)
-            assert _printable_spec(spec) == _printable_walk(spec)
+            assert printable_spec(spec) == _printable_walk(spec)
 
 
 def test_a_clean_spec_is_returned_as_it_is():
     spec = {"mark": "rect", "title": {"text": "Rank of every system\n(raw)", "subtitle": ["tab\there", "é ü 漢"]},
             "datasets": {"d": [{"name": "back\\slash b", "v": 1.5, "ok": True, "none": None}]}}
-    assert _printable_spec(spec) is spec
+    assert printable_spec(spec) is spec
     assert _printable_walk(spec) == spec
 
 
@@ -43,13 +43,13 @@ def test_a_clean_spec_is_returned_as_it_is():
                                             st.dictionaries(st.text(max_size=6), inner, max_size=4)),
                     max_leaves=12))
 def test_printable_spec_equals_the_walk_of_every_string(spec):
-    assert _printable_spec(spec) == _printable_walk(spec)
+    assert printable_spec(spec) == _printable_walk(spec)
 
 
 def test_a_spec_that_is_not_json_is_walked():
     spec = {"t": ("a\x07", b"x")}          # a tuple of bytes: json.dumps refuses it
-    assert _printable_spec(spec) == {"t": ("a\x07", b"x")}
-    assert _printable_spec({"t": ["a\x07"], "b": b"\x07"}) == {"t": ["a\ufffd"], "b": b"\x07"}
+    assert printable_spec(spec) == {"t": ("a\x07", b"x")}
+    assert printable_spec({"t": ["a\x07"], "b": b"\x07"}) == {"t": ["a\ufffd"], "b": b"\x07"}
 
 
 def _table():

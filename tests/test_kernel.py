@@ -121,7 +121,7 @@ def test_a_failed_report_notebook_is_kept_beside_the_output(tmp_path, monkeypatc
     with pytest.raises(RenderError) as caught:
         with atomic_dir(out) as staging:
             (staging / "tables").mkdir()
-            build._execute_and_render(staging, ["fine", "boom"], title="t", formats=("html",), engine="builtin",
+            build.execute_and_render(staging, ["fine", "boom"], title="t", formats=("html",), engine="builtin",
                                       stages=Stages(False), subtitle="")
     message = str(caught.value)
     assert message.startswith("boom.ipynb: cell 2 failed: KeyError: 'gone'")

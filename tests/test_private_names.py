@@ -16,41 +16,6 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Files other work is rewriting in parallel with this check: phase 2 of issue 23 fixes them and empties
-# this set. Their own private-name uses are not reported until then (uses of their names elsewhere are).
-PENDING = frozenset(
-    {
-        "evalreport/__init__.py",
-        "evalreport/inputs/settings.py",
-        "evalreport/inputs/taskfile.py",
-        "evalreport/report/benchmark_build.py",
-        "evalreport/report/build.py",
-        "evalreport/report/codabench.py",
-        "evalreport/report/multilabel_build.py",
-    }
-)
-PENDING_DIRS = ("evalreport/cli/", "evalreport/report/appendix/")
-# Private names that pending files import as well: renaming them now would break those files, so their
-# other users are not reported either until phase 2 renames them everywhere at once.
-PENDING_NAMES: frozenset[tuple[str, str]] = frozenset()
-
-
-def is_pending(relative: str) -> bool:
-    """Whether a file (path relative to the repository, with ``/``) is left for phase 2.
-
-    Parameters
-    ----------
-    relative : str
-        The file's path relative to the repository root.
-
-    Returns
-    -------
-    bool
-        True when the file is in `PENDING` or under one of `PENDING_DIRS`.
-    """
-    return relative in PENDING or relative.startswith(PENDING_DIRS)
-
-
 def is_private(name: str) -> bool:
     """Whether `name` is private: one leading underscore, not a dunder.
 
@@ -198,13 +163,7 @@ def package_violations(
 
 
 def test_no_module_uses_another_modules_private_names() -> None:
-    package = ROOT / "evalreport"
-    skip = frozenset(
-        module
-        for module, path in module_names(package).items()
-        if is_pending(path.relative_to(ROOT).as_posix())
-    )
-    found = package_violations(package, skip, PENDING_NAMES)
+    found = package_violations(ROOT / "evalreport")
     assert not found, "private names used across modules (make them public where defined):\n" + "\n".join(
         map(str, found))
 

@@ -93,7 +93,7 @@ def test_a_failing_notebook_is_named_where_the_user_can_open_it(tmp_path, monkey
         with atomic_dir(out) as staging:
             (staging / "tables").mkdir()
             (staging / "tables" / "scores.csv").write_text("system,measure,value\n")
-            build._execute_and_render(staging, ["boom"], title="t", formats=("html",), engine="builtin",
+            build.execute_and_render(staging, ["boom"], title="t", formats=("html",), engine="builtin",
                                       stages=Stages(False), subtitle="")
     message = str(caught.value)
     assert "\n" not in message and "7187" in message and "VegaFusion" not in message

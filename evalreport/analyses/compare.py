@@ -197,6 +197,14 @@ def compare(data, settings: Settings | None = None, *, progress: Progress = None
     -------
     Comparison
         ``kind`` ``"single"`` or ``"multilabel"``.
+
+    Examples
+    --------
+    >>> import evalreport
+    >>> runs = evalreport.read_runs("examples/stance/gold.tsv", runs_dir="examples/stance/runs")
+    >>> cmp = evalreport.compare(runs, evalreport.Settings(bootstrap=50, primary="k"))
+    >>> list(cmp.leaderboard["system"])[:2]
+    ['bert', 'svm']
     """
     from evalreport.inputs.multilabel import MultiLabelRuns
 

@@ -172,7 +172,11 @@ def _log_warnings_as_notes() -> None:
     logger = logging.getLogger("evalreport")
     if any(getattr(h, "_evalreport_cli", False) for h in logger.handlers):
         return
-    handler = logging.StreamHandler(sys.stderr)
+
+    class NoteHandler(logging.StreamHandler):
+        _evalreport_cli = True      # the mark by which a second call finds this handler installed
+
+    handler = NoteHandler(sys.stderr)
     handler.setLevel(logging.WARNING)
     from evalreport.escape import one_line
 
@@ -181,7 +185,6 @@ def _log_warnings_as_notes() -> None:
             return one_line(super().format(record))
 
     handler.setFormatter(Inert("evalreport: note: %(message)s"))
-    handler._evalreport_cli = True
     logger.addHandler(handler)     # (with a handler here, Python's last-resort handler stays silent)
 
 

@@ -8,9 +8,15 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from evalreport.cli import common
 from evalreport.cli.common import add_input_options, add_measure_options, input_paths
+
+if TYPE_CHECKING:
+    from evalreport.counts import Counts
+    from evalreport.counts.pattern_counts import PatternCounts
+    from evalreport.inputs.runs import Runs
 
 
 def register(sub) -> None:
@@ -26,7 +32,7 @@ def register(sub) -> None:
                                    "is rendered).")
     add_input_options(p)
     add_measure_options(p)
-    rep._add_report_options(p)
+    rep.add_report_options(p)
     for action in p._actions:      # the report's --appendix: this command writes nothing else
         if "--appendix" in action.option_strings:
             action.help = argparse.SUPPRESS
@@ -51,24 +57,25 @@ def run_appendix(args) -> int:
                          "single-label reports only (there is no multi-label appendix yet); `evalreport report` "
                          "makes the multi-label report", path=args.gold)
     loaded = common.load(args)
-    data, sources = loaded.runs, None
+    data: Runs | PatternCounts | Counts | None = loaded.runs
+    sources = None
     if data is None or args.backend != "memory":
         from evalreport.inputs.readers import hash_file
         from evalreport.inputs.runs import Source
 
         data = loaded.counts if data is None else data
         if args.confusion:
-            sources = [Source("confusion", str(p), hash_file(p), None) for p in rep._confusion_files(args.confusion)]
+            sources = [Source("confusion", str(p), hash_file(p), None) for p in rep.confusion_files(args.confusion)]
         else:
             sources = [Source("gold", str(args.gold), hash_file(args.gold), None)] + [
                 Source("runs", str(p), hash_file(p), None)
-                for p in rep._confusion_files(list(args.runs) + ([args.runs_dir] if args.runs_dir else []))]
+                for p in rep.confusion_files(list(args.runs) + ([args.runs_dir] if args.runs_dir else []))]
     extra = common.recorded_sources(args)   # the task file, plugins, gains and entry points among the inputs
     if extra:
         sources = [*(sources if sources is not None else getattr(data, "sources", ())), *extra]
     labels = list(loaded.counts.labels)
     settings = settings.replace(costs=loaded.costs, gains=common.gain_matrix(args, labels),
-                                what_if=rep._what_if(args.what_if, labels))
+                                what_if=rep.what_if_specs(args.what_if, labels))
     paths = build_appendix(data, Path(args.out), settings, inputs=input_paths(args), sources=sources)
     for key in ("appendix", "typst", "tables", "figures"):
         print(f"{key}: {paths[key]}")

@@ -5,7 +5,7 @@
     evalreport benchmark --long-gold gold.parquet --long-runs runs.parquet [--backend duckdb] -o OUT
     evalreport benchmark --benchmark-file bench.toml -o OUT
 
-The report options are those of ``evalreport report`` (:func:`evalreport.cli.report._add_report_options`);
+The report options are those of ``evalreport report`` (:func:`evalreport.cli.report.add_report_options`);
 ``--primary``, ``--positive`` and ``--measures`` are the defaults of every task (a benchmark file
 may set them per task). A benchmark file's top-level ``title``, ``seed``, ``bootstrap``, ``alpha``
 and ``policy`` are the defaults of those options (the command line wins) and its ``plugins`` are
@@ -26,7 +26,7 @@ from evalreport.words import counted
 
 def register(sub) -> None:
     from evalreport.cli.common import csv_list
-    from evalreport.cli.report import _add_report_options
+    from evalreport.cli.report import add_report_options
     from evalreport.inputs.benchmark import MISSING_POLICIES
     from evalreport.measures import POLICIES
 
@@ -56,7 +56,7 @@ def register(sub) -> None:
                                                      "measure that applies)")
     p.add_argument("--positive", help="positive class of every task's binary measures")
     p.add_argument("--policy", choices=POLICIES, default="nan", help="value of undefined (0/0) cases (default nan)")
-    _add_report_options(p)
+    add_report_options(p)
     from evalreport.cli.common import add_task_options
 
     add_task_options(p)
@@ -168,7 +168,7 @@ def _recorded(args) -> list:
 
 def run_benchmark(args) -> int:
     from evalreport._atomic import check_outside
-    from evalreport.cli.report import _done, report_settings
+    from evalreport.cli.report import print_outputs, report_settings
     from evalreport.report.benchmark_build import build_benchmark_report
 
     settings = report_settings(args, missing_systems=args.missing)
@@ -184,7 +184,7 @@ def run_benchmark(args) -> int:
     paths = build_benchmark_report(benchmark, Path(args.out), settings.replace(title=title), inputs=inputs,
                                    plugins=args.plugin, extra_sources=_recorded(args),
                                    appendix=getattr(args, "appendix", False))
-    _done(paths)
+    print_outputs(paths)
     return 0
 
 
@@ -194,11 +194,10 @@ def run_benchmark_demo(args) -> int:
     import dataclasses
     import tempfile
 
-    from evalreport.cli.report import _done, report_settings
+    from evalreport.cli.report import print_outputs, report_settings
     from evalreport.examples import make_benchmark_demo
     from evalreport.inputs.benchmark import read_benchmark
     from evalreport.report.benchmark_build import build_benchmark_report
-
     from evalreport.report.build import start_runner
 
     settings = report_settings(args)
@@ -220,5 +219,5 @@ def run_benchmark_demo(args) -> int:
         paths = build_benchmark_report(
             bench, Path(args.out), settings.replace(title=title), include={"data": data}, plugins=args.plugin,
             extra_sources=_recorded(args), appendix=getattr(args, "appendix", False), runner=runner)
-    _done(paths)
+    print_outputs(paths)
     return 0

@@ -7,7 +7,6 @@ import sys
 from evalreport.cli.common import add_measure_options, add_task_options, csv_list, print_note
 from evalreport.errors import InputError
 
-
 #: The most bootstrap resamples the scorer takes; more is refused before anything is allocated. A
 #: million resamples of a 1,000-item, 3-class submission take about 6 s and 230 MB (100 classes and
 #: 5,000 items: about 60 s per 100,000); 1,000 to 10,000 give stable bounds.

@@ -16,6 +16,9 @@ if TYPE_CHECKING:     # numpy and pandas are imported where they are used: `--he
     import numpy as np
     import pandas as pd
 
+    from evalreport.counts import Counts
+    from evalreport.counts.pattern_counts import PatternCounts
+    from evalreport.inputs.runs import Runs
     from evalreport.inputs.settings import Settings
 
 FORMATS = ("table", "csv", "json", "markdown", "latex")
@@ -215,8 +218,10 @@ def add_format_option(p: argparse.ArgumentParser, default: str = "table") -> Non
 
 @dataclass
 class Loaded:
-    runs: object | None      # Runs; PatternCounts (--backend duckdb|spark with resampling); None: only counts
-    counts: object           # evalreport.counts.Counts
+    """The inputs of a command line: the runs, their counts and the cost matrix."""
+
+    runs: Runs | PatternCounts | None   # PatternCounts: --backend duckdb|spark with resampling; None: only counts
+    counts: Counts
     costs: np.ndarray | None
 
 
@@ -424,19 +429,45 @@ def _csv_text(value):
     return value
 
 
-def _fmt(v, integer: bool = False) -> str:
+def format_value(v: object, integer: bool = False) -> str:
+    """A value as a terminal table prints it.
+
+    Parameters
+    ----------
+    v : object
+        The value; numbers with 4 decimals, NaN as ``undefined``.
+    integer : bool
+        Print a whole number without decimals.
+
+    Returns
+    -------
+    str
+        The text of the cell.
+    """
     import numpy as np
 
     if isinstance(v, (float, np.floating)):
-        if math.isnan(v):
+        x = float(v)
+        if math.isnan(x):
             return "undefined"
-        v = 0.0 if abs(v) < 5e-5 else v  # no "-0.0000"
-        return f"{v:.0f}" if integer and float(v).is_integer() else f"{v:.4f}"
+        x = 0.0 if abs(x) < 5e-5 else x  # no "-0.0000"
+        return f"{x:.0f}" if integer and x.is_integer() else f"{x:.4f}"
     return str(v)
 
 
-def _integer_columns(df: pd.DataFrame) -> list[bool]:
-    """Columns whose values are all whole numbers (ranks, counts) print without decimals."""
+def integer_columns(df: pd.DataFrame) -> list[bool]:
+    """Which columns print without decimals: those whose values are all whole numbers (ranks, counts).
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        A table about to be printed.
+
+    Returns
+    -------
+    list of bool
+        One flag per column.
+    """
     import numpy as np
     import pandas as pd
 
@@ -455,8 +486,8 @@ def _formatted(df: pd.DataFrame) -> pd.DataFrame:
     import pandas as pd
 
     out = pd.DataFrame(index=df.index)
-    for (name, col), whole in zip(df.items(), _integer_columns(df)):
-        out[name] = [_fmt(v, whole) for v in col.tolist()]
+    for (name, col), whole in zip(df.items(), integer_columns(df)):
+        out[name] = [format_value(v, whole) for v in col.tolist()]
     return out
 
 
@@ -464,7 +495,7 @@ def _text_cells(df: pd.DataFrame, esc) -> pd.DataFrame:
     """:func:`_formatted` with ``esc`` applied to every cell that is text in ``df`` (names, labels;
     not the numbers, whose formatting is ours), and to the header and the index."""
     text = _formatted(df)
-    for j, col in enumerate(df.columns):
+    for j in range(len(df.columns)):
         raw = df.iloc[:, j].tolist()
         text.iloc[:, j] = [esc(t) if isinstance(v, str) else t for v, t in zip(raw, text.iloc[:, j].tolist())]
     text.columns = [esc(_column_text(c)) for c in df.columns]
@@ -511,11 +542,10 @@ def _latex(df: pd.DataFrame) -> str:
 
 
 def _rich_table(df: pd.DataFrame, *, title=None, file=None) -> None:
+    import pandas as pd
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
-
-    import pandas as pd
 
     from evalreport.escape import printable
 
@@ -527,7 +557,7 @@ def _rich_table(df: pd.DataFrame, *, title=None, file=None) -> None:
     for c in df.columns:
         numeric = pd.api.types.is_numeric_dtype(df[c])
         table.add_column(plain(c), justify="right" if numeric else "left")
-    ints = _integer_columns(df)
+    ints = integer_columns(df)
     for idx, row in df.iterrows():
-        table.add_row(plain(idx), *[plain(_fmt(v, i)) for v, i in zip(row.tolist(), ints)])
+        table.add_row(plain(idx), *[plain(format_value(v, i)) for v, i in zip(row.tolist(), ints)])
     Console(file=file, width=max(100, 14 * (len(df.columns) + 1))).print(table)

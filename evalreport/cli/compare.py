@@ -5,12 +5,21 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
-from evalreport.cli.common import (_fmt, add_format_option, add_input_options, add_measure_options, add_task_options,
-                                   emit, gain_matrix, input_paths, print_note, settings_from_args)
 from evalreport.cli import multilabel
+from evalreport.cli.common import (
+    add_format_option,
+    add_input_options,
+    add_measure_options,
+    add_task_options,
+    emit,
+    format_value,
+    gain_matrix,
+    input_paths,
+    print_note,
+    settings_from_args,
+)
 from evalreport.errors import InputError
 
 if TYPE_CHECKING:
@@ -46,9 +55,19 @@ def register(sub) -> None:
     p.set_defaults(func=run, read_scores=False)    # labels only: an optional score column is not read
 
 
-def _check(args: argparse.Namespace) -> Settings:
-    """The command's settings (:func:`~evalreport.cli.common.settings_from_args`); argument errors
-    are raised before any input is read or output written."""
+def checked_settings(args: argparse.Namespace) -> Settings:
+    """The command's settings, its argument errors raised before any input is read or output written.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line.
+
+    Returns
+    -------
+    Settings
+        From :func:`~evalreport.cli.common.settings_from_args`.
+    """
     from evalreport.measures import get
 
     settings = settings_from_args(args)
@@ -60,7 +79,7 @@ def _check(args: argparse.Namespace) -> Settings:
     return settings
 
 
-class _ProgressBar:
+class ProgressBar:
     """A rich progress bar on stderr, called as ``progress(done, total)`` (or ``progress(step)``)."""
 
     def __init__(self, enabled: bool):
@@ -108,7 +127,7 @@ def _display(board, alpha: float):
     return pd.DataFrame({
         "rank": [num(v) for v in board["rank"]],
         "value": board["value"].to_numpy(dtype=float),
-        level: ["" if math.isnan(lo) else f"[{_fmt(lo)}, {_fmt(hi)}]"
+        level: ["" if math.isnan(lo) else f"[{format_value(lo)}, {format_value(hi)}]"
                 for lo, hi in zip(board["lo"].astype(float), board["hi"].astype(float))],
         "letters": [v if isinstance(v, str) else "" for v in board["letters"]],   # compact letter display
         "P(best)": [num(v, "{:.3f}") for v in board["p_best"].astype(float)],
@@ -122,14 +141,14 @@ def run(args) -> int:
 
     if multilabel.wanted(args):
         return multilabel.run_compare(args)
-    settings = _check(args)
+    settings = checked_settings(args)
     if args.out:                       # before any work: -o must not be the folder of the inputs
         from evalreport._atomic import check_outside
 
         check_outside(args.out, input_paths(args))
     loaded = multilabel.single_label_load(args)
     settings = settings.replace(costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
-    with _ProgressBar(enabled=settings.bootstrap > 0 and settings.progress and loaded.runs is not None) as bar:
+    with ProgressBar(enabled=settings.bootstrap > 0 and settings.progress and loaded.runs is not None) as bar:
         result = compare(loaded.runs if loaded.runs is not None else loaded.counts, settings, progress=bar)
     board = result.leaderboard
     emit(board, args.format, wide=_display(board, result.settings.get("alpha", settings.alpha)),

@@ -36,9 +36,10 @@ def register(sub) -> None:
 
 def run(args) -> int:
     from evalreport.analyses.crossval import SCORE_MEASURES, cross_validate
+    from evalreport.inputs.runs import Runs
 
     loaded = load(args)
-    if loaded.runs is None:
+    if not isinstance(loaded.runs, Runs):    # counts only, or item patterns counted out of core
         raise InputError("cv needs per-item gold and run files with a fold column (--backend memory); "
                          "confusion-matrix input (--confusion) has no folds, and --backend duckdb|spark counts "
                          "pooled matrices only")

@@ -11,7 +11,6 @@ sets are refused with one line. ``report`` and ``demo --multilabel`` write the m
 from __future__ import annotations
 
 import argparse
-import inspect
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,13 +21,16 @@ from evalreport.words import counted
 if TYPE_CHECKING:
     from evalreport.inputs.settings import Settings
 
-_REFUSED = (("--positive", "positive", None, "every label is a positive class of its own binary matrix"),
-            ("--order", "order", None, "labels of a set have no order"),
-            ("--costs", "costs", None, "cost matrices are K x K single-label matrices"),
-            ("--gains", "gains", None, "gain matrices are K x K single-label matrices"),
-            ("--confusion", "confusion", [], "label sets are read from gold and run files, not confusion matrices"),
-            ("--gold-id-col", "gold_id_col", None, "give the gold file the runs' column names"),
-            ("--gold-label-col", "gold_label_col", None, "give the gold file the runs' column names"))
+# (option, argument name, its default, why it has no meaning for label sets)
+_REFUSED: tuple[tuple[str, str, object, str], ...] = (
+    ("--positive", "positive", None, "every label is a positive class of its own binary matrix"),
+    ("--order", "order", None, "labels of a set have no order"),
+    ("--costs", "costs", None, "cost matrices are K x K single-label matrices"),
+    ("--gains", "gains", None, "gain matrices are K x K single-label matrices"),
+    ("--confusion", "confusion", [], "label sets are read from gold and run files, not confusion matrices"),
+    ("--gold-id-col", "gold_id_col", None, "give the gold file the runs' column names"),
+    ("--gold-label-col", "gold_label_col", None, "give the gold file the runs' column names"),
+)
 
 
 def add_options(p) -> None:
@@ -59,9 +61,9 @@ def wanted(args) -> bool:
 
 
 def _form(path, args) -> str | None:
-    from evalreport.inputs.multilabel import _read_file
+    from evalreport.inputs.multilabel import read_with_form
 
-    return _read_file(path, "gold", id_col=args.id_col, label_col=args.label_col, label_sep=args.label_sep)[1]
+    return read_with_form(path, "gold", id_col=args.id_col, label_col=args.label_col, label_sep=args.label_sep)[1]
 
 
 def single_label_load(args):
@@ -156,10 +158,10 @@ def run_score(args) -> int:
 
 def run_compare(args) -> int:
     from evalreport.cli.common import emit, input_paths, print_note
-    from evalreport.cli.compare import _ProgressBar, _check
+    from evalreport.cli.compare import ProgressBar, checked_settings
 
     _refuse(args, "compare")
-    settings = _check(args)
+    settings = checked_settings(args)
     if args.out:
         from evalreport._atomic import check_outside
 
@@ -167,7 +169,7 @@ def run_compare(args) -> int:
     from evalreport.analyses.compare import compare
 
     runs = read(args)
-    with _ProgressBar(enabled=settings.bootstrap > 0 and settings.progress) as bar:
+    with ProgressBar(enabled=settings.bootstrap > 0 and settings.progress) as bar:
         result = compare(runs, settings, progress=bar)
     board = result.leaderboard
     emit(board, args.format, wide=_display(board), title=f"evalreport compare (multi-label): {result.primary}")

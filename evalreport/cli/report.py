@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -13,10 +14,20 @@ from evalreport.errors import InputError
 from evalreport.words import counted
 
 if TYPE_CHECKING:
+    from evalreport.counts import Counts
+    from evalreport.counts.pattern_counts import PatternCounts
+    from evalreport.inputs.runs import Runs
     from evalreport.inputs.settings import Settings
 
 
-def _add_report_options(p) -> None:
+def add_report_options(p: argparse.ArgumentParser) -> None:
+    """Add the options of a report (output folder, title, formats, ...) to a command's parser.
+
+    Parameters
+    ----------
+    p : argparse.ArgumentParser
+        The parser of ``evalreport report``, ``appendix`` or ``benchmark``.
+    """
     p.add_argument("-o", "--out", required=True, metavar="OUTDIR", help="output folder (replaced atomically)")
     p.add_argument("--title", default=None, help="report title")
     p.add_argument("--primary", default="macro_f1", help="primary measure of the leaderboard (default: macro_f1)")
@@ -69,7 +80,7 @@ def register(sub) -> None:
                                    "OUTDIR/report.pdf, the executed notebooks and every table behind the report.")
     add_input_options(p)
     add_measure_options(p)
-    _add_report_options(p)
+    add_report_options(p)
     p.add_argument("--what-if", action="append", default=[], metavar="CLASS=SHARE,...",
                    help="a class distribution to re-rank the systems under (repeatable), e.g. "
                         "--what-if pos=0.5,neg=0.5; shares are normalised")
@@ -81,7 +92,7 @@ def register(sub) -> None:
                        description="Make the built-in example (eight scikit-learn classifiers, 5-fold cross-validated "
                                    "on an imbalanced 6-class subset of the digits data that ships with scikit-learn) "
                                    "and write its full report to OUTDIR; the example's files go to OUTDIR/data.")
-    _add_report_options(d)
+    add_report_options(d)
     from evalreport.measures import POLICIES
 
     d.add_argument("--policy", choices=POLICIES, default="nan",
@@ -148,8 +159,21 @@ def _check_formats(formats) -> tuple[str, ...]:
     return tuple(dict.fromkeys(formats))
 
 
-def _what_if(specs, labels) -> dict:
-    """``["a=0.5,b=0.5", ...]`` -> ``{"what-if: a=0.5,b=0.5": {"a": 0.5, "b": 0.5}, ...}``."""
+def what_if_specs(specs: Sequence[str], labels: Sequence[str]) -> dict[str, dict[str, float]]:
+    """The class shares of ``--what-if`` options.
+
+    Parameters
+    ----------
+    specs : sequence of str
+        The options' values, ``"a=0.5,b=0.5"`` each.
+    labels : sequence of str
+        The task's classes; a class not named gets share 0.
+
+    Returns
+    -------
+    dict of str to dict of str to float
+        ``{"what-if: a=0.5,b=0.5": {"a": 0.5, "b": 0.5}, ...}``.
+    """
     import math
 
     out = {}
@@ -179,51 +203,62 @@ def _command() -> str:
 
 
 def run_report(args) -> int:
+    from evalreport._atomic import check_outside
     from evalreport.cli.common import gain_matrix, load
     from evalreport.report.build import build_report
 
-    from evalreport._atomic import check_outside
-
     settings = report_settings(args)      # option errors first, before any file is read
     if multilabel.wanted(args):
-        _done(multilabel.report(args, settings))
+        print_outputs(multilabel.report(args, settings))
         return 0
     check_outside(args.out, input_paths(args))      # before any work: -o must not hold the inputs
     from evalreport.report.build import prefetch_imports
 
     prefetch_imports()          # while the inputs are read
     loaded = load(args)
-    data, sources = loaded.runs, None
+    data: Runs | PatternCounts | Counts | None = loaded.runs
+    sources = None
     if data is None or args.backend != "memory":  # counts, or item patterns counted out of core
         from evalreport.inputs.readers import hash_file
         from evalreport.inputs.runs import Source
 
         data = loaded.counts if data is None else data
         if args.confusion:
-            sources = [Source("confusion", str(p), hash_file(p), None) for p in _confusion_files(args.confusion)]
+            sources = [Source("confusion", str(p), hash_file(p), None) for p in confusion_files(args.confusion)]
         else:  # counted out of core (--backend duckdb|spark)
             sources = [Source("gold", str(args.gold), hash_file(args.gold), None)] + [   # rows: not counted
                 Source("runs", str(p), hash_file(p), None)
-                for p in _confusion_files(list(args.runs) + ([args.runs_dir] if args.runs_dir else []))]
+                for p in confusion_files(list(args.runs) + ([args.runs_dir] if args.runs_dir else []))]
     extra = common.recorded_sources(args, plugins=False, gains=False)   # build_report records those two
     if extra:   # the task file and entry points among the inputs, with the data files
         sources = [*(sources if sources is not None else getattr(data, "sources", ())), *extra]
     labels = list(loaded.counts.labels)
     settings = settings.replace(title=args.title or f"Evaluation of {counted(len(loaded.counts.systems), 'system')}",
                                 costs=loaded.costs, gains=gain_matrix(args, labels),
-                                what_if=_what_if(args.what_if, labels))
+                                what_if=what_if_specs(args.what_if, labels))
     paths = build_report(data, Path(args.out), settings, sources=sources, inputs=input_paths(args),
                          plugins=args.plugin, gains_file=args.gains)
     if getattr(args, "appendix", False):
         from evalreport.cli.appendix import add_to_report
 
         paths["appendix"] = add_to_report(args.out, progress=settings.progress)
-    _done(paths)
+    print_outputs(paths)
     return 0
 
 
-def _confusion_files(paths) -> list[Path]:
-    """The files named by paths, folders and globs (as the readers and the DuckDB/Spark backends take them)."""
+def confusion_files(paths: Iterable[str | Path]) -> list[Path]:
+    """The files named by paths, folders and globs, as the readers and the DuckDB/Spark backends take them.
+
+    Parameters
+    ----------
+    paths : iterable of str or Path
+        Files, folders (their visible files) and glob patterns.
+
+    Returns
+    -------
+    list of Path
+        The files, each folder's and pattern's sorted.
+    """
     import glob
 
     out = []
@@ -260,7 +295,7 @@ def run_demo(args) -> int:
         return run_benchmark_demo(args)
     settings = report_settings(args)
     if getattr(args, "multilabel", False):
-        _done(multilabel.build_demo(args, settings))
+        print_outputs(multilabel.build_demo(args, settings))
         return 0
     from evalreport.report.build import prefetch_imports, start_runner
 
@@ -284,7 +319,7 @@ def run_demo(args) -> int:
         from evalreport.cli.appendix import add_to_report
 
         result["appendix"] = add_to_report(args.out, progress=settings.progress)
-    _done(result)
+    print_outputs(result)
     return 0
 
 
@@ -297,11 +332,18 @@ def run_simulate(args) -> int:
     paths = build_simulation_report(Path(args.out), repetitions=args.repetitions, seed=settings.seed,
                                     formats=settings.formats, engine=settings.engine, command=settings.command,
                                     progress=settings.progress)
-    _done(paths)
+    print_outputs(paths)
     return 0
 
 
-def _done(paths) -> None:
+def print_outputs(paths: Mapping[str, Any]) -> None:
+    """Print where a command wrote its outputs, one ``kind: path`` line each.
+
+    Parameters
+    ----------
+    paths : mapping of str to path
+        What was written, by kind (``html``, ``pdf``, ``tables``, ``notebooks``, ``appendix``).
+    """
     for key in ("html", "pdf", "tables", "notebooks", "appendix"):
         if key in paths:
             print(f"{key}: {paths[key]}")

@@ -65,15 +65,15 @@ def print_table(df: pd.DataFrame, *, title: str | None = None, file=None, width:
     from rich.table import Table
     from rich.text import Text
 
-    from evalreport.cli.common import _fmt, _integer_columns
+    from evalreport.cli.common import format_value, integer_columns
     from evalreport.escape import printable
 
     file = file or sys.stdout
     width = width if width is not None else terminal_width(file)
     names = [printable(i) for i in df.index]
     headers = [printable(c) for c in df.columns]
-    ints = _integer_columns(df)
-    cells = [[_fmt(v, i) for v in df[c].tolist()] for c, i in zip(df.columns, ints)]
+    ints = integer_columns(df)
+    cells = [[format_value(v, i) for v in df[c].tolist()] for c, i in zip(df.columns, ints)]
     shown, chunks = layout(names, headers, cells, width)
     numeric = [pd.api.types.is_numeric_dtype(df[c]) for c in df.columns]
     shortened = any(shown[n] != n for n in names)

@@ -373,7 +373,7 @@ def _parse(t: Table, layout: str, *, id_col: str, label_col: str, label_sep: str
     return _Sets(t, "long", ids, first_row, item[keep], codes[keep], np.flatnonzero(keep), uniques)
 
 
-def _read_file(path, role: str, *, id_col: str, label_col: str, label_sep: str | None):
+def read_with_form(path, role: str, *, id_col: str, label_col: str, label_sep: str | None):
     """(table, detected form) of one file."""
     t, path = read_table(path, role, id_col=id_col)
     return t, _form(t, id_col=id_col, label_col=label_col, label_sep=label_sep)
@@ -470,7 +470,7 @@ def detect_multilabel(path, *, label_col: str = "label", label_sep: str | None =
         kind = _label_column_kind(path, label_col)
         if kind is not None:
             return kind == "list"
-    t, form = _read_file(path, "gold", id_col=id_col, label_col=label_col, label_sep=label_sep)
+    t, form = read_with_form(path, "gold", id_col=id_col, label_col=label_col, label_sep=label_sep)
     if form == "long" and not long_form:
         return False
     if form == "sep":
@@ -527,8 +527,8 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
         raise InputError("label_sep (--label-sep) must not be empty")
     gold_path, run_paths, systems = run_files(gold, runs, runs_dir, names)
 
-    files = [_read_file(gold_path, "gold", id_col=id_col, label_col=label_col, label_sep=label_sep)]
-    files += [_read_file(p, "run", id_col=id_col, label_col=label_col, label_sep=label_sep) for p in run_paths]
+    files = [read_with_form(gold_path, "gold", id_col=id_col, label_col=label_col, label_sep=label_sep)]
+    files += [read_with_form(p, "run", id_col=id_col, label_col=label_col, label_sep=label_sep) for p in run_paths]
     layouts = _choose_layouts([f for _, f in files], [t for t, _ in files], layout, label_col)
     sets = [_parse(t, lay, id_col=id_col, label_col=label_col, label_sep=label_sep)
             for (t, _), lay in zip(files, layouts)]

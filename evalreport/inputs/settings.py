@@ -17,8 +17,9 @@ label sets (whose draws are whole indicator matrices); the randomisation test of
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from evalreport.errors import InputError
 from evalreport.inputs.taskfile import TASK_KEYS, TaskSpec

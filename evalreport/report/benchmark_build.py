@@ -20,16 +20,25 @@ import json
 import shutil
 import tempfile
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from evalreport._atomic import atomic_dir
-from evalreport.words import counted
 from evalreport.inputs.settings import Settings
-from evalreport.report.build import (Stages, _execute_and_render, _needs, _runner, _short_label, analyse,
-                                     protected_inputs, provenance, write_report_meta)
+from evalreport.report.build import (
+    Stages,
+    analyse,
+    execute_and_render,
+    protected_inputs,
+    provenance,
+    report_runner,
+    resolve_needs,
+    write_report_meta,
+)
 from evalreport.report.task_sections import chart_prefixes
 from evalreport.report.write import write_frames
+from evalreport.words import counted
 
 __all__ = ["build_benchmark_report", "analyse_benchmark"]
 
@@ -93,7 +102,8 @@ def analyse_benchmark(benchmark: Any, tables: Path, settings: Settings | None = 
         bc = compare_benchmark(benchmark, settings)
     write_frames(tables, bc.own_tables())
     folders = bc.task_folders()
-    tasks, primaries = {}, Counter()
+    tasks: dict[str, dict[str, Any]] = {}
+    primaries: Counter[str] = Counter()
     for k, name in enumerate(bc.tasks, 1):
         task, comp, folder = benchmark.task(name), bc.comparisons[name], folders[name]
         with stages.stage(f"task {k}/{n_tasks} {name}: the single-task tables"):
@@ -178,18 +188,18 @@ def build_benchmark_report(benchmark: Any, out_dir: str | Path, settings: Settin
 
     settings = Settings.coerce(settings, **changes)
     settings = settings.replace(title=settings.title or "Benchmark report",
-                                needs=tuple(_needs(settings.needs, settings.audit)))
+                                needs=tuple(resolve_needs(settings.needs, settings.audit)))
     title = settings.title
     out_dir = Path(out_dir)
     sources = [*benchmark.sources, *extra_sources]
     if plugins:
-        from evalreport.report.build import _plugin_sources
+        from evalreport.report.build import report_plugin_sources
 
-        sources += _plugin_sources(plugins)
+        sources += report_plugin_sources(plugins)
     inputs = protected_inputs(out_dir, inputs, sources, include)
     stages = Stages(settings.progress)
     # the kernel starts (and imports the report code) while the analyses run
-    with atomic_dir(out_dir, inputs=inputs) as staging, _runner(staging, runner=runner) as runner:
+    with atomic_dir(out_dir, inputs=inputs) as staging, report_runner(staging, runner=runner) as runner:
         tables = staging / "tables"
         done = analyse_benchmark(benchmark, tables, settings, sources=sources, stages=stages)
         meta = done["meta"]
@@ -207,9 +217,11 @@ def build_benchmark_report(benchmark: Any, out_dir: str | Path, settings: Settin
                 task_notebooks.append((stem, prepared / f"{stem}.ipynb", {"tables": f"../tables/tasks/{folder}"}))
         chosen = ["benchmark", *task_notebooks] + (["audit"] if settings.audit else []) + ["appendix"]
         one = len(meta["primaries"]) == 1
+        from evalreport.measures.labels import short_measure_label
+
         subtitle = (f"{meta['n_systems']} systems, {meta['n_tasks']} tasks, {meta['n_items']:,} items; ranked by "
-                    + (f"each task's {_short_label(meta['primary'])}" if one else "each task's primary measure"))
-        paths = _execute_and_render(staging, chosen, title=title, formats=settings.formats, engine=settings.engine,
+                    + (f"each task's {short_measure_label(meta['primary'])}" if one else "each task's primary measure"))
+        paths = execute_and_render(staging, chosen, title=title, formats=settings.formats, engine=settings.engine,
                                     stages=stages,
                                     plugins=[str(Path(p).resolve()) for p in plugins or ()], subtitle=subtitle,
                                     runner=runner)
@@ -234,10 +246,11 @@ def build_benchmark_report(benchmark: Any, out_dir: str | Path, settings: Settin
 def _prepare(nb, task: str, folder: str, meta: dict, *, first: bool, prefix: str):
     """The single-task notebook ``nb`` as the section of ``task`` (its intro states the task's facts)."""
     from evalreport.escape import markdown as escape
+    from evalreport.measures.labels import short_measure_label
     from evalreport.report.task_sections import prepare_task_notebook
 
     intro = (f"The single-task report of task **{escape(task)}**: {meta['n_items']:,} items, {meta['n_classes']} "
-             f"classes, {meta['n_systems']} systems; primary measure {escape(_short_label(meta['primary']))}. "
+             f"classes, {meta['n_systems']} systems; primary measure {escape(short_measure_label(meta['primary']))}. "
              f"Its tables are in `tables/tasks/{folder}/`.")
     return prepare_task_notebook(nb, task=task, folder=folder, intro=intro, first=first, prefix=prefix)
 

@@ -17,19 +17,20 @@ import shutil
 import sys
 import threading
 import time
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from evalreport._atomic import atomic_dir
-from evalreport.words import counted
 from evalreport.errors import InputError, MeasureError
-from evalreport.report.write import write_comparison, write_frames
 from evalreport.inputs.settings import DEFAULT_PRIMARY, Settings
+from evalreport.report.write import write_comparison, write_frames
+from evalreport.words import counted
 
 log = logging.getLogger("evalreport.report")
 
@@ -216,15 +217,21 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
     return {"comparison": comp, "included": included, "measures": list(comp.measures), "facts": facts}
 
 
-def _short_label(measure_id: str) -> str:
-    """The measure's short label, as the charts show it ("Macro F1", "MCC", "K (Sebastiani)")."""
-    from evalreport.measures.labels import short_measure_label
+def resolve_needs(needs: Sequence[str] | None, audit: bool) -> list[str]:
+    """The stated needs as qualified property ids; an unknown one is an error.
 
-    return short_measure_label(measure_id)
+    Parameters
+    ----------
+    needs : sequence of str or None
+        The properties the user needs, as given.
+    audit : bool
+        Whether the report audits its measures.
 
-
-def _needs(needs, audit: bool) -> list[str]:
-    """The stated needs as qualified property ids (``goesgens.CB``); unknown ones are an error."""
+    Returns
+    -------
+    list of str
+        Qualified property ids (``goesgens.CB``); empty without needs.
+    """
     if not needs:
         return []
     from evalreport.analyses.audit import resolve_properties
@@ -294,10 +301,10 @@ def build_report(runs: Any, out_dir: str | Path, settings: Settings | None = Non
     """
     settings = Settings.coerce(settings, **changes)
     out_dir = Path(out_dir)
-    settings = settings.replace(needs=tuple(_needs(settings.needs, settings.audit)))
+    settings = settings.replace(needs=tuple(resolve_needs(settings.needs, settings.audit)))
     title = settings.title or "Evaluation report"
     if plugins:
-        sources = [*(sources if sources is not None else getattr(runs, "sources", ())), *_plugin_sources(plugins)]
+        sources = [*(sources if sources is not None else getattr(runs, "sources", ())), *report_plugin_sources(plugins)]
     if gains_file:
         from evalreport.inputs.readers import hash_file
         from evalreport.inputs.runs import Source
@@ -308,18 +315,20 @@ def build_report(runs: Any, out_dir: str | Path, settings: Settings | None = Non
     inputs = protected_inputs(out_dir, inputs, own, include)
     stages = Stages(settings.progress)
     started = time.perf_counter()
-    with atomic_dir(out_dir, inputs=inputs) as staging, _runner(staging, runner=runner) as runner:
+    with atomic_dir(out_dir, inputs=inputs) as staging, report_runner(staging, runner=runner) as runner:
         tables = staging / "tables"
         result = analyse(runs, tables, settings, stages=stages, sources=sources)
         comp, facts = result["comparison"], result["facts"]
         meta = write_report_meta(tables, result, settings.replace(title=title))
         n_task = meta["n_classes"]
+        from evalreport.measures.labels import short_measure_label
+
         chosen = ["report"] + [n for n in ("audit", "crossval", "ordinal") if result["included"][n]] + ["appendix"]
-        paths = _execute_and_render(staging, chosen, title=title, formats=settings.formats, engine=settings.engine,
+        paths = execute_and_render(staging, chosen, title=title, formats=settings.formats, engine=settings.engine,
                                     stages=stages, plugins=[str(Path(p).resolve()) for p in plugins or ()],
                                     subtitle=f"{facts['n_systems']} systems, {facts['n_items']:,} items, "
                                              f"{n_task} classes; primary measure "
-                                             f"{_short_label(comp.primary)}", runner=runner)
+                                             f"{short_measure_label(comp.primary)}", runner=runner)
         for name, folder in dict(include or {}).items():   # e.g. the demo's input files, as OUTDIR/data
             shutil.copytree(folder, staging / name)
         # (stages overlap: the kernel starts during the analyses, the images are drawn beside it)
@@ -375,13 +384,24 @@ def write_report_meta(tables: Path, result: dict, settings: Settings | None = No
 
 def provenance(command: str | None, sources) -> dict:
     """The command, the time, the versions and the input files (role, path, SHA-256, rows)."""
-    return {"command": command or "", "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+    return {"command": command or "", "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
             "versions": versions(),
             "inputs": [{"role": s.role, "path": s.path, "sha256": s.sha256, "rows": s.rows} for s in sources]}
 
 
-def _plugin_sources(plugins) -> list:
-    """The plugin files as inputs (role ``plugin``), each with the SHA-256 of the code that was run."""
+def report_plugin_sources(plugins: Sequence[str | Path]) -> list:
+    """The plugin files as inputs of the report.
+
+    Parameters
+    ----------
+    plugins : sequence of str or Path
+        The plugins loaded for the report.
+
+    Returns
+    -------
+    list of Source
+        One input of role ``plugin`` per plugin file, with the SHA-256 of the code that was run.
+    """
     from evalreport.inputs.readers import hash_file
     from evalreport.inputs.runs import Source
     from evalreport.measures.plugins import LOADED
@@ -394,7 +414,7 @@ def _plugin_sources(plugins) -> list:
 
 
 #: Imported by the notebooks' kernel as soon as it starts, while the analyses run.
-_PRELOAD = ("evalreport.measures.plugins", "evalreport.report.sections")
+REPORT_PRELOAD = ("evalreport.measures.plugins", "evalreport.report.sections")
 
 
 #: What building a report imports before its first stage: the analyses and the kernel's client.
@@ -421,7 +441,7 @@ def prefetch_imports(modules=_FIRST_IMPORTS) -> threading.Thread:
     return thread
 
 
-def start_runner(preload=_PRELOAD):
+def start_runner(preload=REPORT_PRELOAD):
     """A report kernel (:class:`~evalreport.report.kernel.NotebookRunner`) started now, before
     the report's folder exists: its start and imports overlap what the caller does next (the
     demo trains its classifiers). Pass it to :func:`build_report` (``runner=``); the caller
@@ -432,11 +452,23 @@ def start_runner(preload=_PRELOAD):
 
 
 @contextmanager
-def _runner(staging: Path, preload=_PRELOAD, runner=None):
-    """The kernel that will run the report's notebooks (``staging/notebooks``), started now so its
-    start and imports (``preload``) overlap the analyses
-    (:class:`~evalreport.report.kernel.NotebookRunner`); or the caller's ``runner``, started
-    earlier (:func:`start_runner`), given this folder and left open."""
+def report_runner(staging: Path, preload=REPORT_PRELOAD, runner=None):
+    """The kernel that will run the report's notebooks, started now so that its start overlaps the analyses.
+
+    Parameters
+    ----------
+    staging : Path
+        The report's staging folder; the notebooks run in ``staging/notebooks``.
+    preload : tuple of str
+        Modules the kernel imports as it starts.
+    runner : NotebookRunner, optional
+        A kernel the caller started earlier (:func:`start_runner`): given this folder and left open.
+
+    Yields
+    ------
+    NotebookRunner
+        The kernel (:class:`~evalreport.report.kernel.NotebookRunner`).
+    """
     from evalreport.report.kernel import NotebookRunner
 
     if runner is not None:
@@ -449,28 +481,44 @@ def _runner(staging: Path, preload=_PRELOAD, runner=None):
         yield own
 
 
-def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle, plugins=(),
+def execute_and_render(staging: Path, notebooks, *, title, formats, engine, stages, subtitle, plugins=(),
                         runner=None) -> dict:
-    """Run the named notebooks (parameter: ``../tables``) into ``staging/notebooks``, then render;
-    the folder also becomes a Quarto project that ``quarto render`` or ``evalreport render``
-    renders again (:mod:`evalreport.report.project`). An entry of ``notebooks`` is a name of a
-    shipped notebook or a tuple ``(name, source path, parameters)``: a notebook prepared for this
-    report (a benchmark's task section), run with its own parameters over the common ones (both
-    kept in the manifest, so a re-render passes them again).
+    """Run the notebooks (parameter: ``../tables``) into ``staging/notebooks``, then render.
 
-    The notebooks run one after the other in ONE kernel, ``runner`` (a
-    :class:`~evalreport.report.kernel.NotebookRunner` whose folder is ``staging/notebooks``,
-    started early by the caller) or one made here; each starts from a fresh namespace, and the
-    charts' images are drawn beside the kernel. ``stages`` also gets the time of the image drawing
-    that the notebooks did not hide and of writing the Quarto project."""
+    The folder also becomes a Quarto project that ``quarto render`` or ``evalreport render`` renders
+    again (:mod:`evalreport.report.project`). The notebooks run one after the other in ONE kernel, each
+    from a fresh namespace; the charts' images are drawn beside the kernel.
+
+    Parameters
+    ----------
+    staging : Path
+        The report's staging folder, its ``tables`` written.
+    notebooks : sequence of str or (str, Path, dict)
+        A shipped notebook's name, or ``(name, source path, parameters)``: a notebook prepared for this
+        report (a benchmark's task), run with its own parameters over the common ones (both kept in
+        the manifest, so a re-render passes them again).
+    title, subtitle, formats, engine
+        The report's title and subtitle, the formats to render (``html``, ``pdf``) and the engine.
+    stages : Stages
+        Gets the time of each step, including the image drawing the notebooks did not hide.
+    plugins : sequence of str
+        Plugins the kernel loads (their measures).
+    runner : NotebookRunner, optional
+        A kernel started earlier by the caller, whose folder is ``staging/notebooks``; else one made here.
+
+    Returns
+    -------
+    dict
+        The paths of what was written, by kind (``html``, ``pdf``, ``notebooks``, ...).
+    """
     from evalreport.report.kernel import NotebookRunner
     from evalreport.report.project import write_project
     from evalreport.report.render import RenderError, preload, render
     from evalreport.report.resources import notebooks_dir
 
     if runner is None:
-        with NotebookRunner(staging / "notebooks", preload=_PRELOAD) as own_runner:
-            return _execute_and_render(staging, notebooks, title=title, formats=formats, engine=engine,
+        with NotebookRunner(staging / "notebooks", preload=REPORT_PRELOAD) as own_runner:
+            return execute_and_render(staging, notebooks, title=title, formats=formats, engine=engine,
                                        stages=stages, subtitle=subtitle, plugins=plugins, runner=own_runner)
 
     def _keep_failed(staging: Path, notebook: Path, message: str) -> str:
@@ -503,7 +551,7 @@ def _execute_and_render(staging: Path, notebooks, *, title, formats, engine, sta
     nb_out = staging / "notebooks"
     nb_out.mkdir(exist_ok=True)
     executed = []
-    parameters = {"tables": "../tables"}
+    parameters: dict[str, Any] = {"tables": "../tables"}
     if plugins:         # the kernels must know the plugins' measures (the sections look measures up by id)
         parameters["plugins"] = list(plugins)
     own: dict[str, dict] = {}
@@ -561,9 +609,9 @@ def build_simulation_report(out_dir, *, repetitions: int = 20_000, seed: int = 0
                                     f"{pooled / max(worst['rel_bias_se'], 1e-300):.1f} SE; rel_bias_se in "
                                     "simulation.csv for every setting)."),
                 "provenance": {"command": command or "", "versions": versions(),
-                               "created": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}}
+                               "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")}}
         (tables / "report.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
-        paths = _execute_and_render(staging, ["simulation"], title=meta["title"], formats=formats, engine=engine,
+        paths = execute_and_render(staging, ["simulation"], title=meta["title"], formats=formats, engine=engine,
                                     stages=stages, subtitle="Forman & Scholz (2010), section 4, re-run")
     out = {fmt: out_dir / Path(p).name for fmt, p in paths.items()}
     out.update(tables=out_dir / "tables", notebooks=out_dir / "notebooks")

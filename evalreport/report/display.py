@@ -112,7 +112,7 @@ _EMBED_JS = (
 _JSON_CONTROL = re.compile(r"[\x7f-\x9f\u202a-\u202e\u2066-\u2069]|\\u00[01]|\\b|\\f")
 
 
-def _printable_spec(node: Any) -> Any:
+def printable_spec(node: Any) -> Any:
     """``node`` (a Vega-Lite spec) with the control characters of every string (keys too, so field
     names still match) shown as U+FFFD (:func:`evalreport.escape.printable`). A spec without
     any (the usual case, found by one scan of its JSON text) is returned as it is."""
@@ -168,7 +168,7 @@ class Chart:
         # Validated, a bad chart fails in the notebook cell that made it, not in the browser.
         # Control characters from the data (a label "a\x07b") show as U+FFFD: vl-convert's text
         # measurement panics on them and takes the whole kernel (the report) down.
-        self.spec: dict = _printable_spec(chart.to_dict(validate=validate))
+        self.spec: dict = printable_spec(chart.to_dict(validate=validate))
 
     def _html(self) -> str:
         cap = f"\n<figcaption>{escape.html(self.caption)}</figcaption>" if self.caption else ""

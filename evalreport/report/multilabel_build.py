@@ -15,18 +15,26 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from evalreport._atomic import atomic_dir
 from evalreport.inputs.settings import Settings
-from evalreport.words import counted
-from evalreport.report.build import (_PRELOAD as _REPORT_PRELOAD, Stages, _execute_and_render, _plugin_sources,
-                                     _runner, _short_label, protected_inputs, provenance)
+from evalreport.report.build import (
+    REPORT_PRELOAD,
+    Stages,
+    execute_and_render,
+    protected_inputs,
+    provenance,
+    report_plugin_sources,
+    report_runner,
+)
 from evalreport.report.write import write_comparison, write_frames
+from evalreport.words import counted
 
 __all__ = ["build_multilabel_report", "analyse_multilabel", "label_frequency_frame", "set_size_frame",
            "MULTILABEL_NOTEBOOKS"]
@@ -34,7 +42,7 @@ __all__ = ["build_multilabel_report", "analyse_multilabel", "label_frequency_fra
 #: The notebooks of a multi-label report, in order.
 MULTILABEL_NOTEBOOKS = ("multilabel", "appendix")
 #: Imported by the notebooks' kernel as soon as it starts, while the analyses run.
-_PRELOAD = (*_REPORT_PRELOAD, "evalreport.report.sections.multilabel")
+_PRELOAD = (*REPORT_PRELOAD, "evalreport.report.sections.multilabel")
 
 
 def start_runner():
@@ -112,8 +120,8 @@ def analyse_multilabel(runs: Any, tables: Path, settings: Settings | None = None
     dict
         ``comparison`` and ``meta`` (the report.json written).
     """
-    from evalreport.measures import catalogue_frame
     from evalreport.analyses.compare import compare
+    from evalreport.measures import catalogue_frame
 
     settings = Settings.coerce(settings, **changes)
     bootstrap, seed, alpha, policy = settings.bootstrap, settings.seed, settings.alpha, settings.policy
@@ -190,17 +198,19 @@ def build_multilabel_report(runs: Any, out_dir: str | Path, settings: Settings |
     out_dir = Path(out_dir)
     own = list(sources if sources is not None else getattr(runs, "sources", ()))
     if plugins:
-        own += _plugin_sources(plugins)
+        own += report_plugin_sources(plugins)
     guarded = protected_inputs(out_dir, inputs, own, include)
     stages = Stages(settings.progress)
     # the kernel starts (and imports the report code) while the analyses run
-    with atomic_dir(out_dir, inputs=guarded) as staging, _runner(staging, _PRELOAD, runner=runner) as runner:
+    with atomic_dir(out_dir, inputs=guarded) as staging, report_runner(staging, _PRELOAD, runner=runner) as runner:
         tables = staging / "tables"
         done = analyse_multilabel(runs, tables, settings.replace(title=title), stages=stages, sources=own)
         meta = done["meta"]
+        from evalreport.measures.labels import short_measure_label
+
         subtitle = (f"{meta['n_systems']} systems, {meta['n_items']:,} items, {meta['n_labels']} labels (multi-label); "
-                    f"primary measure {_short_label(meta['primary'])}")
-        paths = _execute_and_render(staging, list(MULTILABEL_NOTEBOOKS), title=title, formats=settings.formats,
+                    f"primary measure {short_measure_label(meta['primary'])}")
+        paths = execute_and_render(staging, list(MULTILABEL_NOTEBOOKS), title=title, formats=settings.formats,
                                     engine=settings.engine,
                                     stages=stages, plugins=[str(Path(p).resolve()) for p in plugins or ()],
                                     subtitle=subtitle, runner=runner)

@@ -26,9 +26,18 @@ import pandas as pd
 
 from evalreport.report.appendix import methods
 from evalreport.report.appendix.numbers import REPORT_DIGITS, decimals, fmt
-from evalreport.report.appendix.tables import (COLUMN_IN, GAP_IN, PAGE_IN, Cell, Column, TableSpec, _chunks,
-                                               _label, _rank_text)
-from evalreport.report.sections.benchmark import DEFAULT_CONSENSUS, BenchmarkSections, _p
+from evalreport.report.appendix.tables import (
+    COLUMN_IN,
+    GAP_IN,
+    PAGE_IN,
+    Cell,
+    Column,
+    TableSpec,
+    even_chunks,
+    paper_measure_label,
+    rank_cell,
+)
+from evalreport.report.sections.benchmark import DEFAULT_CONSENSUS, BenchmarkSections
 
 __all__ = ["BenchmarkAppendixData", "consensus_tables", "task_score_tables", "friedman_table", "build_all",
            "figure_items", "write_benchmark_appendix"]
@@ -96,7 +105,7 @@ def consensus_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
     rows = []
     for s in order:
         r = own.at[s, "rank"]
-        row = [Cell(_rank_text(r)), Cell(str(s), kind="text"),
+        row = [Cell(rank_cell(r)), Cell(str(s), kind="text"),
                Cell(fmt(own.at[s, "aggregate"], 2), bold=bool(r == best))]
         if p_first is not None:
             row.append(Cell(fmt(p_first[s], 2) or "\u2014"))
@@ -112,7 +121,7 @@ def consensus_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
     prow = []
     for s in order:
         line = [Cell(str(s), kind="text"), Cell(fmt(own.at[s, "aggregate"], 2))]
-        line += [Cell(_rank_text(rank.at[s, m]) or "\u2014", bold=bool(rank.at[s, m] == rank[m].min()))
+        line += [Cell(rank_cell(rank.at[s, m]) or "\u2014", bold=bool(rank.at[s, m] == rank[m].min()))
                  for m in methods_]
         prow.append(line)
     first = [labels[m] for m in methods_ if m in AGGREGATE_FIRST]
@@ -146,8 +155,8 @@ def task_score_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
     fit_column = int((COLUMN_IN - MIN_NAME_IN - 2 * GAP_IN) // (TASK_COL_IN + 2 * GAP_IN))
     per_page = int((PAGE_IN - 1.4 - 2 * GAP_IN) // (TASK_COL_IN + 2 * GAP_IN))
     width = "column" if len(tasks) <= fit_column else "page"
-    parts = [tasks] if width == "column" else _chunks(tasks, per_page)
-    what = (_label(next(iter(primaries.values()))) if one and primaries else "its primary measure")
+    parts = [tasks] if width == "column" else even_chunks(tasks, per_page)
+    what = (paper_measure_label(next(iter(primaries.values()))) if one and primaries else "its primary measure")
     out = []
     for k, part in enumerate(parts, 1):
         # wider task columns where the page has room (long task names then break less)
@@ -165,7 +174,7 @@ def task_score_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
                "task in bold, a dash where the system did not take part. Each task to the decimals its bootstrap "
                "intervals resolve (the rule is in the methods paragraph).")
         if not one:
-            cap += " Primary measures: " + "; ".join(f"{t}: {_label(primaries[t])}" for t in part
+            cap += " Primary measures: " + "; ".join(f"{t}: {paper_measure_label(primaries[t])}" for t in part
                                                      if isinstance(primaries.get(t), str)) + "."
         out.append(TableSpec(f"task-scores-{k}" if len(parts) > 1 else "task-scores", cap, cols, rows, width=width))
     return out
@@ -178,8 +187,10 @@ def friedman_table(data: BenchmarkAppendixData) -> list[TableSpec]:
     if r is None:
         return []
     rows = [("Systems (k)", f"{int(r['k'])}"), ("Tasks (N)", f"{int(r['N'])}"),
-            ("Friedman chi-square", f"{r['chi2_F']:.3f} (df {int(r['df'])})"), ("", _p(r["p_chi2"])),
-            ("Iman-Davenport F", f"{r['F_F']:.3f} (df {int(r['df1'])}, {int(r['df2'])})"), ("", _p(r["p_F"])),
+            ("Friedman chi-square", f"{r['chi2_F']:.3f} (df {int(r['df'])})"),
+            ("", methods.p_words(r["p_chi2"])),
+            ("Iman-Davenport F", f"{r['F_F']:.3f} (df {int(r['df1'])}, {int(r['df2'])})"),
+            ("", methods.p_words(r["p_F"])),
             ("Nemenyi q", f"{r['q_alpha']:.3f} (alpha = {r['alpha']:g})"),
             ("Critical difference", f"{r['cd']:.3f} ranks")]
     cols = [Column("Statistic", 1.45, "l"), Column("Value", 1.5)]
@@ -193,12 +204,12 @@ def build_all(data: BenchmarkAppendixData) -> list[TableSpec]:
     return [*consensus_tables(data), *task_score_tables(data), *friedman_table(data)]
 
 
-def figure_items(data: BenchmarkAppendixData) -> list[tuple[str, str, object, str]]:
+def figure_items(data: BenchmarkAppendixData) -> list[tuple[str, str | None, object, str]]:
     """(name, caption, chart, size shown): the CD diagram (where the Friedman test ran) and the
     per-task rank heatmap, the charts and captions of the report's benchmark overview."""
     from evalreport.report.display import Chart
 
-    out = []
+    out: list[tuple[str, str | None, object, str]] = []
     # both asked for at column width: shown at page width only where their text would be too small
     for make, shown in ((data.cd_diagram, "column"), (data.task_rank_chart, "column")):
         if make == data.cd_diagram and data.friedman is None:

@@ -42,7 +42,7 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     from evalreport import charts
     from evalreport.analyses.letters import letters_sentence
     from evalreport.measures import get
-    from evalreport.report.appendix.sources import paper_label as label   # whose equation
+    from evalreport.report.appendix.sources import paper_label as label  # whose equation
     from evalreport.report.section_tables import BASELINE_CHART_WORDS, MIN_SYSTEMS_AGREEMENT
 
     primary = data.primary
@@ -165,12 +165,12 @@ def write_charts(items, folder: Path, *, sizes=tuple(FIGURE_SIZES), subtitles: b
     than its size's width instead (a tall heatmap at page width would not fit the page)."""
     import vl_convert as vlc
 
-    from evalreport.report.display import _printable_spec
+    from evalreport.report.display import printable_spec
 
     folder.mkdir(parents=True, exist_ok=True)
     out = []
     for name, caption, chart, shown in items:
-        spec0, subtitle = _untitled(_printable_spec(chart.to_dict()))
+        spec0, subtitle = _untitled(printable_spec(chart.to_dict()))
         files, scales = {}, {}
         for size in sizes:
             spec, scale = _sized(spec0, FIGURE_SIZES[size] * 72)

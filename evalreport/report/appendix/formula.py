@@ -54,12 +54,14 @@ _SYMBOLS = {  # op -> (LaTeX, Typst)
 def tokens(formula: str) -> list[tuple[str, str]]:
     """``formula`` as (kind, text) tokens; kinds ``ws``, ``hyword``, ``name``, ``num``, ``op``.
     Raises ValueError on a character the notation does not use."""
-    out, pos = [], 0
+    out: list[tuple[str, str]] = []
+    pos = 0
     while pos < len(formula):
         m = _TOKEN.match(formula, pos)
         if not m:
             raise ValueError(f"formula {formula!r}: cannot read {formula[pos:pos + 10]!r} (position {pos})")
-        out.append((m.lastgroup, m.group()))
+        # every alternative of _TOKEN is a named group: the one that matched names the kind
+        out.append((m.lastgroup or "", m.group()))
         pos = m.end()
     return out
 
@@ -105,11 +107,12 @@ class _Writer:
         if kind == "name" and text not in _GREEK and not (len(text) > 1 and any(ch.isupper() for ch in text)):
             # a run of index letters (c_ii, Delta_ij): one variable per letter
             return (text if self.target == "latex" else " ".join(text)), i + 1
-        if kind in ("name", "num"):
-            return self._atom(kind, text), i + 1
+        atom = self._atom(kind, text) if kind in ("name", "num") else None
+        if atom is not None:        # (a lower-case word is read above, as index letters)
+            return atom, i + 1
         raise ValueError(f"a sub- or superscript must follow _ or ^ in {''.join(v for _, v in self.t)!r}")
 
-    def _atom(self, kind: str, text: str) -> str:
+    def _atom(self, kind: str, text: str) -> str | None:
         latex = self.target == "latex"
         if kind == "num":
             return text

@@ -49,7 +49,7 @@ def _pieces(word: str, esc, mark: str, hyphen: str, size: int, longest: int):
     for part in re.findall(r"[^_\-./]+[_\-./]*|[_\-./]+", word):
         stem = part.rstrip("_-./")
         cuts = _points(stem, size)
-        for k, (a, b) in enumerate(zip([0, *cuts], [*cuts, len(stem)])):
+        for a, b in zip([0, *cuts], [*cuts, len(stem)]):
             yield esc(stem[a:b])
             if b < len(stem):
                 yield hyphen

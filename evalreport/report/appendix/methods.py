@@ -17,8 +17,8 @@ from evalreport.analyses.letters import letters_sentence
 from evalreport.analyses.resampling import p_floor, resamples_needed
 from evalreport.measures import get
 from evalreport.measures.references import METHODS, works_for_source
-from evalreport.report.appendix.numbers import MAX_DIGITS, MIN_DIGITS, REPORT_DIGITS
 from evalreport.report.appendix.crossval import crossval_segments, folds
+from evalreport.report.appendix.numbers import MAX_DIGITS, MIN_DIGITS, REPORT_DIGITS
 from evalreport.report.appendix.sources import paper_label, source_refs
 
 __all__ = ["methods_segments", "cited_methods", "render", "POLICY_WORDS", "benchmark_segments",
@@ -42,9 +42,9 @@ class _Segments(list):
         self.append(("text", text))
 
     def cite(self, *keys) -> None:
-        keys = [k for k in dict.fromkeys(keys) if k]
-        if keys:
-            self.append(("cite", keys))
+        unique = [k for k in dict.fromkeys(keys) if k]
+        if unique:
+            self.append(("cite", unique))
 
     def math(self, formula: str) -> None:
         """A formula in the registry's notation, set as math (:mod:`.formula`). What follows ``; `` (a
@@ -209,8 +209,8 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
         c(*METHODS["demsar"])
         t(".")
     if intervals:
-        t(f" Numbers are rounded to what their intervals resolve: a value is given to the decimal place of the first "
-          f"significant digit of its interval's half-width ")
+        t(" Numbers are rounded to what their intervals resolve: a value is given to the decimal place of the first "
+          "significant digit of its interval's half-width ")
         c(*METHODS["rounding"])
         t(f", one number of decimals per table column (that of the column's median half-width, between {MIN_DIGITS} "
           f"and {MAX_DIGITS}); values without an interval keep {REPORT_DIGITS} decimals.")
@@ -366,11 +366,11 @@ def benchmark_segments(data, *, version: str | None = None) -> list[tuple[str, o
         t(" The Friedman test ")
         c(*METHODS["friedman"])
         t(f" on the ranks of the k = {k} systems present in every task over N = {n} tasks gives chi-square_F = "
-          f"{r['chi2_F']:.3f} with {int(r['df'])} degrees of freedom ({_p_words(r['p_chi2'])}), and the "
+          f"{r['chi2_F']:.3f} with {int(r['df'])} degrees of freedom ({p_words(r['p_chi2'])}), and the "
           f"Iman-Davenport statistic ")
         c(*METHODS["iman_davenport"])
         t(f" F_F = {r['F_F']:.3f} with ({int(r['df1'])}, {int(r['df2'])}) degrees of freedom "
-          f"({_p_words(r['p_F'])}); the systems {'differ' if r['p_F'] < alpha else 'do not differ'} significantly "
+          f"({p_words(r['p_F'])}); the systems {'differ' if r['p_F'] < alpha else 'do not differ'} significantly "
           f"at alpha = {alpha:g}. Nemenyi's post hoc test ")
         c(*METHODS["nemenyi"])
         t(f" separates two systems whose average ranks differ by more than the critical difference CD = q_alpha "
@@ -412,6 +412,17 @@ def benchmark_segments(data, *, version: str | None = None) -> list[tuple[str, o
     return seg
 
 
-def _p_words(p: float) -> str:
-    """A p-value as the report's tables print it."""
+def p_words(p: float) -> str:
+    """A p-value as the report's tables print it.
+
+    Parameters
+    ----------
+    p : float
+        The p-value.
+
+    Returns
+    -------
+    str
+        ``p < 0.0001``, or ``p = `` with 4 decimals below 0.01 and 3 above.
+    """
     return "p < 0.0001" if p < 1e-4 else f"p = {p:.4f}" if p < 0.01 else f"p = {p:.3f}"

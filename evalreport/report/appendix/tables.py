@@ -71,13 +71,37 @@ class TableSpec:
         return sum(c.width for c in self.columns) + 2 * GAP_IN * len(self.columns)
 
 
-def _label(measure_id: str) -> str:
+def paper_measure_label(measure_id: str) -> str:
+    """A measure's name as the appendix writes it.
+
+    Parameters
+    ----------
+    measure_id : str
+        A registry id.
+
+    Returns
+    -------
+    str
+        The label of :func:`~evalreport.report.appendix.sources.paper_label`.
+    """
     from evalreport.report.appendix.sources import paper_label
 
     return paper_label(measure_id)
 
 
-def _rank_text(r) -> str:
+def rank_cell(r: float) -> str:
+    """A rank as a table cell.
+
+    Parameters
+    ----------
+    r : float
+        A rank (a tie's rank is fractional), or NaN where there is none.
+
+    Returns
+    -------
+    str
+        The rank without trailing zeros (``2``, ``2.5``), or empty.
+    """
     return "" if pd.isna(r) else f"{float(r):g}"
 
 
@@ -102,8 +126,8 @@ def leaderboard(data) -> list[TableSpec]:
         iv = (fmt(row["lo"], d), fmt(row["hi"], d)) if has_iv and pd.notna(row["lo"]) else None
         value = Cell(fmt(row["value"], d) or "\u2014", bold=bool(best[i]), interval=iv,
                      sup=str(row["letters"]) if has_groups and pd.notna(row["letters"]) else "")
-        cells.append((Cell(_rank_text(row["rank"])), Cell(str(row["system"]), kind="text"), value, row))
-    what = f"{_label(primary)}"
+        cells.append((Cell(rank_cell(row["rank"])), Cell(str(row["system"]), kind="text"), value, row))
+    what = f"{paper_measure_label(primary)}"
     alpha = data.settings.get("alpha", 0.05)
     cap = f"Leaderboard under {what}, best first; the best value in bold."
     if has_iv:
@@ -126,7 +150,7 @@ def leaderboard(data) -> list[TableSpec]:
         line = [r, s, v]
         if has_pbest:
             line.append(Cell(fmt(row["p_best"], 2)))
-        line += [Cell(fmt(row.get("value_calibrated"), dc) or "\u2014"), Cell(_rank_text(row.get("rank_calibrated")))]
+        line += [Cell(fmt(row.get("value_calibrated"), dc) or "\u2014"), Cell(rank_cell(row.get("rank_calibrated")))]
         rows.append(line)
     page_cap = cap + (" P(best): the share of bootstrap resamples in which the system ranks first." if has_pbest
                       else "") + " Calibrated: the value and rank after prevalence calibration (Opitz (2022), eq.\u00a05\u20136)."
@@ -145,9 +169,21 @@ def systems_per_table(width_in: float = PAGE_IN) -> int:
     return max(1, int(room // (SYSTEM_COL_IN + 2 * GAP_IN)))
 
 
-def _chunks(items, size):
-    """``items`` in as few parts of at most ``size`` as possible, of nearly equal length (8 systems
-    with room for 7: 4 + 4, not 7 + 1)."""
+def even_chunks(items: list, size: int) -> list[list]:
+    """``items`` in as few parts of at most ``size`` as possible, of nearly equal length.
+
+    Parameters
+    ----------
+    items : list
+        What to split (systems, tasks).
+    size : int
+        The most items a part may hold.
+
+    Returns
+    -------
+    list of list
+        The parts, in order (8 systems with room for 7: 4 + 4, not 7 + 1).
+    """
     n = max(1, -(-len(items) // size))
     even = -(-len(items) // n)
     return [items[i:i + even] for i in range(0, len(items), even)]
@@ -171,7 +207,7 @@ def measures_tables(data) -> list[TableSpec]:
         sub = iv[iv["measure"] == m] if len(iv) else iv
         digits[m] = decimals(sub["lo"], sub["hi"]) if len(sub) else REPORT_DIGITS
     per = systems_per_table()
-    parts = _chunks(systems, per)
+    parts = even_chunks(systems, per)
     out = []
     for k, part in enumerate(parts, 1):
         rows = []
@@ -181,7 +217,7 @@ def measures_tables(data) -> list[TableSpec]:
             for s in part:
                 v = value.get((s, m), np.nan)
                 r = ranks.get((s, m), np.nan)
-                line.append(Cell(fmt(v, digits[m]) or "\u2014", bold=bool(r == 1), rank=_rank_text(r)))
+                line.append(Cell(fmt(v, digits[m]) or "\u2014", bold=bool(r == 1), rank=rank_cell(r)))
             rows.append(line)
         first = sum(len(p) for p in parts[:k - 1])
         which = f" (systems {first + 1}-{first + len(part)} of {len(systems)})" if len(parts) > 1 else ""
@@ -216,7 +252,7 @@ def per_class_tables(data, *, metric: str = "f1") -> list[TableSpec]:
         index=classes, columns=systems)
     best = wide.max(axis=1)
     per = systems_per_table()
-    parts = _chunks(systems, per)
+    parts = even_chunks(systems, per)
     out = []
     name = {"f1": "F1", "recall": "recall", "precision": "precision"}.get(metric, metric)
     for k, part in enumerate(parts, 1):
@@ -252,8 +288,8 @@ def baselines_table(data) -> list[TableSpec]:
     if len(board):
         rows.append([Cell(f"best system ({board['system'].iloc[0]})", kind="text"), Cell(fmt(board["value"].iloc[0], d)),
                      Cell("observed", kind="text")])
-    cap = (f"Chance baselines under {_label(data.primary)}: what a trivial or random system scores (exact, linear "
-           "in the cells, or Monte Carlo), with the best system for comparison.")
+    cap = (f"Chance baselines under {paper_measure_label(data.primary)}: what a trivial or random system scores "
+           "(exact, linear in the cells, or Monte Carlo), with the best system for comparison.")
     return [TableSpec("baselines", cap, [Column("Baseline", 1.75, "l"), Column("Value", 0.55),
                                          Column("Method", 0.65, "l")], rows, width="column")]
 

@@ -16,8 +16,9 @@ appendix and the HTML/PDF report show the same values (to the appendix's last di
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from evalreport.inputs.settings import Settings
 from evalreport.report.appendix import bib, latex, methods, typst
