@@ -87,7 +87,7 @@ def test_a_clearly_separated_leader():
     checks = comp.pairwise[comp.pairwise["test"] != "bootstrap"]
     expected = checks.groupby("measure")["p_holm"].apply(lambda p: int((p < 0.05).sum()))
     assert by_test["value"].astype(int).to_dict() == expected.to_dict()
-    assert {d.split(":")[0] for d in _rows(found, "not_computed")["detail"]} == {"fragility", "calibration"}
+    assert {d.split(":")[0] for d in _rows(found, "not_computed")["detail"]} == {"fragility", "whole-matrix calibration"}
     assert _rows(found, "fragility").empty
     # every measure's winner, with its family, and the leads tested against the runner-up
     winners = _rows(found, "winner")
@@ -272,3 +272,33 @@ def test_per_label_calibration_findings():
     assert moved["value"].tolist() == [int((own["rank"] != own["rank_calibrated"]).sum())]
     details = _plain(findings_note(found.findings, primary=comp.primary).details)
     assert "After per-label prevalence calibration" in details
+
+
+def test_skip_lists_name_the_worst_system_first_in_correct_plurals():
+    """Per measure the systems that skip most come first (the worst is always named, whatever its
+    name), the rest counted as "1 more system" / "2 more systems"; the values defined by skipping are
+    said once as "Defined after skipping", the details naming labels or items, never classes."""
+    from evalreport.report.summary import findings_note
+
+    names = ["a", "b", "c", "d", "e", "f", "g", "z_worst"]
+    rows = [{"finding": "leader", "system": "a", "measure": "macro_f1", "value": 0.9, "detail": ""},
+            {"finding": "rests_on_skipping", "system": "a", "measure": "precision_macro", "value": 0.8,
+             "detail": "averages only 19 of the 20 labels"}]
+    rows += [{"finding": "skipped_labels", "system": s, "measure": "precision_macro", "value": k,
+              "detail": f"averages only {20 - k} of the 20 labels"} for s, k in zip(names, [1, 2, 2, 3, 1, 1, 1, 12])]
+    rows += [{"finding": "skipped_items", "system": s, "measure": "example_precision", "value": k,
+              "detail": f"averages only {500 - k} of the 500 items"} for s, k in zip(names[:7], [5, 9, 7, 1, 2, 3, 4])]
+    rows += [{"finding": "undefined_skipped", "system": s, "measure": "precision_macro", "value": 0.5,
+              "detail": "precision: no predicted positives"} for s in names]
+    note = findings_note(pd.DataFrame(rows), primary="macro_f1")
+    details = _plain(note.details)
+    labels = details[details.index("Precision (PPV) (macro): "):]
+    assert labels.startswith("Precision (PPV) (macro): z_worst averages only 8 of the 20 labels; d averages only "
+                             "17 of the 20 labels; b averages only 18 of the 20 labels; c averages only 18 ")
+    assert "; and 2 more systems;" in labels
+    items = details[details.index("Example-based precision: "):]
+    assert items.startswith("Example-based precision: b averages only 491 of the 500 items; c averages only 493")
+    assert "and 1 more system." in items and "1 more systems" not in details
+    assert "Defined after skipping" not in details and "classes" not in details
+    assert "**Values that leave out their 0/0 labels:** Precision (PPV) (macro) for" in details
+    assert _plain(note.text).count("Defined after skipping") == 1

@@ -256,3 +256,34 @@ def test_every_chart_of_the_report_validates(built):
 
     rep = open_multilabel_report(built["dir"] / "tables")
     assert assert_every_chart_validates(rep, "multilabel") >= 4
+
+
+def test_pairwise_table_of_label_sets_names_the_tests_in_words(built, tmp_path):
+    """The pairwise table of label sets heads its columns with the tests' words (McNemar on exact
+    match, approximate randomisation), prints tiny p-values as "<0.001", and with many systems
+    shows the leader against every other system beside each system and the next one."""
+    from evalreport.report.sections.multilabel import open_multilabel_report
+
+    rep = open_multilabel_report(built["dir"] / "tables")
+    table = rep.pairwise_table()
+    assert [c for c in table.df.columns if c.startswith("p (")] == [
+        "p (paired bootstrap, Holm)", "p (McNemar (exact match), Holm)", "p (approximate randomisation, Holm)"]
+    assert "randomization" not in table.caption
+    assert "(systems in leaderboard order)" in rep.pvalue_chart().caption
+    # ten systems: 45 pairs, of which the leader's 9 and the 8 further neighbours are shown
+    tables = shutil.copytree(built["dir"] / "tables", tmp_path / "tables")
+    names = [f"s{i}" for i in range(10)]
+    a, b = np.triu_indices(10, 1)
+    rows = [pd.DataFrame({"system_a": np.array(names)[a], "system_b": np.array(names)[b], "measure": m, "test": t,
+                          "statistic": 0.1, "difference": 0.1, "p_value": 1e-5, "p_holm": 1e-4, "p_bh": 1e-4,
+                          "n_resamples": 200, "detail": ""})
+            for m, t in ((rep.primary, "bootstrap"), ("subset_accuracy", "mcnemar"))]
+    pd.concat(rows).to_csv(tables / "pairwise.csv", index=False)
+    (tables / "pairwise.json").unlink(missing_ok=True)
+    many = open_multilabel_report(tables)
+    many.board_order = names
+    shown = many.pairwise_table()
+    pairs = list(zip(shown.df["system A"], shown.df["system B"]))
+    assert pairs == [("s0", s) for s in names[1:]] + list(zip(names[1:-1], names[2:]))
+    assert "The leader against every other system" in shown.caption
+    assert "<0.001" in shown._repr_mimebundle_()["text/markdown"]

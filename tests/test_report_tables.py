@@ -164,7 +164,42 @@ def test_pairwise_caption_states_the_floor(tmp_path):
     rep.meta = {"alpha": 0.05, "pairwise_test": "randomization"}
     table = rep.pairwise_table()
     assert "300/1,001 = 0.3" in table.caption and "6,000 resamples" in table.caption  # 300/6,001 < 0.05
-    assert len(table.df) <= 24 and "Each system and the next one" in table.caption    # neighbours only
+    # the leader against each of the other 24, and each system against the next one: 24 + 23 pairs
+    pairs = list(zip(table.df["system A"], table.df["system B"]))
+    assert "The leader against every other system" in table.caption and "47 of the 300 pairs" in table.caption
+    assert pairs == [("s0", f"s{i}") for i in range(1, 25)] + [(f"s{i}", f"s{i + 1}") for i in range(1, 24)]
+
+
+def test_pairwise_table_shows_the_leader_and_neighbours_of_the_first_places(tmp_path):
+    """With many systems the leader's rows and the neighbours' rows stop at the same place, within
+    the row limit, and the caption says which places are shown."""
+    rep = _tables(tmp_path, pairwise=_all_pairs_at_the_floor(40))
+    rep.meta = {"alpha": 0.05, "pairwise_test": "randomization"}
+    table = rep.pairwise_table()
+    pairs = list(zip(table.df["system A"], table.df["system B"]))
+    assert len(pairs) <= rep.MAX_NEIGHBOUR_PAIRS
+    last = max(int(b[1:]) for _, b in pairs)
+    assert pairs == [("s0", f"s{i}") for i in range(1, last + 1)] + [(f"s{i}", f"s{i + 1}") for i in range(1, last)]
+    assert f"the first {last + 1} places: {len(pairs)} of these 77 pairs" in table.caption
+
+
+def test_pairwise_table_prints_small_p_values_and_names_tests_in_words(tmp_path):
+    """A p-value below 0.001 prints as "<0.001", not "0.000"; the headers name the tests in words,
+    with the British spelling, while pairwise.csv keeps the ids."""
+    from evalreport.report.sections.common import p_value_text
+
+    pw = _all_pairs_at_the_floor(4, B=99_999)
+    rep = _tables(tmp_path, pairwise=pw)
+    rep.meta = {"alpha": 0.05, "pairwise_test": "randomization"}
+    table = rep.pairwise_table()
+    assert list(table.df.columns) == ["system A", "system B", "difference A - B",
+                                      "p (approximate randomisation, Holm)"]
+    bundle = table._repr_mimebundle_()
+    for shown in (bundle["text/markdown"], bundle["application/vnd.evalreport.typst+json"]["typst"]):
+        assert "<0.001" in shown and "0.000" not in shown        # PDF (Typst) and HTML (Markdown) alike
+    assert "&lt;0.001" in bundle["text/html"] and "0.000" not in bundle["text/html"]
+    assert "randomisation" in table.caption and "randomization" not in table.caption
+    assert [p_value_text(p) for p in (0.0004, 0.0012, float("nan"))] == ["<0.001", "0.001", ""]
 
 
 # ------------------------------------------------------------------ cross-validation

@@ -35,9 +35,10 @@ __all__ = ["is_label_sets", "table_of", "measure_record", "measure_families", "c
 NOT_COMPUTED = {
     "fragility": "the fragility count moves items between the cells of one confusion matrix; label sets have one "
                  "2 x 2 matrix per label and no such moves",
-    "calibration": "prevalence calibration of the whole confusion matrix (Opitz 2022, eq. 6) and the what-if class "
-                   "distributions reweigh the rows of one matrix of all classes; label sets are calibrated label by "
-                   "label instead (calibration_summary.csv)",
+    "whole-matrix calibration": "the prevalence calibration of one confusion matrix of all classes (Opitz 2022, "
+                                "eq. 6) and its what-if class distributions reweigh that matrix's rows; label sets "
+                                "are calibrated label by label instead (the per-label calibration findings; "
+                                "calibration_summary.csv)",
 }
 
 
@@ -189,7 +190,7 @@ def label_set_rows(comp, add: Callable[..., None], rows: list[dict], *, alpha: f
     _other_tests(comp.pairwise, add, alpha=alpha, test=test)
     _calibration(comp, add)
     _skips(comp, add, rows)
-    for what in ("fragility", "calibration"):
+    for what in NOT_COMPUTED:
         add("not_computed", "", comp.primary, np.nan, f"{what}: {NOT_COMPUTED[what]}")
 
 

@@ -76,7 +76,8 @@ from evalreport.words import counted  # noqa: E402
 def p_floor_sentence(floor: dict, *, alpha: float | None = None) -> str:
     """The floor in words, for a caption or note; with ``alpha``, says when no pair can be significant."""
     B, m = floor["B"], floor["pairs"]
-    text = (f"With {B:,} resamples no {floor['test']} p-value can be below 1/({B:,} + 1) = {floor['raw']:.3g}, and "
+    test = {"randomization": "randomisation"}.get(floor["test"], floor["test"])     # the reader's spelling
+    text = (f"With {B:,} resamples no {test} p-value can be below 1/({B:,} + 1) = {floor['raw']:.3g}, and "
             f"Holm's correction over the {m:,} pairs of systems multiplies the smallest by {m:,}: no corrected "
             f"p-value can be below {m:,}/{B + 1:,} = {floor['holm']:.3g}.")
     if floor["at_floor"]:
@@ -87,7 +88,7 @@ def p_floor_sentence(floor: dict, *, alpha: float | None = None) -> str:
     if alpha is not None and floor["holm"] >= alpha:          # significant: p < alpha
         need = resamples_needed(m, alpha)
         text += (f" That floor is above alpha = {alpha:g}: with this many pairs no difference can be significant by "
-                 f"the {floor['test']} test after Holm's correction; at least {need:,} resamples would be needed.")
+                 f"the {test} test after Holm's correction; at least {need:,} resamples would be needed.")
     return text
 
 

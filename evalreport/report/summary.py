@@ -24,6 +24,7 @@ import pandas as pd
 from evalreport import escape as _escape
 from evalreport.measures import get
 from evalreport.report.display import Note
+from evalreport.words import counted
 
 __all__ = ["findings_note", "escape"]
 
@@ -249,7 +250,7 @@ def _chance_sentence(of, alpha: float) -> str:
     best = best.iloc[0]
     exact = str(best["detail"]) == "exact"
     strongest = (f"{_baseline(best['system'])} ({_num(best['value'])}"
-                 + (", exact" if exact else f", {escape(str(best['detail']).lower())}") + ")")
+                 + (", exact" if exact else f", {escape(str(best['detail']))}") + ")")
     aside = of("baseline_set_aside")
     if len(aside):
         strongest += ("; " + _join([f"{_baseline(r['system'])} ({_num(r['value'])}, "
@@ -421,6 +422,8 @@ def _undefined_items(of) -> list[str]:
         und = of(kind)
         if not len(und):
             continue
+        if kind == "undefined_skipped":
+            head = _skipped_head(of, und["measure"]) or head
         groups: dict[tuple, list] = {}
         for m, one in und.groupby("measure", sort=False):
             groups.setdefault(tuple(dict.fromkeys(one["system"])), []).append(m)
@@ -438,6 +441,18 @@ def _undefined_items(of) -> list[str]:
     if items:
         items[-1] += " Every case and its full reason: the table of undefined values and scores.csv."
     return items
+
+
+def _skipped_head(of: Callable[[str], pd.DataFrame], measures: pd.Series) -> str:
+    """Label sets: the heading of the values defined because 0/0 labels (label averages) or items
+    (example-based measures) were left out, naming what was left out; "" for single labels, whose
+    skipped cases are classes (the ``skipped_labels`` / ``skipped_items`` rows say which it is)."""
+    labels, items = set(of("skipped_labels")["measure"]), set(of("skipped_items")["measure"])
+    if not labels and not items:
+        return ""
+    own = set(measures)
+    noun = "labels" if own <= labels else "items" if own <= items else "labels or items"
+    return f"**Values that leave out their 0/0 {noun}:** "
 
 
 def _calibration_sentence(of) -> str:
@@ -516,12 +531,15 @@ def _skips_item(of: Callable[[str], pd.DataFrame]) -> str:
         return ""
     parts = []
     for measure, own in rows.groupby("measure", sort=False):
+        # the system that skips most first (ties in the rows' order): the worst case is always named
+        own = own.assign(_k=pd.to_numeric(own["value"], errors="coerce")).sort_values(
+            "_k", ascending=False, kind="stable", na_position="last")
         shown = []
         for _, r in own.head(MAX_NAMED).iterrows():
             used, _, readings = str(r["detail"]).partition("; ")      # the other readings of the 0/0 items
             shown.append(f"{escape(r['system'])} {escape(used)}" + (f" ({escape(readings)})" if readings else ""))
         if len(own) > MAX_NAMED:
-            shown.append(f"{len(own) - MAX_NAMED} more systems")
+            shown.append(counted(len(own) - MAX_NAMED, "more system"))
         parts.append(f"{escape(_label(measure))}: {_join(shown, '; ')}")
     return ("**0/0 labels and items:** " + "; ".join(parts)
             + ". Every case: label\\_skips.csv and example\\_skips.csv.")

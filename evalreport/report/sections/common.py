@@ -30,10 +30,25 @@ from evalreport.report.section_tables import (
 from evalreport.report.sections._core import ReportBase
 from evalreport.words import counted
 
-__all__ = ["CommonSections", "MAX_PVALUE_SYSTEMS"]
+__all__ = ["CommonSections", "MAX_PVALUE_SYSTEMS", "p_value_text"]
 
 #: Above this many systems the p-value heatmap shows the best ones (all pairs stay in pairwise.csv).
 MAX_PVALUE_SYSTEMS = 40
+
+
+def p_value_text(p: float) -> str:
+    """A p-value as a table shows it: three decimals, ``<0.001`` below that, empty when missing.
+
+    Parameters
+    ----------
+    p : float
+        The p-value (NaN when the test has no value for the pair).
+
+    Returns
+    -------
+    str
+    """
+    return "" if pd.isna(p) else "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 class CommonSections(ReportBase):
@@ -252,15 +267,16 @@ class CommonSections(ReportBase):
             return Note("Pairwise tests need item-level predictions, at least two systems and bootstrap resamples.")
         test = self.meta.get("pairwise_test", "bootstrap")
         floor = p_floor(pw, test)     # over every pair: Holm corrects over all of them
-        caption = (f"Holm-corrected p-values of the paired {test} test between every pair of systems under "
-                   f"{self._label(self.primary)}.")
+        words = self.test_words.get(test, test)
+        caption = (f"Holm-corrected p-values of the {words} test between every pair of systems under "
+                   f"{self._label(self.primary)} (systems in leaderboard order).")
         board = self.table("leaderboard")
         if not board.empty and board["system"].nunique() > MAX_PVALUE_SYSTEMS:   # 200 systems: a 6 MB chart
             top = set(board.sort_values("rank", kind="stable")["system"].head(MAX_PVALUE_SYSTEMS))
             pw = pw[pw["system_a"].isin(top) & pw["system_b"].isin(top)]
-            caption = (f"Holm-corrected p-values of the paired {test} test between the {MAX_PVALUE_SYSTEMS} "
-                       f"best systems under {self._label(self.primary)} (of {board['system'].nunique()}; every "
-                       "pair is in pairwise.csv).")
+            caption = (f"Holm-corrected p-values of the {words} test between the {MAX_PVALUE_SYSTEMS} "
+                       f"best systems under {self._label(self.primary)} (of {board['system'].nunique()}, in "
+                       "leaderboard order; every pair is in pairwise.csv).")
         shown = set(pw["system_a"].astype(str)) | set(pw["system_b"].astype(str))
         return Chart(charts.pvalue_heatmap(pw, measure=self.primary, test=test, column="p_holm",
                                            order=self.in_board_order(shown),
@@ -270,12 +286,18 @@ class CommonSections(ReportBase):
                                                        f"resamples, {floor['pairs']} pairs)") if floor else None),
                      name="pvalues", caption=caption)
 
-    #: With many systems the pairwise table shows each system against the next one, at most this many rows.
+    #: With many pairs the pairwise table shows the leader against every other system and each system
+    #: against the next one, at most this many rows (the systems of the first places of the leaderboard).
     MAX_NEIGHBOUR_PAIRS = 60
 
+    #: Each test of pairwise.csv in the words a reader sees (the ids stay in the CSV).
+    test_words: dict[str, str] = {"bootstrap": "paired bootstrap", "randomization": "approximate randomisation",
+                                  "mcnemar": "McNemar"}
+
     def pairwise_table(self) -> Table | Note | None:
-        """Every pair of systems (or each and the next one, with many) with the difference under the
-        primary measure and the Holm-corrected p-value of each test of pairwise.csv.
+        """Every pair of systems (or, with many, the leader against every other system and each system
+        against the next one in the leaderboard) with the difference under the primary measure and the
+        Holm-corrected p-value of each test of pairwise.csv.
 
         Returns
         -------
@@ -288,32 +310,15 @@ class CommonSections(ReportBase):
         test = self.meta.get("pairwise_test", "bootstrap")
         floors = [f for f in (p_floor(pw, t) for t in dict.fromkeys([test, *pw["test"]])) if f]
         pw = pw[(pw["measure"] == self.primary) | (pw["test"] == "mcnemar")]   # McNemar: on accuracy
+        # without a leaderboard: the order in which pairwise.csv first names the systems
+        order = self.board_order or list(dict.fromkeys(pw[["system_a", "system_b"]].to_numpy().ravel()))
         wide = pw.pivot_table(index=["system_a", "system_b"], columns="test", values="p_holm", aggfunc="first")
-        wide.columns = [f"p ({t}, Holm)" for t in wide.columns]
+        wide.columns = [f"p ({self.test_words.get(t, t)}, Holm)" for t in wide.columns]
         diff = pw[pw["test"] != "mcnemar"].groupby(["system_a", "system_b"])["difference"].first()
         p_label = self._label(self.primary)
         wide.insert(0, "difference A - B", diff)
         wide = wide.reset_index().rename(columns={"system_a": "system A", "system_b": "system B"})
-        n_pairs = len(wide)
-        shown = "Every pair of systems, in leaderboard order (A the better-ranked)"
-        order = self.board_order or list(dict.fromkeys(wide["system A"]))
-        pos = {s: i for i, s in enumerate(order)}
-        swap = (wide["system A"].map(pos) > wide["system B"].map(pos)).to_numpy()   # A: the better-ranked
-        a, b = wide["system A"].copy(), wide["system B"].copy()
-        wide["system A"], wide["system B"] = np.where(swap, b, a), np.where(swap, a, b)
-        wide["difference A - B"] = np.where(swap, -wide["difference A - B"], wide["difference A - B"])
-        wide = wide.assign(_a=wide["system A"].map(pos), _b=wide["system B"].map(pos)) \
-            .sort_values(["_a", "_b"], kind="stable").drop(columns=["_a", "_b"])
-        if n_pairs > MAX_PAIRS_ALL:
-            nxt = {a: b for a, b in zip(order, order[1:])}
-            keep = [nxt.get(a) == b for a, b in zip(wide["system A"], wide["system B"])]
-            wide = wide[keep]
-            n_next = len(wide)
-            wide = wide.head(self.MAX_NEIGHBOUR_PAIRS)
-            shown = ("Each system and the next one in the leaderboard ("
-                     + (f"the first {len(wide):,} of these {n_next:,} pairs; " if n_next > len(wide) else
-                        f"{len(wide):,} of the {n_pairs:,} pairs; ")
-                     + "every pair is in pairwise.csv and in the p-value chart)")
+        wide, shown = self._pairs_shown(wide, order)
         mcnemar = pw.loc[pw["test"] == "mcnemar", "measure"]
         # McNemar counts the items one system gets right and the other wrong: accuracy, or exact match for sets
         on = "accuracy" if mcnemar.empty or mcnemar.iloc[0] == "accuracy" else self._label(mcnemar.iloc[0])
@@ -321,4 +326,43 @@ class CommonSections(ReportBase):
                    f"(McNemar's test is on {on}, as a cross-check). Raw and Benjamini-Hochberg p-values are in "
                    "pairwise.csv.")
         caption += "".join(" " + p_floor_sentence(f, alpha=self.meta.get("alpha", 0.05)) for f in floors[:1])
-        return Table(wide, index=False, caption=caption)
+        return Table(wide, index=False, caption=caption,
+                     formats={c: p_value_text for c in wide.columns if c.startswith("p (")})
+
+    def _pairs_shown(self, wide: pd.DataFrame, order: list[str]) -> tuple[pd.DataFrame, str]:
+        """The rows of the pairwise table, A the better-ranked of each pair, in leaderboard order: every
+        pair, or beyond :data:`MAX_PAIRS_ALL` pairs the leader against every other system and each system
+        against the next one (of the first places, at most :attr:`MAX_NEIGHBOUR_PAIRS` rows); and the
+        caption's words for them.
+
+        Parameters
+        ----------
+        wide : pandas.DataFrame
+            One row per pair: ``system A``, ``system B``, ``difference A - B`` and the p-value columns.
+        order : list of str
+            The systems in leaderboard order.
+
+        Returns
+        -------
+        tuple of (pandas.DataFrame, str)
+            The rows shown and the words saying which they are.
+        """
+        pos = {s: i for i, s in enumerate(order)}
+        swap = (wide["system A"].map(pos) > wide["system B"].map(pos)).to_numpy()   # A: the better-ranked
+        a, b = wide["system A"].copy(), wide["system B"].copy()
+        wide["system A"], wide["system B"] = np.where(swap, b, a), np.where(swap, a, b)
+        wide["difference A - B"] = np.where(swap, -wide["difference A - B"], wide["difference A - B"])
+        first, second = wide["system A"].map(pos), wide["system B"].map(pos)
+        wide = wide.assign(_a=first, _b=second).sort_values(["_a", "_b"], kind="stable")
+        n_pairs = len(wide)
+        if n_pairs <= MAX_PAIRS_ALL:
+            return wide.drop(columns=["_a", "_b"]), "Every pair of systems, in leaderboard order (A the better-ranked)"
+        keep = wide[(wide["_a"] == 0) | (wide["_b"] - wide["_a"] == 1)]
+        # the leader's row against place p and the row (p - 1, p) for p below the limit: 2 * limit - 3 rows
+        limit = (self.MAX_NEIGHBOUR_PAIRS + 3) // 2
+        shown = keep[keep["_b"] < limit]
+        within = (f"{len(shown):,} of the {n_pairs:,} pairs" if len(shown) == len(keep) else
+                  f"the systems of the first {limit} places: {len(shown):,} of these {len(keep):,} pairs")
+        return shown.drop(columns=["_a", "_b"]), (
+            "The leader against every other system, and each system against the next one in the leaderboard "
+            f"({within}, A ranked above B; every pair is in pairwise.csv and in the p-value chart)")

@@ -30,6 +30,9 @@ class MultiLabelBase(CommonSections):
     """The facts every multi-label section uses: measure kinds and directions, the leaderboard's
     order of systems, the labels by frequency, which tables are there."""
 
+    #: McNemar's test of label sets counts exact-match disagreements.
+    test_words = TEST_WORDS
+
     # ------------------------------------------------------------------ shared facts
     @cached_property
     def kinds(self) -> dict:
