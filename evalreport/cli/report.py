@@ -324,7 +324,7 @@ def run_demo(args) -> int:
 
 
 def run_simulate(args) -> int:
-    from evalreport.report.build import build_simulation_report
+    from evalreport.report.simulation_build import build_simulation_report
 
     if args.repetitions < 2:
         raise InputError("--repetitions must be at least 2")
