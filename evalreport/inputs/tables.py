@@ -25,17 +25,12 @@ import pyarrow.parquet as pq
 from evalreport.errors import InputError
 from evalreport.inputs.checks import FORMATS, SCAN_CHUNK, check_file, short, utf8_error
 from evalreport.inputs.delimiters import DECIMAL_COMMA, NAMES, sniff_delimiter
-
-# re-exported: defined here before the split
-from evalreport.inputs.lines import (  # noqa: F401
-    Scan,
+from evalreport.inputs.lines import (
     check_csv_quotes,
     check_tsv_records,
     csv_field_limit,
     data_line_numbers,
-    last_line_if_one_per_line,
     line_with_field_count,
-    scan_lines,
 )
 from evalreport.words import counted
 
