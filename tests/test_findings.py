@@ -108,10 +108,9 @@ def test_fragility_accuracy_closed_form(K, data):
         assert got.moves == brute_force("accuracy", X, Y)
 
 
-def test_fragility_many_classes_is_fast_and_a_verified_bound():
-    """1,000 classes: restricted candidates, an upper bound that really flips the order."""
-    import time
-
+def test_fragility_many_classes_is_a_verified_bound():
+    """1,000 classes: restricted candidates, an upper bound that really flips the order (its time
+    is a goal of benchmarks/bench_fragility.py)."""
     rng = np.random.default_rng(0)
     K, n = 1000, 20
     C = np.zeros((3, K, K))
@@ -121,15 +120,10 @@ def test_fragility_many_classes_is_fast_and_a_verified_bound():
             C[s, g, g] = right
             np.add.at(C[s, g], (g + 1 + rng.integers(0, K - 1, size=n - right)) % K, 1)
     counts = Counts(C, [f"c{k}" for k in range(K)], ["a", "b", "c"])
-    t = time.perf_counter()
     acc = fragility(counts, "accuracy", "a")
-    assert time.perf_counter() - t < 2
     assert acc["exact"].all() and acc.set_index("system")["moves"].to_dict() == {
         "b": int(np.trace(C[0]) - np.trace(C[1])), "c": int(np.trace(C[0]) - np.trace(C[2]))}
-    t = time.perf_counter()
     f1 = fragility(counts, "macro_f1", "a")
-    elapsed = time.perf_counter() - t
-    assert elapsed < 10, elapsed          # a few seconds (about 1.5 s alone)
     assert len(f1) <= MAX_CHALLENGERS and not f1["exact"].any()
     row = f1.iloc[0]
     assert row["moves"] >= 1
@@ -443,13 +437,10 @@ def _reviewer_case(K, n):
 def test_greedy_bound_on_the_reviewers_case(measure):
     """H1: K = 20, n = 20,000. The old batched search reported 9,618 (macro F1) and 12,145 (kappa)
     changes; the challenger is 3,797 correct items behind and fixing that many of its errors spread
-    over the classes closes the gap, so a sound bound is close to that."""
-    import time
-
+    over the classes closes the gap, so a sound bound is close to that (its time is a goal of
+    benchmarks/bench_fragility.py)."""
     X, Y = _reviewer_case(20, 20_000)
-    t = time.perf_counter()
     got = pair_fragility(measure, X, Y, exhaustive=False)
-    assert time.perf_counter() - t < 10
     assert got.moves is not None and got.moves <= 4_000, got
     assert got.leader_moves + got.challenger_moves == got.moves
 
