@@ -110,16 +110,9 @@ def test_fragility_accuracy_closed_form(K, data):
 
 def test_fragility_many_classes_is_a_verified_bound():
     """1,000 classes: restricted candidates, an upper bound that really flips the order (its time
-    is a goal of benchmarks/bench_fragility.py)."""
-    rng = np.random.default_rng(0)
-    K, n = 1000, 20
-    C = np.zeros((3, K, K))
-    for s, acc in enumerate((0.86, 0.85, 0.80)):
-        for g in range(K):
-            right = rng.binomial(n, acc)
-            C[s, g, g] = right
-            np.add.at(C[s, g], (g + 1 + rng.integers(0, K - 1, size=n - right)) % K, 1)
-    counts = Counts(C, [f"c{k}" for k in range(K)], ["a", "b", "c"])
+    is a goal of benchmarks/bench_fragility.py, which builds the same counts)."""
+    counts = _bench_fragility().classes1000()
+    C = counts.tensor
     acc = fragility(counts, "accuracy", "a")
     assert acc["exact"].all() and acc.set_index("system")["moves"].to_dict() == {
         "b": int(np.trace(C[0]) - np.trace(C[1])), "c": int(np.trace(C[0]) - np.trace(C[2]))}
@@ -420,17 +413,21 @@ def test_greedy_bound_between_brute_force_and_one_at_a_time(measure, pair):
         assert got.leader_moves + got.challenger_moves == got.moves
 
 
-def _reviewer_case(K, n):
-    """/tmp/review/fr.py: the leader right on 80% of the items, the challenger on 60%."""
-    rng = np.random.default_rng(0)
-    g = rng.integers(0, K, n)
+def _bench_fragility():
+    """benchmarks/bench_fragility.py, whose shapes these tests check and the benchmark times."""
+    import importlib.util
+    from pathlib import Path
 
-    def mk(acc):
-        p = np.where(rng.random(n) < acc, g, rng.integers(0, K, n))
-        C = np.zeros((K, K))
-        np.add.at(C, (g, p), 1)
-        return C
-    return mk(0.8), mk(0.6)
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_fragility.py"
+    spec = importlib.util.spec_from_file_location("bench_fragility", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _reviewer_case(K, n):
+    """The leader right on 80% of the items, the challenger on 60% (the benchmark's greedy20 shape)."""
+    return _bench_fragility().greedy20(K, n)
 
 
 @pytest.mark.parametrize("measure", ["macro_f1", "kappa"])
