@@ -120,11 +120,8 @@ def _systems(seed: int, *, multiclass: bool) -> dict:
 
 
 def _cross_validate(X, y, labels, folds, systems) -> dict:
-    """Out-of-fold per-class scores of every system: name -> (N, K) array.
-
-    ``folds`` are the fold codes of the items; the splits are exactly those folds, so the
-    fold written to the gold file is the fold that predicted the item.
-    """
+    """Out-of-fold per-class scores of every system (name -> (N, K) array), split by ``folds``, so the
+    fold written to the gold file is the fold that predicted the item."""
     from sklearn.model_selection import PredefinedSplit, cross_val_predict
     from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 

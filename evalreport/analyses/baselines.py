@@ -316,18 +316,9 @@ MIX_ROWS = 16
 
 def _linear_large(measures, values, tables: np.ndarray, rng, at_tables, *, n_mixtures: int = 6,
                   rtol: float = 1e-9) -> dict:
-    """``{id: is_linear(...)}`` of every measure on large tables (the branch of :func:`is_linear` that
-    takes ``at_tables`` and evaluates one mixture at a time), with the same draws and verdicts.
-
-    Each measure's mixture weights are drawn from ``rng`` in measure order, as the calls of
-    :func:`is_linear` draw them. The mixtures are made MIX_ROWS at a time, as the rows of one
-    (<= MIX_ROWS, T) by (T, K*K) product, instead of one (n_mixtures, T) product per measure (the
-    tables are read once per 16 mixtures, not once per measure): the first mixture of every
-    measure, then the other mixtures of those that passed it.
-    A row of a matrix product is the same number whatever the other rows (the per-measure product
-    was one too; a single row is padded to two, since numpy hands a vector to another BLAS routine,
-    whose rounding differs); and only the verdict depends on the mixtures in any case.
-    """
+    """``{id: is_linear(...)}`` of every measure on large tables, with :func:`is_linear`'s draws and verdicts:
+    the mixtures of all measures are made MIX_ROWS at a time as rows of one matrix product, so the tables
+    are read once per MIX_ROWS mixtures (a lone row is padded to two: numpy's vector routine rounds otherwise)."""
     flat = tables.reshape(len(tables), -1)
     if len(flat) < 2:
         return {m.id: False for m in measures}

@@ -39,12 +39,9 @@ This is stricter than F's own 0/0 (TP = FP = FN = 0): in Table 2 fold 2 (TP = FP
 has F = 0 by eq. 2 but is skipped by F~_avg (89%). For every other measure, a fold is undefined
 where its value is (the measure's 0/0 at the fold level, under the ``nan`` policy).
 
-Main entry points: :func:`cross_validate` (everything for a :class:`~evalreport.inputs.Runs`
-with folds), :func:`aggregate` (any measures, from fold tensors), :func:`f_estimators` (the five
-F variants side by side), :func:`undefined_folds`, :func:`score_aggregates` / :func:`score_folds`
-(AUC and average precision), :func:`roc_auc` / :func:`average_precision` (vectorised by ranks)
-and :func:`recommendation` (its words, each a quotation of Forman & Scholz or computed from the tables,
-are in :mod:`evalreport.analyses.crossval_words`).
+Entry points: :func:`cross_validate` (everything for :class:`~evalreport.inputs.Runs` with folds) and
+:func:`aggregate` (any measures, from fold tensors); the recommendation's words are in
+:mod:`evalreport.analyses.crossval_words`.
 """
 from __future__ import annotations
 
@@ -324,12 +321,8 @@ def undefined_folds(data, *, positive) -> pd.DataFrame:
 
 
 def _group_ranks(x, groups, n_groups: int, method: str):
-    """Ranks (1-based) of ``x`` (S, N) within each group of items, ties per ``method``.
-
-    One global ranking: the dense rank of the value is offset by the group code times N + 1, so
-    groups occupy disjoint, ordered ranges; ranking that key and subtracting the number of
-    items in earlier groups gives the rank within the group.
-    """
+    """Ranks (1-based) of ``x`` (S, N) within each group of items, ties per ``method``, by one global
+    ranking of the value's dense rank offset by group code x (N + 1)."""
     N = x.shape[-1]
     dense = rankdata(x, method="dense", axis=-1)
     key = groups.astype(np.int64) * (N + 1) + dense

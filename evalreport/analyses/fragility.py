@@ -1,49 +1,27 @@
 """The fragility count of the top position: the fewest changed predictions after which a challenger
 draws level with the leader (the ``fragility`` rows of :func:`evalreport.analyses.findings.findings`).
 
-The search is in :mod:`.fragility_search` (greedy, pruning) and :mod:`.fragility_proof` (exact
-cases, exhaustive proof), on the pieces of :mod:`.fragility_moves`; this module chooses the method
-per challenger and returns the rows.
-
-Fragility
----------
-A *change* is one test item's prediction in one system's output replaced by another class: one
-count moves from cell ``(g, p)`` to ``(g, p')`` of that system's matrix (rows = gold, so gold
-class sizes stay fixed). The fragility count is
+A *change* replaces one item's prediction in one system's output by another class: one count moves
+from cell ``(g, p)`` to ``(g, p')`` (rows = gold, so gold class sizes stay fixed). The count is
 
     F = min over challengers c of  min { a + b : after a changes to the leader's matrix and b
         changes to c's matrix, c's primary value is at least the leader's }
 
-(values compared after rounding to 12 decimals, as the ranking does; an undefined value ranks
-last). F = 0 when the leader is tied for first. The minimal number of changes between two
-matrices with the same row sums is ``sum (A - B)^+`` (each change moves one unit within a row),
-so F is a distance in matrix space. How it is computed:
+(values rounded to 12 decimals, as the ranking does; an undefined value ranks last; F = 0 for a
+tie). Two matrices with the same row sums are ``sum (A - B)^+`` changes apart, so F is a distance.
 
-* accuracy: closed form. A change moves the number of correct items by at most one, so
-  ``F = n (acc_L - acc_c)`` minimised over challengers: the difference in correct items.
-* a measure affine in the cells when the row sums are fixed (macro recall, expected cost, ...;
-  tested numerically as in :func:`evalreport.analyses.baselines.is_linear`) with at most
-  :data:`FULL_CLASSES` classes: every change has a constant effect, so taking the changes with
-  the largest effects first, over every possible change, is optimal (exact).
-* any other measure: a greedy search - each round evaluates every candidate change on the stacked
-  ``(n, K, K)`` tensors and applies a batch of the strong ones only (each narrowing the gap by at
-  least half as much as the best one; as many as the best one suggests are needed; when they
-  close the gap, a binary search keeps the shortest closing prefix), re-evaluating between
-  batches; a pruning pass then undoes every change whose removal still leaves the challenger
-  level. When cheap (:data:`SINGLE_CELLS`) the one-at-a-time best-move search runs too and the
-  smaller count is kept. Every count it reports is a pair of matrices checked on the measure, so
-  it is an *upper bound*. Challengers are searched closest first, each only up to the best count so far.
-  With few classes and a small bound, an exhaustive search over every matrix within ``bound - 1``
-  changes of the leader and of each challenger proves the bound minimal (or finds the minimum),
-  and the row says ``exact``.
-* candidate changes: with at most :data:`FULL_CLASSES` classes every change is a candidate.
-  Above that, only the changes that matter most: the leader loses a correct item of class g to
-  its most frequent confusion in row g, the challenger gains one by fixing its most frequent
-  error in row g, for the :data:`MAX_ROWS` classes with the fewest gold plus predicted items
-  (where one item weighs most); and only the :data:`MAX_CHALLENGERS` systems closest to the
-  leader are challengers. Counts found so are upper bounds. Timing, 11 ImageNet systems x 1,000
-  classes: accuracy 0.04 s, macro F1 1.5 s, kappa and MCC under 1 s, confusion entropy (0.1 s per
-  matrix evaluation) about 15 s. Everything is deterministic (no time limits).
+* accuracy: closed form, ``F = n (acc_L - acc_c)`` minimised over challengers.
+* a measure affine in the cells at fixed row sums (tested as in
+  :func:`evalreport.analyses.baselines.is_linear`) with at most :data:`FULL_CLASSES` classes: the
+  changes with the largest effects first are optimal (exact; :mod:`.fragility_proof`).
+* any other measure: the greedy search of :mod:`.fragility_search`, an upper bound checked on the
+  measure; with few classes and a small bound, the exhaustive search of :mod:`.fragility_proof`
+  proves it minimal (or finds the minimum) and the row says ``exact``.
+* above :data:`FULL_CLASSES` classes the candidate changes are restricted to the :data:`MAX_ROWS`
+  classes where one item weighs most and the challengers to the :data:`MAX_CHALLENGERS` systems
+  closest to the leader (:mod:`.fragility_moves`); such counts are upper bounds.
+
+Everything is deterministic (no time limits); timings are in benchmarks/bench_fragility.py.
 """
 from __future__ import annotations
 

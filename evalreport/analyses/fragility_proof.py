@@ -79,12 +79,8 @@ def linear_exact(f: Oriented, X: np.ndarray, Y: np.ndarray) -> tuple[int | None,
 
 
 def _ball(f: Oriented, C: np.ndarray, depth: int, *, lower: bool) -> np.ndarray | None:
-    """Best oriented value reachable within 0..depth changes of C (min for the leader, max for the
-    challenger), by enumerating every matrix at each distance; None when there are too many.
-
-    The matrices at distance d are the neighbours (one change) of those at distance d - 1 whose
-    distance ``sum (C - X)^+`` is d, so no set of visited matrices is needed.
-    """
+    """Best oriented value within 0..depth changes of C (min for the leader, max for the challenger) by
+    enumerating each distance's matrices (neighbours at distance d of those at d - 1); None when too many."""
     K = C.shape[-1]
     start = np.rint(C).astype(np.int64).reshape(1, K * K)
     g, p, q = np.array([t for t in itertools.product(range(K), repeat=3) if t[1] != t[2]]).T

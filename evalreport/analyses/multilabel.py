@@ -2,48 +2,35 @@
 
 :func:`evalreport.analyses.compare.compare` hands a
 :class:`~evalreport.inputs.multilabel.MultiLabelRuns` to :func:`compare_sets`, which returns a
-:class:`~evalreport.analyses.compare.Comparison` of ``kind = "multilabel"``: the common tables
-(scores, ranks, rank_correlation, disagreements, inconsistency, baselines, intervals,
-rank_distribution, pairwise, groups, leaderboard; ``calibration_correlation`` is empty, since
-calibration is per label here) with their single-label columns, and in ``extra``
+:class:`~evalreport.analyses.compare.Comparison` of ``kind = "multilabel"``: the common tables with
+their single-label columns (``calibration_correlation`` empty: calibration is per label here), and
+in ``extra``
 
 ``per_label``     system, label, support, precision, recall, f1, undefined (any of the three is 0/0)
-``label_errors``  system, label, support, added (FP: predicted, not gold), dropped (FN: gold, not
-                  predicted), best-first by added + dropped within each system
+``label_errors``  system, label, support, added (FP), dropped (FN), most first within each system
 ``cardinality``   source (gold or a system), role, items, cardinality (mean labels per item; Tsoumakas &
-                  Katakis 2007's label cardinality), density (cardinality / the task's labels n_task: a
-                  label only a system predicts is not in the denominator), empty (share of items with
-                  the empty set), distinct_sets (distinct label sets): ranking-free statistics
-``calibration``, ``calibration_summary``  prevalence calibration per label (Opitz 2022, eq. 5-6 on each
-                  label's 2 x 2 matrix; :mod:`evalreport.analyses.multilabel_calibration` says what
-                  it means for sets and which reference prevalence); ``scores`` keeps only raw rows
+                  Katakis 2007), density (cardinality / n_task), empty (share of empty sets), distinct_sets
+``calibration``, ``calibration_summary``  per-label prevalence calibration (Opitz 2022, eq. 5-6;
+                  :mod:`evalreport.analyses.multilabel_calibration`); ``scores`` keeps only raw rows
 ``audit``         the set properties of the example-based measures among ``measures``
-                  (:func:`evalreport.analyses.audit.multilabel.audit_multilabel`; empty with ``audit=False``);
-                  its EMPTY verdict is computed under ``policy``, the policy of the values
-``example_skips`` per system and example-based measure, the items where it is 0/0 (left out under
-                  policy ``nan``) and its value under scikit-learn's three ``zero_division`` readings
-                  (:func:`evalreport.analyses.multilabel_skips.example_skips`)
-``label_skips``   per system and label-based (macro, weighted) average, the labels where the per-label
-                  value is 0/0 (:func:`evalreport.analyses.multilabel_label_skips.label_skips`)
+                  (:func:`evalreport.analyses.audit.multilabel.audit_multilabel`), EMPTY under ``policy``
+``example_skips`` per system and example-based measure, the 0/0 items and scikit-learn's three
+                  ``zero_division`` readings (:mod:`evalreport.analyses.multilabel_skips`)
+``label_skips``   per system and label-based average, the 0/0 labels
+                  (:mod:`evalreport.analyses.multilabel_label_skips`)
 
-Measures: example-based records and label-based averages (:mod:`evalreport.measures.multilabel`).
-Resampling (:class:`LabelSetDesign`): a paired bootstrap over items (the same multinomial item
-weights for every system), counted as matrix products
-(:func:`~evalreport.counts.multilabel.count_multilabel` with ``weights``); randomisation rounds
-exchange the two systems' predicted SETS per item (:func:`~evalreport.counts.multilabel.count_swapped`);
-McNemar's test counts exact matches. Intervals, rank distributions, the pairwise tests and groups
-are the engine's (:mod:`evalreport.analyses.engine`), as for single labels.
+Resampling (:class:`LabelSetDesign`): a paired bootstrap over items counted as matrix products
+(:func:`~evalreport.counts.multilabel.count_multilabel` with ``weights``); randomisation rounds swap
+the two systems' predicted sets per item (:func:`~evalreport.counts.multilabel.count_swapped`);
+McNemar's test counts exact matches. Intervals, ranks, tests and groups are the engine's.
 
-Labels only predicted (``runs.n_task`` < L, read with ``allow_unknown=True``) are false positives
-of the system that predicts them in the micro averages and the example-based measures; macro and
-weighted averages run over the task's labels (:func:`~evalreport.measures.multilabel.label_based`),
-and ``per_label`` marks them (``in_task`` False).
+Labels only a system predicts (``runs.n_task`` < L) are its false positives in the micro averages and
+the example-based measures; macro and weighted averages run over the task's labels, and ``per_label``
+marks them (``in_task`` False).
 
-Chance baselines for sets (``baselines``): ``label_frequency`` (each label predicted independently
-with its gold frequency: Monte Carlo mean over ``baseline_samples`` draws with ``seed``; ``se`` is
-the Monte Carlo standard error), ``empty_set`` (every item gets the empty set: exact) and
-``most_frequent_set`` (every item gets the most frequent gold label set, ties to the first in
-NumPy's sorted order of the indicator rows: exact).
+Chance baselines: ``label_frequency`` (each label drawn with its gold frequency; Monte Carlo mean over
+``baseline_samples`` draws, ``se`` its standard error), ``empty_set`` and ``most_frequent_set`` (ties
+to the first in NumPy's sorted order of the indicator rows), both exact.
 """
 from __future__ import annotations
 

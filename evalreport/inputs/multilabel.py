@@ -18,35 +18,25 @@ Layouts (chosen per file, or for every file with ``layout=``):
 ==========  ========================================================================================
 
 Detection (``layout=None``): a list-typed label column is ``list``; no label column but two or more
-0/1 columns is ``wide`` (one 0/1 column is more likely a misnamed binary label column); text with ``label_sep`` given is ``sep``; text with an id on several rows is ``long``;
-text with one row per id is single-label data. Such a file is read as the long form with one label
-per item only when no other file of the task is in the ``list``, ``sep`` or ``wide`` layout; beside
-one that is, it is an error naming both files (a single-label run scored against multi-label gold
-is a mistake, not a task). ``layout="long"`` reads it as the long form regardless.
+0/1 columns is ``wide`` (one is more likely a misnamed binary label column); text with ``label_sep``
+is ``sep``; text with an id on several rows is ``long``; text with one row per id is single-label,
+read as the long form only when no other file of the task is ``list``, ``sep`` or ``wide`` (beside
+one that is, an error naming both files). ``layout="long"`` reads it as the long form regardless.
 
-Rules, as for single-label input (:mod:`evalreport.inputs.readers`), every error an
-:class:`~evalreport.errors.InputError` naming the file, the line (Parquet: the row) and the id:
-duplicate ids (long form: a duplicate (id, label) pair), run ids not in the gold file, gold ids
-missing from a run (``missing="error"``; ``missing="abstain"``: the empty set, i.e. the system
-predicts no label for that item, so every gold label of it is a false negative), empty ids, and
-labels outside the label set. The label set is ``labels`` (in that order) or the distinct gold
-labels sorted naturally (wide: the gold file's label columns, sorted naturally).
-
-Unknown predicted labels (``allow_unknown=True``): a label a run predicts outside the label set is
-*kept*, as an extra label appended after the label set (sorted naturally) whose gold column is all
-false, and a warning names them. They are false positives that gold never has: dropping them would
-raise that system's example-based precision and lower its Hamming loss for predictions that are
-wrong. ``MultiLabelRuns.n_task`` counts the labels of the label set; label-based macro and weighted
-averages run over those only, so a label one system invents cannot change another system's macro
-average (the per-label table lists the extra labels, marked).
-
+Rules as for single-label input (:mod:`evalreport.inputs.readers`), each error an
+:class:`~evalreport.errors.InputError` naming the file, line (Parquet: row) and id: duplicate ids
+(long form: (id, label) pairs), run ids not in gold, gold ids missing from a run (``missing="error"``;
+``"abstain"``: the empty set, so every gold label of it is a false negative), empty ids, labels
+outside the label set (``labels`` in that order, or the distinct gold labels sorted naturally).
 Items with an empty gold set are valid (``allow_empty_gold=True``) or an error.
 
-Limits: predictions are held as dense (S, N, L) booleans, one byte a cell, at most
-:data:`MAX_INDICATOR_CELLS` (4 GiB; e.g. 20 systems x 100,000 items x 2,000 labels); a label set
-of more than ``MAX_CLASSES`` labels is refused as for classes. Reading is vectorised (pyarrow list
-kernels, dictionary encoding, one scatter per file); Python loops run over distinct labels only,
-or over the lines of a JSON Lines file that mixes lists and single labels (to name the line).
+``allow_unknown=True`` keeps a label a run predicts outside the label set as an extra label (after
+the label set, gold all false) and warns: dropping it would raise that system's precision for wrong
+predictions. ``MultiLabelRuns.n_task`` counts the task's labels; label-based macro and weighted
+averages run over those only, so a label one system invents cannot change another's average.
+
+Limits: predictions are dense (S, N, L) booleans, at most :data:`MAX_INDICATOR_CELLS` (4 GiB), and
+at most ``MAX_CLASSES`` labels. Reading is vectorised (pyarrow list kernels, one scatter per file).
 """
 from __future__ import annotations
 

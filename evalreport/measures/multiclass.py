@@ -300,11 +300,8 @@ def confusion_entropy(C, ctx):
 
 
 def _entropy_terms(C, s):
-    """``c_ij log(c_ij / s_i)`` and ``c_ij log(c_ij / s_j)`` at the off-diagonal cells with
-    ``c_ij > 0`` (0 elsewhere: 0 log 0 = 0), as two arrays shaped like ``C``.
-
-    Only those cells are computed (there ``s_i, s_j >= c_ij > 0``): with many classes most cells
-    are 0, and the arrays are summed exactly as full ones, so the sum is the same number."""
+    """``c_ij log(c_ij / s_i)`` and ``c_ij log(c_ij / s_j)`` as arrays shaped like ``C``, computed only at the
+    off-diagonal cells with ``c_ij > 0`` (0 elsewhere, 0 log 0 = 0): most cells are 0 with many classes."""
     K = C.shape[-1]
     flat = C.reshape(-1)
     positive = flat > 0

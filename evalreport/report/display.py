@@ -77,10 +77,7 @@ def _check_name(name: str) -> str:
 
 
 def _script_json(obj: Any) -> str:
-    """JSON safe to place inside ``<script type="application/json">``.
-
-    Every ``<`` is written as ``\\u003c`` so neither ``</script>`` nor ``<!--`` can occur.
-    """
+    """JSON safe inside ``<script type="application/json">``: ``<`` as ``\\u003c``, so no ``</script>`` or ``<!--``."""
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False).replace("<", "\\u003c")
 
 
@@ -386,12 +383,8 @@ class Table:
 
     # -- representations --------------------------------------------------------------------
     def _html_columns(self, rows) -> tuple[list[bool], list[str]]:
-        """Per column (index first): header set upright, and a ``min-width`` style.
-
-        Upright: the same decision as in the PDF, for a ~960 px column at 13.5 px text (many
-        narrow columns under long headers). A text column is kept at least as wide as its
-        widest short text (at most 16 em), so labels such as measure names do not wrap word by
-        word while number columns take the room."""
+        """Per column (index first): header set upright (as in the PDF), and a ``min-width`` style that keeps
+        a text column as wide as its widest short text (at most 16 em), so measure names do not wrap."""
         header = [_column_label(c) for c in self.df.columns]
         texts = [[c[0] for c in cells] for _, cells in rows]
         if self.index:

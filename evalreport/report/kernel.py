@@ -51,16 +51,9 @@ _RESET = "get_ipython().reset(new_session=True); __import__('os').chdir({cwd!r})
 
 
 def _reused_client_class(base):
-    """``base`` (jupyter_client's AsyncKernelClient) made to serve every notebook of a runner.
-
-    papermill (nbclient) opens a client per notebook and waits until the kernel is ready, and
-    jupyter_client's ``wait_for_ready`` then waits for 0.2 s of silence on IOPub at least once:
-    a second per notebook on a kernel that is known to be alive. The runner's notebooks share
-    one client instead: its channels start once and it is waited for once; ``stop_channels``
-    is left to the runner (:meth:`NotebookRunner.close`). A client only ever reads the replies
-    to its own requests (nbclient and :meth:`NotebookRunner._silent` match every message to
-    the request's id), so what an earlier notebook left on a channel is skipped.
-    """
+    """``base`` (jupyter_client's AsyncKernelClient) made to serve every notebook of a runner: channels
+    started and readiness awaited once (``wait_for_ready`` costs ~1 s a notebook); a client reads only the
+    replies to its own requests, so what an earlier notebook left on a channel is skipped."""
 
     class ReusedClient(base):
         _evalreport_ready = False

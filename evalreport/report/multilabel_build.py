@@ -52,18 +52,23 @@ def start_runner():
     return start(_PRELOAD)
 
 
+def _by_source(runs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The gold sets and each system's, stacked ``(1 + S, N, L)``, with their source and role names."""
+    gold = np.asarray(runs.gold, dtype=bool)
+    sources = np.asarray(["gold", *runs.systems], dtype=object)
+    roles = np.asarray(["gold"] + ["system"] * len(runs.systems), dtype=object)
+    return np.concatenate([gold[None], np.asarray(runs.pred, dtype=bool)]), sources, roles
+
+
 def label_frequency_frame(runs) -> pd.DataFrame:
     """How often each label is given, by the gold sets and by each system's predictions:
     label, source (``gold`` or a system), role (gold | system), count (items with the label),
     share (count / items). Labels in the runs' order."""
-    gold = np.asarray(runs.gold, dtype=bool)
-    sets = np.concatenate([gold[None], np.asarray(runs.pred, dtype=bool)])      # (1 + S, N, L)
-    n, L = gold.shape
+    sets, sources, roles = _by_source(runs)
+    n, L = sets.shape[1:]
     counts = sets.sum(axis=1)                                                    # (1 + S, L)
-    sources = np.asarray(["gold", *runs.systems], dtype=object)
     return pd.DataFrame({"label": np.tile(np.asarray(runs.labels, dtype=object), len(sources)),
-                         "source": np.repeat(sources, L),
-                         "role": np.repeat(np.asarray(["gold"] + ["system"] * (len(sources) - 1), dtype=object), L),
+                         "source": np.repeat(sources, L), "role": np.repeat(roles, L),
                          "count": counts.ravel().astype(np.int64),
                          "share": counts.ravel() / n if n else np.full(counts.size, np.nan)})
 
@@ -73,15 +78,12 @@ def set_size_frame(runs) -> pd.DataFrame:
     source, role, size (0, 1, ... the largest seen in any source), items, share. Every size from
     0 to the largest is listed for every source (zero rows included), so each source's rows are
     a histogram."""
-    gold = np.asarray(runs.gold, dtype=bool)
-    sets = np.concatenate([gold[None], np.asarray(runs.pred, dtype=bool)])
-    n = gold.shape[0]
+    sets, sources, roles = _by_source(runs)
+    n = sets.shape[1]
     sizes = sets.sum(axis=-1)                                                    # (1 + S, N)
     top = int(sizes.max()) if sizes.size else 0
     hist = np.stack([np.bincount(row, minlength=top + 1) for row in sizes]) if n else \
         np.zeros((len(sets), top + 1), dtype=np.int64)
-    sources = np.asarray(["gold", *runs.systems], dtype=object)
-    roles = np.asarray(["gold"] + ["system"] * (len(sources) - 1), dtype=object)
     k = top + 1
     return pd.DataFrame({"source": np.repeat(sources, k), "role": np.repeat(roles, k),
                          "size": np.tile(np.arange(k), len(sources)), "items": hist.ravel().astype(np.int64),

@@ -168,11 +168,8 @@ _FIG_LABEL_RE = re.compile(r"^(#\|\s*label:\s*)fig-", re.MULTILINE)
 
 
 def _add_caption(cell) -> None:
-    """Give a chart cell its ``fig-cap`` (after its other ``#|`` options); Quarto prints the
-    caption itself, so the one inside the chart's HTML goes (no caption twice).
-
-    A ``fig-`` cell that showed no image (a section may say in a sentence what a chart would
-    show) loses the ``fig-`` prefix of its label: Quarto would frame the text as "Figure N"."""
+    """Give a chart cell its ``fig-cap`` (Quarto prints it, so the chart's own caption goes); a ``fig-``
+    cell that showed no image loses the prefix, or Quarto would frame its text as "Figure N"."""
     caption = _chart_caption(cell)
     if caption is None:
         if not any("image/png" in (o.get("data") or {}) or "image/svg+xml" in (o.get("data") or {})

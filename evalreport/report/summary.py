@@ -112,12 +112,8 @@ def _baseline(name: str) -> str:
 
 
 def _short_reason(reason: str) -> str:
-    """The first clause of a reason, without its list of classes: ``precision: class never predicted``.
-
-    Structural, not a pattern over class names: a clause is ``text`` or ``text (class a, b)``
-    (:func:`evalreport.measures._core._summarise`), so everything from the first ``" (class "``
-    on is class names (which may hold ``)`` or ``;``) and the first clause ends before it or at
-    the first ``;`` of the text."""
+    """The first clause of a reason without its class list (``precision: class never predicted``): up to
+    the first ``" (class "`` (:func:`evalreport.measures._core._summarise`) or ``;``."""
     text = str(reason)
     cut = text.find(" (class ")
     return (text if cut < 0 else text[:cut]).split(";")[0].strip()

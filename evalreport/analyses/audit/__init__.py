@@ -41,47 +41,21 @@ search over larger n, and exact expectations where a property is about a random 
 Every matrix the checks read is built once per (K, max_n) in the process and evaluated in one
 stacked call per measure, setting and policy (:mod:`.batches`).
 
-Undefined values. By default each paper's properties are computed under that paper's own
-treatment of 0/0 (``PAPER_POLICY``): Sebastiani keeps undefined values undefined (SDE and WDE
-are about them), Opitz sets P_i, R_i, F1_i = 0 when their denominator is 0 (Opitz 2022, after
-eq. 18), Gösgens et al. define conventions that fill each singularity consistently with their
-properties (their Appendix B); we leave those values undefined and skip them, which is what
-their conventions amount to for every property except at the singular points themselves.
-``audit(policy=...)`` forces one policy for all papers.
+Undefined values: by default each paper's properties are computed under its own treatment of 0/0
+(``PAPER_POLICY``: Sebastiani and Gösgens et al. ``nan``, Opitz ``zero``, after Opitz 2022, eq. 18;
+docs/audit.md says why); ``audit(policy=...)`` forces one policy for all papers.
 
-Claims: the registry's declared expectations
--------------------------------------------
-A measure's ``claims`` map ``"<paper>.<property>"`` or ``"<paper>.<property>.<setting>"`` to
-what the paper states. ``<paper>`` is ``sebastiani`` (Sebastiani 2015), ``opitz`` (Opitz 2022) or
-``goesgens`` (Gösgens et al. 2021); ``<property>`` an id of the table above; ``<setting>`` ``binary`` or ``multiclass``
-(without it the claim covers every setting the measure applies to). The value is
+Claims: a measure's ``claims`` map ``"<paper>.<property>[.<setting>]"`` (paper ``sebastiani``,
+``opitz`` or ``goesgens``; an id of the table above) to what the paper states: ``True`` / ``False`` /
+``"n/a"``, or ``{"paper": ..., "audit": ..., "why": "docs/audit.md#anchor"}`` where a documented
+difference keeps the audit from agreeing. ``tests/test_audit.py`` asserts agreement; :func:`audit`
+says which columns a claim gives. The claims of the one-vs-rest averages (``<id>_macro``, ``_micro``,
+``_weighted``) are derived from Gösgens et al. (2021), Table 2 (:data:`AVERAGING_PRESERVES`,
+:func:`average_claims`; docs/audit.md#averaging-rule), which :mod:`.averaging` reproduces.
 
-* ``True`` / ``False`` / ``"n/a"``: the paper says the property holds / fails / cannot be
-  evaluated; the audit must say ``satisfied`` / ``violated`` / ``n/a``;
-* a dict ``{"paper": <bool>, "audit": <bool or "n/a">, "why": "docs/audit.md#anchor"}`` where
-  the audit cannot agree because of a documented difference (e.g. a convention for an
-  undefined case): the audit must give the ``audit`` value, and docs/audit.md explains it with
-  the counterexample.
-
-``tests/test_audit.py`` runs the audit on every measure with claims and asserts agreement.
-In the audit frame a claim gives four columns: ``paper_claim`` (the ``paper`` value) with its
-``paper_source`` (:mod:`.sources`), ``agrees_with_paper`` (the verdict against the paper: False
-exactly for the documented differences), ``expected`` (the ``audit`` value) and ``as_expected``
-(the verdict against it), and ``why``.
-
-Conditions and policies
------------------------
-Each verdict is also computed on the matrices where every class occurs in the gold labels, and in
-the gold and predicted labels (:mod:`.conditions`): a property may fail only where a class is
-absent. :func:`audit_for_report` computes the audit a report shows, under the report's 0/0 policy
-and each paper's own.
-
-The claims of the one-vs-rest averages (``<id>_macro``, ``_micro``, ``_weighted``) are not written
-by hand: they are derived from the averaging rows of Gösgens et al. (2021), Table 2, declared once as
-:data:`AVERAGING_PRESERVES` next to the code that builds the averages, and from the binary
-measure's own claims (:func:`average_claims`; the rule is in docs/audit.md#averaging-rule).
-:func:`preservation` and :func:`table_2_averaging` (module :mod:`.averaging`) reproduce those rows
-on the registered measures.
+Conditions and policies: each verdict is also computed where every class occurs in the gold labels,
+and in the gold and predicted labels (:mod:`.conditions`). :func:`audit_for_report` computes the
+audit a report shows, under the report's 0/0 policy and each paper's own.
 """
 from __future__ import annotations
 

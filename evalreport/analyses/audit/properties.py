@@ -158,12 +158,8 @@ def num(x, spec: str = ".6g", *, snap: bool = True) -> str:
 
 def _relation(case: Case, kinds, ok: Callable, *, src_ok: Callable | None = None,
               pair_ok: Callable | None = None, what: str) -> Verdict:
-    """Check ``ok(s_src, s_dst, C_src, C_dst)`` over every step of the given kinds.
-
-    Exhaustive over the space (src matrices with n <= max_n), then over random larger matrices.
-    ``src_ok``/``pair_ok`` restrict the steps the property talks about. An ``ok`` without a
-    ``needs_mats`` attribute ignores C_src and C_dst (they are passed as None).
-    """
+    """Check ``ok(s_src, s_dst, C_src, C_dst)`` over every step of the given kinds (restricted by
+    ``src_ok``/``pair_ok``): exhaustively up to ``max_n``, then on random larger matrices."""
     space, S = case.space, case.S
     kinds = tuple(kinds)
     mats_too = getattr(ok, "needs_mats", False)
