@@ -31,7 +31,6 @@ class Oriented:
         self.m = get(measure)
         self.kw = dict(positive=positive, policy=policy, costs=costs, task=task)
         self.sign = 1.0 if self.m.higher_is_better else -1.0
-        self.calls = 0
 
     def __call__(self, C: np.ndarray, chunk: int | None = None) -> np.ndarray:
         C = np.asarray(C, dtype=float)
@@ -39,7 +38,6 @@ class Oriented:
         chunk = chunk or max(1, int(2e7 // max(K * K, 1)))
         out = []
         for i in range(0, len(C), chunk):
-            self.calls += 1
             v = compute(self.m, C[i:i + chunk], explain=False, **self.kw).value
             out.append(np.round(self.sign * np.asarray(v, dtype=float), ROUND_DECIMALS))
         v = np.concatenate(out) if out else np.zeros(0)

@@ -22,7 +22,7 @@ comes from the extension: ``.parquet``/``.pq``, ``.csv``, ``.tsv``/``.tab`` (opt
 compressed, e.g. ``.csv.gz``). Text files need a header line; every text column is read as
 text, like the in-memory reader.
 
-The pieces, all importable from here: :mod:`.pattern_counts` (the result type),
+The pieces: :mod:`.pattern_counts` (the result type),
 :mod:`.bigdata_engines` (DuckDB and Spark), :mod:`.bigdata_job` (files, views and the
 validation pass) and :mod:`.bigdata_plan` (raw values to codes, and the results). The engines
 and the checks are described there.
@@ -34,8 +34,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from evalreport.counts import Counts
-from evalreport.counts.bigdata_engines import ENGINES, DuckDB, sql_string  # noqa: F401
-from evalreport.counts.bigdata_job import Job, paths  # noqa: F401
+from evalreport.counts.bigdata_engines import ENGINES
+from evalreport.counts.bigdata_job import Job
 from evalreport.counts.pattern_counts import PatternCounts
 
 __all__ = ["count_confusions", "count_patterns", "PatternCounts", "ENGINES"]

@@ -16,7 +16,9 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from evalreport.counts.bigdata import DuckDB, count_patterns, paths, sql_string
+from evalreport.counts.bigdata import count_patterns
+from evalreport.counts.bigdata_engines import DuckDB, sql_string
+from evalreport.counts.bigdata_job import paths
 from evalreport.errors import InputError
 from evalreport.inputs.benchmark import Benchmark, make_task, settings_for, task_error, unknown_tasks
 from evalreport.inputs.checks import hash_file, listing, natural_sorted
