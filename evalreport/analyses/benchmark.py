@@ -2,32 +2,27 @@
 
 For each task, :func:`evalreport.analyses.compare.compare` runs as it does alone (the task's own
 primary measure, positive class, measures and costs; the same ``seed``), so every per-task table
-equals the single-task one. Across tasks, on the tidy frame ``task, system, value`` of each
-task's primary measure, the statistics of :mod:`evalreport.analyses.consensus` (and
-:mod:`evalreport.analyses.multitask_tests`): consensus rankings side by side with their
-agreement and disagreements, Friedman with the Iman-Davenport correction, Nemenyi's critical
-difference and its cliques, Holm-corrected Wilcoxon signed-rank tests and task wins (Demšar
-2006, JMLR 7, sections 3.2.2-3.2.4).
+equals the single-task one. Across tasks, on the frame ``task, system, value`` of each task's
+primary measure: the consensus rankings of :mod:`evalreport.analyses.consensus` with their agreement
+and disagreements, and (:mod:`evalreport.analyses.multitask_tests`) Friedman with the Iman-Davenport
+correction, Nemenyi's critical difference and its cliques, Holm-corrected Wilcoxon signed-rank tests
+and task wins (Demšar 2006, JMLR 7, sections 3.2.2-3.2.4).
 
-The pooled (micro) score sums the tasks' confusion tensors per system - the systems present in
-every task - where all tasks share a class set (labels in the same order), the primary measure,
-the positive class and the costs; every registry measure is a function of the confusion
-matrix, so it is then the primary measure of the summed matrix. Otherwise the notes say why it
-is absent.
+The pooled (micro) score is the primary measure of each system's summed confusion tensors (systems
+present in every task), where all tasks share a class set (in the same order), the primary measure,
+the positive class and the costs; otherwise the notes say why it is absent.
 
-The consensus bootstrap: for every task, B paired bootstrap resamples of its items
-(:func:`evalreport.analyses.resampling.bootstrap`, the primary measure only), drawn with an
-independent stream per task (``np.random.SeedSequence(seed).spawn(T)``; each stream's seed is
-recorded in ``settings``), stacked to ``(B, T, S)`` and ranked by every consensus method at once
-(:func:`consensus_ranks`). Tied consensus ranks share their positions equally, so each system's
-rank distribution sums to 1 per method.
+The consensus bootstrap: per task, B paired bootstrap resamples of its items
+(:func:`evalreport.analyses.resampling.bootstrap`, the primary measure only) from an independent
+stream (``np.random.SeedSequence(seed).spawn(T)``, each seed recorded in ``settings``), stacked to
+``(B, T, S)`` and ranked by every consensus method at once (:func:`consensus_ranks`). Tied consensus
+ranks share their positions, so each system's rank distribution sums to 1 per method.
 
-Systems missing from some tasks (``missing``): ``drop`` - each aggregation uses the tasks a
-system took part in (rank-based methods rank the systems present in each task); ``last`` - a
-missing system is ranked last (tied) in that task; ``exclude`` - systems missing from any task
-are removed from the benchmark before anything is computed (also from the per-task
-comparisons). Friedman, Nemenyi and Wilcoxon need complete blocks whatever the policy (their
-notes say which systems they use); the notes name every gap.
+Systems missing from some tasks (``missing``): ``drop``, each aggregation uses the tasks a system
+took part in; ``last``, a missing system is ranked last (tied) in that task; ``exclude``, systems
+missing from any task are removed before anything is computed (also from the per-task comparisons).
+Friedman, Nemenyi and Wilcoxon need complete blocks whatever the policy (their notes say which
+systems they use); the notes name every gap.
 """
 from __future__ import annotations
 

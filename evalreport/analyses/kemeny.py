@@ -1,39 +1,32 @@
 """Kemeny-Young consensus orders: exact dynamic programming over subsets, and a local search.
 
-The input is a pairwise cost tensor ``cost`` of shape (N, S, S) (N independent instances,
-e.g. bootstrap replicates): ``cost[n, i, j]`` is the total (task-weighted) disagreement incurred
-by putting system i before system j - the weight of the tasks that rank j ahead of i, plus half
-the weight of the tasks that tie them (the Kendall distance with ties counted 1/2). A
-consensus order minimises the sum of ``cost[i, j]`` over the pairs it puts i before j
-(Kemeny 1959; Young & Levenglick 1978).
+The input is a pairwise cost tensor ``cost`` (N, S, S) of N independent instances (e.g. bootstrap
+replicates): ``cost[n, i, j]`` is the (task-weighted) disagreement of putting system i before j, the
+weight of the tasks that rank j ahead of i plus half that of the tasks that tie them (the Kendall
+distance with ties counted 1/2). A consensus order minimises the sum of ``cost[i, j]`` over the pairs
+it puts i before j (Kemeny 1959; Young & Levenglick 1978).
 
-Exact (``kemeny_exact``): the optimal cost of placing a set M of systems in the first |M|
-positions is ``f(M) = min over v in M of f(M - v) + sum_{u in M - v} cost[u, v]`` (v last
-among M), computed layer by layer over the 2^S subsets by popcount; time and memory grow as
-S 2^S. Heuristic (``kemeny_local``): start from the cheaper of two given orders (the callers
-pass the mean-rank/Borda and Copeland orders) and repeatedly apply the best single insertion
-move (take one system out and put it back at another position) while it lowers the cost; the
-result is never worse than the start and is a local optimum under insertion moves.
+Exact (``kemeny_exact``): the optimal cost of placing a set M first is ``f(M) = min over v in M of
+f(M - v) + sum_{u in M - v} cost[u, v]`` (v last among M), layer by layer over the 2^S subsets (time
+and memory S 2^S). Heuristic (``kemeny_local``): from the cheaper of two given orders (the callers
+pass the mean-rank/Borda and Copeland orders), the best single insertion move while it lowers the
+cost: never worse than the start, a local optimum under insertion moves.
 
-Several orders may attain the optimum. The consensus is then a weak order, never a choice
-among them: :func:`kemeny_exact_positions` finds, for every system, the first and last
-position it holds in ANY optimal order (a prefix set M lies on an optimal order iff
-``f(M) + f(complement) + cross(M) = f(all)``, where ``cross(M)`` is the cost of putting M before
-its complement; system v can be the |M|-th of such an M iff ``f(M - v) + sum_{u in M - v}
-cost[u, v] = f(M)``), and :func:`tie_ranks` merges overlapping position intervals into blocks
-of tied systems that share their average position. Two systems in different blocks are in the
-same order in every optimal order; inside a block at least one pair is not (the blocks are the
-finest grouping with that property that is contiguous). The result depends on the costs only,
-so renaming or reordering the systems never changes a system's rank, and two systems that every
-task ties (identical runs) are always tied. For the heuristic, :func:`local_positions` does the
-same with the orders one insertion move away from the local optimum at no extra cost (a tie
-among neighbours of the local optimum, not proven to be the full set of optimal orders).
+Several orders may attain the optimum; the consensus is then a weak order, never a choice among them.
+:func:`kemeny_exact_positions` finds each system's first and last position in ANY optimal order (a
+prefix set M lies on one iff ``f(M) + f(complement) + cross(M) = f(all)``; v can be its |M|-th iff
+``f(M - v) + sum_{u in M - v} cost[u, v] = f(M)``), and :func:`tie_ranks` merges overlapping
+position intervals into blocks of tied systems sharing their average position: systems in different
+blocks have the same order in every optimal order, and the blocks are the finest contiguous grouping
+with that property. The result depends on the costs only, so renaming or reordering systems never
+changes a rank, and systems that every task ties are tied. For the heuristic, :func:`local_positions`
+does the same with the orders one insertion move from the local optimum at no extra cost (not proven
+to be all the optimal orders).
 
-One optimal order is also returned as a representative (it places each block on its own
-positions): among the orders within a relative tolerance of the optimum, the one with the fewest
-pairs inverted with respect to a strict reference order ``ref`` (position 0 first; the callers
-use the mean-rank order with ties by column index); the exact search compares (cost, inversions)
-lexicographically. It decides no rank.
+One optimal order is also returned as a representative (each block on its own positions): within a
+relative tolerance of the optimum, the one with the fewest inversions against a strict reference
+order ``ref`` (the callers use the mean-rank order, ties by column index; the exact search compares
+(cost, inversions) lexicographically). It decides no rank.
 """
 from __future__ import annotations
 

@@ -1,40 +1,30 @@
 """Prevalence calibration of multi-label systems, label by label (Opitz 2022, eq. 5-6).
 
-What it means for sets. Multi-label classification is one binary task per label (Sebastiani
-2015, footnote 8), so the calibration of :mod:`evalreport.analyses.prevalence` applies to each label's
-own 2 x 2 matrix (rows = gold negative / positive): the rows are rescaled so that the label's gold
-prevalence becomes the reference ``pi`` and the item total N is kept, and each row keeps its
-error proportions (the label's recall and specificity do not move). A label's calibrated precision
-or F1 is then its precision or F1 *as if that label occurred in a share pi of the items*: a rare
-label is no longer punished for the false positives its rarity invites, a frequent one no longer
-helped. The item-level link between labels (which labels come together on one item) is not a
-property of the per-label matrices, so the example-based measures have no calibrated form.
+Multi-label classification is one binary task per label (Sebastiani 2015, footnote 8), so the
+calibration of :mod:`evalreport.analyses.prevalence` applies to each label's 2 x 2 matrix (rows = gold
+negative / positive): the rows are rescaled so that the label's gold prevalence becomes the reference
+``pi`` and N is kept, each row keeping its error proportions (recall and specificity do not move). A
+calibrated precision or F1 is the label's *as if it occurred in a share pi of the items*: a rare label
+is no longer punished for the false positives its rarity invites, a frequent one no longer helped.
+Which labels come together on one item is not a property of the per-label matrices, so the
+example-based measures have no calibrated form.
 
-Reference ``pi`` (``calibration_reference``):
-
-* ``"uniform"`` (default) = 0.5: both rows of each label get N / 2, exactly eq. 6 of Opitz (2022)
-  (``lambda_ii = 1 / (K prevalence(i))`` with K = 2): :func:`evalreport.analyses.prevalence.calibrate`
-  of the label's matrix;
-* ``"mean"``: the mean gold prevalence of the task's labels (the label density of the gold sets),
-  i.e. every label scaled to the prevalence of an average label;
-* a number in (0, 1).
-
-A label whose gold items are all positive or all negative has one empty row: it cannot be scaled
-(prevalence.scale keeps such rows and renormalises), so its calibrated matrix is its own and the
-``calibrable`` column is False.
+Reference ``pi`` (``calibration_reference``): ``"uniform"`` (default) = 0.5, both rows get N / 2,
+exactly Opitz (2022) eq. 6 with K = 2 (:func:`evalreport.analyses.prevalence.calibrate`); ``"mean"``,
+the mean gold prevalence of the task's labels (the gold label density); or a number in (0, 1). A label
+whose gold items are all positive or all negative cannot be scaled: its calibrated matrix is its own
+and ``calibrable`` is False.
 
 Tables
 ------
-``calibration``  system, label, prevalence (gold share), measure (a per-label binary measure whose
-                 value depends on prevalence, found by computing it on scaled probe matrices: e.g.
-                 precision, f1, jaccard, mcc; never recall), value, calibrated, in_task (False for
-                 labels only predicted), calibrable
+``calibration``  system, label, prevalence (gold share), measure (each per-label binary measure whose
+                 value depends on prevalence, found on scaled probe matrices: precision, f1, jaccard,
+                 mcc, never recall), value, calibrated, in_task (False for labels only predicted),
+                 calibrable
 ``calibration_summary``  system, measure (each label-based average of the comparison), value,
-                 calibrated, rank, rank_calibrated (1 = best; averages over labels of calibrated
-                 matrices: macro and weighted over the task's labels, micro over the pooled
-                 calibrated matrices; after calibration every calibrable label has the same support
-                 pi N, so a weighted average is the macro average up to the labels that cannot be
-                 calibrated)
+                 calibrated, rank, rank_calibrated (1 = best; macro and weighted over the task's
+                 labels, micro over the pooled calibrated matrices; every calibrable label then has
+                 support pi N, so weighted equals macro up to the labels that cannot be calibrated)
 """
 from __future__ import annotations
 

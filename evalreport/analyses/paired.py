@@ -1,33 +1,28 @@
-"""Paired bootstrap differences between two systems under one measure, read from the resamples
-that the comparison drew already (``samples``, ``(B, S, M)``: the same resampled items for every
-system).
+"""Paired bootstrap differences between two systems under one measure, from the resamples the
+comparison drew already (``samples``, ``(B, S, M)``: the same resampled items for every system).
 
 For a pair (a, b) and a measure with direction ``sign`` (+1 higher is better, -1 lower), the
-observed difference is ``d = sign * (v_a - v_b)`` on all items (a better: d > 0) and its
-bootstrap distribution is ``d*_r = sign * (v*_a,r - v*_b,r)``, the two values taken on the SAME
-resample r. Reported per pair (:data:`COLUMNS`):
+observed difference is ``d = sign * (v_a - v_b)`` (a better: d > 0) and its bootstrap distribution
+``d*_r = sign * (v*_a,r - v*_b,r)``, both values on the SAME resample r. Per pair (:data:`COLUMNS`):
 
 ``difference``  d
-``se``          the standard deviation of the d*_r (the paired standard error: it keeps the
-                covariance of the two systems on shared items, which ``sqrt(se_a^2 + se_b^2)``
-                drops - for two systems right on mostly the same items the paired one is smaller)
+``se``          the standard deviation of the d*_r: the paired standard error, which keeps the
+                covariance that ``sqrt(se_a^2 + se_b^2)`` drops (smaller for systems right on
+                mostly the same items)
 ``lo``, ``hi``  the percentile interval of the d*_r at level ``1 - alpha``
-``p_value``     the two-sided paired bootstrap p-value from the normal approximation,
-                ``2 Phi(-|d| / se)`` over the B' resamples where both values are defined
-                (:func:`evalreport.analyses.significance.bootstrap_p`, the rule of the
-                comparison's pairwise bootstrap test, so for the primary measure it is that
-                table's uncorrected ``p_value``)
+``p_value``     two-sided, ``2 Phi(-|d| / se)`` over the B' resamples where both values are defined
+                (:func:`evalreport.analyses.significance.bootstrap_p`: for the primary measure the
+                pairwise table's uncorrected ``p_value``)
 ``n_resamples`` B'
-``family``      the family of tests the row belongs to (below)
-``p_holm``      ``p_value`` after Holm's correction over the rows of its family
+``family``      the family of tests of the row (below)
+``p_holm``      ``p_value`` after Holm's correction within its family
 ``noise``       ``"beyond noise"`` when ``p_holm < alpha``, ``"within noise"`` otherwise,
                 ``"undefined"`` without a defined difference
 
-Every verdict is corrected for the family it belongs to, so no sentence built on ``noise``
-claims more than the corrected tests support. :func:`comparison_pairs` makes two families:
-``winner`` (each measure's winner against its runner-up: one test per measure with one winner)
-and ``flip`` (both measures of every pair of systems whose order flips between the primary
-measure and another). A pair asked about in both families has a row in each.
+Every verdict is corrected within its family, so no sentence built on ``noise`` claims more than the
+corrected tests support. :func:`comparison_pairs` makes two families: ``winner`` (each measure's
+winner against its runner-up) and ``flip`` (both measures of every pair of systems whose order flips
+between the primary measure and another); a pair in both families has a row in each.
 """
 from __future__ import annotations
 

@@ -1,37 +1,32 @@
 """Multi-label measures: example-based records (``kind="example"``) and the label-based use of
 the one-vs-rest averages.
 
-Label-based. Sebastiani (2015), footnote 8: multi-label classification "corresponds to
-performing BC [binary classification] independently for each of the classes", so every binary
-measure of the registry applies per label, to the label's 2 x 2 matrix
-(:mod:`evalreport.counts.multilabel`), and its micro / macro / weighted averages are those of
-Gösgens et al. (2021), section 2: macro = mean over labels (undefined labels handled by the
-policy as in :meth:`Context.mean`), micro = the binary measure of the summed 2 x 2 matrices,
-weighted = mean weighted by each label's gold support. Nothing is re-declared: :func:`label_record`
-maps a registry id to the generated one-vs-rest record whose binary function is applied.
-Accepted: every ``<binary>_macro|_micro|_weighted`` id, their aliases (``f_star_macro``) and the
-hand-declared records that name the same average (``macro_f1``, ``macro_precision``,
-``macro_recall``, ``weighted_f1``, ``micro_f1``; ``f1_micro`` is NOT accuracy here). Refused, with
-the reason: single-label K-class measures (``accuracy``, ``balanced_accuracy``, ``mcc``, ``kappa``,
-``k``, ...: they read a K x K matrix of items with exactly one gold and one predicted class, which a
-set of labels does not give), binary measures for one positive class (use the per-label table),
-ordinal / cost / gain measures, and class subsets (``classes=``; not built for labels yet).
+Label-based. Multi-label classification "corresponds to performing BC [binary classification]
+independently for each of the classes" (Sebastiani 2015, footnote 8), so every binary measure applies
+to each label's 2 x 2 matrix (:mod:`evalreport.counts.multilabel`), averaged as in Gösgens et al.
+(2021), section 2: macro = mean over labels (undefined labels per the policy, :meth:`Context.mean`),
+micro = the measure of the summed matrices, weighted = mean weighted by gold support. Nothing is
+re-declared: :func:`label_record` maps a registry id to the generated one-vs-rest record. Accepted:
+every ``<binary>_macro|_micro|_weighted`` id, their aliases (``f_star_macro``) and the hand-declared
+records of the same averages (``macro_f1``, ``macro_precision``, ``macro_recall``, ``weighted_f1``,
+``micro_f1``; ``f1_micro`` is NOT accuracy here). Refused, with the reason: single-label K-class
+measures (``accuracy``, ``mcc``, ``kappa``, ...: a set of labels gives no K x K matrix of items with
+one gold and one predicted class), binary measures of one positive class (use the per-label table),
+ordinal / cost / gain measures, and class subsets (``classes=``).
 
-Example-based. Declared here once, with ``kind="example"``: their function takes the summed
-per-item statistics ``(..., n_stats)`` of :data:`evalreport.counts.multilabel.STATS` and a
-:class:`Context`. A per-item ratio with a zero denominator is an undefined case of that item; the
-policy decides it after summing: ``nan`` skips such items in the mean over items (scikit-learn's
-``zero_division=np.nan``), ``zero`` / ``one`` count them as 0 / 1 (``zero_division=0`` / ``1``;
-scikit-learn's default ``"warn"`` behaves as 0), ``convention`` uses the record's convention. The
-Hamming loss divides by N L with L the task's labels (``n_task``): a label only one system
-predicts is that system's error, not a larger denominator for every system (with such labels
-a system's Hamming loss can in principle exceed 1). They
-are never offered for single-label data (``applicable`` is False, ``compute`` refuses them).
+Example-based. Declared here with ``kind="example"``: the function takes the summed per-item
+statistics ``(..., n_stats)`` of :data:`evalreport.counts.multilabel.STATS` and a :class:`Context`. A
+per-item ratio with a zero denominator is undefined for that item, decided by the policy after
+summing: ``nan`` skips the item in the mean (scikit-learn's ``zero_division=np.nan``), ``zero`` /
+``one`` count it as 0 / 1 (``zero_division=0`` / ``1``; scikit-learn's default ``"warn"`` acts as
+0), ``convention`` uses the record's convention. The Hamming loss divides by N x ``n_task``: a label
+only one system predicts is its error, not a larger denominator for every system (so it can exceed
+1). Never offered for single-label data (``applicable`` is False, ``compute`` refuses them).
 
-Claims. Each example-based record's ``claims`` are the verdicts its formula implies for the
-papers' properties read for label sets (:mod:`evalreport.analyses.audit.multilabel`: e.g.
-``goesgens.Max`` = the best value exactly when every predicted set is right). No paper states
-them: they are this project's analysis of each formula (one reason per claim below), and
+Claims. Each example-based record's ``claims`` are the verdicts its formula implies for the papers'
+properties read for label sets (:mod:`evalreport.analyses.audit.multilabel`; e.g. ``goesgens.Max`` =
+best exactly when every predicted set is right). No paper states them: they are this project's
+analysis of each formula (a reason per claim below), and
 :func:`~evalreport.analyses.audit.multilabel.audit_multilabel` must compute the same verdicts.
 """
 from __future__ import annotations

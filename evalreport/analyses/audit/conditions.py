@@ -1,37 +1,29 @@
 """Verdicts under a condition the data may meet: every class occurs in the gold labels, or in the
 gold and the predicted labels.
 
-A property quantifies over confusion matrices, steps between them, or random classifiers. The
-definitions of Gösgens et al. (2021) quantify over *any* labeling, so a class may be absent; a measure that averages
-over the classes where a ratio is defined (balanced accuracy skips c_ii / a_i when a_i = 0) can fail
-a property only there (docs/audit.md#absent-classes). A report whose gold labels contain every class
-never meets those matrices, so it asks for the property restricted to the matrices its data can
-produce. The restriction here:
+The definitions of Gösgens et al. (2021) quantify over *any* labeling, so a class may be absent, and
+a measure that averages over the classes where a ratio is defined (balanced accuracy skips
+c_ii / a_i when a_i = 0) can fail a property only there (docs/audit.md#absent-classes). A report
+whose gold labels contain every class never meets those matrices, so it asks for the property on the
+matrices its data can produce:
 
 ``gold``
-    only confusion matrices whose every row is non-empty (every class occurs in the gold labels,
-    i.e. the test sets a report with every class in its gold file has);
+    only confusion matrices whose every row is non-empty (every class occurs in the gold labels);
 ``every``
     only matrices whose every row and column is non-empty (every class also predicted).
 
-A restricted check is the same check on a :class:`ConditionedCase`: the values on matrices that
-do not meet the condition are set aside (NaN), and every check already skips undefined values
-(:mod:`.properties`: pairs or groups with an undefined member are skipped). Strong definiteness
-(SDE) is the one check that is *about* undefined values: it reads :attr:`Case.domain` and counts
-only the matrices inside it.
+A restricted check is the same check on a :class:`ConditionedCase`: values on matrices outside the
+condition are set aside (NaN), which every check already skips (:mod:`.properties`). Strong
+definiteness (SDE), the check *about* undefined values, counts only the matrices of
+:attr:`Case.domain`. CON, WDE, FIX, IMB and CHA quantify over every classifier on a test set
+(restricting predictions would change their meaning: CHA would become a conditional expectation), so
+they are restricted by the test set only: their ``every`` verdict is their ``gold`` one
+(:data:`TEST_SET_ONLY`).
 
-Five properties quantify over every classifier on a test set (CON moves mass within a row, WDE,
-FIX and IMB compare all classifiers of a test set, CHA takes the expectation over the uniformly
-random classifier): restricting the predictions would change what they mean (CHA would become
-an expectation conditional on predicting every class). Those are restricted by the test set only:
-their ``every`` verdict is their ``gold`` verdict (:data:`TEST_SET_ONLY`).
-
-With the restriction, a property that holds on all matrices still holds: each is a statement
-about every matrix (step, group, random classifier) of a kind, and a subset has fewer of them.
-So :func:`~evalreport.analyses.audit.audit` checks again only the violated (and n/a) verdicts and
-the existential property PII (some matrix shows class sensitivity; :data:`EXISTENTIAL`); a
-violated property may hold under the condition, which is the point. (tests/test_audit_conditions.py
-checks the shortcut against the full restricted checks.)
+A property that holds on all matrices (steps, groups, random classifiers) of a kind holds on a
+subset, so :func:`~evalreport.analyses.audit.audit` re-checks only the violated and n/a verdicts and
+the existential PII (:data:`EXISTENTIAL`); tests/test_audit_conditions.py checks this shortcut
+against the full restricted checks.
 """
 from __future__ import annotations
 
