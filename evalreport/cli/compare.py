@@ -11,6 +11,7 @@ from evalreport.cli import multilabel
 from evalreport.cli.common import (
     add_format_option,
     add_input_options,
+    add_margin_option,
     add_measure_options,
     add_task_options,
     emit,
@@ -50,6 +51,7 @@ def register(sub) -> None:
     p.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
                    help="do not show a progress bar on stderr")
     add_format_option(p)
+    add_margin_option(p)
     add_task_options(p)
     multilabel.add_options(p)
     p.set_defaults(func=run, read_scores=False)    # labels only: an optional score column is not read
