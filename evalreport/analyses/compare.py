@@ -411,8 +411,7 @@ def leaderboard_table(primary: str, ranks: pd.DataFrame, intervals: pd.DataFrame
         board["letters"] = ""
     board.insert(2, "measure", primary)
     board = board.sort_values(["rank", "system"], kind="stable").reset_index(drop=True)
-    tested = pairwise is not None and bool((pairwise["test"] == test).any()) if pairwise is not None else False
-    if tested:
+    if pairwise is not None and bool((pairwise["test"] == test).any()):
         bounds = rank_intervals(pairwise[pairwise["measure"] == primary], list(board["system"]), alpha=alpha, test=test)
         board = board.merge(bounds, on="system", how="left")
     else:

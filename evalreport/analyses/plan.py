@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -318,7 +319,7 @@ def plan(runs, measure, difference: float, *, power: float = 0.8, alpha: float =
     if resamples < 2:
         raise InputError(f"--resamples must be at least 2; got {resamples!r}")
     m = get(measure)
-    kw = {"positive": positive, "policy": policy, "task": getattr(runs, "n_task", None)}
+    kw: dict[str, Any] = {"positive": positive, "policy": policy, "task": getattr(runs, "n_task", None)}
     pair = tuple(systems) if systems is not None else best_two(runs, m, **kw)
     if len(pair) != 2 or pair[0] == pair[1]:
         raise InputError(f"--systems takes two different systems; got {' '.join(map(str, pair))}")

@@ -63,11 +63,14 @@ def run(args) -> int:
     from evalreport.analyses.plan import plan
     from evalreport.cli.common import load
     from evalreport.cli.compare import ProgressBar
+    from evalreport.inputs.runs import Runs
     from evalreport.measures import resolve_positive
 
     _checked(args)
     loaded = load(args)
     runs = loaded.runs
+    if not isinstance(runs, Runs):
+        raise InputError("plan needs item-level predictions (GOLD and RUNs)")
     pos = None if args.positive is None else resolve_positive(args.positive, runs.labels, runs.n_classes)
     with ProgressBar(enabled=not args.no_progress) as bar:
         result = plan(runs, args.measure, args.difference, power=args.power, alpha=args.alpha, systems=args.systems,
