@@ -126,7 +126,7 @@ def _display(board, alpha: float):
         return "" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
 
     level = f"{100 * (1 - alpha):g}% interval"
-    return pd.DataFrame({
+    wide = pd.DataFrame({
         "rank": [num(v) for v in board["rank"]],
         "value": board["value"].to_numpy(dtype=float),
         level: ["" if math.isnan(lo) else f"[{format_value(lo)}, {format_value(hi)}]"
@@ -136,6 +136,10 @@ def _display(board, alpha: float):
         "calibrated": board["value_calibrated"].to_numpy(dtype=float),
         "rank (calibrated)": [num(v) for v in board["rank_calibrated"]],
     }, index=pd.Index(board["system"], name="system"))
+    if "rank_lo" in board and board["rank_lo"].notna().any():      # simultaneous rank intervals
+        wide["rank interval"] = [f"{int(lo)}" if lo == hi else f"{int(lo)}-{int(hi)}"
+                                 for lo, hi in zip(board["rank_lo"], board["rank_hi"])]
+    return wide
 
 
 def run(args) -> int:
