@@ -105,8 +105,9 @@ def rank_blob(rank_distribution: pd.DataFrame, board: pd.DataFrame, *, measure: 
         color=OBSERVED_INK, thickness=2, size=float(max(step_x * 0.8, 3))).encode(
         x=x, y=alt.Y("rank:Q", scale=y_scale), tooltip=[alt.Tooltip("system:N", title="System"),
                                                         alt.Tooltip("rank:Q", title="Observed rank")]))
-    sub = "circle area = bootstrap probability of the rank; orange = observed rank"
+    lines = ["circle area = bootstrap P(rank = k); orange = observed rank"]
     if has_bounds:
-        sub += "; grey bar = simultaneous rank interval"
+        lines.append("grey bar = simultaneous rank interval")
     return with_properties(alt.layer(*layers), width=alt.Step(step_x), height=height,
-                           title=chart_title(title or f"Ranks and rank intervals: {short_measure_label(measure)}", sub))
+                           title=chart_title(title or f"Ranks and rank intervals: {short_measure_label(measure)}",
+                                             *lines))
