@@ -79,6 +79,11 @@ def rank_distribution():
     return pd.DataFrame(rows, columns=["system", "measure", "rank", "probability"])
 
 
+def rank_board():
+    return pd.DataFrame({"system": ["beta", "delta", "alpha", "gamma"], "rank": [1, 2, 3, 4], "rank_lo": [1, 1, 2, 3],
+                         "rank_hi": [2, 3, 4, 4]})
+
+
 def pairwise():
     rows, ps = [], iter([0.0004, 0.03, 0.2, 0.5, 0.01, 0.9])
     for i, a in enumerate(SYSTEMS):
@@ -136,6 +141,7 @@ CASES = {
     "correlation_heatmap": (rank_correlation, lambda df: b.correlation_heatmap(df, method="spearman")),
     "calibration_dumbbell": (scores, lambda df: b.calibration_dumbbell(df)),
     "rank_distribution_chart": (rank_distribution, lambda df: b.rank_distribution_chart(df, measure="accuracy")),
+    "rank_blob": (rank_distribution, lambda df: b.rank_blob(df, rank_board(), measure="accuracy")),
     "pvalue_heatmap": (pairwise, lambda df: b.pvalue_heatmap(df, measure="accuracy", test="mcnemar")),
     "per_class_heatmap": (per_class, lambda df: b.per_class_heatmap(df)),
     "confusion_grid": (confusion, lambda df: b.confusion_grid(df)),
@@ -255,13 +261,14 @@ def test_public_names_exported():
         crossval,
         heatmaps,
         points,
+        ranks,
     )
 
     builders = set(b.__all__) - {"THEME_NAME", "use_theme", "measure_label", "short_measure_label",
                                  "identical_rankings"} - set(benchmark.__all__)
     assert set(CASES) == builders
     for name in builders:
-        assert any(getattr(m, name, None) is getattr(b, name) for m in (points, heatmaps, crossval))
+        assert any(getattr(m, name, None) is getattr(b, name) for m in (points, heatmaps, crossval, ranks))
 
 
 # --------------------------------------------------------------------------------------------

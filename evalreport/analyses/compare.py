@@ -20,7 +20,7 @@ disagreements.csv          measure_a, measure_b, system_a, system_b (+ values, p
 calibration_correlation    measure, method, value: m vs its calibrated self m_c
 inconsistency.csv          measure_a, measure_b, n_pairs, discordant, rate
 groups.csv                 system, group, leader, letters (compact letter display)
-leaderboard.csv            the primary measure: rank, system, value, lo, hi, group, letters, ...
+leaderboard.csv            the primary measure: rank, system, value, lo, hi, group, letters, ..., rank_lo, rank_hi
 manifest.json              settings, measures, systems, labels and notes
 =========================  ===========================================================
 
@@ -47,6 +47,7 @@ from evalreport.analyses import ranking
 from evalreport.analyses.baselines import baselines as chance_baselines
 from evalreport.analyses.engine import PAIRWISE_COLUMNS, RANDOMIZATION_MAX_PAIRS, Progress, resampled  # noqa: F401
 from evalreport.analyses.prevalence import PrevalenceWarning, calibrate
+from evalreport.analyses.rank_intervals import rank_intervals
 from evalreport.counts import Counts
 from evalreport.errors import MeasureError
 from evalreport.inputs.settings import DEFAULT_BASELINE_SAMPLES, DEFAULT_PRIMARY, Settings
@@ -293,7 +294,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         order = order.sort_values("rank", kind="stable")["system"].tolist()
         rounds = bootstrap if s.randomization is None else s.randomization
         boot = resampled(design, records, design.point(records), bootstrap=bootstrap, seed=seed, alpha=alpha,
-                         rounds=rounds, pairwise_test=pairwise_test, order=order, progress=progress)
+                         rounds=rounds, pairwise_test=pairwise_test, order=order, progress=progress,
+                         margin=s.margin)
         intervals, rank_dist, pairwise, groups = boot.intervals, boot.rank_distribution, boot.pairwise, boot.groups
         notes += boot.notes
         notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile {100 * (1 - alpha):g}% "
@@ -307,7 +309,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                          "rank probabilities and p-values are another Monte-Carlo draw (they agree within "
                          "Monte-Carlo error, not digit for digit); point values and ranks are identical")
 
-    board = leaderboard_table(primary_m.id, ranks, intervals, rank_dist, groups)
+    board = leaderboard_table(primary_m.id, ranks, intervals, rank_dist, groups, pairwise=pairwise, alpha=alpha,
+                              test=pairwise_test)
     settings: dict[str, object] = {
         "primary": primary_m.id, "positive": None if pos is None else labels[pos], "policy": policy,
         "bootstrap": bootstrap, "seed": seed, "alpha": alpha, "pairwise_test": pairwise_test,
@@ -317,6 +320,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         settings["bootstrap_strata"] = bootstrap_strata
     if s.randomization is not None:
         settings["randomization"] = s.randomization
+    if s.margin is not None:                  # only when given, as bootstrap_strata
+        settings["margin"] = s.margin
     if len(intervals) and design.n_missing_class:
         settings["bootstrap_class_absent"] = dict(design.class_absent)
         settings["bootstrap_missing_class"] = design.n_missing_class
@@ -361,7 +366,8 @@ def as_counts(data: object) -> Counts:
 
 
 def leaderboard_table(primary: str, ranks: pd.DataFrame, intervals: pd.DataFrame, rank_dist: pd.DataFrame,
-                      groups: pd.DataFrame) -> pd.DataFrame:
+                      groups: pd.DataFrame, *, pairwise: pd.DataFrame | None = None, alpha: float = 0.05,
+                      test: str = "bootstrap") -> pd.DataFrame:
     """The leaderboard: one row per system under the primary measure, best first.
 
     Parameters
@@ -370,12 +376,19 @@ def leaderboard_table(primary: str, ranks: pd.DataFrame, intervals: pd.DataFrame
         The primary measure's id.
     ranks, intervals, rank_dist, groups : DataFrame
         The comparison's tables of those names (empty when there was no resampling).
+    pairwise : DataFrame, optional
+        The pairwise tests: the rank intervals come from the Holm-corrected decisions of ``test``
+        at ``alpha`` (:func:`evalreport.analyses.rank_intervals.rank_intervals`).
+    alpha : float
+        The level of the rank intervals.
+    test : str
+        The pairwise test that decides.
 
     Returns
     -------
     DataFrame
         rank, system, measure, value, lo, hi, group, letters, p_best, value_calibrated,
-        rank_calibrated.
+        rank_calibrated, rank_lo, rank_hi (simultaneous rank intervals; empty without tests).
     """
     raw = ranks[(ranks["measure"] == primary) & ~ranks["calibrated"].astype(bool)]
     cal = ranks[(ranks["measure"] == primary) & ranks["calibrated"].astype(bool)]
@@ -398,5 +411,11 @@ def leaderboard_table(primary: str, ranks: pd.DataFrame, intervals: pd.DataFrame
         board["letters"] = ""
     board.insert(2, "measure", primary)
     board = board.sort_values(["rank", "system"], kind="stable").reset_index(drop=True)
+    if pairwise is not None and bool((pairwise["test"] == test).any()):
+        bounds = rank_intervals(pairwise[pairwise["measure"] == primary], list(board["system"]), alpha=alpha, test=test)
+        board = board.merge(bounds, on="system", how="left")
+    else:
+        board["rank_lo"] = pd.array([pd.NA] * len(board), dtype="Int64")
+        board["rank_hi"] = pd.array([pd.NA] * len(board), dtype="Int64")
     return board[["rank", "system", "measure", "value", "lo", "hi", "group", "letters", "p_best", "value_calibrated",
-                  "rank_calibrated"]]
+                  "rank_calibrated", "rank_lo", "rank_hi"]]

@@ -21,6 +21,7 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
+from evalreport.analyses.equivalence import corrected_equivalence, verdicts
 from evalreport.analyses.resampling_patterns import DRAW_BUDGET
 from evalreport.analyses.significance import (
     ROUND_DECIMALS,
@@ -40,7 +41,7 @@ Progress = Callable[[int, int], None] | None
 TESTS = ("bootstrap", "randomization", "mcnemar")
 
 PAIRWISE_COLUMNS = ["system_a", "system_b", "measure", "test", "statistic", "difference", "p_value", "p_holm",
-                    "p_bh", "n_resamples", "detail"]
+                    "p_bh", "n_resamples", "detail", "p_equivalence", "verdict"]
 
 #: Approximate randomisation (a cross-check beside the bootstrap test) costs rounds x pairs
 #: measure evaluations: it runs for at most this many pairs unless it is the test the letters use.
@@ -225,7 +226,7 @@ def _canonical_pairs(systems: Sequence[str] | np.ndarray, a: np.ndarray,
 
 def pairwise_tests(design: Design, measure, value: np.ndarray, *, tests: Sequence[str] = TESTS,
                    samples: np.ndarray | None = None, rounds: int = 0, rng: np.random.Generator | None = None,
-                   progress: Progress = None) -> pd.DataFrame:
+                   progress: Progress = None, margin: float | None = None, alpha: float = 0.05) -> pd.DataFrame:
     """Every pair of systems (a before b in system order) under each test: the ``pairwise`` table.
 
     Parameters
@@ -246,12 +247,17 @@ def pairwise_tests(design: Design, measure, value: np.ndarray, *, tests: Sequenc
         The randomisation test's generator.
     progress : callable, optional
         ``progress(done, total)`` over the randomisation rounds x pairs.
+    margin : float, optional
+        The equivalence margin D in the measure's units (None: ``verdict`` empty, no equivalence
+        claims; :mod:`evalreport.analyses.equivalence`).
+    alpha : float
+        The level of the verdicts.
 
     Returns
     -------
     DataFrame
         :data:`PAIRWISE_COLUMNS`; Holm and Benjamini-Hochberg corrections across the pairs of each
-        test.
+        test; with a margin, ``p_equivalence`` and ``verdict`` on the rows of ``measure``.
     """
     S = len(design.systems)
     a, b = np.triu_indices(S, 1)
@@ -260,21 +266,28 @@ def pairwise_tests(design: Design, measure, value: np.ndarray, *, tests: Sequenc
     observed = sign * (value[a] - value[b])
     mid = getattr(measure, "id", measure)
 
+    boot = None if samples is None else bootstrap_p(sign * (samples[:, a] - samples[:, b]), observed)
+    se = None if boot is None else boot[2]
+    p_equiv = (np.full(a.shape, np.nan) if margin is None or se is None
+               else corrected_equivalence(observed, se, margin))
+
     def frame(test, meas, stat, diff, p, n, detail):
         p = np.asarray(p, dtype=float)
+        on_measure = margin is not None and meas == mid
         return pd.DataFrame({
             "system_a": names[a], "system_b": names[b], "measure": meas, "test": test,
             "statistic": np.asarray(stat, dtype=float), "difference": np.asarray(diff, dtype=float),
             "p_value": p, "p_holm": holm(p), "p_bh": benjamini_hochberg(p),
-            "n_resamples": np.asarray(n, dtype=np.int64), "detail": detail}, columns=PAIRWISE_COLUMNS)
+            "n_resamples": np.asarray(n, dtype=np.int64), "detail": detail,
+            "p_equivalence": p_equiv if on_measure else np.nan,
+            "verdict": verdicts(holm(p), p_equiv, alpha) if on_measure else ""}, columns=PAIRWISE_COLUMNS)
 
     frames = []
     for test in tests:
         if test == "bootstrap":
-            if samples is None:
+            if boot is None:
                 raise ValueError("the paired bootstrap test needs the bootstrap values (samples)")
-            d = sign * (samples[:, a] - samples[:, b])
-            p, n, _ = bootstrap_p(d, observed)
+            p, n, _ = boot
             frames.append(frame(test, mid, observed, observed, p, n, "paired bootstrap, normal approximation"))
         elif test == "randomization" and rounds > 0:
             if rng is None:
@@ -320,7 +333,8 @@ class Resampled:
 
 
 def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstrap: int, seed: int, alpha: float,
-              rounds: int, pairwise_test: str, order: Sequence[str], progress: Progress = None) -> Resampled:
+              rounds: int, pairwise_test: str, order: Sequence[str], progress: Progress = None,
+              margin: float | None = None) -> Resampled:
     """Intervals, rank distributions, pairwise tests and groups of one comparison, for any design.
 
     Parameters
@@ -345,6 +359,8 @@ def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstra
         The systems best first under the primary measure (the letters' order).
     progress : callable, optional
         ``progress(done, total)``: over the bootstrap resamples, then the randomisation rounds.
+    margin : float, optional
+        The equivalence margin of the primary measure (:func:`pairwise_tests`).
 
     Returns
     -------
@@ -370,7 +386,7 @@ def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstra
                          f"{n_pairs:,} pairs, so the pairwise table holds the paired bootstrap and McNemar tests")
         step = None if progress is None else (lambda k, n: progress(rounds * k // max(n, 1), rounds))
         pair_table = pairwise_tests(design, measures[0], point[:, 0], tests=tests, samples=samples[:, :, 0],
-                                    rounds=rounds, rng=rand_rng, progress=step)
+                                    rounds=rounds, rng=rand_rng, progress=step, margin=margin, alpha=alpha)
         if (pair_table["test"] == pairwise_test).any():
             group_table = groups(pair_table, alpha=alpha, test=pairwise_test, order=order)
     return Resampled(table, ranks, pair_table, group_table, samples, notes)

@@ -63,6 +63,8 @@ challenger. The rows (``finding``):
 ``undefined_skipped`` a class average that has a value only because undefined classes were
                       skipped; value = that value, detail = the reason
 ``not_available``     what cannot be said with this input, and why (detail)
+``tied_first``, ``verdicts``, ``leader_verdict``, ``detectable``  rank intervals, equivalence verdicts
+                      and the detectable difference (:mod:`.rank_findings`)
 
 Label sets (:mod:`.findings_labelsets`) add ``separated_by_test`` (a cross-check test of
 ``pairwise``: value = the pairs it separates), ``calibration_rank_changes`` (systems whose rank
@@ -116,6 +118,7 @@ from evalreport.analyses.fragility import (  # noqa: F401
 )
 from evalreport.analyses.letters import TEST_NAMES, shares_letter
 from evalreport.analyses.paired import COLUMNS as PAIRED_COLUMNS, comparison_pairs
+from evalreport.analyses.rank_findings import rank_findings
 from evalreport.analyses.resampling import p_floor, resamples_needed
 from evalreport.analyses.significance import ROUND_DECIMALS
 from evalreport.errors import MeasureError
@@ -370,6 +373,8 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
 
     if labelsets:       # the cross-check tests, per-label calibration, skipped labels and items
         label_set_rows(comp, add, rows, alpha=alpha, test=test)
+    # rank intervals (tied for first), equivalence verdicts, the detectable difference
+    rows += rank_findings(comp, alpha)
 
     # what this input cannot tell
     if not resampled:

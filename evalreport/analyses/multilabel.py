@@ -238,7 +238,7 @@ def compare_sets(runs, settings: Settings | None = None, *, progress: Progress =
         order = ranks[ranks["measure"] == primary_id].sort_values("rank", kind="stable")["system"].tolist()
         point = np.stack([r.value for r in results], axis=-1)                                # (S, M)
         boot = resampled(design, chosen, point, bootstrap=bootstrap, seed=seed, alpha=alpha, rounds=rounds,
-                         pairwise_test=s.pairwise_test, order=order, progress=progress)
+                         pairwise_test=s.pairwise_test, order=order, progress=progress, margin=s.margin)
         intervals, rank_dist, pairwise, groups = boot.intervals, boot.rank_distribution, boot.pairwise, boot.groups
         samples = boot.samples
         notes += boot.notes
@@ -267,7 +267,8 @@ def compare_sets(runs, settings: Settings | None = None, *, progress: Progress =
         inconsistency=ranking.inconsistency(scores, calibrated=False, higher_is_better=directions),
         baselines=_baselines(runs, chosen, policy, seed, baseline_samples), intervals=intervals,
         rank_distribution=rank_dist, pairwise=pairwise, groups=groups,
-        leaderboard=leaderboard_table(primary_id, ranks, intervals, rank_dist, groups), notes=tuple(notes),
+        leaderboard=leaderboard_table(primary_id, ranks, intervals, rank_dist, groups, pairwise=pairwise,
+                                      alpha=alpha, test=s.pairwise_test), notes=tuple(notes),
         settings=record, records=tuple(chosen), samples=samples, kind="multilabel", extra=extra)
 
 

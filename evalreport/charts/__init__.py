@@ -55,6 +55,7 @@ _EXPORTS = {
                      "pvalue_heatmap", "rank_heatmap"], "heatmaps"),
     **dict.fromkeys(["calibration_dumbbell", "leaderboard_intervals", "prevalence_bar", "rank_distribution_chart"],
                     "points"),
+    **dict.fromkeys(["rank_blob"], "ranks"),
     **dict.fromkeys(["THEME_NAME", "use_theme"], "theme"),
     **dict.fromkeys(["shorten_names", "middle_ellipsis"], "names"),
 }
@@ -63,7 +64,7 @@ __all__ = ["THEME_NAME", "use_theme", "prevalence_bar", "leaderboard_intervals",
            "correlation_heatmap", "calibration_dumbbell", "rank_distribution_chart", "pvalue_heatmap",
            "per_class_heatmap", "confusion_grid", "cv_estimates", "simulation_bias", "simulation_sd",
            "measure_label", "short_measure_label", "identical_rankings", "cd_diagram", "task_rank_heatmap",
-           "rank_frequency", "consensus_rank_distribution", "consensus_methods"]
+           "rank_frequency", "consensus_rank_distribution", "consensus_methods", "rank_blob"]
 
 
 def __getattr__(name: str):

@@ -140,7 +140,7 @@ def _check_measure_names(args) -> None:
 
 #: The Settings fields set by an option whose ``dest`` is the field's name (on the commands that have it).
 _SETTING_OPTIONS = ("primary", "measures", "positive", "policy", "order", "bootstrap", "bootstrap_strata", "seed",
-                    "alpha", "title", "engine", "needs")
+                    "alpha", "title", "engine", "needs", "margin")
 #: Settings field -> the option a message names, where it is not ``--`` and the field's name.
 _OPTION_OF = {"audit": "--no-audit", "progress": "--quiet", "missing_systems": "--missing"}
 
@@ -210,6 +210,14 @@ def add_scoring_command(sub, name: str, *, help: str, description: str, func) ->
     add_task_options(p)
     p.set_defaults(func=func)
     return p
+
+
+def add_margin_option(p: argparse.ArgumentParser) -> None:
+    """``--margin D``: the equivalence margin of the pairwise verdicts (task-file key ``margin``)."""
+    p.add_argument("--margin", type=float, default=None, metavar="D",
+                   help="equivalence margin in the primary measure's units: each pair of systems gets a verdict "
+                        "in pairwise.csv (different, equivalent by two one-sided tests, or inconclusive); "
+                        "default: none (no equivalence claims)")
 
 
 def add_format_option(p: argparse.ArgumentParser, default: str = "table") -> None:

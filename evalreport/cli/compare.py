@@ -11,6 +11,7 @@ from evalreport.cli import multilabel
 from evalreport.cli.common import (
     add_format_option,
     add_input_options,
+    add_margin_option,
     add_measure_options,
     add_task_options,
     emit,
@@ -50,6 +51,7 @@ def register(sub) -> None:
     p.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
                    help="do not show a progress bar on stderr")
     add_format_option(p)
+    add_margin_option(p)
     add_task_options(p)
     multilabel.add_options(p)
     p.set_defaults(func=run, read_scores=False)    # labels only: an optional score column is not read
@@ -124,7 +126,7 @@ def _display(board, alpha: float):
         return "" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
 
     level = f"{100 * (1 - alpha):g}% interval"
-    return pd.DataFrame({
+    wide = pd.DataFrame({
         "rank": [num(v) for v in board["rank"]],
         "value": board["value"].to_numpy(dtype=float),
         level: ["" if math.isnan(lo) else f"[{format_value(lo)}, {format_value(hi)}]"
@@ -134,6 +136,10 @@ def _display(board, alpha: float):
         "calibrated": board["value_calibrated"].to_numpy(dtype=float),
         "rank (calibrated)": [num(v) for v in board["rank_calibrated"]],
     }, index=pd.Index(board["system"], name="system"))
+    if "rank_lo" in board and board["rank_lo"].notna().any():      # simultaneous rank intervals
+        wide["rank interval"] = [f"{int(lo)}" if lo == hi else f"{int(lo)}-{int(hi)}"
+                                 for lo, hi in zip(board["rank_lo"], board["rank_hi"])]
+    return wide
 
 
 def run(args) -> int:

@@ -9,7 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from evalreport.cli import common, multilabel
-from evalreport.cli.common import add_input_options, add_measure_options, add_task_options, csv_list, input_paths
+from evalreport.cli.common import (
+    add_input_options,
+    add_margin_option,
+    add_measure_options,
+    add_task_options,
+    csv_list,
+    input_paths,
+)
 from evalreport.errors import InputError
 from evalreport.words import counted
 
@@ -84,6 +91,7 @@ def register(sub) -> None:
     p.add_argument("--what-if", action="append", default=[], metavar="CLASS=SHARE,...",
                    help="a class distribution to re-rank the systems under (repeatable), e.g. "
                         "--what-if pos=0.5,neg=0.5; shares are normalised")
+    add_margin_option(p)
     add_task_options(p)
     multilabel.add_options(p)
     p.set_defaults(func=run_report)

@@ -108,6 +108,9 @@ class Settings:
     title, formats, engine, needs, command, progress
         The report: its title, output formats, rendering engine, the measure properties the
         reader needs, the command line that made it, and whether to show progress.
+    margin : float, optional
+        The equivalence margin D in the primary measure's units: each pair of systems gets a
+        verdict (different, equivalent, inconclusive); None: no equivalence claims.
 
     Examples
     --------
@@ -146,6 +149,7 @@ class Settings:
     needs: tuple[str, ...] | None = None
     command: str | None = None
     progress: bool = True
+    margin: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("measures", "order", "formats", "needs"):
@@ -154,7 +158,7 @@ class Settings:
                 if isinstance(value, str):
                     value = (value,)
                 object.__setattr__(self, name, tuple(value))
-        for name in ("bootstrap", "seed", "baseline_samples", "randomization", "audit_max_n", "alpha"):
+        for name in ("bootstrap", "seed", "baseline_samples", "randomization", "audit_max_n", "alpha", "margin"):
             value = getattr(self, name)
             if hasattr(value, "item") and not isinstance(value, bool):       # numpy scalars as Python numbers
                 object.__setattr__(self, name, value.item())

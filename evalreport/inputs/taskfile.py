@@ -59,6 +59,8 @@ TASK_KEYS: dict[str, tuple[dict, str]] = {
     "label_col": ({"type": "string", "minLength": 1}, "a column name (text)"),
     "missing": ({"enum": ["error", "abstain"]}, "one of error, abstain"),
     "allow_unknown": ({"type": "boolean"}, "true or false"),
+    "margin": ({"type": "number", "exclusiveMinimum": 0, "not": {"type": "boolean"}},
+               "a number > 0 (the equivalence margin, in the primary measure's units)"),
 }
 
 #: The keys of a task inside a benchmark file, beyond the task keys.
@@ -118,6 +120,7 @@ class TaskSpec:
     label_col: str | None = None
     missing: str | None = None
     allow_unknown: bool | None = None
+    margin: float | None = None
 
     def given(self) -> dict[str, Any]:
         """The keys the file sets, with their values (paths as text, lists as lists)."""
@@ -363,7 +366,7 @@ def _spec(data: dict, path: Path) -> TaskSpec:
             value = tuple(_resolve(path, v) for v in value)
         elif key == "what_if":
             value = tuple(_what_if(v) for v in value)
-        elif key == "alpha":
+        elif key in ("alpha", "margin"):
             value = float(value)
         elif key in ("seed", "bootstrap"):
             value = int(value)          # (the schema's "integer" also admits 3.0)

@@ -24,6 +24,7 @@ import pandas as pd
 from evalreport import escape as _escape
 from evalreport.measures import get
 from evalreport.report.display import Note
+from evalreport.report.rank_summary import ranks_item, verdicts_item
 from evalreport.words import counted
 
 __all__ = ["findings_note", "escape"]
@@ -573,7 +574,8 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
                     f"value under {plabel}.")
     chance = _chance_sentence(of, alpha)
     undefined = _undefined_items(of)
-    headline = [_leader_item(of, first, plabel, alpha), _separation_item(of, first, alpha),
+    headline = [_leader_item(of, first, plabel, alpha), ranks_item(of), _separation_item(of, first, alpha),
+                verdicts_item(of),
                 _runner_item(of, first, n_items, method=False), _measures_item(of, alpha), _skipping_item(of),
                 _degenerate_sentence(of), chance if not chance.startswith("**Chance:**") else ""]
     if not_avail is not None:

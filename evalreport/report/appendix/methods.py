@@ -19,6 +19,7 @@ from evalreport.measures import get
 from evalreport.measures.references import METHODS, works_for_source
 from evalreport.report.appendix.crossval import crossval_segments, folds
 from evalreport.report.appendix.numbers import MAX_DIGITS, MIN_DIGITS, REPORT_DIGITS
+from evalreport.report.appendix.rank_methods import rank_methods, rank_segments
 from evalreport.report.appendix.sources import paper_label, source_refs
 
 __all__ = ["methods_segments", "cited_methods", "render", "POLICY_WORDS", "benchmark_segments",
@@ -89,6 +90,7 @@ def cited_methods(data, *, benchmark: bool = False) -> list[str]:
     if not pw.empty:
         tests = set(pw["test"])
         used += [t for t in ("randomization", "mcnemar") if t in tests] + ["holm", "bh", "letters"]
+        used += rank_methods(data)
     corr = data.table("rank_correlation")
     if not corr.empty:
         used += ["rank_correlation"]
@@ -181,6 +183,7 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
             c(*METHODS["letters"])
             t(": s" + letters_sentence(test, alpha)[1:] + " No letter can be removed without breaking that, and "
               "the letters are named in leaderboard order (the best system holds the letter a).")
+            rank_segments(data, seg, test, alpha)
             floor = p_floor(pw, test)
             if floor and floor["holm"] >= alpha:
                 need = resamples_needed(floor["pairs"], alpha)

@@ -15,6 +15,7 @@ labels) and :class:`ReportData` puts the single-label report's together:
   leaderboard chart, rank chart, agreement between measures, flips, rank distribution, pairwise
   tests), also composed by :class:`~evalreport.report.sections.multilabel.MultiLabelReport`;
 - :mod:`.overview`: overview, leaderboard table and every measure (report.ipynb, sections 1-3);
+- :mod:`.ranks`: the rank intervals' blob plot, what the test set can detect, equivalence verdicts;
 - :mod:`.robustness`: identities of measures, calibration, what-if class distributions, per
   class and chance baselines (report.ipynb, sections 4-8);
 - :mod:`.audit`: the measure audit (audit.ipynb);
@@ -33,6 +34,7 @@ from evalreport.report.sections.audit import AuditSections
 from evalreport.report.sections.benchmark import BenchmarkSections
 from evalreport.report.sections.common import CommonSections
 from evalreport.report.sections.overview import OverviewSections
+from evalreport.report.sections.ranks import RankSections
 from evalreport.report.sections.robustness import RobustnessSections
 from evalreport.report.sections.supplements import SupplementSections
 
@@ -52,6 +54,6 @@ def open_report(tables) -> ReportData:
     return ReportData(Path(tables))
 
 
-class ReportData(OverviewSections, RobustnessSections, AuditSections, SupplementSections, BenchmarkSections,
-                 CommonSections):
+class ReportData(OverviewSections, RankSections, RobustnessSections, AuditSections, SupplementSections,
+                 BenchmarkSections, CommonSections):
     """Lazy access to the single-label report tables, and the display objects built from them."""

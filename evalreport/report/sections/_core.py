@@ -93,9 +93,22 @@ def leaderboard_columns(board: pd.DataFrame, p_label: str, *,
         show["letters"] = board["letters"].map(lambda v: "—" if pd.isna(v) or v == "" else str(v))
     if calibrated:
         show["rank (calibrated)"] = integer_ranks(board["rank_calibrated"])
+    if "rank_lo" in board and board["rank_lo"].notna().any():
+        show["rank interval"] = rank_interval_texts(board)
     formats: dict[str, Callable[[object], str]] = {
         c: (lambda r: "" if pd.isna(r) else f"{r:g}") for c in ("rank", "rank (calibrated)") if c in show}
     return show, has_letters, formats
+
+
+def rank_interval_texts(board: pd.DataFrame) -> list[str]:
+    """``1–3`` (or ``2`` when both ends agree) per system; ``—`` where there is none."""
+    out = []
+    for lo, hi in zip(board["rank_lo"], board["rank_hi"]):
+        if pd.isna(lo) or pd.isna(hi):
+            out.append("—")
+        else:
+            out.append(f"{int(lo)}" if int(lo) == int(hi) else f"{int(lo)}–{int(hi)}")
+    return out
 
 
 class ReportBase:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import pandas as pd
 
 from evalreport import charts
-from evalreport.analyses.letters import letters_sentence
+from evalreport.analyses.letters import TEST_NAMES, letters_sentence
+from evalreport.analyses.rank_intervals import rank_interval_sentence
 from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
@@ -63,13 +64,16 @@ class OverviewSections(ReportBase):
         shown = [what for column, what in (
             ("interval", "bootstrap interval"), ("P(best)", "probability of being best"),
             ("letters", "significance letters"),
-            ("rank (calibrated)", "the rank after prevalence calibration")) if column in show]
+            ("rank (calibrated)", "the rank after prevalence calibration"),
+            ("rank interval", "the simultaneous rank interval")) if column in show]
         caption = (f"Leaderboard under {p_label}" + (": " + ", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "")
                                                      + shown[-1] if shown else "") + ".")
         if has_letters:
             caption += " " + letters_sentence(self.meta.get("pairwise_test", "bootstrap"), self.meta.get("alpha", 0.05))
         if (board["rank"] % 1 != 0).any():
             caption += " Tied systems share the mean of their ranks (e.g. 1.5)."
+        if "rank interval" in show:
+            caption += " " + rank_interval_sentence(letters_sentence_test(self.meta), self.meta.get("alpha", 0.05))
         settings = self.manifest.get("settings", {})
         if "interval" in show and settings.get("bootstrap_missing_class"):
             from evalreport.analyses.resampling import lost_classes_sentence
@@ -130,6 +134,12 @@ class OverviewSections(ReportBase):
 
 #: Above this many systems, and more systems than measures, the every-measure table has a row per system.
 MAX_SYSTEM_COLUMNS = 12
+
+
+def letters_sentence_test(meta: dict) -> str:
+    """The name of the test that makes the letters and rank intervals (``paired bootstrap``)."""
+    test = meta.get("pairwise_test", "bootstrap")
+    return TEST_NAMES.get(test, test)
 
 
 def code_span(text: str) -> str:
