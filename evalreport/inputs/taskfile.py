@@ -59,6 +59,7 @@ TASK_KEYS: dict[str, tuple[dict, str]] = {
     "label_col": ({"type": "string", "minLength": 1}, "a column name (text)"),
     "missing": ({"enum": ["error", "abstain"]}, "one of error, abstain"),
     "allow_unknown": ({"type": "boolean"}, "true or false"),
+    "cluster_col": ({"type": "string", "minLength": 1}, "a column name of the gold file (text)"),
 }
 
 #: The keys of a task inside a benchmark file, beyond the task keys.
@@ -118,6 +119,7 @@ class TaskSpec:
     label_col: str | None = None
     missing: str | None = None
     allow_unknown: bool | None = None
+    cluster_col: str | None = None
 
     def given(self) -> dict[str, Any]:
         """The keys the file sets, with their values (paths as text, lists as lists)."""
