@@ -11,7 +11,6 @@ from scipy import stats
 
 from evalreport.analyses.clusters import (
     FEW_CLUSTERS,
-    cluster_plan,
     clustered_mcnemar,
     design_sentence,
     draw_cluster_weights,
@@ -262,3 +261,47 @@ def test_cli_compare_with_clusters_and_task_file(tmp_path):
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["settings"]["cluster_col"] == "doc"
     assert any("over whole clusters" in n for n in manifest["notes"])
+
+
+# ----------------------------------------------------------------------------- report and appendix
+
+
+@pytest.fixture(scope="module")
+def clustered_report(tmp_path_factory):
+    from evalreport.report.build import analyse
+
+    tables = tmp_path_factory.mktemp("clustered") / "tables"
+    runs = clustered_runs(docs=20, per_doc=6)
+    analyse(runs, tables, primary="accuracy", measures=["accuracy", "macro_f1"], bootstrap=100, seed=1, audit=False)
+    return tables
+
+
+def test_report_says_the_design_under_the_leaderboard(clustered_report):
+    from evalreport.report.sections import open_report
+
+    rep = open_report(clustered_report)
+    note = rep.design_note()
+    assert note is not None
+    text = note.text
+    assert "20 clusters of 6.0 items" in text and "Warning: with only 20 clusters" in text
+
+
+def test_appendix_methods_name_the_resampling_unit(clustered_report):
+    from evalreport.report.appendix import AppendixData
+    from evalreport.report.appendix.methods import cited_methods, methods_segments, render
+
+    data = AppendixData(clustered_report)
+    text = render(methods_segments(data), "markdown")
+    assert "the resampling unit was the cluster" in text and "20 clusters of 6.0 items" in text
+    assert "swapping the two systems' predictions on every cluster" in text
+    assert "design effect of the primary measure" in text
+    used = cited_methods(data)
+    assert "cluster_bootstrap" in used and "clustered_mcnemar" in used and "mcnemar" not in used
+
+
+def test_no_design_note_without_clusters(tmp_path):
+    from evalreport.report.build import analyse
+    from evalreport.report.sections import open_report
+
+    analyse(plain(clustered_runs()), tmp_path, primary="accuracy", measures=["accuracy"], bootstrap=50, audit=False)
+    assert open_report(tmp_path).design_note() is None

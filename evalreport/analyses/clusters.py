@@ -46,6 +46,7 @@ honest interval is, squared. The item bootstrap behind it runs with fewer resamp
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -280,16 +281,31 @@ def design_effect(cluster_values: np.ndarray, item_values: np.ndarray, systems, 
         columns=DESIGN_COLUMNS)
 
 
-def design_sentence(table: pd.DataFrame) -> str:
-    """The design in words for the report (empty without clusters): clusters, their mean size, the
-    range of the design effect, and a warning below :data:`FEW_CLUSTERS` clusters."""
+def design_sentence(table: pd.DataFrame, *, quote: Callable[[str], str] = str, label: str | None = None) -> str:
+    """The design in words for the report (empty without clusters).
+
+    Parameters
+    ----------
+    table : DataFrame
+        The ``design`` table (:func:`design_effect`).
+    quote : callable
+        Escapes the cluster column's name (text from the data) for the target, e.g. Markdown.
+    label : str, optional
+        The primary measure's name (default: its id).
+
+    Returns
+    -------
+    str
+        The clusters, their mean size, the range of the design effect and how much wider the intervals
+        are than an item bootstrap's, and a warning below :data:`FEW_CLUSTERS` clusters.
+    """
     if table is None or not len(table):
         return ""
     row = table.iloc[0]
     n, size, col = int(row["n_clusters"]), float(row["mean_cluster_size"]), str(row["cluster_col"])
     deff = table["design_effect"].to_numpy(dtype=float)
     deff = deff[~np.isnan(deff)]
-    where = f" (column {col})" if col else ""
+    where = f" (column {quote(col)})" if col else ""
     text = (f"Intervals, P(best), ranks and tests resample whole clusters{where}: {n:,} clusters of "
             f"{size:,.1f} items on average, the same clusters for every system.")
     if deff.size:
@@ -297,7 +313,7 @@ def design_sentence(table: pd.DataFrame) -> str:
         same = abs(hi - lo) < 0.005
         span = f"{lo:.2f}" if same else f"{lo:.2f} to {hi:.2f}"
         wide = f"{np.sqrt(lo):.2f}" if same else f"{np.sqrt(lo):.2f} to {np.sqrt(hi):.2f}"
-        text += (f" The design effect of {row['measure']} (cluster-bootstrap variance over item-bootstrap "
+        text += (f" The design effect of {label or row['measure']} (cluster-bootstrap variance over item-bootstrap "
                  f"variance) is {span}: the intervals are {wide} times as wide as an item bootstrap would claim.")
     if n < FEW_CLUSTERS:
         text += (f" Warning: with only {n} clusters the cluster bootstrap is unreliable (its intervals tend to be "
