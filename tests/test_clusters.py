@@ -305,3 +305,24 @@ def test_no_design_note_without_clusters(tmp_path):
 
     analyse(plain(clustered_runs()), tmp_path, primary="accuracy", measures=["accuracy"], bootstrap=50, audit=False)
     assert open_report(tmp_path).design_note() is None
+
+
+def test_benchmark_tasks_with_clusters(tmp_path):
+    from evalreport.analyses.benchmark import compare_benchmark
+    from evalreport.inputs.benchmark import read_benchmark
+
+    rng = np.random.default_rng(1)
+    names = np.array(["no", "yes"])
+    for task in ("t1", "t2"):
+        folder = tmp_path / task
+        (folder / "runs").mkdir(parents=True)
+        gold = rng.integers(0, 2, size=40)
+        write(folder / "gold.tsv", "id\tlabel\tdoc\n" + "".join(f"i{i}\t{names[g]}\td{i // 5}\n" for i, g in enumerate(gold)))
+        for s in ("p", "q"):
+            pred = np.where(rng.random(40) < 0.7, gold, 1 - gold)
+            write(folder / "runs" / f"{s}.tsv", "id\tlabel\n" + "".join(f"i{i}\t{names[v]}\n" for i, v in enumerate(pred)))
+    bench = read_benchmark(tmp_path, defaults={"cluster_col": "doc", "primary": "accuracy"})
+    assert all(t.runs.n_clusters == 8 for t in bench.tasks)
+    result = compare_benchmark(bench, bootstrap=50)
+    assert all((c.design["n_clusters"] == 8).all() for c in result.comparisons.values())
+    assert any("draw whole clusters" in n for n in result.notes)
