@@ -284,6 +284,7 @@ def test_report_says_the_design_under_the_leaderboard(clustered_report):
     assert note is not None
     text = note.text
     assert "20 clusters of 6.0 items" in text and "Warning: with only 20 clusters" in text
+    assert note.kind == "warning"
 
 
 def test_appendix_methods_name_the_resampling_unit(clustered_report):
@@ -326,3 +327,13 @@ def test_benchmark_tasks_with_clusters(tmp_path):
     result = compare_benchmark(bench, bootstrap=50)
     assert all((c.design["n_clusters"] == 8).all() for c in result.comparisons.values())
     assert any("draw whole clusters" in n for n in result.notes)
+
+
+def test_label_sets_with_clusters_refused():
+    from evalreport.inputs.multilabel import MultiLabelRuns
+
+    rng = np.random.default_rng(0)
+    gold = rng.random((20, 3)) < 0.4
+    runs = MultiLabelRuns(gold, np.stack([gold, ~gold]), ("l0", "l1", "l2"), ("a", "b"), [f"i{k}" for k in range(20)])
+    with pytest.raises(InputError, match="label sets .* cannot be resampled by clusters"):
+        compare(runs, bootstrap=20, cluster_col="doc")

@@ -97,10 +97,11 @@ class OverviewSections(ReportBase):
         design = self.table("design")
         if design.empty or "design_effect" not in design:
             return None
-        from evalreport.analyses.clusters import design_sentence
+        from evalreport.analyses.clusters import FEW_CLUSTERS, design_sentence
 
+        few = int(design["n_clusters"].iloc[0]) < FEW_CLUSTERS
         return Note(design_sentence(design, quote=escape, label=self._label(self.primary)) + " Every system's "
-                    "design effect is in design.csv.")
+                    "design effect is in design.csv.", kind="warning" if few else "note")
 
     # ------------------------------------------------------------------ 3. every measure
     def scores_table(self, *, calibrated: bool = False) -> Table:
