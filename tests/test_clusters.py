@@ -337,3 +337,12 @@ def test_label_sets_with_clusters_refused():
     runs = MultiLabelRuns(gold, np.stack([gold, ~gold]), ("l0", "l1", "l2"), ("a", "b"), [f"i{k}" for k in range(20)])
     with pytest.raises(InputError, match="label sets .* cannot be resampled by clusters"):
         compare(runs, bootstrap=20, cluster_col="doc")
+
+
+def test_design_sentence_escapes_the_column_name():
+    from evalreport.escape import markdown
+
+    runs = clustered_runs(docs=40, per_doc=2)
+    table = compare(runs, bootstrap=50, primary="accuracy").design.assign(cluster_col="*doc* <b>")
+    text = design_sentence(table, quote=markdown)
+    assert "*doc* <b>" not in text and markdown("*doc* <b>") in text

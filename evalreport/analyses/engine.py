@@ -58,7 +58,10 @@ class Design(Protocol):
     :meth:`resample` draws the SAME items for every system (paired); :meth:`swap_differences`
     exchanges two systems' outputs per resampling unit (item, or cluster) with probability 1/2
     (exchangeability under the null hypothesis); random numbers only from the generators of
-    :meth:`streams`, so that a seed fixes every number.
+    :meth:`streams`, so that a seed fixes every number. Optional members: ``cluster_right()``, the
+    ``(S, C)`` items of each cluster each system gets right, or None (clustered items: McNemar's test
+    becomes the clustered test of Durkalski et al. 2003), and ``swap_unit``, what the randomisation test
+    swaps in words (default ``"discordant item"``).
 
     Attributes
     ----------
