@@ -346,3 +346,30 @@ def test_design_sentence_escapes_the_column_name():
     table = compare(runs, bootstrap=50, primary="accuracy").design.assign(cluster_col="*doc* <b>")
     text = design_sentence(table, quote=markdown)
     assert "*doc* <b>" not in text and markdown("*doc* <b>") in text
+
+
+def test_codabench_scorer_resamples_clusters(tmp_path):
+    rng = np.random.default_rng(3)
+    ref, res = tmp_path / "input" / "ref", tmp_path / "input" / "res"
+    ref.mkdir(parents=True)
+    res.mkdir()
+    docs = np.repeat(np.arange(30), 8)
+    gold = rng.integers(0, 2, size=docs.size)
+    right = rng.random(docs.size) < np.repeat(rng.uniform(0.3, 1.0, size=30), 8)      # skill varies by document
+    pred = np.where(right, gold, 1 - gold)
+    pd.DataFrame({"id": range(docs.size), "label": gold, "doc": docs}).to_csv(ref / "gold.tsv", sep="\t", index=False)
+    pd.DataFrame({"id": range(docs.size), "label": pred}).to_csv(res / "pred.tsv", sep="\t", index=False)
+    task = write(tmp_path / "task.toml", 'primary = "accuracy"\nbootstrap = 300\n')
+    widths = {}
+    for name, extra in (("items", ""), ("clusters", 'cluster_col = "doc"\n')):
+        task.write_text('primary = "accuracy"\nbootstrap = 300\n' + extra, encoding="utf-8")
+        err = io.StringIO()
+        with redirect_stderr(err), redirect_stdout(io.StringIO()):
+            assert main(["codabench", str(tmp_path / "input"), str(tmp_path / name), "--task-file", str(task)]) == 0
+        scores = json.loads((tmp_path / name / "scores.json").read_text())
+        widths[name] = scores["accuracy_hi"] - scores["accuracy_lo"]
+        assert ("resample whole clusters (30 clusters" in err.getvalue()) == (name == "clusters")
+    assert widths["clusters"] > 1.2 * widths["items"]
+    task.write_text('primary = "accuracy"\ncluster_col = "document"\n', encoding="utf-8")
+    with redirect_stderr(io.StringIO()), redirect_stdout(io.StringIO()):
+        assert main(["codabench", str(tmp_path / "input"), str(tmp_path / "bad"), "--task-file", str(task)]) == 3
