@@ -184,13 +184,15 @@ def cluster_swap_differences(pat: Patterns, plan: ClusterPlan, m: Measure, C: np
         i, e = np.nonzero(a != b)
         cell = (i * K + g[e]) * K
         cols = i * Cn + ck[e]
-        move = sparse.csc_array((np.r_[-nk[e], nk[e]], (np.r_[cell + a[i, e], cell + b[i, e]], np.r_[cols, cols])),
+        # integer counts and coins: no float copy of the (units x rounds) coins (|sums| <= N < 2^31)
+        counts = np.rint(nk[e]).astype(np.int32)
+        move = sparse.csc_array((np.r_[-counts, counts], (np.r_[cell + a[i, e], cell + b[i, e]], np.r_[cols, cols])),
                                 shape=(npb * K * K, npb * Cn))
         base = np.stack([C[first[lo:hi]], C[second[lo:hi]]], axis=1)          # (npb, 2, K, K)
         r_step = max(1, min(R, DRAW_BUDGET // max(npb * Cn, 1), TENSOR_BUDGET // (npb * 2 * K * K)))
         for r0 in range(0, R, r_step):
             r = min(R, r0 + r_step) - r0
-            coins = rng.integers(0, 2, size=(npb * Cn, r)).astype(float)
+            coins = _coins(rng, npb * Cn, r)
             delta = (move @ coins).T.reshape(r, npb, K, K)
             T = np.empty((r,) + base.shape)
             np.add(base[:, 0], delta, out=T[:, :, 0])
@@ -200,6 +202,13 @@ def cluster_swap_differences(pat: Patterns, plan: ClusterPlan, m: Measure, C: np
         if progress is not None:
             progress(hi, n_pairs)
     return out
+
+
+def _coins(rng: np.random.Generator, units: int, rounds: int) -> np.ndarray:
+    """``(units, rounds)`` fair 0/1 coins (int32), one bit of the generator's raw 64-bit output each."""
+    words = -(-units * rounds // 64)
+    bits = np.unpackbits(rng.bit_generator.random_raw(words).view(np.uint8), count=units * rounds)
+    return bits.reshape(units, rounds).astype(np.int32)
 
 
 # ----------------------------------------------------------------------------- McNemar for clusters
