@@ -116,9 +116,10 @@ def cluster_plan(pat: Patterns, clusters: np.ndarray, names: tuple[str, ...]) ->
     matrix = sparse.csr_array((np.ones(codes.shape[0]), (codes, pat.inverse)), shape=(C, P))
     matrix.sum_duplicates()
     sizes = np.bincount(codes, minlength=C)
-    first = np.full(C, -1, dtype=np.int64)
-    first[codes[::-1]] = np.arange(codes.shape[0] - 1, -1, -1)
-    fold = pat.fold[pat.inverse[np.maximum(first, 0)]]
+    first = np.zeros(C, dtype=np.int64)                  # each cluster's first item
+    present, at = np.unique(codes, return_index=True)
+    first[present] = at
+    fold = pat.fold[pat.inverse[first]]
     used = sizes > 0
     if not used.all():      # names of clusters without items (a selection of items): drop them
         keep = np.flatnonzero(used)

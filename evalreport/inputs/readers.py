@@ -494,8 +494,9 @@ def _read_clusters(g: Table, cluster_col: str, folds, fold_names) -> tuple[np.nd
     codes = np.asarray(local, dtype=np.int64)
     if folds is not None and codes.size:
         fold_codes = np.asarray(folds, dtype=np.int64)
-        first_row = np.full(len(uniques), -1, dtype=np.int64)
-        first_row[codes[::-1]] = np.arange(codes.size - 1, -1, -1)      # each cluster's first row
+        first_row = np.zeros(len(uniques), dtype=np.int64)                # each cluster's first row
+        present, at = np.unique(codes, return_index=True)
+        first_row[present] = at
         home = fold_codes[first_row[codes]]
         away = np.flatnonzero(home != fold_codes)
         if away.size:
