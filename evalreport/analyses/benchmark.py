@@ -415,6 +415,10 @@ def _consensus_bootstrap(tasks, systems, hib, weights, missing, B, seed, policy)
     notes = [f"consensus bootstrap: {B} paired resamples of the items of every task at once, an independent "
              f"stream per task (SeedSequence({seed}).spawn({T}); seeds in settings); tied consensus ranks share "
              "their positions; the pooled score is not resampled"]
+    clustered = [t.name for t in tasks if isinstance(t.runs, Runs) and t.runs.clusters is not None]
+    if clustered:
+        notes.append(f"consensus bootstrap: task(s) {', '.join(map(repr, clustered))} have a cluster column: their "
+                     "resamples draw whole clusters (evalreport.analyses.clusters)")
     if "kemeny" in ranks:
         from evalreport.analyses.consensus import KEMENY_EXACT_MAX_BATCH, kemeny_note
 

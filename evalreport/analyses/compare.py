@@ -49,7 +49,7 @@ from evalreport.analyses.engine import PAIRWISE_COLUMNS, RANDOMIZATION_MAX_PAIRS
 from evalreport.analyses.prevalence import PrevalenceWarning, calibrate
 from evalreport.analyses.rank_intervals import rank_intervals
 from evalreport.counts import Counts
-from evalreport.errors import MeasureError
+from evalreport.errors import InputError, MeasureError
 from evalreport.inputs.settings import DEFAULT_BASELINE_SAMPLES, DEFAULT_PRIMARY, Settings
 from evalreport.measures import Measure, applicable, bind, catalogue, evaluate, get, resolve_positive
 from evalreport.measures._core import unique
@@ -210,6 +210,9 @@ def compare(data, settings: Settings | None = None, *, progress: Progress = None
     from evalreport.inputs.multilabel import MultiLabelRuns
 
     settings = Settings.coerce(settings, **changes)
+    if isinstance(data, MultiLabelRuns) and settings.cluster_col:
+        raise InputError(f"--cluster-col {settings.cluster_col}: clustered resampling is built for single-label "
+                         "runs; label sets (multi-label gold) cannot be resampled by clusters yet")
     if isinstance(data, MultiLabelRuns):
         from evalreport.analyses.multilabel import compare_sets
 
@@ -228,6 +231,10 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     baseline_samples = DEFAULT_BASELINE_SAMPLES["single"] if s.baseline_samples is None else s.baseline_samples
     bootstrap_strata = s.bootstrap_strata
     runs = data if isinstance(data, (Runs, PatternCounts)) else None     # item level: resampling possible
+    clustered = isinstance(runs, Runs) and runs.clusters is not None
+    if s.cluster_col and not clustered:
+        raise InputError(f"--cluster-col {s.cluster_col}: the runs carry no clusters; read them with that column "
+                         f"(read_runs(..., cluster_col={s.cluster_col!r})) from item-level gold and run files")
     counts = as_counts(data).pooled()
     labels, systems = counts.labels, counts.systems
     K = len(labels)
@@ -277,6 +284,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         base = pd.DataFrame(columns=EMPTY_COLUMNS["baselines"])
         notes.append(f"chance baselines not computed: {exc}")
 
+    extra: dict[str, pd.DataFrame] = {}
     intervals = pd.DataFrame(columns=EMPTY_COLUMNS["intervals"])
     rank_dist = pd.DataFrame(columns=EMPTY_COLUMNS["rank_distribution"])
     pairwise = pd.DataFrame(columns=EMPTY_COLUMNS["pairwise"])
@@ -298,8 +306,14 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                          margin=s.margin)
         intervals, rank_dist, pairwise, groups = boot.intervals, boot.rank_distribution, boot.pairwise, boot.groups
         notes += boot.notes
-        notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile {100 * (1 - alpha):g}% "
-                     f"intervals, seed {seed}" + (", within gold classes (stratified)" if bootstrap_strata else ""))
+        if design.clusters is None:
+            notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile "
+                         f"{100 * (1 - alpha):g}% intervals, seed {seed}"
+                         + (", within gold classes (stratified)" if bootstrap_strata else ""))
+        else:
+            extra, cluster_note = _cluster_tables(design, records[0], boot.samples[:, :, 0], bootstrap, seed)
+            notes.append(f"intervals: {bootstrap} paired bootstrap resamples over whole clusters, percentile "
+                         f"{100 * (1 - alpha):g}% intervals, seed {seed}; {cluster_note}")
         lost = lost_classes_sentence(design.class_absent, design.n_missing_class, bootstrap)
         if lost:
             notes.append(lost.rstrip("."))           # notes carry no final full stop
@@ -322,6 +336,9 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         settings["randomization"] = s.randomization
     if s.margin is not None:                  # only when given, as bootstrap_strata
         settings["margin"] = s.margin
+    if len(intervals) and design.clusters is not None:          # only with clusters: other manifests stay
+        settings["cluster_col"] = design.cluster_col
+        settings["n_clusters"] = design.clusters.n_clusters
     if len(intervals) and design.n_missing_class:
         settings["bootstrap_class_absent"] = dict(design.class_absent)
         settings["bootstrap_missing_class"] = design.n_missing_class
@@ -330,7 +347,24 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                       disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,
                       rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
                       notes=tuple(notes), settings=settings, records=tuple(records),
-                      samples=boot.samples if len(intervals) else None, kind="single")
+                      samples=boot.samples if len(intervals) else None, kind="single", extra=extra)
+
+
+def _cluster_tables(design, primary: Measure, values: np.ndarray, bootstrap: int,
+                    seed: int) -> tuple[dict[str, pd.DataFrame], str]:
+    """The ``design`` table of a clustered comparison (the design effect of the primary measure, against an
+    item bootstrap of at most :data:`~evalreport.analyses.clusters.ITEM_RESAMPLES` resamples) and its note."""
+    from evalreport.analyses.clusters import ITEM_RESAMPLES, design_effect, item_stream
+
+    n_item = min(bootstrap, ITEM_RESAMPLES)
+    items = design.resample_items([primary], n_item, item_stream(seed))[:, :, 0]
+    table = design_effect(values, items, design.systems, primary.id, design.clusters, design.cluster_col)
+    plan = design.clusters
+    note = (f"{plan.n_clusters:,} clusters (gold column {design.cluster_col!r}, {plan.sizes.mean():.1f} items on "
+            f"average) resampled within folds, the same clusters for every system; the randomisation test swaps "
+            f"whole clusters and McNemar's test is the clustered test of Durkalski et al. (2003); design effects "
+            f"(design.csv) against {n_item} item resamples")
+    return {"design": table}, note
 
 
 def as_counts(data: object) -> Counts:

@@ -21,6 +21,7 @@ from typing import Protocol
 import numpy as np
 import pandas as pd
 
+from evalreport.analyses.clusters import clustered_mcnemar
 from evalreport.analyses.equivalence import corrected_equivalence, verdicts
 from evalreport.analyses.resampling_patterns import DRAW_BUDGET
 from evalreport.analyses.significance import (
@@ -58,7 +59,10 @@ class Design(Protocol):
     :meth:`resample` draws the SAME items for every system (paired); :meth:`swap_differences`
     exchanges two systems' outputs per resampling unit (item, or cluster) with probability 1/2
     (exchangeability under the null hypothesis); random numbers only from the generators of
-    :meth:`streams`, so that a seed fixes every number.
+    :meth:`streams`, so that a seed fixes every number. Optional members: ``cluster_right()``, the
+    ``(S, C)`` items of each cluster each system gets right, or None (clustered items: McNemar's test
+    becomes the clustered test of Durkalski et al. 2003), and ``swap_unit``, what the randomisation test
+    swaps in words (default ``"discordant item"``).
 
     Attributes
     ----------
@@ -298,7 +302,8 @@ def pairwise_tests(design: Design, measure, value: np.ndarray, *, tests: Sequenc
             p, n = np.empty_like(p_c), np.empty_like(n_c)
             p[order], n[order] = p_c, n_c
             frames.append(frame(test, mid, observed, observed, p, n,
-                                "approximate randomisation, swap per discordant item with prob. 1/2"))
+                                f"approximate randomisation, swap per {getattr(design, 'swap_unit', 'discordant item')} "
+                                "with prob. 1/2"))
         elif test == "mcnemar":
             correct, weight = design.correct()
             correct = np.asarray(correct, dtype=float)
@@ -306,9 +311,16 @@ def pairwise_tests(design: Design, measure, value: np.ndarray, *, tests: Sequenc
             right = correct @ weight
             nb = np.rint(right[a] - both[a, b]).astype(np.int64)                # a right, b wrong
             nc = np.rint(right[b] - both[a, b]).astype(np.int64)                # a wrong, b right
-            stat, p, exact = mcnemar(nb, nc)
-            detail = [f"{'exact binomial' if e else 'chi2 with continuity correction'}, b={x}, c={y}"
-                      for e, x, y in zip(exact, nb, nc)]
+            per_cluster = getattr(design, "cluster_right", None)
+            right_k = per_cluster() if per_cluster is not None else None
+            if right_k is not None:        # clustered items: Durkalski et al. (2003), not McNemar's
+                stat, p = clustered_mcnemar(right_k, a, b)
+                detail = [f"clustered McNemar (Durkalski et al. 2003), {right_k.shape[1]} clusters, b={x}, c={y}"
+                          for x, y in zip(nb, nc)]
+            else:
+                stat, p, exact = mcnemar(nb, nc)
+                detail = [f"{'exact binomial' if e else 'chi2 with continuity correction'}, b={x}, c={y}"
+                          for e, x, y in zip(exact, nb, nc)]
             diff = (nb - nc) / design.n_items if design.n_items else np.full(nb.shape, np.nan)
             frames.append(frame(test, design.mcnemar_measure, stat, diff, p, 0, detail))
     if not frames:

@@ -59,6 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from evalreport.analyses.clusters import ClusterPlan, cluster_plan, cluster_swap_differences, draw_cluster_weights
 from evalreport.analyses.engine import TESTS, Progress, intervals, pairwise_tests  # noqa: F401
 from evalreport.analyses.randomization import randomization_differences
 from evalreport.analyses.resampling_patterns import (  # noqa: F401
@@ -144,14 +145,17 @@ def _point_values(pat: Patterns, measures, A, *, positive, policy, costs, task=N
 
 def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, positive, policy, costs, task=None,
                      progress: Progress, total: int | None = None, strata: str | None = None,
-                     gold_absent: np.ndarray | None = None) -> np.ndarray:
+                     gold_absent: np.ndarray | None = None, draw=None) -> np.ndarray:
     """``(B, S, M)`` values of every measure on B paired bootstrap resamples (drawn within the
     folds, or with ``strata="gold"`` within the gold classes of each fold). ``gold_absent``: a
-    ``(B, K)`` bool array, filled with which gold classes each resample lacks."""
+    ``(B, K)`` bool array, filled with which gold classes each resample lacks. ``draw``: a callable
+    ``draw(b) -> (b, P)`` pattern counts that replaces the item draw (whole clusters,
+    :func:`evalreport.analyses.clusters.draw_cluster_weights`)."""
     S, K, P = pat.n_systems, pat.n_classes, pat.n_patterns
     B = n_resamples
     out = np.empty((B, S, len(measures)), dtype=float)
-    plan = draw_plan(pat, strata)
+    if draw is None:
+        plan = draw_plan(pat, strata)
     b_draw = max(1, min(B, DRAW_BUDGET // max(pat.n_items, P, 1)))
     # blocks of resamples handed to compute(): within the tensor budget, and at least ~10 blocks
     # so that progress is reported while a long run goes on
@@ -162,14 +166,18 @@ def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, posit
     # values do not depend on `rows`)
     rows = _rows_in_memory(S * K * K)
     kw = dict(positive=positive, policy=policy, costs=costs, explain=False, task=task)
-    work = draw_work(pat, b_draw)
+    work = draw_work(pat, b_draw) if draw is None else None
+
+    def weights(b: int) -> np.ndarray:
+        return draw_weights(pat, rng, b, plan, work) if draw is None else draw(b)
+
     for start in range(0, B, b_tensor):
         stop = min(B, start + b_tensor)
         if stop - start <= rows:
             T = np.empty((stop - start, S, K, K), dtype=float)
             for s0 in range(start, stop, b_draw):
                 s1 = min(stop, s0 + b_draw)
-                T[s0 - start:s1 - start] = resampled_confusions(pat, draw_weights(pat, rng, s1 - s0, plan, work), A)
+                T[s0 - start:s1 - start] = resampled_confusions(pat, weights(s1 - s0), A)
             if gold_absent is not None:
                 gold_absent[start:stop] = T[:, 0].sum(axis=-1) == 0       # gold class sizes: any system's rows
             for j, m in enumerate(measures):
@@ -178,7 +186,7 @@ def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, posit
         else:
             for s0 in range(start, stop, b_draw):
                 s1 = min(stop, s0 + b_draw)
-                W = draw_weights(pat, rng, s1 - s0, plan, work)
+                W = weights(s1 - s0)
                 for r0 in range(s0, s1, rows):
                     r1 = min(s1, r0 + rows)
                     T = resampled_confusions(pat, W[r0 - s0:r1 - s0], A)
@@ -283,7 +291,9 @@ class ConfusionDesign:
     confusion tensors counted from the item patterns of ``data`` (a Runs or PatternCounts).
     ``positive``, ``policy``, ``costs``: as :func:`evalreport.measures.compute`; ``strata``: as
     :func:`bootstrap`. After :meth:`resample`, ``class_absent`` and ``n_missing_class`` count the
-    gold classes the resamples lost (module docstring)."""
+    gold classes the resamples lost (module docstring). Runs with clusters (``Runs.clusters``) are
+    resampled and swapped by whole clusters, within folds (:mod:`evalreport.analyses.clusters`);
+    ``clusters`` is then their :class:`~evalreport.analyses.clusters.ClusterPlan`, else None."""
 
     kind = "single"
     mcnemar_measure = "accuracy"
@@ -303,6 +313,22 @@ class ConfusionDesign:
         self._kw = dict(positive=positive, policy=policy, costs=costs, task=getattr(runs, "n_task", None))
         self.class_absent: tuple[tuple[str, int], ...] = ()
         self.n_missing_class = 0
+        self.clusters: ClusterPlan | None = None
+        self.cluster_col: str | None = None
+        codes = runs.clusters if isinstance(runs, Runs) else None
+        if isinstance(runs, Runs) and codes is not None:
+            if strata == "gold":
+                raise InputError("--bootstrap-strata gold cannot be combined with --cluster-col: a cluster holds "
+                                 "items of several gold classes, so whole clusters cannot be resampled within gold "
+                                 "classes (clusters are resampled within folds); drop one of the two")
+            self.clusters = cluster_plan(self.pat, codes, runs.cluster_names)
+            self.cluster_col = runs.cluster_col
+            self._cluster_t = self.clusters.matrix.T.tocsc()
+
+    @property
+    def swap_unit(self) -> str:
+        """What the randomisation test swaps (the pairwise table's ``detail``)."""
+        return "discordant item" if self.clusters is None else "cluster"
 
     @property
     def interval_columns(self) -> dict[str, int]:
@@ -326,8 +352,10 @@ class ConfusionDesign:
         gold classes the resamples lost."""
         pat = self.pat
         gold_absent = np.zeros((n_resamples, pat.n_classes), dtype=bool)
+        plan = self.clusters
+        draw = None if plan is None else (lambda b: draw_cluster_weights(plan, rng, b, self._cluster_t))
         samples = _resample_values(pat, measures, n_resamples, rng, self.A, progress=progress, strata=self.strata,
-                                   gold_absent=gold_absent, **self._kw)
+                                   gold_absent=gold_absent, draw=draw, **self._kw)
         in_data = np.bincount(pat.gold, weights=pat.counts, minlength=pat.n_classes) > 0
         lost = gold_absent & in_data
         per_class = lost.sum(axis=0)
@@ -340,11 +368,27 @@ class ConfusionDesign:
         """``(R, P)`` oriented differences after swapping the pairs' predictions per discordant item
         with probability 1/2 (:func:`evalreport.analyses.randomization.randomization_differences`)."""
         C = resampled_confusions(self.pat, self.pat.counts[None, :], self.A)[0]
+        if self.clusters is not None:
+            return cluster_swap_differences(self.pat, self.clusters, measure, C, first, second, rounds, rng,
+                                            progress=progress, **self._kw)
         return randomization_differences(self.pat, measure, C, first, second, rounds, rng, progress=progress, **self._kw)
 
     def correct(self) -> tuple[np.ndarray, np.ndarray]:
         """``(S, P)`` whether each system predicts each pattern's gold class, and the pattern counts."""
         return self.pat.pred == self.pat.gold[None, :], self.pat.counts
+
+    def resample_items(self, measures, n_resamples: int, rng: np.random.Generator) -> np.ndarray:
+        """``(B, S, M)`` values on item resamples (within folds) whatever the design: the reference of
+        the design effect (:func:`evalreport.analyses.clusters.design_effect`)."""
+        return _resample_values(self.pat, measures, n_resamples, rng, self.A, progress=None, **self._kw)
+
+    def cluster_right(self) -> np.ndarray | None:
+        """``(S, C)`` items of each cluster each system gets right (the clustered McNemar test), or None
+        without clusters."""
+        if self.clusters is None:
+            return None
+        correct = (self.pat.pred == self.pat.gold[None, :]).astype(float)       # (S, P)
+        return np.asarray(self.clusters.matrix @ correct.T).T
 
 
 def _design(data, positive, costs, policy, strata) -> tuple[ConfusionDesign, int | None]:

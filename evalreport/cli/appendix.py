@@ -31,6 +31,7 @@ def register(sub) -> None:
                                    "`report` (--formats and --engine are accepted and unused: no HTML/PDF report "
                                    "is rendered).")
     add_input_options(p)
+    common.add_cluster_option(p)
     add_measure_options(p)
     rep.add_report_options(p)
     for action in p._actions:      # the report's --appendix: this command writes nothing else

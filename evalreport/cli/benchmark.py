@@ -25,7 +25,7 @@ from evalreport.words import counted
 
 
 def register(sub) -> None:
-    from evalreport.cli.common import csv_list
+    from evalreport.cli.common import add_cluster_option, csv_list
     from evalreport.cli.report import add_report_options
     from evalreport.inputs.benchmark import MISSING_POLICIES
     from evalreport.measures import POLICIES
@@ -52,6 +52,7 @@ def register(sub) -> None:
     p.add_argument("--backend", choices=("memory", "duckdb"), default="memory",
                    help="memory (default), or duckdb: count the long tables where they lie (with --long-gold)")
     p.add_argument("--labels", type=csv_list, help="class set and order of every task, comma-separated")
+    add_cluster_option(p)
     p.add_argument("--measures", type=csv_list, help="measure ids of every task, comma-separated (default: every "
                                                      "measure that applies)")
     p.add_argument("--positive", help="positive class of every task's binary measures")
@@ -100,6 +101,11 @@ def _read(args):
         raise InputError("--backend duckdb counts the long tables: give --long-gold and --long-runs")
     defaults = {k: v for k, v in (("primary", args.primary), ("positive", args.positive),
                                   ("measures", args.measures), ("labels", args.labels)) if v is not None}
+    if getattr(args, "cluster_col", None):
+        if forms[2]:
+            raise InputError("--cluster-col needs a gold file per task (TASKS_DIR, --task or --benchmark-file), "
+                             "not --long-gold")
+        defaults["cluster_col"] = args.cluster_col
     if forms[2]:
         if not args.long_gold or not args.long_runs:
             raise InputError("--long-gold and --long-runs go together (gold: task, id, label; runs: task, system, "

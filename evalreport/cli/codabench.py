@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from evalreport.cli.common import add_measure_options, add_task_options, csv_list, print_note
+from evalreport.cli.common import add_cluster_option, add_measure_options, add_task_options, csv_list, print_note
 from evalreport.errors import InputError
 
 #: The most bootstrap resamples the scorer takes; more is refused before anything is allocated. A
@@ -39,6 +39,7 @@ def register(sub) -> None:
     p.add_argument("--bootstrap-strata", choices=("none", "gold"), default="none",
                    help="resample items within each gold class (gold), so no resample loses a class; "
                         "default none: over all items")
+    add_cluster_option(p)
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     p.add_argument("--alpha", type=float, default=0.05, help="intervals are 1 - alpha (default: 0.05)")
     p.add_argument("--title", default=None, help="heading of the detail page")

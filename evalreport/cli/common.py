@@ -63,6 +63,13 @@ def add_input_options(p: argparse.ArgumentParser, *, runs_required: bool = False
                         "for inputs larger than memory (compare/report resample the counted item patterns; no cv)")
 
 
+def add_cluster_option(p: argparse.ArgumentParser) -> None:
+    """``--cluster-col COL``: a gold column of item clusters; every resampling analysis takes whole clusters."""
+    p.add_argument("--cluster-col", metavar="COL",
+                   help="a column of the gold file naming each item's cluster (document, dialogue, patient): "
+                        "intervals, P(best), ranks and tests resample and swap whole clusters (docs/usage.md)")
+
+
 def add_measure_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--measures", type=csv_list,
                    help="measure ids, comma-separated (default: every measure that applies); "
@@ -140,7 +147,7 @@ def _check_measure_names(args) -> None:
 
 #: The Settings fields set by an option whose ``dest`` is the field's name (on the commands that have it).
 _SETTING_OPTIONS = ("primary", "measures", "positive", "policy", "order", "bootstrap", "bootstrap_strata", "seed",
-                    "alpha", "title", "engine", "needs", "margin")
+                    "alpha", "title", "engine", "needs", "margin", "cluster_col")
 #: Settings field -> the option a message names, where it is not ``--`` and the field's name.
 _OPTION_OF = {"audit": "--no-audit", "progress": "--quiet", "missing_systems": "--missing"}
 
@@ -268,6 +275,9 @@ def load(args) -> Loaded:
             if getattr(args, "gold_id_col", None) or getattr(args, "gold_label_col", None):
                 raise InputError("--gold-id-col and --gold-label-col are not supported with --backend duckdb|spark: "
                                  "give the gold table the runs' column names (--id-col, --label-col)")
+            if getattr(args, "cluster_col", None):
+                raise InputError("--cluster-col is not supported with --backend duckdb|spark: clusters are resampled "
+                                 "from item-level runs (--backend memory)")
             if getattr(args, "bootstrap", 0) > 0:
                 # compare/report with resampling: the joint item patterns with counts, resampled as
                 # they are (never expanded to items); the confusion tensors follow from them
@@ -283,7 +293,8 @@ def load(args) -> Loaded:
                                  score_col="score" if getattr(args, "read_scores", True) else None,
                                  hash_files=getattr(args, "hash_inputs", True),
                                  gold_id_col=getattr(args, "gold_id_col", None),
-                                 gold_label_col=getattr(args, "gold_label_col", None))
+                                 gold_label_col=getattr(args, "gold_label_col", None),
+                                 cluster_col=getattr(args, "cluster_col", None))
         counts = Counts.from_runs(runs)
     costs = cost_matrix(args, counts.labels)
     return Loaded(runs, counts, costs)

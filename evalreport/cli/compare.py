@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from evalreport.cli import multilabel
 from evalreport.cli.common import (
+    add_cluster_option,
     add_format_option,
     add_input_options,
     add_margin_option,
@@ -37,6 +38,7 @@ def register(sub) -> None:
                     "(scores, ranks, rank_correlation, intervals, rank_distribution, pairwise, baselines, "
                     "disagreements, ...). Scores and ranks hold raw and prevalence-calibrated rows.")
     add_input_options(p)
+    add_cluster_option(p)
     add_measure_options(p)
     p.add_argument("--primary", default="macro_f1", help="measure of the leaderboard (default: macro_f1)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",

@@ -86,6 +86,7 @@ def register(sub) -> None:
                        description="Analyse the runs and write OUTDIR/report.html (one self-contained offline file), "
                                    "OUTDIR/report.pdf, the executed notebooks and every table behind the report.")
     add_input_options(p)
+    common.add_cluster_option(p)
     add_measure_options(p)
     add_report_options(p)
     p.add_argument("--what-if", action="append", default=[], metavar="CLASS=SHARE,...",

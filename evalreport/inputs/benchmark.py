@@ -47,7 +47,7 @@ __all__ = ["Benchmark", "BenchmarkTask", "read_benchmark", "benchmark_from_data"
 
 #: Per-task settings: measure options of ``compare()`` and read options of ``read_runs()``.
 TASK_KEYS = ("primary", "positive", "weight", "measures", "costs", "labels", "missing", "allow_unknown", "id_col",
-             "label_col")
+             "label_col", "cluster_col")
 
 #: How a system missing from some tasks is treated (see :func:`compare_benchmark`).
 MISSING_POLICIES = ("drop", "last", "exclude")
@@ -299,7 +299,7 @@ def _read_task(name: str, gold: Path, runs_dir, opts: dict) -> Runs:
     try:
         return read_runs(gold, files, runs_dir=None if files else runs_dir, labels=labels,
                          missing=opts.get("missing") or "error", allow_unknown=bool(opts.get("allow_unknown", False)),
-                         **{k: opts[k] for k in ("id_col", "label_col") if opts.get(k)})
+                         **{k: opts[k] for k in ("id_col", "label_col", "cluster_col") if opts.get(k)})
     except InputError as exc:
         if "no run files" in exc.problem:
             raise InputError(f"task {name!r}: no runs ({exc.problem})", path=exc.path) from None
@@ -424,7 +424,8 @@ def _from_file(path, *, settings, defaults, missing) -> Benchmark:
 
     spec = load_benchmark_file(path)
     _check_file_keys(spec)
-    keys = ("primary", "positive", "measures", "costs", "labels", "missing", "allow_unknown", "id_col", "label_col")
+    keys = ("primary", "positive", "measures", "costs", "labels", "missing", "allow_unknown", "id_col", "label_col",
+            "cluster_col")
     specs, file_settings = [], {}
     for t in spec.tasks:
         own = {k: getattr(t.spec, k, None) for k in keys}
@@ -455,7 +456,7 @@ def benchmark_from_data(data: Mapping[str, Any], *, settings: Mapping[str, Mappi
     built = []
     for name in names:
         opts = settings_for(name, settings, defaults)
-        for key in ("labels", "missing", "allow_unknown"):
+        for key in ("labels", "missing", "allow_unknown", "cluster_col"):
             if key in opts:
                 raise InputError(f"task {name!r}: {key!r} is a read option; the data is read already")
         built.append(make_task(str(name), data[name], opts))
@@ -509,6 +510,9 @@ def _read_long(long_gold, long_runs, *, settings, defaults, missing, task_col, s
     with tempfile.TemporaryDirectory(prefix="evalreport-benchmark-") as tmp:
         for name in names:
             opts = settings_for(name, settings, defaults)
+            if opts.get("cluster_col"):
+                raise InputError(f"task {name!r}: cluster_col needs a gold file per task, not the long gold table",
+                                 path=gold_path)
             g_rows = np.flatnonzero(g_task == g_names.index(name))
             r_rows = (np.flatnonzero(r_task == r_names.index(name)) if name in r_names
                       else np.empty(0, dtype=np.int64))

@@ -102,7 +102,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
               label_col: str = "label", fold_col: str | None = "fold", score_col: str | None = "score",
               labels: Sequence[str] | None = None, missing: str = "error",
               allow_unknown: bool = False, gold_id_col: str | None = None,
-              gold_label_col: str | None = None, timings: dict | None = None, hash_files: bool = True) -> Runs:
+              gold_label_col: str | None = None, timings: dict | None = None, hash_files: bool = True,
+              cluster_col: str | None = None) -> Runs:
     """Read a gold file and one prediction file per system into an encoded :class:`Runs`.
 
     Parameters
@@ -135,6 +136,9 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
         (ids to gold positions), ``encode`` (labels to class codes) - for benchmarks.
     hash_files : record each file's SHA-256 in :attr:`Runs.sources` (default); False leaves it
         empty (``""``) and reads each file once less (``evalreport score``, which reports no hashes).
+    cluster_col : optional column of the gold file naming each item's cluster (document, dialogue,
+        patient, ...; ``None``: independent items). Every item needs a non-empty cluster, and with
+        folds a cluster lies within one fold; a gold file without the column is an error.
 
     Returns
     -------
@@ -163,16 +167,17 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
 
     # ---- gold ---------------------------------------------------------------------------
     def wanted(name: str) -> bool:
-        return name in (id_col, label_col, gold_id_col, gold_label_col, fold_col, score_col) or (
+        return name in (id_col, label_col, gold_id_col, gold_label_col, fold_col, score_col, cluster_col) or (
             score_col is not None and name.startswith(f"{score_col}_"))
 
     clock = _Clock(timings)
-    as_dict = tuple(c for c in (label_col, gold_label_col, fold_col) if c is not None and c not in (id_col, gold_id_col))
+    as_dict = tuple(c for c in (label_col, gold_label_col, fold_col, cluster_col)
+                    if c is not None and c not in (id_col, gold_id_col))
     with ThreadPoolExecutor(max_workers=_READERS) as pool:
         runs = _read_runs(gold_path, run_paths, systems, pool, clock, wanted=wanted, as_dict=as_dict, id_col=id_col,
                           label_col=label_col, gold_id_col=gold_id_col, gold_label_col=gold_label_col,
                           fold_col=fold_col, score_col=score_col, labels=labels, missing=missing,
-                          allow_unknown=allow_unknown, hash_files=hash_files)
+                          allow_unknown=allow_unknown, hash_files=hash_files, cluster_col=cluster_col)
     announce_prediction_only(runs.labels[runs.n_task:] if runs.n_task is not None else ())
     return runs
 
@@ -204,7 +209,8 @@ def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hash
 
 
 def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, id_col, label_col, gold_id_col,
-               gold_label_col, fold_col, score_col, labels, missing, allow_unknown, hash_files) -> Runs:
+               gold_label_col, fold_col, score_col, labels, missing, allow_unknown, hash_files,
+               cluster_col=None) -> Runs:
     g, gold_path = read_table(gold_path, "gold", id_col=gold_id_col, wanted=wanted, dictionary=as_dict)
     gold_hash = pool.submit(hash_file, gold_path) if hash_files else None
     clock.lap("read")
@@ -249,6 +255,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         folds = np.array([fold_index[u] for u in fold_uniques], dtype=np.int64)[fold_local]
         folds = folds.astype(code_dtype(len(fold_names)))
 
+    clusters, cluster_names = (None, ()) if cluster_col is None else _read_clusters(g, cluster_col, folds, fold_names)
     sources = [Source("gold", str(gold_path), gold_hash.result() if gold_hash is not None else "", n_items)]
     clock.lap("encode")
 
@@ -327,7 +334,8 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
     return Runs(gold=gold_codes, pred=pred, labels=tuple(final), systems=tuple(systems),
                 ids=gold_ids, folds=folds, fold_names=fold_names,
                 scores=score_array, sources=tuple(sources), abstain=abstain, score_labels=score_labels,
-                n_task=n_known if len(final) > n_known else None)
+                n_task=n_known if len(final) > n_known else None, clusters=clusters, cluster_names=cluster_names,
+                cluster_col=cluster_col if clusters is not None else None)
 
 
 def _label_codes(r: Table, label_col: str, class_index: dict, classes: list[str], extras: list[str], labels,
@@ -473,6 +481,32 @@ def _raise_duplicate(r: Table, ids: pa.Array, pos: np.ndarray):
     earlier = int(np.flatnonzero(pos[:row] == pos[row])[0])
     item = ids[row].as_py()
     raise r.error(f"duplicate id {item!r} (first at {r.where(earlier)})", row=row, item=item)
+
+
+def _read_clusters(g: Table, cluster_col: str, folds, fold_names) -> tuple[np.ndarray, tuple[str, ...]]:
+    """Cluster codes (first-appearance order) and names of the gold file's ``cluster_col``: the column
+    must exist, every value be non-empty, and with folds every cluster lie within one fold."""
+    if cluster_col not in g.columns:
+        raise g.error(f"no cluster column {cluster_col!r} (--cluster-col); the gold file's columns are "
+                      f"{listing(list(g.all_names))}{near_miss(cluster_col, list(g.all_names))}",
+                      line=1 if g.fmt in HEADED else None)
+    local, uniques = g.labels(cluster_col, what="cluster")
+    codes = np.asarray(local, dtype=np.int64)
+    if folds is not None and codes.size:
+        fold_codes = np.asarray(folds, dtype=np.int64)
+        first_row = np.zeros(len(uniques), dtype=np.int64)                # each cluster's first row
+        present, at = np.unique(codes, return_index=True)
+        first_row[present] = at
+        home = fold_codes[first_row[codes]]
+        away = np.flatnonzero(home != fold_codes)
+        if away.size:
+            row = int(away[0])
+            name = uniques[int(codes[row])]
+            raise g.error(f"cluster {short(name)} spans folds {fold_names[int(home[row])]!r} (first at "
+                          f"{g.where(int(first_row[codes[row]]))}) and {fold_names[int(fold_codes[row])]!r}; "
+                          "a cluster must lie within one fold (resampling keeps the folds and the clusters whole)",
+                          row=row, item=g._item(row))
+    return codes.astype(np.int32), tuple(str(u) for u in uniques)
 
 
 def _check_folds(r: Table, fold_col: str, folds, fold_names, pos, g: Table):

@@ -97,6 +97,11 @@ class Runs:
     n_task : the first ``n_task`` labels are the task's classes (gold labels and ``labels``);
         the rest occur only in predictions (unknown labels counted as wrong, ``abstain``) and are
         classes of a system only where it predicts them. ``None``: every label is a task class.
+    clusters : (N,) cluster codes into ``cluster_names`` (a column of the gold file, ``--cluster-col``)
+        or ``None``: items of one cluster (questions of one document, turns of one dialogue) are
+        resampled and swapped together (:mod:`evalreport.analyses.clusters`).
+    cluster_names : the cluster names, in order of first appearance in the gold file.
+    cluster_col : the gold column the clusters were read from (``None`` without clusters).
     """
 
     gold: np.ndarray
@@ -111,6 +116,9 @@ class Runs:
     abstain: int | None = None
     score_labels: tuple[str, ...] = field(default=())
     n_task: int | None = None
+    clusters: np.ndarray | None = None
+    cluster_names: tuple[str, ...] = ()
+    cluster_col: str | None = None
 
     def __post_init__(self):
         gold = np.asarray(self.gold)
@@ -131,7 +139,13 @@ class Runs:
         object.__setattr__(self, "systems", tuple(str(x) for x in self.systems))
         if isinstance(self.ids, (pa.Array, pa.ChunkedArray)):
             object.__setattr__(self, "ids", ItemIds(self.ids))
-        for name in ("ids", "folds", "scores"):
+        if self.clusters is not None:
+            clusters = np.asarray(self.clusters)
+            if clusters.shape != gold.shape or (clusters.size and (clusters.min() < 0
+                                                                   or clusters.max() >= len(self.cluster_names))):
+                raise ValueError(f"clusters must be (N,) codes into the {len(self.cluster_names)} cluster names")
+            object.__setattr__(self, "cluster_names", tuple(str(x) for x in self.cluster_names))
+        for name in ("ids", "folds", "scores", "clusters"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, ItemIds):
                 object.__setattr__(self, name, read_only(np.asarray(value)))
@@ -149,6 +163,8 @@ class Runs:
             extra.append(f"scores {tuple(self.scores.shape)}")
         if self.abstain is not None:
             extra.append("abstain")
+        if self.clusters is not None:
+            extra.append(f"{self.n_clusters:,} clusters")
         return (f"Runs({self.n_systems} systems {some(self.systems)}, {self.n_items:,} items, "
                 f"{self.n_classes} classes {some(self.labels)}" + "".join(f", {e}" for e in extra) + ")")
 
@@ -165,6 +181,10 @@ class Runs:
         return len(self.labels)
 
     @property
+    def n_clusters(self) -> int:
+        return len(self.cluster_names) if self.clusters is not None else 0
+
+    @property
     def n_folds(self) -> int:
         return len(self.fold_names) if self.folds is not None else 0
 
@@ -175,7 +195,8 @@ class Runs:
         return Runs(gold=self.gold, pred=self.pred[idx], labels=self.labels,
                     systems=tuple(self.systems[i] for i in idx), ids=self.ids, folds=self.folds,
                     fold_names=self.fold_names, scores=scores, sources=self.sources,
-                    abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task)
+                    abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task,
+                    clusters=self.clusters, cluster_names=self.cluster_names, cluster_col=self.cluster_col)
 
 
 def clip(text: str, width: int = 40) -> str:

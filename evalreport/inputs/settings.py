@@ -90,6 +90,9 @@ class Settings:
         Paired bootstrap resamples (0: no intervals, rank distributions or tests).
     bootstrap_strata : {None, "gold"}
         ``"gold"`` resamples within each gold class.
+    cluster_col : str, optional
+        The gold file's column of item clusters (``--cluster-col``): resampling and swaps take whole
+        clusters (:mod:`evalreport.analyses.clusters`); the runs must have been read with it.
     seed : int
         The seed of every random draw.
     alpha : float
@@ -134,6 +137,7 @@ class Settings:
     what_if: Mapping[str, Any] = field(default_factory=dict)
     bootstrap: int = 1000
     bootstrap_strata: str | None = None
+    cluster_col: str | None = None
     seed: int = 0
     alpha: float = 0.05
     pairwise_test: str = "bootstrap"

@@ -61,6 +61,7 @@ TASK_KEYS: dict[str, tuple[dict, str]] = {
     "allow_unknown": ({"type": "boolean"}, "true or false"),
     "margin": ({"type": "number", "exclusiveMinimum": 0, "not": {"type": "boolean"}},
                "a number > 0 (the equivalence margin, in the primary measure's units)"),
+    "cluster_col": ({"type": "string", "minLength": 1}, "a column name of the gold file (text)"),
 }
 
 #: The keys of a task inside a benchmark file, beyond the task keys.
@@ -121,6 +122,7 @@ class TaskSpec:
     missing: str | None = None
     allow_unknown: bool | None = None
     margin: float | None = None
+    cluster_col: str | None = None
 
     def given(self) -> dict[str, Any]:
         """The keys the file sets, with their values (paths as text, lists as lists)."""

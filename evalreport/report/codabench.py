@@ -214,13 +214,15 @@ def score_submission(input_dir: str | Path, settings: Settings | None = None, *,
             "order": settings.order, "gains": settings.gains}
     input_dir = Path(input_dir)
     try:
-        reference, classes = _check_setup(input_dir, **task, labels=labels, id_col=id_col, label_col=label_col)
+        reference, classes = _check_setup(input_dir, **task, labels=labels, id_col=id_col, label_col=label_col,
+                                          cluster_col=settings.cluster_col)
     except (InputError, MeasureError, PluginError) as exc:
         raise organiser_error(exc) from None
     try:
         return _score(input_dir, reference, classes, **task, labels=labels, id_col=id_col, label_col=label_col,
                       missing=missing, allow_unknown=allow_unknown, bootstrap=settings.bootstrap, seed=settings.seed,
-                      alpha=settings.alpha, primary_key=primary_key, strata=settings.bootstrap_strata)
+                      alpha=settings.alpha, primary_key=primary_key, strata=settings.bootstrap_strata,
+                      cluster_col=settings.cluster_col)
     except ConfigError:
         raise
     except PluginError as exc:      # a plugin's measure failing on one submission is the plugin's fault
@@ -276,7 +278,7 @@ def _counted(gold: Path, files: list, name: str, *, primary, measures, costs, or
 
 
 def _check_setup(input_dir: Path, *, primary, measures, positive, policy, costs, order, gains, labels, id_col,
-                 label_col):
+                 label_col, cluster_col=None):
     """The reference read as its own perfect submission, and every measure scored on it: what the
     organiser set up works before any submission is read. Returns the gold file's path and the classes."""
     from evalreport.measures import evaluate
@@ -284,7 +286,7 @@ def _check_setup(input_dir: Path, *, primary, measures, positive, policy, costs,
     gold = data_file(input_dir / "ref", "ref")
     _, counts, c, g, records, ids, keys = _counted(
         gold, [gold], "reference", primary=primary, measures=measures, costs=costs, order=order, gains=gains,
-        labels=labels, id_col=id_col, label_col=label_col, fold_col=None, hash_files=False)
+        labels=labels, id_col=id_col, label_col=label_col, fold_col=None, hash_files=False, cluster_col=cluster_col)
     clash = {k for k in keys if keys.count(k) > 1}
     if clash:
         raise InputError(f"measures {', '.join(i for i, k in zip(ids, keys) if k in clash)} give the same "
@@ -314,7 +316,8 @@ def undefined_value(record) -> tuple[float, str]:
 
 
 def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive, policy, costs, order, gains, labels,
-           id_col, label_col, missing, allow_unknown, bootstrap, seed, alpha, primary_key, strata=None) -> Scored:
+           id_col, label_col, missing, allow_unknown, bootstrap, seed, alpha, primary_key, strata=None,
+           cluster_col=None) -> Scored:
     from evalreport.measures import evaluate
     from evalreport.measures.perclass import per_class_frame
 
@@ -326,7 +329,7 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
         runs, counts, costs, gains, records, ids, keys = _counted(
             gold, [submission], "submission", primary=primary, measures=measures, costs=costs, order=order,
             gains=gains, labels=labels, id_col=id_col, label_col=label_col, missing=missing,
-            allow_unknown=allow_unknown)
+            allow_unknown=allow_unknown, cluster_col=cluster_col)
     except ConfigError:
         raise
     except InputError:
@@ -353,6 +356,9 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
             from evalreport.analyses.resampling import lost_classes_sentence
 
             notes.append(lost_classes_sentence(result.class_absent, result.n_missing_class, bootstrap))
+        if runs.clusters is not None:
+            notes.append(f"the intervals resample whole clusters ({runs.n_clusters:,} clusters of the gold column "
+                         f"{runs.cluster_col!r})")
         rows["lo"] = boot.loc[ids, "lo"].to_numpy(dtype=float)
         rows["hi"] = boot.loc[ids, "hi"].to_numpy(dtype=float)
     scores: dict[str, float] = {}

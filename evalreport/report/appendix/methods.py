@@ -91,6 +91,10 @@ def cited_methods(data, *, benchmark: bool = False) -> list[str]:
         tests = set(pw["test"])
         used += [t for t in ("randomization", "mcnemar") if t in tests] + ["holm", "bh", "letters"]
         used += rank_methods(data)
+        if "mcnemar" in tests and _settings(data).get("cluster_col"):
+            used = [m for m in used if m != "mcnemar"] + ["clustered_mcnemar"]
+    if _settings(data).get("cluster_col") and not data.table("intervals").empty:
+        used.append("cluster_bootstrap")
     corr = data.table("rank_correlation")
     if not corr.empty:
         used += ["rank_correlation"]
@@ -144,7 +148,10 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
     B, seed, alpha = int(s.get("bootstrap") or 0), s.get("seed", 0), float(s.get("alpha", 0.05))
     intervals = not data.table("intervals").empty
     seg.append(("break", ""))
-    if intervals:
+    clustered = bool(s.get("cluster_col")) and intervals
+    if clustered:
+        _cluster_methods(seg, data, s, B, seed, alpha)
+    if intervals and not clustered:
         folds = data.meta.get("folds") or 0
         t(f"Uncertainty was estimated with {B:,} paired bootstrap resamples over items (every resample draws the "
           "same items for all systems, so that the systems are compared on the same data"
@@ -155,6 +162,7 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
           + f"), random seed {seed}; intervals are {100 * (1 - alpha):g}% percentile intervals ")
         c(*METHODS["bootstrap"])
         t(".")
+    if intervals:
         pw = data.table("pairwise")
         if not pw.empty:
             m = pw[pw["test"] == pw["test"].iloc[0]]
@@ -167,9 +175,13 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
             t(", whose p-values, unlike a count of resamples, are not bounded below by 1/(B\u00a0+\u00a01)")
             if "randomization" in tests:
                 t(f", by approximate randomisation ({B:,} rounds, each swapping the two systems' predictions on every "
-                  "item with probability 1/2) ")
+                  f"{'cluster' if clustered else 'item'} with probability 1/2) ")
                 c(*METHODS["randomization"])
-            if "mcnemar" in tests:
+            if "mcnemar" in tests and clustered:
+                t(" and, as a cross-check on accuracy, by the clustered McNemar test, which replaces McNemar's test "
+                  "when items are clustered ")
+                c(*METHODS["clustered_mcnemar"])
+            elif "mcnemar" in tests:
                 t(" and, as a cross-check on accuracy, by McNemar's test ")
                 c(*METHODS["mcnemar"])
             t(". The p-values were corrected for the multiple comparisons with Holm's step-down method ")
@@ -225,6 +237,30 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
         c(*_cite_keys(m.source))
     t(f". Computed with evalreport {version or _version()}.")
     return seg
+
+
+def _cluster_methods(seg, data, s: dict, B: int, seed, alpha: float) -> None:
+    """The uncertainty sentences of a clustered test set: the resampling unit, the clusters, the design effect."""
+    t = seg.text
+    design = data.table("design")
+    folds = data.meta.get("folds") or 0
+    t("Items were clustered by the gold column ")
+    seg.append(("data", str(s["cluster_col"])))
+    if not design.empty:
+        row = design.iloc[0]
+        t(f" ({int(row['n_clusters']):,} clusters of {float(row['mean_cluster_size']):.1f} items on average)")
+    t(", so the resampling unit was the cluster: uncertainty was estimated with "
+      f"{B:,} paired cluster bootstrap resamples (every resample draws whole clusters with replacement, the same "
+      "clusters for all systems" + (f", within each of the {folds} cross-validation folds" if folds else "")
+      + f"), random seed {seed}; intervals are {100 * (1 - alpha):g}% percentile intervals ")
+    seg.cite(*METHODS["bootstrap"], *METHODS["cluster_bootstrap"])
+    t(".")
+    deff = design["design_effect"].dropna() if not design.empty else design
+    if len(deff):
+        t(" The design effect of the primary measure (the cluster bootstrap's variance over that of "
+          f"{int(design['n_resamples_item'].iloc[0]):,} item bootstrap resamples) was "
+          f"{deff.min():.2f}" + (f" to {deff.max():.2f}" if deff.max() - deff.min() >= 0.005 else "")
+          + " across the systems.")
 
 
 def _version() -> str:

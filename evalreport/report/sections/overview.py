@@ -25,8 +25,9 @@ class OverviewSections(ReportBase):
             f"**{m.get('n_systems', '?')} systems**. Primary measure: **{escape(self._label(self.primary))}** "
             f"({code_span(self.primary)}).",
         ]
+        unit = "whole clusters" if self.manifest.get("settings", {}).get("cluster_col") else "items"
         if m.get("bootstrap"):
-            lines.append(f"Uncertainty: {m['bootstrap']:,} paired bootstrap resamples over items, seed "
+            lines.append(f"Uncertainty: {m['bootstrap']:,} paired bootstrap resamples over {unit}, seed "
                          f"{m.get('seed')}; intervals are {100 * (1 - m.get('alpha', 0.05)):g}% percentile intervals.")
         if m.get("positive"):
             lines.append(f"Positive class for binary measures: **{escape(m['positive'])}**.")   # a name from the data
@@ -92,6 +93,19 @@ class OverviewSections(ReportBase):
             caption += (" A system whose value is undefined is ranked last and has no letter: no "
                         "test can compare an undefined value.")
         return Table(show, formats=ranks, index=False, caption=caption, undefined=flags, reasons=reasons)
+
+    def design_note(self) -> Note | None:
+        """Under the leaderboard, a clustered test set's design in words: the clusters, the design effect
+        and a warning when they are few (:func:`evalreport.analyses.clusters.design_sentence`); None
+        without clusters."""
+        design = self.table("design")
+        if design.empty or "design_effect" not in design:
+            return None
+        from evalreport.analyses.clusters import FEW_CLUSTERS, design_sentence
+
+        few = int(design["n_clusters"].iloc[0]) < FEW_CLUSTERS
+        return Note(design_sentence(design, quote=escape, label=self._label(self.primary)) + " Every system's "
+                    "design effect is in design.csv.", kind="warning" if few else "note")
 
     # ------------------------------------------------------------------ 3. every measure
     def scores_table(self, *, calibrated: bool = False) -> Table:
