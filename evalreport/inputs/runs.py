@@ -97,6 +97,9 @@ class Runs:
     n_task : the first ``n_task`` labels are the task's classes (gold labels and ``labels``);
         the rest occur only in predictions (unknown labels counted as wrong, ``abstain``) and are
         classes of a system only where it predicts them. ``None``: every label is a task class.
+    run_system : ``None`` (every row of ``pred`` is a system of its own), or per row of ``pred`` the
+        name of the system it is a run of (several runs per system, e.g. training seeds: the rows are
+        then runs named ``system/run``; :mod:`evalreport.inputs.run_folders`).
     """
 
     gold: np.ndarray
@@ -111,6 +114,7 @@ class Runs:
     abstain: int | None = None
     score_labels: tuple[str, ...] = field(default=())
     n_task: int | None = None
+    run_system: tuple[str, ...] | None = None
 
     def __post_init__(self):
         gold = np.asarray(self.gold)
@@ -129,6 +133,10 @@ class Runs:
         object.__setattr__(self, "pred", read_only(pred))
         object.__setattr__(self, "labels", tuple(str(x) for x in self.labels))
         object.__setattr__(self, "systems", tuple(str(x) for x in self.systems))
+        if self.run_system is not None:
+            object.__setattr__(self, "run_system", tuple(str(x) for x in self.run_system))
+            if len(self.run_system) != len(self.systems):
+                raise ValueError(f"{len(self.run_system)} run systems for {len(self.systems)} runs")
         if isinstance(self.ids, (pa.Array, pa.ChunkedArray)):
             object.__setattr__(self, "ids", ItemIds(self.ids))
         for name in ("ids", "folds", "scores"):
@@ -175,7 +183,8 @@ class Runs:
         return Runs(gold=self.gold, pred=self.pred[idx], labels=self.labels,
                     systems=tuple(self.systems[i] for i in idx), ids=self.ids, folds=self.folds,
                     fold_names=self.fold_names, scores=scores, sources=self.sources,
-                    abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task)
+                    abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task,
+                    run_system=None if self.run_system is None else tuple(self.run_system[i] for i in idx))
 
 
 def clip(text: str, width: int = 40) -> str:
