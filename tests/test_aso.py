@@ -33,8 +33,8 @@ def test_eps_min_agrees_with_deepsig_within_monte_carlo_error(k):
     bootstraps: the mean over 10 of our seeds lies within 4 Monte-Carlo standard deviations (ours, one
     draw each side) of deepsig's value, or within 0.01 where both are clipped to [0, 1]."""
     a, b = _scores(CASES[k], 100 + k)
-    theirs = deepsig.aso(a, b, confidence_level=0.95, num_bootstrap_iterations=1000, seed=k, show_progress=False)
-    ours = np.array([eps_min(a, b, alpha=0.05, n_bootstrap=1000, rng=s) for s in range(10)])
+    theirs = deepsig.aso(a, b, confidence_level=0.95, num_bootstrap_iterations=400, seed=k, show_progress=False)
+    ours = np.array([eps_min(a, b, alpha=0.05, n_bootstrap=400, rng=s) for s in range(10)])
     tolerance = max(4 * ours.std(ddof=1) * np.sqrt(1 + 1 / ours.size), 0.01)
     assert abs(ours.mean() - theirs) <= tolerance, (ours.mean(), theirs, tolerance)
 
@@ -44,10 +44,10 @@ def test_corrected_level_matches_deepsig_given_bonferronis_level():
     confidence level directly (1 - alpha / m, one comparison) gives the same bound."""
     rng = np.random.default_rng(5)
     scores = {"x": rng.normal(0.70, 0.02, 6), "y": rng.normal(0.68, 0.02, 6), "z": rng.normal(0.60, 0.03, 4)}
-    table = aso_table(scores, measure="accuracy", alpha=0.05, n_bootstrap=2000, rng=1)
+    table = aso_table(scores, measure="accuracy", alpha=0.05, n_bootstrap=600, rng=1)
     row = table[(table["system_a"] == "x") & (table["system_b"] == "y")].iloc[0]
     assert row["alpha"] == pytest.approx(0.05 / 3)
-    theirs = deepsig.aso(scores["x"], scores["y"], confidence_level=1 - 0.05 / 3, num_bootstrap_iterations=2000,
+    theirs = deepsig.aso(scores["x"], scores["y"], confidence_level=1 - 0.05 / 3, num_bootstrap_iterations=600,
                          seed=3, show_progress=False)
     assert row["eps_min"] == pytest.approx(theirs, abs=0.05)
     # the reverse direction is a test of its own (nearly 1 minus the forward ratio: the grid's first

@@ -296,18 +296,20 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         from evalreport.analyses.resampling import ConfusionDesign, lost_classes_sentence
 
         design = ConfusionDesign(runs, positive=pos, policy=policy, costs=costs, strata=bootstrap_strata)
-        if run_system is not None:
+        seeds = None
+        if run_system is not None:      # several runs per system: the two-level design around the runs' design
             from evalreport.analyses.seeds import SeedsDesign
 
-            design = SeedsDesign(design, run_system)
-            if pairwise_test not in design.tests:
+            seeds = SeedsDesign(design, run_system)
+            if pairwise_test not in seeds.tests:
                 notes.append(f"with several runs per system the letters come from the paired bootstrap test, "
                              f"not {pairwise_test} (it compares one prediction per item)")
                 pairwise_test = "bootstrap"
         order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
         order = order.sort_values("rank", kind="stable")["system"].tolist()
         rounds = bootstrap if s.randomization is None else s.randomization
-        boot = resampled(design, records, design.point(records), bootstrap=bootstrap, seed=seed, alpha=alpha,
+        used = design if seeds is None else seeds
+        boot = resampled(used, records, used.point(records), bootstrap=bootstrap, seed=seed, alpha=alpha,
                          rounds=rounds, pairwise_test=pairwise_test, order=order, progress=progress)
         intervals, rank_dist, pairwise, groups = boot.intervals, boot.rank_distribution, boot.pairwise, boot.groups
         if run_system is not None:
@@ -342,7 +344,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     if run_system is not None:
         from evalreport.analyses.seeds import seeds_extra
 
-        extra = seeds_extra(runs, run_scores, records, intervals, design=design if len(intervals) else None,
+        extra = seeds_extra(runs, run_scores, records, intervals, design=seeds if len(intervals) else None,
                             settings=s, positive=pos)
         settings["runs_per_system"] = {k: run_system.count(k) for k in systems}
     return Comparison(primary=primary_m.id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),

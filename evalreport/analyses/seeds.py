@@ -231,7 +231,7 @@ def spread_table(design: SeedsDesign, ids: Sequence[str], intervals: pd.DataFram
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         item_var = None if samples is None or samples.shape[0] < 2 else np.nanvar(samples, axis=0, ddof=1)
-        for s, (system, idx) in enumerate(zip(design.systems, design.index)):
+        for system, idx in zip(design.systems, design.index):
             for j, mid in enumerate(ids):
                 v = point[idx, j]
                 v = v[~np.isnan(v)]
@@ -316,7 +316,7 @@ def seed_findings(board: pd.DataFrame, spread: pd.DataFrame, primary: str) -> li
         spread_ab = np.nanmax([sd.get(a, np.nan), sd.get(b, np.nan), -np.inf])
         if np.isfinite(spread_ab) and gap < spread_ab:
             rows.append({"finding": "seed_spread", "system": a, "measure": primary, "value": gap,
-                         "detail": f"{b}|{spread_ab!r}"})
+                         "detail": f"{b}|{float(spread_ab)!r}"})
     return rows
 
 
@@ -355,3 +355,28 @@ def seeds_extra(runs, run_scores: pd.DataFrame, records: Sequence, intervals: pd
         design.point(records)
     return seed_tables(design, run_scores, records, intervals, alpha=settings.alpha, n_bootstrap=settings.bootstrap,
                        seed=settings.seed)
+
+
+def system_counts(counts, run_system: Sequence[str]):
+    """Per system the mean confusion matrix over its runs (the report's per-class views and what-if ranks).
+
+    Parameters
+    ----------
+    counts : Counts
+        One matrix per run, in the order of ``run_system``.
+    run_system : sequence of str
+        Per run, its system.
+
+    Returns
+    -------
+    Counts
+        One matrix per system (first-appearance order): the mean of its runs' matrices (the same items,
+        so gold class sizes are unchanged; cells may be fractions).
+    """
+    from evalreport.counts import Counts
+
+    names = np.asarray(list(run_system), dtype=object)
+    systems = tuple(dict.fromkeys(names.tolist()))
+    tensor = np.asarray(counts.tensor, dtype=float)
+    mean = np.stack([tensor[names == s].mean(axis=0) for s in systems])
+    return Counts(mean, counts.labels, systems, fold_names=counts.fold_names)
