@@ -198,3 +198,24 @@ def test_unequal_runs_resample_each_system_with_its_own_count():
     assert np.all(samples[:, 0, 0] <= run[:, :3].max(axis=1) + 1e-12)
     with raises("need one run per system"):
         design.correct()
+
+
+def test_findings_say_when_the_seed_spread_exceeds_the_gap():
+    from evalreport.analyses.findings import findings
+
+    rng = np.random.default_rng(8)
+    gold = rng.integers(0, 2, 400)
+    skills = {"a": [0.60, 0.80, 0.70], "b": [0.66, 0.72, 0.69]}       # a: wide seed spread, means 0.70 vs 0.69
+    pred, names, owner = [], [], []
+    for system, runs_skill in skills.items():
+        for k, skill in enumerate(runs_skill):
+            pred.append(np.where(rng.random(400) < skill, gold, 1 - gold))
+            names.append(f"{system}/{k}")
+            owner.append(system)
+    runs = Runs(gold=gold, pred=np.stack(pred), labels=("x", "y"), systems=tuple(names), run_system=tuple(owner))
+    comp = compare(runs, bootstrap=100, seed=0, primary="accuracy")
+    rows = findings(comp).findings
+    seed_rows = rows[rows["finding"] == "seed_spread"]
+    assert len(seed_rows) == 1
+    spread = comp.extra["seed_spread"].set_index(["system", "measure"])["seed_sd"]
+    assert float(seed_rows["value"].iloc[0]) < spread[(seed_rows["system"].iloc[0], "accuracy")] + 1e-12

@@ -67,8 +67,11 @@ def test_report_on_five_seeds_shows_the_seeds_section(tmp_path):
     gold, runs = _task(tmp_path / "in", {"bert": 5, "svm": 5, "<b>lstm&amp;": 5})
     out = tmp_path / "rep"
     rc = main(["report", str(gold), "--runs-dir", str(runs), "-o", str(out), "--formats", "html", "--engine",
-               "builtin", "--no-audit", "--bootstrap", "200", "--primary", "accuracy", "--quiet"])
+               "builtin", "--no-audit", "--bootstrap", "200", "--primary", "accuracy", "--appendix", "--quiet"])
     assert rc == 0
+    methods = (out / "appendix" / "methods.md").read_text(encoding="utf-8")
+    assert "5 runs per system" in methods and "Almost Stochastic Order" in methods and "@dror2019deep" in methods
+    assert "@dror2019deep" in methods and "dror2019deep" in (out / "appendix" / "references.bib").read_text()
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Several runs per system" in html and "Almost Stochastic Order" in html
     assert "Evaluation of 3 systems" in html

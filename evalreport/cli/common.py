@@ -41,7 +41,8 @@ def csv_list(text: str) -> list[str]:
 def add_input_options(p: argparse.ArgumentParser, *, runs_required: bool = False) -> None:
     p.add_argument("gold", nargs="?", help="gold labels file (TSV, CSV, JSONL or Parquet; columns id, label)")
     p.add_argument("runs", nargs="*", help="one prediction file per system")
-    p.add_argument("--runs-dir", help="a folder of run files (system name = file stem)")
+    p.add_argument("--runs-dir", help="a folder of run files (system name = file stem), or of one folder per system "
+                                      "with one run file per seed (docs/seeds.md)")
     p.add_argument("--confusion", action="append", default=[], metavar="FILE",
                    help="confusion-matrix file(s) instead of GOLD and RUNs (square CSV with class header, "
                         "rows = gold; or long form system,gold,predicted,count)")

@@ -23,6 +23,11 @@ def _hidden(name: str) -> bool:
     return name.startswith((".", "~$"))
 
 
+def _is_run(path: Path) -> bool:
+    """A file the runs folder would read as a run."""
+    return not _hidden(path.name) and path.is_file() and path.suffix.lower() in FORMATS
+
+
 def system_folders(folder: Path, *, exclude: Path) -> list[tuple[Path, str, str]] | None:
     """The runs of a folder that holds one folder per system.
 
@@ -37,7 +42,8 @@ def system_folders(folder: Path, *, exclude: Path) -> list[tuple[Path, str, str]
     -------
     list of (Path, str, str) or None
         ``(file, system, run)`` for every run file, systems and runs in natural order of their names;
-        ``None`` when the folder holds no sub-folder (the flat layout: one file per system).
+        ``None`` for the flat layout (one file per system): no sub-folder, or run files beside sub-folders
+        that hold none.
 
     Raises
     ------
@@ -53,6 +59,10 @@ def system_folders(folder: Path, *, exclude: Path) -> list[tuple[Path, str, str]
         return None
     files = [p for p in entries if p.is_file() and p.suffix.lower() in FORMATS and p.resolve() != skip]
     if files:
+        # beside run files, a folder without run files stays an entry the flat layout does not read (and names)
+        dirs = [d for d in dirs if any(_is_run(p) for p in d.iterdir())]
+        if not dirs:
+            return None
         raise InputError(f"the runs folder holds run files ({files[0].name}) beside folders of runs "
                          f"({dirs[0].name}/): put each system's runs in a folder of its own (one file per run) "
                          "or every system in one file, not both", path=folder)
