@@ -81,3 +81,13 @@ def test_report_on_five_seeds_shows_the_seeds_section(tmp_path):
         assert (out / "tables" / f"{name}.csv").is_file()
     per_class = pd.read_csv(out / "tables" / "per_class.csv")
     assert sorted(per_class["system"].unique()) == sorted(["bert", "svm", "<b>lstm&amp;"])
+
+
+def test_out_of_core_backend_and_benchmark_refuse_system_folders(tmp_path, capsys):
+    gold, runs = _task(tmp_path / "in", {"bert": 2, "svm": 2})
+    rc = main(["compare", str(gold), "--runs-dir", str(runs), "--backend", "duckdb", "--out", str(tmp_path / "o")])
+    assert rc == 2 and "read in memory only" in capsys.readouterr().err
+    rc = main(["benchmark", "--task", f"t={gold}:{runs}", "-o", str(tmp_path / "b"), "--quiet"])
+    err = capsys.readouterr().err
+    assert rc == 2 and "not read by a benchmark" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "o").exists() and not (tmp_path / "b").exists()

@@ -253,6 +253,12 @@ def load(args) -> Loaded:
             from evalreport.counts.bigdata import count_confusions, count_patterns
 
             tables = list(args.runs) + ([args.runs_dir] if args.runs_dir else [])
+            from evalreport.inputs.run_folders import system_folders
+
+            if args.runs_dir and Path(args.runs_dir).is_dir() and system_folders(Path(args.runs_dir),
+                                                                                 exclude=Path(args.gold)):
+                raise InputError("a folder per system (several runs per system) is read in memory only: drop "
+                                 f"--backend {backend}", path=args.runs_dir)
             kw = dict(engine=backend, labels=args.labels, id_col=args.id_col, label_col=args.label_col,
                       missing=args.missing, allow_unknown=args.allow_unknown)
             if args.names:
