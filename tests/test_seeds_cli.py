@@ -79,6 +79,11 @@ def test_report_on_five_seeds_shows_the_seeds_section(tmp_path):
     assert "<b>lstm&amp;" not in html                        # a system's name is text, never markup
     for name in ("runs", "seed_spread", "aso"):
         assert (out / "tables" / f"{name}.csv").is_file()
+    from test_chart_validation import assert_every_chart_validates
+
+    from evalreport.report.sections import open_report
+
+    assert assert_every_chart_validates(open_report(out / "tables"), "seeds") == 2      # strip and spread charts
     per_class = pd.read_csv(out / "tables" / "per_class.csv")
     assert sorted(per_class["system"].unique()) == sorted(["bert", "svm", "<b>lstm&amp;"])
 
