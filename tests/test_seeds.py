@@ -219,3 +219,12 @@ def test_findings_say_when_the_seed_spread_exceeds_the_gap():
     assert len(seed_rows) == 1
     spread = comp.extra["seed_spread"].set_index(["system", "measure"])["seed_sd"]
     assert float(seed_rows["value"].iloc[0]) < spread[(seed_rows["system"].iloc[0], "accuracy")] + 1e-12
+
+
+def test_without_resampling_the_runs_and_seed_spread_remain(tmp_path):
+    gold, folder = _seeded_folder(tmp_path, {"bert": 3, "svm": 2})
+    c = compare(read_runs(gold, runs_dir=folder), bootstrap=0, primary="accuracy")
+    assert len(c.leaderboard) == 2 and c.intervals.empty and c.extra["aso"].empty
+    spread = c.extra["seed_spread"]
+    assert spread["seed_sd"].notna().all() and spread["item_se"].isna().all()
+    assert len(c.extra["runs"]) == 5 * len(c.measures)
