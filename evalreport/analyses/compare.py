@@ -235,6 +235,10 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     if s.cluster_col and not clustered:
         raise InputError(f"--cluster-col {s.cluster_col}: the runs carry no clusters; read them with that column "
                          f"(read_runs(..., cluster_col={s.cluster_col!r})) from item-level gold and run files")
+    run_system = getattr(runs, "run_system", None) if isinstance(runs, Runs) else None    # several runs per system
+    if clustered and run_system is not None:
+        raise InputError("--cluster-col with several runs per system (a folder per system) is not "
+                         "supported: the two-level bootstrap draws items, not clusters")
     counts = as_counts(data).pooled()
     labels, systems = counts.labels, counts.systems
     K = len(labels)
@@ -270,6 +274,12 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     cal = evaluate(calibrated_counts, records, positive=pos, policy=policy, costs=costs).assign(calibrated=True)
     scores = pd.concat([raw, cal], ignore_index=True)[
         ["system", "measure", "value", "calibrated", "undefined", "reason"]]
+    run_scores = scores
+    if run_system is not None:        # a system's value is the mean of the measure over its runs
+        from evalreport.analyses.seeds import system_scores
+
+        systems = tuple(dict.fromkeys(run_system))
+        scores = system_scores(scores, dict(zip(counts.systems, run_system)), systems)
 
     ranks = ranking.rank(scores)[["system", "measure", "rank", "calibrated", "value", "tied", "nan_last"]]
     corr = ranking.rank_correlation(scores)
@@ -298,13 +308,26 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         from evalreport.analyses.resampling import ConfusionDesign, lost_classes_sentence
 
         design = ConfusionDesign(runs, positive=pos, policy=policy, costs=costs, strata=bootstrap_strata)
+        seeds = None
+        if run_system is not None:      # several runs per system: the two-level design around the runs' design
+            from evalreport.analyses.seeds import SeedsDesign
+
+            seeds = SeedsDesign(design, run_system)
+            if pairwise_test not in seeds.tests:
+                notes.append(f"with several runs per system the letters come from the paired bootstrap test, "
+                             f"not {pairwise_test} (it compares one prediction per item)")
+                pairwise_test = "bootstrap"
         order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
         order = order.sort_values("rank", kind="stable")["system"].tolist()
         rounds = bootstrap if s.randomization is None else s.randomization
-        boot = resampled(design, records, design.point(records), bootstrap=bootstrap, seed=seed, alpha=alpha,
+        used = design if seeds is None else seeds
+        boot = resampled(used, records, used.point(records), bootstrap=bootstrap, seed=seed, alpha=alpha,
                          rounds=rounds, pairwise_test=pairwise_test, order=order, progress=progress,
                          margin=s.margin)
         intervals, rank_dist, pairwise, groups = boot.intervals, boot.rank_distribution, boot.pairwise, boot.groups
+        if run_system is not None:
+            notes.append("several runs per system: two-level bootstrap (each resample draws every system's runs "
+                         "with replacement, then the items, paired across every run); values are means over runs")
         notes += boot.notes
         if design.clusters is None:
             notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile "
@@ -342,6 +365,13 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     if len(intervals) and design.n_missing_class:
         settings["bootstrap_class_absent"] = dict(design.class_absent)
         settings["bootstrap_missing_class"] = design.n_missing_class
+    extra: dict[str, pd.DataFrame] = {}
+    if run_system is not None:
+        from evalreport.analyses.seeds import seeds_extra
+
+        extra = seeds_extra(runs, run_scores, records, intervals, design=seeds if len(intervals) else None,
+                            settings=s, positive=pos)
+        settings["runs_per_system"] = {k: run_system.count(k) for k in systems}
     return Comparison(primary=primary_m.id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
                       scores=scores, ranks=ranks, rank_correlation=corr, calibration_correlation=cal_corr,
                       disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,

@@ -390,9 +390,9 @@ def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstra
     group_table = pd.DataFrame(columns=["system", "group", "leader", "letters"])
     if S > 1:
         n_pairs = S * (S - 1) // 2
-        tests: tuple[str, ...] = TESTS
+        tests: tuple[str, ...] = tuple(getattr(design, "tests", TESTS))      # a design may offer fewer tests
         if rounds > 0 and n_pairs > RANDOMIZATION_MAX_PAIRS and pairwise_test != "randomization":
-            tests = tuple(t for t in TESTS if t != "randomization")
+            tests = tuple(t for t in tests if t != "randomization")
             notes.append(f"approximate randomisation, a cross-check of the bootstrap test, is run for at most "
                          f"{RANDOMIZATION_MAX_PAIRS} pairs of systems; these {S} systems have "
                          f"{n_pairs:,} pairs, so the pairwise table holds the paired bootstrap and McNemar tests")

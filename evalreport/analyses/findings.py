@@ -181,6 +181,9 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
     """
     primary = comp.primary
     labelsets = is_label_sets(comp)
+    seeds = dict(getattr(comp, "extra", {}) or {}).get("seed_spread")
+    if seeds is not None:     # several runs per system: counts are per run, so no fragility count or constant systems
+        counts = None
     m = measure_record(comp, primary)   # bound to the comparison's classes and gain matrix
     alpha = comp.settings.get("alpha", 0.05) if alpha is None else alpha
     rows: list[dict] = []
@@ -387,6 +390,10 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
                "no resampling was requested (bootstrap = 0), so there are no intervals, P(best) or significance "
                "tests, and whether the leader's lead is larger than the sampling noise cannot be said")
         add("not_available", measure=primary, detail=why)
+    if seeds is not None:     # neighbours on the leaderboard closer than the spread between seeds
+        from evalreport.analyses.seeds import seed_findings
+
+        rows += seed_findings(board, seeds, primary)
     return Findings(pd.DataFrame(rows, columns=COLUMNS), frag, paired)
 
 

@@ -41,7 +41,8 @@ def csv_list(text: str) -> list[str]:
 def add_input_options(p: argparse.ArgumentParser, *, runs_required: bool = False) -> None:
     p.add_argument("gold", nargs="?", help="gold labels file (TSV, CSV, JSONL or Parquet; columns id, label)")
     p.add_argument("runs", nargs="*", help="one prediction file per system")
-    p.add_argument("--runs-dir", help="a folder of run files (system name = file stem)")
+    p.add_argument("--runs-dir", help="a folder of run files (system name = file stem), or of one folder per system "
+                                      "with one run file per seed (docs/seeds.md)")
     p.add_argument("--confusion", action="append", default=[], metavar="FILE",
                    help="confusion-matrix file(s) instead of GOLD and RUNs (square CSV with class header, "
                         "rows = gold; or long form system,gold,predicted,count)")
@@ -267,6 +268,12 @@ def load(args) -> Loaded:
             from evalreport.counts.bigdata import count_confusions, count_patterns
 
             tables = list(args.runs) + ([args.runs_dir] if args.runs_dir else [])
+            from evalreport.inputs.run_folders import system_folders
+
+            if args.runs_dir and Path(args.runs_dir).is_dir() and system_folders(Path(args.runs_dir),
+                                                                                 exclude=Path(args.gold)):
+                raise InputError("a folder per system (several runs per system) is read in memory only: drop "
+                                 f"--backend {backend}", path=args.runs_dir)
             kw = dict(engine=backend, labels=args.labels, id_col=args.id_col, label_col=args.label_col,
                       missing=args.missing, allow_unknown=args.allow_unknown)
             if args.names:

@@ -242,7 +242,9 @@ def run_report(args) -> int:
     if extra:   # the task file and entry points among the inputs, with the data files
         sources = [*(sources if sources is not None else getattr(data, "sources", ())), *extra]
     labels = list(loaded.counts.labels)
-    settings = settings.replace(title=args.title or f"Evaluation of {counted(len(loaded.counts.systems), 'system')}",
+    run_system = getattr(loaded.runs, "run_system", None)          # several runs per system: count systems
+    n_systems = len(loaded.counts.systems) if run_system is None else len(set(run_system))
+    settings = settings.replace(title=args.title or f"Evaluation of {counted(n_systems, 'system')}",
                                 costs=loaded.costs, gains=gain_matrix(args, labels),
                                 what_if=what_if_specs(args.what_if, labels))
     paths = build_report(data, Path(args.out), settings, sources=sources, inputs=input_paths(args),

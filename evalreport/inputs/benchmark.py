@@ -297,9 +297,13 @@ def _read_task(name: str, gold: Path, runs_dir, opts: dict) -> Runs:
     from evalreport.inputs.readers import read_runs
 
     try:
-        return read_runs(gold, files, runs_dir=None if files else runs_dir, labels=labels,
+        runs = read_runs(gold, files, runs_dir=None if files else runs_dir, labels=labels,
                          missing=opts.get("missing") or "error", allow_unknown=bool(opts.get("allow_unknown", False)),
                          **{k: opts[k] for k in ("id_col", "label_col", "cluster_col") if opts.get(k)})
+        if runs.run_system is not None:     # several runs per system: compared per task by `report`, not here
+            raise InputError(f"task {name!r}: a folder per system (several runs per system) is not read by a "
+                             "benchmark; give one run file per system", path=runs_dir)
+        return runs
     except InputError as exc:
         if "no run files" in exc.problem:
             raise InputError(f"task {name!r}: no runs ({exc.problem})", path=exc.path) from None

@@ -57,6 +57,7 @@ import time
 import warnings
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -66,6 +67,7 @@ import pyarrow.compute as pc
 from evalreport.errors import InputError
 from evalreport.inputs.align import IdIndex
 from evalreport.inputs.checks import as_paths, hash_file, listing, natural_sorted, near_miss, runs_in_folder, short
+from evalreport.inputs.run_folders import RUN_SEPARATOR, system_folders
 from evalreport.inputs.runs import Runs, Source, code_dtype
 from evalreport.inputs.tables import HEADED, MISSING_LABELS, Table, first_true, read_table
 from evalreport.words import counted
@@ -161,7 +163,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
     """
     if missing not in ("error", "abstain"):
         raise InputError(f"missing must be 'error' or 'abstain', not {missing!r}")
-    gold_path, run_paths, systems = run_files(gold, runs, runs_dir, names)
+    run_system: list[str] = []
+    gold_path, run_paths, systems = run_files(gold, runs, runs_dir, names, run_system=run_system)
     gold_id_col = gold_id_col or id_col
     gold_label_col = gold_label_col or label_col
 
@@ -179,6 +182,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
                           fold_col=fold_col, score_col=score_col, labels=labels, missing=missing,
                           allow_unknown=allow_unknown, hash_files=hash_files, cluster_col=cluster_col)
     announce_prediction_only(runs.labels[runs.n_task:] if runs.n_task is not None else ())
+    if run_system:            # a folder per system: which system each run belongs to
+        runs = replace(runs, run_system=tuple(run_system))
     return runs
 
 
@@ -368,12 +373,25 @@ def _label_codes(r: Table, label_col: str, class_index: dict, classes: list[str]
     return lut[local]
 
 
-def run_files(gold, runs, runs_dir, names) -> tuple[Path, list[Path], list[str]]:
+def run_files(gold, runs, runs_dir, names, *, run_system: list[str] | None = None) -> tuple[Path, list[Path], list[str]]:
     """The gold path, the run files (given, then those of ``runs_dir`` but the gold file) and their
-    system names; no run file is an error."""
+    system names; no run file is an error. A ``runs_dir`` holding a folder per system
+    (:mod:`evalreport.inputs.run_folders`) is read only when ``run_system`` is a list: it receives the
+    system of every run (a run given by name is a system of its own), and the runs are named ``system/run``."""
     run_paths = as_paths(runs)
     gold_path = Path(gold)
-    if runs_dir is not None:
+    nested = None if runs_dir is None else system_folders(Path(runs_dir), exclude=gold_path)
+    if nested is not None:
+        if run_system is None:
+            raise InputError("a folder per system (several runs per system) is read for single-label runs only; "
+                             "put one run file per system in the runs folder", path=runs_dir)
+        if names is not None:
+            raise InputError("--names cannot rename runs in system folders: the folder names are the system names",
+                             path=runs_dir)
+        names = [p.stem for p in run_paths] + [f"{system}{RUN_SEPARATOR}{run}" for _, system, run in nested]
+        run_system += [p.stem for p in run_paths] + [system for _, system, _ in nested]
+        run_paths += [path for path, _, _ in nested]
+    elif runs_dir is not None:
         run_paths += runs_in_folder(Path(runs_dir), exclude=gold_path)
     if not run_paths:
         raise InputError("no run files given (RUN... or --runs-dir DIR; Python: runs=[...] or runs_dir=...)")

@@ -102,6 +102,9 @@ class Runs:
         resampled and swapped together (:mod:`evalreport.analyses.clusters`).
     cluster_names : the cluster names, in order of first appearance in the gold file.
     cluster_col : the gold column the clusters were read from (``None`` without clusters).
+    run_system : ``None`` (every row of ``pred`` is a system of its own), or per row of ``pred`` the
+        name of the system it is a run of (several runs per system, e.g. training seeds: the rows are
+        then runs named ``system/run``; :mod:`evalreport.inputs.run_folders`).
     """
 
     gold: np.ndarray
@@ -119,6 +122,7 @@ class Runs:
     clusters: np.ndarray | None = None
     cluster_names: tuple[str, ...] = ()
     cluster_col: str | None = None
+    run_system: tuple[str, ...] | None = None
 
     def __post_init__(self):
         gold = np.asarray(self.gold)
@@ -137,6 +141,10 @@ class Runs:
         object.__setattr__(self, "pred", read_only(pred))
         object.__setattr__(self, "labels", tuple(str(x) for x in self.labels))
         object.__setattr__(self, "systems", tuple(str(x) for x in self.systems))
+        if self.run_system is not None:
+            object.__setattr__(self, "run_system", tuple(str(x) for x in self.run_system))
+            if len(self.run_system) != len(self.systems):
+                raise ValueError(f"{len(self.run_system)} run systems for {len(self.systems)} runs")
         if isinstance(self.ids, (pa.Array, pa.ChunkedArray)):
             object.__setattr__(self, "ids", ItemIds(self.ids))
         if self.clusters is not None:
@@ -196,7 +204,8 @@ class Runs:
                     systems=tuple(self.systems[i] for i in idx), ids=self.ids, folds=self.folds,
                     fold_names=self.fold_names, scores=scores, sources=self.sources,
                     abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task,
-                    clusters=self.clusters, cluster_names=self.cluster_names, cluster_col=self.cluster_col)
+                    clusters=self.clusters, cluster_names=self.cluster_names, cluster_col=self.cluster_col,
+                    run_system=None if self.run_system is None else tuple(self.run_system[i] for i in idx))
 
 
 def clip(text: str, width: int = 40) -> str:

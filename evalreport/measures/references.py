@@ -223,6 +223,27 @@ WORKS: tuple[Work, ...] = (
     _w("kendall1938new", "article", (r"\bKendall\b",),
        author="Kendall, Maurice G.", year="1938", title="A New Measure of Rank Correlation", journal="Biometrika",
        volume="30", number="1/2", pages="81--93", doi="10.1093/biomet/30.1-2.81"),
+    # several runs per system: variance sources, the two-factor bootstrap, Almost Stochastic Order
+    _w("bouthillier2021accounting", "inproceedings", (r"\bBouthillier\b",),
+       author="Bouthillier, Xavier and Delaunay, Pierre and Bronzi, Mirko and Trofimov, Assya and Nichyporuk, "
+              "Brennan and Szeto, Justin and Sepahvand, Naz and Raff, Edward and Madan, Kanika and Voleti, Vikram "
+              "and Kahou, Samira Ebrahimi and Michalski, Vincent and Arbel, Tal and Pal, Chris and Varoquaux, "
+              "Ga{\\\"e}l and Vincent, Pascal", year="2021",
+       title="Accounting for Variance in Machine Learning Benchmarks",
+       booktitle="Proceedings of Machine Learning and Systems 3 (MLSys 2021)", pages="747--769"),
+    _w("owen2007pigeonhole", "article", (r"\bOwen\b",),
+       author="Owen, Art B.", year="2007", title="The Pigeonhole Bootstrap", journal="The Annals of Applied Statistics",
+       volume="1", number="2", pages="386--411", doi="10.1214/07-AOAS122"),
+    _w("dror2019deep", "inproceedings", (r"\bDror\b",),
+       author="Dror, Rotem and Shlomov, Segev and Reichart, Roi", year="2019",
+       title="Deep Dominance -- How to Properly Compare Deep Neural Models",
+       booktitle="Proceedings of the 57th Annual Meeting of the Association for Computational Linguistics",
+       pages="2773--2785", doi="10.18653/v1/P19-1266"),
+    _w("delbarrio2018optimal", "incollection", (r"\bdel Barrio\b",),
+       author="del Barrio, Eustasio and Cuesta-Albertos, Juan A. and Matr{\\'a}n, Carlos", year="2018",
+       title="An Optimal Transportation Approach for Assessing Almost Stochastic Order",
+       booktitle="The Mathematics of the Uncertain", publisher="Springer", address="Cham", pages="33--44",
+       doi="10.1007/978-3-319-73848-2_3"),
     _w("jcgm2008gum", "misc", (r"\bGUM\b", r"\bJCGM\b"),
        author="{Joint Committee for Guides in Metrology}", year="2008",
        title="Evaluation of measurement data -- Guide to the expression of uncertainty in measurement",
@@ -258,6 +279,8 @@ METHODS: dict[str, tuple[str, ...]] = {
     "borda": ("borda1781memoire",),
     "copeland": ("copeland1951reasonable",),
     "rounding": ("jcgm2008gum",),
+    "seeds": ("bouthillier2021accounting", "owen2007pigeonhole"),
+    "aso": ("dror2019deep", "delbarrio2018optimal"),
 }
 
 

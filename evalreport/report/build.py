@@ -84,8 +84,14 @@ def _describe(data, sources=None) -> dict:
         return {"counts": data.confusion(), "n_items": data.n_items, "n_classes": len(data.labels),
                 "n_systems": len(data.systems), "n_folds": len(data.fold_names) if data.folds is not None else 0,
                 "folds": data.folds, "sources": tuple(sources or ())}
-    return {"counts": Counts.from_runs(data), "n_items": data.n_items, "n_classes": data.n_classes,
-            "n_systems": data.n_systems, "n_folds": data.n_folds, "folds": data.folds,
+    counts = Counts.from_runs(data)
+    if data.run_system is not None:       # several runs per system: the mean confusion over each system's runs
+        from evalreport.analyses.seeds import system_counts
+
+        counts = system_counts(counts, data.run_system)
+    return {"counts": counts, "n_items": data.n_items, "n_classes": data.n_classes,
+            "n_systems": data.n_systems if data.run_system is None else len(set(data.run_system)),
+            "n_folds": data.n_folds, "folds": data.folds,
             "sources": tuple(sources or data.sources)}
 
 
@@ -187,6 +193,7 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
     extra["identities"] = identities(list(comp.records), classes=(2,) if K == 2 else (3, 4), policy=policy,
                                      seed=seed)
     included = {"audit": False, "crossval": False, "ordinal": any(get(m).kind == "ordinal" for m in comp.measures)}
+    included["seeds"] = "runs" in comp.extra          # several runs per system
     if settings.audit:
         from evalreport.analyses.audit import audit_for_report
 
@@ -323,7 +330,7 @@ def build_report(runs: Any, out_dir: str | Path, settings: Settings | None = Non
         n_task = meta["n_classes"]
         from evalreport.measures.labels import short_measure_label
 
-        chosen = ["report"] + [n for n in ("audit", "crossval", "ordinal") if result["included"][n]] + ["appendix"]
+        chosen = ["report"] + [n for n in ("seeds", "audit", "crossval", "ordinal") if result["included"].get(n)] + ["appendix"]
         paths = execute_and_render(staging, chosen, title=title, formats=settings.formats, engine=settings.engine,
                                     stages=stages, plugins=[str(Path(p).resolve()) for p in plugins or ()],
                                     subtitle=f"{facts['n_systems']} systems, {facts['n_items']:,} items, "

@@ -104,6 +104,11 @@ def cited_methods(data, *, benchmark: bool = False) -> list[str]:
         used.append("crossval")
     if benchmark:
         used.append("demsar")
+    if _settings(data).get("runs_per_system"):
+        used.append("seeds")
+        aso = data.table("aso")
+        if not aso.empty and aso["eps_min"].notna().any():
+            used.append("aso")
     return [m for m in METHODS if m in used]
 
 
@@ -162,6 +167,10 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
           + f"), random seed {seed}; intervals are {100 * (1 - alpha):g}% percentile intervals ")
         c(*METHODS["bootstrap"])
         t(".")
+        if s.get("runs_per_system"):          # several runs per system: the two-level design
+            from evalreport.report.appendix.seeds import seeds_segments
+
+            seeds_segments(data, seg, s["runs_per_system"], B)
     if intervals:
         pw = data.table("pairwise")
         if not pw.empty:

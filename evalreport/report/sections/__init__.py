@@ -20,6 +20,7 @@ labels) and :class:`ReportData` puts the single-label report's together:
   class and chance baselines (report.ipynb, sections 4-8);
 - :mod:`.audit`: the measure audit (audit.ipynb);
 - :mod:`.benchmark`: the overview of a benchmark, several tasks ranked together (benchmark.ipynb);
+- :mod:`.seeds`: several runs per system (seeds.ipynb);
 - :mod:`.supplements`: cross-validation, ordinal measures, appendix and simulation (the other
   notebooks).
 """
@@ -36,6 +37,7 @@ from evalreport.report.sections.common import CommonSections
 from evalreport.report.sections.overview import OverviewSections
 from evalreport.report.sections.ranks import RankSections
 from evalreport.report.sections.robustness import RobustnessSections
+from evalreport.report.sections.seeds import SeedsSections
 from evalreport.report.sections.supplements import SupplementSections
 
 
@@ -55,5 +57,5 @@ def open_report(tables) -> ReportData:
 
 
 class ReportData(OverviewSections, RankSections, RobustnessSections, AuditSections, SupplementSections,
-                 BenchmarkSections, CommonSections):
+                 BenchmarkSections, SeedsSections, CommonSections):
     """Lazy access to the single-label report tables, and the display objects built from them."""

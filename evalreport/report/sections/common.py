@@ -322,9 +322,9 @@ class CommonSections(ReportBase):
         mcnemar = pw.loc[pw["test"] == "mcnemar", "measure"]
         # McNemar counts the items one system gets right and the other wrong: accuracy, or exact match for sets
         on = "accuracy" if mcnemar.empty or mcnemar.iloc[0] == "accuracy" else self._label(mcnemar.iloc[0])
-        caption = (f"{shown}: the difference under {p_label} and the Holm-corrected p-values of each paired test "
-                   f"(McNemar's test is on {on}, as a cross-check). Raw and Benjamini-Hochberg p-values are in "
-                   "pairwise.csv.")
+        caption = (f"{shown}: the difference under {p_label} and the Holm-corrected p-values of each paired test"
+                   + ("" if mcnemar.empty else f" (McNemar's test is on {on}, as a cross-check)")   # none: several runs
+                   + ". Raw and Benjamini-Hochberg p-values are in pairwise.csv.")
         caption += "".join(" " + p_floor_sentence(f, alpha=self.meta.get("alpha", 0.05)) for f in floors[:1])
         return Table(wide, index=False, caption=caption,
                      formats={c: p_value_text for c in wide.columns if c.startswith("p (")})

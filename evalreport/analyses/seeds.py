@@ -1,0 +1,382 @@
+"""Several runs per system (training seeds): the two-level bootstrap design and its tables.
+
+A system trained with several seeds is a distribution of systems; its score on a test set varies
+with the seed and with the items. Bouthillier et al. (2021) separate these sources of variance
+(data sampling, initialisation and order of training, ...) and show that the seed's share is
+often as large as the differences between methods. Here a system's value is the mean of the
+measure over its runs, and the interval of that mean comes from a two-level bootstrap: each
+resample draws every system's runs with replacement (its own number of runs) and then the items,
+the same items for every run of every system (paired). For runs crossed with items this is the
+"pigeonhole" bootstrap of a two-factor design (Owen 2007), which errs on the wide side. The engine
+(:mod:`evalreport.analyses.engine`) takes :class:`SeedsDesign` like any other design: P(best),
+rank distributions, the paired bootstrap test and letters are of the system means.
+
+With one run per system nothing is drawn at the run level and the design gives the numbers of
+the design it wraps, digit for digit (the tests check it against the ordinary comparison).
+
+Tables (in a comparison's ``extra``): ``runs`` (system, run, measure, value: every run's own
+value), ``seed_spread`` (per system and measure: runs, mean, the seed spread - the standard
+deviation over runs - beside the item noise - the bootstrap standard error of one run) and
+``aso`` (Almost Stochastic Order between every pair, :mod:`evalreport.analyses.aso`).
+"""
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from evalreport.analyses.aso import aso_table
+from evalreport.analyses.engine import TESTS, Progress
+from evalreport.errors import InputError
+
+__all__ = ["SeedsDesign", "system_scores", "runs_table", "spread_table", "seed_findings", "seeds_extra", "RUNS_COLUMNS",
+           "SPREAD_COLUMNS", "seed_tables"]
+
+RUNS_COLUMNS = ["system", "run", "measure", "value"]
+SPREAD_COLUMNS = ["system", "measure", "n_runs", "value", "seed_sd", "item_se", "se"]
+
+
+def _means(values: np.ndarray, index: Sequence[np.ndarray], weights: Sequence[np.ndarray] | None = None) -> np.ndarray:
+    """``(B, S, M)`` per system the (weighted) mean over its runs of ``values`` ``(B, R, M)``, NaN runs left out."""
+    B, _, M = values.shape
+    out = np.empty((B, len(index), M), dtype=float)
+    for s, idx in enumerate(index):
+        x = values[:, idx]                                                   # (B, n_s, M)
+        if idx.size == 1:
+            out[:, s] = x[:, 0]
+            continue
+        w = np.ones((B, idx.size)) if weights is None else weights[s]
+        defined = ~np.isnan(x)
+        num = np.einsum("br,brm->bm", w, np.where(defined, x, 0.0))
+        den = np.einsum("br,brm->bm", w, defined.astype(float))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[:, s] = np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+    return out
+
+
+class SeedsDesign:
+    """Several runs per system for the comparison engine (:class:`evalreport.analyses.engine.Design`).
+
+    Parameters
+    ----------
+    inner : Design
+        The design of the runs, each run a "system" of it (e.g. a
+        :class:`~evalreport.analyses.resampling.ConfusionDesign` of the runs).
+    run_system : sequence of str
+        Per run of ``inner`` (in its order), the system it is a run of.
+
+    Notes
+    -----
+    With several runs the pairwise table holds the paired bootstrap test only: approximate
+    randomisation and McNemar's test exchange or compare one prediction per item, which a system
+    of several runs does not have.
+    """
+
+    kind = "seeds"
+
+    def __init__(self, inner, run_system: Sequence[str]) -> None:
+        run_system = [str(s) for s in run_system]
+        if len(run_system) != len(inner.systems):
+            raise InputError(f"{len(run_system)} run systems for {len(inner.systems)} runs")
+        self.inner = inner
+        self.runs = tuple(inner.systems)
+        self.run_system = tuple(run_system)
+        self.systems = tuple(dict.fromkeys(run_system))
+        self.index = [np.flatnonzero(np.asarray(run_system, dtype=object) == s) for s in self.systems]
+        self.n_runs = np.array([idx.size for idx in self.index], dtype=np.int64)
+        self.one_run = bool((self.n_runs == 1).all())
+        self.tests = TESTS if self.one_run else ("bootstrap",)
+        self.n_items = inner.n_items
+        self.mcnemar_measure = inner.mcnemar_measure
+        self.run_point: np.ndarray | None = None
+        self.run_samples: np.ndarray | None = None
+
+    @property
+    def interval_columns(self) -> Mapping[str, object]:
+        """The wrapped design's extra columns."""
+        return self.inner.interval_columns
+
+    @property
+    def class_absent(self) -> tuple:
+        """The wrapped design's classes lost in resamples."""
+        return getattr(self.inner, "class_absent", ())
+
+    @property
+    def n_missing_class(self) -> int:
+        """The wrapped design's resamples that lost a class."""
+        return int(getattr(self.inner, "n_missing_class", 0))
+
+    def streams(self, seed: int) -> tuple[np.random.Generator, np.random.Generator]:
+        """The wrapped design's generators (the run draws follow the item draws on the first)."""
+        return self.inner.streams(seed)
+
+    def direction(self, measure) -> bool:
+        """Whether higher values of ``measure`` are better."""
+        return self.inner.direction(measure)
+
+    def point(self, measures: Sequence) -> np.ndarray:
+        """``(S, M)`` per system the mean over its runs of the values on all items."""
+        self.run_point = np.asarray(self.inner.point(measures), dtype=float)
+        return _means(self.run_point[None], self.index)[0]
+
+    def resample(self, measures: Sequence, n_resamples: int, rng: np.random.Generator,
+                 progress: Progress = None) -> np.ndarray:
+        """``(B, S, M)`` system means on B two-level resamples: the items (paired across every run), then
+        each system's runs with replacement (drawn after the items, so the item draws equal the wrapped
+        design's)."""
+        values = np.asarray(self.inner.resample(measures, n_resamples, rng, progress), dtype=float)
+        self.run_samples = values
+        weights = [np.ones((n_resamples, 1)) if idx.size == 1 else
+                   rng.multinomial(idx.size, np.full(idx.size, 1.0 / idx.size), size=n_resamples).astype(float)
+                   for idx in self.index]
+        return _means(values, self.index, weights)
+
+    def _single(self, systems: np.ndarray) -> np.ndarray:
+        """The run of each system (one run per system only)."""
+        if not self.one_run:
+            raise InputError("approximate randomisation and McNemar's test need one run per system")
+        return np.array([self.index[s][0] for s in np.asarray(systems, dtype=np.int64)], dtype=np.int64)
+
+    def swap_differences(self, measure, first: np.ndarray, second: np.ndarray, rounds: int,
+                         rng: np.random.Generator, progress: Progress = None) -> np.ndarray:
+        """The wrapped design's randomisation differences (one run per system only)."""
+        return self.inner.swap_differences(measure, self._single(first), self._single(second), rounds, rng, progress)
+
+    def correct(self) -> tuple[np.ndarray, np.ndarray]:
+        """The wrapped design's per-unit correctness (one run per system only)."""
+        correct, weight = self.inner.correct()
+        return np.asarray(correct)[self._single(np.arange(len(self.systems)))], weight
+
+
+# ----------------------------------------------------------------------------- scores and tables
+
+
+def system_scores(scores: pd.DataFrame, run_system: Mapping[str, str], systems: Sequence[str]) -> pd.DataFrame:
+    """A ``scores`` frame of runs turned into one of systems: each value the mean over the system's runs.
+
+    Parameters
+    ----------
+    scores : DataFrame
+        system (the run's name), measure, value, calibrated, undefined, reason; one row per run and measure.
+    run_system : mapping
+        Run name -> system name.
+    systems : sequence of str
+        The systems, in the order of the rows of the result.
+
+    Returns
+    -------
+    DataFrame
+        The same columns, one row per system and measure: the mean over the runs with a value;
+        undefined (with the first run's reason) only where no run has one.
+    """
+    frame = scores.assign(system=scores["system"].map(dict(run_system)))
+    keys = ["measure", "calibrated"] if "calibrated" in frame else ["measure"]
+    rows = []
+    for key, part in frame.groupby(keys, sort=False):
+        key = key if isinstance(key, tuple) else (key,)
+        for system in systems:
+            one = part[part["system"] == system]
+            v = one["value"].to_numpy(dtype=float)
+            defined = ~np.isnan(v)
+            row = dict(zip(keys, key))
+            row["system"] = system
+            row["value"] = float(v[defined].mean()) if defined.any() else np.nan
+            if "undefined" in one:
+                row["undefined"] = bool(not defined.any() and one["undefined"].astype(bool).any())
+            if "reason" in one:
+                reasons = [r for r in one["reason"].astype(str) if r]
+                row["reason"] = reasons[0] if reasons and not defined.any() else ""
+            rows.append(row)
+    return pd.DataFrame(rows)[list(scores.columns)]
+
+
+def runs_table(scores: pd.DataFrame, run_system: Mapping[str, str]) -> pd.DataFrame:
+    """``runs``: system, run, measure, value - every run's own value (raw scores, not calibrated)."""
+    raw = scores[~scores["calibrated"].astype(bool)] if "calibrated" in scores else scores
+    names = raw["system"].astype(str)
+    systems = names.map(dict(run_system))
+    prefix = systems + "/"
+    run = [n[len(p):] if n.startswith(p) else n for n, p in zip(names, prefix)]
+    return pd.DataFrame({"system": systems.to_numpy(), "run": run, "measure": raw["measure"].to_numpy(),
+                         "value": raw["value"].to_numpy(dtype=float)}, columns=RUNS_COLUMNS)
+
+
+def spread_table(design: SeedsDesign, ids: Sequence[str], intervals: pd.DataFrame | None = None) -> pd.DataFrame:
+    """``seed_spread``: per system and measure the seed spread beside the item noise.
+
+    Parameters
+    ----------
+    design : SeedsDesign
+        After :meth:`SeedsDesign.point` (and :meth:`SeedsDesign.resample` for the item noise).
+    ids : sequence of str
+        The measures, in the order of the design's arrays.
+    intervals : DataFrame, optional
+        The comparison's intervals (their ``se``: the two-level bootstrap standard error of the mean).
+
+    Returns
+    -------
+    DataFrame
+        system, measure, n_runs, value (mean over runs), seed_sd (standard deviation of the runs'
+        values, ddof 1; NaN with one run), item_se (the bootstrap standard error of one run: the
+        root of the mean over the system's runs of each run's bootstrap variance over items), se
+        (the standard error of the mean from the two-level bootstrap).
+    """
+    point = design.run_point
+    if point is None:
+        raise ValueError("spread_table needs the design's point values (call point first)")
+    samples = design.run_samples
+    rows = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        item_var = None if samples is None or samples.shape[0] < 2 else np.nanvar(samples, axis=0, ddof=1)
+        for system, idx in zip(design.systems, design.index):
+            for j, mid in enumerate(ids):
+                v = point[idx, j]
+                v = v[~np.isnan(v)]
+                sd = float(np.std(v, ddof=1)) if v.size > 1 else np.nan
+                item = float(np.sqrt(np.nanmean(item_var[idx, j]))) if item_var is not None else np.nan
+                rows.append((system, mid, int(idx.size), float(v.mean()) if v.size else np.nan, sd, item))
+    table = pd.DataFrame(rows, columns=SPREAD_COLUMNS[:-1])
+    se = np.nan
+    if intervals is not None and len(intervals) and "se" in intervals:
+        se = table.merge(intervals[["system", "measure", "se"]], on=["system", "measure"], how="left")["se"]
+        se = se.to_numpy(dtype=float)
+    return table.assign(se=se)[SPREAD_COLUMNS]
+
+
+def seed_tables(design: SeedsDesign, scores: pd.DataFrame, records: Sequence, intervals: pd.DataFrame, *,
+                alpha: float, n_bootstrap: int, seed: int | None) -> dict[str, pd.DataFrame]:
+    """The tables of several runs per system: ``runs``, ``seed_spread`` and ``aso`` (primary measure).
+
+    Parameters
+    ----------
+    design : SeedsDesign
+        After :meth:`SeedsDesign.point` (and :meth:`SeedsDesign.resample`).
+    scores : DataFrame
+        The runs' scores (system = the run's name).
+    records : sequence
+        The measure records, the primary first, in the order of the design's arrays.
+    intervals : DataFrame
+        The comparison's intervals (empty without resampling).
+    alpha : float
+        The family-wise level of the ASO bounds.
+    n_bootstrap : int
+        Resamples of the ASO bounds (0: no ``aso`` rows).
+    seed : int or None
+        The seed (its own stream: the comparison's draws are not touched).
+
+    Returns
+    -------
+    dict of str to DataFrame
+    """
+    run_system = dict(zip(design.runs, design.run_system))
+    runs = runs_table(scores, run_system)
+    spread = spread_table(design, [m.id for m in records], intervals)
+    primary = records[0]
+    if n_bootstrap > 0:
+        values = {s: runs.loc[(runs["system"] == s) & (runs["measure"] == primary.id), "value"].to_numpy()
+                  for s in design.systems}
+        rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(3)[2])
+        aso = aso_table(values, measure=primary.id, higher_is_better=design.direction(primary), alpha=alpha,
+                        n_bootstrap=n_bootstrap, rng=rng)
+    else:
+        from evalreport.analyses.aso import ASO_COLUMNS
+
+        aso = pd.DataFrame(columns=ASO_COLUMNS)
+    return {"runs": runs, "seed_spread": spread, "aso": aso}
+
+
+def seed_findings(board: pd.DataFrame, spread: pd.DataFrame, primary: str) -> list[dict]:
+    """Findings rows (finding ``seed_spread``) for each pair of neighbours on the leaderboard whose gap
+    is smaller than the seed spread (standard deviation over runs) of either of them.
+
+    Parameters
+    ----------
+    board : DataFrame
+        The leaderboard (rank, system, value), best first.
+    spread : DataFrame
+        The ``seed_spread`` table.
+    primary : str
+        The primary measure.
+
+    Returns
+    -------
+    list of dict
+        finding, system (the higher of the two), measure, value (the gap), detail
+        (``"<lower system>|<larger seed sd>"``).
+    """
+    sd = spread[spread["measure"] == primary].set_index("system")["seed_sd"]
+    board = board[board["value"].notna()].reset_index(drop=True)
+    rows = []
+    for k in range(len(board) - 1):
+        a, b = str(board.loc[k, "system"]), str(board.loc[k + 1, "system"])
+        gap = abs(float(board.loc[k, "value"]) - float(board.loc[k + 1, "value"]))
+        spread_ab = np.nanmax([sd.get(a, np.nan), sd.get(b, np.nan), -np.inf])
+        if np.isfinite(spread_ab) and gap < spread_ab:
+            rows.append({"finding": "seed_spread", "system": a, "measure": primary, "value": gap,
+                         "detail": f"{b}|{float(spread_ab)!r}"})
+    return rows
+
+
+def seeds_extra(runs, run_scores: pd.DataFrame, records: Sequence, intervals: pd.DataFrame, *,
+                design: SeedsDesign | None, settings, positive: int | None) -> dict[str, pd.DataFrame]:
+    """The tables of several runs per system for :func:`evalreport.analyses.compare.compare`.
+
+    Parameters
+    ----------
+    runs : Runs
+        The runs, with :attr:`~evalreport.inputs.runs.Runs.run_system`.
+    run_scores : DataFrame
+        The runs' scores (system = the run's name).
+    records : sequence
+        The measure records, the primary first.
+    intervals : DataFrame
+        The comparison's intervals (empty without resampling).
+    design : SeedsDesign or None
+        The comparison's design after resampling; None without resampling (the point values are
+        then measured here).
+    settings : Settings
+        alpha, bootstrap (the ASO resamples), seed, policy, costs.
+    positive : int or None
+        The positive class's code.
+
+    Returns
+    -------
+    dict of str to DataFrame
+        ``runs``, ``seed_spread``, ``aso``.
+    """
+    if design is None:
+        from evalreport.analyses.resampling import ConfusionDesign
+
+        inner = ConfusionDesign(runs, positive=positive, policy=settings.policy, costs=settings.costs)
+        design = SeedsDesign(inner, runs.run_system)
+        design.point(records)
+    return seed_tables(design, run_scores, records, intervals, alpha=settings.alpha, n_bootstrap=settings.bootstrap,
+                       seed=settings.seed)
+
+
+def system_counts(counts, run_system: Sequence[str]):
+    """Per system the mean confusion matrix over its runs (the report's per-class views and what-if ranks).
+
+    Parameters
+    ----------
+    counts : Counts
+        One matrix per run, in the order of ``run_system``.
+    run_system : sequence of str
+        Per run, its system.
+
+    Returns
+    -------
+    Counts
+        One matrix per system (first-appearance order): the mean of its runs' matrices (the same items,
+        so gold class sizes are unchanged; cells may be fractions).
+    """
+    from evalreport.counts import Counts
+
+    names = np.asarray(list(run_system), dtype=object)
+    systems = tuple(dict.fromkeys(names.tolist()))
+    tensor = np.asarray(counts.tensor, dtype=float)
+    mean = np.stack([tensor[names == s].mean(axis=0) for s in systems])
+    return Counts(mean, counts.labels, systems, fold_names=counts.fold_names)
