@@ -365,7 +365,6 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     if len(intervals) and design.n_missing_class:
         settings["bootstrap_class_absent"] = dict(design.class_absent)
         settings["bootstrap_missing_class"] = design.n_missing_class
-    extra: dict[str, pd.DataFrame] = {}
     if run_system is not None:
         from evalreport.analyses.seeds import seeds_extra
 
