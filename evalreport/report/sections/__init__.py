@@ -17,6 +17,7 @@ labels) and :class:`ReportData` puts the single-label report's together:
 - :mod:`.overview`: overview, leaderboard table and every measure (report.ipynb, sections 1-3);
 - :mod:`.robustness`: identities of measures, calibration, what-if class distributions, per
   class and chance baselines (report.ipynb, sections 4-8);
+- :mod:`.scores`: score-based measures, ROC/precision-recall curves and reliability (report.ipynb, scored runs);
 - :mod:`.audit`: the measure audit (audit.ipynb);
 - :mod:`.benchmark`: the overview of a benchmark, several tasks ranked together (benchmark.ipynb);
 - :mod:`.supplements`: cross-validation, ordinal measures, appendix and simulation (the other
@@ -34,6 +35,7 @@ from evalreport.report.sections.benchmark import BenchmarkSections
 from evalreport.report.sections.common import CommonSections
 from evalreport.report.sections.overview import OverviewSections
 from evalreport.report.sections.robustness import RobustnessSections
+from evalreport.report.sections.scores import ScoreSections
 from evalreport.report.sections.supplements import SupplementSections
 
 
@@ -52,6 +54,6 @@ def open_report(tables) -> ReportData:
     return ReportData(Path(tables))
 
 
-class ReportData(OverviewSections, RobustnessSections, AuditSections, SupplementSections, BenchmarkSections,
-                 CommonSections):
+class ReportData(OverviewSections, RobustnessSections, ScoreSections, AuditSections, SupplementSections,
+                 BenchmarkSections, CommonSections):
     """Lazy access to the single-label report tables, and the display objects built from them."""
