@@ -199,3 +199,29 @@ def test_the_notebook_executes_on_a_scored_tables_folder(tmp_path):
     assert "Scores and calibration" in page
     for name in ("roc", "precision-recall", "reliability"):
         assert f'id="chart-{name}"' in page
+
+
+def test_the_appendix_draws_the_curves_as_vector_figures_at_both_widths(folders, tmp_path):
+    from evalreport.report.appendix.curves import curve_figures
+    from evalreport.report.appendix.figures import FIGURE_SIZES, pdf_width_pt, write_charts
+    from evalreport.report.appendix.writer import AppendixData
+
+    items = curve_figures(AppendixData(folders["three"]))
+    assert [(name, size) for name, _, _, size in items] == [("roc", "page"), ("precision-recall", "page"),
+                                                           ("reliability", "page")]
+    binary = {name: size for name, _, _, size in curve_figures(AppendixData(folders["binary"]))}
+    assert binary["roc"] == binary["precision-recall"] == "column"
+    figures = write_charts(items[:1], tmp_path)
+    for size, inches in FIGURE_SIZES.items():
+        pdf = figures[0].files[size]["pdf"].read_bytes()
+        assert pdf_width_pt(pdf) == pytest.approx(inches * 72, abs=1)
+        assert "<svg" in figures[0].files[size]["svg"].read_text(encoding="utf-8")
+
+
+def test_the_appendix_has_no_curves_without_scores(tmp_path, binary):
+    from evalreport.report.appendix.curves import curve_figures
+    from evalreport.report.appendix.writer import AppendixData
+    from evalreport.report.build import analyse
+
+    analyse(binary[0], tmp_path / "tables", bootstrap=10, seed=0, audit=False)
+    assert curve_figures(AppendixData(tmp_path / "tables")) == []

@@ -312,7 +312,7 @@ def reliability_chart(rel: pd.DataFrame, *, systems=None, ece: Mapping[str, floa
     order = [s for s in in_order(df["system"], systems) if systems is None or s in set(map(str, systems))]
     every = df["system"].nunique()
     order = order[:max_panels]
-    columns = min(3, len(order))
+    columns = 2 if len(order) in (2, 4) else min(3, len(order))
     side = float(np.clip((PAGE_WIDTH + 40 - 60 * columns) / columns, 120, 260))
     names = shown_names(order, side + 30, size=12)
     panels = [_reliability_panel(df[df["system"] == s], names[s], side,

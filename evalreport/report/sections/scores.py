@@ -8,6 +8,7 @@ heading included."""
 from __future__ import annotations
 
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -67,13 +68,14 @@ class ScoreSections(ReportBase):
         """Whether the comparison saw scores: a curve table or a score-based measure."""
         return bool(self.score_measures) or any((self.folder / f"{t}.csv").exists() for t in CURVE_TABLES)
 
-    def _value(self, measure: str) -> pd.Series:
+    def score_values(self, measure: str) -> pd.Series:
         """system -> value of ``measure`` (NaN: undefined)."""
         rows = self.score_rows[self.score_rows["measure"] == measure]
         return pd.to_numeric(rows.set_index("system")["value"], errors="coerce").astype(float)
 
     @cached_property
-    def _shares(self) -> dict[str, float]:
+    def class_shares(self) -> dict[str, float]:
+        """class -> its share of the gold labels (prevalence.csv)."""
         prev = self.table("prevalence")
         if prev.empty:
             return {}
@@ -90,7 +92,7 @@ class ScoreSections(ReportBase):
             row = base[(base["measure"] == measure) & (base["baseline"] == "prevalence")]
             if len(row) and np.isfinite(float(row["value"].iloc[0])):
                 return float(row["value"].iloc[0])
-        p = np.array([v for v in self._shares.values() if np.isfinite(v)])
+        p = np.array([v for v in self.class_shares.values() if np.isfinite(v)])
         if measure in ("roc_auc", "roc_auc_weighted", "roc_auc_ovo"):
             return 0.5
         if not len(p):
@@ -104,7 +106,7 @@ class ScoreSections(ReportBase):
             roc = self.table("roc_curve")
             classes = set(roc["class"].astype(str)) if not roc.empty else set()
             if len(p) == 2 and len(classes) == 1:
-                return self._shares.get(next(iter(classes)))
+                return self.class_shares.get(next(iter(classes)))
             return float(p.mean())
         return None
 
@@ -161,36 +163,55 @@ class ScoreSections(ReportBase):
         return (f"the first {shown} of {every} systems on the leaderboard in colour, the others in grey; every "
                 "curve's points are in the CSV table")
 
+    def curve_figure(self, kind: str) -> tuple[Any, str] | None:
+        """The Altair chart of one curve table and its caption (plain text, no data text in it), or None
+        without the table: ``kind`` is ``"roc"``, ``"precision-recall"`` or ``"reliability"``. The
+        report's cells and the paper appendix draw the same figures."""
+        table = {"roc": "roc_curve", "precision-recall": "pr_curve", "reliability": "reliability"}[kind]
+        frame = self.table(table)
+        if frame.empty:
+            return None
+        systems = self.board_order or None
+        if kind == "roc":
+            return (curves.roc_chart(frame, systems=systems),
+                    f"ROC curves: true-positive against false-positive rate as the threshold falls, "
+                    f"{self._caption_systems(MAX_LINES, frame['system'].nunique())} (roc_curve.csv). The dashed "
+                    "diagonal is a system that ranks at random (AUC 0.5); the higher a curve, the better the ranking.")
+        if kind == "precision-recall":
+            return (curves.pr_chart(frame, prevalence=self.class_shares, systems=systems),
+                    f"Precision-recall curves, {self._caption_systems(MAX_LINES, frame['system'].nunique())} "
+                    "(pr_curve.csv). The dashed line is the class's prevalence: the precision of a system that ranks "
+                    "at random. Rare classes show here what the ROC curve hides.")
+        chosen, words = self.reliability_systems(frame)
+        ece = self.score_values("ece").to_dict() if "ece" in self.score_measures else None
+        return (curves.reliability_chart(frame, systems=chosen, ece=ece),
+                f"Reliability diagrams of {words}: in each bin of top-label confidence, the share of items "
+                "predicted right against the mean confidence. Points on the dashed diagonal are perfectly "
+                "calibrated; below it a system is over-confident, above it under-confident. The bars under each "
+                "diagram show where its confidences fall.")
+
     def roc_chart(self) -> Chart | None:
         """ROC curves of every system (one panel per class for several classes)."""
-        roc = self.table("roc_curve")
-        if roc.empty:
-            return None
-        every = roc["system"].nunique()
-        return Chart(curves.roc_chart(roc, systems=self.board_order or None),
-                     name="roc",
-                     caption=f"ROC curves: true-positive against false-positive rate as the threshold falls, "
-                             f"{self._caption_systems(MAX_LINES, every)} (roc_curve.csv). The dashed diagonal is a "
-                             "system that ranks at random (AUC 0.5); the higher a curve, the better the ranking.")
+        return self._curve_cell("roc")
 
     def pr_chart(self) -> Chart | None:
         """Precision-recall curves of every system, the class prevalence as the chance line."""
-        pr = self.table("pr_curve")
-        if pr.empty:
-            return None
-        every = pr["system"].nunique()
-        return Chart(curves.pr_chart(pr, prevalence=self._shares, systems=self.board_order or None),
-                     name="precision-recall",
-                     caption=f"Precision-recall curves, {self._caption_systems(MAX_LINES, every)} (pr_curve.csv). "
-                             "The dashed line is the class's prevalence: the precision of a system that ranks at "
-                             "random. Rare classes show here what the ROC curve hides.")
+        return self._curve_cell("precision-recall")
 
-    def _reliability_systems(self, rel: pd.DataFrame) -> tuple[list[str], str]:
+    def reliability_chart(self) -> Chart | None:
+        """Reliability diagrams with the confidence histogram under each."""
+        return self._curve_cell("reliability")
+
+    def _curve_cell(self, kind: str) -> Chart | None:
+        figure = self.curve_figure(kind)
+        return None if figure is None else Chart(figure[0], name=kind, caption=figure[1])
+
+    def reliability_systems(self, rel: pd.DataFrame) -> tuple[list[str], str]:
         """The systems of the reliability diagram and what the caption says of the choice."""
         order = self.in_board_order(rel["system"])
         if len(order) <= MAX_RELIABILITY:
             return order, "every system in leaderboard order"
-        ece = self._value("ece").dropna() if "ece" in self.score_measures else pd.Series(dtype=float)
+        ece = self.score_values("ece").dropna() if "ece" in self.score_measures else pd.Series(dtype=float)
         ece = ece[ece.index.isin(order)]
         chosen = order[:TOP_RELIABILITY]
         extra = []
@@ -202,24 +223,10 @@ class ScoreSections(ReportBase):
             words += " and the best and worst calibrated by ECE"
         return [s for s in order if s in set(chosen)], words + " (every bin is in reliability.csv)"
 
-    def reliability_chart(self) -> Chart | None:
-        """Reliability diagrams with the confidence histogram under each."""
-        rel = self.table("reliability")
-        if rel.empty:
-            return None
-        systems, words = self._reliability_systems(rel)
-        ece = self._value("ece").to_dict() if "ece" in self.score_measures else None
-        return Chart(curves.reliability_chart(rel, systems=systems, ece=ece),
-                     name="reliability",
-                     caption=f"Reliability diagrams of {words}: in each bin of top-label confidence, the share of "
-                             "items predicted right against the mean confidence. Points on the dashed diagonal are "
-                             "perfectly calibrated; below it a system is over-confident, above it under-confident. "
-                             "The bars under each diagram show where its confidences fall.")
-
     # ------------------------------------------------------------------ calibration in words
     def _extremes(self, measure: str) -> str | None:
         """'X is best (v), Y worst (w)' under ``measure``, or None with fewer than two values."""
-        v = self._value(measure).dropna()
+        v = self.score_values(measure).dropna()
         if len(v) < 2:
             return None
         best, worst = (v.idxmax(), v.idxmin()) if _higher_is_better(measure) else (v.idxmin(), v.idxmax())
@@ -230,7 +237,7 @@ class ScoreSections(ReportBase):
 
     def _against_forecast(self, measure: str) -> str | None:
         """How many systems beat the prevalence forecast under ``measure`` (a lower-is-better score)."""
-        v = self._value(measure).dropna()
+        v = self.score_values(measure).dropna()
         chance = self.prevalence_forecast(measure)
         if v.empty or chance is None:
             return None
