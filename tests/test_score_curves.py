@@ -225,3 +225,29 @@ def test_the_appendix_has_no_curves_without_scores(tmp_path, binary):
 
     analyse(binary[0], tmp_path / "tables", bootstrap=10, seed=0, audit=False)
     assert curve_figures(AppendixData(tmp_path / "tables")) == []
+
+
+def test_the_codabench_page_draws_a_scored_submission_offline(tmp_path):
+    """The participant page with curves: inline SVG (nothing fetched, no script), names escaped; without
+    curves the page has none."""
+    import dataclasses
+    import re
+
+    from evalreport.report.codabench import detail_page, score_submission
+
+    evil = "<i>pos</i>&"
+    runs, probs = scored_runs(4, 120, ["team <b>1</b>"], ["neg", evil])
+    ref, res = tmp_path / "in" / "ref", tmp_path / "in" / "res"
+    ref.mkdir(parents=True)
+    res.mkdir()
+    labels = np.asarray(runs.labels)
+    pd.DataFrame({"id": range(120), "label": labels[runs.gold]}).to_csv(ref / "gold.csv", index=False)
+    pd.DataFrame({"id": range(120), "label": labels[runs.pred[0]]}).to_csv(res / "sub.csv", index=False)
+    scored = score_submission(tmp_path / "in", bootstrap=0)
+    assert "<svg" not in detail_page(scored) and "Curves of your scores" not in detail_page(scored)
+    frames = score_frames(runs, probs)
+    page = detail_page(dataclasses.replace(scored, curves={k: frames[k] for k in ("roc_curve", "pr_curve",
+                                                                                     "reliability")}))
+    assert page.count("<svg") == 3 and "Curves of your scores" in page
+    assert "<script" not in page and not re.search(r"(src|href)\s*=|@import|url\(", page)
+    assert "<b>1</b>" not in page and "<i>pos</i>" not in page and "&lt;i&gt;pos&lt;/i&gt;" in page

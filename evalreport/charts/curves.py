@@ -150,7 +150,7 @@ def _curve_chart(df: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str
                       .transform_filter("datum.kind == 'rest'"))
     colour = alt.Color("system:N", sort=coloured, title=None,
                        scale=alt.Scale(domain=coloured, range=list(CATEGORY_COLOURS[:len(coloured)])),
-                       legend=_legend(coloured, columns * (side + 55)))
+                       legend=_legend(coloured, columns * (side + 55)) if len(coloured) + len(rest) > 1 else None)
     layers.append(base.mark_line(strokeWidth=1.8, interpolate=interpolate).encode(
         color=colour, order=alt.Order("step:Q"), tooltip=tooltip).transform_filter("datum.kind == 'curve'"))
     if rest:
