@@ -12,7 +12,7 @@ from altair.vegalite.v6.schema.core import load_schema
 from scored_tables import STUB_PLUGIN, add_score_tables, score_frames, scored_runs, write_scored_tables
 from sklearn.metrics import brier_score_loss, log_loss
 
-from evalreport.charts.curves import MAX_LINES, pr_chart, reliability_chart, roc_chart, thin_curves
+from evalreport.charts.curves import MAX_LINES, MAX_PANELS, pr_chart, reliability_chart, roc_chart, thin_curves
 from evalreport.measures.plugins import load_plugins
 from evalreport.report.display import Chart, Heading, Note, Table
 from evalreport.report.resources import notebooks_dir
@@ -107,6 +107,28 @@ def test_the_precision_recall_chance_line_is_the_prevalence(binary):
     spec = _valid(pr_chart(frames["pr_curve"], prevalence={"pos": share, "neg": 1 - share}))
     chance = [r for r in spec["datasets"][spec["data"]["name"]] if r["kind"] == "chance"]
     assert [r["precision"] for r in chance] == [share, share] and [r["recall"] for r in chance] == [0.0, 1.0]
+
+
+def test_more_classes_than_panels_say_how_many_are_drawn():
+    classes = [f"class-with-a-very-long-name-{k}" for k in range(MAX_PANELS + 3)]
+    roc = pd.concat([pd.DataFrame({"system": "a", "class": c, "fpr": [0, 0.5, 1], "tpr": [0, 0.8, 1],
+                                   "threshold": [np.inf, 0.5, 0]}) for c in classes])
+    spec = _valid(roc_chart(roc))
+    assert spec["facet"]["sort"] == classes[:MAX_PANELS]
+    assert f"the first {MAX_PANELS} of {len(classes)} classes" in spec["title"]["subtitle"]
+    assert "labelExpr" in spec["facet"]["header"]                       # long class names shortened
+
+
+def test_reliability_skips_empty_bins_and_draws_the_histogram_of_every_bin(binary):
+    runs, probs = binary
+    rel = score_frames(runs, probs)["reliability"]
+    one = rel[rel["system"] == "a"]
+    assert (one["count"] == 0).any()                                    # the test needs an empty bin
+    spec = _valid(reliability_chart(one))
+    top, hist = spec["concat"][0]["vconcat"]
+    drawn = spec["datasets"][top["layer"][1]["data"]["name"]]
+    assert len(drawn) == int((one["count"] > 0).sum())
+    assert len(spec["datasets"][hist["data"]["name"]]) == len(one)
 
 
 def test_a_chart_of_nothing_is_an_error():

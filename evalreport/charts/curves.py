@@ -130,6 +130,7 @@ def _curve_chart(df: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str
     df["class"] = df["class"].astype(str)
     shown_classes = _classes(df, classes)
     coloured, rest = _systems(df, systems, max_lines)
+    n_classes = df["class"].nunique()
     df = df[df["class"].isin(shown_classes)]
     lines = thin_curves(df[df["system"].isin(coloured)], x, y, ["system", "class"], CURVE_POINTS)
     grey = thin_curves(df[df["system"].isin(rest)], x, y, ["system", "class"], REST_POINTS)
@@ -156,7 +157,6 @@ def _curve_chart(df: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str
     if rest:
         subtitle = [*subtitle, f"coloured: the first {len(coloured)} of {len(coloured) + len(rest)} systems "
                                f"(leaderboard order); grey: the other {len(rest)}"]
-    n_classes = df["class"].nunique()
     head = chart_title(title, *subtitle)
     layer = alt.layer(*layers, data=data)
     if len(shown_classes) == 1:

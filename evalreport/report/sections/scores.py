@@ -172,13 +172,14 @@ class ScoreSections(ReportBase):
         if frame.empty:
             return None
         systems = self.board_order or None
+        classes = list(self.class_shares) or None      # the panels in the task's class order
         if kind == "roc":
-            return (curves.roc_chart(frame, systems=systems),
+            return (curves.roc_chart(frame, systems=systems, classes=classes),
                     f"ROC curves: true-positive against false-positive rate as the threshold falls, "
                     f"{self._caption_systems(MAX_LINES, frame['system'].nunique())} (roc_curve.csv). The dashed "
                     "diagonal is a system that ranks at random (AUC 0.5); the higher a curve, the better the ranking.")
         if kind == "precision-recall":
-            return (curves.pr_chart(frame, prevalence=self.class_shares, systems=systems),
+            return (curves.pr_chart(frame, prevalence=self.class_shares, systems=systems, classes=classes),
                     f"Precision-recall curves, {self._caption_systems(MAX_LINES, frame['system'].nunique())} "
                     "(pr_curve.csv). The dashed line is the class's prevalence: the precision of a system that ranks "
                     "at random. Rare classes show here what the ROC curve hides.")
