@@ -131,6 +131,18 @@ def test_reliability_skips_empty_bins_and_draws_the_histogram_of_every_bin(binar
     assert len(spec["datasets"][hist["data"]["name"]]) == len(one)
 
 
+def test_names_longer_than_a_chart_carries_still_find_their_rows():
+    """A name beyond MAX_TEXT characters is shortened in the chart's data; the order, the prevalence and
+    the ECE given by full name still reach it."""
+    system, positive = "s" * 200, "p" * 200
+    runs, probs = scored_runs(6, 150, [system, "b"], ["n", positive])
+    frames = score_frames(runs, probs)
+    rel = _valid(reliability_chart(frames["reliability"], systems=[system], ece={system: 0.123}))
+    assert len(rel["concat"]) == 1 and rel["concat"][0]["vconcat"][0]["title"]["subtitle"] == ["ECE 0.123"]
+    pr = _valid(pr_chart(frames["pr_curve"], prevalence={positive: 0.4}))
+    assert [r["precision"] for r in pr["datasets"][pr["data"]["name"]] if r["kind"] == "chance"] == [0.4, 0.4]
+
+
 def test_a_chart_of_nothing_is_an_error():
     with pytest.raises(ValueError, match="missing column"):
         roc_chart(pd.DataFrame({"system": ["a"], "fpr": [0.0]}))
@@ -182,7 +194,11 @@ def test_prevalence_forecast_equals_scikit_learn(folders):
         brier = (brier_score_loss(y == K - 1, forecast[:, -1]) if K == 2
                  else float(((np.eye(K)[y] - forecast) ** 2).sum(axis=1).mean()))
         assert rep.prevalence_forecast("brier") == pytest.approx(brier, abs=1e-12)
-        assert rep.prevalence_forecast("roc_auc") == 0.5 and rep.prevalence_forecast("ece") is None
+        assert rep.prevalence_forecast("roc_auc") == 0.5
+        # always naming the largest class with confidence its share: right on exactly that share of items
+        top = shares.max()
+        assert rep.prevalence_forecast("ece") == 0.0
+        assert float(np.mean(y == shares.argmax())) == pytest.approx(top, abs=1e-12)
 
 
 def test_names_from_the_data_are_escaped(folders):

@@ -27,6 +27,7 @@ from evalreport.charts._common import (
     PAGE_WIDTH,
     WIDE_PAGE,
     chart_title,
+    display_text,
     in_order,
     label_expr,
     require,
@@ -155,8 +156,8 @@ def _curve_chart(df: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str
     layers.append(base.mark_line(strokeWidth=1.8, interpolate=interpolate).encode(
         color=colour, order=alt.Order("step:Q"), tooltip=tooltip).transform_filter("datum.kind == 'curve'"))
     if rest:
-        subtitle = [*subtitle, f"coloured: the first {len(coloured)} of {len(coloured) + len(rest)} systems "
-                               f"(leaderboard order); grey: the other {len(rest)}"]
+        subtitle = [*subtitle, f"coloured: the first {len(coloured)} of {len(coloured) + len(rest)} systems; "
+                               f"grey: the other {len(rest)}"]
     head = chart_title(title, *subtitle)
     layer = alt.layer(*layers, data=data)
     if len(shown_classes) == 1:
@@ -230,7 +231,8 @@ def pr_chart(pr: pd.DataFrame, *, prevalence: Mapping[str, float] | None = None,
     """
     df = require(pr, ["system", "class", "recall", "precision", "threshold"], "pr_chart")
     classes_all = in_order(df["class"].astype(str), classes)
-    shares = {str(k): float(v) for k, v in (prevalence or {}).items() if np.isfinite(float(v))}
+    # (keys as the frame shows them: a name longer than MAX_TEXT is shortened there)
+    shares = {display_text(str(k)): float(v) for k, v in (prevalence or {}).items() if np.isfinite(float(v))}
     known = [c for c in classes_all if c in shares]
     chance = pd.DataFrame({"class": np.repeat(known, 2), "recall": [0.0, 1.0] * len(known),
                            "precision": np.repeat([shares[c] for c in known], 2), "step": [0, 1] * len(known)})
@@ -309,14 +311,16 @@ def reliability_chart(rel: pd.DataFrame, *, systems=None, ece: Mapping[str, floa
     df["system"] = df["system"].astype(str)
     for col in ("lo", "hi", "confidence", "accuracy", "count"):
         df[col] = pd.to_numeric(df[col], errors="coerce").astype(float)
-    order = [s for s in in_order(df["system"], systems) if systems is None or s in set(map(str, systems))]
+    wanted = None if systems is None else {display_text(str(s)) for s in systems}
+    order = [s for s in in_order(df["system"], systems) if wanted is None or s in wanted]
     every = df["system"].nunique()
     order = order[:max_panels]
     columns = 2 if len(order) in (2, 4) else min(3, len(order))
     side = float(np.clip((PAGE_WIDTH + 40 - 60 * columns) / columns, 120, 260))
     names = shown_names(order, side + 30, size=12)
+    errors = {display_text(str(k)): float(v) for k, v in (ece or {}).items()}
     panels = [_reliability_panel(df[df["system"] == s], names[s], side,
-                                 None if ece is None or s not in ece or not np.isfinite(ece[s]) else float(ece[s]))
+                                 float(errors[s]) if s in errors and np.isfinite(errors[s]) else None)
               for s in order]
     subtitle = ["dashed: perfect calibration; orange: the gap in each bin; grey bars: share of the system's items"]
     if len(order) < every:

@@ -86,7 +86,8 @@ class ScoreSections(ReportBase):
         baselines.csv (baseline ``prevalence``) where the comparison wrote it, else from the shares
         (Brier: 1 - sum p_k^2, for two classes p(1 - p); log loss: the entropy -sum p_k log p_k;
         AUC 0.5; average precision: the positive class's share, the mean share over classes for
-        several); None where it has no fixed value (ECE)."""
+        several; ECE and MCE 0, the forecast being perfectly calibrated: its top-label confidence,
+        the largest share, is the accuracy of always naming that class); None for another measure."""
         base = self.table("baselines")
         if not base.empty and {"measure", "baseline", "value"} <= set(base.columns):
             row = base[(base["measure"] == measure) & (base["baseline"] == "prevalence")]
@@ -95,6 +96,8 @@ class ScoreSections(ReportBase):
         p = np.array([v for v in self.class_shares.values() if np.isfinite(v)])
         if measure in ("roc_auc", "roc_auc_weighted", "roc_auc_ovo"):
             return 0.5
+        if measure in ("ece", "mce"):
+            return 0.0
         if not len(p):
             return None
         if measure == "brier":
@@ -143,7 +146,7 @@ class ScoreSections(ReportBase):
         chance = {m: self.prevalence_forecast(m) for m in self.score_measures}
         forecast = "chance: prevalence forecast"
         values.loc[forecast] = [np.nan if v is None else v for v in chance.values()]
-        reason.loc[forecast] = ["no fixed value for a constant forecast" if v is None else ""
+        reason.loc[forecast] = ["not known for this measure" if v is None else ""
                                 for v in chance.values()]
         mark = values.isna()
         reason = reason.where(mark, "")
@@ -154,7 +157,7 @@ class ScoreSections(ReportBase):
         return Table(values, undefined=mark, reasons=reason,
                      caption="The score-based measures of every system (rows in leaderboard order; ↑ higher is "
                              "better, ↓ lower is better), and in the last row what the prevalence forecast scores "
-                             "(AUC 0.5 for any constant). A system without scores has no value here, with the "
+                             "(AUC 0.5 for any constant; ECE 0, as it is perfectly calibrated). A system without scores has no value here, with the "
                              "reason; its other measures are in the tables above.")
 
     def _caption_systems(self, shown: int, every: int) -> str:
