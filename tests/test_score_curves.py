@@ -181,6 +181,13 @@ def test_the_section_shows_curves_measures_and_words(folders):
     assert "s4 (the run file has no score columns)" in words
 
 
+def test_in_a_benchmark_task_section_the_heading_moves_down_and_chart_names_are_the_tasks(folders):
+    from evalreport.report.task_sections import TaskReport
+
+    rep = TaskReport(open_report(folders["three"]), "task-t1")
+    assert rep.scores_heading().level == 3 and rep.roc_chart().name == "task-t1-roc"
+
+
 def test_prevalence_forecast_equals_scikit_learn(folders):
     """The chance baselines of the score table: the Brier score and log loss of the forecast that gives
     every item the class shares, against scikit-learn on that constant forecast."""
