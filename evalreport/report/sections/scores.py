@@ -30,6 +30,17 @@ CURVE_TABLES = ("roc_curve", "pr_curve", "reliability")
 TOP_RELIABILITY = 6
 
 
+def _is_score_measure(measure: str) -> bool:
+    """Whether ``measure`` is computed from scores: one of :data:`SCORE_MEASURES`, or a registry record
+    whose ``kind`` says so."""
+    if measure in SCORE_MEASURES:
+        return True
+    try:
+        return str(get(measure).kind).lower() in ("score", "scores", "probability")
+    except Exception:     # not a registered id
+        return False
+
+
 def _higher_is_better(measure: str) -> bool:
     try:
         return bool(get(measure).higher_is_better)
@@ -51,17 +62,17 @@ class ScoreSections(ReportBase):
         scores = self.table("scores")
         if scores.empty:
             return scores
-        known = set(SCORE_MEASURES)
-        rows = scores[scores["measure"].isin(known)]
+        ids = pd.unique(scores["measure"].astype(str))
+        rows = scores[scores["measure"].isin([m for m in ids if _is_score_measure(m)])]
         if "calibrated" in rows:
             rows = rows[~rows["calibrated"].astype(bool)]
         return self.by_board(rows)
 
     @cached_property
     def score_measures(self) -> list[str]:
-        """The score-based measures present, in :data:`SCORE_MEASURES` order."""
-        present = set(self.score_rows["measure"]) if not self.score_rows.empty else set()
-        return [m for m in SCORE_MEASURES if m in present]
+        """The score-based measures present: those of :data:`SCORE_MEASURES` in its order, then any other."""
+        present = list(dict.fromkeys(self.score_rows["measure"])) if not self.score_rows.empty else []
+        return [m for m in SCORE_MEASURES if m in present] + [m for m in present if m not in SCORE_MEASURES]
 
     @property
     def has_scores(self) -> bool:
