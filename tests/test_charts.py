@@ -259,13 +259,14 @@ def test_public_names_exported():
     from evalreport.charts import (
         benchmark,  # its builders are tested in test_benchmark_charts.py
         crossval,
+        curves,  # its builders are tested in test_score_curves.py
         heatmaps,
         points,
         ranks,
     )
 
     builders = set(b.__all__) - {"THEME_NAME", "use_theme", "measure_label", "short_measure_label",
-                                 "identical_rankings"} - set(benchmark.__all__)
+                                 "identical_rankings"} - set(benchmark.__all__) - set(curves.__all__)
     assert set(CASES) == builders
     for name in builders:
         assert any(getattr(m, name, None) is getattr(b, name) for m in (points, heatmaps, crossval, ranks))

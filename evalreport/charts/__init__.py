@@ -36,7 +36,8 @@ Conventions shared by every builder:
 Modules: :mod:`~evalreport.charts.points` (prevalence, leaderboard, calibration, rank
 distribution), :mod:`~evalreport.charts.heatmaps` (ranks, correlations, p-values,
 per-class values, confusion matrices), :mod:`~evalreport.charts.crossval` (the
-estimators and simulation figures of Forman & Scholz 2010), :mod:`~evalreport.charts.benchmark` and
+estimators and simulation figures of Forman & Scholz 2010), :mod:`~evalreport.charts.curves` (ROC,
+precision-recall and reliability curves of scored systems), :mod:`~evalreport.charts.benchmark` and
 :mod:`~evalreport.charts.critical_difference` (the charts of a benchmark of several
 tasks, and Demšar's critical-difference diagram); the helpers they
 share are in ``_common``.
@@ -51,6 +52,7 @@ _EXPORTS = {
     **dict.fromkeys(["cd_diagram", "consensus_methods", "consensus_rank_distribution", "rank_frequency",
                      "task_rank_heatmap"], "benchmark"),
     **dict.fromkeys(["cv_estimates", "simulation_bias", "simulation_sd"], "crossval"),
+    **dict.fromkeys(["roc_chart", "pr_chart", "reliability_chart"], "curves"),
     **dict.fromkeys(["confusion_grid", "correlation_heatmap", "identical_rankings", "per_class_heatmap",
                      "pvalue_heatmap", "rank_heatmap"], "heatmaps"),
     **dict.fromkeys(["calibration_dumbbell", "leaderboard_intervals", "prevalence_bar", "rank_distribution_chart"],
@@ -64,7 +66,8 @@ __all__ = ["THEME_NAME", "use_theme", "prevalence_bar", "leaderboard_intervals",
            "correlation_heatmap", "calibration_dumbbell", "rank_distribution_chart", "pvalue_heatmap",
            "per_class_heatmap", "confusion_grid", "cv_estimates", "simulation_bias", "simulation_sd",
            "measure_label", "short_measure_label", "identical_rankings", "cd_diagram", "task_rank_heatmap",
-           "rank_frequency", "consensus_rank_distribution", "consensus_methods", "rank_blob"]
+           "rank_frequency", "consensus_rank_distribution", "consensus_methods", "rank_blob",
+           "roc_chart", "pr_chart", "reliability_chart"]
 
 
 def __getattr__(name: str):

@@ -22,7 +22,7 @@ import os
 import re
 import stat
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +52,8 @@ class Scored:
     primary: str
     notes: tuple[str, ...]
     positive: str | None = None
+    #: The submission's score curves (``roc_curve``, ``pr_curve``, ``reliability`` frames), when it has scores.
+    curves: dict[str, pd.DataFrame] = field(default_factory=dict)
 
 
 def leaderboard_key(measure_id: str) -> str:
@@ -500,5 +502,10 @@ def detail_page(scored: Scored, *, title: str = "Your submission", alpha: float 
             *(f'<p class="note">{e(n)}</p>' for n in scored.notes),
             _table(scored.per_class, "Per class: gold items, recall, precision and F1"),
             _table(scored.confusion, "Confusion matrix (rows: gold class, columns: predicted class)", shade=True)]
+    if scored.curves:
+        from evalreport.report.codabench_curves import curves_html
+
+        gold = scored.per_class["gold items"].astype(float)
+        body.append(curves_html(scored.curves, (gold / gold.sum()).to_dict() if gold.sum() > 0 else None))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{e(title)}</title><style>{_STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")

@@ -110,7 +110,8 @@ def prepare_task_notebook(nb, *, task: str, folder: str, intro: str = "", first:
 
 class TaskReport:
     """A report's sections (:class:`~evalreport.report.sections.ReportData`) whose charts are
-    named ``<prefix>-<name>``: the same section shown once per task keeps unique chart ids."""
+    named ``<prefix>-<name>``: the same section shown once per task keeps unique chart ids. A
+    heading a section computes (:class:`~evalreport.report.display.Heading`) moves one level down."""
 
     def __init__(self, rep, prefix: str):
         self._rep = rep
@@ -122,11 +123,13 @@ class TaskReport:
             return attr
 
         def call(*args, **kwargs):
-            from evalreport.report.display import Chart
+            from evalreport.report.display import Chart, Heading
 
             shown = attr(*args, **kwargs)
             if isinstance(shown, Chart):
                 shown.name = f"{self._prefix}-{shown.name}"
+            if isinstance(shown, Heading):      # a computed heading sits one level down, as the notebook's do
+                shown.level = min(shown.level + 1, 6)
             return shown
 
         return call

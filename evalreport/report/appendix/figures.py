@@ -38,10 +38,12 @@ class Figure:
 
 def charts_for(data) -> list[tuple[str, str, object, str]]:
     """(name, caption, chart, size shown) for the report folder's tables: the leaderboard with its
-    intervals, the rank heatmap and the Spearman and Kendall rank-correlation heatmaps."""
+    intervals, the rank heatmap and the Spearman and Kendall rank-correlation heatmaps; with scores, the
+    ROC, precision-recall and reliability curves (:func:`~evalreport.report.appendix.curves.curve_figures`)."""
     from evalreport import charts
     from evalreport.analyses.letters import letters_sentence
     from evalreport.measures import get
+    from evalreport.report.appendix.curves import curve_figures
     from evalreport.report.appendix.sources import paper_label as label  # whose equation
     from evalreport.report.section_tables import BASELINE_CHART_WORDS, MIN_SYSTEMS_AGREEMENT
 
@@ -82,6 +84,7 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
                 out.append((f"correlation-{method}", f"{name} rank correlation between the system rankings of the "
                                                      "measures (measures that rank identically share a row).",
                             charts.correlation_heatmap(corr, method=method, order=order), "page"))
+    out.extend(curve_figures(data))      # ROC, precision-recall and reliability, where the runs had scores
     return out
 
 

@@ -18,6 +18,7 @@ labels) and :class:`ReportData` puts the single-label report's together:
 - :mod:`.ranks`: the rank intervals' blob plot, what the test set can detect, equivalence verdicts;
 - :mod:`.robustness`: identities of measures, calibration, what-if class distributions, per
   class and chance baselines (report.ipynb, sections 4-8);
+- :mod:`.scores`: score-based measures, ROC/precision-recall curves and reliability (report.ipynb, scored runs);
 - :mod:`.audit`: the measure audit (audit.ipynb);
 - :mod:`.benchmark`: the overview of a benchmark, several tasks ranked together (benchmark.ipynb);
 - :mod:`.seeds`: several runs per system (seeds.ipynb);
@@ -37,6 +38,7 @@ from evalreport.report.sections.common import CommonSections
 from evalreport.report.sections.overview import OverviewSections
 from evalreport.report.sections.ranks import RankSections
 from evalreport.report.sections.robustness import RobustnessSections
+from evalreport.report.sections.scores import ScoreSections
 from evalreport.report.sections.seeds import SeedsSections
 from evalreport.report.sections.supplements import SupplementSections
 
@@ -56,6 +58,6 @@ def open_report(tables) -> ReportData:
     return ReportData(Path(tables))
 
 
-class ReportData(OverviewSections, RankSections, RobustnessSections, AuditSections, SupplementSections,
-                 BenchmarkSections, SeedsSections, CommonSections):
+class ReportData(OverviewSections, RankSections, RobustnessSections, ScoreSections, AuditSections,
+                 SupplementSections, BenchmarkSections, SeedsSections, CommonSections):
     """Lazy access to the single-label report tables, and the display objects built from them."""
