@@ -231,6 +231,15 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     labels, systems = counts.labels, counts.systems
     K = len(labels)
     pos = resolve_positive(positive, labels, K) if positive is not None else None
+    # score-based measures (analyses/score_compare.py): computed and resampled beside the confusion ones
+    from evalreport.analyses.score_compare import score_plan
+    from evalreport.measures.scores import is_score_measure
+
+    plan = score_plan(runs if isinstance(runs, Runs) else None, primary, measures, pos)
+    if plan is not None and plan.primary is not None:
+        primary = DEFAULT_PRIMARY["single"]          # the confusion measures' first; the leaderboard is plan's
+    if measures is not None:
+        measures = [m for m in measures if not is_score_measure(m)]
     primary_m = bind(primary, labels, gains=gains)
     ok, why = applicable(primary_m, positive=pos, costs=costs)
     if not ok:
@@ -262,6 +271,9 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     cal = evaluate(calibrated_counts, records, positive=pos, policy=policy, costs=costs).assign(calibrated=True)
     scores = pd.concat([raw, cal], ignore_index=True)[
         ["system", "measure", "value", "calibrated", "undefined", "reason"]]
+    if plan is not None:
+        scores = pd.concat([scores, plan.score_rows(policy)], ignore_index=True)
+        notes += plan.notes
 
     ranks = ranking.rank(scores)[["system", "measure", "rank", "calibrated", "value", "tied", "nan_last"]]
     corr = ranking.rank_correlation(scores)
@@ -275,6 +287,10 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     except ValueError as exc:
         base = pd.DataFrame(columns=EMPTY_COLUMNS["baselines"])
         notes.append(f"chance baselines not computed: {exc}")
+    if plan is not None:
+        base = pd.concat([base, plan.baselines()], ignore_index=True) if len(base) else plan.baselines()
+    final_primary = plan.primary.id if plan is not None and plan.primary is not None else primary_m.id
+    score_samples = None
 
     intervals = pd.DataFrame(columns=EMPTY_COLUMNS["intervals"])
     rank_dist = pd.DataFrame(columns=EMPTY_COLUMNS["rank_distribution"])
@@ -301,15 +317,29 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         lost = lost_classes_sentence(design.class_absent, design.n_missing_class, bootstrap)
         if lost:
             notes.append(lost.rstrip("."))           # notes carry no final full stop
+        if plan is not None:
+            s_order = ranks[(ranks["measure"] == final_primary) & ~ranks["calibrated"].astype(bool)]
+            s_order = s_order.sort_values("rank", kind="stable")["system"].tolist() or order
+            sboot, snotes = plan.resample(bootstrap=bootstrap, seed=seed, alpha=alpha, rounds=rounds,
+                                          pairwise_test=pairwise_test, order=s_order, policy=policy)
+            intervals = pd.concat([intervals, sboot.intervals], ignore_index=True)
+            rank_dist = pd.concat([rank_dist, sboot.rank_distribution], ignore_index=True)
+            if plan.primary is not None:
+                pairwise, groups = sboot.pairwise, sboot.groups
+            delong = plan.delong()
+            if delong is not None:
+                pairwise = pd.concat([pairwise, delong], ignore_index=True)
+            notes += sboot.notes + snotes
+            score_samples = sboot.samples
         if not isinstance(runs, Runs):
             notes.append("resampled from item patterns counted out of core: the same bootstrap distribution as "
                          "in memory, but the patterns come in another order, so for the same seed the intervals, "
                          "rank probabilities and p-values are another Monte-Carlo draw (they agree within "
                          "Monte-Carlo error, not digit for digit); point values and ranks are identical")
 
-    board = leaderboard_table(primary_m.id, ranks, intervals, rank_dist, groups)
+    board = leaderboard_table(final_primary, ranks, intervals, rank_dist, groups)
     settings: dict[str, object] = {
-        "primary": primary_m.id, "positive": None if pos is None else labels[pos], "policy": policy,
+        "primary": final_primary, "positive": None if pos is None else labels[pos], "policy": policy,
         "bootstrap": bootstrap, "seed": seed, "alpha": alpha, "pairwise_test": pairwise_test,
         "baseline_samples": baseline_samples, "costs": costs is not None, "gains": gains is not None,
         "input": "confusion matrices" if runs is None else "runs" if isinstance(runs, Runs) else "patterns"}
@@ -320,12 +350,21 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     if len(intervals) and design.n_missing_class:
         settings["bootstrap_class_absent"] = dict(design.class_absent)
         settings["bootstrap_missing_class"] = design.n_missing_class
-    return Comparison(primary=primary_m.id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
+    samples = boot.samples if len(intervals) else None
+    extra: dict[str, pd.DataFrame] = {}
+    if plan is not None:             # score ids after the confusion ids; a score primary first
+        order_ids = ids + plan.ids
+        ids = ([final_primary] if plan.primary is not None else []) + [i for i in order_ids if i != final_primary]
+        if samples is not None and score_samples is not None:
+            both = np.concatenate([samples, score_samples], axis=-1)
+            samples = both[:, :, [order_ids.index(i) for i in ids]]
+        extra = plan.curves()
+    return Comparison(primary=final_primary, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
                       scores=scores, ranks=ranks, rank_correlation=corr, calibration_correlation=cal_corr,
                       disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,
                       rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
                       notes=tuple(notes), settings=settings, records=tuple(records),
-                      samples=boot.samples if len(intervals) else None, kind="single")
+                      samples=samples, kind="single", extra=extra)
 
 
 def as_counts(data: object) -> Counts:

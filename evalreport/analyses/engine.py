@@ -320,7 +320,8 @@ class Resampled:
 
 
 def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstrap: int, seed: int, alpha: float,
-              rounds: int, pairwise_test: str, order: Sequence[str], progress: Progress = None) -> Resampled:
+              rounds: int, pairwise_test: str, order: Sequence[str], progress: Progress = None,
+              tests: Sequence[str] = TESTS) -> Resampled:
     """Intervals, rank distributions, pairwise tests and groups of one comparison, for any design.
 
     Parameters
@@ -345,6 +346,8 @@ def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstra
         The systems best first under the primary measure (the letters' order).
     progress : callable, optional
         ``progress(done, total)``: over the bootstrap resamples, then the randomisation rounds.
+    tests : sequence of str
+        The pairwise tests to run, among :data:`TESTS` (default: all).
 
     Returns
     -------
@@ -362,9 +365,9 @@ def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstra
     group_table = pd.DataFrame(columns=["system", "group", "leader", "letters"])
     if S > 1:
         n_pairs = S * (S - 1) // 2
-        tests: tuple[str, ...] = TESTS
+        tests = tuple(tests)
         if rounds > 0 and n_pairs > RANDOMIZATION_MAX_PAIRS and pairwise_test != "randomization":
-            tests = tuple(t for t in TESTS if t != "randomization")
+            tests = tuple(t for t in tests if t != "randomization")
             notes.append(f"approximate randomisation, a cross-check of the bootstrap test, is run for at most "
                          f"{RANDOMIZATION_MAX_PAIRS} pairs of systems; these {S} systems have "
                          f"{n_pairs:,} pairs, so the pairwise table holds the paired bootstrap and McNemar tests")

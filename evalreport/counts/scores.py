@@ -129,6 +129,26 @@ class ScoreCounts:
         flat = (np.arange(B, dtype=np.int64)[:, None] * (G * K) + key[None, :]).ravel()
         return np.bincount(flat, weights=weights.ravel(), minlength=B * G * K).reshape(B, G, K)
 
+    def swapped(self, a: int, b: int, swap: np.ndarray) -> ScoreCounts:
+        """The counts of systems ``a`` and ``b`` (in that order) with their scores exchanged on the items
+        where ``swap`` (N,) is True (approximate randomisation: ranked again, as the order changes)."""
+        first = np.where(swap[:, None], self.scores[b], self.scores[a])
+        second = np.where(swap[:, None], self.scores[a], self.scores[b])
+        scores = np.stack([first, second])
+        C = scores.shape[-1]
+        group = np.zeros((2, C, self.n_items), dtype=np.int64)
+        thresholds = []
+        for s in range(2):
+            row = []
+            for c in range(C):
+                group[s, c], distinct = tie_groups(scores[s, :, c])
+                row.append(distinct)
+            thresholds.append(tuple(row))
+        return ScoreCounts(systems=(self.systems[a], self.systems[b]), labels=self.labels, gold=self.gold,
+                           layout=self.layout, columns=self.columns, scores=scores,
+                           has=np.asarray([self.has[a], self.has[b]]), positive=self.positive, group=group,
+                           thresholds=tuple(thresholds), sources=self.sources, problems=self.problems)
+
     def require(self, kinds: tuple[str, ...]) -> None:
         """Raise the first recorded problem of these kinds (one line naming the file and line)."""
         for system in self.systems:
