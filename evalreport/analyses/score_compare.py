@@ -22,6 +22,7 @@ from evalreport.analyses.curves import pr_curves, reliability, roc_curves
 from evalreport.analyses.delong import delong_table
 from evalreport.analyses.engine import resampled
 from evalreport.analyses.score_design import ScoreDesign
+from evalreport.analyses.significance import benjamini_hochberg, holm
 from evalreport.counts.scores import ScoreCounts, score_counts
 from evalreport.errors import MeasureError
 from evalreport.measures import Measure, get
@@ -111,10 +112,16 @@ class ScorePlan:
         """DeLong's rows when the primary measure is an AUC of the binary form, else None."""
         p = self.primary
         sc = self.sc
-        if p is None or (p.family or p.id) not in AUC_IDS or not sc.binary or not sc.has.all():
+        if p is None or (p.family or p.id) not in AUC_IDS or not sc.binary:
             return None
         c = sc.pos_column
-        return delong_table(sc.scores[:, :, c], sc.gold == sc.columns[c], sc.systems, p.id)
+        table = delong_table(np.nan_to_num(sc.scores[:, :, c]), sc.gold == sc.columns[c], sc.systems, p.id)
+        without = {name for name, has in zip(sc.systems, sc.has) if not has}
+        if without:                  # a system without scores has no AUC: its pairs have no p-value
+            gone = table["system_a"].isin(without) | table["system_b"].isin(without)
+            table.loc[gone, ["statistic", "difference", "p_value"]] = np.nan
+            table["p_holm"], table["p_bh"] = holm(table["p_value"]), benjamini_hochberg(table["p_value"])
+        return table
 
     def curves(self) -> dict[str, pd.DataFrame]:
         """The curve frames for :attr:`Comparison.extra`."""

@@ -111,6 +111,9 @@ class Runs:
     abstain: int | None = None
     score_labels: tuple[str, ...] = field(default=())
     n_task: int | None = None
+    #: system -> {problem kind: one-line message naming the file and line} of scores that are no
+    #: probabilities (``range``, ``sum``), raised where a measure needs probabilities (measures/scores.py)
+    score_problems: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
         gold = np.asarray(self.gold)
@@ -175,7 +178,8 @@ class Runs:
         return Runs(gold=self.gold, pred=self.pred[idx], labels=self.labels,
                     systems=tuple(self.systems[i] for i in idx), ids=self.ids, folds=self.folds,
                     fold_names=self.fold_names, scores=scores, sources=self.sources,
-                    abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task)
+                    abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task,
+                    score_problems={s: v for s, v in self.score_problems.items() if s in systems})
 
 
 def clip(text: str, width: int = 40) -> str:
