@@ -26,7 +26,7 @@ from evalreport.errors import MeasureError
 from evalreport.measures._core import REGISTRY, Context, Interval, Measure, Result, get, register, result
 
 __all__ = ["ScoreStats", "compute_scores", "score_measures", "is_score_measure", "needs_probabilities",
-           "auc_counts", "pr_points", "calibration_bins", "confidence", "SCORE_MEASURES"]
+           "auc_counts", "ranked_counts", "binary_values", "pr_points", "calibration_bins", "confidence", "SCORE_MEASURES"]
 
 #: The score measures of a comparison on scored runs, in this order.
 SCORE_MEASURES = ("roc_auc", "roc_auc_weighted", "roc_auc_ovo", "average_precision", "pr_auc", "best_threshold_f1",
@@ -77,6 +77,26 @@ def auc_counts(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray
     below = neg.sum(axis=-1, keepdims=True) - np.cumsum(neg, axis=-1)
     num = (pos * (below + neg / 2.0)).sum(axis=-1)
     return num, pos.sum(axis=-1) * neg.sum(axis=-1)
+
+
+def ranked_counts(y, scores) -> tuple[np.ndarray, np.ndarray]:
+    """Positive and negative counts per tie group (highest score first) of one score vector: the
+    statistic every threshold-free measure here reads (``y`` (N,) bool, ``scores`` (N,))."""
+    from evalreport.counts.scores import tie_groups
+
+    group, distinct = tie_groups(scores)
+    y = np.asarray(y, dtype=bool)
+    pos = np.bincount(group, weights=y.astype(float), minlength=len(distinct))
+    return pos, np.bincount(group, minlength=len(distinct)) - pos
+
+
+def binary_values(y, scores) -> tuple[float, float]:
+    """ROC AUC and average precision of one score vector (NaN where undefined): the one implementation
+    that :mod:`evalreport.analyses.crossval` uses per fold."""
+    pos, neg = ranked_counts(y, scores)
+    num, den = auc_counts(pos, neg)
+    ap_num, ap_den = _ap_counts(pos, neg)
+    return (float(num / den) if den > 0 else math.nan), (float(ap_num / ap_den) if ap_den > 0 else math.nan)
 
 
 def pr_points(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
