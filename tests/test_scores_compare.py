@@ -149,3 +149,18 @@ def test_score_measures_without_scores_are_one_error(tmp_path, capsys, measures)
     run.write_text("id\tlabel\na\tx\nb\tx\n")
     assert main(["score", str(gold), str(run), "--measures", measures]) == 2
     assert "carry no scores" in capsys.readouterr().err
+
+
+def test_codabench_scores_a_score_based_primary(tmp_path, capsys):
+    gold, folder = _files(tmp_path)
+    (tmp_path / "in" / "ref").mkdir(parents=True)
+    (tmp_path / "in" / "res").mkdir()
+    (tmp_path / "in" / "ref" / "gold.tsv").write_text(gold.read_text())
+    (tmp_path / "in" / "res" / "pred.tsv").write_text((folder / "s2.tsv").read_text())
+    assert main(["codabench", str(tmp_path / "in"), str(tmp_path / "out"), "--primary", "roc_auc",
+                 "--measures", "macro_f1,brier", "--bootstrap", "30"]) == 0
+    import json
+
+    scores = json.loads((tmp_path / "out" / "scores.json").read_text())
+    assert scores["score"] == scores["roc_auc"] and {"roc_auc_lo", "brier", "macro_f1"} <= set(scores)
+    assert scores["roc_auc_lo"] <= scores["roc_auc"] <= scores["roc_auc_hi"]
