@@ -178,6 +178,7 @@ def _primary_samples(t: BenchmarkTask, B: int, seed, policy: str) -> np.ndarray:
 
         res = resample(t.runs, [t.primary], n_resamples=B, seed=seed, positive=t.positive, policy=policy,
                        costs=t.costs)
+        assert res.samples is not None            # B > 0 here: the resamples are kept
         return res.samples[:, :, 0]
     from evalreport.analyses.score_design import ScoreDesign
     from evalreport.counts.scores import score_counts

@@ -239,7 +239,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     if plan is not None and plan.primary is not None:
         primary = DEFAULT_PRIMARY["single"]          # the confusion measures' first; the leaderboard is plan's
     if measures is not None:
-        measures = [m for m in measures if not is_score_measure(m)]
+        measures = tuple(m for m in measures if not is_score_measure(m))
     primary_m = bind(primary, labels, gains=gains)
     ok, why = applicable(primary_m, positive=pos, costs=costs)
     if not ok:

@@ -42,8 +42,9 @@ def _curves(sc: ScoreCounts):
     for s, system in enumerate(sc.systems):
         if not sc.has[s]:
             continue
-        if sc.binary:
-            wanted = [(sc.pos_column, sc.columns[sc.pos_column])]
+        pc = sc.pos_column
+        if sc.binary and pc is not None:
+            wanted = [(pc, sc.columns[pc])]
         else:
             wanted = [(c, k) for c, k in enumerate(sc.columns)]
         for c, k in wanted:

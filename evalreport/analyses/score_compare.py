@@ -112,10 +112,11 @@ class ScorePlan:
         """DeLong's rows when the primary measure is an AUC of the binary form, else None."""
         p = self.primary
         sc = self.sc
-        if p is None or (p.family or p.id) not in AUC_IDS or not sc.binary:
-            return None
         c = sc.pos_column
-        table = delong_table(np.nan_to_num(sc.scores[:, :, c]), sc.gold == sc.columns[c], sc.systems, p.id)
+        if p is None or (p.family or p.id) not in AUC_IDS or not sc.binary or c is None:
+            return None
+        positive = np.asarray(sc.gold == sc.columns[c])
+        table = delong_table(np.nan_to_num(sc.scores[:, :, c]), positive, sc.systems, p.id)
         without = {name for name, has in zip(sc.systems, sc.has) if not has}
         if without:                  # a system without scores has no AUC: its pairs have no p-value
             gone = table["system_a"].isin(without) | table["system_b"].isin(without)
@@ -161,7 +162,7 @@ def score_plan(runs, primary: str | None, measures: Sequence | None, positive: i
         ids = list(SCORE_MEASURES)
     else:
         ids = [get(m).id for m in asked]
-    prim = get(primary) if primary_score else None
+    prim = get(primary) if primary_score and primary is not None else None
     if prim is not None:
         ids = [prim.id] + [i for i in ids if i != prim.id]
     records = [get(i) for i in dict.fromkeys(ids)]

@@ -178,6 +178,7 @@ def score_counts(runs, *, positive: int | None = None) -> ScoreCounts | None:
     K = int(getattr(runs, "n_task", None) or runs.n_classes)
     labels = tuple(runs.labels[:K])
     arr = np.asarray(raw, dtype=float)
+    columns: tuple[int, ...]
     if arr.ndim == 2:
         if positive is None:
             raise InputError("the runs have one 'score' column (the positive class's score): give the positive "
