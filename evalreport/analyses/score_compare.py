@@ -28,7 +28,7 @@ from evalreport.errors import MeasureError
 from evalreport.measures import Measure, get
 from evalreport.measures.scores import SCORE_MEASURES, compute_scores, is_score_measure
 
-__all__ = ["ScorePlan", "score_plan", "AUC_IDS"]
+__all__ = ["ScorePlan", "score_plan", "AUC_IDS", "default_score_ids"]
 
 #: Measures whose pairwise table gets DeLong's test (when binary).
 AUC_IDS = ("roc_auc", "roc_auc_weighted", "roc_auc_ovo", "roc_auc_ovo_weighted")
@@ -129,6 +129,27 @@ class ScorePlan:
         return {"roc_curve": roc_curves(self.sc), "pr_curve": pr_curves(self.sc), "reliability": reliability(self.sc)}
 
 
+def default_score_ids(runs, positive) -> list[str]:
+    """The default score-based measures for these runs: :data:`SCORE_MEASURES` when they carry scores
+    that the measures can read (per-class columns, or one ``score`` column and a positive class), else none.
+
+    Parameters
+    ----------
+    runs : Runs or other data
+        The data of a comparison.
+    positive : str or int or None
+        The positive class.
+
+    Returns
+    -------
+    list of str
+    """
+    scores = getattr(runs, "scores", None)
+    if scores is None or not hasattr(runs, "gold") or (np.ndim(scores) == 2 and positive is None):
+        return []
+    return list(SCORE_MEASURES)
+
+
 def score_plan(runs, primary: str | None, measures: Sequence | None, positive: int | None) -> ScorePlan | None:
     """Which score-based measures a comparison computes, or None (no scores and none asked for).
 
@@ -166,6 +187,8 @@ def score_plan(runs, primary: str | None, measures: Sequence | None, positive: i
     if prim is not None:
         ids = [prim.id] + [i for i in ids if i != prim.id]
     records = [get(i) for i in dict.fromkeys(ids)]
+    if not records:
+        return None
     for m in records:
         compute_scores(m, sc, explain=False)          # raises the runs' recorded score problems (InputError)
     plan = ScorePlan(sc=sc, records=records, primary=prim)
