@@ -67,6 +67,7 @@ from evalreport.errors import InputError
 from evalreport.inputs.align import IdIndex
 from evalreport.inputs.checks import as_paths, hash_file, listing, natural_sorted, near_miss, runs_in_folder, short
 from evalreport.inputs.runs import Runs, Source, code_dtype
+from evalreport.inputs.score_checks import finite_scores, range_problem, sum_problem
 from evalreport.inputs.tables import HEADED, MISSING_LABELS, Table, first_true, read_table
 from evalreport.words import counted
 
@@ -550,50 +551,17 @@ class _ScoreCollector:
         where = slice(None) if pos is None else pos
         if layout == "binary":
             assert self.col is not None           # the "binary" layout is the score column's
-            values = self._finite(r, self.col)
-            target[where] = values
-            self._check_range(s, r, {self.col: values})
+            columns = {self.col: finite_scores(r, self.col)}
+            target[where] = columns[self.col]
         else:
-            columns = {column: self._finite(r, column) for _, column in layout}
+            columns = {column: finite_scores(r, column) for _, column in layout}
             for k, (_, column) in enumerate(layout):
                 target[where, k] = columns[column]
-            self._check_range(s, r, columns)
-            if len(layout) == len(self.classes):
-                self._check_sum(s, r, columns)
-
-    @staticmethod
-    def _finite(r: Table, column: str) -> np.ndarray:
-        """A score column's numbers; an infinite score is an error naming its line."""
-        values = r.numbers(column, "score")
-        bad = ~np.isfinite(values)
-        if bad.any():
-            row = int(np.flatnonzero(bad)[0])
-            raise r.error(f"score {values[row]:g} in column {column!r} is not finite"
-                          + (f" ({int(bad.sum())} such scores in the file)" if bad.sum() > 1 else ""),
-                          row=row, item=r._item(row))
-        return values
-
-    def _check_range(self, s: int, r: Table, columns: dict) -> None:
-        """Record (not raise) the first score outside [0, 1] of run ``s``."""
-        for column, values in columns.items():
-            out = (values < 0) | (values > 1)
-            if out.any():
-                row = int(np.flatnonzero(out)[0])
-                self.problems.setdefault(s, {})["range"] = str(r.error(
-                    f"score {values[row]:g} in column {column!r} is not a probability (outside [0, 1]; "
-                    f"{int(out.sum())} such scores in the file): log loss, Brier score and calibration error "
-                    "need probabilities", row=row, item=r._item(row)))
-                return
-
-    def _check_sum(self, s: int, r: Table, columns: dict) -> None:
-        """Record (not raise) the first row whose per-class scores do not sum to 1 (relative tolerance 1e-6)."""
-        total = np.sum(list(columns.values()), axis=0)
-        off = np.abs(total - 1.0) > 1e-6
-        if off.any():
-            row = int(np.flatnonzero(off)[0])
-            self.problems.setdefault(s, {})["sum"] = str(r.error(
-                f"the per-class scores sum to {total[row]:.9g}, not 1 ({int(off.sum())} such rows in the file): "
-                "log loss, Brier score and calibration error need probabilities", row=row, item=r._item(row)))
+        # probabilities: recorded here, raised by the measures that need them (inputs/score_checks.py)
+        problems = {"range": range_problem(r, columns),
+                    "sum": sum_problem(r, columns) if layout != "binary" and len(layout) == len(self.classes) else None}
+        if any(problems.values()):
+            self.problems[s] = {k: v for k, v in problems.items() if v}
 
     def result(self):
         if self.array is None:
