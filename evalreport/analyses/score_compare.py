@@ -26,7 +26,7 @@ from evalreport.analyses.significance import benjamini_hochberg, holm
 from evalreport.counts.scores import ScoreCounts, score_counts
 from evalreport.errors import MeasureError
 from evalreport.measures import Measure, get
-from evalreport.measures.scores import SCORE_MEASURES, compute_scores, is_score_measure
+from evalreport.measures.scores import PROBABILITY, SCORE_MEASURES, compute_scores, is_score_measure
 
 __all__ = ["ScorePlan", "score_plan", "AUC_IDS", "default_score_ids"]
 
@@ -147,6 +147,9 @@ def default_score_ids(runs, positive) -> list[str]:
     scores = getattr(runs, "scores", None)
     if scores is None or not hasattr(runs, "gold") or (np.ndim(scores) == 2 and positive is None):
         return []
+    kinds = {k for found in (getattr(runs, "score_problems", None) or {}).values() for k in found}
+    if kinds & {"range", "sum"}:      # scores that are no probabilities: the other measures still apply
+        return [m for m in SCORE_MEASURES if m not in PROBABILITY]
     return list(SCORE_MEASURES)
 
 
@@ -180,7 +183,7 @@ def score_plan(runs, primary: str | None, measures: Sequence | None, positive: i
             raise MeasureError(f"score-based measure(s) {', '.join(str(w) for w in wanted)}: {why}")
         return None
     if measures is None:
-        ids = list(SCORE_MEASURES)
+        ids = default_score_ids(runs, positive)
     else:
         ids = [get(m).id for m in asked]
     prim = get(primary) if primary_score and primary is not None else None
@@ -193,4 +196,11 @@ def score_plan(runs, primary: str | None, measures: Sequence | None, positive: i
         compute_scores(m, sc, explain=False)          # raises the runs' recorded score problems (InputError)
     plan = ScorePlan(sc=sc, records=records, primary=prim)
     plan.notes.append(CALIBRATION_NOTE.format(", ".join(plan.ids)))
+    plan.notes.append("the measure audit's properties are defined on confusion matrices: the score-based measures "
+                      "are not audited")
+    found = [msg for system in sc.systems for kind, msg in sc.problems.get(system, {}).items()
+             if kind in ("range", "sum")]
+    if found and not any((m.family or m.id) in PROBABILITY for m in records):
+        plan.notes.append(f"the Brier score, log loss and calibration errors are not computed: the scores are no "
+                          f"probabilities ({found[0]})")
     return plan

@@ -1,7 +1,8 @@
 """Checks of a run file's score columns (read by :class:`evalreport.inputs.readers` for every run).
 
 A score must be a finite number (else an error naming the line). Whether the scores are probabilities
-(each in [0, 1]; per-class scores summing to 1 within a relative tolerance of 1e-6) matters only to
+(each in [0, 1]; per-class scores summing to 1 within 1e-6 per class, so that probabilities printed
+with 6 decimals pass) matters only to
 the measures that read them so (Brier score, log loss, calibration error): the problem is recorded as
 one line naming the file, the first line and how many rows have it, and raised where such a measure
 is computed (:meth:`evalreport.counts.scores.ScoreCounts.require`).
@@ -12,7 +13,7 @@ import numpy as np
 
 __all__ = ["finite_scores", "range_problem", "sum_problem", "SUM_TOLERANCE"]
 
-SUM_TOLERANCE = 1e-6
+SUM_TOLERANCE = 1e-6          # per class: K rounded probabilities may sum to 1 +- K x 0.5e-6
 _NEED = "log loss, Brier score and calibration error need probabilities"
 
 
@@ -56,7 +57,7 @@ def range_problem(table, columns: dict) -> str | None:
 def sum_problem(table, columns: dict) -> str | None:
     """The one-line message of the first row whose per-class scores do not sum to 1, or None."""
     total = np.sum(list(columns.values()), axis=0)
-    off = np.abs(total - 1.0) > SUM_TOLERANCE
+    off = np.abs(total - 1.0) > SUM_TOLERANCE * len(columns)
     if not off.any():
         return None
     row = int(np.flatnonzero(off)[0])

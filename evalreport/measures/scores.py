@@ -25,7 +25,7 @@ import numpy as np
 from evalreport.errors import MeasureError
 from evalreport.measures._core import REGISTRY, Context, Interval, Measure, Result, get, register, result
 
-__all__ = ["ScoreStats", "compute_scores", "score_measures", "is_score_measure", "needs_probabilities",
+__all__ = ["ScoreStats", "compute_scores", "score_measures", "is_score_measure", "needs_probabilities", "PROBABILITY",
            "auc_counts", "ranked_counts", "binary_values", "pr_points", "calibration_bins", "confidence", "SCORE_MEASURES"]
 
 #: The score measures of a comparison on scored runs, in this order.
