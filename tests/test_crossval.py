@@ -8,12 +8,10 @@ import pandas as pd
 import pytest
 from conftest import write_rows
 from hypothesis import given, settings, strategies as st
-from scipy.stats import rankdata
 from sklearn.metrics import average_precision_score, roc_auc_score
 
 from evalreport import measures as M
 from evalreport.analyses import crossval as cv
-from evalreport.analyses.crossval import _group_ranks
 from evalreport.counts import Counts
 from evalreport.errors import InputError
 from evalreport.inputs import Runs
@@ -170,16 +168,6 @@ def test_needs_folds():
 
 
 # ----------------------------------------------------------------------------- AUC and AP by ranks
-
-
-def test_group_ranks_match_rankdata_per_group():
-    rng = np.random.default_rng(0)
-    x = rng.integers(0, 5, size=(2, 40)).astype(float)
-    g = rng.integers(0, 4, size=40)
-    for method in ("average", "max"):
-        got = _group_ranks(x, g, 4, method)
-        for k in range(4):
-            np.testing.assert_allclose(got[:, g == k], rankdata(x[:, g == k], method=method, axis=-1))
 
 
 @settings(max_examples=25, deadline=None)

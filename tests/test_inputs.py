@@ -192,15 +192,21 @@ def test_folds(tmp_path):
 
 
 def test_binary_scores(tmp_path, gold):
-    r1 = write_rows(tmp_path / "r1.tsv", [["b", "y", 0.5], ["a", "x", "1e-3"], ["c", "x", -2], ["d", "z", "inf"]],
+    r1 = write_rows(tmp_path / "r1.tsv", [["b", "y", 0.5], ["a", "x", "1e-3"], ["c", "x", -2], ["d", "z", "7"]],
              header=("id", "label", "score"))
     r2 = write_rows(tmp_path / "r2.tsv", [["a", "x", 1], ["b", "y", 2], ["c", "x", 3], ["d", "z", 4]],
              header=("id", "label", "score"))
     runs = read_runs(gold, [r1, r2])
     assert runs.scores.shape == (2, 4) and runs.scores.dtype == np.float64
-    assert runs.scores.tolist() == [[0.001, 0.5, -2.0, np.inf], [1, 2, 3, 4]]
+    assert runs.scores.tolist() == [[0.001, 0.5, -2.0, 7.0], [1, 2, 3, 4]]
     assert runs.score_labels == ()
     assert read_runs(gold, [r1], score_col=None).scores is None
+    # a score outside [0, 1] is recorded (raised only by the measures that need probabilities)
+    assert "line 4" in runs.score_problems["r1"]["range"] and "outside [0, 1]" in runs.score_problems["r1"]["range"]
+    bad = write_rows(tmp_path / "bad.tsv", [["b", "y", 0.5], ["a", "x", "inf"], ["c", "x", 1], ["d", "z", 0]],
+                     header=("id", "label", "score"))
+    with pytest.raises(InputError, match=r"bad.tsv, line 3, id 'a': score inf in column 'score' is not finite"):
+        read_runs(gold, [bad])
 
 
 def test_per_class_scores(tmp_path, gold):
@@ -217,11 +223,12 @@ def test_scores_only_in_some_runs(tmp_path, gold):
     scored = write_rows(tmp_path / "r1.tsv", [["a", "x", 1], ["b", "y", 2], ["c", "x", 3], ["d", "z", 4]],
                  header=("id", "label", "score"))
     plain = write_rows(tmp_path / "r2.tsv", GOLD_ROWS)
-    with pytest.warns(UserWarning, match="scores ignored"):
+    with warnings.catch_warnings():     # a run without score columns has NaN scores (its score measures undefined)
+        warnings.simplefilter("error")
         runs = read_runs(gold, [scored, plain])
-    assert runs.scores is None
-    with pytest.warns(UserWarning, match="differ from the first run's \\(none\\)"):
-        assert read_runs(gold, [plain, scored]).scores is None
+        assert runs.scores[0].tolist() == [1, 2, 3, 4] and np.isnan(runs.scores[1]).all()
+        other = read_runs(gold, [plain, scored])
+        assert np.isnan(other.scores[0]).all() and other.scores[1].tolist() == [1, 2, 3, 4]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert read_runs(gold, [plain, plain], names=["p", "q"]).scores is None  # none anywhere: silent

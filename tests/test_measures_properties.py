@@ -14,7 +14,7 @@ from evalreport import measures as M
 
 # (gain measures are functions of their gain matrix too: tests/test_gains.py checks their properties)
 # (example-based multi-label records take per-item statistics: tests/test_multilabel_measures.py)
-ALL = [m for m in M.catalogue() if "gains" not in m.needs and m.kind != "example"]
+ALL = [m for m in M.catalogue() if "gains" not in m.needs and m.kind not in ("example", "scores")]
 # class-symmetric (Gösgens et al. 2021, Definition 4): every multi-class measure without a positive class,
 # one-vs-rest averages included; ordinal measures are symmetric only with their cost matrix permuted
 CLASS_SYMMETRIC = [m for m in ALL if m.kind == "multiclass" and not m.needs]

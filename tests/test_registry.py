@@ -29,7 +29,7 @@ STABLE_BINARY = ("gm1", "informedness", "markedness", "f1", "precision", "recall
 
 #: Every record over a (..., K, K) confusion tensor; the example-based multi-label records take per-item
 #: statistics instead and are checked in tests/test_multilabel_measures.py.
-ALL = [m for m in M.catalogue() if m.kind != "example"]
+ALL = [m for m in M.catalogue() if m.kind not in ("example", "scores")]
 
 
 def _kw(m, K, positive=0):
@@ -148,7 +148,7 @@ def test_every_generated_average_replaced_by_a_record_equals_it(alias, policy, r
 
 
 def test_catalogue_order_and_frame():
-    groups = [3 if m.kind == "example" else 2 if m.averaging else (1 if m.kind == "binary" else 0)
+    groups = [4 if m.kind == "scores" else 3 if m.kind == "example" else 2 if m.averaging else (1 if m.kind == "binary" else 0)
               for m in M.catalogue()]
     assert groups == sorted(groups)
     frame = M.catalogue_frame()

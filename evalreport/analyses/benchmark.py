@@ -162,6 +162,30 @@ def select_systems(data, systems):
                          fold_names=data.fold_names, abstain=data.abstain, n_task=data.n_task)
 
 
+def _primary_samples(t: BenchmarkTask, B: int, seed, policy: str) -> np.ndarray:
+    """``(B, S)`` paired bootstrap values of a task's primary measure: by the confusion design, or for a
+    score-based primary by :class:`~evalreport.analyses.score_design.ScoreDesign` (same stream seed)."""
+    from evalreport.measures import get, resolve_positive
+    from evalreport.measures.scores import is_score_measure
+
+    if not is_score_measure(t.primary):
+        from evalreport.analyses.resampling import bootstrap as resample
+
+        res = resample(t.runs, [t.primary], n_resamples=B, seed=seed, positive=t.positive, policy=policy,
+                       costs=t.costs)
+        assert res.samples is not None            # B > 0 here: the resamples are kept
+        return res.samples[:, :, 0]
+    from evalreport.analyses.score_design import ScoreDesign
+    from evalreport.counts.scores import score_counts
+
+    pos = None if t.positive is None else resolve_positive(t.positive, list(t.runs.labels), len(t.runs.labels))
+    sc = score_counts(t.runs, positive=pos)
+    if sc is None:
+        raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} needs scores; the runs carry none")
+    design = ScoreDesign(sc, policy=policy)
+    return design.resample([get(t.primary)], B, design.streams(seed)[0])[:, :, 0]
+
+
 def _pooled(tasks: list[BenchmarkTask], systems: list[str], policy: str) -> tuple[pd.DataFrame | None, str]:
     """system, value of the primary measure on the summed confusion tensors, or (None, why not)."""
     from evalreport.counts import Counts
@@ -170,6 +194,10 @@ def _pooled(tasks: list[BenchmarkTask], systems: list[str], policy: str) -> tupl
     if len(tasks) < 2:
         return None, "one task only"
     first = tasks[0]
+    from evalreport.measures.scores import is_score_measure
+
+    if is_score_measure(first.primary):
+        return None, f"the primary measure {first.primary} is score-based: summed confusion matrices do not give it"
     for t in tasks[1:]:
         if t.labels != first.labels or t.class_set != first.class_set:
             return None, f"tasks {first.name!r} and {t.name!r} have different class sets"
@@ -379,7 +407,6 @@ def _friedman_part(scores, hib, alpha):
 
 def _consensus_bootstrap(tasks, systems, hib, weights, missing, B, seed, policy):
     """Rank distributions of every consensus method over B joint resamples of all tasks' items."""
-    from evalreport.analyses.resampling import bootstrap as resample
     from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
 
@@ -398,10 +425,8 @@ def _consensus_bootstrap(tasks, systems, hib, weights, missing, B, seed, policy)
     present = np.zeros((T, S), dtype=bool)
     col = {s: j for j, s in enumerate(systems)}
     for i, t in enumerate(tasks):
-        res = resample(t.runs, [t.primary], n_resamples=B, seed=stream_seeds[t.name], positive=t.positive,
-                       policy=policy, costs=t.costs)
         idx = [col[s] for s in t.systems]
-        values[:, i, idx] = res.samples[:, :, 0]
+        values[:, i, idx] = _primary_samples(t, B, stream_seeds[t.name], policy)
         present[i, idx] = True
     w = None if weights is None else np.asarray([weights[t.name] for t in tasks], dtype=float)
     ranks = consensus_methods.consensus_ranks(values, higher_is_better=np.asarray([hib[t.name] for t in tasks]), weights=w,

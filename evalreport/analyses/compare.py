@@ -243,6 +243,24 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     labels, systems = counts.labels, counts.systems
     K = len(labels)
     pos = resolve_positive(positive, labels, K) if positive is not None else None
+    # score-based measures (analyses/score_compare.py): computed and resampled beside the confusion ones
+    from evalreport.analyses.score_compare import score_plan
+    from evalreport.measures.scores import is_score_measure
+
+    plan = score_plan(runs if isinstance(runs, Runs) else None, primary, measures, pos)
+    if plan is not None and (clustered or run_system is not None):
+        design_name = "clustered items" if clustered else "several runs per system"
+        if plan.primary is not None or any(is_score_measure(m) for m in measures or ()):
+            raise InputError(f"score-based measures are not resampled for {design_name} yet: choose measures of the "
+                             "predicted labels")
+        notes_first = [f"score-based measures left out: they are not resampled for {design_name} yet"]
+        plan = None
+    else:
+        notes_first = []
+    if plan is not None and plan.primary is not None:
+        primary = DEFAULT_PRIMARY["single"]          # the confusion measures' first; the leaderboard is plan's
+    if measures is not None:
+        measures = tuple(m for m in measures if not is_score_measure(m))
     primary_m = bind(primary, labels, gains=gains)
     ok, why = applicable(primary_m, positive=pos, costs=costs)
     if not ok:
@@ -254,7 +272,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
             chosen += [m.id for m in catalogue() if "gains" in m.needs and m.id != primary_m.id]
     else:
         chosen = [primary_m, *(bind(m, labels, gains=gains) for m in measures)]
-    notes: list[str] = []
+    notes: list[str] = list(notes_first)
     # one column per quantity: an alias next to its record (f1_macro, macro_f1) would be counted
     # twice in the rank correlations and the inconsistency rates
     kept = unique(chosen, by_quantity=True)
@@ -280,6 +298,9 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
 
         systems = tuple(dict.fromkeys(run_system))
         scores = system_scores(scores, dict(zip(counts.systems, run_system)), systems)
+    if plan is not None:
+        scores = pd.concat([scores, plan.score_rows(policy)], ignore_index=True)
+        notes += plan.notes
 
     ranks = ranking.rank(scores)[["system", "measure", "rank", "calibrated", "value", "tied", "nan_last"]]
     corr = ranking.rank_correlation(scores)
@@ -293,6 +314,10 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     except ValueError as exc:
         base = pd.DataFrame(columns=EMPTY_COLUMNS["baselines"])
         notes.append(f"chance baselines not computed: {exc}")
+    if plan is not None:
+        base = pd.concat([base, plan.baselines()], ignore_index=True) if len(base) else plan.baselines()
+    final_primary = plan.primary.id if plan is not None and plan.primary is not None else primary_m.id
+    score_samples = None
 
     extra: dict[str, pd.DataFrame] = {}
     intervals = pd.DataFrame(columns=EMPTY_COLUMNS["intervals"])
@@ -340,16 +365,31 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         lost = lost_classes_sentence(design.class_absent, design.n_missing_class, bootstrap)
         if lost:
             notes.append(lost.rstrip("."))           # notes carry no final full stop
+        if plan is not None:
+            s_order = ranks[(ranks["measure"] == final_primary) & ~ranks["calibrated"].astype(bool)]
+            s_order = s_order.sort_values("rank", kind="stable")["system"].tolist() or order
+            sboot, snotes = plan.resample(bootstrap=bootstrap, seed=seed, alpha=alpha, rounds=rounds,
+                                          pairwise_test=pairwise_test, order=s_order, policy=policy,
+                                          margin=s.margin)
+            intervals = pd.concat([intervals, sboot.intervals], ignore_index=True)
+            rank_dist = pd.concat([rank_dist, sboot.rank_distribution], ignore_index=True)
+            if plan.primary is not None:
+                pairwise, groups = sboot.pairwise, sboot.groups
+            delong = plan.delong()
+            if delong is not None:
+                pairwise = pd.concat([pairwise, delong], ignore_index=True)
+            notes += sboot.notes + snotes
+            score_samples = sboot.samples
         if not isinstance(runs, Runs):
             notes.append("resampled from item patterns counted out of core: the same bootstrap distribution as "
                          "in memory, but the patterns come in another order, so for the same seed the intervals, "
                          "rank probabilities and p-values are another Monte-Carlo draw (they agree within "
                          "Monte-Carlo error, not digit for digit); point values and ranks are identical")
 
-    board = leaderboard_table(primary_m.id, ranks, intervals, rank_dist, groups, pairwise=pairwise, alpha=alpha,
+    board = leaderboard_table(final_primary, ranks, intervals, rank_dist, groups, pairwise=pairwise, alpha=alpha,
                               test=pairwise_test)
     settings: dict[str, object] = {
-        "primary": primary_m.id, "positive": None if pos is None else labels[pos], "policy": policy,
+        "primary": final_primary, "positive": None if pos is None else labels[pos], "policy": policy,
         "bootstrap": bootstrap, "seed": seed, "alpha": alpha, "pairwise_test": pairwise_test,
         "baseline_samples": baseline_samples, "costs": costs is not None, "gains": gains is not None,
         "input": "confusion matrices" if runs is None else "runs" if isinstance(runs, Runs) else "patterns"}
@@ -371,12 +411,20 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         extra = seeds_extra(runs, run_scores, records, intervals, design=seeds if len(intervals) else None,
                             settings=s, positive=pos)
         settings["runs_per_system"] = {k: run_system.count(k) for k in systems}
-    return Comparison(primary=primary_m.id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
+    samples = boot.samples if len(intervals) else None
+    if plan is not None:             # score ids after the confusion ids; a score primary first
+        order_ids = ids + plan.ids
+        ids = ([final_primary] if plan.primary is not None else []) + [i for i in order_ids if i != final_primary]
+        if samples is not None and score_samples is not None:
+            both = np.concatenate([samples, score_samples], axis=-1)
+            samples = both[:, :, [order_ids.index(i) for i in ids]]
+        extra = {**extra, **plan.curves()}
+    return Comparison(primary=final_primary, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
                       scores=scores, ranks=ranks, rank_correlation=corr, calibration_correlation=cal_corr,
                       disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,
                       rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
                       notes=tuple(notes), settings=settings, records=tuple(records),
-                      samples=boot.samples if len(intervals) else None, kind="single", extra=extra)
+                      samples=samples, kind="single", extra=extra)
 
 
 def _cluster_tables(design, primary: Measure, values: np.ndarray, bootstrap: int,

@@ -39,9 +39,13 @@ This is stricter than F's own 0/0 (TP = FP = FN = 0): in Table 2 fold 2 (TP = FP
 has F = 0 by eq. 2 but is skipped by F~_avg (89%). For every other measure, a fold is undefined
 where its value is (the measure's 0/0 at the fold level, under the ``nan`` policy).
 
-Entry points: :func:`cross_validate` (everything for :class:`~evalreport.inputs.Runs` with folds) and
-:func:`aggregate` (any measures, from fold tensors); the recommendation's words are in
-:mod:`evalreport.analyses.crossval_words`.
+Main entry points: :func:`cross_validate` (everything for a :class:`~evalreport.inputs.Runs`
+with folds), :func:`aggregate` (any measures, from fold tensors), :func:`f_estimators` (the five
+F variants side by side), :func:`undefined_folds`, :func:`score_aggregates` / :func:`score_folds`
+(AUC and average precision), :func:`roc_auc` / :func:`average_precision` (per fold, by the registry's
+one implementation in :mod:`evalreport.measures.scores`)
+and :func:`recommendation` (its words, each a quotation of Forman & Scholz or computed from the tables,
+are in :mod:`evalreport.analyses.crossval_words`).
 """
 from __future__ import annotations
 
@@ -50,13 +54,13 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
 from evalreport.analyses.crossval_words import recommendation
 from evalreport.counts import Counts
 from evalreport.errors import InputError, MeasureError
 from evalreport.measures import Context, bind, compute, default_measures, get, resolve_positive
 from evalreport.measures._core import unique
+from evalreport.measures.scores import binary_values
 
 __all__ = ["AGGREGATIONS", "F_AGGREGATIONS", "SCORE_AGGREGATIONS", "SCORE_MEASURES", "ESTIMATOR_NAMES", "CVResult",
            "aggregate", "aggregate_arrays", "f_estimators", "undefined_folds",
@@ -320,18 +324,6 @@ def undefined_folds(data, *, positive) -> pd.DataFrame:
 # ----------------------------------------------------------------------------- scores: AUC, AP
 
 
-def _group_ranks(x, groups, n_groups: int, method: str):
-    """Ranks (1-based) of ``x`` (S, N) within each group of items, ties per ``method``, by one global
-    ranking of the value's dense rank offset by group code x (N + 1)."""
-    N = x.shape[-1]
-    dense = rankdata(x, method="dense", axis=-1)
-    key = groups.astype(np.int64) * (N + 1) + dense
-    ranks = rankdata(key, method=method, axis=-1)
-    sizes = np.bincount(groups, minlength=n_groups)
-    offset = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return ranks - offset[groups]
-
-
 def _prepare(y, scores, folds):
     y = np.asarray(y).astype(bool)
     s = np.asarray(scores, dtype=float)
@@ -356,39 +348,33 @@ def _prepare(y, scores, folds):
     return y, s, g, G, onehot, squeeze
 
 
+def _per_fold(y, scores, folds, which: int) -> np.ndarray:
+    """One of :func:`evalreport.measures.scores.binary_values` (0: AUC, 1: AP) per system and fold."""
+    y, s, g, G, _, squeeze = _prepare(y, scores, folds)
+    out = np.full((s.shape[0], G), np.nan)
+    for f in range(G):
+        members = g == f
+        for k in range(s.shape[0]):
+            out[k, f] = binary_values(y[members], s[k, members])[which]
+    return out[0] if squeeze else out
+
+
 def roc_auc(y, scores, folds=None) -> np.ndarray:
-    """AUC per fold by ranks (Mann-Whitney U / (P N)), vectorised over systems.
+    """AUC per fold (Mann-Whitney U / (P N), ties count 1/2), by the registry's one implementation.
 
     ``y`` (N,) bool (True = positive), ``scores`` (S, N) or (N,) (higher = more positive),
     ``folds`` (N,) fold codes or ``None`` (one group: the merged AUC). Returns (S, F) (or (F,))
-    with NaN where a fold has only one class. Ties count 1/2 (average ranks).
+    with NaN where a fold has only one class.
     """
-    y, s, g, G, onehot, squeeze = _prepare(y, scores, folds)
-    ranks = _group_ranks(s, g, G, "average")
-    P = y.astype(float) @ onehot
-    N = onehot.sum(axis=0) - P
-    rank_sum = (ranks * y) @ onehot
-    u = rank_sum - P * (P + 1) / 2
-    den = P * N
-    out = np.divide(u, den, out=np.full(u.shape, np.nan), where=den > 0)
-    return out[0] if squeeze else out
+    return _per_fold(y, scores, folds, 0)
 
 
 def average_precision(y, scores, folds=None) -> np.ndarray:
-    """Average precision per fold, vectorised: (1/P) sum over positives of precision at their score.
-
-    Precision at item i's score counts every item scored >= s_i (ties share one threshold), which is
-    the step-wise sum sum_t (R_t - R_{t-1}) P_t of scikit-learn's ``average_precision_score``. NaN
-    where a fold has no positives. Shapes as :func:`roc_auc`.
+    """Average precision per fold: sum_t (R_t - R_{t-1}) P_t, ties sharing one threshold, as scikit-learn's
+    ``average_precision_score`` (the registry's one implementation). NaN where a fold has no positives.
+    Shapes as :func:`roc_auc`.
     """
-    y, s, g, G, onehot, squeeze = _prepare(y, scores, folds)
-    above = _group_ranks(-s, g, G, "max")                          # items scored >= s_i in the fold
-    pos_above = _group_ranks(np.where(y, -s, np.inf), g, G, "max")  # positives scored >= s_i (positives)
-    prec = pos_above / above
-    total = (prec * y) @ onehot
-    P = y.astype(float) @ onehot
-    out = np.divide(total, P, out=np.full(total.shape, np.nan), where=P > 0)
-    return out[0] if squeeze else out
+    return _per_fold(y, scores, folds, 1)
 
 
 def _positive_scores(runs, pos: int):

@@ -346,7 +346,7 @@ class Resampled:
 
 def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstrap: int, seed: int, alpha: float,
               rounds: int, pairwise_test: str, order: Sequence[str], progress: Progress = None,
-              margin: float | None = None) -> Resampled:
+              margin: float | None = None, tests: Sequence[str] | None = None) -> Resampled:
     """Intervals, rank distributions, pairwise tests and groups of one comparison, for any design.
 
     Parameters
@@ -373,6 +373,8 @@ def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstra
         ``progress(done, total)``: over the bootstrap resamples, then the randomisation rounds.
     margin : float, optional
         The equivalence margin of the primary measure (:func:`pairwise_tests`).
+    tests : sequence of str
+        The pairwise tests to run, among :data:`TESTS` (default: the design's ``tests``, else all).
 
     Returns
     -------
@@ -390,14 +392,14 @@ def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstra
     group_table = pd.DataFrame(columns=["system", "group", "leader", "letters"])
     if S > 1:
         n_pairs = S * (S - 1) // 2
-        tests: tuple[str, ...] = tuple(getattr(design, "tests", TESTS))      # a design may offer fewer tests
+        run_tests = tuple(tests if tests is not None else getattr(design, "tests", TESTS))   # a design may offer fewer
         if rounds > 0 and n_pairs > RANDOMIZATION_MAX_PAIRS and pairwise_test != "randomization":
-            tests = tuple(t for t in tests if t != "randomization")
+            run_tests = tuple(t for t in run_tests if t != "randomization")
             notes.append(f"approximate randomisation, a cross-check of the bootstrap test, is run for at most "
                          f"{RANDOMIZATION_MAX_PAIRS} pairs of systems; these {S} systems have "
                          f"{n_pairs:,} pairs, so the pairwise table holds the paired bootstrap and McNemar tests")
         step = None if progress is None else (lambda k, n: progress(rounds * k // max(n, 1), rounds))
-        pair_table = pairwise_tests(design, measures[0], point[:, 0], tests=tests, samples=samples[:, :, 0],
+        pair_table = pairwise_tests(design, measures[0], point[:, 0], tests=run_tests, samples=samples[:, :, 0],
                                     rounds=rounds, rng=rand_rng, progress=step, margin=margin, alpha=alpha)
         if (pair_table["test"] == pairwise_test).any():
             group_table = groups(pair_table, alpha=alpha, test=pairwise_test, order=order)

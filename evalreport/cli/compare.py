@@ -56,7 +56,7 @@ def register(sub) -> None:
     add_margin_option(p)
     add_task_options(p)
     multilabel.add_options(p)
-    p.set_defaults(func=run, read_scores=False)    # labels only: an optional score column is not read
+    p.set_defaults(func=run, read_scores=True)     # score columns, when present, give the score-based measures
 
 
 def checked_settings(args: argparse.Namespace) -> Settings:

@@ -1,6 +1,8 @@
 """``evalreport score``: every measure for every system."""
 from __future__ import annotations
 
+import numpy as np
+
 from evalreport.cli import multilabel
 from evalreport.cli.common import add_scoring_command, emit, emit_columns, gain_matrix
 
@@ -9,20 +11,73 @@ def register(sub) -> None:
     p = add_scoring_command(sub, "score", help="compute measures for every system (a systems x measures table)",
                             description="Compute measures for every system. Without --measures, every measure that "
                                         "applies to the data (binary ones need --positive; their one-vs-rest "
-                                        "averages are always computed).", func=run)
-    # measures of labels only: an optional score column is not read; the files' hashes are not reported
-    p.set_defaults(read_scores=False, hash_inputs=False)
+                                        "averages are always computed), and the score-based measures (ROC AUC, "
+                                        "average precision, Brier score, log loss, calibration error, ...) when "
+                                        "the runs carry score or score_<class> columns.", func=run)
+    # the files' hashes are not reported; score columns, when present, give the score-based measures
+    p.set_defaults(read_scores=True, hash_inputs=False)
     multilabel.add_options(p)
+
+
+def score_columns(runs, measures, *, positive, policy: str) -> dict[str, np.ndarray] | None:
+    """The tidy columns (system, measure, value, undefined, reason) of the score-based measures: those
+    asked for in ``measures``, or every default one when ``measures`` is None and the runs carry scores.
+
+    Parameters
+    ----------
+    runs : Runs or None
+        The runs (None: confusion-matrix input).
+    measures : sequence of str or None
+        The measures asked for.
+    positive : str or int or None
+        The positive class (one ``score`` column needs it).
+    policy : str
+        The undefined-value policy.
+
+    Returns
+    -------
+    dict or None
+        None when no score-based measure is computed.
+    """
+    from evalreport.analyses.score_compare import score_plan
+    from evalreport.measures import resolve_positive
+    from evalreport.measures.scores import compute_scores
+
+    pos = None
+    if positive is not None and runs is not None:
+        pos = resolve_positive(positive, list(runs.labels), len(runs.labels))
+    has_runs = runs is not None and hasattr(runs, "gold")
+    plan = score_plan(runs if has_runs else None, None, measures, pos)
+    if plan is None:
+        return None
+    results = [compute_scores(m, plan.sc, policy=policy) for m in plan.records]
+    S = len(plan.sc.systems)
+    return {"system": np.tile(np.asarray(plan.sc.systems, dtype=object), len(results)),
+            "measure": np.repeat(np.asarray(plan.ids, dtype=object), S),
+            "value": np.concatenate([r.value for r in results]),
+            "undefined": np.concatenate([r.undefined for r in results]),
+            "reason": np.concatenate([r.reason for r in results])}
 
 
 def run(args) -> int:
     from evalreport.measures.evaluate import evaluate_columns
+    from evalreport.measures.scores import is_score_measure
 
     if multilabel.wanted(args):
         return multilabel.run_score(args)
     loaded = multilabel.single_label_load(args)
-    columns = evaluate_columns(loaded.counts, args.measures, positive=args.positive, policy=args.policy,
-                               costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
+    label_measures = args.measures
+    if args.measures is not None:
+        label_measures = [m for m in args.measures if not is_score_measure(m)]
+    extra = score_columns(loaded.runs, args.measures, positive=args.positive, policy=args.policy)
+    if label_measures is not None and not label_measures and extra is not None:
+        columns = extra
+    else:
+        columns = evaluate_columns(loaded.counts, label_measures, positive=args.positive, policy=args.policy,
+                                   costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
+        if extra is not None:
+            columns = {k: np.concatenate([np.asarray(columns[k]), np.asarray(extra[k], dtype=np.asarray(
+                columns[k]).dtype)]) for k in columns}
     if args.format in ("csv", "json"):     # the tidy table as it is: written without pandas
         emit_columns(columns, args.format)
         return 0

@@ -69,6 +69,7 @@ from evalreport.inputs.align import IdIndex
 from evalreport.inputs.checks import as_paths, hash_file, listing, natural_sorted, near_miss, runs_in_folder, short
 from evalreport.inputs.run_folders import RUN_SEPARATOR, system_folders
 from evalreport.inputs.runs import Runs, Source, code_dtype
+from evalreport.inputs.score_checks import finite_scores, range_problem, sum_problem
 from evalreport.inputs.tables import HEADED, MISSING_LABELS, Table, first_true, read_table
 from evalreport.words import counted
 
@@ -269,7 +270,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
     extras: list[str] = []           # unknown predicted labels (allow_unknown), in order met
     pred = np.empty((len(run_paths), n_items), dtype=code_dtype(n_known))  # -1 marks a missing item
     any_missing = False
-    scores = _ScoreCollector(len(run_paths), n_items, classes, score_col)
+    scores = _ScoreCollector(len(run_paths), n_items, classes, score_col, present=set(gold_uniques))
     for s, (path, system) in enumerate(zip(run_paths, systems)):
         r, path, digest = ahead.pop(0).result()
         if s + _READERS < len(run_paths):
@@ -340,7 +341,8 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
                 ids=gold_ids, folds=folds, fold_names=fold_names,
                 scores=score_array, sources=tuple(sources), abstain=abstain, score_labels=score_labels,
                 n_task=n_known if len(final) > n_known else None, clusters=clusters, cluster_names=cluster_names,
-                cluster_col=cluster_col if clusters is not None else None)
+                cluster_col=cluster_col if clusters is not None else None,
+                score_problems={systems[k]: v for k, v in scores.problems.items()})
 
 
 def _label_codes(r: Table, label_col: str, class_index: dict, classes: list[str], extras: list[str], labels,
@@ -546,13 +548,17 @@ def _check_folds(r: Table, fold_col: str, folds, fold_names, pos, g: Table):
 class _ScoreCollector:
     """Collect the scores of every run into one array, if all runs have the same layout."""
 
-    def __init__(self, n_systems: int, n_items: int, classes: list[str], score_col: str | None):
+    def __init__(self, n_systems: int, n_items: int, classes: list[str], score_col: str | None, present=None):
         self.shape = (n_systems, n_items)
         self.classes = classes
         self.col = score_col
         self.layout = None        # None (no scores), "binary" or a tuple of (label, column)
         self.array: np.ndarray | None = None
         self.warned = False
+        self.present = present    # the classes the gold file has (None: not checked)
+        #: run index -> {problem kind: one-line message}: scores that are no probabilities ("range": outside
+        #: [0, 1]; "sum": per-class scores not summing to 1), raised only where a measure needs probabilities
+        self.problems: dict[int, dict[str, str]] = {}
 
     def _layout_of(self, r: Table):
         if self.col is None:
@@ -567,6 +573,10 @@ class _ScoreCollector:
             if unknown:
                 raise r.error(f"score column(s) {listing([per_class[u] for u in unknown])} name no class "
                               f"(classes: {listing(self.classes)})", line=1 if r.fmt in HEADED else None)
+            absent = [lab for lab in per_class if self.present is not None and lab not in self.present]
+            if absent:
+                raise r.error(f"score column(s) {listing([per_class[u] for u in absent])} name a class the gold "
+                              "file does not have", line=1 if r.fmt in HEADED else None)
             return tuple((c, per_class[c]) for c in self.classes if c in per_class)
         return "binary" if self.col in r.columns else None
 
@@ -574,11 +584,12 @@ class _ScoreCollector:
         """Scores of run ``s`` (``pos``: row -> item, None = gold order; ``complete``: every
         item has a row, else the others get NaN)."""
         layout = self._layout_of(r)
-        if s == 0:
-            self.layout = layout
-            if layout is not None:
-                shape = self.shape if layout == "binary" else self.shape + (len(layout),)
-                self.array = np.empty(shape)
+        if layout is None and not self.warned:
+            return                # a run without score columns: NaN scores, its score measures undefined
+        if self.layout is None and not self.warned:
+            self.layout = layout  # the first run with scores sets the layout; runs before it have none
+            shape = self.shape if layout == "binary" else self.shape + (len(layout),)
+            self.array = np.full(shape, np.nan)
         elif layout != self.layout and not self.warned:
             warnings.warn(f"{r.path}: scores ignored for all systems: this run's score columns "
                           f"({_describe(layout, self.col)}) differ from the first run's "
@@ -592,10 +603,17 @@ class _ScoreCollector:
         where = slice(None) if pos is None else pos
         if layout == "binary":
             assert self.col is not None           # the "binary" layout is the score column's
-            target[where] = r.numbers(self.col, "score")
+            columns = {self.col: finite_scores(r, self.col)}
+            target[where] = columns[self.col]
         else:
+            columns = {column: finite_scores(r, column) for _, column in layout}
             for k, (_, column) in enumerate(layout):
-                target[where, k] = r.numbers(column, "score")
+                target[where, k] = columns[column]
+        # probabilities: recorded here, raised by the measures that need them (inputs/score_checks.py)
+        problems = {"range": range_problem(r, columns),
+                    "sum": sum_problem(r, columns) if layout != "binary" and len(layout) == len(self.classes) else None}
+        if any(problems.values()):
+            self.problems[s] = {k: v for k, v in problems.items() if v}
 
     def result(self):
         if self.array is None:

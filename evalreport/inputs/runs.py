@@ -123,6 +123,9 @@ class Runs:
     cluster_names: tuple[str, ...] = ()
     cluster_col: str | None = None
     run_system: tuple[str, ...] | None = None
+    #: system -> {problem kind: one-line message naming the file and line} of scores that are no
+    #: probabilities (``range``, ``sum``), raised where a measure needs probabilities (measures/scores.py)
+    score_problems: dict = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
         gold = np.asarray(self.gold)
@@ -205,7 +208,8 @@ class Runs:
                     fold_names=self.fold_names, scores=scores, sources=self.sources,
                     abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task,
                     clusters=self.clusters, cluster_names=self.cluster_names, cluster_col=self.cluster_col,
-                    run_system=None if self.run_system is None else tuple(self.run_system[i] for i in idx))
+                    run_system=None if self.run_system is None else tuple(self.run_system[i] for i in idx),
+                    score_problems={s: v for s, v in self.score_problems.items() if s in systems})
 
 
 def clip(text: str, width: int = 40) -> str:

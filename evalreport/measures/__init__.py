@@ -10,6 +10,7 @@ from evalreport.measures import (
                                        multiclass as _multiclass,  # noqa: F401  (registers)
                                        multilabel as _multilabel,  # noqa: F401  (registers)
                                        ordinal as _ordinal,  # noqa: F401  (registers)
+                                       scores as _scores,  # noqa: F401  (registers)
 )
 from evalreport.measures._core import (
                                        ALIASES,

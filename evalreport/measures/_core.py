@@ -439,6 +439,8 @@ def catalogue() -> list[Measure]:
     measures first, then binary ones (for a positive class), then one-vs-rest averages, then the
     example-based multi-label ones (``kind="example"``); registration order within each group."""
     def group(m: Measure) -> int:
+        if m.kind == "scores":        # score-based measures (measures/scores.py): after every other group
+            return 4
         return 3 if m.kind == "example" else 2 if m.averaging else (1 if m.kind == "binary" else 0)
 
     return sorted(REGISTRY.values(), key=group)
@@ -476,6 +478,9 @@ def compute(measure, C, *, positive=None, policy: str = "nan", costs=None, label
     if m.kind == "example":
         raise MeasureError(f"measure {m.id!r} is an example-based multi-label measure: it takes multi-label runs "
                            "(evalreport.measures.multilabel), not a confusion matrix")
+    if m.kind == "scores":
+        raise MeasureError(f"measure {m.id!r} is a score-based measure: it takes the systems' scores "
+                           "(evalreport.measures.scores.compute_scores), not a confusion matrix")
     C = np.asarray(C, dtype=float)
     if C.ndim < 2 or C.shape[-1] != C.shape[-2]:
         raise MeasureError(f"a confusion tensor must end in (K, K); got shape {C.shape}")

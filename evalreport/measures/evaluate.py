@@ -30,6 +30,8 @@ def applicable(measure, *, positive=None, costs=None, gains=None) -> tuple[bool,
     m = get(measure)
     if m.kind == "example":
         return False, "example-based multi-label measure: needs multi-label runs"
+    if m.kind == "scores":
+        return False, "score-based measure: needs the systems' scores (score or score_<class> columns)"
     if "positive" in m.needs and positive is None:
         forms = _multiclass_forms(m)
         return False, ("binary measure: needs a positive class (--positive)"

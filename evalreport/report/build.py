@@ -149,6 +149,9 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
             measures += [m.id for m in default_measures(costs=costs) if m.kind == "ordinal" and m.id not in measures]
         if gains is not None:
             measures += [m.id for m in default_measures(gains=gains) if "gains" in m.needs and m.id not in measures]
+        from evalreport.analyses.score_compare import default_score_ids
+
+        measures += [m for m in default_score_ids(runs, pos) if m not in measures]   # scored runs
     with stages.stage(f"comparing {counted(facts['n_systems'], 'system')} under {counted(len(measures), 'measure')}"
                       + (f" ({counted(bootstrap, 'bootstrap resample')})"
                          if bootstrap and not hasattr(runs, "tensor") else "")):
@@ -181,7 +184,12 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
 
     with warnings.catch_warnings():   # an absent class: compare's notes already say what calibration did
         warnings.simplefilter("ignore", PrevalenceWarning)
-        extra["what_if"] = what_if_ranks(counts, comp.record(comp.primary), scenarios, positive=pos, policy=policy, costs=costs)
+        primary_record = comp.record(comp.primary)
+        scored = primary_record.kind == "scores"     # prevalence rescales confusion matrices, not scores: no rows
+        extra["what_if"] = what_if_ranks(counts, comp.records[0] if scored else primary_record, scenarios,
+                                         positive=pos, policy=policy, costs=costs)
+        if scored:
+            extra["what_if"] = extra["what_if"].iloc[0:0]
     extra["inputs"] = pd.DataFrame([{"role": s.role, "system": s.system or "", "path": s.path, "rows": s.rows,
                                      "sha256": s.sha256} for s in facts["sources"]],
                                    columns=["role", "system", "path", "rows", "sha256"])

@@ -269,9 +269,11 @@ def _counted(gold: Path, files: list, name: str, *, primary, measures, costs, or
     matrices and measure records: (runs, counts, costs, gains, records, ids, leaderboard keys)."""
     from evalreport.counts import Counts
     from evalreport.inputs.readers import read_runs
+    from evalreport.measures.scores import is_score_measure
 
+    scored = any(is_score_measure(m) for m in [primary, *(measures or ())])    # score columns read only then
     runs = read_runs(gold, files, names=[name], id_col=id_col, label_col=label_col, labels=labels,
-                     score_col=None, **read)
+                     score_col="score" if scored and name != "reference" else None, **read)
     counts = Counts.from_runs(runs)
     costs, gains = _costs_gains(counts, costs, order, gains)
     records = _records(counts, primary, measures, gains)
@@ -293,7 +295,11 @@ def _check_setup(input_dir: Path, *, primary, measures, positive, policy, costs,
     if clash:
         raise InputError(f"measures {', '.join(i for i, k in zip(ids, keys) if k in clash)} give the same "
                          f"leaderboard key {sorted(clash)[0]!r}")
-    evaluate(counts, records, positive=positive, policy=policy, costs=c, gains=g)
+    from evalreport.measures.scores import is_score_measure
+
+    # score-based measures need a submission's scores: the reference (labels only) checks the others
+    evaluate(counts, [m for m in records if not is_score_measure(m)], positive=positive, policy=policy, costs=c,
+             gains=g)
     return gold, tuple(counts.labels)
 
 
@@ -343,7 +349,15 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
         if faults:
             raise faults_error(faults, submission) from None
         raise
-    frame = evaluate(counts, records, positive=positive, policy=policy, costs=costs, gains=gains)
+    from evalreport.measures.scores import is_score_measure
+
+    label_records = [m for m in records if not is_score_measure(m)]
+    score_records = [m for m in records if is_score_measure(m)]
+    frame = evaluate(counts, label_records, positive=positive, policy=policy, costs=costs, gains=gains)
+    if score_records:          # score-based measures (measures/scores.py) from the submission's scores
+        frame, score_boot = _score_values(runs, score_records, frame, positive=positive, policy=policy,
+                                          bootstrap=bootstrap, seed=seed, alpha=alpha)
+    frame = frame.set_index("measure").loc[ids].reset_index()
     rows = pd.DataFrame({"measure": ids, "key": keys, "value": frame["value"].to_numpy(dtype=float),
                          "lo": np.nan, "hi": np.nan, "undefined": frame["undefined"].to_numpy(dtype=bool),
                          "reason": frame["reason"].astype(str).to_numpy()})
@@ -351,9 +365,13 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
     if bootstrap > 0:
         from evalreport.analyses.resampling import bootstrap as resample
 
-        result = resample(runs, records, n_resamples=bootstrap, seed=seed, positive=positive, policy=policy,
-                          costs=costs, level=1 - alpha, strata=strata)
-        boot = result.intervals.set_index("measure")
+        # (a score-based primary still resamples the confusion counts of the labels: its records are bound)
+        result = resample(runs, label_records or records[:0] or [_label_record()], n_resamples=bootstrap, seed=seed,
+                          positive=positive, policy=policy, costs=costs, level=1 - alpha, strata=strata)
+        boot = result.intervals
+        if score_records:
+            boot = pd.concat([boot, score_boot], ignore_index=True)
+        boot = boot.set_index("measure")
         if result.n_missing_class:
             from evalreport.analyses.resampling import lost_classes_sentence
 
@@ -391,6 +409,41 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
     per_class.insert(0, "gold items", tensor.sum(axis=1).astype(np.int64))
     return Scored(scores=scores, rows=rows, per_class=per_class, confusion=confusion, labels=labels_t,
                   primary=ids[0], notes=tuple(notes), positive=None if positive is None else str(positive))
+
+
+def _label_record():
+    """A confusion measure to resample when every measure asked for is score-based (its rows unused)."""
+    from evalreport.measures import get
+
+    return get("accuracy")
+
+
+def _score_values(runs, records, frame, *, positive, policy, bootstrap, seed, alpha):
+    """The rows of the score-based ``records`` appended to ``frame`` (measure, value, undefined, reason),
+    and their percentile intervals (measure, lo, hi) by :class:`~evalreport.analyses.score_design.ScoreDesign`."""
+    from evalreport.analyses.score_design import ScoreDesign
+    from evalreport.counts.scores import score_counts
+    from evalreport.measures import resolve_positive
+    from evalreport.measures.scores import compute_scores
+
+    pos = None if positive is None else resolve_positive(positive, list(runs.labels), len(runs.labels))
+    if runs.scores is None or (np.ndim(runs.scores) == 2 and pos is None):
+        raise InputError(f"{SUBMISSION}: the measure(s) {', '.join(m.id for m in records)} need scores: a 'score' "
+                         "column (with the task's positive class) or score_<class> columns")
+    sc = score_counts(runs, positive=pos)
+    results = [compute_scores(m, sc, policy=policy) for m in records]
+    extra = pd.DataFrame({"measure": [m.id for m in records], "value": [float(r.value[0]) for r in results],
+                          "undefined": [bool(r.undefined[0]) for r in results],
+                          "reason": [str(r.reason[0]) for r in results]})
+    frame = pd.concat([frame, extra], ignore_index=True) if len(frame) else extra
+    boot = pd.DataFrame(columns=["measure", "lo", "hi"])
+    if bootstrap > 0:
+        design = ScoreDesign(sc, policy=policy)
+        samples = design.resample(records, bootstrap, design.streams(seed)[0])[:, 0, :]
+        with np.errstate(all="ignore"):
+            lo, hi = np.nanquantile(samples, [alpha / 2, 1 - alpha / 2], axis=0)
+        boot = pd.DataFrame({"measure": [m.id for m in records], "lo": lo, "hi": hi})
+    return frame, boot
 
 
 def write_outputs(scored: Scored, output_dir: str | Path, settings: Settings | None = None, *, text: bool = True,

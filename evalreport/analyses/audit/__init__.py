@@ -215,7 +215,7 @@ def audit(measures=None, properties=None, *, max_n: int = 8, seed: int = 0, clas
     if isinstance(measures, (str, Measure)):
         measures = [measures]
     ms = catalogue() if measures is None else unique(measures)
-    ms = [m for m in ms if m.kind != "example"]    # example-based multi-label measures: not audited here
+    ms = [m for m in ms if m.kind not in ("example", "scores")]    # multi-label and score measures: not audited here
     props = resolve_properties(properties)
     if max_n < 3:
         raise MeasureError("max_n must be at least 3")

@@ -1,0 +1,206 @@
+"""The score-based part of a comparison of single-label runs that carry scores.
+
+:func:`evalreport.analyses.compare.compare` asks :func:`score_plan` which measures are score-based
+(the default set :data:`~evalreport.measures.scores.SCORE_MEASURES`, when the runs carry scores, or
+those among ``--measures``), computes them here (:meth:`ScorePlan.score_rows`), resamples them with a
+:class:`~evalreport.analyses.score_design.ScoreDesign` beside the confusion design
+(:meth:`ScorePlan.resample`: intervals and rank distributions are per measure, so two designs side by
+side are sound; the pairwise tests and letters are those of the primary measure's design) and adds
+DeLong's test to the pairwise table when the primary measure is a binary ROC AUC. Prevalence
+calibration (Opitz 2022) rescales confusion matrices: it does not apply to score-based measures,
+which have no calibrated rows (a note says so).
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from evalreport.analyses.curves import pr_curves, reliability, roc_curves
+from evalreport.analyses.delong import delong_table
+from evalreport.analyses.engine import resampled
+from evalreport.analyses.score_design import ScoreDesign
+from evalreport.analyses.significance import benjamini_hochberg, holm
+from evalreport.counts.scores import ScoreCounts, score_counts
+from evalreport.errors import MeasureError
+from evalreport.measures import Measure, get
+from evalreport.measures.scores import PROBABILITY, SCORE_MEASURES, compute_scores, is_score_measure
+
+__all__ = ["ScorePlan", "score_plan", "AUC_IDS", "default_score_ids"]
+
+#: Measures whose pairwise table gets DeLong's test (when binary).
+AUC_IDS = ("roc_auc", "roc_auc_weighted", "roc_auc_ovo", "roc_auc_ovo_weighted")
+
+CALIBRATION_NOTE = ("prevalence calibration (Opitz 2022) rescales confusion matrices: the score-based measures "
+                    "({}) have no calibrated values")
+
+
+@dataclass
+class ScorePlan:
+    """What a comparison computes from scores: the counts, the records, and whether one is the primary."""
+
+    sc: ScoreCounts
+    records: list[Measure]
+    primary: Measure | None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def ids(self) -> list[str]:
+        return [m.id for m in self.records]
+
+    def score_rows(self, policy: str) -> pd.DataFrame:
+        """The raw ``scores`` rows (system, measure, value, calibrated, undefined, reason)."""
+        frames = []
+        for m in self.records:
+            r = compute_scores(m, self.sc, policy=policy)
+            frames.append(pd.DataFrame({"system": list(self.sc.systems), "measure": m.id, "value": r.value,
+                                        "calibrated": False, "undefined": r.undefined, "reason": r.reason}))
+        return pd.concat(frames, ignore_index=True)
+
+    def baselines(self) -> pd.DataFrame:
+        """Chance baselines: AUC 0.5 (scores independent of the gold class); the prevalence forecast's
+        Brier score and log loss (every item gets the gold class shares), exact."""
+        sc = self.sc
+        share = np.bincount(sc.gold, minlength=sc.n_classes) / max(sc.n_items, 1)
+        rows = []
+        for m in self.records:
+            name = m.family or m.id
+            if name in AUC_IDS:
+                rows.append((m.id, "random_scores", 0.5, "exact", "scores independent of the gold class"))
+            elif name in ("brier", "log_loss"):
+                if sc.layout == "binary" or sc.n_classes == 2:
+                    k = sc.columns[0] if sc.layout == "binary" else (sc.positive if sc.positive is not None else 1)
+                    pi = share[k]
+                    value = pi * (1 - pi) if name == "brier" else -(
+                        (pi * np.log(pi) if pi > 0 else 0.0) + ((1 - pi) * np.log(1 - pi) if pi < 1 else 0.0))
+                else:
+                    nz = share[share > 0]
+                    value = 1.0 - (share ** 2).sum() if name == "brier" else float(-(nz * np.log(nz)).sum())
+                rows.append((m.id, "prevalence_forecast", float(value), "exact",
+                             "every item gets the gold class shares as its probabilities"))
+        return pd.DataFrame(rows, columns=["measure", "baseline", "value", "method", "note"]).assign(se=0.0)
+
+    def resample(self, *, bootstrap: int, seed: int, alpha: float, rounds: int, pairwise_test: str,
+                 order: Sequence[str], policy: str, margin: float | None = None):
+        """Intervals, rank distributions and (for a score primary) pairwise tests and groups.
+
+        Returns the engine's :class:`~evalreport.analyses.engine.Resampled` (measures in :attr:`records`
+        order, the primary first when it is score-based) and notes."""
+        design = ScoreDesign(self.sc, policy=policy)
+        records = self.records
+        notes: list[str] = []
+        tests: tuple[str, ...] = ("bootstrap",)
+        if self.primary is not None and pairwise_test == "randomization":
+            tests += ("randomization",)
+        elif self.primary is not None and rounds:
+            notes.append("approximate randomisation on score-based measures ranks the exchanged scores again in "
+                         "every round: it runs only when it is the letters' test (--pairwise-test randomization)")
+        if self.primary is not None and pairwise_test == "mcnemar":
+            tests += ("mcnemar",)
+        test = pairwise_test if pairwise_test in tests else "bootstrap"
+        if self.primary is not None and test != pairwise_test:
+            notes.append(f"the letters use the paired bootstrap test: {pairwise_test} is not run on the score-based "
+                         f"primary measure {self.primary.id}")
+        boot = resampled(design, records, design.point(records), bootstrap=bootstrap, seed=seed, alpha=alpha,
+                         rounds=rounds if "randomization" in tests else 0, pairwise_test=test, order=order,
+                         tests=tests, margin=margin if self.primary is not None else None)
+        return boot, notes
+
+    def delong(self) -> pd.DataFrame | None:
+        """DeLong's rows when the primary measure is an AUC of the binary form, else None."""
+        p = self.primary
+        sc = self.sc
+        c = sc.pos_column
+        if p is None or (p.family or p.id) not in AUC_IDS or not sc.binary or c is None:
+            return None
+        positive = np.asarray(sc.gold == sc.columns[c])
+        table = delong_table(np.nan_to_num(sc.scores[:, :, c]), positive, sc.systems, p.id)
+        without = {name for name, has in zip(sc.systems, sc.has) if not has}
+        if without:                  # a system without scores has no AUC: its pairs have no p-value
+            gone = table["system_a"].isin(without) | table["system_b"].isin(without)
+            table.loc[gone, ["statistic", "difference", "p_value"]] = np.nan
+            table["p_holm"], table["p_bh"] = holm(table["p_value"]), benjamini_hochberg(table["p_value"])
+        return table
+
+    def curves(self) -> dict[str, pd.DataFrame]:
+        """The curve frames for :attr:`Comparison.extra`."""
+        return {"roc_curve": roc_curves(self.sc), "pr_curve": pr_curves(self.sc), "reliability": reliability(self.sc)}
+
+
+def default_score_ids(runs, positive) -> list[str]:
+    """The default score-based measures for these runs: :data:`SCORE_MEASURES` when they carry scores
+    that the measures can read (per-class columns, or one ``score`` column and a positive class), else none.
+
+    Parameters
+    ----------
+    runs : Runs or other data
+        The data of a comparison.
+    positive : str or int or None
+        The positive class.
+
+    Returns
+    -------
+    list of str
+    """
+    scores = getattr(runs, "scores", None)
+    if scores is None or not hasattr(runs, "gold") or (np.ndim(scores) == 2 and positive is None):
+        return []
+    kinds = {k for found in (getattr(runs, "score_problems", None) or {}).values() for k in found}
+    if kinds & {"range", "sum"}:      # scores that are no probabilities: the other measures still apply
+        return [m for m in SCORE_MEASURES if m not in PROBABILITY]
+    return list(SCORE_MEASURES)
+
+
+def score_plan(runs, primary: str | None, measures: Sequence | None, positive: int | None) -> ScorePlan | None:
+    """Which score-based measures a comparison computes, or None (no scores and none asked for).
+
+    Parameters
+    ----------
+    runs : Runs or None
+        Item-level runs (None: confusion matrices or patterns, which carry no scores).
+    primary : str or None
+        The primary measure.
+    measures : sequence or None
+        The measures asked for (None: the default set).
+    positive : int or None
+        The positive class code.
+
+    Returns
+    -------
+    ScorePlan or None
+    """
+    asked = [m for m in (measures or []) if is_score_measure(m)]
+    primary_score = primary is not None and is_score_measure(primary)
+    sc = score_counts(runs, positive=positive) if runs is not None and getattr(runs, "scores", None) is not None \
+        and (positive is not None or np.ndim(runs.scores) == 3) else None
+    if sc is None:
+        wanted = ([primary] if primary_score else []) + asked
+        if wanted:
+            why = ("the runs carry no scores (score or score_<class> columns)" if runs is None or
+                   getattr(runs, "scores", None) is None else "one 'score' column needs the positive class (--positive)")
+            raise MeasureError(f"score-based measure(s) {', '.join(str(w) for w in wanted)}: {why}")
+        return None
+    if measures is None:
+        ids = default_score_ids(runs, positive)
+    else:
+        ids = [get(m).id for m in asked]
+    prim = get(primary) if primary_score and primary is not None else None
+    if prim is not None:
+        ids = [prim.id] + [i for i in ids if i != prim.id]
+    records = [get(i) for i in dict.fromkeys(ids)]
+    if not records:
+        return None
+    for m in records:
+        compute_scores(m, sc, explain=False)          # raises the runs' recorded score problems (InputError)
+    plan = ScorePlan(sc=sc, records=records, primary=prim)
+    plan.notes.append(CALIBRATION_NOTE.format(", ".join(plan.ids)))
+    plan.notes.append("the measure audit's properties are defined on confusion matrices: the score-based measures "
+                      "are not audited")
+    found = [msg for system in sc.systems for kind, msg in sc.problems.get(system, {}).items()
+             if kind in ("range", "sum")]
+    if found and not any((m.family or m.id) in PROBABILITY for m in records):
+        plan.notes.append(f"the Brier score, log loss and calibration errors are not computed: the scores are no "
+                          f"probabilities ({found[0]})")
+    return plan

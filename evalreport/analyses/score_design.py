@@ -1,0 +1,114 @@
+"""Scores in the comparison engine: :class:`ScoreDesign` (an :class:`~evalreport.analyses.engine.Design`).
+
+The paired bootstrap over items draws, per resample, the multinomial item weights (the SAME for every
+system) and evaluates every score measure on the once-ranked scores under those weights
+(:meth:`evalreport.counts.scores.ScoreCounts.grouped`: one ``bincount`` per system and score column;
+no resample sorts again). Resamples are drawn in blocks whose weight arrays hold about
+:data:`BLOCK_BUDGET` numbers, so memory is bounded whatever B. Approximate randomisation exchanges two
+systems' scores per item with probability 1/2 and ranks the exchanged scores again (its cost grows with
+rounds x pairs x N log N). McNemar's test, where asked for, counts the top label of the scores
+(:func:`evalreport.measures.scores.confidence`) right or wrong.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from evalreport.counts.scores import ScoreCounts
+from evalreport.measures import Measure
+from evalreport.measures.scores import ScoreStats, compute_scores, confidence
+
+__all__ = ["ScoreDesign", "BLOCK_BUDGET", "bootstrap_weights"]
+
+#: Numbers in one block's (resamples x items x classes) weighted counts.
+BLOCK_BUDGET = 2 ** 22
+
+Progress = Callable[[int, int], None] | None
+
+
+def bootstrap_weights(rng: np.random.Generator, b: int, n: int) -> np.ndarray:
+    """``(b, n)`` multinomial item weights of ``b`` bootstrap resamples of ``n`` items."""
+    draws = rng.integers(0, n, size=(b, n))
+    flat = (draws + (np.arange(b, dtype=np.int64) * n)[:, None]).ravel()
+    return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
+
+
+class ScoreDesign:
+    """The systems' scores for the comparison engine (see the module docstring).
+
+    Parameters
+    ----------
+    sc : ScoreCounts
+        The once-ranked scores.
+    policy : str
+        The undefined-value policy of the measures.
+    """
+
+    kind = "scores"
+    mcnemar_measure = "top-label accuracy of the scores"
+
+    def __init__(self, sc: ScoreCounts, *, policy: str = "nan") -> None:
+        self.sc = sc
+        self.systems = tuple(sc.systems)
+        self.n_items = sc.n_items
+        self.policy = policy
+
+    @property
+    def interval_columns(self) -> dict[str, object]:
+        """No extra columns."""
+        return {}
+
+    def streams(self, seed: int | None) -> tuple[np.random.Generator, np.random.Generator]:
+        """Independent generators for the bootstrap and the randomisation test."""
+        boot, rand = np.random.SeedSequence(seed).spawn(2)
+        return np.random.default_rng(boot), np.random.default_rng(rand)
+
+    def direction(self, measure: Measure) -> bool:
+        """Whether higher values of ``measure`` are better."""
+        return measure.higher_is_better
+
+    def _values(self, measures: Sequence, stats: ScoreStats) -> np.ndarray:
+        """``(B, S, M)`` values of the measures under B weightings, ``(S, M)`` unweighted."""
+        return np.stack([compute_scores(m, self.sc, policy=self.policy, explain=False, stats=stats).value
+                         for m in measures], axis=-1)
+
+    def point(self, measures: Sequence) -> np.ndarray:
+        """``(S, M)`` values on all items."""
+        return self._values(measures, ScoreStats(self.sc))          # (unweighted: no resample axis)
+
+    def block(self) -> int:
+        """Resamples per block (:data:`BLOCK_BUDGET`)."""
+        return max(1, BLOCK_BUDGET // max(1, self.n_items * max(2, self.sc.n_classes)))
+
+    def resample(self, measures: Sequence, n_resamples: int, rng: np.random.Generator,
+                 progress: Progress = None) -> np.ndarray:
+        """``(B, S, M)`` values on B paired bootstrap resamples, in blocks of :meth:`block`."""
+        out = np.empty((n_resamples, len(self.systems), len(measures)))
+        step = self.block()
+        for start in range(0, n_resamples, step):
+            b = min(step, n_resamples - start)
+            weights = bootstrap_weights(rng, b, self.n_items)
+            out[start:start + b] = self._values(measures, ScoreStats(self.sc, weights))
+            if progress is not None:
+                progress(start + b, n_resamples)
+        return out
+
+    def swap_differences(self, measure: Measure, first: np.ndarray, second: np.ndarray, rounds: int,
+                         rng: np.random.Generator, progress: Progress = None) -> np.ndarray:
+        """``(R, P)`` oriented differences after exchanging each pair's scores per item with probability 1/2."""
+        sign = 1.0 if measure.higher_is_better else -1.0
+        out = np.empty((rounds, len(first)))
+        for p, (a, b) in enumerate(zip(first, second)):
+            for r in range(rounds):
+                pair = self.sc.swapped(int(a), int(b), rng.random(self.n_items) < 0.5)
+                v = compute_scores(measure, pair, policy=self.policy, explain=False).value
+                out[r, p] = sign * (v[0] - v[1])
+            if progress is not None:
+                progress(p + 1, len(first))
+        return out
+
+    def correct(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(S, N)`` whether the top label of each system's scores is right, and unit weights."""
+        _, right = confidence(self.sc)
+        return np.asarray(right, dtype=bool), np.ones(self.n_items)

@@ -1,0 +1,65 @@
+"""Checks of a run file's score columns (read by :class:`evalreport.inputs.readers` for every run).
+
+A score must be a finite number (else an error naming the line). Whether the scores are probabilities
+(each in [0, 1]; per-class scores summing to 1 within 1e-6 per class, so that probabilities printed
+with 6 decimals pass) matters only to
+the measures that read them so (Brier score, log loss, calibration error): the problem is recorded as
+one line naming the file, the first line and how many rows have it, and raised where such a measure
+is computed (:meth:`evalreport.counts.scores.ScoreCounts.require`).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["finite_scores", "range_problem", "sum_problem", "SUM_TOLERANCE"]
+
+SUM_TOLERANCE = 1e-6          # per class: K rounded probabilities may sum to 1 +- K x 0.5e-6
+_NEED = "log loss, Brier score and calibration error need probabilities"
+
+
+def finite_scores(table, column: str) -> np.ndarray:
+    """A score column's numbers (``table.numbers``); an infinite score is an error naming its line.
+
+    Parameters
+    ----------
+    table : Table
+        The run file as read (:mod:`evalreport.inputs.tables`).
+    column : str
+        The score column.
+
+    Returns
+    -------
+    ndarray
+        The scores, float64.
+    """
+    values = table.numbers(column, "score")
+    bad = ~np.isfinite(values)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        more = f" ({int(bad.sum())} such scores in the file)" if bad.sum() > 1 else ""
+        raise table.error(f"score {values[row]:g} in column {column!r} is not finite{more}", row=row,
+                          item=table._item(row))
+    return values
+
+
+def range_problem(table, columns: dict) -> str | None:
+    """The one-line message of the first score outside [0, 1] among ``columns`` (name -> scores), or None."""
+    for column, values in columns.items():
+        out = (values < 0) | (values > 1)
+        if out.any():
+            row = int(np.flatnonzero(out)[0])
+            return str(table.error(f"score {values[row]:g} in column {column!r} is not a probability (outside "
+                                   f"[0, 1]; {int(out.sum())} such scores in the file): {_NEED}", row=row,
+                                   item=table._item(row)))
+    return None
+
+
+def sum_problem(table, columns: dict) -> str | None:
+    """The one-line message of the first row whose per-class scores do not sum to 1, or None."""
+    total = np.sum(list(columns.values()), axis=0)
+    off = np.abs(total - 1.0) > SUM_TOLERANCE * len(columns)
+    if not off.any():
+        return None
+    row = int(np.flatnonzero(off)[0])
+    return str(table.error(f"the per-class scores sum to {total[row]:.9g}, not 1 ({int(off.sum())} such rows in "
+                           f"the file): {_NEED}", row=row, item=table._item(row)))
