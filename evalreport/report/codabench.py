@@ -378,7 +378,8 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
             notes.append(lost_classes_sentence(result.class_absent, result.n_missing_class, bootstrap))
         if runs.clusters is not None:
             notes.append(f"the intervals resample whole clusters ({runs.n_clusters:,} clusters of the gold column "
-                         f"{runs.cluster_col!r})")
+                         f"{runs.cluster_col!r})" + ("; those of the score-based measures resample items"
+                                                      if score_records else ""))
         rows["lo"] = boot.loc[ids, "lo"].to_numpy(dtype=float)
         rows["hi"] = boot.loc[ids, "hi"].to_numpy(dtype=float)
     scores: dict[str, float] = {}
@@ -407,8 +408,15 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
     per_class = per_class_frame(counts, policy=policy).pivot(index="class", columns="metric", values="value")
     per_class = per_class.loc[list(labels_t), ["recall", "precision", "f1"]]
     per_class.insert(0, "gold items", tensor.sum(axis=1).astype(np.int64))
+    curves: dict[str, pd.DataFrame] = {}
+    if runs.scores is not None:           # the participant page draws the submission's score curves
+        from evalreport.analyses.curves import pr_curves, reliability, roc_curves
+
+        curves = {"roc_curve": roc_curves(runs, positive=positive), "pr_curve": pr_curves(runs, positive=positive),
+                  "reliability": reliability(runs, positive=positive)}
     return Scored(scores=scores, rows=rows, per_class=per_class, confusion=confusion, labels=labels_t,
-                  primary=ids[0], notes=tuple(notes), positive=None if positive is None else str(positive))
+                  primary=ids[0], notes=tuple(notes), positive=None if positive is None else str(positive),
+                  curves=curves)
 
 
 def _label_record():
