@@ -53,7 +53,8 @@ from evalreport.analyses.recommend_data import (
 from evalreport.errors import InputError
 from evalreport.measures._core import Measure, catalogue, unique
 
-__all__ = ["REQUIREMENTS", "DEFAULT_MUST", "Requirement", "Recommendation", "recommend", "resolve_requirements",
+__all__ = ["REQUIREMENTS", "DEFAULT_MUST", "Requirement", "Recommendation", "recommend", "recommend_for_report",
+           "resolve_requirements",
            "audit_setting", "DataSetting"]
 
 
@@ -294,7 +295,7 @@ def _answer(m: Measure, r: Requirement, data: DataSetting, au, condition, policy
         where = " (on matrices where every class occurs in the gold labels, as here)" if condition else ""
         return True, f"{' and '.join(r.properties)} hold{'s' if len(r.properties) == 1 else ''}{where}"
     if r.name == "chance-corrected" and holds is False:
-        parts.append(_no_skill_words(m, data))
+        parts.insert(0, _no_skill_words(m, data))        # on this data first, then the audit's counterexample
     return holds, "; ".join(p for p in parts if p)
 
 
@@ -318,8 +319,8 @@ def _no_skill_words(m: Measure, data: DataSetting) -> str:
         v = values(m, mats)
     except Exception:
         return ""
-    return (f"on your prevalences a majority predictor scores {_num(v[0])}, random predictions with the gold shares "
-            f"{_num(v[1])}, uniformly random ones {_num(v[2])}")
+    return (f"without skill it scores {_num(v[0])} (majority predictor), {_num(v[1])} (random with the gold shares) "
+            f"and {_num(v[2])} (uniformly random) on your prevalences")
 
 
 def _num(x: float) -> str:
@@ -338,7 +339,8 @@ def _notes(rec: Recommendation, reqs, data: DataSetting, condition, given_audit:
     if len(fits):
         shown = ", ".join(f"{lab} ({mid})" for mid, lab in zip(fits["measure"][:8], fits["label"][:8]))
         more = f" and {len(fits) - 8} more" if len(fits) > 8 else ""
-        notes.append(f"{len(fits)} of {len(usable)} measures meet {', '.join(rec.must)}: {shown}{more}.")
+        verb = "meets" if len(fits) == 1 else "meet"
+        notes.append(f"{len(fits)} of {len(usable)} measures {verb} {', '.join(rec.must)}: {shown}{more}.")
     elif not usable.empty:
         best = usable["failed"].min()
         close = usable[usable["failed"] == best][:5]
@@ -358,8 +360,7 @@ def _setting_words(data: DataSetting, reqs, condition, given_audit: bool, max_n)
     text = f"Setting: {data.K} classes ({prev})"
     if any(r.properties for r in reqs):
         if given_audit:
-            K, bound = (2, None) if data.K == 2 else (3, None)
-            text += f"; audit verdicts of the report's audit ({'binary' if K == 2 else 'multi-class'} setting)"
+            text += f"; verdicts of the report's audit ({'binary' if data.K == 2 else 'multi-class'} setting)"
         else:
             K, bound = audit_setting(data.K)
             text += f"; audit verdicts on every {K}-class confusion matrix up to n = {max_n or bound} items and a " \
@@ -369,3 +370,38 @@ def _setting_words(data: DataSetting, reqs, condition, given_audit: bool, max_n)
         if condition:
             text += ", read where every class occurs in the gold labels, as in this data"
     return text + "."
+
+
+def recommend_for_report(labels: Sequence[str], gold_sizes, measures, audit_frame: pd.DataFrame | None, *,
+                         must: Sequence[str] = DEFAULT_MUST, policy: str = "nan") -> dict[str, pd.DataFrame]:
+    """The report's tables ``recommend`` (:class:`Recommendation`'s table for the report's measures) and
+    ``recommend_notes`` (its sentences, column ``note``), read from the report's own audit.
+
+    Parameters
+    ----------
+    labels : sequence of str
+        The report's classes.
+    gold_sizes : array-like
+        Gold items per class.
+    measures : sequence
+        The report's measure records.
+    audit_frame : pandas.DataFrame or None
+        The report's audit (:func:`~evalreport.analyses.audit.audit_for_report`); None (``--no-audit``)
+        answers only the requirements computed on the class counts.
+    must : sequence of str
+        The requirements (default :data:`DEFAULT_MUST`).
+    policy : str
+        The report's 0/0 policy (of ``defined``).
+
+    Returns
+    -------
+    dict of str to pandas.DataFrame
+    """
+    reqs = resolve_requirements(list(must))
+    if audit_frame is None or audit_frame.empty:
+        reqs = [r for r in reqs if not r.properties]
+    data = DataSetting(tuple(str(x) for x in labels), tuple(float(x) for x in np.asarray(gold_sizes)))
+    if not reqs or data.K < 2:
+        return {"recommend": pd.DataFrame(), "recommend_notes": pd.DataFrame({"note": []})}
+    rec = recommend(data, [r.name for r in reqs], list(measures), policy=policy, audit_frame=audit_frame)
+    return {"recommend": rec.table, "recommend_notes": pd.DataFrame({"note": rec.notes})}

@@ -10,7 +10,7 @@ and pitfalls (situations on this data where the measure has no value).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -135,9 +135,11 @@ def values(m: Measure, mats, *, policy: str = "nan", costs=None, gains=None) -> 
     if costs is None and "costs" in m.needs:
         costs = np.abs(np.subtract.outer(np.arange(K), np.arange(K))).astype(float)
     positive = K - 1 if "positive" in m.needs else None
+    rec = for_synthetic(m, K)
+    if gains is not None and "gains" in m.needs:     # (for_synthetic binds the identity gains)
+        rec = replace(rec, bound={**rec.bound, "gains": np.asarray(gains, dtype=float)})
     with quiet_errors():
-        res = compute(for_synthetic(m, K), mats, positive=positive, policy=policy, costs=costs, gains=gains,
-                      explain=False)
+        res = compute(rec, mats, positive=positive, policy=policy, costs=costs, explain=False)
     return np.asarray(res.value, dtype=float)
 
 
@@ -178,14 +180,19 @@ def check_defined(m: Measure, data: DataSetting, *, policy: str = "nan") -> Chec
     pitfalls = []
     seen: set[str] = set()
     r = data.rarest()
-    for i in bad:
+    if any(sc[i][0] == "perfect" for i in bad):      # undefined even when all is right: that says it all
+        bad_kinds = [i for i in bad if sc[i][0] == "perfect"]
+    else:
+        bad_kinds = bad
+    for i in bad_kinds:
         kind, words, _ = sc[i]
         if kind in seen:
             continue
         seen.add(kind)
         if kind == "never":
-            pitfalls.append(f"undefined when a class is never predicted: your rarest class {data.labels[r]!r} has "
-                            f"{data.size_words(r)}")
+            k = int(np.argmax(np.diag(sc[i][2]) < np.asarray(data.counts)))    # the class left unpredicted
+            who = f"your rarest class {data.labels[k]!r}" if k == r else f"class {data.labels[k]!r}"
+            pitfalls.append(f"undefined when a class is never predicted: {who} has {data.size_words(k)}")
         elif kind == "constant":
             pitfalls.append("undefined for a constant predictor (a majority baseline)")
         elif kind == "wrong":
@@ -195,7 +202,8 @@ def check_defined(m: Measure, data: DataSetting, *, policy: str = "nan") -> Chec
             pitfalls.append("undefined even for a perfect prediction" + (f": {_absent_words(data)}" if absent else ""))
     pitfalls += _resample_pitfall(m, data, policy)
     if bad:
-        kind, words, C = sc[bad[0]]
+        first = next((i for i in bad if sc[i][0] == "perfect"), bad[0])     # undefined even when all is right
+        kind, words, C = sc[first]
         return Check(False, f"0/0 when {words}: C={fmt_matrix(C)} (policy {policy})", pitfalls)
     return Check(True, f"a value on each of {len(sc)} predictions these class counts allow (a class never predicted, "
                        f"constant, all wrong, perfect; policy {policy})", pitfalls)
