@@ -243,3 +243,53 @@ def test_cli_plugin_measures_appear(clean_registry):
     assert plugin["applicable"] and plugin["chance-corrected"].startswith("violated:")
     assert "goesgens.CB (constant baseline) fails" in plugin["chance-corrected"]
     assert len(records) > 80           # the whole registry
+
+
+def test_measures_that_need_costs_or_gains_say_what_they_were_judged_with():
+    rec = recommend(DataSetting(("a", "b", "c"), (4.0, 4.0, 4.0)), ["symmetric"], ["mae", "gain_mean", "accuracy"])
+    assert "distance costs |i - j|" in _row(rec, "mae")["pitfalls"]
+    assert "identity gains" in _row(rec, "gain_mean")["pitfalls"]
+    assert _row(rec, "accuracy")["pitfalls"] == ""
+
+
+# ------------------------------------------------------------------ the report's section
+
+
+def _section(tmp_path, labels, sizes, audit_frame, primary="accuracy"):
+    from evalreport.analyses.recommend import recommend_for_report
+    from evalreport.report.sections import open_report
+
+    tables = tmp_path / "tables"
+    tables.mkdir()
+    frames = recommend_for_report(labels, sizes, ["accuracy", "mcc", "k"], audit_frame)
+    for name, frame in frames.items():
+        frame.to_csv(tables / f"{name}.csv", index=False)
+    (tables / "manifest.json").write_text(json.dumps({"primary": primary, "measures": ["accuracy", "mcc", "k"]}))
+    return open_report(tables)
+
+
+def test_report_section_reads_the_reports_audit_and_escapes_class_names(tmp_path):
+    from evalreport.analyses.audit import audit_for_report
+
+    au = audit_for_report(["accuracy", "mcc", "k"], max_n=6)
+    rep = _section(tmp_path, ["<b>x</b>", "a|*b*", "c"], [50, 30, 3], au)
+    table = rep.recommend_table()
+    shown = table.df.set_index("measure")
+    assert shown.loc["K (Sebastiani)", "fits"] == "yes"
+    assert shown.loc["Accuracy — primary", "chance-corrected"] == "✗"
+    assert "0.602 (majority predictor)" in shown.loc["Accuracy — primary", "why not"]
+    assert shown.loc["Matthews correlation coefficient", "defined"] == "✗"
+    html = table._html()
+    assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html
+    note = rep.recommend_note()._repr_mimebundle_()["text/html"]    # the sentences' Markdown, rendered: names shown as written
+    assert "verdicts of the report&#x27;s audit (multi-class setting)" in note or \
+        "verdicts of the report's audit (multi-class setting)" in note
+    assert "a|*b*" in note and "<em>" not in note and "&lt;b&gt;x&lt;/b&gt;" in note
+
+
+def test_report_section_without_the_audit_answers_defined_only(tmp_path):
+    rep = _section(tmp_path, ["neg", "pos"], [5, 3], None)
+    shown = rep.recommend_table().df
+    assert [c for c in shown.columns if c in REQUIREMENTS] == ["defined"]
+    assert dict(zip(shown["measure"], shown["fits"])) == {"Accuracy — primary": "yes", "K (Sebastiani)": "yes",
+                                                          "Matthews correlation coefficient": "no"}

@@ -249,6 +249,12 @@ def _verdict(au: pd.DataFrame, mid: str, prop: str, condition: str | None) -> tu
 _WITH_EVERY_CLASS = re.compile(r"also (?:when|where) every class occurs[^:]*: (.*)$")
 
 
+#: what a measure that needs more than the confusion matrix is judged with (as the audit judges it)
+_JUDGED_WITH = {"gains": "judged with the identity gains (its values need your gain matrix, --gains)",
+                "costs": "judged with the distance costs |i - j| of the class order (its values need --order or "
+                         "--costs)"}
+
+
 def _row(m: Measure, reqs, data: DataSetting, au, condition, policy) -> dict:
     row: dict = {"measure": m.id, "label": m.label}
     if "positive" in m.needs and data.K != 2:
@@ -259,7 +265,7 @@ def _row(m: Measure, reqs, data: DataSetting, au, condition, policy) -> dict:
         return row
     cells: dict[str, str] = {}
     failed: list[tuple[str, str]] = []
-    pitfalls: list[str] = []
+    pitfalls: list[str] = [text for need, text in _JUDGED_WITH.items() if need in m.needs]
     for r in reqs:
         ok, text = _answer(m, r, data, au, condition, policy, pitfalls)
         cells[r.name] = ("satisfied: " if ok else "violated: " if ok is False else "n/a: ") + text
