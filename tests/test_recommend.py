@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import write
+from hypothesis import assume, given, settings, strategies as st
 
 from evalreport.analyses.audit import audit
 from evalreport.analyses.recommend import REQUIREMENTS, recommend, resolve_requirements
@@ -293,3 +294,30 @@ def test_report_section_without_the_audit_answers_defined_only(tmp_path):
     assert [c for c in shown.columns if c in REQUIREMENTS] == ["defined"]
     assert dict(zip(shown["measure"], shown["fits"])) == {"Accuracy — primary": "yes", "K (Sebastiani)": "yes",
                                                           "Matthews correlation coefficient": "no"}
+
+
+# ------------------------------------------------------------------ defined, against scikit-learn
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 9), st.integers(0, 9))
+def test_defined_agrees_with_scikit_learn_on_which_binary_cases_are_0_over_0(neg, pos):
+    """Each prediction `defined` tries on gold counts (neg, pos): precision, recall and F1 of the positive
+    class have no value exactly where scikit-learn's (zero_division=nan) have none."""
+    import warnings
+
+    from sklearn.metrics import f1_score, precision_score, recall_score
+
+    from evalreport.analyses.recommend_data import scenarios, values
+    from evalreport.measures import get
+
+    assume(neg + pos > 0)
+    data = DataSetting(("neg", "pos"), (float(neg), float(pos)))
+    for _, _, C in scenarios(data):
+        y = np.repeat([0, 0, 1, 1], C.astype(int).ravel())
+        yhat = np.repeat([0, 1, 0, 1], C.astype(int).ravel())
+        for ours, theirs in (("precision", precision_score), ("recall", recall_score), ("f1", f1_score)):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ref = theirs(y, yhat, pos_label=1, zero_division=np.nan)
+            assert np.isnan(values(get(ours), C[None])[0]) == np.isnan(ref), (ours, C)

@@ -143,7 +143,7 @@ def values(m: Measure, mats, *, policy: str = "nan", costs=None, gains=None) -> 
     return np.asarray(res.value, dtype=float)
 
 
-def _scenarios(data: DataSetting) -> list[tuple[str, str, np.ndarray]]:
+def scenarios(data: DataSetting) -> list[tuple[str, str, np.ndarray]]:
     """Predictions a system could make on this data: (kind, words, confusion matrix), the likeliest
     to meet in practice first. Kinds: ``never`` (a class never predicted), ``constant``, ``wrong``,
     ``perfect``."""
@@ -171,10 +171,10 @@ def _scenarios(data: DataSetting) -> list[tuple[str, str, np.ndarray]]:
 
 
 def check_defined(m: Measure, data: DataSetting, *, policy: str = "nan") -> Check:
-    """``defined``: no 0/0 on the predictions :func:`_scenarios` lists for these gold class counts
+    """``defined``: no 0/0 on the predictions :func:`scenarios` lists for these gold class counts
     (under ``policy``); pitfalls name each situation that leaves the measure without a value, and
     a bootstrap resample that misses the rarest class."""
-    sc = _scenarios(data)
+    sc = scenarios(data)
     v = values(m, np.stack([c for _, _, c in sc]), policy=policy)
     bad = [i for i in range(len(sc)) if np.isnan(v[i])]
     pitfalls = []
