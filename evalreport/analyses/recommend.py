@@ -113,7 +113,17 @@ AUDIT_MAX_CLASSES = 4
 
 def audit_setting(K: int) -> tuple[int, int]:
     """(classes the audit enumerates, exhaustive bound on n) for data with ``K`` classes: K itself up
-    to :data:`AUDIT_MAX_CLASSES` (then 4 classes, every property being stated for any K >= 3)."""
+    to :data:`AUDIT_MAX_CLASSES` (then 4 classes, every property being stated for any K >= 3).
+
+    Parameters
+    ----------
+    K : int
+        The data's number of classes.
+
+    Returns
+    -------
+    tuple of (int, int)
+    """
     return _AUDIT_SETTING.get(K, (AUDIT_MAX_CLASSES, 5))
 
 

@@ -24,7 +24,17 @@ from evalreport.measures.subsets import for_synthetic
 
 
 def percent(x: float) -> str:
-    """A share as a percentage with two significant digits: ``0.5 %``, ``12 %``."""
+    """A share as a percentage with two significant digits: ``0.5 %``, ``12 %``.
+
+    Parameters
+    ----------
+    x : float
+        A share in [0, 1].
+
+    Returns
+    -------
+    str
+    """
     return f"{100 * x:.2g} %" if x < 0.995 else f"{100 * x:.0f} %"
 
 
@@ -129,7 +139,24 @@ class Check:
 
 def values(m: Measure, mats, *, policy: str = "nan", costs=None, gains=None) -> np.ndarray:
     """The measure on a stack of K x K matrices as the audit computes it (a binary measure takes the
-    last class as positive, a cost measure the distance costs |i - j| unless ``costs`` are given)."""
+    last class as positive, a cost measure the distance costs |i - j| unless ``costs`` are given).
+
+    Parameters
+    ----------
+    m : Measure
+        The measure.
+    mats : array-like, shape (N, K, K)
+        Confusion matrices, rows = gold.
+    policy : str
+        The 0/0 policy.
+    costs, gains : array-like of shape (K, K), optional
+        A cost matrix (read by cost measures) and a gain matrix (read by gain measures).
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per matrix, NaN where undefined.
+    """
     mats = np.asarray(mats, dtype=float)
     K = mats.shape[-1]
     if costs is None and "costs" in m.needs:
@@ -146,7 +173,17 @@ def values(m: Measure, mats, *, policy: str = "nan", costs=None, gains=None) -> 
 def scenarios(data: DataSetting) -> list[tuple[str, str, np.ndarray]]:
     """Predictions a system could make on this data: (kind, words, confusion matrix), the likeliest
     to meet in practice first. Kinds: ``never`` (a class never predicted), ``constant``, ``wrong``,
-    ``perfect``."""
+    ``perfect``.
+
+    Parameters
+    ----------
+    data : DataSetting
+        The classes and gold class counts.
+
+    Returns
+    -------
+    list of (str, str, numpy.ndarray)
+    """
     a = np.asarray(data.counts, dtype=float)
     K, names = data.K, data.labels
     out: list[tuple[str, str, np.ndarray]] = []
@@ -173,7 +210,21 @@ def scenarios(data: DataSetting) -> list[tuple[str, str, np.ndarray]]:
 def check_defined(m: Measure, data: DataSetting, *, policy: str = "nan") -> Check:
     """``defined``: no 0/0 on the predictions :func:`scenarios` lists for these gold class counts
     (under ``policy``); pitfalls name each situation that leaves the measure without a value, and
-    a bootstrap resample that misses the rarest class."""
+    a bootstrap resample that misses the rarest class.
+
+    Parameters
+    ----------
+    m : Measure
+        The measure.
+    data : DataSetting
+        The classes and gold class counts.
+    policy : str
+        The 0/0 policy.
+
+    Returns
+    -------
+    Check
+    """
     sc = scenarios(data)
     v = values(m, np.stack([c for _, _, c in sc]), policy=policy)
     bad = [i for i in range(len(sc)) if np.isnan(v[i])]
@@ -235,7 +286,19 @@ def _resample_pitfall(m: Measure, data: DataSetting, policy: str) -> list[str]:
 def check_ordinal(m: Measure, data: DataSetting) -> Check:
     """``ordinal``: with classes in the data's order, an error between neighbours (first class
     predicted as the second; last as the one before it) scores strictly better than one across the
-    scale (first as last; last as first), from a diagonal of :data:`BASE_ITEMS` items per class."""
+    scale (first as last; last as first), from a diagonal of :data:`BASE_ITEMS` items per class.
+
+    Parameters
+    ----------
+    m : Measure
+        The measure.
+    data : DataSetting
+        The classes, in their order.
+
+    Returns
+    -------
+    Check
+    """
     K, names = data.K, data.labels
     if K == 2:
         return Check(True, "two classes: every error is between neighbours")
@@ -260,7 +323,19 @@ def check_ordinal(m: Measure, data: DataSetting) -> Check:
 
 def check_cost_sensitive(m: Measure, data: DataSetting) -> Check:
     """``cost-sensitive``: the value on one confusion matrix changes when one cost (or gain) of the
-    matrix the measure is given changes."""
+    matrix the measure is given changes.
+
+    Parameters
+    ----------
+    m : Measure
+        The measure.
+    data : DataSetting
+        The classes.
+
+    Returns
+    -------
+    Check
+    """
     K = data.K
     C = np.eye(K) * BASE_ITEMS
     C[0, 1] += 1
