@@ -232,7 +232,8 @@ def test_cli_prevalence_setting():
                       "--measures", "mcc,accuracy", "--format", "json"])
     records = {r["measure"]: r for r in json.loads(out)}
     assert code == 0 and records["accuracy"]["fits"] and not records["mcc"]["fits"]
-    assert "a share of 10 %" in records["mcc"]["pitfalls"] or "constant predictor" in records["mcc"]["pitfalls"]
+    assert records["mcc"]["pitfalls"] == "undefined for a constant predictor (a majority baseline)"
+    assert "its a share of 10 %" not in records["mcc"]["reason"]
 
 
 def test_cli_plugin_measures_appear(clean_registry):
@@ -321,3 +322,15 @@ def test_defined_agrees_with_scikit_learn_on_which_binary_cases_are_0_over_0(neg
                 warnings.simplefilter("ignore")
                 ref = theirs(y, yhat, pos_label=1, zero_division=np.nan)
             assert np.isnan(values(get(ours), C[None])[0]) == np.isnan(ref), (ours, C)
+
+
+def test_defined_on_many_classes_tries_a_few_classes_of_each_kind():
+    from evalreport.analyses.recommend_data import SCENARIO_CLASSES, scenarios
+
+    counts = tuple(float(c) for c in np.arange(1, 301))
+    data = DataSetting(tuple(f"c{k}" for k in range(300)), counts)
+    kinds = [kind for kind, _, _ in scenarios(data)]
+    assert kinds.count("never") == kinds.count("constant") == SCENARIO_CLASSES
+    rec = recommend(data, ["defined"], ["accuracy", "mcc"])
+    assert rec.fitting() == ["accuracy"]
+    assert _row(rec, "mcc")["pitfalls"] == "undefined for a constant predictor (a majority baseline)"

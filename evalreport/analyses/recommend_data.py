@@ -80,6 +80,11 @@ class DataSetting:
         return f"{c:g} item{'s' if c != 1 else ''} ({share})"
 
 
+#: classes tried as never predicted (the rarest) and as a constant prediction (the most frequent): a
+#: measure's 0/0 cases depend on which cells are empty, not on which class it is, and with a thousand
+#: classes one matrix per class would not fit in memory
+SCENARIO_CLASSES = 3
+
 #: items behind a setting given by prevalences only
 PER_PREVALENCE = 1000
 
@@ -187,15 +192,15 @@ def scenarios(data: DataSetting) -> list[tuple[str, str, np.ndarray]]:
     a = np.asarray(data.counts, dtype=float)
     K, names = data.K, data.labels
     out: list[tuple[str, str, np.ndarray]] = []
-    order = sorted((k for k in range(K) if a[k] > 0), key=lambda k: a[k])
+    order = sorted((k for k in range(K) if a[k] > 0), key=lambda k: a[k])[:SCENARIO_CLASSES]
     biggest = int(np.argmax(a))
     for k in order:       # the rarest class first: the likeliest to go unpredicted
         C = np.diag(a)
         to = biggest if biggest != k else next(j for j in np.argsort(-a) if j != k)
         C[k, k], C[k, to] = 0, a[k]
-        out.append(("never", f"class {names[k]!r} is never predicted (its {data.size_words(k)} predicted as "
-                             f"{names[to]!r})", C))
-    for j in np.argsort(-a, kind="stable"):
+        its = f"its {data.size_words(k)}" if data.known_counts else f"its items, {percent(data.prevalence[k])}"
+        out.append(("never", f"class {names[k]!r} is never predicted ({its}, predicted as {names[to]!r})", C))
+    for j in np.argsort(-a, kind="stable")[:SCENARIO_CLASSES]:
         C = np.zeros((K, K))
         C[:, j] = a
         out.append(("constant", f"every item is predicted as {names[j]!r} (a constant predictor)", C))
@@ -256,8 +261,8 @@ def check_defined(m: Measure, data: DataSetting, *, policy: str = "nan") -> Chec
         first = next((i for i in bad if sc[i][0] == "perfect"), bad[0])     # undefined even when all is right
         kind, words, C = sc[first]
         return Check(False, f"0/0 when {words}: C={fmt_matrix(C)} (policy {policy})", pitfalls)
-    return Check(True, f"a value on each of {len(sc)} predictions these class counts allow (a class never predicted, "
-                       f"constant, all wrong, perfect; policy {policy})", pitfalls)
+    return Check(True, f"a value on each of {len(sc)} predictions these class counts allow (a rare class never "
+                       f"predicted, a constant prediction, all wrong, all right; policy {policy})", pitfalls)
 
 
 def _absent_words(data: DataSetting) -> str:

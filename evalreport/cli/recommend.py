@@ -6,8 +6,11 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from evalreport.cli.common import add_format_option, add_task_options, csv_list, emit, print_note
+from evalreport.cli.common import add_task_options, csv_list, emit, print_note
 from evalreport.errors import InputError
+
+#: what the command writes (the reasons are sentences: no LaTeX table)
+FORMATS = ("table", "csv", "json", "markdown")
 
 if TYPE_CHECKING:
     from evalreport.analyses.recommend_data import DataSetting
@@ -44,7 +47,7 @@ def register(sub) -> None:
     p.add_argument("--max-n", type=int, default=None,
                    help="exhaustive bound of the audit (default: 8 for 2 classes, 6 for 3, 5 for more)")
     p.add_argument("--seed", type=int, default=0, help="seed of the audit's random search (default: 0)")
-    add_format_option(p)
+    p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
     add_task_options(p, ignore=("policy", "seed"))
     p.set_defaults(func=run)
 
@@ -53,8 +56,6 @@ def run(args: argparse.Namespace) -> int:
     from evalreport.analyses.recommend import recommend, resolve_requirements
 
     must = resolve_requirements(args.must)       # unknown names first: nothing is read or computed
-    if args.format == "latex":
-        raise InputError("recommend writes table, csv, json or markdown")
     if args.max_n is not None and args.max_n < 3:
         raise InputError("--max-n must be at least 3")
     data = _data(args)
