@@ -293,6 +293,7 @@ def test_report_section_without_the_audit_answers_defined_only(tmp_path):
     rep = _section(tmp_path, ["neg", "pos"], [5, 3], None)
     shown = rep.recommend_table().df
     assert [c for c in shown.columns if c in REQUIREMENTS] == ["defined"]
+    assert rep.recommend_note().text.startswith("The measure audit was not run")
     assert dict(zip(shown["measure"], shown["fits"])) == {"Accuracy — primary": "yes", "K (Sebastiani)": "yes",
                                                           "Matthews correlation coefficient": "no"}
 

@@ -52,7 +52,11 @@ class RecommendSections(ReportBase):
         if notes.empty or "note" not in notes.columns:
             return Note("No measure advice was computed.")
         # the sentences quote class names and measure labels: data text, escaped
-        return Note(" ".join(markdown(n) for n in notes["note"].astype(str)))
+        text = " ".join(markdown(n) for n in notes["note"].astype(str))
+        if "chance-corrected" not in self.table("recommend").columns:
+            text = ("The measure audit was not run (`--no-audit`): only `defined`, computed on the class counts, is "
+                    "answered here. ") + text
+        return Note(text)
 
 
 def _why_not(row: pd.Series, reqs: list[str]) -> str:
