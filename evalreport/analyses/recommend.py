@@ -171,8 +171,9 @@ class Recommendation:
         return self.table.loc[self.table["fits"], "measure"].tolist()
 
 
-def recommend(data: DataSetting, must=None, measures=None, *, policy: str = "nan", audit_frame=None,
-              max_n: int | None = None, seed: int = 0) -> Recommendation:
+def recommend(data: DataSetting, must: Sequence[str] | str | None = None, measures: Sequence | None = None, *,
+              policy: str = "nan", audit_frame: pd.DataFrame | None = None, max_n: int | None = None,
+              seed: int = 0) -> Recommendation:
     """Which measures meet every requirement on data with these classes and gold class counts.
 
     Parameters
