@@ -48,7 +48,7 @@ def register(sub) -> None:
                    help="exhaustive bound of the audit (default: 8 for 2 classes, 6 for 3, 5 for more)")
     p.add_argument("--seed", type=int, default=0, help="seed of the audit's random search (default: 0)")
     p.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
-    add_task_options(p, ignore=("policy", "seed"))
+    add_task_options(p, ignore=("seed",))      # a task's seed is its bootstrap's, not the audit's search
     p.set_defaults(func=run)
 
 
