@@ -209,6 +209,10 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
         with stages.stage(f"auditing {len(comp.measures)} measures (exhaustive up to n = {max_n})"):
             extra["audit"] = audit_for_report(list(comp.records), max_n=max_n, seed=seed, policy=policy)
         included["audit"] = True
+    # which of the report's measures meet the default requirements of a choice of measure (docs/recommend.md)
+    from evalreport.analyses.recommend import recommend_for_report
+
+    extra.update(recommend_for_report(counts.labels, gold_sizes, list(comp.records), extra.get("audit"), policy=policy))
     if facts["folds"] is not None:
         from evalreport.analyses.crossval import cross_validate
 

@@ -37,6 +37,7 @@ from evalreport.report.sections.benchmark import BenchmarkSections
 from evalreport.report.sections.common import CommonSections
 from evalreport.report.sections.overview import OverviewSections
 from evalreport.report.sections.ranks import RankSections
+from evalreport.report.sections.recommend import RecommendSections
 from evalreport.report.sections.robustness import RobustnessSections
 from evalreport.report.sections.scores import ScoreSections
 from evalreport.report.sections.seeds import SeedsSections
@@ -59,5 +60,5 @@ def open_report(tables) -> ReportData:
 
 
 class ReportData(OverviewSections, RankSections, RobustnessSections, ScoreSections, AuditSections,
-                 SupplementSections, BenchmarkSections, SeedsSections, CommonSections):
+                 SupplementSections, BenchmarkSections, SeedsSections, CommonSections, RecommendSections):
     """Lazy access to the single-label report tables, and the display objects built from them."""
