@@ -63,6 +63,9 @@ SETTINGS_KEYS: dict[str, tuple[dict, str]] = {
     "engine": ({"enum": ["auto", "builtin", "quarto"]}, "one of auto, builtin, quarto"),
     "progress": ({"type": "boolean"}, "true or false"),
     "command": ({"anyOf": [{"type": "null"}, {"type": "string"}]}, "a text"),
+    "label_noise": ({"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1}},
+                    "a list of noise rates between 0 and 1"),
+    "label_noise_draws": ({"type": "integer", "minimum": 1}, "an integer >= 1"),
 }
 
 
@@ -146,9 +149,14 @@ class Settings:
     needs: tuple[str, ...] | None = None
     command: str | None = None
     progress: bool = True
+    #: Gold-label noise rates to re-rank under (analyses/label_noise.py), a flip matrix over the task's
+    #: classes (rows of floats; None: none) and the draws per noise model.
+    label_noise: tuple[float, ...] = ()
+    noise_matrix: tuple[tuple[float, ...], ...] | None = field(default=None, compare=False)
+    label_noise_draws: int = 200
 
     def __post_init__(self) -> None:
-        for name in ("measures", "order", "formats", "needs"):
+        for name in ("measures", "order", "formats", "needs", "label_noise"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, tuple):
                 if isinstance(value, str):
