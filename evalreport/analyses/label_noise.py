@@ -151,7 +151,7 @@ def label_noise(runs, measure, *, rates=(), matrix=None, draws: int = DEFAULT_DR
     if matrix is not None:
         M = np.asarray(matrix, dtype=float)
         prev = np.bincount(np.asarray(runs.gold)[np.asarray(runs.gold) < t], minlength=t) / max(len(runs.gold), 1)
-        models.append((float(prev @ (1 - np.diag(M))), "matrix", M))
+        models.append((round(float(prev @ (1 - np.diag(M))), 12), "matrix", M))
     frames = [_model_rows(runs, rec, M, draws=draws, rng=rng, alpha=alpha, kw=kw).assign(noise_rate=r, model=name)
               for r, name, M in models]
     if not frames:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from evalreport.cli import multilabel
 from evalreport.cli.common import (
     add_format_option,
+    add_gold_options,
     add_input_options,
     add_measure_options,
     add_task_options,
@@ -17,6 +18,7 @@ from evalreport.cli.common import (
     format_value,
     gain_matrix,
     input_paths,
+    noise_matrix,
     print_note,
     settings_from_args,
 )
@@ -37,6 +39,7 @@ def register(sub) -> None:
                     "disagreements, ...). Scores and ranks hold raw and prevalence-calibrated rows.")
     add_input_options(p)
     add_measure_options(p)
+    add_gold_options(p)
     p.add_argument("--primary", default="macro_f1", help="measure of the leaderboard (default: macro_f1)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="paired bootstrap resamples for intervals and significance (default: 1000; 0 = none)")
@@ -148,6 +151,9 @@ def run(args) -> int:
         check_outside(args.out, input_paths(args))
     loaded = multilabel.single_label_load(args)
     settings = settings.replace(costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
+    if getattr(args, "noise_matrix", None):
+        settings = settings.replace(noise_matrix=noise_matrix(args, loaded.counts.labels,
+                                                              getattr(loaded.runs, "n_task", None)))
     with ProgressBar(enabled=settings.bootstrap > 0 and settings.progress and loaded.runs is not None) as bar:
         result = compare(loaded.runs if loaded.runs is not None else loaded.counts, settings, progress=bar)
     board = result.leaderboard

@@ -80,6 +80,7 @@ def register(sub) -> None:
                                    "OUTDIR/report.pdf, the executed notebooks and every table behind the report.")
     add_input_options(p)
     add_measure_options(p)
+    common.add_gold_options(p)
     add_report_options(p)
     p.add_argument("--what-if", action="append", default=[], metavar="CLASS=SHARE,...",
                    help="a class distribution to re-rank the systems under (repeatable), e.g. "
@@ -236,6 +237,8 @@ def run_report(args) -> int:
     settings = settings.replace(title=args.title or f"Evaluation of {counted(len(loaded.counts.systems), 'system')}",
                                 costs=loaded.costs, gains=gain_matrix(args, labels),
                                 what_if=what_if_specs(args.what_if, labels))
+    if getattr(args, "noise_matrix", None):
+        settings = settings.replace(noise_matrix=common.noise_matrix(args, labels, getattr(loaded.runs, "n_task", None)))
     paths = build_report(data, Path(args.out), settings, sources=sources, inputs=input_paths(args),
                          plugins=args.plugin, gains_file=args.gains)
     if getattr(args, "appendix", False):

@@ -111,6 +111,9 @@ class Settings:
     title, formats, engine, needs, command, progress
         The report: its title, output formats, rendering engine, the measure properties the
         reader needs, the command line that made it, and whether to show progress.
+    label_noise, noise_matrix, label_noise_draws
+        Gold-label noise to re-rank under (``label_noise.csv``): uniform flip rates in [0, 1], a
+        class-to-class flip matrix over the task's classes (rows summing to 1) and draws per model.
 
     Examples
     --------

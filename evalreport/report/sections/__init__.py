@@ -32,6 +32,7 @@ from evalreport.report.display import VALIDATE_ENV
 from evalreport.report.sections.audit import AuditSections
 from evalreport.report.sections.benchmark import BenchmarkSections
 from evalreport.report.sections.common import CommonSections
+from evalreport.report.sections.gold import GoldSections
 from evalreport.report.sections.overview import OverviewSections
 from evalreport.report.sections.robustness import RobustnessSections
 from evalreport.report.sections.supplements import SupplementSections
@@ -53,5 +54,5 @@ def open_report(tables) -> ReportData:
 
 
 class ReportData(OverviewSections, RobustnessSections, AuditSections, SupplementSections, BenchmarkSections,
-                 CommonSections):
+                 GoldSections, CommonSections):
     """Lazy access to the single-label report tables, and the display objects built from them."""
