@@ -12,7 +12,7 @@ import pandas as pd
 from evalreport.analyses.gold_fragility import gold_fragility
 from evalreport.analyses.label_noise import label_noise, noise_sentence
 
-__all__ = ["gold_tables", "with_gold", "noise_finding"]
+__all__ = ["gold_tables", "with_gold", "noise_finding", "annotator_tables"]
 
 
 def _leaders(ranks: pd.DataFrame, measures: list[str]) -> dict[str, str]:
@@ -67,7 +67,53 @@ def gold_tables(data, comparison, settings) -> dict[str, pd.DataFrame]:
                                          matrix=None if matrix is None else np.asarray(matrix, dtype=float),
                                          draws=settings.label_noise_draws, seed=settings.seed, alpha=settings.alpha,
                                          positive=pos, policy=settings.policy, costs=settings.costs)
+    annotations = getattr(settings, "annotations", None)
+    if annotations is not None:
+        out.update(annotator_tables(data, annotations, primary, positive=pos, policy=settings.policy,
+                                    costs=settings.costs))
     return out
+
+
+def annotator_tables(runs, annotations, measure, *, positive=None, policy: str = "nan",
+                     costs=None) -> dict[str, pd.DataFrame]:
+    """``agreement`` and ``annotators`` of a gold file of several annotators, on the items of ``runs``.
+
+    Parameters
+    ----------
+    runs : Runs
+        Item-level predictions (with item ids).
+    annotations : Annotations
+        :func:`evalreport.inputs.annotators.read_annotations`.
+    measure : str or Measure
+        The measure the systems are scored by against each annotator.
+    positive, policy, costs
+        As for :func:`evalreport.measures.compute`.
+
+    Returns
+    -------
+    dict
+        ``agreement`` (one row) and ``annotators``.
+
+    Raises
+    ------
+    InputError
+        No item of the annotator file among the runs' items.
+    """
+    from evalreport.analyses.annotators import agreement_table, annotator_scores
+    from evalreport.errors import InputError
+
+    ids = np.asarray(runs.ids if runs.ids is not None else np.arange(len(runs.gold)).astype(str), dtype=object)
+    where = {str(i): j for j, i in enumerate(ids)}
+    cols = np.array([where.get(str(i), -1) for i in annotations.ids])
+    keep = cols >= 0
+    if not keep.any():
+        raise InputError("no item of the annotators' file is among the items of the runs", path=annotations.path)
+    codes = annotations.codes(runs.labels)[:, keep]
+    K = len(runs.labels)
+    return {"agreement": agreement_table(codes, runs.n_task or K),
+            "annotators": annotator_scores(runs.pred[:, cols[keep]], runs.systems, codes, annotations.annotators,
+                                           measure, n_classes=K, positive=positive, policy=policy, costs=costs,
+                                           task=runs.n_task)}
 
 
 def _counts(data):

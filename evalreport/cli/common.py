@@ -90,6 +90,9 @@ def add_gold_options(p: argparse.ArgumentParser) -> None:
                         "sums to 1)")
     p.add_argument("--noise-draws", dest="label_noise_draws", type=int, default=200, metavar="N",
                    help="draws per noise rate (default: 200)")
+    p.add_argument("--annotators", metavar="FILE",
+                   help="the gold labels of several annotators (columns id, label_1, label_2, ... or id, annotator, "
+                        "label): their agreement and every system scored against each (annotators.csv)")
 
 
 def noise_rates(text: str) -> tuple[float, ...]:
@@ -101,6 +104,17 @@ def noise_rates(text: str) -> tuple[float, ...]:
     if not rates or any(not 0 <= r <= 1 for r in rates):
         raise argparse.ArgumentTypeError(f"noise rates lie in [0, 1]; got {text!r}")
     return rates
+
+
+def gold_settings(args: argparse.Namespace, settings: Settings, labels, n_task: int | None = None) -> Settings:
+    """``settings`` with the files of :func:`add_gold_options` read: the noise matrix, the annotators."""
+    if getattr(args, "noise_matrix", None):
+        settings = settings.replace(noise_matrix=noise_matrix(args, labels, n_task))
+    if getattr(args, "annotators", None):
+        from evalreport.inputs.annotators import read_annotations
+
+        settings = settings.replace(annotations=read_annotations(args.annotators))
+    return settings
 
 
 def noise_matrix(args: argparse.Namespace, labels, n_task: int | None = None):

@@ -17,8 +17,8 @@ from evalreport.cli.common import (
     emit,
     format_value,
     gain_matrix,
+    gold_settings,
     input_paths,
-    noise_matrix,
     print_note,
     settings_from_args,
 )
@@ -151,9 +151,7 @@ def run(args) -> int:
         check_outside(args.out, input_paths(args))
     loaded = multilabel.single_label_load(args)
     settings = settings.replace(costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
-    if getattr(args, "noise_matrix", None):
-        settings = settings.replace(noise_matrix=noise_matrix(args, loaded.counts.labels,
-                                                              getattr(loaded.runs, "n_task", None)))
+    settings = gold_settings(args, settings, loaded.counts.labels, getattr(loaded.runs, "n_task", None))
     with ProgressBar(enabled=settings.bootstrap > 0 and settings.progress and loaded.runs is not None) as bar:
         result = compare(loaded.runs if loaded.runs is not None else loaded.counts, settings, progress=bar)
     board = result.leaderboard

@@ -237,8 +237,7 @@ def run_report(args) -> int:
     settings = settings.replace(title=args.title or f"Evaluation of {counted(len(loaded.counts.systems), 'system')}",
                                 costs=loaded.costs, gains=gain_matrix(args, labels),
                                 what_if=what_if_specs(args.what_if, labels))
-    if getattr(args, "noise_matrix", None):
-        settings = settings.replace(noise_matrix=common.noise_matrix(args, labels, getattr(loaded.runs, "n_task", None)))
+    settings = common.gold_settings(args, settings, labels, getattr(loaded.runs, "n_task", None))
     paths = build_report(data, Path(args.out), settings, sources=sources, inputs=input_paths(args),
                          plugins=args.plugin, gains_file=args.gains)
     if getattr(args, "appendix", False):

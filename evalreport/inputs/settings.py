@@ -114,6 +114,8 @@ class Settings:
     label_noise, noise_matrix, label_noise_draws
         Gold-label noise to re-rank under (``label_noise.csv``): uniform flip rates in [0, 1], a
         class-to-class flip matrix over the task's classes (rows summing to 1) and draws per model.
+    annotations : Annotations, optional
+        The labels of several annotators (``agreement.csv``, ``annotators.csv``).
 
     Examples
     --------
@@ -157,6 +159,8 @@ class Settings:
     label_noise: tuple[float, ...] = ()
     noise_matrix: tuple[tuple[float, ...], ...] | None = field(default=None, compare=False)
     label_noise_draws: int = 200
+    #: A gold file of several annotators, read (:class:`evalreport.inputs.annotators.Annotations`; None: none).
+    annotations: Any = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         for name in ("measures", "order", "formats", "needs", "label_noise"):
@@ -283,6 +287,8 @@ class Settings:
             value = getattr(self, f.name)
             if f.name in ("costs", "gains"):
                 value = value is not None
+            elif f.name == "annotations":
+                value = None if value is None else value.path
             elif isinstance(value, tuple):
                 value = list(value)
             elif isinstance(value, Mapping):
