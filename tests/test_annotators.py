@@ -153,3 +153,23 @@ def test_accuracy_against_an_annotator_is_compute(tmp_path):
     C = np.zeros((3, 3))
     np.add.at(C, (codes[0], codes[1]), 1)
     assert np.isclose(compute("accuracy", C).value, (codes[0] == codes[1]).mean())
+
+
+def test_report_cells(tmp_path):
+    from evalreport.analyses.compare import compare
+    from evalreport.inputs.readers import read_runs
+    from evalreport.report.display import Note, Table
+    from evalreport.report.sections import open_report
+    from evalreport.report.write import write_comparison
+
+    wide, _ = _gold_files(tmp_path)
+    runs = read_runs(STANCE / "gold.tsv", runs_dir=STANCE / "runs")
+    comp = compare(runs, bootstrap=0, annotations=read_annotations(wide))
+    write_comparison(comp, tmp_path / "t")
+    rep = open_report(tmp_path / "t")
+    note = rep.agreement_note()
+    assert isinstance(note, Note) and "3 annotators on 300 items" in note.text
+    table = rep.annotators_table()
+    assert isinstance(table, Table) and list(table.df.columns) == ["vs ann", "vs bo", "vs cy"]
+    assert list(table.df.index[:3]) == ["annotator ann", "annotator bo", "annotator cy"]
+    assert np.isnan(table.df.loc["annotator bo", "vs bo"])

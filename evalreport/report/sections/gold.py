@@ -68,10 +68,18 @@ class GoldSections(ReportBase):
         frame = self.table("annotators")
         if frame.empty:
             return None
+        frame = frame.assign(annotator=frame["annotator"].astype(str), system=frame["system"].astype(str))
         wide = frame.pivot_table(index="system", columns="annotator", values="value", aggfunc="first")
-        wide = wide.reindex(columns=list(dict.fromkeys(frame["annotator"])))
+        annotators = list(dict.fromkeys(frame["annotator"].astype(str)))
+        wide = wide.reindex(columns=annotators)
+        systems = [s for s in frame["system"].drop_duplicates() if not str(s).startswith("annotator ")]
+        wide = wide.reindex([f"annotator {a}" for a in annotators if f"annotator {a}" in wide.index]
+                            + (self.in_board_order(systems) or systems))
+        wide.columns = [f"vs {a}" for a in annotators]
+        wide.index.name = "scored"
         measure = str(frame["measure"].iloc[0])
-        return Table(wide, caption=f"{self._label(measure)} of each system against each annotator's labels.")
+        return Table(wide, caption=f"{self._label(measure)} of each system against each annotator's labels (columns), "
+                                   "and of each annotator against the others (first rows): the human ceiling.")
 
 
 def leaders_of(frame: pd.DataFrame) -> dict[str, str]:
