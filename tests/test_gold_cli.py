@@ -90,3 +90,16 @@ def test_report_cells(tmp_path):
     counts_only = compare(runs.pred[:, None, None, :].sum() * 0 + np.ones((2, 3, 3)), bootstrap=0)
     write_comparison(counts_only, tmp_path / "v")
     assert isinstance(open_report(tmp_path / "v").gold_fragility_table(), Note)
+
+
+def test_task_file_keys(tmp_path):
+    (tmp_path / "task.toml").write_text('primary = "accuracy"\nlabel_noise = [0.02, 0.1]\n', encoding="utf-8")
+    out = tmp_path / "out"
+    rc = main(["compare", str(STANCE / "gold.tsv"), "--runs-dir", str(STANCE / "runs"), "--bootstrap", "0",
+               "--task-file", str(tmp_path / "task.toml"), "--noise-draws", "10", "--out", str(out), "--no-progress"])
+    assert rc == 0
+    assert sorted(set(pd.read_csv(out / "label_noise.csv")["noise_rate"])) == [0.02, 0.1]
+    (tmp_path / "bad.toml").write_text("label_noise = [0.5, 3]\n", encoding="utf-8")
+    rc = main(["compare", str(STANCE / "gold.tsv"), "--runs-dir", str(STANCE / "runs"), "--bootstrap", "0",
+               "--task-file", str(tmp_path / "bad.toml"), "--out", str(tmp_path / "o2")])
+    assert rc == 2 and not (tmp_path / "o2").exists()

@@ -163,6 +163,8 @@ class Settings:
     annotations: Any = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
+        if isinstance(self.label_noise, str):         # a task file's rates, as --label-noise takes them
+            object.__setattr__(self, "label_noise", tuple(float(x) for x in self.label_noise.split(",") if x.strip()))
         for name in ("measures", "order", "formats", "needs", "label_noise"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, tuple):
