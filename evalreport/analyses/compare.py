@@ -217,7 +217,9 @@ def compare(data, settings: Settings | None = None, *, progress: Progress = None
         from evalreport.analyses.multilabel import compare_sets
 
         return compare_sets(data, settings, progress=progress)
-    return _compare_labels(data, settings, progress)
+    from evalreport.analyses.gold import with_gold
+
+    return with_gold(_compare_labels(data, settings, progress), data, settings)
 
 
 def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:

@@ -87,6 +87,54 @@ def add_measure_options(p: argparse.ArgumentParser) -> None:
                                    "(square CSV, rows = gold, like --costs; any finite gains)")
 
 
+def add_gold_options(p: argparse.ArgumentParser) -> None:
+    """``--label-noise RATES``, ``--noise-matrix FILE`` and ``--noise-draws N``: re-rank under simulated
+    gold-label noise (:mod:`evalreport.analyses.label_noise`)."""
+    p.add_argument("--label-noise", type=noise_rates, default=(), metavar="RATES",
+                   help="re-rank under simulated gold-label noise at these rates (comma-separated, e.g. "
+                        "0.01,0.05,0.1): label_noise.csv")
+    p.add_argument("--noise-matrix", metavar="FILE",
+                   help="re-rank under a class-to-class flip matrix (layout of --costs; rows = gold, each row "
+                        "sums to 1)")
+    p.add_argument("--noise-draws", dest="label_noise_draws", type=int, default=200, metavar="N",
+                   help="draws per noise rate (default: 200)")
+    p.add_argument("--annotators", metavar="FILE",
+                   help="the gold labels of several annotators (columns id, label_1, label_2, ... or id, annotator, "
+                        "label): their agreement and every system scored against each (annotators.csv)")
+
+
+def noise_rates(text: str) -> tuple[float, ...]:
+    """The rates of ``--label-noise`` (comma-separated numbers in [0, 1])."""
+    try:
+        rates = tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, e.g. 0.01,0.05; got {text!r}") from None
+    if not rates or any(not 0 <= r <= 1 for r in rates):
+        raise argparse.ArgumentTypeError(f"noise rates lie in [0, 1]; got {text!r}")
+    return rates
+
+
+def gold_settings(args: argparse.Namespace, settings: Settings, labels, n_task: int | None = None) -> Settings:
+    """``settings`` with the files of :func:`add_gold_options` read: the noise matrix, the annotators."""
+    if getattr(args, "noise_matrix", None):
+        settings = settings.replace(noise_matrix=noise_matrix(args, labels, n_task))
+    if getattr(args, "annotators", None):
+        from evalreport.inputs.annotators import read_annotations
+
+        settings = settings.replace(annotations=read_annotations(args.annotators))
+    return settings
+
+
+def noise_matrix(args: argparse.Namespace, labels, n_task: int | None = None):
+    """The flip matrix of ``--noise-matrix`` over the task's classes (rows of floats), or None."""
+    path = getattr(args, "noise_matrix", None)
+    if not path:
+        return None
+    from evalreport.inputs.noise import read_noise_matrix
+
+    return read_noise_matrix(path, list(labels)[:n_task] if n_task else list(labels))
+
+
 def add_task_options(p: argparse.ArgumentParser, *, plugins: bool = True, ignore: tuple[str, ...] = ()) -> None:
     """``--task-file FILE`` (the settings an organiser fixes once; options given here override it) and,
     for commands that compute measures, ``--plugin FILE.py`` (repeatable). Applied by :func:`prepare`.
@@ -149,6 +197,8 @@ def _check_measure_names(args) -> None:
 #: The Settings fields set by an option whose ``dest`` is the field's name (on the commands that have it).
 _SETTING_OPTIONS = ("primary", "measures", "positive", "policy", "order", "bootstrap", "bootstrap_strata", "seed",
                     "alpha", "title", "engine", "needs", "margin", "cluster_col")
+#: The options of :func:`add_gold_options` that are settings fields.
+_GOLD_OPTIONS = ("label_noise", "label_noise_draws")
 #: Settings field -> the option a message names, where it is not ``--`` and the field's name.
 _OPTION_OF = {"audit": "--no-audit", "progress": "--quiet", "missing_systems": "--missing"}
 
@@ -189,6 +239,7 @@ def settings_from_args(args: argparse.Namespace, **read: Any) -> Settings:
                                        if f.name != "path" and hasattr(args, DEST.get(f.name, f.name))
                                        and f.name not in ignored})
     options = {name: getattr(args, name) for name in _SETTING_OPTIONS if hasattr(args, name)}
+    options.update({name: getattr(args, name) for name in _GOLD_OPTIONS if hasattr(args, name)})
     if hasattr(args, "no_audit"):
         options["audit"] = not args.no_audit
     for dest in ("quiet", "no_progress"):

@@ -11,6 +11,7 @@ from evalreport.cli import multilabel
 from evalreport.cli.common import (
     add_cluster_option,
     add_format_option,
+    add_gold_options,
     add_input_options,
     add_margin_option,
     add_measure_options,
@@ -18,6 +19,7 @@ from evalreport.cli.common import (
     emit,
     format_value,
     gain_matrix,
+    gold_settings,
     input_paths,
     print_note,
     settings_from_args,
@@ -40,6 +42,7 @@ def register(sub) -> None:
     add_input_options(p)
     add_cluster_option(p)
     add_measure_options(p)
+    add_gold_options(p)
     p.add_argument("--primary", default="macro_f1", help="measure of the leaderboard (default: macro_f1)")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="paired bootstrap resamples for intervals and significance (default: 1000; 0 = none)")
@@ -156,6 +159,7 @@ def run(args) -> int:
         check_outside(args.out, input_paths(args))
     loaded = multilabel.single_label_load(args)
     settings = settings.replace(costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
+    settings = gold_settings(args, settings, loaded.counts.labels, getattr(loaded.runs, "n_task", None))
     with ProgressBar(enabled=settings.bootstrap > 0 and settings.progress and loaded.runs is not None) as bar:
         result = compare(loaded.runs if loaded.runs is not None else loaded.counts, settings, progress=bar)
     board = result.leaderboard

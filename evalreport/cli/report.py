@@ -88,6 +88,7 @@ def register(sub) -> None:
     add_input_options(p)
     common.add_cluster_option(p)
     add_measure_options(p)
+    common.add_gold_options(p)
     add_report_options(p)
     p.add_argument("--what-if", action="append", default=[], metavar="CLASS=SHARE,...",
                    help="a class distribution to re-rank the systems under (repeatable), e.g. "
@@ -247,6 +248,7 @@ def run_report(args) -> int:
     settings = settings.replace(title=args.title or f"Evaluation of {counted(n_systems, 'system')}",
                                 costs=loaded.costs, gains=gain_matrix(args, labels),
                                 what_if=what_if_specs(args.what_if, labels))
+    settings = common.gold_settings(args, settings, labels, getattr(loaded.runs, "n_task", None))
     paths = build_report(data, Path(args.out), settings, sources=sources, inputs=input_paths(args),
                          plugins=args.plugin, gains_file=args.gains)
     if getattr(args, "appendix", False):

@@ -63,6 +63,9 @@ SETTINGS_KEYS: dict[str, tuple[dict, str]] = {
     "engine": ({"enum": ["auto", "builtin", "quarto"]}, "one of auto, builtin, quarto"),
     "progress": ({"type": "boolean"}, "true or false"),
     "command": ({"anyOf": [{"type": "null"}, {"type": "string"}]}, "a text"),
+    "label_noise": ({"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1}},
+                    "a list of noise rates between 0 and 1"),
+    "label_noise_draws": ({"type": "integer", "minimum": 1}, "an integer >= 1"),
 }
 
 
@@ -114,6 +117,11 @@ class Settings:
     margin : float, optional
         The equivalence margin D in the primary measure's units: each pair of systems gets a
         verdict (different, equivalent, inconclusive); None: no equivalence claims.
+    label_noise, noise_matrix, label_noise_draws
+        Gold-label noise to re-rank under (``label_noise.csv``): uniform flip rates in [0, 1], a
+        class-to-class flip matrix over the task's classes (rows summing to 1) and draws per model.
+    annotations : Annotations, optional
+        The labels of several annotators (``agreement.csv``, ``annotators.csv``).
 
     Examples
     --------
@@ -154,9 +162,18 @@ class Settings:
     command: str | None = None
     progress: bool = True
     margin: float | None = None
+    #: Gold-label noise rates to re-rank under (analyses/label_noise.py), a flip matrix over the task's
+    #: classes (rows of floats; None: none) and the draws per noise model.
+    label_noise: tuple[float, ...] = ()
+    noise_matrix: tuple[tuple[float, ...], ...] | None = field(default=None, compare=False)
+    label_noise_draws: int = 200
+    #: A gold file of several annotators, read (:class:`evalreport.inputs.annotators.Annotations`; None: none).
+    annotations: Any = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
-        for name in ("measures", "order", "formats", "needs"):
+        if isinstance(self.label_noise, str):         # a task file's rates, as --label-noise takes them
+            object.__setattr__(self, "label_noise", tuple(float(x) for x in self.label_noise.split(",") if x.strip()))
+        for name in ("measures", "order", "formats", "needs", "label_noise"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, tuple):
                 if isinstance(value, str):
@@ -280,6 +297,8 @@ class Settings:
             value = getattr(self, f.name)
             if f.name in ("costs", "gains"):
                 value = value is not None
+            elif f.name == "annotations":
+                value = None if value is None else value.path
             elif isinstance(value, tuple):
                 value = list(value)
             elif isinstance(value, Mapping):

@@ -62,6 +62,9 @@ TASK_KEYS: dict[str, tuple[dict, str]] = {
     "margin": ({"type": "number", "exclusiveMinimum": 0, "not": {"type": "boolean"}},
                "a number > 0 (the equivalence margin, in the primary measure's units)"),
     "cluster_col": ({"type": "string", "minLength": 1}, "a column name of the gold file (text)"),
+    "label_noise": ({"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1}, "minItems": 1},
+                    "a list of noise rates between 0 and 1, e.g. [0.01, 0.05]"),
+    "annotators": (_PATH, "a path to a gold file of several annotators (text)"),
 }
 
 #: The keys of a task inside a benchmark file, beyond the task keys.
@@ -93,7 +96,7 @@ _MUST_BE = {**{k: w for k, (_, w) in TASK_KEYS.items()}, **{k: w for k, (_, w) i
 
 #: Task key -> the command-line option's ``dest`` it sets.
 DEST = {"plugins": "plugin"}
-_PATH_KEYS = ("costs", "gains")
+_PATH_KEYS = ("costs", "gains", "annotators")
 
 
 @dataclass(frozen=True)
@@ -123,6 +126,8 @@ class TaskSpec:
     allow_unknown: bool | None = None
     margin: float | None = None
     cluster_col: str | None = None
+    label_noise: str | None = None        # the rates as --label-noise takes them: "0.01,0.05"
+    annotators: Path | None = None
 
     def given(self) -> dict[str, Any]:
         """The keys the file sets, with their values (paths as text, lists as lists)."""
@@ -370,6 +375,8 @@ def _spec(data: dict, path: Path) -> TaskSpec:
             value = tuple(_what_if(v) for v in value)
         elif key in ("alpha", "margin"):
             value = float(value)
+        elif key == "label_noise":
+            value = ",".join(_label(float(v)) for v in value)
         elif key in ("seed", "bootstrap"):
             value = int(value)          # (the schema's "integer" also admits 3.0)
         kw[key] = value

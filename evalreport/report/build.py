@@ -232,6 +232,11 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
 
     with stages.stage("summarising the findings (fragility of the first place)"):
         extra.update(findings(comp, counts, what_if=extra["what_if"], costs=costs).tables())
+    from evalreport.analyses.gold import noise_finding
+
+    noise_row = noise_finding(comp)          # the label-noise sentence (--label-noise) among the findings
+    if noise_row is not None and "findings" in extra:
+        extra["findings"] = pd.concat([extra["findings"], pd.DataFrame([noise_row])], ignore_index=True)
     write_frames(tables, extra)
     return {"comparison": comp, "included": included, "measures": list(comp.measures), "facts": facts}
 

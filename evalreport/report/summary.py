@@ -584,6 +584,9 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
     if not_avail is not None:
         detail = escape(not_avail["detail"])
         headline.append(f"**Not available:** {detail[:1].upper() + detail[1:]}.")
+    noise = first("label_noise")
+    if noise is not None:
+        headline.append(f"**Label noise:** {escape(noise['detail'])}")
     details = [_winners_sentence(of, alpha), _families_item(of), _tests_item(of),
                _calibration_sentence(of), _runner_item(of, first, n_items, method=True),
                chance if chance.startswith("**Chance:**") else "", *undefined, _skips_item(of),

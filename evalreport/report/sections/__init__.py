@@ -35,6 +35,7 @@ from evalreport.report.display import VALIDATE_ENV
 from evalreport.report.sections.audit import AuditSections
 from evalreport.report.sections.benchmark import BenchmarkSections
 from evalreport.report.sections.common import CommonSections
+from evalreport.report.sections.gold import GoldSections
 from evalreport.report.sections.overview import OverviewSections
 from evalreport.report.sections.ranks import RankSections
 from evalreport.report.sections.recommend import RecommendSections
@@ -60,5 +61,6 @@ def open_report(tables) -> ReportData:
 
 
 class ReportData(OverviewSections, RankSections, RobustnessSections, ScoreSections, AuditSections,
-                 SupplementSections, BenchmarkSections, SeedsSections, CommonSections, RecommendSections):
+                 SupplementSections, BenchmarkSections, SeedsSections, GoldSections, CommonSections,
+                 RecommendSections):
     """Lazy access to the single-label report tables, and the display objects built from them."""
