@@ -53,6 +53,10 @@ def test_same_seed_same_numbers_and_a_confusion_primary_keeps_its_tests():
     b = compare(runs, bootstrap=60, seed=9)
     pd.testing.assert_frame_equal(a.intervals, b.intervals)
     assert a.primary == "macro_f1" and "roc_auc" in a.measures
+    assert a.measures[0] == "macro_f1" and len(set(a.measures)) == len(a.measures)    # the primary kept, first
+    j = a.measures.index("roc_auc")           # the resampled values follow the order of the measures
+    iv = a.intervals[a.intervals["measure"] == "roc_auc"].set_index("system").loc[list(a.systems)]
+    np.testing.assert_allclose(np.nanquantile(a.samples[:, :, j], 0.975, axis=0), iv["hi"].to_numpy())
     assert set(a.pairwise["measure"]) == {"macro_f1", "accuracy"}     # bootstrap/randomisation, McNemar
 
 

@@ -44,12 +44,17 @@ def gold_tables(data, comparison, settings) -> dict[str, pd.DataFrame]:
         ``gold_fragility`` and, when noise is set, ``label_noise``.
     """
     from evalreport.inputs.runs import Runs
+    from evalreport.measures import get as get_measure
+    from evalreport.measures.scores import is_score_measure
 
-    if not isinstance(data, Runs) or len(data.systems) < 2 or not len(data.gold):
+    # several runs per system: the runs are not the comparison's systems (not searched yet)
+    if not isinstance(data, Runs) or len(data.systems) < 2 or not len(data.gold) or data.run_system is not None:
         return {}
     pos = comparison.settings.get("positive")
     pos = None if pos is None else list(comparison.labels).index(pos)
     primary = comparison.record(comparison.primary)
+    if is_score_measure(primary):          # the searches change confusion matrices: accuracy stands in
+        primary = comparison.record("accuracy") if "accuracy" in comparison.measures else get_measure("accuracy")
     ranks = comparison.ranks
     measures = [primary] + ([] if primary.id == "accuracy" else ["accuracy"])
     from evalreport.analyses.ranking import rank
