@@ -146,6 +146,9 @@ def run(args) -> int:
         from evalreport._atomic import check_outside
 
         check_outside(args.out, input_paths(args))
+    from evalreport.cli.score import wants_scores
+
+    args.read_scores = wants_scores(args.measures, args.primary)     # measures of labels: no score column read
     loaded = multilabel.single_label_load(args)
     settings = settings.replace(costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
     with ProgressBar(enabled=settings.bootstrap > 0 and settings.progress and loaded.runs is not None) as bar:
