@@ -34,11 +34,11 @@ def files(tmp_path):
 
 def test_every_unknown_measure_is_named_once_with_its_nearest_id():
     with pytest.raises(MeasureError) as err:
-        check_names(["acuracy", "macro_f1", "mcx", "recal", "zzzzq", "acuracy", "fbeta(beta=2)"])
+        check_names(["acuracy", "macro_f1", "mccx", "recal", "zzzzq", "acuracy", "fbeta(beta=2)"])
     text = str(err.value)
     assert text.startswith("4 unknown measures: ")
     assert "'acuracy' (did you mean 'accuracy'?)" in text and text.count("'acuracy'") == 1
-    assert "'mcx' (did you mean 'mcc'?)" in text and "'recal' (did you mean 'recall'?)" in text
+    assert "'mccx' (did you mean 'mcc'?)" in text and "'recal' (did you mean 'recall'?)" in text
     assert "'zzzzq' (no id is close)" in text and "`evalreport measures` lists them" in text
     assert "macro_f1" not in text and "fbeta" not in text          # known ids and calls are not named
 
@@ -52,7 +52,7 @@ def test_one_unknown_measure_keeps_the_one_name_message_and_known_ones_pass():
 @pytest.mark.parametrize("command", ["score", "compare", "cv"])
 def test_the_cli_names_every_unknown_measure_before_reading_any_file(files, command):
     # the gold file does not exist: the measure names are checked first
-    argv = [command, str(files / "missing.tsv"), str(files / "run.tsv"), "--measures", "acuracy,mcx,macro_f1"]
+    argv = [command, str(files / "missing.tsv"), str(files / "run.tsv"), "--measures", "acuracy,mccx,macro_f1"]
     code, out, err = _run(argv)
     lines = err.strip().splitlines()
     assert code == 2 and out == "" and len(lines) == 1, err
@@ -74,7 +74,7 @@ def test_codabench_names_every_unknown_measure_as_the_organisers_error(tmp_path)
     for side in ("ref", "res"):
         (tmp_path / "in" / side).mkdir(parents=True)
         (tmp_path / "in" / side / "f.tsv").write_text("id\tlabel\n1\ta\n2\tb\n", encoding="utf-8")
-    code, _, err = _run(["codabench", str(tmp_path / "in"), str(tmp_path / "out"), "--measures", "acuracy,mcx"])
+    code, _, err = _run(["codabench", str(tmp_path / "in"), str(tmp_path / "out"), "--measures", "acuracy,mccx"])
     assert code == 3 and "2 unknown measures" in err and "task configuration error" in err
 
 
@@ -145,6 +145,6 @@ def test_a_benchmark_files_task_names_every_unknown_measure(tmp_path):
                              tmp_path / "tasks")
     spec = tmp_path / "bench.toml"
     spec.write_text(f'[tasks.alpha]\ngold = "{folder / "alpha" / "gold.tsv"}"\nruns = "{folder / "alpha" / "runs"}"\n'
-                    'measures = ["acuracy", "mcx"]\n', encoding="utf-8")
+                    'measures = ["acuracy", "mccx"]\n', encoding="utf-8")
     code, _, err = _run(["benchmark", "--benchmark-file", str(spec), "--out", str(tmp_path / "out")])
     assert code == 2 and "task 'alpha': 2 unknown measures" in err and "'accuracy'" in err and "'mcc'" in err, err

@@ -157,6 +157,9 @@ def run(args) -> int:
         from evalreport._atomic import check_outside
 
         check_outside(args.out, input_paths(args))
+    from evalreport.cli.score import wants_scores
+
+    args.read_scores = wants_scores(args.measures, args.primary)     # measures of labels: no score column read
     loaded = multilabel.single_label_load(args)
     settings = settings.replace(costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
     settings = gold_settings(args, settings, loaded.counts.labels, getattr(loaded.runs, "n_task", None))

@@ -14,9 +14,17 @@ def register(sub) -> None:
                                         "averages are always computed), and the score-based measures (ROC AUC, "
                                         "average precision, Brier score, log loss, calibration error, ...) when "
                                         "the runs carry score or score_<class> columns.", func=run)
-    # the files' hashes are not reported; score columns, when present, give the score-based measures
+    # the files' hashes are not reported; score columns are read when score-based measures are wanted
     p.set_defaults(read_scores=True, hash_inputs=False)
     multilabel.add_options(p)
+
+
+def wants_scores(measures, primary=None) -> bool:
+    """Whether a command reads the runs' score columns: without ``--measures`` (every measure that applies),
+    or when a score-based measure is asked for (measures of labels alone never stop at a blank score)."""
+    from evalreport.measures.scores import is_score_measure
+
+    return measures is None or any(is_score_measure(m) for m in [*measures, *([primary] if primary else [])])
 
 
 def score_columns(runs, measures, *, positive, policy: str) -> dict[str, np.ndarray] | None:
@@ -39,6 +47,15 @@ def score_columns(runs, measures, *, positive, policy: str) -> dict[str, np.ndar
     dict or None
         None when no score-based measure is computed.
     """
+    from evalreport.errors import MeasureError
+    from evalreport.measures.scores import is_score_measure
+
+    if getattr(runs, "scores", None) is None:      # (no pandas, no analyses: `score` of labels stays light)
+        asked = [str(m) for m in measures or () if is_score_measure(m)]
+        if asked:
+            raise MeasureError(f"score-based measure(s) {', '.join(asked)}: the runs carry no scores (score or "
+                               "score_<class> columns)")
+        return None
     from evalreport.analyses.score_compare import score_plan
     from evalreport.measures import resolve_positive
     from evalreport.measures.scores import compute_scores
@@ -65,6 +82,7 @@ def run(args) -> int:
 
     if multilabel.wanted(args):
         return multilabel.run_score(args)
+    args.read_scores = wants_scores(args.measures)
     loaded = multilabel.single_label_load(args)
     label_measures = args.measures
     if args.measures is not None:
