@@ -3,6 +3,7 @@ label_noise.csv; a bad noise matrix is one line and exit status 2 with nothing w
 "Gold labels" cells show the tables (and escape system names)."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,8 @@ def test_compare_writes_gold_tables(tmp_path):
     assert set(ln["model"]) == {"uniform", "matrix"} and (ln["draws"] == 40).all()
     zero = ln[ln["noise_rate"] == 0].set_index("system")["mean_rank"]
     assert zero.to_dict() == {"bert": 1.0, "svm": 2.0, "lexicon": 3.0, "majority": 4.0}
+    recorded = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["settings"]
+    assert recorded["label_noise"] == [0.0, 0.05] and recorded["noise_matrix"] is True
 
 
 @pytest.mark.parametrize("rows, words", [

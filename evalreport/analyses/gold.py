@@ -131,7 +131,15 @@ def _counts(data):
 def with_gold(comparison, data, settings):
     """``comparison`` with :func:`gold_tables` added to its extra tables."""
     tables = gold_tables(data, comparison, settings)
-    return dataclasses.replace(comparison, extra={**dict(comparison.extra), **tables}) if tables else comparison
+    if not tables:
+        return comparison
+    recorded = dict(comparison.settings)        # the manifest says how the gold tables were made
+    if "label_noise" in tables:
+        recorded.update(label_noise=list(settings.label_noise), label_noise_draws=settings.label_noise_draws,
+                        noise_matrix=settings.noise_matrix is not None)
+    if "annotators" in tables:
+        recorded["annotators"] = settings.annotations.path
+    return dataclasses.replace(comparison, extra={**dict(comparison.extra), **tables}, settings=recorded)
 
 
 def noise_finding(comparison) -> dict | None:
