@@ -167,3 +167,44 @@ def test_cli_clusters(tmp_path, capsys):
     # the same line as compare's
     assert main(["compare", gold, "--runs-dir", runs, "--cluster-col", "dialogue", "--quiet"]) == 2
     assert capsys.readouterr().err.strip().splitlines() == err
+    # the task file's key, and a pilot of few clusters is warned about in words
+    task = tmp_path / "task.toml"
+    task.write_text('cluster_col = "doc"\nprimary = "accuracy"\n')
+    assert main(["plan", gold, "--runs-dir", runs, "--measure", "accuracy", "--difference", "0.05",
+                 "--task-file", str(task), "--resamples", "200", "--format", "csv", "--quiet"]) == 0
+    assert "pilot_clusters,40" in capsys.readouterr().out
+    (tmp_path / "few").mkdir()
+    few, runs_few = _write(tmp_path / "few", C=12)
+    assert main(["plan", few, "--runs-dir", runs_few, "--measure", "accuracy", "--difference", "0.05",
+                 "--cluster-col", "doc", "--resamples", "200", "--quiet"]) == 0
+    assert "only 12 clusters" in capsys.readouterr().err
+
+
+def test_report_detectable_uses_clusters(tmp_path):
+    """Under the leaderboard of a clustered comparison the detectable difference comes from the cluster
+    bootstrap and names the clusters; it is the one ``plan`` gives at the pilot's own clusters."""
+    from evalreport.analyses.compare import compare
+    from evalreport.analyses.rank_findings import detectable_pair, rank_findings
+    from evalreport.report.appendix import write_appendix
+    from evalreport.report.build import analyse
+    from evalreport.report.sections import ReportData
+
+    runs = _clustered(150, seed=3)
+    comp = compare(runs, measures=("accuracy",), bootstrap=2000, seed=0)
+    flat = compare(_flat(runs), measures=("accuracy",), bootstrap=2000, seed=0)
+    found, found_flat = detectable_pair(comp), detectable_pair(flat)
+    assert found["n_clusters"] == 150 and found["cluster_col"] == "doc" and "n_clusters" not in found_flat
+    assert found["detectable"] > 1.15 * found_flat["detectable"]         # design effect > 1.3 here
+    planned = plan(runs, "accuracy", 0.03, systems=(found["system_a"], found["system_b"]), seed=0)
+    assert planned.detectable == pytest.approx(found["detectable"], rel=0.06)
+    row = [r for r in rank_findings(comp, 0.05) if r["finding"] == "detectable"][0]
+    assert "cluster bootstrap se" in row["detail"] and "150 clusters" in row["detail"]
+
+    analyse(runs, tmp_path / "t", bootstrap=200, seed=0, audit=False)
+    rep = ReportData(tmp_path / "t")
+    note = rep.detectable_note().text
+    assert "with 150 clusters, the paired cluster bootstrap test" in note and "gives the clusters needed" in note
+    rep.meta["n_items"] = 1500                     # as the built report's report.json has it
+    assert "with 150 clusters (1,500 items), the paired cluster bootstrap test" in rep.detectable_note().text
+    write_appendix(tmp_path / "t", tmp_path / "out", figures=False)
+    assert "paired cluster bootstrap standard error" in (tmp_path / "out" / "methods.tex").read_text(encoding="utf-8")

@@ -67,6 +67,7 @@ def _checked(args: argparse.Namespace) -> None:
 
 
 def run(args) -> int:
+    from evalreport.analyses.clusters import FEW_CLUSTERS
     from evalreport.analyses.plan import plan
     from evalreport.cli.common import load
     from evalreport.cli.compare import ProgressBar
@@ -87,6 +88,10 @@ def run(args) -> int:
     emit(table, args.format, wide=shown.set_index("quantity"), title=f"evalreport plan: {result.measure}, {result.systems[0]} vs {result.systems[1]}")
     if args.format in ("table", "markdown"):
         print(_summary(result), file=sys.stderr)
+    if result.cluster_col is not None and result.n_clusters_pilot < FEW_CLUSTERS:
+        print(f"evalreport: warning: the pilot has only {result.n_clusters_pilot} clusters (fewer than "
+              f"{FEW_CLUSTERS}): its spread between clusters, and so the plan, is rough; a larger pilot plans "
+              "better", file=sys.stderr)
     return 0
 
 
