@@ -62,6 +62,8 @@ Progress = Callable[[int, int], None] | None
 DEFAULT_RESAMPLES = 2000
 #: Draws at one size are made this many test sets at a time (memory: block x patterns counts).
 _BLOCK = 500
+#: Cluster draws and counts made at once at most (block x max(clusters drawn, clusters); 32 MB each).
+_CLUSTER_CELLS = 4_000_000
 #: Sizes resampled at most (the pilot's own and the search's): the progress bar's total.
 _STEPS = 6
 
@@ -288,6 +290,10 @@ class _Sizes:
         self.sign = 1.0 if measure.higher_is_better else -1.0
         self.cache: dict[int, float] = {}
 
+    def block(self, n: int) -> int:
+        """Test sets drawn at a time."""
+        return _BLOCK
+
     def draw(self, rng: np.random.Generator, n: int, b: int) -> np.ndarray:
         """``(b, P)`` pattern counts of b test sets of n items."""
         return rng.multinomial(n, self.p, size=b)
@@ -297,8 +303,9 @@ class _Sizes:
         if n not in self.cache:
             rng = np.random.default_rng([self.seed, n])
             diffs = []
-            for start in range(0, self.R, _BLOCK):
-                b = min(_BLOCK, self.R - start)
+            block = self.block(n)
+            for start in range(0, self.R, block):
+                b = min(block, self.R - start)
                 W = self.draw(rng, n, b)
                 T = resampled_confusions(self.pat, W, self.A)
                 v = compute(self.m, T, explain=False, **self.kw).value          # (b, 2)
@@ -319,11 +326,16 @@ class _ClusterSizes(_Sizes):
         cp = cluster_plan(self.pat, runs.clusters, runs.cluster_names)
         self.MT = cp.matrix.T.tocsc()                     # (P, C): items of each pattern in each cluster
         self.n_clusters = cp.n_clusters
-        self.uniform = np.full(cp.n_clusters, 1.0 / cp.n_clusters)
+
+    def block(self, n: int) -> int:
+        """Test sets drawn at a time: (block, n) draws and (block, C) counts stay within the budget."""
+        return max(1, min(_BLOCK, _CLUSTER_CELLS // max(n, self.n_clusters)))
 
     def draw(self, rng: np.random.Generator, n: int, b: int) -> np.ndarray:
         """``(b, P)`` pattern counts of b test sets of n clusters."""
-        counts = rng.multinomial(n, self.uniform, size=b).astype(float)      # (b, C)
+        C = self.n_clusters
+        idx = rng.integers(0, C, size=(b, n)) + (np.arange(b, dtype=np.int64) * C)[:, None]
+        counts = np.bincount(idx.ravel(), minlength=b * C).reshape(b, C).astype(float)   # (b, C)
         return np.asarray(self.MT @ counts.T).T
 
 
