@@ -23,6 +23,21 @@ variance ``(psi - delta^2) / n`` with ``psi = p10 + p01`` the share of discordan
 :func:`connor_items` gives Connor (1987)'s sample size for McNemar's test, whose variance under the
 null is ``psi``: ``n = [z_{1-alpha/2} sqrt(psi) + z_{power} sqrt(psi - D^2)]^2 / D^2``; both are
 within a few per cent of each other when D^2 is small beside psi.
+
+Clustered pilots
+----------------
+When the pilot's items come in clusters (``Runs.clusters``, ``--cluster-col``), the comparison
+resamples whole clusters (:mod:`evalreport.analyses.clusters`), so the plan does too: test sets of c
+clusters are drawn from the pilot's clusters with replacement (each cluster with all its items and
+both systems' outputs), ``se_c`` is measured on them, and the answer is the fewest clusters c with
+``power(c) >= target``, by the same search with c in place of n; the items that means are c times the
+pilot's mean cluster size. Planning items on a clustered pilot as if they were independent asks for
+far too few (tested). For accuracy the closed form is the paired-proportions size inflated by the
+design effect ``1 + (m - 1) ICC`` (Donner & Klar 2000, ch. 5; Obuchowski 1998), with ICC the one-way
+ANOVA estimate of the intraclass correlation of the items' paired differences (right or wrong of the
+first system minus that of the second) and ``m = sum_k m_k^2 / N`` (the common size when the clusters
+are equal; the exact inflation of the variance of a mean over unequal clusters under a common ICC,
+Kish 1965).
 """
 from __future__ import annotations
 
@@ -39,7 +54,7 @@ from evalreport.errors import InputError
 from evalreport.measures import compute, get
 
 __all__ = ["Plan", "plan", "power_at", "detectable_difference", "connor_items", "wald_items", "best_two",
-           "plan_sentence"]
+           "plan_sentence", "anova_icc", "cluster_design_effect"]
 
 Progress = Callable[[int, int], None] | None
 
@@ -47,6 +62,10 @@ Progress = Callable[[int, int], None] | None
 DEFAULT_RESAMPLES = 2000
 #: Draws at one size are made this many test sets at a time (memory: block x patterns counts).
 _BLOCK = 500
+#: Cluster draws and counts made at once at most (block x max(clusters drawn, clusters); 32 MB each).
+_CLUSTER_CELLS = 4_000_000
+#: Sizes resampled at most (the pilot's own and the search's): the progress bar's total.
+_STEPS = 6
 
 
 def _z(q: float) -> float:
@@ -190,6 +209,13 @@ class Plan:
         For accuracy: ``connor`` (Connor 1987) and ``wald`` items, ``p10``, ``p01``; else empty.
     resamples, seed : int
         Test sets per size and the seed.
+    cluster_col : str or None
+        The gold column of the clusters (None: items are resampled one by one).
+    n_clusters_pilot, clusters_needed : int
+        With clusters: the pilot's clusters and the fewest clusters with ``power >= target``
+        (``n_needed`` is then ``clusters_needed`` times the pilot's mean cluster size, rounded up).
+    mean_cluster_size : float
+        The pilot's items per cluster (NaN without clusters).
     """
 
     measure: str
@@ -206,6 +232,10 @@ class Plan:
     closed_form: dict
     resamples: int
     seed: int
+    cluster_col: str | None = None
+    n_clusters_pilot: int = 0
+    clusters_needed: int = 0
+    mean_cluster_size: float = float("nan")
 
     def table(self) -> pd.DataFrame:
         """The answer as one row per quantity: quantity, value."""
@@ -214,6 +244,9 @@ class Plan:
                 ("difference", self.difference), ("power", self.power), ("alpha", self.alpha),
                 ("items_needed", self.n_needed), ("detectable_difference", self.detectable),
                 ("se_pilot", self.se_pilot), ("resamples", self.resamples), ("seed", self.seed)]
+        if self.cluster_col is not None:
+            rows += [("cluster_col", self.cluster_col), ("pilot_clusters", self.n_clusters_pilot),
+                     ("mean_cluster_size", self.mean_cluster_size), ("clusters_needed", self.clusters_needed)]
         rows += [(f"closed_form_{k}", v) for k, v in self.closed_form.items()]
         return pd.DataFrame(rows, columns=["quantity", "value"])
 
@@ -257,14 +290,23 @@ class _Sizes:
         self.sign = 1.0 if measure.higher_is_better else -1.0
         self.cache: dict[int, float] = {}
 
+    def block(self, n: int) -> int:
+        """Test sets drawn at a time."""
+        return _BLOCK
+
+    def draw(self, rng: np.random.Generator, n: int, b: int) -> np.ndarray:
+        """``(b, P)`` pattern counts of b test sets of n items."""
+        return rng.multinomial(n, self.p, size=b)
+
     def se(self, n: int) -> float:
-        """Standard deviation of the paired difference over R test sets of n items (seeded per n)."""
+        """Standard deviation of the paired difference over R test sets of n units (seeded per n)."""
         if n not in self.cache:
             rng = np.random.default_rng([self.seed, n])
             diffs = []
-            for start in range(0, self.R, _BLOCK):
-                b = min(_BLOCK, self.R - start)
-                W = rng.multinomial(n, self.p, size=b)
+            block = self.block(n)
+            for start in range(0, self.R, block):
+                b = min(block, self.R - start)
+                W = self.draw(rng, n, b)
                 T = resampled_confusions(self.pat, W, self.A)
                 v = compute(self.m, T, explain=False, **self.kw).value          # (b, 2)
                 diffs.append(self.sign * (v[:, 0] - v[:, 1]))
@@ -272,6 +314,29 @@ class _Sizes:
             d = d[~np.isnan(d)]
             self.cache[n] = float(np.std(d, ddof=1)) if d.shape[0] > 1 else float("nan")
         return self.cache[n]
+
+
+class _ClusterSizes(_Sizes):
+    """Paired test sets of c whole clusters drawn with replacement from the pilot's clusters."""
+
+    def __init__(self, runs, measure, resamples: int, seed: int, kw: dict) -> None:
+        from evalreport.analyses.clusters import cluster_plan
+
+        super().__init__(runs, measure, resamples, seed, kw)
+        cp = cluster_plan(self.pat, runs.clusters, runs.cluster_names)
+        self.MT = cp.matrix.T.tocsc()                     # (P, C): items of each pattern in each cluster
+        self.n_clusters = cp.n_clusters
+
+    def block(self, n: int) -> int:
+        """Test sets drawn at a time: (block, n) draws and (block, C) counts stay within the budget."""
+        return max(1, min(_BLOCK, _CLUSTER_CELLS // max(n, self.n_clusters)))
+
+    def draw(self, rng: np.random.Generator, n: int, b: int) -> np.ndarray:
+        """``(b, P)`` pattern counts of b test sets of n clusters."""
+        C = self.n_clusters
+        idx = rng.integers(0, C, size=(b, n)) + (np.arange(b, dtype=np.int64) * C)[:, None]
+        counts = np.bincount(idx.ravel(), minlength=b * C).reshape(b, C).astype(float)   # (b, C)
+        return np.asarray(self.MT @ counts.T).T
 
 
 def plan(runs, measure, difference: float, *, power: float = 0.8, alpha: float = 0.05,
@@ -327,9 +392,38 @@ def plan(runs, measure, difference: float, *, power: float = 0.8, alpha: float =
     if unknown:
         raise InputError(f"--systems: no system named {unknown[0]!r}; the runs have {', '.join(runs.systems)}")
     sub = runs.select(list(pair))
-    sizes = _Sizes(sub, m, resamples, seed, kw)
+    clustered = getattr(sub, "clusters", None) is not None
     N = sub.n_items
-    total = 6
+    sizes: _Sizes
+    if clustered:
+        sizes = _ClusterSizes(sub, m, resamples, seed, kw)
+        units = sizes.n_clusters                      # the resampling unit: clusters
+    else:
+        sizes, units = _Sizes(sub, m, resamples, seed, kw), N
+    se_N, n, curve = _search(sizes, units, D, alpha, power, progress)
+    value = compute(m, _confusion(sub), explain=False, **kw).value
+    pilot_d = float((1.0 if m.higher_is_better else -1.0) * (value[0] - value[1]))
+    closed = _closed_form(sub, m.id, D, alpha, power)
+    extra: dict[str, Any] = {}
+    if clustered:
+        size = N / units
+        curve.insert(0, "clusters", curve["n"])
+        curve["n"] = np.ceil(curve["clusters"] * size).astype(int)
+        extra = {"cluster_col": sub.cluster_col or "cluster", "n_clusters_pilot": int(units),
+                 "clusters_needed": int(n), "mean_cluster_size": float(size)}
+        n = math.ceil(n * size - 1e-9)
+    if progress is not None:
+        progress(_STEPS, _STEPS)
+    return Plan(measure=m.id, systems=(str(pair[0]), str(pair[1])), difference=D, power=float(power),
+                alpha=float(alpha), n_pilot=N, n_needed=int(n), detectable=detectable_difference(se_N, alpha, power),
+                se_pilot=se_N, pilot_difference=pilot_d, curve=curve, closed_form=closed, resamples=int(resamples),
+                seed=int(seed), **extra)
+
+
+def _search(sizes: _Sizes, N: int, D: float, alpha: float, power: float,
+            progress: Progress) -> tuple[float, int, pd.DataFrame]:
+    """se at the pilot's N units, the fewest units with the target power, and the resampled curve."""
+    total = _STEPS
     done = 0
 
     def step() -> None:
@@ -356,23 +450,83 @@ def plan(runs, measure, difference: float, *, power: float = 0.8, alpha: float =
     curve_n = sorted(set(sizes.cache))
     curve = pd.DataFrame({"n": curve_n, "se": [sizes.cache[k] for k in curve_n],
                           "power": [power_at(sizes.cache[k], D, alpha) for k in curve_n]})
-    n_needed = n
-    value = compute(m, _confusion(sub), explain=False, **kw).value
-    pilot_d = float((1.0 if m.higher_is_better else -1.0) * (value[0] - value[1]))
-    closed: dict = {}
-    if m.id == "accuracy":
-        right = np.asarray(sub.pred) == np.asarray(sub.gold)[None, :]
-        p10 = float((right[0] & ~right[1]).mean())
-        p01 = float((~right[0] & right[1]).mean())
-        closed = {"p10": p10, "p01": p01, "wald": wald_items(p10, p01, D, alpha=alpha, power=power)}
-        if 0 < D * D < p10 + p01:
-            closed["connor"] = connor_items(p10, p01, D, alpha=alpha, power=power)
-    if progress is not None:
-        progress(total, total)
-    return Plan(measure=m.id, systems=(str(pair[0]), str(pair[1])), difference=D, power=float(power),
-                alpha=float(alpha), n_pilot=N, n_needed=int(n_needed), detectable=detectable_difference(se_N, alpha, power),
-                se_pilot=se_N, pilot_difference=pilot_d, curve=curve, closed_form=closed, resamples=int(resamples),
-                seed=int(seed))
+    return se_N, n, curve
+
+
+def _closed_form(sub, measure_id: str, D: float, alpha: float, power: float) -> dict:
+    """For accuracy: the paired-proportions sizes (with clusters: in items and clusters, inflated by the
+    design effect); else empty."""
+    if measure_id != "accuracy":
+        return {}
+    right = np.asarray(sub.pred) == np.asarray(sub.gold)[None, :]
+    p10 = float((right[0] & ~right[1]).mean())
+    p01 = float((~right[0] & right[1]).mean())
+    closed = {"p10": p10, "p01": p01, "wald": wald_items(p10, p01, D, alpha=alpha, power=power)}
+    if 0 < D * D < p10 + p01:
+        closed["connor"] = connor_items(p10, p01, D, alpha=alpha, power=power)
+    clusters = getattr(sub, "clusters", None)
+    if clusters is not None:
+        icc, deff = cluster_design_effect(right[0].astype(float) - right[1], clusters)
+        size = clusters.shape[0] / np.unique(clusters).shape[0]
+        closed.update(icc=icc, design_effect=deff)
+        for key in [k for k in ("wald", "connor") if k in closed]:
+            closed[key] *= deff
+            closed[f"{key}_clusters"] = closed[key] / size
+    return closed
+
+
+def anova_icc(values: np.ndarray, clusters: np.ndarray) -> float:
+    """The one-way ANOVA estimate of the intraclass correlation (Donner & Klar 2000, section 5.2).
+
+    Parameters
+    ----------
+    values : ndarray
+        ``(N,)`` one value per item.
+    clusters : ndarray
+        ``(N,)`` each item's cluster code.
+
+    Returns
+    -------
+    float
+        ``(MSB - MSW) / (MSB + (m0 - 1) MSW)`` with ``m0 = (N - sum_k m_k^2 / N) / (k - 1)``; 0 when every
+        cluster has one item or the values do not vary, NaN with fewer than two clusters.
+    """
+    y = np.asarray(values, dtype=float)
+    codes = np.unique(np.asarray(clusters), return_inverse=True)[1].ravel()
+    k, N = int(codes.max()) + 1 if codes.size else 0, y.shape[0]
+    if k < 2:
+        return float("nan")
+    if N == k:
+        return 0.0
+    m = np.bincount(codes, minlength=k).astype(float)
+    means = np.bincount(codes, weights=y, minlength=k) / m
+    msb = float((m * (means - y.mean()) ** 2).sum()) / (k - 1)
+    msw = float(((y - means[codes]) ** 2).sum()) / (N - k)
+    m0 = (N - float((m ** 2).sum()) / N) / (k - 1)
+    denom = msb + (m0 - 1) * msw
+    return 0.0 if denom <= 0 else (msb - msw) / denom
+
+
+def cluster_design_effect(values: np.ndarray, clusters: np.ndarray) -> tuple[float, float]:
+    """The intraclass correlation of ``values`` and the design effect of their mean over the clusters.
+
+    Parameters
+    ----------
+    values : ndarray
+        ``(N,)`` one value per item (for accuracy: the paired difference of being right).
+    clusters : ndarray
+        ``(N,)`` each item's cluster code.
+
+    Returns
+    -------
+    tuple of float
+        ``(icc, 1 + (m - 1) icc)`` with ``m = sum_k m_k^2 / N`` (the cluster size when all are equal;
+        Donner & Klar 2000; Kish 1965).
+    """
+    icc = anova_icc(values, clusters)
+    counts = np.unique(np.asarray(clusters), return_counts=True)[1].astype(float)
+    m = float((counts ** 2).sum() / counts.sum())
+    return icc, 1.0 + (m - 1.0) * (icc if np.isfinite(icc) else 0.0)
 
 
 def _confusion(runs) -> np.ndarray:
@@ -393,8 +547,10 @@ def _items_for(scaled_se: float, D: float, alpha: float, power: float) -> int:
 
 
 def plan_sentence(detectable: float, measure: str, pair: Sequence[str], n_items: int, alpha: float,
-                  power: float = 0.8) -> str:
-    """One sentence on what a test set of ``n_items`` can detect, for the report under the leaderboard."""
-    return (f"With {n_items:,} items, the paired bootstrap test at alpha = {alpha:g} detects a difference of "
+                  power: float = 0.8, n_clusters: int | None = None) -> str:
+    """One sentence on what a test set of ``n_items`` (in ``n_clusters`` clusters) can detect."""
+    size = f"{n_items:,} items" if not n_clusters else f"{n_clusters:,} clusters ({n_items:,} items)"
+    test = "paired cluster bootstrap test" if n_clusters else "paired bootstrap test"
+    return (f"With {size}, the {test} at alpha = {alpha:g} detects a difference of "
             f"{detectable:.3g} {measure} between the two leading systems ({pair[0]} and {pair[1]}) with "
             f"{100 * power:g}% power; smaller true differences will often go unseen.")

@@ -11,7 +11,10 @@ Rows (``finding, system, measure, value, detail``, as :mod:`evalreport.analyses.
                        the runner-up
 ``detectable``         the smallest difference of the primary measure the test set detects with 80 %
                        power between the two leading systems (:func:`evalreport.analyses.plan.detectable_difference`
-                       on the bootstrap standard error of their difference); system = ``"A vs B"``
+                       on the bootstrap standard error of their difference); system = ``"A vs B"``;
+                       when the comparison resampled whole clusters (``--cluster-col``) the standard error
+                       is the cluster bootstrap's and the detail names the clusters (the test set's size is
+                       its number of clusters, not of items)
 """
 from __future__ import annotations
 
@@ -36,7 +39,9 @@ def detectable_pair(comp, power: float = 0.8) -> dict | None:
     Returns
     -------
     dict or None
-        system_a, system_b, se, detectable, power, alpha, n_items (None without resampling).
+        system_a, system_b, se, detectable, power, alpha, and with clusters n_clusters and cluster_col
+        (None without resampling). ``comp.samples`` are the comparison's resamples: of whole clusters when
+        it was clustered, so the standard error is then the cluster bootstrap's.
     """
     import numpy as np
 
@@ -56,8 +61,11 @@ def detectable_pair(comp, power: float = 0.8) -> dict | None:
         return None
     alpha = float(comp.settings.get("alpha", 0.05))
     se = float(np.std(d, ddof=1))
-    return {"system_a": a, "system_b": b, "se": se, "detectable": detectable_difference(se, alpha, power),
-            "power": power, "alpha": alpha}
+    found = {"system_a": a, "system_b": b, "se": se, "detectable": detectable_difference(se, alpha, power),
+             "power": power, "alpha": alpha}
+    if comp.settings.get("cluster_col") and comp.settings.get("n_clusters"):
+        found.update(n_clusters=int(comp.settings["n_clusters"]), cluster_col=str(comp.settings["cluster_col"]))
+    return found
 
 
 def rank_findings(comp, alpha: float) -> list[dict]:
@@ -102,8 +110,10 @@ def rank_findings(comp, alpha: float) -> list[dict]:
                 add("leader_verdict", b, float(pair["p_equivalence"].iloc[0]), str(pair["verdict"].iloc[0]))
     found = detectable_pair(comp)
     if found is not None:
+        se = (f"cluster bootstrap se {found['se']:.4g} over {found['n_clusters']:,} clusters"
+              if "n_clusters" in found else f"bootstrap se {found['se']:.4g}")
         add("detectable", f"{found['system_a']} vs {found['system_b']}", found["detectable"],
-            f"{100 * found['power']:g}% power, alpha {found['alpha']:g}, bootstrap se {found['se']:.4g}")
+            f"{100 * found['power']:g}% power, alpha {found['alpha']:g}, {se}")
     return rows
 
 

@@ -17,8 +17,15 @@ def register(sub) -> None:
                     "with the given power, and the smallest difference the pilot's own size detects. Test sets of "
                     "other sizes are drawn from the pilot's items, both systems' outputs kept together, so it "
                     "works for any measure; for accuracy the closed forms (paired proportions, Connor 1987) are "
-                    "printed beside it.")
+                    "printed beside it. With --cluster-col COL the pilot's items come in clusters (questions of "
+                    "one document): whole clusters are resampled, and the answer is the clusters needed (and the "
+                    "items that means at the pilot's mean cluster size); for accuracy the closed form is "
+                    "inflated by the design effect 1 + (m - 1) ICC (Donner & Klar 2000).")
     add_input_options(p)
+    p.add_argument("--cluster-col", metavar="COL",
+                   help="a column of the gold file naming each item's cluster (document, dialogue, patient): "
+                        "test sets of other sizes are drawn as whole clusters and the answer counts clusters "
+                        "(docs/report.md#ranks)")
     p.add_argument("--measure", required=True, help="the measure (an id of `evalreport measures`)")
     p.add_argument("--difference", required=True, type=float, metavar="D",
                    help="the difference to detect, in the measure's units (> 0)")
@@ -60,6 +67,7 @@ def _checked(args: argparse.Namespace) -> None:
 
 
 def run(args) -> int:
+    from evalreport.analyses.clusters import FEW_CLUSTERS
     from evalreport.analyses.plan import plan
     from evalreport.cli.common import load
     from evalreport.cli.compare import ProgressBar
@@ -79,7 +87,21 @@ def run(args) -> int:
     shown = table.assign(value=[v if isinstance(v, str) else f"{v:.6g}" for v in table["value"]])
     emit(table, args.format, wide=shown.set_index("quantity"), title=f"evalreport plan: {result.measure}, {result.systems[0]} vs {result.systems[1]}")
     if args.format in ("table", "markdown"):
-        print(f"evalreport: {result.n_needed:,} items detect a difference of {result.difference:g} {result.measure} "
-              f"with {100 * result.power:g}% power at alpha = {result.alpha:g}; the pilot's {result.n_pilot:,} "
-              f"items detect {result.detectable:.3g}", file=sys.stderr)
+        print(_summary(result), file=sys.stderr)
+    if result.cluster_col is not None and result.n_clusters_pilot < FEW_CLUSTERS:
+        print(f"evalreport: warning: the pilot has only {result.n_clusters_pilot} clusters (fewer than "
+              f"{FEW_CLUSTERS}): its spread between clusters, and so the plan, is rough; a larger pilot plans "
+              "better", file=sys.stderr)
     return 0
+
+
+def _summary(result) -> str:
+    """The answer in one sentence, for stderr."""
+    if result.cluster_col is not None:
+        return (f"evalreport: {result.clusters_needed:,} clusters ({result.n_needed:,} items at "
+                f"{result.mean_cluster_size:.3g} items per cluster) detect a difference of {result.difference:g} "
+                f"{result.measure} with {100 * result.power:g}% power at alpha = {result.alpha:g}; the pilot's "
+                f"{result.n_clusters_pilot:,} clusters ({result.n_pilot:,} items) detect {result.detectable:.3g}")
+    return (f"evalreport: {result.n_needed:,} items detect a difference of {result.difference:g} {result.measure} "
+            f"with {100 * result.power:g}% power at alpha = {result.alpha:g}; the pilot's {result.n_pilot:,} "
+            f"items detect {result.detectable:.3g}")

@@ -54,5 +54,11 @@ def rank_segments(data, seg, test: str, alpha: float) -> None:
         row = found[found["finding"] == "detectable"]
         if len(row) and pd.notna(row["value"].iloc[0]):
             t(f" The smallest difference this test set detects between the two leading systems with 80% power is "
-              f"{float(row['value'].iloc[0]):.3g} (the paired bootstrap standard error of their difference, "
-              f"two-sided at alpha = {alpha:g}).")
+              f"{float(row['value'].iloc[0]):.3g} (the paired {_unit(data)}bootstrap standard error of their "
+              f"difference, two-sided at alpha = {alpha:g}).")
+
+
+def _unit(data) -> str:
+    """``"cluster "`` when the comparison resampled whole clusters, else empty."""
+    settings = data.manifest.get("settings", {}) if isinstance(data.manifest, dict) else {}
+    return "cluster " if settings.get("cluster_col") else ""
