@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
-from evalreport.analyses.plan import anova_icc, cluster_design_effect, plan, plan_sentence
+from evalreport.analyses.plan import anova_icc, cluster_design_effect, plan
 from evalreport.cli import main
 from evalreport.inputs.runs import Runs
 
@@ -129,12 +129,6 @@ def test_unequal_clusters():
     assert got.mean_cluster_size == pytest.approx(sizes.mean())
     assert got.n_needed == math.ceil(got.clusters_needed * sizes.mean())
     assert got.clusters_needed == pytest.approx(got.closed_form["wald_clusters"], rel=0.08)
-
-
-def test_plan_sentence_names_clusters():
-    s = plan_sentence(0.0412, "accuracy", ("a", "b"), 2000, 0.05, n_clusters=200)
-    assert s.startswith("With 200 clusters (2,000 items), the paired cluster bootstrap test")
-    assert "With 2,000 items, the paired bootstrap test" in plan_sentence(0.0412, "accuracy", ("a", "b"), 2000, 0.05)
 
 
 def _write(tmp_path, C: int = 40) -> tuple[str, str]:

@@ -54,7 +54,7 @@ from evalreport.errors import InputError
 from evalreport.measures import compute, get
 
 __all__ = ["Plan", "plan", "power_at", "detectable_difference", "connor_items", "wald_items", "best_two",
-           "plan_sentence", "anova_icc", "cluster_design_effect"]
+           "anova_icc", "cluster_design_effect"]
 
 Progress = Callable[[int, int], None] | None
 
@@ -544,13 +544,3 @@ def _items_for(scaled_se: float, D: float, alpha: float, power: float) -> int:
     while power_at(scaled_se / math.sqrt(n), D, alpha) < power:
         n += 1
     return n
-
-
-def plan_sentence(detectable: float, measure: str, pair: Sequence[str], n_items: int, alpha: float,
-                  power: float = 0.8, n_clusters: int | None = None) -> str:
-    """One sentence on what a test set of ``n_items`` (in ``n_clusters`` clusters) can detect."""
-    size = f"{n_items:,} items" if not n_clusters else f"{n_clusters:,} clusters ({n_items:,} items)"
-    test = "paired cluster bootstrap test" if n_clusters else "paired bootstrap test"
-    return (f"With {size}, the {test} at alpha = {alpha:g} detects a difference of "
-            f"{detectable:.3g} {measure} between the two leading systems ({pair[0]} and {pair[1]}) with "
-            f"{100 * power:g}% power; smaller true differences will often go unseen.")
