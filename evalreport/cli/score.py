@@ -83,17 +83,26 @@ def run(args) -> int:
     if multilabel.wanted(args):
         return multilabel.run_score(args)
     args.read_scores = wants_scores(args.measures)
+    if getattr(args, "backend", "memory") == "spark" and any(is_score_measure(m) for m in args.measures or ()):
+        from evalreport.counts.bigdata_scores import check_engine
+
+        check_engine(args.backend)      # before Spark starts
     loaded = multilabel.single_label_load(args)
     label_measures = args.measures
     if args.measures is not None:
         label_measures = [m for m in args.measures if not is_score_measure(m)]
-    extra = score_columns(loaded.runs, args.measures, positive=args.positive, policy=args.policy)
+    if getattr(args, "backend", "memory") != "memory" and args.read_scores:
+        extra = histogram_score_columns(args)
+    else:
+        extra = score_columns(loaded.runs, args.measures, positive=args.positive, policy=args.policy)
     if label_measures is not None and not label_measures and extra is not None:
         columns = extra
     else:
         columns = evaluate_columns(loaded.counts, label_measures, positive=args.positive, policy=args.policy,
                                    costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
         if extra is not None:
+            if "bound" in extra:     # measures of label counts are exact
+                columns = {**columns, "bound": np.zeros(len(columns["value"]))}
             columns = {k: np.concatenate([np.asarray(columns[k]), np.asarray(extra[k], dtype=np.asarray(
                 columns[k]).dtype)]) for k in columns}
     if args.format in ("csv", "json"):     # the tidy table as it is: written without pandas
@@ -110,4 +119,34 @@ def run(args) -> int:
         from evalreport.cli.terminal import print_table
 
         print_table(wide, title="evalreport score")
+        if "bound" in columns:
+            print_table(_bounds(frame), title="error bound of the score histogram: |value - exact value| <= bound")
     return 0
+
+
+def _bounds(frame):
+    """The systems x measures table of the histogram's error bounds (score-based measures only)."""
+    from evalreport.measures.scores import is_score_measure
+
+    scored = frame[[is_score_measure(m) for m in frame["measure"]]]
+    wide = scored.pivot(index="system", columns="measure", values="bound")
+    return wide[list(dict.fromkeys(scored["measure"]))].loc[list(dict.fromkeys(scored["system"]))]
+
+
+def histogram_score_columns(args) -> dict[str, np.ndarray] | None:
+    """With ``--backend duckdb``: the score-based measures from a fine histogram of the scores, each with its
+    error bound (:mod:`evalreport.measures.score_histogram`); None when none is asked for and the run table
+    has no ``score`` column or no positive class is given."""
+    from evalreport.counts.bigdata_scores import has_score_column, histogram_scores
+    from evalreport.measures.score_histogram import histogram_columns
+    from evalreport.measures.scores import is_score_measure
+
+    tables = list(args.runs) + ([args.runs_dir] if args.runs_dir else [])
+    asked = None if args.measures is None else [m for m in args.measures if is_score_measure(m)]
+    names = dict(id_col=args.id_col, label_col=args.label_col)
+    if asked == [] or (asked is None and (args.backend != "duckdb" or args.positive is None
+                                          or not has_score_column(args.gold, tables, **names))):
+        return None
+    hist = histogram_scores(args.gold, tables, positive=args.positive, engine=args.backend, labels=args.labels,
+                            **names)
+    return histogram_columns(hist, asked, policy=args.policy)
