@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from evalreport import charts
 from evalreport.report.sections.scores import ScoreSections
 
 __all__ = ["curve_figures"]
@@ -28,6 +29,7 @@ def curve_figures(data: Any) -> list[tuple[str, str, Any, str]]:
         One item per curve table present: the figure's file name, its caption, the Altair chart and
         ``"column"`` (one panel) or ``"page"`` (several panels).
     """
+    charts.use_theme()           # the report's theme, and curves of more than Altair's 5,000 rows
     scores = ScoreSections(data.folder)
     out = []
     for kind in _KINDS:
