@@ -249,7 +249,8 @@ def test_images_are_drawn_in_a_process_of_their_own_with_vl_converts_messages():
             display.chart_png_output(bad)
         with pytest.raises(ValueError) as there:
             worker.draw(bad)
-        assert str(there.value) == str(here.value)
+        # the message's first line; the JavaScript stack under it depends on what the engine compiled
+        assert str(there.value).splitlines()[0] == str(here.value).splitlines()[0]
         assert worker.draw(spec) == display.chart_png_output(spec)          # it goes on after an error
         worker._proc.kill()
         worker._proc.wait()
