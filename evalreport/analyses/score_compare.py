@@ -201,6 +201,6 @@ def score_plan(runs, primary: str | None, measures: Sequence | None, positive: i
     found = [msg for system in sc.systems for kind, msg in sc.problems.get(system, {}).items()
              if kind in ("range", "sum")]
     if found and not any((m.family or m.id) in PROBABILITY for m in records):
-        plan.notes.append(f"the Brier score, log loss and calibration errors are not computed: the scores are no "
+        plan.notes.append(f"the Brier score, log loss and calibration errors are not computed: some scores are not "
                           f"probabilities ({found[0]})")
     return plan

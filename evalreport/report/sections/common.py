@@ -218,7 +218,7 @@ class CommonSections(ReportBase):
         if fl.empty:
             return Note(f"No pair of systems changes order between {escape(p)} and the other measures.")
         rule = (f"A flip is larger than the noise when, under both measures, the paired bootstrap test of the two "
-                f"systems' difference (the same resampled items for both), Holm-corrected over the two tests of "
+                f"systems' difference (the same resampled {self._resampled()} for both), Holm-corrected over the two tests of "
                 f"every flip, gives p < {alpha:g} (paired_differences.csv)." if "p_primary" in fl else
                 f"A flip is larger than the noise when, under both measures, the two systems differ by more than "
                 f"{NOISE_SE:g} standard errors of their difference, sqrt(se_A² + se_B²), with se the bootstrap "

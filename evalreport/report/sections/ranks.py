@@ -39,8 +39,13 @@ class RankSections(ReportBase):
         r = row.iloc[0]
         n = self.meta.get("n_items")
         items = f"{n:,} items" if isinstance(n, int) else "these items"
+        n_clusters = self.manifest.get("settings", {}).get("n_clusters")
+        if self._resampled() == "clusters" and n_clusters:
+            items = f"{int(n_clusters):,} clusters ({items})"
+        test = {"clusters": "paired cluster bootstrap test", "runs and items": "two-level bootstrap test (runs and "
+                "items)"}.get(self._resampled(), "paired bootstrap test")
         pair = escape(str(r["system"]))
-        return Note(f"**What this test set can detect:** with {items}, the paired bootstrap test finds a true "
+        return Note(f"**What this test set can detect:** with {items}, the {test} finds a true "
                     f"difference of {float(r['value']):.3g} in {escape(self._label(self.primary))} between the two "
                     f"leading systems ({pair}) with 80% power at alpha = {self.meta.get('alpha', 0.05):g}; smaller "
                     "differences are often missed, so a tie here is no evidence of equality. `evalreport plan` "
