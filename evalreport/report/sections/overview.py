@@ -61,7 +61,8 @@ class OverviewSections(ReportBase):
         board = self.table("leaderboard")
         undefined = board["value"].isna()
         p_label = self._label(self.primary)
-        show, has_letters, ranks = leaderboard_columns(board, p_label, calibrated="rank_calibrated" in board)
+        show, has_letters, ranks = leaderboard_columns(board, p_label, calibrated="rank_calibrated" in board
+                                                      and board["rank_calibrated"].notna().any())
         shown = [what for column, what in (
             ("interval", "bootstrap interval"), ("P(best)", "probability of being best"),
             ("letters", "significance letters"),
