@@ -49,7 +49,9 @@ class RankSections(ReportBase):
                     f"difference of {float(r['value']):.3g} in {escape(self._label(self.primary))} between the two "
                     f"leading systems ({pair}) with 80% power at alpha = {self.meta.get('alpha', 0.05):g}; smaller "
                     "differences are often missed, so a tie here is no evidence of equality. `evalreport plan` "
-                    "gives the items needed for a smaller difference.")
+                    "gives the items needed for a smaller difference"
+                    + (" (it assumes independent items: multiply by the design effect of design.csv)."
+                       if self._resampled() == "clusters" else "."))
 
     def verdicts_table(self) -> Table | None:
         margin = self.manifest.get("settings", {}).get("margin")

@@ -95,6 +95,11 @@ class RobustnessSections(ReportBase):
     def what_if_chart(self) -> Chart | Note:
         wi = self.table("what_if")
         if wi.empty:
+            from evalreport.measures.scores import is_score_measure
+
+            if is_score_measure(self.primary):      # the scenarios rescale confusion matrices
+                return Note(f"No class-distribution scenarios: {escape(self._label(self.primary))} is computed from "
+                            "the systems' scores, and the scenarios rescale confusion matrices.")
             return Note("No prevalence scenarios were computed.")
         ranks = wi.assign(measure=wi["scenario"])[["system", "measure", "rank"]]
         scenarios = list(dict.fromkeys(wi["scenario"]))
@@ -112,10 +117,10 @@ class RobustnessSections(ReportBase):
                              "equal prevalence, the observed shares reversed (rare classes frequent), and any "
                              "scenario given with --what-if.")
 
-    def what_if_table(self) -> Table | Note:
+    def what_if_table(self) -> Table | None:
         wi = self.table("what_if")
         if wi.empty:
-            return Note("No prevalence scenarios were computed.")
+            return None         # the chart's note says why
         scenarios = list(dict.fromkeys(wi["scenario"]))
         wide = wi.pivot(index="system", columns="scenario", values="value")[scenarios]
         ranks = wi.pivot(index="system", columns="scenario", values="rank")[scenarios]
