@@ -208,6 +208,28 @@ def test_prevalence_forecast_equals_scikit_learn(folders):
         assert float(np.mean(y == shares.argmax())) == pytest.approx(top, abs=1e-12)
 
 
+def test_prevalence_forecast_pr_auc_equals_scikit_learn_on_a_constant_score(folders):
+    """The forecast's PR AUC by trapezoids is the area under scikit-learn's precision-recall curve of a
+    constant score, (1 + share) / 2 per class, averaged over classes for several; its average precision
+    is the share (Davis & Goadrich 2006: the trapezoid overstates a constant ranking)."""
+    from sklearn.metrics import auc, average_precision_score, precision_recall_curve
+
+    for case, K in (("binary", 2), ("three", 3)):
+        rep = open_report(folders[case])
+        prev = rep.table("prevalence")
+        y = np.repeat(np.arange(K), prev["count"].to_numpy(int))
+        names = prev["class"].astype(str).tolist() if "class" in prev else prev.iloc[:, 0].astype(str).tolist()
+        roc_classes = sorted(set(rep.table("roc_curve")["class"].astype(str)))
+        ks = [names.index(roc_classes[0])] if K == 2 else range(K)
+        trapezoid, ap = [], []
+        for k in ks:
+            precision, recall, _ = precision_recall_curve(y == k, np.zeros(len(y)))
+            trapezoid.append(auc(recall, precision))
+            ap.append(average_precision_score(y == k, np.zeros(len(y))))
+        assert rep.prevalence_forecast("pr_auc") == pytest.approx(float(np.mean(trapezoid)), abs=1e-12)
+        assert rep.prevalence_forecast("average_precision") == pytest.approx(float(np.mean(ap)), abs=1e-12)
+
+
 def test_names_from_the_data_are_escaped(folders):
     rep = open_report(folders["binary"])
     note = rep.calibration_words()

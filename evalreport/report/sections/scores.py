@@ -97,7 +97,7 @@ class ScoreSections(ReportBase):
         baselines.csv (baseline ``prevalence``) where the comparison wrote it, else from the shares
         (Brier: 1 - sum p_k^2, for two classes p(1 - p); log loss: the entropy -sum p_k log p_k;
         AUC 0.5; average precision: the positive class's share, the mean share over classes for
-        several; ECE and MCE 0, the forecast being perfectly calibrated: its top-label confidence,
+        several; PR AUC by trapezoids: (1 + that share) / 2, the area under its two-point curve; ECE and MCE 0, the forecast being perfectly calibrated: its top-label confidence,
         the largest share, is the accuracy of always naming that class); None for another measure."""
         base = self.table("baselines")
         if not base.empty and {"measure", "baseline", "value"} <= set(base.columns):
@@ -119,9 +119,11 @@ class ScoreSections(ReportBase):
         if measure in ("average_precision", "pr_auc"):
             roc = self.table("roc_curve")
             classes = set(roc["class"].astype(str)) if not roc.empty else set()
-            if len(p) == 2 and len(classes) == 1:
-                return self.class_shares.get(next(iter(classes)))
-            return float(p.mean())
+            share = self.class_shares.get(next(iter(classes))) if len(p) == 2 and len(classes) == 1 else float(p.mean())
+            if share is None or measure == "average_precision":
+                return share
+            # the trapezoids join (recall 0, precision 1) to (recall 1, share) for a constant forecast
+            return (1.0 + share) / 2.0
         return None
 
     # ------------------------------------------------------------------ the section
