@@ -158,7 +158,8 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
         _cluster_methods(seg, data, s, B, seed, alpha)
     if intervals and not clustered:
         folds = data.meta.get("folds") or 0
-        t(f"Uncertainty was estimated with {B:,} paired bootstrap resamples over items (every resample draws the "
+        unit = "runs and items" if s.get("runs_per_system") else "items"      # two levels: said just below
+        t(f"Uncertainty was estimated with {B:,} paired bootstrap resamples over {unit} (every resample draws the "
           "same items for all systems, so that the systems are compared on the same data"
           + (f"; items were resampled within each of the {folds} cross-validation folds" if folds else "")
           + ((" and within each gold class, so that no resample loses a class" if folds else
