@@ -318,3 +318,17 @@ def test_the_codabench_page_draws_a_scored_submission_offline(tmp_path):
     assert page.count("<svg") == 3 and "Curves of your scores" in page
     assert "<script" not in page and not re.search(r"(src|href)\s*=|@import|url\(", page)
     assert "<b>1</b>" not in page and "<i>pos</i>" not in page and "&lt;i&gt;pos&lt;/i&gt;" in page
+
+
+def test_reliability_diagram_leaves_out_scores_that_are_not_probabilities(folders):
+    """A system whose top-label confidences fall outside [0, 1] (a linear SVM's decision values) has no
+    reliability diagram; the caption says one system was left out and why."""
+    rep = open_report(folders["three"])
+    rel = rep.table("reliability").copy()
+    first = rep.in_board_order(rel["system"])[0]
+    rel.loc[(rel["system"] == first) & rel["confidence"].notna(), "confidence"] += 1.5
+    chosen, words = rep.reliability_systems(rel)
+    assert first not in chosen and chosen and "1 other system left out" in words
+    assert "not probabilities" in words
+    kept, plain = rep.reliability_systems(rep.table("reliability"))
+    assert first in kept and "left out" not in plain

@@ -170,6 +170,26 @@ class RobustnessSections(ReportBase):
         return Chart(charts.confusion_grid(conf, systems=systems), name="confusion", caption=caption)
 
     # ------------------------------------------------------------------ 7. chance baselines
+    def _baselines_not_computed(self, base: pd.DataFrame, reasons: pd.DataFrame) -> pd.DataFrame:
+        """The reasons with the cells of a baseline that was never computed for a measure (a score
+        baseline under a label measure, or the reverse) saying so instead of 0/0."""
+        from evalreport.report.section_tables import BASELINE_WORDS
+
+        ids = [m for m in self.measures if m in set(base["measure"])] or list(dict.fromkeys(base["measure"]))
+        if len(ids) != len(reasons.index):
+            return reasons
+        words = {v: k for k, v in BASELINE_WORDS.items()}
+        present = set(zip(base["measure"].astype(str), base["baseline"].astype(str)))
+        out = reasons.copy()
+        for column in out.columns:
+            if column.startswith("constant class"):
+                continue
+            b = words.get(column, column)
+            for row, m in zip(out.index, ids):
+                if (m, b) not in present:
+                    out.loc[row, column] = "not computed: this baseline applies to other measures (scores or labels)"
+        return out
+
     def baselines_table(self) -> Table | Note:
         base = self.table("baselines")
         if base.empty:
@@ -177,6 +197,7 @@ class RobustnessSections(ReportBase):
         wide, flags = baselines_wide(base, self.measures)
         reasons = pd.DataFrame("undefined for this baseline (0/0); see baselines.csv", index=wide.index,
                                columns=wide.columns)
+        reasons = self._baselines_not_computed(base, reasons)
         return Table(wide, undefined=flags if flags.any().any() else None, reasons=reasons,
                      caption="What a system with no skill scores under each measure (↑ higher is better, ↓ lower): "
                              + ("the constant-class predictors (the lowest and highest over the classes), "

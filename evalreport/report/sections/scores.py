@@ -200,6 +200,8 @@ class ScoreSections(ReportBase):
                     "(pr_curve.csv). The dashed line is the class's prevalence: the precision of a system that ranks "
                     "at random. Rare classes show here what the ROC curve hides.")
         chosen, words = self.reliability_systems(frame)
+        if not chosen:
+            return None
         ece = self.score_values("ece").to_dict() if "ece" in self.score_measures else None
         return (curves.reliability_chart(frame, systems=chosen, ece=ece),
                 f"Reliability diagrams of {words}: in each bin of top-label confidence, the share of items "
@@ -225,6 +227,14 @@ class ScoreSections(ReportBase):
 
     def reliability_systems(self, rel: pd.DataFrame) -> tuple[list[str], str]:
         """The systems of the reliability diagram and what the caption says of the choice."""
+        conf = pd.to_numeric(rel["confidence"], errors="coerce")
+        # scores outside [0, 1] are no probabilities: a reliability diagram of them means nothing
+        bad = set(rel.loc[(conf < -1e-9) | (conf > 1 + 1e-9), "system"].astype(str))
+        if bad:
+            chosen, words = self.reliability_systems(rel[~rel["system"].astype(str).isin(bad)])
+            return chosen, words + (f" ({len(bad)} other system{'s' if len(bad) > 1 else ''} left out: "
+                                    f"{'their' if len(bad) > 1 else 'its'} scores are not probabilities, they fall "
+                                    "outside 0 to 1)")
         order = self.in_board_order(rel["system"])
         if len(order) <= MAX_RELIABILITY:
             return order, "every system in leaderboard order"
