@@ -97,7 +97,9 @@ class CommonSections(ReportBase):
                                              groups=groups if not groups.empty else None,
                                              higher_is_better=get(self.primary).higher_is_better,
                                              strongest=str(list(best)[0]) if len(best) else None,
-                                             baseline_names=BASELINE_CHART_WORDS)
+                                             baseline_names=BASELINE_CHART_WORDS,
+                                             points="mean over each system's runs"
+                                             if self._resampled() == "runs and items" else "value on all items")
         intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
         letters = "" if groups.empty or "letters" not in groups else (
             " Colour: the significance letters. " + letters_sentence(self.meta.get("pairwise_test", "bootstrap"),
