@@ -141,7 +141,7 @@ class RobustnessSections(ReportBase):
         if pc.empty:
             return Note("No per-class values.")
         classes = list(dict.fromkeys(pc["class"].astype(str)))
-        caption = "Recall, precision and F1 of every class for every system."
+        caption = "Recall, precision and F1 of every class for every system" + self._runs_words() + "."
         if len(classes) > MAX_CLASSES_SHOWN:
             f1 = pc[pc["metric"] == "f1"]
             by_class = f1.groupby("class")["value"]
@@ -160,7 +160,8 @@ class RobustnessSections(ReportBase):
         n_classes = conf["gold"].nunique() if not conf.empty else 0
         if conf.empty or n_classes > MAX_CLASSES_CONFUSION:
             return Note(f"Confusion matrices are not drawn for {n_classes} classes; they are in confusion.csv.")
-        caption = "Confusion matrices normalised per gold class (rows = gold, columns = predicted)."
+        caption = "Confusion matrices normalised per gold class (rows = gold, columns = predicted)" \
+            + self._runs_words() + "."
         systems = self.in_board_order(conf["system"].astype(str)) if self.board_order else None
         if conf["system"].nunique() > 12 and self.board_order:   # 25 panels would be two pages: best 6, worst 3
             order = [s for s in self.board_order if s in set(conf["system"].astype(str))]
@@ -168,6 +169,10 @@ class RobustnessSections(ReportBase):
             caption += (f" The 6 best and 3 worst of {len(order)} systems under {self._label(self.primary)}; every "
                         "matrix is in confusion.csv.")
         return Chart(charts.confusion_grid(conf, systems=systems), name="confusion", caption=caption)
+
+    def _runs_words(self) -> str:
+        """With several runs per system, what a per-class value is; else nothing."""
+        return "; counts averaged over each system's runs" if self._resampled() == "runs and items" else ""
 
     # ------------------------------------------------------------------ 7. chance baselines
     def _baselines_not_computed(self, base: pd.DataFrame, reasons: pd.DataFrame) -> pd.DataFrame:
