@@ -315,7 +315,10 @@ class CommonSections(ReportBase):
         # without a leaderboard: the order in which pairwise.csv first names the systems
         order = self.board_order or list(dict.fromkeys(pw[["system_a", "system_b"]].to_numpy().ravel()))
         wide = pw.pivot_table(index=["system_a", "system_b"], columns="test", values="p_holm", aggfunc="first")
-        wide.columns = [f"p ({self.test_words.get(t, t)}, Holm)" for t in wide.columns]
+        words = dict(self.test_words)
+        if self._resampled() == "clusters":       # the tests swap and count whole clusters
+            words.update(mcnemar="clustered McNemar", bootstrap="paired cluster bootstrap")
+        wide.columns = [f"p ({words.get(t, t)}, Holm)" for t in wide.columns]
         diff = pw[pw["test"] != "mcnemar"].groupby(["system_a", "system_b"])["difference"].first()
         p_label = self._label(self.primary)
         wide.insert(0, "difference A - B", diff)
@@ -325,7 +328,7 @@ class CommonSections(ReportBase):
         # McNemar counts the items one system gets right and the other wrong: accuracy, or exact match for sets
         on = "accuracy" if mcnemar.empty or mcnemar.iloc[0] == "accuracy" else self._label(mcnemar.iloc[0])
         caption = (f"{shown}: the difference under {p_label} and the Holm-corrected p-values of each paired test"
-                   + ("" if mcnemar.empty else f" (McNemar's test is on {on}, as a cross-check)")   # none: several runs
+                   + ("" if mcnemar.empty else f" ({words['mcnemar']} test on {on}, as a cross-check)")   # none: several runs
                    + ". Raw and Benjamini-Hochberg p-values are in pairwise.csv.")
         caption += "".join(" " + p_floor_sentence(f, alpha=self.meta.get("alpha", 0.05)) for f in floors[:1])
         return Table(wide, index=False, caption=caption,
