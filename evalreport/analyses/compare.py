@@ -414,7 +414,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     samples = boot.samples if len(intervals) else None
     if plan is not None:             # score ids after the confusion ids; a score primary first
         order_ids = ids + plan.ids
-        ids = ([final_primary] if plan.primary is not None else []) + [i for i in order_ids if i != final_primary]
+        ids = [final_primary] + [i for i in order_ids if i != final_primary]
         if samples is not None and score_samples is not None:
             both = np.concatenate([samples, score_samples], axis=-1)
             samples = both[:, :, [order_ids.index(i) for i in ids]]
