@@ -258,7 +258,7 @@ def _cluster_methods(seg, data, s: dict, B: int, seed, alpha: float) -> None:
     seg.append(("data", str(s["cluster_col"])))
     if not design.empty:
         row = design.iloc[0]
-        t(f" ({int(row['n_clusters']):,} clusters of {float(row['mean_cluster_size']):.1f} items on average)")
+        t(f" ({int(row['n_clusters']):,} clusters of {float(row['mean_cluster_size']):.3g} items on average)")
     t(", so the resampling unit was the cluster: uncertainty was estimated with "
       f"{B:,} paired cluster bootstrap resamples (every resample draws whole clusters with replacement, the same "
       "clusters for all systems" + (f", within each of the {folds} cross-validation folds" if folds else "")
