@@ -221,7 +221,7 @@ def test_design_table_and_sentence():
     assert np.allclose(table.set_index("system")["se_cluster"], se[table["system"]])
     assert c.settings["cluster_col"] == "doc" and c.settings["n_clusters"] == 20
     text = design_sentence(table)
-    assert "20 clusters of 6.0 items" in text and "Warning" in text and str(FEW_CLUSTERS) in text
+    assert "20 clusters of 6 items" in text and "Warning" in text and str(FEW_CLUSTERS) in text
     many = table.assign(n_clusters=60)
     assert "Warning" not in design_sentence(many)
 
@@ -283,7 +283,7 @@ def test_report_says_the_design_under_the_leaderboard(clustered_report):
     note = rep.design_note()
     assert note is not None
     text = note.text
-    assert "20 clusters of 6.0 items" in text and "Warning: with only 20 clusters" in text
+    assert "20 clusters of 6 items" in text and "Warning: with only 20 clusters" in text
     assert note.kind == "warning"
 
 
@@ -293,7 +293,7 @@ def test_appendix_methods_name_the_resampling_unit(clustered_report):
 
     data = AppendixData(clustered_report)
     text = render(methods_segments(data), "markdown")
-    assert "the resampling unit was the cluster" in text and "20 clusters of 6.0 items" in text
+    assert "the resampling unit was the cluster" in text and "20 clusters of 6 items" in text
     assert "swapping the two systems' predictions on every cluster" in text
     assert "design effect of the primary measure" in text
     used = cited_methods(data)

@@ -113,3 +113,13 @@ def test_cli(capsys):
     assert main(["plan", f"{E}/gold.tsv", "--runs-dir", f"{E}/runs", "--measure", "accuracy",
                  "--difference", "0", "--quiet"]) == 2
     assert "--difference must be a number > 0" in capsys.readouterr().err
+
+
+def test_cli_refuses_a_score_based_measure_in_one_line(capsys):
+    """plan resamples confusion matrices: a measure of scores is one error line, exit status 2."""
+    E = str(Path(__file__).resolve().parents[1] / "examples" / "stance")
+    assert main(["plan", f"{E}/gold.tsv", "--runs-dir", f"{E}/runs", "--measure", "roc_auc",
+                 "--difference", "0.05", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "'roc_auc' is computed from scores" in err and "evalreport.measures" not in err
+    assert len(err.strip().splitlines()) == 1

@@ -208,6 +208,28 @@ def test_prevalence_forecast_equals_scikit_learn(folders):
         assert float(np.mean(y == shares.argmax())) == pytest.approx(top, abs=1e-12)
 
 
+def test_prevalence_forecast_pr_auc_equals_scikit_learn_on_a_constant_score(folders):
+    """The forecast's PR AUC by trapezoids is the area under scikit-learn's precision-recall curve of a
+    constant score, (1 + share) / 2 per class, averaged over classes for several; its average precision
+    is the share (Davis & Goadrich 2006: the trapezoid overstates a constant ranking)."""
+    from sklearn.metrics import auc, average_precision_score, precision_recall_curve
+
+    for case, K in (("binary", 2), ("three", 3)):
+        rep = open_report(folders[case])
+        prev = rep.table("prevalence")
+        y = np.repeat(np.arange(K), prev["count"].to_numpy(int))
+        names = prev["class"].astype(str).tolist() if "class" in prev else prev.iloc[:, 0].astype(str).tolist()
+        roc_classes = sorted(set(rep.table("roc_curve")["class"].astype(str)))
+        ks = [names.index(roc_classes[0])] if K == 2 else range(K)
+        trapezoid, ap = [], []
+        for k in ks:
+            precision, recall, _ = precision_recall_curve(y == k, np.zeros(len(y)))
+            trapezoid.append(auc(recall, precision))
+            ap.append(average_precision_score(y == k, np.zeros(len(y))))
+        assert rep.prevalence_forecast("pr_auc") == pytest.approx(float(np.mean(trapezoid)), abs=1e-12)
+        assert rep.prevalence_forecast("average_precision") == pytest.approx(float(np.mean(ap)), abs=1e-12)
+
+
 def test_names_from_the_data_are_escaped(folders):
     rep = open_report(folders["binary"])
     note = rep.calibration_words()
@@ -296,3 +318,17 @@ def test_the_codabench_page_draws_a_scored_submission_offline(tmp_path):
     assert page.count("<svg") == 3 and "Curves of your scores" in page
     assert "<script" not in page and not re.search(r"(src|href)\s*=|@import|url\(", page)
     assert "<b>1</b>" not in page and "<i>pos</i>" not in page and "&lt;i&gt;pos&lt;/i&gt;" in page
+
+
+def test_reliability_diagram_leaves_out_scores_that_are_not_probabilities(folders):
+    """A system whose top-label confidences fall outside [0, 1] (a linear SVM's decision values) has no
+    reliability diagram; the caption says one system was left out and why."""
+    rep = open_report(folders["three"])
+    rel = rep.table("reliability").copy()
+    first = rep.in_board_order(rel["system"])[0]
+    rel.loc[(rel["system"] == first) & rel["confidence"].notna(), "confidence"] += 1.5
+    chosen, words = rep.reliability_systems(rel)
+    assert first not in chosen and chosen and "1 other system left out" in words
+    assert "not probabilities" in words
+    kept, plain = rep.reliability_systems(rep.table("reliability"))
+    assert first in kept and "left out" not in plain

@@ -317,7 +317,7 @@ def design_sentence(table: pd.DataFrame, *, quote: Callable[[str], str] = str, l
     deff = deff[~np.isnan(deff)]
     where = f" (column {quote(col)})" if col else ""
     text = (f"Intervals, P(best), ranks and tests resample whole clusters{where}: {n:,} clusters of "
-            f"{size:,.1f} items on average, the same clusters for every system.")
+            f"{size:,.3g} items on average, the same clusters for every system.")
     if deff.size:
         lo, hi = float(deff.min()), float(deff.max())
         same = abs(hi - lo) < 0.005

@@ -122,6 +122,7 @@ from evalreport.analyses.rank_findings import rank_findings
 from evalreport.analyses.resampling import p_floor, resamples_needed
 from evalreport.analyses.significance import ROUND_DECIMALS
 from evalreport.errors import MeasureError
+from evalreport.measures.scores import is_score_measure
 
 __all__ = ["findings", "Findings", "fragility", "pair_fragility", "FULL_CLASSES", "MAX_ROWS", "MAX_CHALLENGERS",
            "COLUMNS", "strongest_baseline", "MC_SE"]
@@ -314,6 +315,10 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
     # fragility of the top position
     if len(top) > 1:
         add("fragility", str(top["system"].iloc[1]), primary, 0, "exact: tied for first")
+    elif fragility_count and counts is not None and runner is not None and is_score_measure(m):
+        # changed predictions move a confusion matrix; a measure of scores has none to move
+        add("not_available", measure=primary, detail=f"fragility count not computed: {m.label} is computed from "
+            "the systems' scores, and the count changes predicted labels")
     elif fragility_count and counts is not None and runner is not None:
         try:
             frag = fragility(counts, m, leader, positive=_positive(comp),

@@ -148,9 +148,13 @@ def default_score_ids(runs, positive) -> list[str]:
     if scores is None or not hasattr(runs, "gold") or (np.ndim(scores) == 2 and positive is None):
         return []
     kinds = {k for found in (getattr(runs, "score_problems", None) or {}).values() for k in found}
+    ids = list(SCORE_MEASURES)
+    if positive is None and len(getattr(runs, "labels", ())) > 2:
+        # the best-threshold F1 needs a positive class: without one it would be undefined for every system
+        ids = [m for m in ids if m != "best_threshold_f1"]
     if kinds & {"range", "sum"}:      # scores that are no probabilities: the other measures still apply
-        return [m for m in SCORE_MEASURES if m not in PROBABILITY]
-    return list(SCORE_MEASURES)
+        return [m for m in ids if m not in PROBABILITY]
+    return ids
 
 
 def score_plan(runs, primary: str | None, measures: Sequence | None, positive: int | None) -> ScorePlan | None:
@@ -201,6 +205,6 @@ def score_plan(runs, primary: str | None, measures: Sequence | None, positive: i
     found = [msg for system in sc.systems for kind, msg in sc.problems.get(system, {}).items()
              if kind in ("range", "sum")]
     if found and not any((m.family or m.id) in PROBABILITY for m in records):
-        plan.notes.append(f"the Brier score, log loss and calibration errors are not computed: the scores are no "
+        plan.notes.append(f"the Brier score, log loss and calibration errors are not computed: some scores are not "
                           f"probabilities ({found[0]})")
     return plan

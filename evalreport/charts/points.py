@@ -128,7 +128,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
                           groups: pd.DataFrame | None = None, show_baselines=DEFAULT_BASELINES,
                           higher_is_better: bool | None = None, title: str | None = None,
                           zoom: float = ZOOM, strongest: str | None = None,
-                          baseline_names=None) -> alt.LayerChart:
+                          baseline_names=None, points: str = "value on all items") -> alt.LayerChart:
     """Each system's value under ``measure`` with its interval, best system on top.
 
     ``intervals``: (system, measure, value, lo, hi); ``lo``/``hi`` may be NaN (no interval,
@@ -150,7 +150,8 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     ``show_baselines`` says, first in the zoom (so it widens the axis before any other baseline)
     and labelled "(strongest)"; when even it lies too far from the systems it is named in the
     subtitle. ``baseline_names``: the words a reader sees for each baseline name (e.g.
-    ``{"majority": "majority class"}``; names not in it are shown as they are).
+    ``{"majority": "majority class"}``; names not in it are shown as they are). ``points``: what a
+    point is, in the subtitle (e.g. "mean over each system's runs" for several runs per system).
     """
     df = select(require(intervals, ["system", "measure", "value", "lo", "hi"], "leaderboard_intervals"),
                  "measure", measure, "leaderboard_intervals")[["system", "value", "lo", "hi"]]
@@ -260,7 +261,7 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
                     align=align, baseline="bottom", dx=3 if align == "left" else -3, fontSize=BASELINE_FONT,
                     color="#555555").encode(x=alt.X("value:Q", scale=x_scale), y=alt.Y("y:Q", scale=None),
                                             text=alt.Text("text:N")))
-    subtitle = [f"points: value on all items; {'bars: interval; ' if has_intervals else ''}{direction}"
+    subtitle = [f"points: {points}; {'bars: interval; ' if has_intervals else ''}{direction}"
                 + ("; dashed: chance baselines" if shown is not None and not shown.empty else "")]
     if off is not None and not off.empty:
         side = "below" if (off["value"] < lo).all() else "above" if (off["value"] > hi).all() else "away from"

@@ -78,7 +78,8 @@ def seed_strip(runs: pd.DataFrame, *, measure: str, intervals: pd.DataFrame | No
     x_title = f"{name} ({'higher' if hib else 'lower'} is better)"
     tip = [alt.Tooltip("system:N", title="System")]
     dots = alt.Chart(df).mark_circle(size=36, opacity=0.55, color="#6baed6").encode(
-        x=alt.X("value:Q", title=x_title, scale=alt.Scale(zero=False)), y=y,
+        x=alt.X("value:Q", title=x_title, scale=alt.Scale(zero=False),
+                  axis=alt.Axis(labelOverlap="greedy", labelSeparation=6)), y=y,
         yOffset=alt.YOffset("jitter:Q", scale=alt.Scale(domain=[-1, 1])),
         tooltip=[*tip, alt.Tooltip("run:N", title="Run"),
                  alt.Tooltip("value:Q", title=f"{measure_label(measure)} ({measure})", format=".4f")],

@@ -50,6 +50,11 @@ def _checked(args: argparse.Namespace) -> None:
     from evalreport.measures import get
 
     get(args.measure)
+    from evalreport.measures.scores import is_score_measure
+
+    if is_score_measure(args.measure):        # plan resamples confusion matrices of predicted labels
+        raise InputError(f"plan works on measures of predicted labels; {args.measure!r} is computed from scores "
+                         "(`evalreport measures` lists the others)")
     if args.confusion:
         raise InputError("plan needs item-level predictions (GOLD and RUNs), not confusion matrices")
     if getattr(args, "backend", "memory") != "memory":

@@ -323,6 +323,10 @@ def run_demo(args) -> int:
         kept = Path(args.out) / "data"
         runs = dataclasses.replace(runs, sources=tuple(
             dataclasses.replace(s, path=str(kept / Path(s.path).relative_to(Path(tmp) / "data"))) for s in runs.sources))
+        # the score problems quote a file too: name the kept copy, never the temporary folder
+        runs = dataclasses.replace(runs, score_problems={
+            system: {kind: msg.replace(str(Path(tmp) / "data"), str(kept)) for kind, msg in found.items()}
+            for system, found in runs.score_problems.items()})
         extra = common.recorded_sources(args, plugins=False, gains=False)   # a task file, entry points
         title = args.title or "evalreport demo: eight classifiers on imbalanced digits"
         result = build_report(runs, Path(args.out), settings.replace(title=title),

@@ -8,7 +8,8 @@ import re
 __all__ = ["SHORT_LABEL", "measure_label", "short_measure_label"]
 
 #: Long words of registry labels and their usual abbreviations (for the short labels).
-_ABBREVIATIONS = {"Matthews correlation coefficient": "MCC"}
+_ABBREVIATIONS = {"Matthews correlation coefficient": "MCC",
+                  "weighted one-vs-rest": "weighted"}   # ROC AUC (weighted): apart from the plain ROC AUC
 #: Above this many characters a short label is abbreviated.
 SHORT_LABEL = 22
 

@@ -242,7 +242,8 @@ def cv_differences(est: pd.DataFrame, *, top: int = MAX_CV_MEASURES):
 BASELINE_WORDS = {"majority": "majority class", "uniform": "uniform random",
                   "prevalence": "random at gold prevalence", "fixed_sizes": "permuted gold labels",
                   "contingency": "random table", "trivial_acceptor": "always positive",
-                  "trivial_rejector": "always negative"}
+                  "trivial_rejector": "always negative", "random_scores": "random scores",
+                  "prevalence_forecast": "prevalence forecast"}
 #: The chart's label row uses the same names.
 BASELINE_CHART_WORDS = BASELINE_WORDS
 

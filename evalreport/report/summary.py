@@ -47,6 +47,8 @@ BASELINE_WORDS = {
     "label_frequency": "each label at its gold frequency",
     "empty_set": "the empty set for every item",
     "most_frequent_set": "the most frequent gold set for every item",
+    "random_scores": "scores independent of the gold class",
+    "prevalence_forecast": "the gold class shares as every item's probabilities",
 }
 
 

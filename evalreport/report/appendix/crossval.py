@@ -119,7 +119,7 @@ def crossval_segments(data, seg) -> None:
         seg.append(("ref", TABLE_LABEL))
         t(".")
         if "AUC_avg" in cv.columns:
-            t(" For AUC they \u201c" + AUC_RECOMMENDATION[0] + " ")
+            t(" For AUC they write: \u201c" + AUC_RECOMMENDATION[0] + " ")
             seg.append(("math", ESTIMATOR_MATH["F_tp,fp"]))
             t(f" {AUC_RECOMMENDATION[1]} ")
             seg.append(("math", ESTIMATOR_MATH["AUC_avg"]))

@@ -158,7 +158,8 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
         _cluster_methods(seg, data, s, B, seed, alpha)
     if intervals and not clustered:
         folds = data.meta.get("folds") or 0
-        t(f"Uncertainty was estimated with {B:,} paired bootstrap resamples over items (every resample draws the "
+        unit = "runs and items" if s.get("runs_per_system") else "items"      # two levels: said just below
+        t(f"Uncertainty was estimated with {B:,} paired bootstrap resamples over {unit} (every resample draws the "
           "same items for all systems, so that the systems are compared on the same data"
           + (f"; items were resampled within each of the {folds} cross-validation folds" if folds else "")
           + ((" and within each gold class, so that no resample loses a class" if folds else
@@ -257,7 +258,7 @@ def _cluster_methods(seg, data, s: dict, B: int, seed, alpha: float) -> None:
     seg.append(("data", str(s["cluster_col"])))
     if not design.empty:
         row = design.iloc[0]
-        t(f" ({int(row['n_clusters']):,} clusters of {float(row['mean_cluster_size']):.1f} items on average)")
+        t(f" ({int(row['n_clusters']):,} clusters of {float(row['mean_cluster_size']):.3g} items on average)")
     t(", so the resampling unit was the cluster: uncertainty was estimated with "
       f"{B:,} paired cluster bootstrap resamples (every resample draws whole clusters with replacement, the same "
       "clusters for all systems" + (f", within each of the {folds} cross-validation folds" if folds else "")

@@ -185,6 +185,13 @@ class ReportBase:
         except Exception:
             return measure_id
 
+    def _resampled(self) -> str:
+        """What each bootstrap resample draws, in words: clusters, runs and items, or items."""
+        settings = self.manifest.get("settings", {})
+        if settings.get("cluster_col"):
+            return "clusters"
+        return "runs and items" if settings.get("runs_per_system") else "items"
+
     @staticmethod
     def _calibration_changes_nothing(frame: pd.DataFrame, column: str) -> bool:
         """True when the calibrated rows of ``frame`` (system, measure, calibrated, ``column``)

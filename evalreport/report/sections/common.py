@@ -97,7 +97,9 @@ class CommonSections(ReportBase):
                                              groups=groups if not groups.empty else None,
                                              higher_is_better=get(self.primary).higher_is_better,
                                              strongest=str(list(best)[0]) if len(best) else None,
-                                             baseline_names=BASELINE_CHART_WORDS)
+                                             baseline_names=BASELINE_CHART_WORDS,
+                                             points="mean over each system's runs"
+                                             if self._resampled() == "runs and items" else "value on all items")
         intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
         letters = "" if groups.empty or "letters" not in groups else (
             " Colour: the significance letters. " + letters_sentence(self.meta.get("pairwise_test", "bootstrap"),
@@ -218,7 +220,7 @@ class CommonSections(ReportBase):
         if fl.empty:
             return Note(f"No pair of systems changes order between {escape(p)} and the other measures.")
         rule = (f"A flip is larger than the noise when, under both measures, the paired bootstrap test of the two "
-                f"systems' difference (the same resampled items for both), Holm-corrected over the two tests of "
+                f"systems' difference (the same resampled {self._resampled()} for both), Holm-corrected over the two tests of "
                 f"every flip, gives p < {alpha:g} (paired_differences.csv)." if "p_primary" in fl else
                 f"A flip is larger than the noise when, under both measures, the two systems differ by more than "
                 f"{NOISE_SE:g} standard errors of their difference, sqrt(se_A² + se_B²), with se the bootstrap "
@@ -313,7 +315,10 @@ class CommonSections(ReportBase):
         # without a leaderboard: the order in which pairwise.csv first names the systems
         order = self.board_order or list(dict.fromkeys(pw[["system_a", "system_b"]].to_numpy().ravel()))
         wide = pw.pivot_table(index=["system_a", "system_b"], columns="test", values="p_holm", aggfunc="first")
-        wide.columns = [f"p ({self.test_words.get(t, t)}, Holm)" for t in wide.columns]
+        words = dict(self.test_words)
+        if self._resampled() == "clusters":       # the tests swap and count whole clusters
+            words.update(mcnemar="clustered McNemar", bootstrap="paired cluster bootstrap")
+        wide.columns = [f"p ({words.get(t, t)}, Holm)" for t in wide.columns]
         diff = pw[pw["test"] != "mcnemar"].groupby(["system_a", "system_b"])["difference"].first()
         p_label = self._label(self.primary)
         wide.insert(0, "difference A - B", diff)
@@ -323,7 +328,7 @@ class CommonSections(ReportBase):
         # McNemar counts the items one system gets right and the other wrong: accuracy, or exact match for sets
         on = "accuracy" if mcnemar.empty or mcnemar.iloc[0] == "accuracy" else self._label(mcnemar.iloc[0])
         caption = (f"{shown}: the difference under {p_label} and the Holm-corrected p-values of each paired test"
-                   + ("" if mcnemar.empty else f" (McNemar's test is on {on}, as a cross-check)")   # none: several runs
+                   + ("" if mcnemar.empty else f" ({words['mcnemar']} test on {on}, as a cross-check)")   # none: several runs
                    + ". Raw and Benjamini-Hochberg p-values are in pairwise.csv.")
         caption += "".join(" " + p_floor_sentence(f, alpha=self.meta.get("alpha", 0.05)) for f in floors[:1])
         return Table(wide, index=False, caption=caption,

@@ -25,7 +25,7 @@ class OverviewSections(ReportBase):
             f"**{m.get('n_systems', '?')} systems**. Primary measure: **{escape(self._label(self.primary))}** "
             f"({code_span(self.primary)}).",
         ]
-        unit = "whole clusters" if self.manifest.get("settings", {}).get("cluster_col") else "items"
+        unit = {"clusters": "whole clusters"}.get(self._resampled(), self._resampled())
         if m.get("bootstrap"):
             lines.append(f"Uncertainty: {m['bootstrap']:,} paired bootstrap resamples over {unit}, seed "
                          f"{m.get('seed')}; intervals are {100 * (1 - m.get('alpha', 0.05)):g}% percentile intervals.")
@@ -61,7 +61,8 @@ class OverviewSections(ReportBase):
         board = self.table("leaderboard")
         undefined = board["value"].isna()
         p_label = self._label(self.primary)
-        show, has_letters, ranks = leaderboard_columns(board, p_label, calibrated="rank_calibrated" in board)
+        show, has_letters, ranks = leaderboard_columns(board, p_label, calibrated="rank_calibrated" in board
+                                                      and board["rank_calibrated"].notna().any())
         shown = [what for column, what in (
             ("interval", "bootstrap interval"), ("P(best)", "probability of being best"),
             ("letters", "significance letters"),
@@ -118,6 +119,8 @@ class OverviewSections(ReportBase):
         after = " after prevalence calibration" if calibrated else ""
         rest = ". Undefined (0/0) cells are marked and the reason is given; the measures' ids and definitions are in " \
                "the appendix."
+        if self._resampled() == "runs and items":
+            rest = "; each value is the mean over the system's runs (every run's value is in runs.csv)" + rest
         if values.shape[1] > max(values.shape[0], MAX_SYSTEM_COLUMNS):
             # more systems than measures: a column per system would not fit the page, a row per system does
             values, mark, reasons = values.T, mark.T, reasons.T

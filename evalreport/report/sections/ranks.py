@@ -39,18 +39,21 @@ class RankSections(ReportBase):
         r = row.iloc[0]
         n = self.meta.get("n_items")
         items = f"{n:,} items" if isinstance(n, int) else "these items"
-        test, unit = "paired bootstrap test", "items"
-        clusters = self.manifest.get("settings", {}).get("n_clusters")
-        if self.manifest.get("settings", {}).get("cluster_col") and isinstance(clusters, int):
+        test = {"clusters": "paired cluster bootstrap test", "runs and items": "two-level bootstrap test (runs and "
+                "items)"}.get(self._resampled(), "paired bootstrap test")
+        unit = "items"
+        n_clusters = self.manifest.get("settings", {}).get("n_clusters")
+        if self._resampled() == "clusters" and n_clusters:
             # clustered: the cluster bootstrap's se, and the test set's size is its clusters
-            items = f"{clusters:,} clusters" + (f" ({n:,} items)" if isinstance(n, int) else "")
-            test, unit = "paired cluster bootstrap test", "clusters"
+            items = f"{int(n_clusters):,} clusters" + (f" ({n:,} items)" if isinstance(n, int) else "")
+            unit = "clusters"
         pair = escape(str(r["system"]))
         return Note(f"**What this test set can detect:** with {items}, the {test} finds a true "
                     f"difference of {float(r['value']):.3g} in {escape(self._label(self.primary))} between the two "
                     f"leading systems ({pair}) with 80% power at alpha = {self.meta.get('alpha', 0.05):g}; smaller "
                     "differences are often missed, so a tie here is no evidence of equality. `evalreport plan` "
-                    f"gives the {unit} needed for a smaller difference.")
+                    f"gives the {unit} needed for a smaller difference"
+                    + (" (with --cluster-col)." if unit == "clusters" else "."))
 
     def verdicts_table(self) -> Table | None:
         margin = self.manifest.get("settings", {}).get("margin")

@@ -95,6 +95,11 @@ class RobustnessSections(ReportBase):
     def what_if_chart(self) -> Chart | Note:
         wi = self.table("what_if")
         if wi.empty:
+            from evalreport.measures.scores import is_score_measure
+
+            if is_score_measure(self.primary):      # the scenarios rescale confusion matrices
+                return Note(f"No class-distribution scenarios: {escape(self._label(self.primary))} is computed from "
+                            "the systems' scores, and the scenarios rescale confusion matrices.")
             return Note("No prevalence scenarios were computed.")
         ranks = wi.assign(measure=wi["scenario"])[["system", "measure", "rank"]]
         scenarios = list(dict.fromkeys(wi["scenario"]))
@@ -112,10 +117,10 @@ class RobustnessSections(ReportBase):
                              "equal prevalence, the observed shares reversed (rare classes frequent), and any "
                              "scenario given with --what-if.")
 
-    def what_if_table(self) -> Table | Note:
+    def what_if_table(self) -> Table | None:
         wi = self.table("what_if")
         if wi.empty:
-            return Note("No prevalence scenarios were computed.")
+            return None         # the chart's note says why
         scenarios = list(dict.fromkeys(wi["scenario"]))
         wide = wi.pivot(index="system", columns="scenario", values="value")[scenarios]
         ranks = wi.pivot(index="system", columns="scenario", values="rank")[scenarios]
@@ -136,7 +141,7 @@ class RobustnessSections(ReportBase):
         if pc.empty:
             return Note("No per-class values.")
         classes = list(dict.fromkeys(pc["class"].astype(str)))
-        caption = "Recall, precision and F1 of every class for every system."
+        caption = "Recall, precision and F1 of every class for every system" + self._runs_words() + "."
         if len(classes) > MAX_CLASSES_SHOWN:
             f1 = pc[pc["metric"] == "f1"]
             by_class = f1.groupby("class")["value"]
@@ -155,7 +160,8 @@ class RobustnessSections(ReportBase):
         n_classes = conf["gold"].nunique() if not conf.empty else 0
         if conf.empty or n_classes > MAX_CLASSES_CONFUSION:
             return Note(f"Confusion matrices are not drawn for {n_classes} classes; they are in confusion.csv.")
-        caption = "Confusion matrices normalised per gold class (rows = gold, columns = predicted)."
+        caption = "Confusion matrices normalised per gold class (rows = gold, columns = predicted)" \
+            + self._runs_words() + "."
         systems = self.in_board_order(conf["system"].astype(str)) if self.board_order else None
         if conf["system"].nunique() > 12 and self.board_order:   # 25 panels would be two pages: best 6, worst 3
             order = [s for s in self.board_order if s in set(conf["system"].astype(str))]
@@ -164,7 +170,31 @@ class RobustnessSections(ReportBase):
                         "matrix is in confusion.csv.")
         return Chart(charts.confusion_grid(conf, systems=systems), name="confusion", caption=caption)
 
+    def _runs_words(self) -> str:
+        """With several runs per system, what a per-class value is; else nothing."""
+        return "; counts averaged over each system's runs" if self._resampled() == "runs and items" else ""
+
     # ------------------------------------------------------------------ 7. chance baselines
+    def _baselines_not_computed(self, base: pd.DataFrame, reasons: pd.DataFrame) -> pd.DataFrame:
+        """The reasons with the cells of a baseline that was never computed for a measure (a score
+        baseline under a label measure, or the reverse) saying so instead of 0/0."""
+        from evalreport.report.section_tables import BASELINE_WORDS
+
+        ids = [m for m in self.measures if m in set(base["measure"])] or list(dict.fromkeys(base["measure"]))
+        if len(ids) != len(reasons.index):
+            return reasons
+        words = {v: k for k, v in BASELINE_WORDS.items()}
+        present = set(zip(base["measure"].astype(str), base["baseline"].astype(str)))
+        out = reasons.copy()
+        for column in out.columns:
+            if column.startswith("constant class"):
+                continue
+            b = words.get(column, column)
+            for row, m in zip(out.index, ids):
+                if (m, b) not in present:
+                    out.loc[row, column] = "not computed: this baseline applies to other measures (scores or labels)"
+        return out
+
     def baselines_table(self) -> Table | Note:
         base = self.table("baselines")
         if base.empty:
@@ -172,6 +202,7 @@ class RobustnessSections(ReportBase):
         wide, flags = baselines_wide(base, self.measures)
         reasons = pd.DataFrame("undefined for this baseline (0/0); see baselines.csv", index=wide.index,
                                columns=wide.columns)
+        reasons = self._baselines_not_computed(base, reasons)
         return Table(wide, undefined=flags if flags.any().any() else None, reasons=reasons,
                      caption="What a system with no skill scores under each measure (↑ higher is better, ↓ lower): "
                              + ("the constant-class predictors (the lowest and highest over the classes), "

@@ -97,7 +97,7 @@ class ScoreSections(ReportBase):
         baselines.csv (baseline ``prevalence``) where the comparison wrote it, else from the shares
         (Brier: 1 - sum p_k^2, for two classes p(1 - p); log loss: the entropy -sum p_k log p_k;
         AUC 0.5; average precision: the positive class's share, the mean share over classes for
-        several; ECE and MCE 0, the forecast being perfectly calibrated: its top-label confidence,
+        several; PR AUC by trapezoids: (1 + that share) / 2, the area under its two-point curve; ECE and MCE 0, the forecast being perfectly calibrated: its top-label confidence,
         the largest share, is the accuracy of always naming that class); None for another measure."""
         base = self.table("baselines")
         if not base.empty and {"measure", "baseline", "value"} <= set(base.columns):
@@ -119,9 +119,11 @@ class ScoreSections(ReportBase):
         if measure in ("average_precision", "pr_auc"):
             roc = self.table("roc_curve")
             classes = set(roc["class"].astype(str)) if not roc.empty else set()
-            if len(p) == 2 and len(classes) == 1:
-                return self.class_shares.get(next(iter(classes)))
-            return float(p.mean())
+            share = self.class_shares.get(next(iter(classes))) if len(p) == 2 and len(classes) == 1 else float(p.mean())
+            if share is None or measure == "average_precision":
+                return share
+            # the trapezoids join (recall 0, precision 1) to (recall 1, share) for a constant forecast
+            return (1.0 + share) / 2.0
         return None
 
     # ------------------------------------------------------------------ the section
@@ -198,6 +200,8 @@ class ScoreSections(ReportBase):
                     "(pr_curve.csv). The dashed line is the class's prevalence: the precision of a system that ranks "
                     "at random. Rare classes show here what the ROC curve hides.")
         chosen, words = self.reliability_systems(frame)
+        if not chosen:
+            return None
         ece = self.score_values("ece").to_dict() if "ece" in self.score_measures else None
         return (curves.reliability_chart(frame, systems=chosen, ece=ece),
                 f"Reliability diagrams of {words}: in each bin of top-label confidence, the share of items "
@@ -223,6 +227,14 @@ class ScoreSections(ReportBase):
 
     def reliability_systems(self, rel: pd.DataFrame) -> tuple[list[str], str]:
         """The systems of the reliability diagram and what the caption says of the choice."""
+        conf = pd.to_numeric(rel["confidence"], errors="coerce")
+        # scores outside [0, 1] are no probabilities: a reliability diagram of them means nothing
+        bad = set(rel.loc[(conf < -1e-9) | (conf > 1 + 1e-9), "system"].astype(str))
+        if bad:
+            chosen, words = self.reliability_systems(rel[~rel["system"].astype(str).isin(bad)])
+            return chosen, words + (f" ({len(bad)} other system{'s' if len(bad) > 1 else ''} left out: "
+                                    f"{'their' if len(bad) > 1 else 'its'} scores are not probabilities, they fall "
+                                    "outside 0 to 1)")
         order = self.in_board_order(rel["system"])
         if len(order) <= MAX_RELIABILITY:
             return order, "every system in leaderboard order"
