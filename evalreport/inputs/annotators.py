@@ -12,10 +12,9 @@ lowest-numbered annotator among those who gave one of the tied labels.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-
 import warnings
 from collections import Counter
+from dataclasses import dataclass
 
 import numpy as np
 import pyarrow as pa
