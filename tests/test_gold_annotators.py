@@ -131,3 +131,21 @@ def test_cli_bad_gold_one_line_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert rc == 2 and not (tmp_path / "o").exists()
     assert str(gold) in err and "line 3" in err and len(err.strip().splitlines()) == 1
+
+
+def test_parquet_gold_and_other_label_column_name(tmp_path):
+    pd.DataFrame({"id": ["a", "b", "c"], "stance_1": ["x", "y", "y"], "stance_2": ["x", "x", None],
+                  "stance_3": ["y", "y", "x"]}).to_parquet(tmp_path / "gold.parquet")
+    pd.DataFrame({"id": ["a", "b", "c"], "stance": ["x", "y", "x"]}).to_parquet(tmp_path / "run.parquet")
+    with pytest.warns(UserWarning, match="ties: 1 item,"):
+        runs = read_runs(tmp_path / "gold.parquet", [tmp_path / "run.parquet"], label_col="stance")
+    assert [runs.labels[k] for k in runs.gold] == ["x", "y", "y"]     # c: y (annotator 1) against x (annotator 3)
+    assert runs.annotations.annotators == ("1", "2", "3")
+
+
+def test_cli_says_so_once(tmp_path, capsys):
+    gold, r1, r2 = _tiny(tmp_path)
+    capsys.readouterr()
+    assert main(["compare", str(gold), str(r1), str(r2), "--bootstrap", "0", "--no-progress"]) == 0
+    err = capsys.readouterr().err
+    assert err.count("gold: majority of 3 annotators") == 1 and "ties: 2 items" in err
