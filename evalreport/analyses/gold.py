@@ -72,7 +72,7 @@ def gold_tables(data, comparison, settings) -> dict[str, pd.DataFrame]:
                                          matrix=None if matrix is None else np.asarray(matrix, dtype=float),
                                          draws=settings.label_noise_draws, seed=settings.seed, alpha=settings.alpha,
                                          positive=pos, policy=settings.policy, costs=settings.costs)
-    annotations = getattr(settings, "annotations", None)
+    annotations = getattr(settings, "annotations", None) or getattr(data, "annotations", None)
     if annotations is not None:
         out.update(annotator_tables(data, annotations, primary, positive=pos, policy=settings.policy,
                                     costs=settings.costs))
@@ -138,7 +138,10 @@ def with_gold(comparison, data, settings):
         recorded.update(label_noise=list(settings.label_noise), label_noise_draws=settings.label_noise_draws,
                         noise_matrix=settings.noise_matrix is not None)
     if "annotators" in tables:
-        recorded["annotators"] = settings.annotations.path
+        annotations = getattr(settings, "annotations", None) or data.annotations   # --annotators, else the gold's
+        recorded["annotators"] = annotations.path
+        if annotations.note:
+            recorded["gold_majority"] = annotations.note
     return dataclasses.replace(comparison, extra={**dict(comparison.extra), **tables}, settings=recorded)
 
 

@@ -66,6 +66,7 @@ import pyarrow.compute as pc
 
 from evalreport.errors import InputError
 from evalreport.inputs.align import IdIndex
+from evalreport.inputs.annotators import majority_gold
 from evalreport.inputs.checks import as_paths, hash_file, listing, natural_sorted, near_miss, runs_in_folder, short
 from evalreport.inputs.run_folders import RUN_SEPARATOR, system_folders
 from evalreport.inputs.runs import Runs, Source, code_dtype
@@ -172,7 +173,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
     # ---- gold ---------------------------------------------------------------------------
     def wanted(name: str) -> bool:
         return name in (id_col, label_col, gold_id_col, gold_label_col, fold_col, score_col, cluster_col) or (
-            score_col is not None and name.startswith(f"{score_col}_"))
+            score_col is not None and name.startswith(f"{score_col}_") or name.startswith(f"{gold_label_col}_")  # annotators: label_1, ...
+        )
 
     clock = _Clock(timings)
     as_dict = tuple(c for c in (label_col, gold_label_col, fold_col, cluster_col)
@@ -220,6 +222,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
     g, gold_path = read_table(gold_path, "gold", id_col=gold_id_col, wanted=wanted, dictionary=as_dict)
     gold_hash = pool.submit(hash_file, gold_path) if hash_files else None
     clock.lap("read")
+    annotations = majority_gold(g, gold_id_col, gold_label_col)    # label_1, label_2, ...: their majority
     g.require(gold_id_col, gold_label_col)
     gold_ids = g.ids(gold_id_col)
     gold_raw = g.column(gold_id_col)             # as read: a run whose id column equals it is in gold order
@@ -247,7 +250,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
     ahead = ahead or read_ahead(run_paths[:_READERS])
     clock.lap("align")
     gold_local, gold_uniques = g.labels(gold_label_col)
-    classes = _class_list(labels, gold_uniques, g)
+    classes = _class_list(labels, gold_uniques if annotations is None else annotations.label_set(), g)
     class_index = {c: k for k, c in enumerate(classes)}
     lut = np.array([class_index[u] for u in gold_uniques], dtype=np.int32)   # int32: codes < MAX_CLASSES
     gold_codes = lut[gold_local]
@@ -342,7 +345,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
                 scores=score_array, sources=tuple(sources), abstain=abstain, score_labels=score_labels,
                 n_task=n_known if len(final) > n_known else None, clusters=clusters, cluster_names=cluster_names,
                 cluster_col=cluster_col if clusters is not None else None,
-                score_problems={systems[k]: v for k, v in scores.problems.items()})
+                score_problems={systems[k]: v for k, v in scores.problems.items()}, annotations=annotations)
 
 
 def _label_codes(r: Table, label_col: str, class_index: dict, classes: list[str], extras: list[str], labels,

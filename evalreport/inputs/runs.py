@@ -126,6 +126,9 @@ class Runs:
     #: system -> {problem kind: one-line message naming the file and line} of scores that are no
     #: probabilities (``range``, ``sum``), raised where a measure needs probabilities (measures/scores.py)
     score_problems: dict = field(default_factory=dict, compare=False)
+    #: the gold file's annotators when it held several (``label_1``, ``label_2``, ...; the gold is their
+    #: majority): an :class:`~evalreport.inputs.annotators.Annotations`, else None
+    annotations: object = field(default=None, compare=False)
 
     def __post_init__(self):
         gold = np.asarray(self.gold)
