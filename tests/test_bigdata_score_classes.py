@@ -156,3 +156,20 @@ def test_cli_score_duckdb_per_class(tmp_path):
     rc, out, err = cli("score", gold, runs, "--backend", "duckdb", "--measures", "macro_f1,log_loss,roc_auc_ovo")
     assert rc == 0, err
     assert "log_loss" in out and "roc_auc_ovo" in out and "error bound of the score histogram" in out
+
+
+def test_pair_auc_bound_counts_only_the_two_classes():
+    """Column 0's cells by hand: bin 1 (highest) holds 2 items of class 0 (scores 0.8 and 0.9) and 1 of class 1
+    (0.8); bin 0 holds 1 of class 0 and 2 of class 1 at 0.3, and 1 of class 2 at 0.4. A(0|1) is the binary
+    AUC of Hanley & McNeil (1982) over the 3 x 3 pairs of classes 0 and 1: (4 + 1 + 1) / 9; only bin 1 has
+    differing scores among those two classes, so the bound is 2 x 1 / (2 x 9) = 1/9 (class 2's spread in
+    bin 0 does not count)."""
+    from evalreport.counts.bigdata_scores import assemble_cells
+    from evalreport.measures.score_histogram_classes import _pair_auc
+
+    cells = {"sys": np.zeros(5), "gold": np.array([0, 1, 0, 1, 2]), "bin": np.array([1.0, 1.0, 0.0, 0.0, 0.0]),
+             "n": np.array([2.0, 1.0, 1.0, 2.0, 1.0]), "total": np.array([1.7, 0.8, 0.3, 0.6, 0.4]),
+             "low": np.array([0.8, 0.8, 0.3, 0.3, 0.4]), "high": np.array([0.9, 0.8, 0.3, 0.3, 0.4])}
+    hist = assemble_cells(cells, ("s",), CLASSES, 0, np.array([False]), np.array([0.5]), 7, {}, "runs.csv")
+    value, bound = _pair_auc(hist, 0, 0, 1)
+    assert value == pytest.approx(6 / 9) and bound == pytest.approx(1 / 9)
