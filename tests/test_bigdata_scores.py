@@ -107,12 +107,12 @@ def test_auc_bound_is_the_tied_pair_mass():
     """Two bins by hand: bin 1 (highest) holds 2 positives and 1 negative at different scores, bin 2
     1 positive and 2 negatives at one score. Pairs sharing a bin with differing scores: 2 x 1 of the
     3 x 3 = 9 pairs, each counted 1/2: bound = 2 / (2 x 9) = 1/9."""
-    from evalreport.counts.bigdata_scores import _assemble
+    from evalreport.counts.bigdata_scores import assemble_cells
 
     cells = {"sys": np.zeros(4), "gold": np.array([1, 0, 1, 0]), "bin": np.array([1.0, 1.0, 0.0, 0.0]),
              "n": np.array([2.0, 1.0, 1.0, 2.0]), "total": np.array([1.7, 0.8, 0.3, 0.6]),
              "low": np.array([0.8, 0.8, 0.3, 0.3]), "high": np.array([0.9, 0.8, 0.3, 0.3])}
-    hist = _assemble(cells, ("s",), ("no", "yes"), 1, np.array([False]), np.array([0.5]), 6, {}, "runs.csv")
+    hist = assemble_cells(cells, ("s",), ("no", "yes"), 1, np.array([False]), np.array([0.5]), 6, {}, "runs.csv")
     assert histogram_bound("roc_auc", hist, 0) == pytest.approx(1 / 9)
     # AUC: bin 1 positives beat bin 2 negatives (2 x 2 = 4), tie with bin 1's negative (2 x 1/2 = 1), bin 2's
     # positive beats none and ties with its 2 negatives (2 x 1/2 = 1): (4 + 1 + 1) / 9
@@ -129,7 +129,7 @@ def test_bad_scores_and_layouts(tmp_path):
         histogram_scores(gold, tmp_path / "nan.csv", positive="yes")
     table = pd.read_csv(runs).rename(columns={"score": "score_yes"})
     table.to_csv(tmp_path / "per_class.csv", index=False)
-    with pytest.raises(InputError, match="in memory only"):
+    with pytest.raises(InputError, match="for every class; missing: 'score_no'"):
         histogram_scores(gold, tmp_path / "per_class.csv", positive="yes")
     with pytest.raises(InputError, match="DuckDB only"):
         histogram_scores(gold, runs, positive="yes", engine="spark")

@@ -136,7 +136,7 @@ def _bounds(frame):
 def histogram_score_columns(args) -> dict[str, np.ndarray] | None:
     """With ``--backend duckdb``: the score-based measures from a fine histogram of the scores, each with its
     error bound (:mod:`evalreport.measures.score_histogram`); None when none is asked for and the run table
-    has no ``score`` column or no positive class is given."""
+    has no score columns, or a binary ``score`` column and no positive class."""
     from evalreport.counts.bigdata_scores import has_score_column, histogram_scores
     from evalreport.measures.score_histogram import histogram_columns
     from evalreport.measures.scores import is_score_measure
@@ -144,9 +144,13 @@ def histogram_score_columns(args) -> dict[str, np.ndarray] | None:
     tables = list(args.runs) + ([args.runs_dir] if args.runs_dir else [])
     asked = None if args.measures is None else [m for m in args.measures if is_score_measure(m)]
     names = dict(id_col=args.id_col, label_col=args.label_col)
-    if asked == [] or (asked is None and (args.backend != "duckdb" or args.positive is None
-                                          or not has_score_column(args.gold, tables, **names))):
+    if asked == []:
         return None
+    if asked is None:
+        if args.backend != "duckdb" or not has_score_column(args.gold, tables, per_class=True, **names):
+            return None
+        if args.positive is None and has_score_column(args.gold, tables, **names):   # binary 'score' needs it
+            return None
     hist = histogram_scores(args.gold, tables, positive=args.positive, engine=args.backend, labels=args.labels,
                             **names)
     return histogram_columns(hist, asked, policy=args.policy)

@@ -13,7 +13,8 @@ cell's mean score its score. The score measures then run unchanged on it
 error bound from the cells' score ranges.
 
 Inputs: the long run table of :mod:`evalreport.counts.bigdata` with a ``score`` column (the positive
-class's score, binary form). Per-class ``score_<class>`` columns are read in memory only.
+class's score, binary form), or one ``score_<class>`` column per class
+(:mod:`evalreport.counts.bigdata_score_classes`).
 """
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ from evalreport.counts.bigdata_plan import raw_text
 from evalreport.counts.scores import ScoreCounts
 from evalreport.errors import InputError
 
-__all__ = ["ScoreHistogram", "histogram_scores", "has_score_column", "check_engine", "DEFAULT_BINS"]
+__all__ = ["ScoreHistogram", "histogram_scores", "has_score_column", "check_engine", "DEFAULT_BINS", "bin_cells",
+           "assemble_cells"]
 
 #: Equal-width bins per system when its scores have more distinct values than this.
 DEFAULT_BINS = 2 ** 14
@@ -82,14 +84,12 @@ def _positive_code(positive, classes: Sequence[str]) -> int:
 
 
 def _score_column(job: Job, score_col: str) -> str:
-    """The quoted score column of the run table, or a one-line refusal."""
+    """The quoted score column of the run table, "" for per-class columns, or a one-line refusal."""
     columns = job.engine.columns(job.runs_view)
     if score_col in columns:
         return job.q(score_col)
     if any(c.startswith(f"{score_col}_") for c in columns):
-        raise InputError(f"per-class '{score_col}_<class>' columns are read in memory only (--backend memory); the "
-                         f"out-of-core histogram takes one '{score_col}' column (the positive class's score)",
-                         path=job.runs_label)
+        return ""                       # per-class columns: histogram_classes
     raise InputError(f"the run table has no '{score_col}' column; the columns found are: "
                      f"{', '.join(repr(c) for c in columns)}", path=job.runs_label)
 
@@ -104,7 +104,7 @@ def check_engine(engine: str) -> None:
 def histogram_scores(gold, runs, *, positive, engine: str = "duckdb", labels: Sequence[str] | None = None,
                      systems: Sequence[str] | None = None, bins: int = DEFAULT_BINS, score_col: str = "score",
                      id_col: str = "id", label_col: str = "label", system_col: str = "system",
-                     memory_limit: str = "1GB", temp_directory=None, threads: int | None = None) -> ScoreHistogram:
+                     memory_limit: str = "1GB", temp_directory=None, threads: int | None = None):
     """Bin every system's scores by gold class, out of core (module docstring).
 
     Parameters
@@ -112,7 +112,9 @@ def histogram_scores(gold, runs, *, positive, engine: str = "duckdb", labels: Se
     gold, runs
         The gold and long run files, as :func:`evalreport.counts.bigdata.count_confusions` takes them.
     positive : str or int
-        The positive class (the ``score`` column holds its score).
+        The positive class (the ``score`` column holds its score); not read with per-class
+        ``score_<class>`` columns (one for every class), which give a
+        :class:`~evalreport.counts.bigdata_score_classes.ClassHistogram`.
     engine : str
         ``"duckdb"``; Spark is refused (the histogram query is written for DuckDB).
     labels, systems : sequence of str, optional
@@ -126,7 +128,7 @@ def histogram_scores(gold, runs, *, positive, engine: str = "duckdb", labels: Se
 
     Returns
     -------
-    ScoreHistogram
+    ScoreHistogram or ClassHistogram
     """
     check_engine(engine)
     bins = int(bins)
@@ -135,6 +137,10 @@ def histogram_scores(gold, runs, *, positive, engine: str = "duckdb", labels: Se
     with Job(gold, runs, engine=engine, id_col=id_col, label_col=label_col, system_col=system_col, fold_col=None,
              memory_limit=memory_limit, temp_directory=temp_directory, threads=threads, spark=None) as job:
         score = _score_column(job, score_col)
+        if not score:
+            from evalreport.counts.bigdata_score_classes import histogram_classes
+
+            return histogram_classes(job, labels=labels, systems=systems, bins=bins, score_col=score_col)
         plan = job.validate(labels=labels, systems=systems, missing="error", check_duplicates=True, per_fold=False)
         classes = tuple(plan.classes)
         pos = _positive_code(positive, classes)
@@ -145,34 +151,87 @@ def histogram_scores(gold, runs, *, positive, engine: str = "duckdb", labels: Se
         if bad is not None:
             raise InputError(f"system {raw_text(bad[0])!r}, id {bad[1]!r}: the score {bad[2]!r} is not a finite "
                              "number", path=job.runs_label, item=bad[1])
-        stats = job.engine.arrays(
-            f"SELECT s.code AS code, COUNT(DISTINCT {value}) AS distinct_n, MIN({value}) AS lo, MAX({value}) AS hi "
-            f"FROM {job.runs_view} r JOIN {sys_map} s ON r.{job.rsys} = s.raw GROUP BY s.code")
         S = len(plan.systems)
-        order = np.argsort(np.asarray(stats["code"], dtype=np.int64))
-        distinct = np.asarray(stats["distinct_n"], dtype=np.int64)[order]
-        lo = np.asarray(stats["lo"], dtype=float)[order]
-        hi = np.asarray(stats["hi"], dtype=float)[order]
-        exact = distinct <= bins
-        width = np.where(exact, 0.0, (hi - lo) / bins)
-        binning = job.table("sbin", {"code": np.arange(S), "exact": exact.astype(np.int64), "lo": lo,
-                                     "width": np.where(exact, 1.0, width)})
         gold_map = job.table("sgold", {"raw": plan.gold_raw, "code": plan.gold_codes})
-        key = f"CASE WHEN b.exact = 1 THEN {value} ELSE LEAST(FLOOR(({value} - b.lo) / b.width), {bins - 1}) END"
-        cells = job.engine.arrays(
-            f"SELECT s.code AS sys, gm.code AS gold, {key} AS bin, COUNT(*) AS n, SUM({value}) AS total, "
-            f"MIN({value}) AS low, MAX({value}) AS high "
-            f"FROM {job.runs_view} r JOIN {sys_map} s ON r.{job.rsys} = s.raw JOIN {binning} b ON s.code = b.code "
-            f"JOIN {job.gold_view} g ON {job.join_on('r', 'g')} JOIN {gold_map} gm ON g.{job.glab} = gm.raw "
-            f"GROUP BY s.code, gm.code, {key}")
+        cells, exact, width = bin_cells(job, sys_map, gold_map, value, S, bins, name="sbin")
         sources = {name: job.runs_label for name in plan.systems}
         runs_label = job.runs_label
-    return _assemble(cells, plan.systems, classes, pos, exact, width, int(plan.n_items), sources, runs_label)
+    return assemble_cells(cells, plan.systems, classes, pos, exact, width, int(plan.n_items), sources, runs_label)
 
 
-def _assemble(cells: dict, systems: tuple[str, ...], classes: tuple[str, ...], pos: int, exact: np.ndarray,
-              width: np.ndarray, n_items: int, sources: dict, runs_label: str) -> ScoreHistogram:
-    """One :class:`ScoreCounts` per system from the cell rows of the histogram query."""
+def bin_cells(job: Job, sys_map: str, gold_map: str, value: str, n_systems: int, bins: int, *, name: str,
+              group: str = "gm.code") -> tuple[dict, np.ndarray, np.ndarray]:
+    """The (system, ``group``, bin) cells of the score expression ``value``: count, sum, minimum, maximum.
+
+    A system with at most ``bins`` distinct values is binned by them (exact), otherwise by ``bins``
+    equal-width bins over its [min, max].
+
+    Parameters
+    ----------
+    job : Job
+        The open job over the gold and run tables.
+    sys_map, gold_map : str
+        The registered system and gold-label code tables (columns raw, code).
+    value : str
+        The SQL expression binned (over the run alias ``r``).
+    n_systems, bins : int
+        Systems, and equal-width bins per system when it has more distinct values.
+    name : str
+        A name for the binning table, unique in the job.
+    group : str
+        The SQL expression of the second cell key (default: the gold class code ``gm.code``).
+
+    Returns
+    -------
+    tuple of (dict of ndarray, ndarray, ndarray)
+        The cell columns (sys, gold, bin, n, total, low, high), ``(S,)`` exact and ``(S,)`` width.
+    """
+    stats = job.engine.arrays(
+        f"SELECT s.code AS code, COUNT(DISTINCT {value}) AS distinct_n, MIN({value}) AS lo, MAX({value}) AS hi "
+        f"FROM {job.runs_view} r JOIN {sys_map} s ON r.{job.rsys} = s.raw GROUP BY s.code")
+    order = np.argsort(np.asarray(stats["code"], dtype=np.int64))
+    distinct = np.asarray(stats["distinct_n"], dtype=np.int64)[order]
+    lo = np.asarray(stats["lo"], dtype=float)[order]
+    hi = np.asarray(stats["hi"], dtype=float)[order]
+    exact = distinct <= bins
+    width = np.where(exact, 0.0, (hi - lo) / bins)
+    binning = job.table(name, {"code": np.arange(n_systems), "exact": exact.astype(np.int64), "lo": lo,
+                               "width": np.where(exact, 1.0, width)})
+    key = f"CASE WHEN b.exact = 1 THEN {value} ELSE LEAST(FLOOR(({value} - b.lo) / b.width), {bins - 1}) END"
+    cells = job.engine.arrays(
+        f"SELECT s.code AS sys, {group} AS gold, {key} AS bin, COUNT(*) AS n, SUM({value}) AS total, "
+        f"MIN({value}) AS low, MAX({value}) AS high "
+        f"FROM {job.runs_view} r JOIN {sys_map} s ON r.{job.rsys} = s.raw JOIN {binning} b ON s.code = b.code "
+        f"JOIN {job.gold_view} g ON {job.join_on('r', 'g')} JOIN {gold_map} gm ON g.{job.glab} = gm.raw "
+        f"GROUP BY s.code, {group}, {key}")
+    return cells, exact, width
+
+
+def assemble_cells(cells: dict, systems: tuple[str, ...], classes: tuple[str, ...], pos: int, exact: np.ndarray,
+                   width: np.ndarray, n_items: int, sources: dict, runs_label: str) -> ScoreHistogram:
+    """One :class:`ScoreCounts` per system from the cell rows of the histogram query.
+
+    Parameters
+    ----------
+    cells : dict of ndarray
+        The cell columns of :func:`bin_cells` (sys, gold, bin, n, total, low, high).
+    systems, classes : tuple of str
+        The systems and classes.
+    pos : int
+        The positive class code (the binned column holds its score).
+    exact, width : ndarray
+        ``(S,)`` whether each system was binned by its exact values, and the bin width.
+    n_items : int
+        Items per system.
+    sources : dict
+        System -> run file (for messages).
+    runs_label : str
+        The run table's name (for messages).
+
+    Returns
+    -------
+    ScoreHistogram
+    """
     sys_code = np.asarray(cells["sys"], dtype=np.int64)
     parts: list[ScoreCounts] = []
     weights, lows, highs = [], [], []
@@ -203,8 +262,10 @@ def _assemble(cells: dict, systems: tuple[str, ...], classes: tuple[str, ...], p
 
 
 def has_score_column(gold, runs, *, score_col: str = "score", id_col: str = "id", label_col: str = "label",
-                     system_col: str = "system") -> bool:
-    """Whether the long run table has the ``score_col`` column (a look at the schema, no pass over the data)."""
+                     system_col: str = "system", per_class: bool = False) -> bool:
+    """Whether the long run table has the ``score_col`` column (with ``per_class``: or ``score_col_<class>``
+    columns); a look at the schema, no pass over the data."""
     with Job(gold, runs, engine="duckdb", id_col=id_col, label_col=label_col, system_col=system_col, fold_col=None,
              memory_limit="1GB", temp_directory=None, threads=None, spark=None) as job:
-        return score_col in job.engine.columns(job.runs_view)
+        columns = job.engine.columns(job.runs_view)
+        return score_col in columns or (per_class and any(c.startswith(f"{score_col}_") for c in columns))

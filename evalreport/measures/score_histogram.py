@@ -126,8 +126,9 @@ def histogram_columns(hist, measures=None, *, policy: str = "nan") -> dict[str, 
 
     Parameters
     ----------
-    hist : ScoreHistogram
-        The binned scores (:func:`evalreport.counts.bigdata_scores.histogram_scores`).
+    hist : ScoreHistogram or ClassHistogram
+        The binned scores (:func:`evalreport.counts.bigdata_scores.histogram_scores`); per-class histograms
+        go to :func:`evalreport.measures.score_histogram_classes.class_histogram_columns`.
     measures : sequence of str, optional
         Score measures (default: :data:`HISTOGRAM_MEASURES`, the probability ones left out when a system's
         scores lie outside [0, 1]).
@@ -141,6 +142,10 @@ def histogram_columns(hist, measures=None, *, policy: str = "nan") -> dict[str, 
     """
     from evalreport.measures.scores import PROBABILITY
 
+    if hasattr(hist, "per_class"):          # per-class score columns (ClassHistogram)
+        from evalreport.measures.score_histogram_classes import class_histogram_columns
+
+        return class_histogram_columns(hist, measures, policy=policy)
     if measures is None:
         off_range = any("range" in p for sc in hist.counts for p in sc.problems.values())
         measures = [m for m in HISTOGRAM_MEASURES if not (off_range and m in PROBABILITY)]
