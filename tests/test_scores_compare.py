@@ -168,3 +168,22 @@ def test_codabench_scores_a_score_based_primary(tmp_path, capsys):
     scores = json.loads((tmp_path / "out" / "scores.json").read_text())
     assert scores["score"] == scores["roc_auc"] and {"roc_auc_lo", "brier", "macro_f1"} <= set(scores)
     assert scores["roc_auc_lo"] <= scores["roc_auc"] <= scores["roc_auc_hi"]
+
+
+def test_appendix_methods_name_delongs_test_for_an_auc_primary(tmp_path):
+    """The methods paragraph names every test of pairwise.csv: DeLong et al. (1988) with Sun & Xu (2014)."""
+    runs = _scored(seed=8, n=80, K=2)
+    (tmp_path / "gold.tsv").write_text("id\tlabel\n" + "".join(f"i{i}\t{runs.labels[g]}\n"
+                                                                 for i, g in enumerate(runs.gold)))
+    (tmp_path / "runs").mkdir()
+    for s, name in enumerate(runs.systems):
+        p = runs.scores[s]
+        rows = "".join(f"i{i}\t{runs.labels[int(p[i].argmax())]}\t{p[i, 1]:.6f}\n" for i in range(80))
+        (tmp_path / "runs" / f"{name}.tsv").write_text("id\tlabel\tscore\n" + rows)
+    out = tmp_path / "out"
+    assert main(["appendix", str(tmp_path / "gold.tsv"), "--runs-dir", str(tmp_path / "runs"), "--primary", "roc_auc",
+                 "--positive", "b", "--bootstrap", "50", "-o", str(out), "--quiet", "--no-audit"]) == 0
+    assert "delong" in set(pd.read_csv(out / "data" / "pairwise.csv")["test"])
+    assert "DeLong's test" in (out / "methods.md").read_text()
+    bib = (out / "references.bib").read_text()
+    assert "delong1988comparing" in bib and "sun2014fast" in bib

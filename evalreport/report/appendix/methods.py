@@ -89,7 +89,7 @@ def cited_methods(data, *, benchmark: bool = False) -> list[str]:
         used += ["bootstrap", "rounding"]
     if not pw.empty:
         tests = set(pw["test"])
-        used += [t for t in ("randomization", "mcnemar") if t in tests] + ["holm", "bh", "letters"]
+        used += [t for t in ("randomization", "mcnemar", "delong") if t in tests] + ["holm", "bh", "letters"]
         used += rank_methods(data)
         if "mcnemar" in tests and _settings(data).get("cluster_col"):
             used = [m for m in used if m != "mcnemar"] + ["clustered_mcnemar"]
@@ -194,6 +194,10 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
             elif "mcnemar" in tests:
                 t(" and, as a cross-check on accuracy, by McNemar's test ")
                 c(*METHODS["mcnemar"])
+            if "delong" in tests:
+                t(" and, for the area under the ROC curve, by DeLong's test for two correlated AUCs (the fast "
+                  "algorithm of Sun and Xu) ")
+                c(*METHODS["delong"])
             t(". The p-values were corrected for the multiple comparisons with Holm's step-down method ")
             c(*METHODS["holm"])
             # the appendix's tables hold no p-values: say where the adjusted ones are
