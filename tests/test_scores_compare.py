@@ -69,6 +69,8 @@ def test_delong_rows_for_a_binary_auc_primary_and_undefined_without_scores():
         ("s0", "s1"): False, ("s0", "s2"): True, ("s1", "s2"): True}
     row = c.scores[(c.scores["system"] == "s2") & (c.scores["measure"] == "brier")].iloc[0]
     assert np.isnan(row["value"]) and "no score columns" in row["reason"]
+    # two classes: the weighted and one-vs-one ROC AUC would repeat the binary one
+    assert "roc_auc" in c.measures and not {"roc_auc_weighted", "roc_auc_ovo"} & set(c.measures)
 
 
 def test_score_design_resamples_equal_the_measure_on_the_drawn_items():

@@ -152,6 +152,9 @@ def default_score_ids(runs, positive) -> list[str]:
     if positive is None and len(getattr(runs, "labels", ())) > 2:
         # the best-threshold F1 needs a positive class: without one it would be undefined for every system
         ids = [m for m in ids if m != "best_threshold_f1"]
+    if len(getattr(runs, "labels", ())) == 2:
+        # two classes: the weighted and one-vs-one averages are the binary ROC AUC again
+        ids = [m for m in ids if m not in ("roc_auc_weighted", "roc_auc_ovo")]
     if kinds & {"range", "sum"}:      # scores that are no probabilities: the other measures still apply
         return [m for m in ids if m not in PROBABILITY]
     return ids
