@@ -14,8 +14,8 @@ for every system (paired).
 
 How it stays fast: clusters as pattern counts
 ---------------------------------------------
-The items are reduced to their distinct (fold, gold, predictions) patterns as before
-(:mod:`evalreport.analyses.resampling_patterns`); a sparse ``(C, P)`` matrix ``M`` holds how many
+The items are reduced to their distinct (fold, gold, predictions) patterns, as for
+independent items (:mod:`evalreport.analyses.resampling_patterns`); a sparse ``(C, P)`` matrix ``M`` holds how many
 items of cluster c have pattern p. A resample draws cluster counts ``d`` (C clusters with
 replacement within each fold: every resample keeps each fold's number of clusters), and its
 pattern counts are ``d @ M``; the confusion tensors follow by the same sparse product as for items.
