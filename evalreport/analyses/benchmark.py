@@ -139,13 +139,23 @@ def _counts(data):
     """The task's confusion tensors (S, K, K), folds summed."""
     from evalreport.analyses.compare import as_counts
 
-    return as_counts(data).pooled()
+    counts = as_counts(data).pooled()
+    run_system = getattr(data, "run_system", None)
+    if run_system is not None:          # several runs per system: each system's mean confusion over its runs
+        from evalreport.analyses.seeds import system_counts
+
+        return system_counts(counts, run_system)
+    return counts
 
 
 def select_systems(data, systems):
     """The task's data with only ``systems`` (in its order); patterns are regrouped."""
     from evalreport.counts.bigdata import PatternCounts
 
+    run_system = getattr(data, "run_system", None)
+    if run_system is not None:          # several runs per system: keep the runs of the systems kept
+        runs = [r for r, s in zip(data.systems, run_system) if s in set(systems)]
+        return data if len(runs) == len(data.systems) else data.select(runs)
     keep = [s for s in data.systems if s in set(systems)]
     if keep == list(data.systems):
         return data
@@ -168,6 +178,9 @@ def _primary_samples(t: BenchmarkTask, B: int, seed, policy: str) -> np.ndarray:
     from evalreport.measures import get, resolve_positive
     from evalreport.measures.scores import is_score_measure
 
+    run_system = getattr(t.runs, "run_system", None)
+    if run_system is not None:
+        return _seeds_samples(t, B, seed, policy, run_system)
     if not is_score_measure(t.primary):
         from evalreport.analyses.resampling import bootstrap as resample
 
@@ -184,6 +197,27 @@ def _primary_samples(t: BenchmarkTask, B: int, seed, policy: str) -> np.ndarray:
         raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} needs scores; the runs carry none")
     design = ScoreDesign(sc, policy=policy)
     return design.resample([get(t.primary)], B, design.streams(seed)[0])[:, :, 0]
+
+
+def _seeds_samples(t: BenchmarkTask, B: int, seed, policy: str, run_system) -> np.ndarray:
+    """``(B, S)`` two-level bootstrap values of a task with several runs per system: the task's
+    :class:`~evalreport.analyses.resampling.ConfusionDesign` of the runs wrapped in
+    :class:`~evalreport.analyses.seeds.SeedsDesign`, as :func:`~evalreport.analyses.compare.compare` does
+    (the items first, the same stream, so one run per system gives the item bootstrap's values)."""
+    from evalreport.analyses.resampling import ConfusionDesign
+    from evalreport.analyses.seeds import SeedsDesign
+    from evalreport.measures import bind, resolve_positive
+    from evalreport.measures.scores import is_score_measure
+
+    if is_score_measure(t.primary):
+        raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} is score-based; score-based measures "
+                           "are not resampled for several runs per system: choose a measure of the predicted labels")
+    labels = list(t.runs.labels)
+    pos = None if t.positive is None else resolve_positive(t.positive, labels, len(labels))
+    design = SeedsDesign(ConfusionDesign(t.runs, positive=pos, policy=policy, costs=t.costs), run_system)
+    records = [bind(t.primary, labels)]
+    design.point(records)
+    return design.resample(records, B, design.streams(seed)[0])[:, :, 0]
 
 
 def _pooled(tasks: list[BenchmarkTask], systems: list[str], policy: str) -> tuple[pd.DataFrame | None, str]:
