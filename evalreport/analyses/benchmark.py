@@ -18,6 +18,12 @@ stream (``np.random.SeedSequence(seed).spawn(T)``, each seed recorded in ``setti
 ``(B, T, S)`` and ranked by every consensus method at once (:func:`consensus_ranks`). Tied consensus
 ranks share their positions, so each system's rank distribution sums to 1 per method.
 
+A task with several runs per system (a folder per system, ``Runs.run_system``): its systems are the
+folders, its comparison is ``compare``'s (system means over runs, the two-level bootstrap), its
+consensus resamples come from the same :class:`~evalreport.analyses.seeds.SeedsDesign` around the
+task's :class:`~evalreport.analyses.resampling.ConfusionDesign`, and its pooled-score matrices are
+each system's mean over its runs. With one run per system every number equals the flat layout's.
+
 Systems missing from some tasks (``missing``): ``drop``, each aggregation uses the tasks a system
 took part in; ``last``, a missing system is ranked last (tied) in that task; ``exclude``, systems
 missing from any task are removed before anything is computed (also from the per-task comparisons).
