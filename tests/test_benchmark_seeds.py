@@ -154,3 +154,17 @@ def test_cli_benchmark_of_seeded_tasks_end_to_end(seeded, tmp_path):
     runs = pd.read_csv(tables / "tasks" / "task1" / "runs.csv")
     assert len(runs[runs["measure"] == runs["measure"].iloc[0]]) == 9       # every run's own value
     assert (out / "report.html").is_file()
+
+
+def test_settings_and_methods_paragraph_name_the_two_level_design(tmp_path):
+    root = _tasks(tmp_path / "in", {"alpha": 3, "beta": 2, "gamma": 1})
+    (root / "task2").rename(root / "task_$2&<x>")
+    result = compare_benchmark(read_benchmark(root), bootstrap=20, seed=0)
+    assert result.settings["runs_per_system"]["task1"] == {"alpha": 3, "beta": 2, "gamma": 1}
+    out = tmp_path / "out"
+    assert main(["benchmark", str(root), "-o", str(out), "--bootstrap", "20", "--formats", "html",
+                 "--engine", "builtin", "--no-audit", "--appendix", "--quiet"]) == 0
+    tex = (out / "appendix" / "methods.tex").read_text()
+    assert "In tasks task1, task\\_\\$2\\&\\textless{}x\\textgreater{} the systems were trained with several random " \
+           "seeds (1 to 3 runs per system)" in tex
+    assert "bouthillier2021accounting" in (out / "appendix" / "references.bib").read_text()

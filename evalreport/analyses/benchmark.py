@@ -412,6 +412,9 @@ def compare_benchmark(benchmark: Benchmark, settings: Settings | None = None, *,
                                    else settings.baseline_samples),
               "primary": {t.name: t.primary for t in tasks}, "positive": {t.name: t.positive for t in tasks},
               "weights": weights, "consensus_bootstrap_seeds": stream_seeds}
+    seeded = _runs_per_system(tasks)
+    if seeded:
+        record["runs_per_system"] = seeded
     return BenchmarkComparison(
         tasks=tuple(names), systems=tuple(systems), comparisons=comparisons, participation=participation,
         task_scores=task_scores, task_ranks=task_ranks, pooled=pooled_table, consensus=cons.table,
@@ -419,6 +422,16 @@ def compare_benchmark(benchmark: Benchmark, settings: Settings | None = None, *,
         average_ranks=average_ranks, nemenyi=nemenyi, cd_cliques=cliques, wilcoxon=wilcoxon, wins=wins,
         consensus_rank_distribution=dist, consensus_p_first=p_first, critical_difference=cd, notes=tuple(notes),
         settings=record, timings=timings)
+
+
+def _runs_per_system(tasks: list[BenchmarkTask]) -> dict[str, dict[str, int]]:
+    """task -> system -> its number of runs, for the tasks where some system has several runs."""
+    out = {}
+    for t in tasks:
+        run_system = getattr(t.runs, "run_system", None)
+        if run_system is not None and len(run_system) > len(set(run_system)):
+            out[t.name] = {s: run_system.count(s) for s in dict.fromkeys(run_system)}
+    return out
 
 
 def _friedman_part(scores, hib, alpha):
