@@ -18,6 +18,12 @@ stream (``np.random.SeedSequence(seed).spawn(T)``, each seed recorded in ``setti
 ``(B, T, S)`` and ranked by every consensus method at once (:func:`consensus_ranks`). Tied consensus
 ranks share their positions, so each system's rank distribution sums to 1 per method.
 
+A task with several runs per system (a folder per system, ``Runs.run_system``): its systems are the
+folders, its comparison is ``compare``'s (system means over runs, the two-level bootstrap), its
+consensus resamples come from the same :class:`~evalreport.analyses.seeds.SeedsDesign` around the
+task's :class:`~evalreport.analyses.resampling.ConfusionDesign`, and its pooled-score matrices are
+each system's mean over its runs. With one run per system every number equals the flat layout's.
+
 Systems missing from some tasks (``missing``): ``drop``, each aggregation uses the tasks a system
 took part in; ``last``, a missing system is ranked last (tied) in that task; ``exclude``, systems
 missing from any task are removed before anything is computed (also from the per-task comparisons).
@@ -139,13 +145,23 @@ def _counts(data):
     """The task's confusion tensors (S, K, K), folds summed."""
     from evalreport.analyses.compare import as_counts
 
-    return as_counts(data).pooled()
+    counts = as_counts(data).pooled()
+    run_system = getattr(data, "run_system", None)
+    if run_system is not None:          # several runs per system: each system's mean confusion over its runs
+        from evalreport.analyses.seeds import system_counts
+
+        return system_counts(counts, run_system)
+    return counts
 
 
 def select_systems(data, systems):
     """The task's data with only ``systems`` (in its order); patterns are regrouped."""
     from evalreport.counts.bigdata import PatternCounts
 
+    run_system = getattr(data, "run_system", None)
+    if run_system is not None:          # several runs per system: keep the runs of the systems kept
+        runs = [r for r, s in zip(data.systems, run_system) if s in set(systems)]
+        return data if len(runs) == len(data.systems) else data.select(runs)
     keep = [s for s in data.systems if s in set(systems)]
     if keep == list(data.systems):
         return data
@@ -168,6 +184,9 @@ def _primary_samples(t: BenchmarkTask, B: int, seed, policy: str) -> np.ndarray:
     from evalreport.measures import get, resolve_positive
     from evalreport.measures.scores import is_score_measure
 
+    run_system = getattr(t.runs, "run_system", None)
+    if run_system is not None:
+        return _seeds_samples(t, B, seed, policy, run_system)
     if not is_score_measure(t.primary):
         from evalreport.analyses.resampling import bootstrap as resample
 
@@ -184,6 +203,27 @@ def _primary_samples(t: BenchmarkTask, B: int, seed, policy: str) -> np.ndarray:
         raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} needs scores; the runs carry none")
     design = ScoreDesign(sc, policy=policy)
     return design.resample([get(t.primary)], B, design.streams(seed)[0])[:, :, 0]
+
+
+def _seeds_samples(t: BenchmarkTask, B: int, seed, policy: str, run_system) -> np.ndarray:
+    """``(B, S)`` two-level bootstrap values of a task with several runs per system: the task's
+    :class:`~evalreport.analyses.resampling.ConfusionDesign` of the runs wrapped in
+    :class:`~evalreport.analyses.seeds.SeedsDesign`, as :func:`~evalreport.analyses.compare.compare` does
+    (the items first, the same stream, so one run per system gives the item bootstrap's values)."""
+    from evalreport.analyses.resampling import ConfusionDesign
+    from evalreport.analyses.seeds import SeedsDesign
+    from evalreport.measures import bind, resolve_positive
+    from evalreport.measures.scores import is_score_measure
+
+    if is_score_measure(t.primary):
+        raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} is score-based; score-based measures "
+                           "are not resampled for several runs per system: choose a measure of the predicted labels")
+    labels = list(t.runs.labels)
+    pos = None if t.positive is None else resolve_positive(t.positive, labels, len(labels))
+    design = SeedsDesign(ConfusionDesign(t.runs, positive=pos, policy=policy, costs=t.costs), run_system)
+    records = [bind(t.primary, labels)]
+    design.point(records)
+    return design.resample(records, B, design.streams(seed)[0])[:, :, 0]
 
 
 def _pooled(tasks: list[BenchmarkTask], systems: list[str], policy: str) -> tuple[pd.DataFrame | None, str]:
@@ -372,6 +412,9 @@ def compare_benchmark(benchmark: Benchmark, settings: Settings | None = None, *,
                                    else settings.baseline_samples),
               "primary": {t.name: t.primary for t in tasks}, "positive": {t.name: t.positive for t in tasks},
               "weights": weights, "consensus_bootstrap_seeds": stream_seeds}
+    seeded = _runs_per_system(tasks)
+    if seeded:
+        record["runs_per_system"] = seeded
     return BenchmarkComparison(
         tasks=tuple(names), systems=tuple(systems), comparisons=comparisons, participation=participation,
         task_scores=task_scores, task_ranks=task_ranks, pooled=pooled_table, consensus=cons.table,
@@ -379,6 +422,16 @@ def compare_benchmark(benchmark: Benchmark, settings: Settings | None = None, *,
         average_ranks=average_ranks, nemenyi=nemenyi, cd_cliques=cliques, wilcoxon=wilcoxon, wins=wins,
         consensus_rank_distribution=dist, consensus_p_first=p_first, critical_difference=cd, notes=tuple(notes),
         settings=record, timings=timings)
+
+
+def _runs_per_system(tasks: list[BenchmarkTask]) -> dict[str, dict[str, int]]:
+    """task -> system -> its number of runs, for the tasks where some system has several runs."""
+    out = {}
+    for t in tasks:
+        run_system = getattr(t.runs, "run_system", None)
+        if run_system is not None and len(run_system) > len(set(run_system)):
+            out[t.name] = {s: run_system.count(s) for s in dict.fromkeys(run_system)}
+    return out
 
 
 def _friedman_part(scores, hib, alpha):

@@ -77,6 +77,10 @@ class BenchmarkTask:
 
     @property
     def systems(self) -> tuple[str, ...]:
+        """The task's systems: with several runs per system (a folder per system), the folders."""
+        run_system = getattr(self.runs, "run_system", None)
+        if run_system is not None:
+            return tuple(dict.fromkeys(run_system))
         return tuple(self.runs.systems)
 
     @property
@@ -300,9 +304,6 @@ def _read_task(name: str, gold: Path, runs_dir, opts: dict) -> Runs:
         runs = read_runs(gold, files, runs_dir=None if files else runs_dir, labels=labels,
                          missing=opts.get("missing") or "error", allow_unknown=bool(opts.get("allow_unknown", False)),
                          **{k: opts[k] for k in ("id_col", "label_col", "cluster_col") if opts.get(k)})
-        if runs.run_system is not None:     # several runs per system: compared per task by `report`, not here
-            raise InputError(f"task {name!r}: a folder per system (several runs per system) is not read by a "
-                             "benchmark; give one run file per system", path=runs_dir)
         return runs
     except InputError as exc:
         if "no run files" in exc.problem:

@@ -356,7 +356,25 @@ def cited_benchmark_methods(data) -> list[str]:
     used += [m for m in ("borda", "copeland", "kemeny") if m in data.methods_used]
     if not data.bench_table("consensus_rank_distribution").empty:
         used.append("bootstrap")
+    if data.settings.get("runs_per_system") and "bootstrap" in used:
+        used.append("seeds")
     return [m for m in METHODS if m in used]
+
+
+def _benchmark_seeds_sentence(seg, runs_per_system: dict) -> None:
+    """The two-level design of the benchmark's tasks with several runs per system."""
+    counts = sorted({int(n) for runs in runs_per_system.values() for n in runs.values()})
+    runs = f"{counts[0]} runs" if len(counts) == 1 else f"{counts[0]} to {counts[-1]} runs"
+    seg.text(f" In {'task' if len(runs_per_system) == 1 else 'tasks'} ")
+    for k, name in enumerate(runs_per_system):      # task names come from the data: escaped per target
+        if k:
+            seg.text(", ")
+        seg.append(("data", str(name)))
+    seg.text(f" the systems were trained with several random seeds ({runs} per system): a system's value is the mean of the measure over its runs, and "
+             "each resample (the consensus bootstrap's too) first drew every system's runs with replacement, then "
+             "the items, paired across all runs ")
+    seg.cite(*METHODS["seeds"])
+    seg.text(".")
 
 
 def benchmark_segments(data, *, version: str | None = None) -> list[tuple[str, object]]:
@@ -393,6 +411,8 @@ def benchmark_segments(data, *, version: str | None = None) -> list[tuple[str, o
           f"{100 * (1 - alpha):g}% percentile intervals ")
         c(*METHODS["bootstrap"])
         t(".")
+        if s.get("runs_per_system"):
+            _benchmark_seeds_sentence(seg, s["runs_per_system"])
     else:
         t(f" No resampling was done (bootstrap = {B}), so no intervals are given; the tasks' values are shown with "
           f"{REPORT_DIGITS} decimals.")
