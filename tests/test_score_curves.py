@@ -332,3 +332,16 @@ def test_reliability_diagram_leaves_out_scores_that_are_not_probabilities(folder
     assert "not probabilities" in words
     kept, plain = rep.reliability_systems(rep.table("reliability"))
     assert first in kept and "left out" not in plain
+
+
+def test_the_intro_names_the_probability_measures_only_where_they_were_computed(folders, tmp_path):
+    """The chance Brier score and log loss are promised only where the scores.csv holds them."""
+    import shutil
+
+    assert "Brier score and log loss of the prevalence forecast" in open_report(folders["three"]).scores_intro().text
+    copy = tmp_path / "tables"
+    shutil.copytree(folders["three"], copy)
+    scores = pd.read_csv(copy / "scores.csv")
+    scores[~scores["measure"].isin(["brier", "log_loss", "ece", "mce"])].to_csv(copy / "scores.csv", index=False)
+    text = open_report(copy).scores_intro().text
+    assert "prevalence forecast" not in text and "are not computed" in text

@@ -135,14 +135,18 @@ class ScoreSections(ReportBase):
         """What the section shows, and where a measure of the other sections does not apply."""
         if not self.has_scores:
             return None
+        probabilities = bool({"brier", "log_loss", "ece"} & set(self.score_measures))
         return Note(
             "The systems' scores and probabilities, judged before any threshold turns them into labels: how well "
             "they rank the items of a class above the others (the area under the ROC curve, AUC; average "
-            "precision), and how far the probabilities can be taken at their word (the Brier score, log loss and "
-            "the expected calibration error, ECE, of the top-label confidence in 15 equal-width bins; Guo et al. "
-            "2017). Chance: AUC 0.5, and the Brier score and log loss of the prevalence forecast (every item given "
-            "the class shares of the gold labels).\n\n"
-            "Prevalence calibration (Opitz 2022, eq. 5-6) rescales confusion matrices; the score-based measures "
+            "precision)"
+            + (", and how far the probabilities can be taken at their word (the Brier score, log loss and the "
+               "expected calibration error, ECE, of the top-label confidence in 15 equal-width bins; Guo et al. "
+               "2017). Chance: AUC 0.5, and the Brier score and log loss of the prevalence forecast (every item "
+               "given the class shares of the gold labels).\n\n" if probabilities else
+               ". Chance: AUC 0.5. Not every system's scores are probabilities, so the Brier score, log loss and "
+               "calibration errors are not computed (the overview names the file and line).\n\n")
+            + "Prevalence calibration (Opitz 2022, eq. 5-6) rescales confusion matrices; the score-based measures "
             "are computed from scores, not from a confusion matrix, so they have no prevalence-calibrated value "
             "and take no part in the calibrated comparison or the what-if class distributions above.")
 
