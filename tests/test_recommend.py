@@ -279,7 +279,7 @@ def test_report_section_reads_the_reports_audit_and_escapes_class_names(tmp_path
     shown = table.df.set_index("measure")
     assert shown.loc["K (Sebastiani)", "fits"] == "yes"
     assert shown.loc["Accuracy — primary", "chance-corrected"] == "✗"
-    assert "0.602 (majority predictor)" in shown.loc["Accuracy — primary", "why not"]
+    assert "0.602 (majority predictor)" in shown.loc["Accuracy — primary", "why not; pitfalls"]
     assert shown.loc["Matthews correlation coefficient", "defined"] == "✗"
     html = table._html()
     assert "<b>x</b>" not in html and "&lt;b&gt;x&lt;/b&gt;" in html

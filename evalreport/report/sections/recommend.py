@@ -35,10 +35,10 @@ class RecommendSections(ReportBase):
         for r in reqs:
             shown[r] = [_MARK.get(str(v).partition(":")[0], "?") for v in rec[r]]
         shown["fits"] = ["yes" if str(v).lower() == "true" else "no" for v in rec["fits"]]
-        shown["why not"] = [_why_not(row, reqs) for _, row in rec.iterrows()]
-        shown["pitfalls on this data"] = rec["pitfalls"].fillna("").astype(str).tolist()
-        if not shown["pitfalls on this data"].str.len().any():
-            shown = shown.drop(columns=["pitfalls on this data"])
+        # one text column (a second one, mostly empty, would halve its width in the PDF)
+        pitfalls = rec["pitfalls"].fillna("").astype(str).tolist()
+        shown["why not; pitfalls"] = [" ".join(p for p in (_why_not(row, reqs), f"Pitfall: {pit}." if pit else "")
+                                               if p) for (_, row), pit in zip(rec.iterrows(), pitfalls)]
         return Table(shown, index=False,
                      caption="✓ met, ✗ not met on this data (" + ", ".join(reqs) + "; docs/recommend.md defines "
                              "each). Why not: what systems without skill score on these prevalences, the audit's "
