@@ -116,7 +116,7 @@ from evalreport.analyses.fragility import (  # noqa: F401
     fragility,
     pair_fragility,
 )
-from evalreport.analyses.letters import TEST_NAMES, shares_letter
+from evalreport.analyses.letters import TEST_NAMES, TWO_LEVEL_TEST, shares_letter
 from evalreport.analyses.paired import COLUMNS as PAIRED_COLUMNS, comparison_pairs
 from evalreport.analyses.rank_findings import rank_findings
 from evalreport.analyses.resampling import p_floor, resamples_needed
@@ -212,6 +212,9 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
 
     # the corrected pairwise tests: the leader's significance group
     test = comp.settings.get("pairwise_test", "bootstrap")
+    # several runs per system: the bootstrap draws runs, then items
+    test_name = (TWO_LEVEL_TEST if test == "bootstrap" and comp.settings.get("runs_per_system")
+                 else TEST_NAMES.get(test, test))
     pw = comp.pairwise[(comp.pairwise["test"] == test)] if len(comp.pairwise) else comp.pairwise
     if len(pw) and len(comp.groups):
         g = comp.groups.set_index("system")["group"]
@@ -231,7 +234,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
                       | ((pw["system_b"] == leader) & (pw["system_a"] == s))]
             p = float(pair["p_holm"].iloc[0]) if len(pair) else np.nan
             if pd.notna(lead_group) and together[s]:
-                add("inseparable", s, primary, p, f"{TEST_NAMES.get(test, test)} test, Holm-corrected, alpha {alpha:g}")
+                add("inseparable", s, primary, p, f"{test_name} test, Holm-corrected, alpha {alpha:g}")
         n_sep = int(sum(1 for s in tested if pd.notna(lead_group) and not together[s]))
         # the smallest Holm-corrected p the test can give: m pairs with a defined p x 1 / (B + 1)
         floor = p_floor(pw, test) if "n_resamples" in pw else None
@@ -247,7 +250,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
         add("separated_pairs", "", primary, int((p_corr < alpha).sum()), f"of {n_pairs}")
         add("letters", "", primary, _n_letters(letters), "distinct letters on the leaderboard")
         add("separable_count", leader, primary, n_sep,
-            f"{TEST_NAMES.get(test, test)}, Holm-corrected over all {n_pairs} pairs, alpha {alpha:g}")
+            f"{test_name}, Holm-corrected over all {n_pairs} pairs, alpha {alpha:g}")
 
     # who wins under each measure: raw, calibrated, what-if distributions
     ranks = comp.ranks if len(comp.systems) > 1 else comp.ranks.iloc[:0]      # one system wins trivially

@@ -12,7 +12,29 @@ import pandas as pd
 from evalreport.analyses.gold_fragility import gold_fragility
 from evalreport.analyses.label_noise import label_noise, noise_sentence
 
-__all__ = ["gold_tables", "with_gold", "noise_finding", "annotator_tables"]
+__all__ = ["gold_tables", "with_gold", "noise_finding", "annotator_tables", "gold_measure", "STAND_IN"]
+
+#: The measure of the gold-label checks when the primary one is score-based: the checks change gold labels
+#: and search confusion matrices, which a score-based measure is not computed from.
+STAND_IN = "accuracy"
+
+
+def gold_measure(primary: str) -> str:
+    """The id of the measure the gold-label checks rank by: the primary measure, or :data:`STAND_IN` when
+    the primary is score-based.
+
+    Parameters
+    ----------
+    primary : str
+        The comparison's primary measure.
+
+    Returns
+    -------
+    str
+    """
+    from evalreport.measures.scores import is_score_measure
+
+    return STAND_IN if is_score_measure(primary) else primary
 
 
 def _leaders(ranks: pd.DataFrame, measures: list[str]) -> dict[str, str]:
@@ -44,17 +66,13 @@ def gold_tables(data, comparison, settings) -> dict[str, pd.DataFrame]:
         ``gold_fragility`` and, when noise is set, ``label_noise``.
     """
     from evalreport.inputs.runs import Runs
-    from evalreport.measures import get as get_measure
-    from evalreport.measures.scores import is_score_measure
 
     # several runs per system: the runs are not the comparison's systems (not searched yet)
     if not isinstance(data, Runs) or len(data.systems) < 2 or not len(data.gold) or data.run_system is not None:
         return {}
     pos = comparison.settings.get("positive")
     pos = None if pos is None else list(comparison.labels).index(pos)
-    primary = comparison.record(comparison.primary)
-    if is_score_measure(primary):          # the searches change confusion matrices: accuracy stands in
-        primary = comparison.record("accuracy") if "accuracy" in comparison.measures else get_measure("accuracy")
+    primary = comparison.record(gold_measure(comparison.primary))     # the searches change confusion matrices
     ranks = comparison.ranks
     measures = [primary] + ([] if primary.id == "accuracy" else ["accuracy"])
     from evalreport.analyses.ranking import rank
@@ -160,12 +178,13 @@ def noise_finding(comparison) -> dict | None:
     table = dict(comparison.extra).get("label_noise")
     if table is None or table.empty:
         return None
-    leader = _leaders(comparison.ranks, [comparison.primary]).get(comparison.primary)
+    measure = gold_measure(comparison.primary)         # the measure the draws ranked by
+    leader = _leaders(comparison.ranks, [measure]).get(measure)
     if leader is None:
         return None
     sentence = noise_sentence(table, leader)
     if sentence is None:
         return None
     p = table[table["system"] == leader].sort_values("noise_rate")["p_first"].iloc[-1]
-    return {"finding": "label_noise", "system": leader, "measure": comparison.primary, "value": float(p),
+    return {"finding": "label_noise", "system": leader, "measure": measure, "value": float(p),
             "detail": sentence}

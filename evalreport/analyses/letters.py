@@ -101,6 +101,9 @@ def _sweep(cols: np.ndarray) -> tuple[np.ndarray, bool]:
 
 #: How a sentence names each pairwise test (:mod:`evalreport.analyses.significance`).
 TEST_NAMES = {"bootstrap": "paired bootstrap", "randomization": "approximate randomisation", "mcnemar": "McNemar"}
+#: The bootstrap test's name with several runs per system: each resample draws runs, then items
+#: (:mod:`evalreport.analyses.seeds`).
+TWO_LEVEL_TEST = "two-level bootstrap (runs, then items)"
 _CORRECTED = {"holm": "Holm-corrected", "bh": "Benjamini-Hochberg-adjusted", "none": "uncorrected"}
 
 

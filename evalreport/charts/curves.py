@@ -142,10 +142,7 @@ def _curve_chart(df: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str
     x_enc = alt.X(f"{x}:Q", title=x_title, scale=scale, axis=alt.Axis(values=_ticks(side), format=".2~f"))
     y_enc = alt.Y(f"{y}:Q", title=y_title, scale=scale, axis=alt.Axis(values=_ticks(side), format=".2~f"))
     base = alt.Chart().encode(x=x_enc, y=y_enc)
-    layers = [
-        base.mark_line(color=CHANCE_COLOUR, strokeDash=[5, 4], strokeWidth=1.2).encode(
-            order=alt.Order("step:Q")).transform_filter("datum.kind == 'chance'"),
-    ]
+    layers = []
     if rest:
         layers.append(base.mark_line(color=REST_COLOUR, strokeWidth=0.8, opacity=0.6, interpolate=interpolate)
                       .encode(detail="system:N", order=alt.Order("step:Q"))
@@ -155,6 +152,9 @@ def _curve_chart(df: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str
                        legend=_legend(coloured, columns * (side + 55)) if len(coloured) + len(rest) > 1 else None)
     layers.append(base.mark_line(strokeWidth=1.8, interpolate=interpolate).encode(
         color=colour, order=alt.Order("step:Q"), tooltip=tooltip).transform_filter("datum.kind == 'curve'"))
+    # the chance line last, on top: a system with no skill (the prior) runs along it and would hide it
+    layers.append(base.mark_line(color=CHANCE_COLOUR, strokeDash=[5, 4], strokeWidth=1.5).encode(
+        order=alt.Order("step:Q")).transform_filter("datum.kind == 'chance'"))
     if rest:
         subtitle = [*subtitle, f"coloured: the first {len(coloured)} of {len(coloured) + len(rest)} systems; "
                                f"grey: the other {len(rest)}"]

@@ -43,16 +43,24 @@ def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence")
     df["label"] = [f"{int(c)} ({s:.1%})" for c, s in zip(df["count"], df["share"])]
     n = len(df)
     ratio = df["count"].max() / max(df["count"].min(), 1)
+    # room for the labels right of the bars, but a share never runs past 100 %
+    top = min(1.0, float(df["share"].max()) * 1.25)
+    room = (top - df["share"].astype(float)) / top * PLOT_WIDTH
+    df["inside"] = [r < text_width(t) + 8 for r, t in zip(room, df["label"])]   # no room right: in the bar
     base = alt.Chart(df).encode(
         y=alt.Y("class:N", sort=df["class"].tolist(), title="Class", axis=label_axis(0, names=df["class"])),
         x=alt.X("share:Q", title="Share of items", axis=alt.Axis(format="%"),
-                scale=alt.Scale(domain=[0, float(df["share"].max()) * 1.25])),
+                scale=alt.Scale(domain=[0, top], nice=False, clamp=True)),
         tooltip=[alt.Tooltip("class:N", title="Class"), alt.Tooltip("count:Q", title="Items"),
                  alt.Tooltip("share:Q", title="Share", format=".1%")],
     )
     bars = base.mark_bar()
-    text = base.mark_text(align="left", dx=4, baseline="middle").encode(text=alt.Text("label:N"))
-    return with_properties(alt.layer(bars, text),
+    layers = [bars, base.mark_text(align="left", dx=4, baseline="middle").encode(text=alt.Text("label:N"))
+              .transform_filter("!datum.inside")]
+    if df["inside"].any():
+        layers.append(base.mark_text(align="right", dx=-4, baseline="middle", color="white")
+                      .encode(text=alt.Text("label:N")).transform_filter("datum.inside"))
+    return with_properties(alt.layer(*layers),
         width=PLOT_WIDTH, height=alt.Step(band_step(n, lo=14, hi=24)),
         title=chart_title(title, f"{n} classes, {int(df['count'].sum())} items; largest / smallest = {ratio:.1f}"),
     )

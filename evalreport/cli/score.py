@@ -1,6 +1,8 @@
 """``evalreport score``: every measure for every system."""
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from evalreport.cli import multilabel
@@ -111,9 +113,11 @@ def run(args) -> int:
     import pandas as pd
 
     frame = pd.DataFrame(columns)
-    wide = frame.pivot(index="system", columns="measure", values="value")
-    wide = wide[list(dict.fromkeys(frame["measure"]))].loc[list(dict.fromkeys(frame["system"]))]
-    if args.format in ("markdown", "latex"):
+    wide = _wide(frame)
+    run_system = getattr(loaded.runs, "run_system", None)
+    if run_system is not None:       # several runs per system: the systems' means first, then every run
+        _emit_runs(frame, wide, dict(zip(loaded.runs.systems, run_system)), args.format)
+    elif args.format in ("markdown", "latex"):
         emit(frame, args.format, wide=wide, title="evalreport score")
     else:   # the terminal table: names whole when it fits, else wrapped and shortened (no two alike)
         from evalreport.cli.terminal import print_table
@@ -122,6 +126,42 @@ def run(args) -> int:
         if "bound" in columns:
             print_table(_bounds(frame), title="error bound of the score histogram: |value - exact value| <= bound")
     return 0
+
+
+def _wide(frame):
+    """The systems x measures table of a tidy frame, in the frame's orders."""
+    wide = frame.pivot(index="system", columns="measure", values="value")
+    return wide[list(dict.fromkeys(frame["measure"]))].loc[list(dict.fromkeys(frame["system"]))]
+
+
+def _emit_runs(frame, runs_wide, run_system: dict[str, str], fmt: str) -> None:
+    """Several runs per system, as a table or markdown/latex: a table of each system's mean over its runs
+    (the value the report ranks), then one of every run."""
+    import pandas as pd
+
+    from evalreport.analyses.seeds import system_scores
+
+    systems = list(dict.fromkeys(run_system.values()))
+    means = _wide(system_scores(frame, run_system, systems))
+    n_runs = pd.Series(list(run_system.values())).value_counts()
+    words = _runs_words(n_runs[systems].tolist())
+    if fmt in ("markdown", "latex"):
+        if fmt == "markdown":
+            sys.stdout.write(f"System means over runs ({words}):\n\n")
+        emit(means, fmt, wide=means)
+        if fmt == "markdown":
+            sys.stdout.write("\nEvery run (system/run):\n\n")
+        emit(runs_wide, fmt, wide=runs_wide)
+        return
+    from evalreport.cli.terminal import print_table
+
+    print_table(means, title=f"system means over runs ({words})")
+    print_table(runs_wide, title="every run (system/run)")
+
+
+def _runs_words(counts: list[int]) -> str:
+    """How many runs the systems have, in words: "4 runs each" or "2 to 5 runs"."""
+    return f"{counts[0]} runs each" if len(set(counts)) == 1 else f"{min(counts)} to {max(counts)} runs"
 
 
 def _bounds(frame):

@@ -253,6 +253,10 @@ def _note_letter(i: int) -> str:
 
 #: A run of this many characters without a space: a name that may have to break for the table to fit.
 _LONG_WORD = re.compile(r"\S{21,}")
+#: A short text of digits and signs (an interval "[0.939, 0.982]", a rank range "1–7"): kept on one line.
+_NUMBERS_TEXT = re.compile(r"[^A-Za-z]{0,30}\d[^A-Za-z]{0,30}")
+#: Least width (em) of a column of long names: a name breaks over a few lines, not one letter a line.
+NAME_EM = 12.0
 
 
 class Table:
@@ -398,6 +402,8 @@ class Table:
         for j, num in enumerate(numeric):
             short = [w for w in (text_width(t[j]) for t in texts) if w <= PROSE_EM]
             em = min(1.1 * max(short, default=0.0), 16.0)
+            if not short and any(_LONG_WORD.search(t[j]) for t in texts):     # only long names
+                em = NAME_EM
             ems.append(em if not num and em >= 4 else 0.0)
         # the minimums of all text columns together leave room for the rest (no forced scrolling)
         scale = min(1.0, 40.0 / sum(ems)) if sum(ems) else 1.0
@@ -440,7 +446,8 @@ class Table:
                 else:
                     # a long name without spaces (a system, a file) may break anywhere (report.css)
                     cls = ' class="num"' if (num or col_num) else (' class="er-long"' if _LONG_WORD.search(text)
-                                                                   else "")
+                                                                   else ' class="er-nowrap"'
+                                                                   if _NUMBERS_TEXT.fullmatch(text) else "")
                     tds.append(f"<td{cls}>{esc(text)}</td>")
             out.append("<tr>" + "".join(tds) + "</tr>")
         out.append("</tbody></table>")

@@ -145,7 +145,7 @@ def _crowns(groups, *, labels: bool, what: str = "measures", bold: bool = True) 
     return _join(parts, "; ")
 
 
-def _winners_sentence(of: Callable[[str], pd.DataFrame], alpha: float) -> str:
+def _winners_sentence(of: Callable[[str], pd.DataFrame], alpha: float, test: str = "paired bootstrap") -> str:
     """Who wins under each measure, for the details (rows ``winner``, ``winner_margin``,
     ``winner_noise``): the headline names the leads beyond the paired bootstrap noise, so this
     sentence starts at the near-ties, then the ties for first and the untested winners."""
@@ -166,7 +166,7 @@ def _winners_sentence(of: Callable[[str], pd.DataFrame], alpha: float) -> str:
     tied = [m for m in by_measure.index if len(by_measure[m]) > 1]
     # a sole winner with no paired verdict: no runner-up has a value, or no resample defines both values
     untested = [m for m in by_measure.index if len(by_measure[m]) == 1 and m not in clear and m not in near]
-    rule = (f"paired bootstrap test of the winner against the runner-up, Holm-corrected over the {len(noise)} "
+    rule = (f"{test} test of the winner against the runner-up, Holm-corrected over the {len(noise)} "
             f"measures with one winner, alpha {alpha:g}")
     everyone = {w for ws in by_measure for w in ws}
     if len(everyone) == 1:
@@ -388,7 +388,7 @@ def _runner_item(of, first, n_items, *, method: bool) -> str:
     return " ".join(parts)
 
 
-def _measures_item(of, alpha: float) -> str:
+def _measures_item(of, alpha: float, test: str = "paired bootstrap") -> str:
     """Short: how many measures each system wins, and the leads that hold in their corrected family."""
     winners = of("winner")
     groups = _winner_groups(winners, "measure")
@@ -403,7 +403,7 @@ def _measures_item(of, alpha: float) -> str:
     if noise.empty:
         return t + "."
     clear = noise[noise["detail"] == "beyond noise"]
-    rule = (f"each winner against its runner-up: paired bootstrap, Holm-corrected over the {len(noise)} "
+    rule = (f"each winner against its runner-up: {test}, Holm-corrected over the {len(noise)} "
             f"measures with one winner, alpha {alpha:g}")
     if clear.empty:
         return t + (f"; its lead over the runner-up is within the bootstrap noise under every one ({rule})." if one
@@ -552,11 +552,13 @@ def _not_computed_item(of: Callable[[str], pd.DataFrame]) -> str:
     return "**Not computed for this input:** " + "; ".join(escape(d) for d in rows["detail"]) + "."
 
 
-def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_items: int | None = None) -> Note:
+def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_items: int | None = None,
+                  test_name: str = "paired bootstrap") -> Note:
     """The findings block as one Note, from the rows of ``findings.csv``: the headline (a Markdown
     list a reader takes in within a minute) as ``text``, and every other finding (each measure's
     winner and near-ties, calibration, undefined values, how the fragility count was found) as
-    ``details``, shown one click away in HTML."""
+    ``details``, shown one click away in HTML. ``test_name``: the reader's name of the bootstrap test
+    behind the winners' leads (the two-level one with several runs per system)."""
     rows = rows.copy()
     if rows.empty:
         return Note("No findings were computed for this report.")
@@ -581,7 +583,7 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
     headline = [_leader_item(of, first, plabel, alpha), ranks_item(of), _separation_item(of, first, alpha),
                 verdicts_item(of),
                 seed_spread_sentence(of("seed_spread"), plabel),
-                _runner_item(of, first, n_items, method=False), _measures_item(of, alpha), _skipping_item(of),
+                _runner_item(of, first, n_items, method=False), _measures_item(of, alpha, test_name), _skipping_item(of),
                 _degenerate_sentence(of), chance if not chance.startswith("**Chance:**") else ""]
     if not_avail is not None:
         detail = escape(not_avail["detail"])
@@ -589,7 +591,7 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
     noise = first("label_noise")
     if noise is not None:
         headline.append(f"**Label noise:** {escape(noise['detail'])}")
-    details = [_winners_sentence(of, alpha), _families_item(of), _tests_item(of),
+    details = [_winners_sentence(of, alpha, test_name), _families_item(of), _tests_item(of),
                _calibration_sentence(of), _runner_item(of, first, n_items, method=True),
                chance if chance.startswith("**Chance:**") else "", *undefined, _skips_item(of),
                _not_computed_item(of)]

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from evalreport.analyses.letters import TEST_NAMES, TWO_LEVEL_TEST
 from evalreport.escape import csv_unquote
 from evalreport.measures import get
 from evalreport.report.section_tables import MIN_SYSTEMS_AGREEMENT, integer_ranks
@@ -191,6 +192,14 @@ class ReportBase:
         if settings.get("cluster_col"):
             return "clusters"
         return "runs and items" if settings.get("runs_per_system") else "items"
+
+    def _test_name(self) -> str:
+        """The reader's name of the pairwise test behind the letters, rank intervals and winners' leads: with
+        several runs per system the bootstrap draws runs, then items, so it is not the paired (items only) one."""
+        test = self.meta.get("pairwise_test", "bootstrap")
+        if test == "bootstrap" and self._resampled() == "runs and items":
+            return TWO_LEVEL_TEST
+        return TEST_NAMES.get(test, test)
 
     @staticmethod
     def _calibration_changes_nothing(frame: pd.DataFrame, column: str) -> bool:

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport import charts
-from evalreport.analyses.letters import letters_sentence
+from evalreport.analyses.letters import TWO_LEVEL_TEST, letters_sentence
 from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
@@ -60,7 +60,7 @@ class CommonSections(ReportBase):
         from evalreport.report.summary import findings_note
 
         return findings_note(self.table("findings"), primary=self.primary, alpha=self.meta.get("alpha", 0.05),
-                             n_items=self.meta.get("n_items"))
+                             n_items=self.meta.get("n_items"), test_name=self._test_name())
 
     # ------------------------------------------------------------------ inputs, leaderboard, ranks
     def inputs_table(self) -> Table:
@@ -102,7 +102,7 @@ class CommonSections(ReportBase):
                                              if self._resampled() == "runs and items" else "value on all items")
         intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
         letters = "" if groups.empty or "letters" not in groups else (
-            " Colour: the significance letters. " + letters_sentence(self.meta.get("pairwise_test", "bootstrap"),
+            " Colour: the significance letters. " + letters_sentence(self._test_name(),
                                                                      self.meta.get("alpha", 0.05)))
         return Chart(chart, name="leaderboard",
                      caption=f"Systems under {self._label(self.primary)} {intervals}. What trivial or random "
@@ -219,7 +219,8 @@ class CommonSections(ReportBase):
         p = self._label(self.primary)
         if fl.empty:
             return Note(f"No pair of systems changes order between {escape(p)} and the other measures.")
-        rule = (f"A flip is larger than the noise when, under both measures, the paired bootstrap test of the two "
+        test = TWO_LEVEL_TEST if self._resampled() == "runs and items" else "paired bootstrap"
+        rule = (f"A flip is larger than the noise when, under both measures, the {test} test of the two "
                 f"systems' difference (the same resampled {self._resampled()} for both), Holm-corrected over the two tests of "
                 f"every flip, gives p < {alpha:g} (paired_differences.csv)." if "p_primary" in fl else
                 f"A flip is larger than the noise when, under both measures, the two systems differ by more than "
@@ -318,6 +319,8 @@ class CommonSections(ReportBase):
         words = dict(self.test_words)
         if self._resampled() == "clusters":       # the tests swap and count whole clusters
             words.update(mcnemar="clustered McNemar", bootstrap="paired cluster bootstrap")
+        elif self._resampled() == "runs and items":
+            words.update(bootstrap=self._test_name())
         wide.columns = [f"p ({words.get(t, t)}, Holm)" for t in wide.columns]
         diff = pw[pw["test"] != "mcnemar"].groupby(["system_a", "system_b"])["difference"].first()
         p_label = self._label(self.primary)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from evalreport.analyses.gold import gold_measure
 from evalreport.report.display import Note, Table
 from evalreport.report.sections._core import ReportBase
 
@@ -15,6 +16,10 @@ class GoldSections(ReportBase):
 
     def gold_fragility_table(self) -> Table | Note | None:
         frame = self.table("gold_fragility")
+        if frame.empty and self.manifest.get("settings", {}).get("runs_per_system"):
+            return Note("Skipped: with several runs per system a system is the mean over its runs, so a gold "
+                        "label that changes moves every run at once; the search for the fewest changes and the "
+                        "label-noise draws count one set of predictions per system and are not made for runs.")
         if frame.empty:
             return Note("Not computed: counting gold-label changes needs the item-level gold labels and "
                         "predictions (not confusion matrices) and at least two systems.")
@@ -33,7 +38,15 @@ class GoldSections(ReportBase):
         return Table(wide, caption="Fewest gold labels that must change for each challenger to draw level with "
                                    f"the leader ({who}). A number after ≤ is a checked upper bound found by "
                                    "search; the others are exact. For accuracy it is half the gap in correct "
-                                   "items, rounded up.")
+                                   "items, rounded up." + self._stand_in_sentence())
+
+    def _stand_in_sentence(self) -> str:
+        """Which measure the gold-label checks used when the primary one is score-based, in words ("" else)."""
+        used = gold_measure(self.primary)
+        if used == self.primary:
+            return ""
+        return (f" The primary measure, {self._label(self.primary)}, is computed from scores, not from the "
+                f"confusion matrices these checks change, so they rank by {self._label(used)} instead.")
 
     def label_noise_table(self) -> Table | None:
         frame = self.table("label_noise")
@@ -50,8 +63,9 @@ class GoldSections(ReportBase):
         return Table(wide, digits=2,
                      caption=f"Share of {draws} seeded draws in which each system is first (ties count) when "
                              f"every gold label is flipped at the given rate (a flipped label takes another "
-                             f"class at random, or follows the noise matrix), under {self._label(self.primary)}; "
-                             "label_noise.csv has the mean rank and its range per system.")
+                             f"class at random, or follows the noise matrix), under "
+                             f"{self._label(gold_measure(self.primary))}; label_noise.csv has the mean rank and its "
+                             "range per system." + self._stand_in_sentence())
 
     def agreement_note(self) -> Note | None:
         agree = self.table("agreement")

@@ -1,10 +1,12 @@
 """Report sections 0-3 (report.ipynb): findings, overview, leaderboard and every measure."""
 from __future__ import annotations
 
+from pathlib import PurePath
+
 import pandas as pd
 
 from evalreport import charts
-from evalreport.analyses.letters import TEST_NAMES, letters_sentence
+from evalreport.analyses.letters import letters_sentence
 from evalreport.analyses.rank_intervals import rank_interval_sentence
 from evalreport.escape import markdown as escape
 from evalreport.measures import get
@@ -27,7 +29,9 @@ class OverviewSections(ReportBase):
         ]
         unit = {"clusters": "whole clusters"}.get(self._resampled(), self._resampled())
         if m.get("bootstrap"):
-            lines.append(f"Uncertainty: {m['bootstrap']:,} paired bootstrap resamples over {unit}, seed "
+            how = (f"{self._test_name()} resamples" if unit == "runs and items" else
+                   f"paired bootstrap resamples over {unit}")
+            lines.append(f"Uncertainty: {m['bootstrap']:,} {how}, seed "
                          f"{m.get('seed')}; intervals are {100 * (1 - m.get('alpha', 0.05)):g}% percentile intervals.")
         if m.get("positive"):
             lines.append(f"Positive class for binary measures: **{escape(m['positive'])}**.")   # a name from the data
@@ -36,8 +40,18 @@ class OverviewSections(ReportBase):
         for note in self.manifest.get("notes", []):
             # intervals: said above; confusion-matrix input: the findings say what it cannot tell
             if not note.startswith(("intervals:", "confusion-matrix input")):
-                lines.append(f"Note: {escape(note)}.")   # notes quote class names from the data
+                lines.append(f"Note: {escape(self._file_names(note))}.")   # notes quote class names from the data
         return Note("\n\n".join(lines))
+
+    def _file_names(self, text: str) -> str:
+        """``text`` with every input file's path cut to its name: a note quoting an input error names
+        the file, and its folder (often temporary) says nothing to the reader."""
+        inputs = self.table("inputs")
+        if "path" not in inputs:
+            return text
+        for path in sorted({str(p) for p in inputs["path"].dropna()}, key=len, reverse=True):
+            text = text.replace(path, PurePath(path).name) if path else text
+        return text
 
     def prevalence_chart(self) -> Chart | Note:
         prev = self.table("prevalence")
@@ -71,11 +85,11 @@ class OverviewSections(ReportBase):
         caption = (f"Leaderboard under {p_label}" + (": " + ", ".join(shown[:-1]) + (" and " if len(shown) > 1 else "")
                                                      + shown[-1] if shown else "") + ".")
         if has_letters:
-            caption += " " + letters_sentence(self.meta.get("pairwise_test", "bootstrap"), self.meta.get("alpha", 0.05))
+            caption += " " + letters_sentence(self._test_name(), self.meta.get("alpha", 0.05))
         if (board["rank"] % 1 != 0).any():
             caption += " Tied systems share the mean of their ranks (e.g. 1.5)."
         if "rank interval" in show:
-            caption += " " + rank_interval_sentence(letters_sentence_test(self.meta), self.meta.get("alpha", 0.05))
+            caption += " " + rank_interval_sentence(self._test_name(), self.meta.get("alpha", 0.05))
         settings = self.manifest.get("settings", {})
         if "interval" in show and settings.get("bootstrap_missing_class"):
             from evalreport.analyses.resampling import lost_classes_sentence
@@ -112,7 +126,9 @@ class OverviewSections(ReportBase):
     def scores_table(self, *, calibrated: bool = False) -> Table:
         scores = self.table("scores")
         scores = scores[scores["calibrated"] == calibrated]
-        values, mark, reasons = wide_scores(scores, dict.fromkeys(scores["measure"]), self.in_board_order(scores["system"]))
+        # the primary measure first, whatever its kind (score-based rows come after the confusion ones)
+        order = dict.fromkeys([self.primary] * (self.primary in set(scores["measure"])) + list(scores["measure"]))
+        values, mark, reasons = wide_scores(scores, order, self.in_board_order(scores["system"]))
         values.index = [f"{self._label(m)} ({'↑' if get(m).higher_is_better else '↓'})" for m in values.index]
         values.index.name = "measure"
         mark.index = reasons.index = values.index
@@ -151,12 +167,6 @@ class OverviewSections(ReportBase):
 
 #: Above this many systems, and more systems than measures, the every-measure table has a row per system.
 MAX_SYSTEM_COLUMNS = 12
-
-
-def letters_sentence_test(meta: dict) -> str:
-    """The name of the test that makes the letters and rank intervals (``paired bootstrap``)."""
-    test = meta.get("pairwise_test", "bootstrap")
-    return TEST_NAMES.get(test, test)
 
 
 def code_span(text: str) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import pandas as pd
 
 from evalreport import charts
-from evalreport.analyses.letters import TEST_NAMES
 from evalreport.analyses.rank_intervals import rank_interval_sentence
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Note, Table
@@ -22,7 +21,7 @@ class RankSections(ReportBase):
         rd = self.table("rank_distribution")
         if rd.empty or board.empty or "rank_lo" not in board or board["rank_lo"].isna().all():
             return None          # no resampling: the rank-distribution section says why
-        test = TEST_NAMES.get(self.meta.get("pairwise_test", "bootstrap"), "paired bootstrap")
+        test = self._test_name()
         alpha = self.meta.get("alpha", 0.05)
         return Chart(charts.rank_blob(rd, board, measure=self.primary), name="rank-intervals",
                      caption=f"Each system's bootstrap rank distribution under {self._label(self.primary)} "
