@@ -14,7 +14,7 @@ from altair.utils.schemapi import validate_jsonschema
 from altair.vegalite.v6.schema.core import load_schema
 from scored_tables import score_frames, scored_runs
 
-from evalreport.charts.curves import pr_chart, roc_chart
+from evalreport.charts.curves import CHANCE_LINE, pr_chart, roc_chart
 from evalreport.charts.points import prevalence_bar
 from evalreport.cli import main
 from evalreport.report.build import analyse, write_report_meta
@@ -52,7 +52,7 @@ def test_the_roc_chance_diagonal_is_drawn_last_and_dashed(labels):
         layers = spec["layer"] if "layer" in spec else spec["spec"]["layer"]
         last = layers[-1]
         assert last["transform"] == [{"filter": "datum.kind == 'chance'"}]
-        assert last["mark"]["strokeDash"] and last["mark"]["color"] == "#777777"
+        assert last["mark"]["strokeDash"] and last["mark"]["color"] == CHANCE_LINE
         assert all("chance" not in str(layer.get("transform")) for layer in layers[:-1])
 
 
@@ -117,7 +117,8 @@ def binary_report(tmp_path_factory):
     root = tmp_path_factory.mktemp("binary")
     gold, runs = _binary(root)
     data = read_runs(gold, runs)
-    result = analyse(data, root / "tables", bootstrap=60, seed=0, audit=False, primary="roc_auc", positive="yes")
+    result = analyse(data, root / "tables", bootstrap=60, seed=0, audit=False, primary="roc_auc", positive="yes",
+                     label_noise=(0.1,), label_noise_draws=20)
     write_report_meta(root / "tables", result, bootstrap=60, seed=0, primary="roc_auc", positive="yes")
     return open_report(root / "tables")
 
@@ -131,8 +132,15 @@ def test_a_score_based_primary_comes_first_in_the_every_measure_table(binary_rep
 def test_the_gold_checks_say_which_measure_stands_in_for_a_score_based_primary(binary_report):
     table = binary_report.gold_fragility_table()
     assert isinstance(table, Table) and list(table.df.columns) == ["Accuracy"]
-    assert "ROC AUC" in table.caption and "computed from scores" in table.caption
-    assert "rank by Accuracy instead" in table.caption
+    assert table.caption.startswith("These checks rank by Accuracy, not by the primary measure: ROC AUC is "
+                                    "computed from scores")
+
+
+def test_the_label_noise_table_names_the_measure_it_ranked_by(binary_report):
+    table = binary_report.label_noise_table()
+    assert "under Accuracy;" in table.caption and "These checks rank by Accuracy" in table.caption
+    finding = binary_report.table("findings").query("finding == 'label_noise'")
+    assert finding["measure"].tolist() == ["accuracy"]
 
 
 def test_notes_name_the_input_file_without_its_folder(tmp_path):
@@ -190,9 +198,11 @@ def seeds_report(tmp_path_factory):
 
 def test_several_runs_name_the_two_level_bootstrap(seeds_report):
     rep = seeds_report
-    captions = [rep.leaderboard_table().caption, rep.rank_interval_chart().caption, rep.overview().text]
+    captions = [rep.leaderboard_table().caption, rep.rank_interval_chart().caption, rep.overview().text,
+                rep.pvalue_chart().caption, rep.detectable_note().text]
     for text in captions:
         assert TWO_LEVEL in text and "paired bootstrap" not in text
+    assert f"p ({TWO_LEVEL}, Holm)" in rep.pairwise_table().df.columns
     findings = rep.findings().full
     assert "paired bootstrap" not in findings and TWO_LEVEL in findings
 

@@ -51,6 +51,9 @@ REST_COLOUR = "#bbbbbb"
 #: Room (px) for the y-axis labels of a reliability panel, the same above and below: the plots align.
 AXIS_EXTENT = 30
 CHANCE_COLOUR = "#777777"
+#: The ROC and precision-recall chance line: darker than any curve's colour, so that it shows on top of a
+#: system without skill that runs along it.
+CHANCE_LINE = "#222222"
 
 
 def thin_curves(df: pd.DataFrame, x: str, y: str, keys: Sequence[str], n: int) -> pd.DataFrame:
@@ -153,7 +156,7 @@ def _curve_chart(df: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str
     layers.append(base.mark_line(strokeWidth=1.8, interpolate=interpolate).encode(
         color=colour, order=alt.Order("step:Q"), tooltip=tooltip).transform_filter("datum.kind == 'curve'"))
     # the chance line last, on top: a system with no skill (the prior) runs along it and would hide it
-    layers.append(base.mark_line(color=CHANCE_COLOUR, strokeDash=[5, 4], strokeWidth=1.5).encode(
+    layers.append(base.mark_line(color=CHANCE_LINE, strokeDash=[5, 4], strokeWidth=1.5).encode(
         order=alt.Order("step:Q")).transform_filter("datum.kind == 'chance'"))
     if rest:
         subtitle = [*subtitle, f"coloured: the first {len(coloured)} of {len(coloured) + len(rest)} systems; "

@@ -270,7 +270,7 @@ class CommonSections(ReportBase):
             return Note("Pairwise tests need item-level predictions, at least two systems and bootstrap resamples.")
         test = self.meta.get("pairwise_test", "bootstrap")
         floor = p_floor(pw, test)     # over every pair: Holm corrects over all of them
-        words = self.test_words.get(test, test)
+        words = self._test_name() if test == "bootstrap" else self.test_words.get(test, test)
         caption = (f"Holm-corrected p-values of the {words} test between every pair of systems under "
                    f"{self._label(self.primary)} (systems in leaderboard order).")
         board = self.table("leaderboard")

@@ -35,18 +35,18 @@ class GoldSections(ReportBase):
         wide.index.name = "challenger"
         leaders = leaders_of(frame)
         who = "; ".join(f"{self._label(m)}: {leaders[m]}" for m in measures)     # Table escapes captions
-        return Table(wide, caption="Fewest gold labels that must change for each challenger to draw level with "
-                                   f"the leader ({who}). A number after ≤ is a checked upper bound found by "
-                                   "search; the others are exact. For accuracy it is half the gap in correct "
-                                   "items, rounded up." + self._stand_in_sentence())
+        return Table(wide, caption=self._stand_in_sentence() + "Fewest gold labels that must change for each "
+                                   f"challenger to draw level with the leader ({who}). A number after ≤ is a "
+                                   "checked upper bound found by search; the others are exact. For accuracy it is "
+                                   "half the gap in correct items, rounded up.")
 
     def _stand_in_sentence(self) -> str:
         """Which measure the gold-label checks used when the primary one is score-based, in words ("" else)."""
         used = gold_measure(self.primary)
         if used == self.primary:
             return ""
-        return (f" The primary measure, {self._label(self.primary)}, is computed from scores, not from the "
-                f"confusion matrices these checks change, so they rank by {self._label(used)} instead.")
+        return (f"These checks rank by {self._label(used)}, not by the primary measure: {self._label(self.primary)} "
+                "is computed from scores, not from the confusion matrices the checks change. ")
 
     def label_noise_table(self) -> Table | None:
         frame = self.table("label_noise")
@@ -65,7 +65,7 @@ class GoldSections(ReportBase):
                              f"every gold label is flipped at the given rate (a flipped label takes another "
                              f"class at random, or follows the noise matrix), under "
                              f"{self._label(gold_measure(self.primary))}; label_noise.csv has the mean rank and its "
-                             "range per system." + self._stand_in_sentence())
+                             "range per system. " + self._stand_in_sentence().strip())
 
     def agreement_note(self) -> Note | None:
         agree = self.table("agreement")
