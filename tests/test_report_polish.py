@@ -83,6 +83,8 @@ def test_intervals_stay_on_one_line_and_long_names_keep_a_width():
     html = Table(frame, index=False)._html()
     assert '<td class="er-nowrap">[0.870, 0.930]</td>' in html and '<td class="er-nowrap">1–7</td>' in html
     assert '<td class="er-nowrap">ab cd</td>' not in html                  # words may wrap
+    marks = Table(pd.DataFrame({"measure": ["Macro F1 — primary"], "MON": ["✗¹ (✓)"]}), index=False)._html()
+    assert '<td class="er-nowrap">✗¹ (✓)</td>' in marks and '<td>Macro F1 — primary</td>' in marks
     wide = Table(frame.set_index("system")[["value"]].T, index=True)._html()   # names as columns: no change
     assert "er-nowrap" not in wide
     rows = Table(frame.set_index("system")[["value", "interval"]])._html()

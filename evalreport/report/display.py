@@ -253,8 +253,9 @@ def _note_letter(i: int) -> str:
 
 #: A run of this many characters without a space: a name that may have to break for the table to fit.
 _LONG_WORD = re.compile(r"\S{21,}")
-#: A short text of digits and signs (an interval "[0.939, 0.982]", a rank range "1–7"): kept on one line.
-_NUMBERS_TEXT = re.compile(r"[^A-Za-z]{0,30}\d[^A-Za-z]{0,30}")
+#: A short text without words (an interval "[0.939, 0.982]", a rank range "1–7", a verdict "✗¹ (✓)"): kept on
+#: one line.
+_NUMBERS_TEXT = re.compile(r"[^A-Za-z]{1,24}")
 #: Least width (em) of a column of long names: a name breaks over a few lines, not one letter a line.
 NAME_EM = 12.0
 
