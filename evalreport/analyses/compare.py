@@ -404,6 +404,14 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         extra = seeds_extra(runs, run_scores, records, intervals, design=seeds if len(intervals) else None,
                             settings=s, positive=pos)
         settings["runs_per_system"] = {k: run_system.count(k) for k in systems}
+    if s.slice_cols or getattr(runs, "slices", None):        # per-slice tables (analyses/slices.py)
+        from evalreport.analyses.slices import single_label_slices
+
+        slice_extra, slice_notes, slice_settings = single_label_slices(choice, s, records=records, plan=plan,
+                                                                       systems=systems, scores=scores, positive=pos)
+        extra = {**extra, **slice_extra}
+        notes += slice_notes
+        settings.update(slice_settings)
     samples = boot.samples if len(intervals) else None
     if plan is not None:             # score ids after the confusion ids; a score primary first
         order_ids = ids + plan.ids
