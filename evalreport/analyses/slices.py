@@ -36,7 +36,7 @@ from evalreport.analyses.engine import resampled
 from evalreport.analyses.significance import bootstrap_p, holm
 
 __all__ = ["slice_tables", "empty_tables", "COLUMNS", "MIN_ITEMS", "slice_measures", "SliceDesigns", "compare_slices",
-           "single_label_designs", "single_label_slices"]
+           "single_label_designs", "single_label_slices", "label_set_slices"]
 
 #: A slice of fewer items gets no interval (``small``).
 MIN_ITEMS = 10
@@ -434,3 +434,23 @@ def single_label_slices(choice, settings, *, records: Sequence, plan, systems: S
     designs = single_label_designs(choice, runs, positive=positive, policy=settings.policy, costs=settings.costs,
                                    strata=settings.bootstrap_strata, score_plan=plan if score_primary else None)
     return compare_slices(runs, designs, plan.records if score_primary else records, systems, scores, settings)
+
+
+def label_set_slices(runs, settings, *, records: Sequence, systems: Sequence[str],
+                     scores: pd.DataFrame) -> tuple[dict[str, pd.DataFrame], list[str], dict[str, Any]]:
+    """:func:`compare_slices` of a comparison of label sets: each slice's items through
+    :class:`~evalreport.analyses.multilabel.LabelSetDesign` (a label without gold items in a slice makes
+    the label-averaged measures ``small`` there)."""
+    from evalreport.analyses.multilabel import LabelSetDesign
+
+    gold = np.asarray(runs.gold)[:, :runs.n_task]
+    n_labels = int(gold.any(axis=0).sum())
+
+    def make(items: np.ndarray):
+        return LabelSetDesign(runs.subset(items), policy=settings.policy)
+
+    def gold_labels(items: np.ndarray) -> int:
+        return int(gold[items].any(axis=0).sum())
+
+    designs = SliceDesigns(make, gold_labels, n_labels, "paired bootstrap over the slice's items (label sets)")
+    return compare_slices(runs, designs, records, systems, scores, settings)

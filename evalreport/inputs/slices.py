@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 from evalreport.errors import InputError
 from evalreport.inputs.checks import listing, natural_sorted, near_miss
 
-__all__ = ["read_slices", "slice_names", "check_bins", "EMPTY", "MAX_SLICES", "NUMERIC_DISTINCT", "DEFAULT_BINS"]
+__all__ = ["read_slices", "slice_names", "check_bins", "take_columns", "HeldColumns", "EMPTY", "MAX_SLICES", "NUMERIC_DISTINCT", "DEFAULT_BINS"]
 
 #: The name of the slice of items whose slice value is empty.
 EMPTY = "(empty)"
@@ -206,3 +206,40 @@ def read_slices(g, slice_cols: Sequence[str], slice_bins=None) -> tuple[dict[str
         slices[col] = values
         order[col] = tuple(n for n in names if n in used)
     return slices, order
+
+
+class HeldColumns:
+    """Slice columns taken out of a file's table before its layout is detected (a wide multi-label file
+    treats every other column as a label), read later for one row per item."""
+
+    def __init__(self, table, columns: Sequence[str]) -> None:
+        self.table = table
+        self.names = list(table.all_names)            # the file's columns, for messages
+        self.columns = {c: table.columns.pop(c) for c in columns if c in table.columns}
+        table.all_names = [c for c in table.all_names if c not in self.columns]
+
+    def rows(self, rows: np.ndarray):
+        """A table of the held columns at ``rows`` (one per item), named as the file."""
+        from evalreport.inputs.tables import Table
+
+        at = pa.array(np.asarray(rows, dtype=np.int64))
+        t = self.table
+        return Table(t.path, t.fmt, {c: col.take(at) for c, col in self.columns.items()}, len(at),
+                     header=t.header, all_names=self.names)
+
+
+def take_columns(table, columns: Sequence[str]) -> HeldColumns:
+    """Set ``columns`` of ``table`` aside (:class:`HeldColumns`).
+
+    Parameters
+    ----------
+    table : Table
+        A file read (:func:`evalreport.inputs.tables.read_table`).
+    columns : sequence of str
+        The slice columns.
+
+    Returns
+    -------
+    HeldColumns
+    """
+    return HeldColumns(table, columns)
