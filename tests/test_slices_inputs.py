@@ -198,3 +198,21 @@ def test_cli_compare_slice_col_writes_the_tables_with_sklearn_values(tmp_path):
     assert set(gaps["slice_col"]) == {"domain", "length"}
     manifest = json.loads((out / "manifest.json").read_text())
     assert any(note.startswith("slices (domain, length)") for note in manifest["notes"])
+
+
+def test_a_benchmark_task_may_name_slices(tmp_path):
+    from evalreport.analyses.benchmark import compare_benchmark
+    from evalreport.inputs.benchmark import read_benchmark
+
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        write_task(tmp_path / name, n=120, seed=len(name))
+    spec = tmp_path / "bench.toml"
+    spec.write_text('[tasks.one]\ngold = "one/gold.tsv"\nruns = "one/runs"\nslices = ["domain"]\n'
+                    '[tasks.two]\ngold = "two/gold.tsv"\nruns = "two/runs"\n', encoding="utf-8")
+    bench = read_benchmark(benchmark_file=spec)
+    tasks = {t.name: t for t in bench.tasks}
+    assert list(tasks["one"].runs.slices) == ["domain"] and tasks["two"].runs.slices is None
+    result = compare_benchmark(bench, Settings(bootstrap=20))
+    comparisons = result.comparisons
+    assert "slices" in comparisons["one"].extra and "slices" not in comparisons["two"].extra
