@@ -216,3 +216,19 @@ def test_a_benchmark_task_may_name_slices(tmp_path):
     result = compare_benchmark(bench, Settings(bootstrap=20))
     comparisons = result.comparisons
     assert "slices" in comparisons["one"].extra and "slices" not in comparisons["two"].extra
+
+
+def test_cli_compare_multilabel_slice_col(tmp_path):
+    rows = [("a", ["x"], "news"), ("b", ["y"], "web"), ("c", ["x", "y"], "news"), ("d", [], "web")] * 5
+    gold = tmp_path / "gold.jsonl"
+    gold.write_text("".join(json.dumps({"id": f"{i}{k}", "label": lab, "domain": dom}) + "\n"
+                            for k, (i, lab, dom) in enumerate(rows)), encoding="utf-8")
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "runs" / "r1.jsonl").write_text("".join(json.dumps({"id": f"{i}{k}", "label": ["x"]}) + "\n"
+                                                        for k, (i, _, _) in enumerate(rows)), encoding="utf-8")
+    out = tmp_path / "out"
+    code, _, err = run_cli(["compare", str(gold), "--runs-dir", str(tmp_path / "runs"), "--multilabel",
+                            "--slice-col", "domain", "--bootstrap", "20", "--out", str(out), "--no-progress"])
+    assert code == 0, err
+    table = pd.read_csv(out / "slices.csv")
+    assert set(table["slice"]) == {"news", "web"} and set(table["n"]) == {10}
