@@ -284,7 +284,6 @@ def scenario_c(quick: bool) -> None:
     sys.path.insert(0, str(HERE))
     try:
         import bench_resampling as br
-
         from evalreport.analyses import resampling
     except ImportError as exc:
         emit(scenario="C", case="-", tool="not available", seconds=None, note=str(exc))
