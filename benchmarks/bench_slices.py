@@ -46,6 +46,22 @@ def timed(runs: Runs, settings: Settings) -> float:
     return time.perf_counter() - start
 
 
+def slices_alone(runs: Runs, settings: Settings) -> float:
+    """The slice tables alone (the work slices add to a comparison), as ``compare`` makes them."""
+    from evalreport.analyses.designs import choose_design
+    from evalreport.analyses.slices import compare_slices, single_label_designs
+    from evalreport.counts import Counts
+    from evalreport.measures import bind, evaluate
+
+    records = [bind(m, runs.labels) for m in ("macro_f1", "accuracy")]
+    scores = evaluate(Counts.from_runs(runs), records).assign(calibrated=False)
+    start = time.perf_counter()
+    designs = single_label_designs(choose_design(runs, settings), runs, positive=None, policy="nan", costs=None,
+                                   strata=None)
+    compare_slices(runs, designs, records, runs.systems, scores, settings)
+    return time.perf_counter() - start
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=2)
@@ -54,16 +70,18 @@ def main() -> None:
     runs = sliced()
     plain = Runs(gold=runs.gold, pred=runs.pred, labels=runs.labels, systems=runs.systems)
     settings = Settings(bootstrap=args.resamples, audit=False)
-    without, with_slices = [], []
+    without, with_slices, alone = [], [], []
     for _ in range(args.repeats):
         without.append(timed(plain, settings))
         with_slices.append(timed(runs, settings))
-    a, b = statistics.median(without), statistics.median(with_slices)
+        alone.append(slices_alone(runs, settings))
+    a, b, c = statistics.median(without), statistics.median(with_slices), statistics.median(alone)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print("| case | compare without slices | with 10 slices | with / without | goal |")
-    print("|---|---:|---:|---:|---|")
+    print("| case | compare without slices | with 10 slices | slice tables alone | with / without | goal |")
+    print("|---|---:|---:|---:|---:|---|")
     print(f"| {args.resamples} resamples x 20 systems x 1e5 items x K=5, 10 slices | {a:.2f} s | {b:.2f} s | "
-          f"{b / a:.2f} | {'met' if b / a <= GOAL else 'missed'} (<= {GOAL:g}) |")
+          f"{c:.2f} s | {b / a:.2f} ((without + alone) / without: {(a + c) / a:.2f}) | "
+          f"{'met' if max(b, a + c) / a <= GOAL else 'missed'} (<= {GOAL:g}) |")
     print(f"peak RSS {peak:.0f} MB; median of {args.repeats} alternating runs")
 
 
