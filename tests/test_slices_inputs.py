@@ -7,6 +7,8 @@ from contextlib import redirect_stderr, redirect_stdout
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn import metrics
 
 from evalreport.cli import main
@@ -232,3 +234,16 @@ def test_cli_compare_multilabel_slice_col(tmp_path):
     assert code == 0, err
     table = pd.read_csv(out / "slices.csv")
     assert set(table["slice"]) == {"news", "web"} and set(table["n"]) == {10}
+
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-1000, 1000), min_size=1, max_size=300), st.integers(1, 8))
+def test_quantile_bins_partition_the_items_in_order(values, n_bins):
+    names, order = slice_names([str(v) for v in values], "x", n_bins)
+    assert 1 <= len(order) <= n_bins and set(names.tolist()) == set(order)
+    bounds = [tuple(float(x) for x in name[1:-1].split(", ")) for name in order]
+    assert [b[0] for b in bounds] == sorted(b[0] for b in bounds)
+    for v, name in zip(values, names):
+        lo, hi = bounds[order.index(name)]
+        assert lo <= v <= hi and (v < hi or name.endswith("]"))

@@ -145,7 +145,8 @@ def slice_names(values: Sequence[str | None], column: str, bins: Bins = None, *,
         x = np.array([float(t) for t in np.asarray(text, dtype=object)[~empty]], dtype=float)
         codes, names = _cut(x, bins, np.repeat(x, weight[~empty]))
         out[~empty] = np.asarray(names, dtype=object)[codes]
-        order: list[str] = list(names)
+        held = np.bincount(codes, weights=weight[~empty], minlength=len(names)) > 0    # bins with items
+        order: list[str] = [n for n, h in zip(names, held) if h]
     else:
         if bins is not None:
             raise fail(f"slice column {column!r} is not numeric (e.g. {next(u for u in filled if _numbers([u]) is None)!r}): "
