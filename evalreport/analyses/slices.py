@@ -108,6 +108,8 @@ def _ranks(values: np.ndarray, higher: bool) -> np.ndarray:
 
 @dataclass
 class _Slice:
+    """One slice measured: its values on all its items, its resampled values and its primary measure's tests."""
+
     col: str
     name: str
     n: int
