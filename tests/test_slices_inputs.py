@@ -236,7 +236,7 @@ def test_cli_compare_multilabel_slice_col(tmp_path):
 
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(-1000, 1000), min_size=1, max_size=300), st.integers(1, 8))
 def test_quantile_bins_partition_the_items_in_order(values, n_bins):
     names, order = slice_names([str(v) for v in values], "x", n_bins)

@@ -80,8 +80,9 @@ def _numbers(values: list[str]) -> np.ndarray | None:
 
 
 def _num(x: float) -> str:
-    """An edge for a slice name: integral values without ``.0``, others with 4 significant digits."""
-    return f"{x:.0f}" if float(x).is_integer() and abs(x) < 1e15 else f"{x:.4g}"
+    """An edge for a slice name: integral values without ``.0``, others in their shortest exact form (edges
+    are values of the items or given edges, so the name is the number as written, and holds its items)."""
+    return f"{x:.0f}" if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
 
 def _cut(x: np.ndarray, bins: Bins, sample: np.ndarray) -> tuple[np.ndarray, list[str]]:
@@ -95,7 +96,9 @@ def _cut(x: np.ndarray, bins: Bins, sample: np.ndarray) -> tuple[np.ndarray, lis
             edges = np.concatenate([edges, [x.max()]])
     else:
         n = DEFAULT_BINS if bins is None else int(bins)  # type: ignore[arg-type]
-        edges = np.unique(np.quantile(sample, np.linspace(0.0, 1.0, n + 1))) if sample.size else np.array([0.0, 0.0])
+        # edges are values of the items (inverted CDF), so that a bin's name holds its items exactly
+        edges = (np.unique(np.quantile(sample, np.linspace(0.0, 1.0, n + 1), method="inverted_cdf"))
+                 if sample.size else np.array([0.0, 0.0]))
     if edges.size == 1:
         return np.zeros(x.size, dtype=np.int64), [f"[{_num(edges[0])}, {_num(edges[0])}]"]
     codes = np.clip(np.searchsorted(edges, x, side="right") - 1, 0, edges.size - 2)
