@@ -107,7 +107,7 @@ def pr_points(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]
 def _precision(tp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     """TP / (TP + FP), 0 where nothing is predicted (scikit-learn's precision_recall_curve)."""
     den = tp + fp
-    return np.divide(tp, den, out=np.zeros_like(tp), where=den > 0)
+    return np.divide(tp, den, out=np.zeros(np.shape(tp)), where=den > 0)
 
 
 def _one_vs_rest(stats: ScoreStats, s: int, k: int) -> tuple[np.ndarray, np.ndarray]:
