@@ -56,7 +56,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -211,9 +211,36 @@ _READERS = 2
 _SMALL = 2 ** 21
 
 
-def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hashed: bool) -> tuple[Table, Path, str]:
+def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hashed: bool,
+                   prealign=None) -> tuple[Table, Path, str, tuple | None]:
     table, path = read_table(path, role, id_col=id_col, wanted=wanted, dictionary=as_dict, same_ids=same_ids)
-    return table, path, hash_file(path) if hashed else ""
+    return table, path, hash_file(path) if hashed else "", None if prealign is None else prealign(table)
+
+
+class _Prealign:
+    """A run's ids aligned to the gold ids in the reading thread that read it: numpy's gathers and
+    pyarrow's kernels release the GIL, so two runs are aligned at once on two cores while the main
+    thread encodes a third. Only the fast path runs here (:meth:`IdIndex.positions` and the count
+    of rows per gold item); any doubt or error answers None and the main thread takes the usual
+    path, which names the file, line and problem, so the results and messages are the same."""
+
+    def __init__(self, id_col: str, gold_raw, gold_ids: pa.Array):
+        self.id_col, self.gold_raw, self.gold_ids = id_col, gold_raw, gold_ids
+        self.index: Future = Future()     # the gold ids' IdIndex (None: no fast path), set once
+
+    def __call__(self, table: Table) -> tuple[np.ndarray, np.ndarray] | None:
+        try:
+            col = table.columns.get(self.id_col)
+            if col is None or self.id_col in table.unusable or _same_column(col, self.gold_raw):
+                return None
+            ids = table.ids(self.id_col)
+            index = self.index.result()
+            if index is None or ids.equals(self.gold_ids):
+                return None
+            pos = index.positions(ids)
+            return None if pos is None else (pos, np.bincount(pos, minlength=len(self.gold_ids)))
+        except Exception:   # the main thread repeats the step and reports it
+            return None
 
 
 def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, id_col, label_col, gold_id_col,
@@ -233,13 +260,20 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
 
         same_ids = GoldIdColumn.of(gold_path, gold_id_col, gold_raw)
 
+    prealign = _Prealign(id_col, gold_raw, gold_ids)
+
     def read_ahead(paths):
-        return [pool.submit(_read_and_hash, p, "run", id_col, wanted, as_dict, same_ids, hash_files) for p in paths]
+        return [pool.submit(_read_and_hash, p, "run", id_col, wanted, as_dict, same_ids, hash_files, prealign)
+                for p in paths]
 
     # _READERS runs are read ahead: beside the gold's index for a small gold file, after it for a large
     # one (so that the peaks of memory of the index and of the runs do not add up)
     ahead = read_ahead(run_paths[:_READERS]) if n_items <= _SMALL else []
-    index = IdIndex.build(gold_ids)      # built: the gold ids are distinct
+    index = None
+    try:
+        index = IdIndex.build(gold_ids)      # built: the gold ids are distinct
+    finally:                                 # set even on an error: a reading thread may wait for it
+        prealign.index.set_result(index)
     if index is None:
         first_at = pc.index_in(gold_ids, value_set=gold_ids).to_numpy(zero_copy_only=False)
         dup = first_at != np.arange(n_items)
@@ -275,7 +309,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
     any_missing = False
     scores = _ScoreCollector(len(run_paths), n_items, classes, score_col, present=set(gold_uniques))
     for s, (path, system) in enumerate(zip(run_paths, systems)):
-        r, path, digest = ahead.pop(0).result()
+        r, path, digest, aligned = ahead.pop(0).result()
         if s + _READERS < len(run_paths):
             ahead += read_ahead(run_paths[s + _READERS:s + _READERS + 1])
         clock.lap("read")
@@ -283,14 +317,15 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         if _same_column(r.columns[id_col], gold_raw):
             # the gold's ids as read, hence the same after trimming: checked there, and in gold order
             r.share_column(id_col, gold_raw, gold_ids)
-            ids, pos = gold_ids, None
+            ids, pos, covered = gold_ids, None, None
         else:
             ids = r.ids(id_col)
-            pos = _align(r, ids, gold_ids, gold_path, index)   # None = same order as gold
-        covered: np.ndarray | None = None
+            # None = same order as gold
+            pos, covered = aligned if aligned is not None else (_align(r, ids, gold_ids, gold_path, index), None)
         complete = True
         if pos is not None:
-            covered = np.bincount(pos, minlength=n_items)
+            if covered is None:
+                covered = np.bincount(pos, minlength=n_items)
             if covered.max() > 1:
                 _raise_duplicate(r, ids, pos)
         clock.lap("align")
