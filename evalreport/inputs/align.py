@@ -190,7 +190,9 @@ class IdIndex:
 
 def _has_nul(arr: pa.Array) -> bool:
     data = arr.buffers()[2]
-    return data is not None and bool((np.frombuffer(data, dtype=np.uint8) == 0).any())
+    if data is None or not data.size:
+        return False
+    return int(np.frombuffer(data, dtype=np.uint8).min()) == 0      # (a reduction: no temporary array)
 
 
 def _contiguous(arr) -> pa.Array:
