@@ -97,7 +97,9 @@ def score_files(data_dir: Path, S: int, N: int) -> tuple[Path, list[Path]]:
         pred = np.array([names.index(u) for u in uniques])[pred]
         raw = rng.random((N, K)) + 1.5 * (np.arange(K)[None, :] == pred[:, None])
         proba = np.round(raw / raw.sum(1, keepdims=True), 6)
-        proba[:, -1] = 1.0 - proba[:, :-1].sum(1)
+        top = proba.argmax(1)                  # the rounding's remainder to each row's largest score: sums are 1
+        proba[np.arange(N), top] = 0.0
+        proba[np.arange(N), top] = 1.0 - proba.sum(1)
         for k, name in enumerate(names):
             table = table.append_column(f"score_{name}", pa.array(proba[:, k]))
         pq.write_table(table, dst)
