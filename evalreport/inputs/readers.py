@@ -228,7 +228,7 @@ class _Prealign:
         self.id_col, self.gold_raw, self.gold_ids = id_col, gold_raw, gold_ids
         self.index: Future = Future()     # the gold ids' IdIndex (None: no fast path), set once
 
-    def __call__(self, table: Table) -> tuple[np.ndarray, np.ndarray] | None:
+    def __call__(self, table: Table) -> tuple[np.ndarray, bool] | None:
         try:
             col = table.columns.get(self.id_col)
             if col is None or self.id_col in table.unusable or _same_column(col, self.gold_raw):
@@ -238,7 +238,10 @@ class _Prealign:
             if index is None or ids.equals(self.gold_ids):
                 return None
             pos = index.positions(ids)
-            return None if pos is None else (pos, np.bincount(pos, minlength=len(self.gold_ids)))
+            if pos is None:
+                return None
+            # (the counts per gold item are not kept: a run with a missing or repeated id counts them again)
+            return pos, len(pos) == len(self.gold_ids) and int(np.bincount(pos, minlength=len(pos)).max()) <= 1
         except Exception:   # the main thread repeats the step and reports it
             return None
 
@@ -317,15 +320,15 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         if _same_column(r.columns[id_col], gold_raw):
             # the gold's ids as read, hence the same after trimming: checked there, and in gold order
             r.share_column(id_col, gold_raw, gold_ids)
-            ids, pos, covered = gold_ids, None, None
+            ids, pos, once = gold_ids, None, True
         else:
             ids = r.ids(id_col)
-            # None = same order as gold
-            pos, covered = aligned if aligned is not None else (_align(r, ids, gold_ids, gold_path, index), None)
+            # pos None = same order as gold; once = every gold item has exactly one row (checked in the thread)
+            pos, once = aligned if aligned is not None else (_align(r, ids, gold_ids, gold_path, index), False)
         complete = True
-        if pos is not None:
-            if covered is None:
-                covered = np.bincount(pos, minlength=n_items)
+        covered: np.ndarray | None = None
+        if pos is not None and not once:
+            covered = np.bincount(pos, minlength=n_items)
             if covered.max() > 1:
                 _raise_duplicate(r, ids, pos)
         clock.lap("align")
@@ -337,8 +340,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         if pos is None:
             pred[s] = values
         else:
-            assert covered is not None            # counted above for every run with its own order
-            if (covered == 0).any():
+            if covered is not None and (covered == 0).any():
                 gone = np.flatnonzero(covered == 0)
                 if missing == "error":
                     first = int(gone[0])
