@@ -39,8 +39,8 @@ TSV/CSV, physical line for JSON Lines; Parquet has rows, not lines, so the messa
 ``row k``) and/or the item id, and the problem. Line numbers assume that no quoted field spans
 several lines; when that assumption fails the message names the id only.
 
-Reading is vectorised: files are parsed by pyarrow (the next two run files are read and hashed in two
-threads while the current one is aligned), a run whose id column equals the gold's as read is in gold
+Reading is vectorised: files are parsed by pyarrow (the next two run files are read, hashed and aligned
+in two threads while the current one is encoded), a run whose id column equals the gold's as read is in gold
 order (one Arrow comparison; a Parquet run that stores the gold's id column byte for byte is not even
 decoded, :mod:`~evalreport.inputs.parquet_ids`), other ids are aligned with one hash index of the gold
 ids built once and probed by every run (:class:`~evalreport.inputs.align.IdIndex`; every match verified
