@@ -160,10 +160,10 @@ def test_a_spec_shown_twice_is_drawn_once():
         images.close()
 
 
-def test_a_notebook_still_lacking_an_image_is_not_rendered(tmp_path, monkeypatch):
-    """A notebook whose executor stopped before drawing its charts' images would give a PDF
-    without the charts: render refuses it."""
-    from evalreport.report.render import render
+def test_a_notebook_still_lacking_an_image_gets_it_drawn_for_a_pdf_only(tmp_path, monkeypatch):
+    """A notebook whose charts' images were left for later (a report rendered as HTML only draws
+    none): loaded for a PDF, each image is drawn then; for HTML the placeholder is dropped."""
+    from evalreport.report.render import load_executed
 
     monkeypatch.setenv(DEFER_ENV, "1")
     chart = Chart(alt.Chart(alt.Data(values=[{"a": 1}])).mark_point().encode(x="a:Q"), name="p")
@@ -172,8 +172,15 @@ def test_a_notebook_still_lacking_an_image_is_not_rendered(tmp_path, monkeypatch
     nb.cells = [nbformat.v4.new_code_cell("x", execution_count=1,
                                           outputs=[nbformat.v4.new_output("display_data", data=data, metadata=meta)])]
     nbformat.write(nb, str(tmp_path / "half.ipynb"))
-    with pytest.raises(RenderError, match=r"^half\.ipynb lacks a chart's image: execute it again$"):
-        render([tmp_path / "half.ipynb"], tmp_path / "out", title="t", formats=("html",), engine="builtin")
+    for_html = load_executed(tmp_path / "half.ipynb", images=False).cells[0].outputs[0]
+    assert MIME_DEFERRED_PNG not in for_html["data"] and "image/png" not in for_html["data"]
+    assert "text/html" in for_html["data"] and MIME_DEFERRED_PNG not in for_html.get("metadata", {})
+    for_pdf = load_executed(tmp_path / "half.ipynb").cells[0].outputs[0]
+    assert MIME_DEFERRED_PNG not in for_pdf["data"]
+    assert base64.b64decode(for_pdf["data"]["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
+    assert for_pdf["metadata"]["image/png"]["alt"] == "p" and for_pdf["metadata"]["image/png"]["width"] > 0
+    # the file keeps the placeholder (a later PDF render draws it)
+    assert MIME_DEFERRED_PNG in nbformat.read(str(tmp_path / "half.ipynb"), as_version=4).cells[0].outputs[0]["data"]
 
 
 def test_a_kernel_started_before_its_folder_runs_each_notebook_in_the_folder_set_later(tmp_path):

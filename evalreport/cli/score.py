@@ -69,7 +69,10 @@ def score_columns(runs, measures, *, positive, policy: str) -> dict[str, np.ndar
     plan = score_plan(runs if has_runs else None, None, measures, pos)
     if plan is None:
         return None
-    results = [compute_scores(m, plan.sc, policy=policy) for m in plan.records]
+    from evalreport.measures.scores import ScoreStats
+
+    stats = ScoreStats(plan.sc)      # the grouped counts of each system and column, shared by every measure
+    results = [compute_scores(m, plan.sc, policy=policy, stats=stats) for m in plan.records]
     S = len(plan.sc.systems)
     return {"system": np.tile(np.asarray(plan.sc.systems, dtype=object), len(results)),
             "measure": np.repeat(np.asarray(plan.ids, dtype=object), S),

@@ -76,7 +76,9 @@ def _hash(lengths: np.ndarray, words: np.ndarray) -> np.ndarray:
 
 
 def _slots(h: np.ndarray, level: int, bits: int) -> np.ndarray:
-    return ((h * _LEVEL_MULT[level]) >> np.uint64(64 - bits)).astype(np.intp)
+    out = np.multiply(h, _LEVEL_MULT[level])
+    np.right_shift(out, np.uint64(64 - bits), out=out)       # in place: < 2 ** bits, so a valid intp
+    return out.view(np.intp) if np.dtype(np.intp).itemsize == 8 else out.astype(np.intp)
 
 
 class IdIndex:
@@ -190,7 +192,9 @@ class IdIndex:
 
 def _has_nul(arr: pa.Array) -> bool:
     data = arr.buffers()[2]
-    return data is not None and bool((np.frombuffer(data, dtype=np.uint8) == 0).any())
+    if data is None or not data.size:
+        return False
+    return int(np.frombuffer(data, dtype=np.uint8).min()) == 0      # (a reduction: no temporary array)
 
 
 def _contiguous(arr) -> pa.Array:

@@ -39,8 +39,8 @@ TSV/CSV, physical line for JSON Lines; Parquet has rows, not lines, so the messa
 ``row k``) and/or the item id, and the problem. Line numbers assume that no quoted field spans
 several lines; when that assumption fails the message names the id only.
 
-Reading is vectorised: files are parsed by pyarrow (the next two run files are read and hashed in two
-threads while the current one is aligned), a run whose id column equals the gold's as read is in gold
+Reading is vectorised: files are parsed by pyarrow (the next two run files are read, hashed and aligned
+in two threads while the current one is encoded), a run whose id column equals the gold's as read is in gold
 order (one Arrow comparison; a Parquet run that stores the gold's id column byte for byte is not even
 decoded, :mod:`~evalreport.inputs.parquet_ids`), other ids are aligned with one hash index of the gold
 ids built once and probed by every run (:class:`~evalreport.inputs.align.IdIndex`; every match verified
@@ -56,7 +56,7 @@ from __future__ import annotations
 import time
 import warnings
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
@@ -219,9 +219,39 @@ _READERS = 2
 _SMALL = 2 ** 21
 
 
-def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hashed: bool) -> tuple[Table, Path, str]:
+def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hashed: bool,
+                   prealign=None) -> tuple[Table, Path, str, tuple | None]:
     table, path = read_table(path, role, id_col=id_col, wanted=wanted, dictionary=as_dict, same_ids=same_ids)
-    return table, path, hash_file(path) if hashed else ""
+    return table, path, hash_file(path) if hashed else "", None if prealign is None else prealign(table)
+
+
+class _Prealign:
+    """A run's ids aligned to the gold ids in the reading thread that read it: numpy's gathers and
+    pyarrow's kernels release the GIL, so two runs are aligned at once on two cores while the main
+    thread encodes a third. Only the fast path runs here (:meth:`IdIndex.positions` and the count
+    of rows per gold item); any doubt or error answers None and the main thread takes the usual
+    path, which names the file, line and problem, so the results and messages are the same."""
+
+    def __init__(self, id_col: str, gold_raw, gold_ids: pa.Array):
+        self.id_col, self.gold_raw, self.gold_ids = id_col, gold_raw, gold_ids
+        self.index: Future = Future()     # the gold ids' IdIndex (None: no fast path), set once
+
+    def __call__(self, table: Table) -> tuple[np.ndarray, bool] | None:
+        try:
+            col = table.columns.get(self.id_col)
+            if col is None or self.id_col in table.unusable or _same_column(col, self.gold_raw):
+                return None
+            ids = table.ids(self.id_col)
+            index = self.index.result()
+            if index is None or ids.equals(self.gold_ids):
+                return None
+            pos = index.positions(ids)
+            if pos is None:
+                return None
+            # (the counts per gold item are not kept: a run with a missing or repeated id counts them again)
+            return pos, len(pos) == len(self.gold_ids) and int(np.bincount(pos, minlength=len(pos)).max()) <= 1
+        except Exception:   # the main thread repeats the step and reports it
+            return None
 
 
 def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, id_col, label_col, gold_id_col,
@@ -241,13 +271,20 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
 
         same_ids = GoldIdColumn.of(gold_path, gold_id_col, gold_raw)
 
+    prealign = _Prealign(id_col, gold_raw, gold_ids)
+
     def read_ahead(paths):
-        return [pool.submit(_read_and_hash, p, "run", id_col, wanted, as_dict, same_ids, hash_files) for p in paths]
+        return [pool.submit(_read_and_hash, p, "run", id_col, wanted, as_dict, same_ids, hash_files, prealign)
+                for p in paths]
 
     # _READERS runs are read ahead: beside the gold's index for a small gold file, after it for a large
     # one (so that the peaks of memory of the index and of the runs do not add up)
     ahead = read_ahead(run_paths[:_READERS]) if n_items <= _SMALL else []
-    index = IdIndex.build(gold_ids)      # built: the gold ids are distinct
+    index = None
+    try:
+        index = IdIndex.build(gold_ids)      # built: the gold ids are distinct
+    finally:                                 # set even on an error: a reading thread may wait for it
+        prealign.index.set_result(index)
     if index is None:
         first_at = pc.index_in(gold_ids, value_set=gold_ids).to_numpy(zero_copy_only=False)
         dup = first_at != np.arange(n_items)
@@ -284,7 +321,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
     any_missing = False
     scores = _ScoreCollector(len(run_paths), n_items, classes, score_col, present=set(gold_uniques))
     for s, (path, system) in enumerate(zip(run_paths, systems)):
-        r, path, digest = ahead.pop(0).result()
+        r, path, digest, aligned = ahead.pop(0).result()
         if s + _READERS < len(run_paths):
             ahead += read_ahead(run_paths[s + _READERS:s + _READERS + 1])
         clock.lap("read")
@@ -292,13 +329,14 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         if _same_column(r.columns[id_col], gold_raw):
             # the gold's ids as read, hence the same after trimming: checked there, and in gold order
             r.share_column(id_col, gold_raw, gold_ids)
-            ids, pos = gold_ids, None
+            ids, pos, once = gold_ids, None, True
         else:
             ids = r.ids(id_col)
-            pos = _align(r, ids, gold_ids, gold_path, index)   # None = same order as gold
-        covered: np.ndarray | None = None
+            # pos None = same order as gold; once = every gold item has exactly one row (checked in the thread)
+            pos, once = aligned if aligned is not None else (_align(r, ids, gold_ids, gold_path, index), False)
         complete = True
-        if pos is not None:
+        covered: np.ndarray | None = None
+        if pos is not None and not once:
             covered = np.bincount(pos, minlength=n_items)
             if covered.max() > 1:
                 _raise_duplicate(r, ids, pos)
@@ -311,8 +349,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         if pos is None:
             pred[s] = values
         else:
-            assert covered is not None            # counted above for every run with its own order
-            if (covered == 0).any():
+            if covered is not None and (covered == 0).any():
                 gone = np.flatnonzero(covered == 0)
                 if missing == "error":
                     first = int(gone[0])

@@ -430,6 +430,11 @@ def _bin_sums(stats: ScoreStats, ctx: Context) -> tuple[np.ndarray, np.ndarray, 
     conf, right = confidence(sc)
     which, _ = calibration_bins(np.nan_to_num(conf), bins, strategy)
     S, N = conf.shape
+    if stats.weights is None:      # every item once: one bincount per sum, no (S, N, bins) one-hot array
+        flat = (np.arange(S)[:, None] * bins + which).ravel()
+        sums = [np.bincount(flat, weights=v, minlength=S * bins).reshape(1, S, bins)
+                for v in (np.nan_to_num(conf).ravel(), right.ravel().astype(float), None)]
+        return sums[0], sums[1], sums[2].astype(float)
     onehot = np.zeros((S, N, bins))
     np.put_along_axis(onehot, which[..., None], 1.0, axis=-1)
     w = np.ones((1, N)) if stats.weights is None else stats.weights

@@ -328,7 +328,8 @@ def build_report(runs: Any, out_dir: str | Path, settings: Settings | None = Non
     inputs = protected_inputs(out_dir, inputs, own, include)
     stages = Stages(settings.progress)
     started = time.perf_counter()
-    with atomic_dir(out_dir, inputs=inputs) as staging, report_runner(staging, runner=runner) as runner:
+    with atomic_dir(out_dir, inputs=inputs) as staging, report_runner(staging, runner=runner,
+                                                                        images="pdf" in settings.formats) as runner:
         tables = staging / "tables"
         result = analyse(runs, tables, settings, stages=stages, sources=sources)
         comp, facts = result["comparison"], result["facts"]
@@ -392,7 +393,7 @@ def start_runner(preload=REPORT_PRELOAD):
 
 
 @contextmanager
-def report_runner(staging: Path, preload=REPORT_PRELOAD, runner=None):
+def report_runner(staging: Path, preload=REPORT_PRELOAD, runner=None, images: bool = True):
     """The kernel that will run the report's notebooks, started now so that its start overlaps the analyses.
 
     Parameters
@@ -403,6 +404,8 @@ def report_runner(staging: Path, preload=REPORT_PRELOAD, runner=None):
         Modules the kernel imports as it starts.
     runner : NotebookRunner, optional
         A kernel the caller started earlier (:func:`start_runner`): given this folder and left open.
+    images : bool
+        Whether the charts' static images will be drawn (a PDF is rendered): False starts no drawing process.
 
     Yields
     ------
@@ -413,10 +416,12 @@ def report_runner(staging: Path, preload=REPORT_PRELOAD, runner=None):
 
     if runner is not None:
         runner.cwd = staging / "notebooks"
+        runner.draw_images = images
         runner.warm_images()
         yield runner
         return
     with NotebookRunner(staging / "notebooks", preload=preload) as own:
+        own.draw_images = images
         own.start()
         yield own
 
@@ -495,6 +500,7 @@ def execute_and_render(staging: Path, notebooks, *, title, formats, engine, stag
     if plugins:         # the kernels must know the plugins' measures (the sections look measures up by id)
         parameters["plugins"] = list(plugins)
     own: dict[str, dict] = {}
+    runner.draw_images = "pdf" in formats      # only the PDF shows the charts' static images
     preload(engine)
     for i, entry in enumerate(notebooks, 1):
         name, source, extra = (entry, notebooks_dir() / f"{entry}.ipynb", None) if isinstance(entry, str) else entry

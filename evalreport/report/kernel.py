@@ -237,6 +237,10 @@ class NotebookRunner:
         # (the charts of the last cells) are drawn two at a time
         self._images = _ChartImages(image_workers or min(2, os.cpu_count() or 1))
         self._images_warm = False
+        #: Whether the charts' static images are drawn while the notebooks run (only a PDF needs them):
+        #: False leaves each chart's placeholder in the notebook (:func:`~evalreport.report.render.load_executed`
+        #: draws it if a PDF is rendered later)
+        self.draw_images = True
         self._km: Any = None                   # an instance of a class built on first start
         self._kernelspec: contextlib.AbstractContextManager | None = None
         self._started = False
@@ -298,7 +302,7 @@ class NotebookRunner:
         """Start the chart drawing processes now (once): a runner started before its folder
         existed (:func:`evalreport.report.build.start_runner`) starts them when it gets one, so
         that they do not compete with what the caller does meanwhile (the demo's training)."""
-        if not self._images_warm:
+        if not self._images_warm and self.draw_images:
             self._images_warm = True
             self._images.warm()
 
@@ -395,7 +399,8 @@ class NotebookRunner:
         drawer = self._images
 
         def on_cell_executed(cell, cell_index, execute_reply):   # draw while the kernel goes on
-            drawer.submit_outputs(cell.get("outputs"))
+            if self.draw_images:
+                drawer.submit_outputs(cell.get("outputs"))
 
         failure = None
         try:
@@ -424,6 +429,8 @@ class NotebookRunner:
         """Put the chart images, drawn or waited for now, into the ``executed`` notebooks (files)."""
         import nbformat
 
+        if not self.draw_images:
+            return
         for path in executed:
             nb = nbformat.read(str(path), as_version=4)
             try:

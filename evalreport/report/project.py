@@ -89,7 +89,8 @@ def write_project(folder: Path, executed: Sequence[Path], *, title: str, metadat
     if not (folder / "_quarto.yml").is_file():
         shutil.copyfile(quarto_config(), folder / "_quarto.yml")
     meta = check_metadata(title, metadata)
-    notebooks = [(Path(p).stem, load_executed(Path(p))) for p in executed]
+    # static chart images only for a PDF (rerender draws them when a PDF is asked for later)
+    notebooks = [(Path(p).stem, load_executed(Path(p), images="pdf" in formats)) for p in executed]
     quarto_project(notebooks, folder, meta, config_path=folder / "_quarto.yml", templates_root=folder)
     manifest = {
         "evalreport_project": _VERSION,

@@ -185,7 +185,11 @@ def execute(
 # --------------------------------------------------------------------------------------------
 # Shared: loading executed notebooks, metadata, the Vega bundle
 # --------------------------------------------------------------------------------------------
-def load_executed(path: Path):
+def load_executed(path: Path, *, images: bool = True):
+    """The executed notebook at ``path``, ready to render. A chart whose static image was left for later
+    (:data:`~evalreport.report.display.MIME_DEFERRED_PNG`: a report rendered as HTML only draws none) gets
+    its image drawn now when ``images`` (a PDF needs it), else the placeholder is dropped (the HTML page
+    draws the chart from its spec); the file keeps the placeholder either way."""
     import nbformat
 
     path = Path(path)
@@ -201,13 +205,27 @@ def load_executed(path: Path):
         for out in cell.get("outputs", []):
             if out.get("output_type") == "error":
                 raise RenderError(f"{path.name} contains a failed cell: {out.get('ename')}")
-            if _MIME_DEFERRED_PNG in out.get("data", {}):   # its executor stopped before drawing it
-                raise RenderError(f"{path.name} lacks a chart's image: execute it again")
+            if _MIME_DEFERRED_PNG in out.get("data", {}) and not images:
+                out["data"].pop(_MIME_DEFERRED_PNG)
+                out.get("metadata", {}).pop(_MIME_DEFERRED_PNG, None)
         # Warnings and logging on stderr are not part of a report.
         cell.outputs = [
             o for o in cell.get("outputs", []) if not (o.output_type == "stream" and o.name == "stderr")
         ]
+    if images:
+        _draw_deferred(nb, path)
     return nb
+
+
+def _draw_deferred(nb, path: Path) -> None:
+    """Draw, in this process, the chart images the notebook ``nb`` left for later."""
+    from evalreport.report.display import chart_png_output
+    from evalreport.report.kernel import fill_chart_images
+
+    try:
+        fill_chart_images(nb, chart_png_output)
+    except Exception as exc:   # vl-convert's errors are plain exceptions (ValueError...)
+        raise RenderError(f"{path.name}: a chart's image could not be drawn: {exc}") from exc
 
 
 def check_metadata(title: str, metadata: Mapping[str, Any] | None) -> dict[str, str]:
@@ -557,7 +575,7 @@ def render(
     paths = [Path(p) for p in executed_notebooks]
     if not paths:
         raise ValueError("no notebooks to render")
-    notebooks = [(p.stem, load_executed(p)) for p in paths]
+    notebooks = [(p.stem, load_executed(p, images="pdf" in formats)) for p in paths]
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
