@@ -85,27 +85,22 @@ def measure_group(record: Any) -> str:
 
 
 def _measure_meta(mid: str, catalogue: pd.DataFrame) -> dict:
-    """What the selector and the definition panel show of one measure: from ``measures.csv`` or the registry."""
-    row: dict[str, Any] = {}
-    if len(catalogue) and "id" in catalogue:
-        hit = catalogue[catalogue["id"] == mid]
-        if len(hit):
-            row = {k: ("" if v is None or (isinstance(v, float) and math.isnan(v)) else v)
-                   for k, v in hit.iloc[0].to_dict().items()}
-    if not row:
-        from evalreport.errors import MeasureError
-        from evalreport.measures import get
+    """What the selector and the definition panel show of one measure: from the registry, else ``measures.csv``."""
+    from evalreport.errors import MeasureError
+    from evalreport.measures import get
 
-        try:
-            m = get(mid)
-        except MeasureError:           # a plugin's measure, its module not loaded here
-            return {"id": mid, "label": mid, "group": "Other", "higher": True, "range": "", "formula": "",
-                    "source": "", "chance": "", "undefined": ""}
-        row = {"id": m.id, "label": m.label, "kind": m.kind, "averaging": m.averaging or "", "direction": m.direction,
-               "range": f"[{m.range[0]:g}, {m.range[1]:g}]", "formula": m.formula, "source": m.source,
-               "chance": "1/K" if callable(m.chance) else ("" if m.chance is None else f"{m.chance:g}"),
-               "undefined": m.undefined, "needs": m.needs}
-    return {"id": mid, "label": str(row.get("label") or mid), "group": measure_group(row),
+    try:
+        m = get(mid)
+        row: dict[str, Any] = {
+            "label": m.label, "kind": m.kind, "averaging": m.averaging or m.class_average or "",
+            "direction": m.direction, "range": f"[{m.range[0]:g}, {m.range[1]:g}]", "formula": m.formula,
+            "source": m.source, "chance": "1/K" if callable(m.chance) else ("" if m.chance is None else f"{m.chance:g}"),
+            "undefined": m.undefined, "needs": m.needs}
+    except MeasureError:           # a plugin's measure, its module not loaded here: its row of measures.csv
+        hit = catalogue[catalogue["id"] == mid] if len(catalogue) and "id" in catalogue else catalogue.iloc[0:0]
+        row = {k: ("" if v is None or (isinstance(v, float) and math.isnan(v)) else v)
+               for k, v in (hit.iloc[0].to_dict().items() if len(hit) else ())}
+    return {"id": mid, "label": str(row.get("label") or mid), "group": measure_group(row) if row else "Other",
             "higher": str(row.get("direction", "higher")) != "lower", "range": str(row.get("range", "")),
             "formula": str(row.get("formula", "")), "source": str(row.get("source", "")),
             "chance": str(row.get("chance", "")), "undefined": str(row.get("undefined", ""))}
