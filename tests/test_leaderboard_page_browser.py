@@ -1,0 +1,183 @@
+"""The interactive leaderboard in a real browser: Chromium driven by Playwright, the page opened from file://.
+
+Skipped, with the reason, where Playwright (the ``test`` extra) or a system Chromium is missing; Playwright's own
+browser download is never used (``executable_path`` points at the system's chromium)."""
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evalreport
+from evalreport.counts import Counts
+from evalreport.report.leaderboard_data import page_data, tables_from_comparison
+from evalreport.report.leaderboard_page import write_page
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (pip install -e '.[test]')")
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (Debian: apt-get install chromium)")]
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from leaderboard_fixtures import stance_runs, synthetic_runs  # noqa: E402
+
+HOSTILE = "<script>alert(1)</script>"
+
+
+@pytest.fixture(scope="module")
+def stance(tmp_path_factory):
+    from evalreport.report.render import vega_bundle
+
+    runs = stance_runs()
+    comp = evalreport.compare(runs, evalreport.Settings(bootstrap=300, seed=3, progress=False))
+    tables = tables_from_comparison(comp, Counts.from_runs(runs))
+    path = tmp_path_factory.mktemp("lb") / "results.html"
+    write_page(page_data(tables, comp.manifest()), path, bundle=vega_bundle())
+    return path, comp, tables
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A page whose every network request fails the test: only file:, data: and blob: URLs may load."""
+    context = browser.new_context()
+    remote: list[str] = []
+    errors: list[str] = []
+
+    def route(r):
+        url = r.request.url
+        if url.startswith(("file:", "data:", "blob:")):
+            r.continue_()
+        else:
+            remote.append(url)
+            r.abort()
+
+    context.route("**/*", route)
+    pg = context.new_page()
+    pg.on("request", lambda req: None if req.url.startswith(("file:", "data:", "blob:")) else remote.append(req.url))
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.remote, pg.errors = remote, errors
+    yield pg
+    assert remote == [], f"the page asked the network for {remote}"
+    assert errors == [], errors
+    context.close()
+
+
+def _open(pg, path: Path):
+    pg.goto(path.as_uri())
+    pg.wait_for_selector(".lb-root[data-lb-ready='1']", timeout=15000)
+
+
+def _order(pg) -> list[str]:
+    return pg.eval_on_selector_all(".lb-table tbody tr:not([hidden])", "rows => rows.map(r => r.dataset.system)")
+
+
+def _column(pg, n: int) -> list[str]:
+    return pg.eval_on_selector_all(".lb-table tbody tr:not([hidden])",
+                                   f"rows => rows.map(r => r.cells[{n}].textContent.trim())")
+
+
+def _best_first(comp, measure: str, calibrated: bool = False) -> list[str]:
+    r = comp.ranks[(comp.ranks["measure"] == measure) & (comp.ranks["calibrated"].astype(bool) == calibrated)]
+    return list(r.sort_values(["rank", "system"], kind="stable")["system"])
+
+
+def test_choosing_mcc_reranks_with_its_intervals_and_letters(stance, page):
+    path, comp, tables = stance
+    _open(page, path)
+    assert _order(page) == _best_first(comp, comp.primary)
+    page.select_option("[data-lb=measure]", "mcc")
+    order = _order(page)
+    assert order == _best_first(comp, "mcc") and order[0] == "svm"       # bert leads macro F1, svm MCC
+    iv = comp.intervals[comp.intervals["measure"] == "mcc"].set_index("system")
+    shown = _column(page, 3)
+    for system, text in zip(order, shown):
+        lo, hi = iv.loc[system, "lo"], iv.loc[system, "hi"]
+        assert text == ("" if np.isnan(lo) else f"[{lo:.3f}, {hi:.3f}]"), system
+    letters = tables["measure_letters"]
+    want = letters[letters["measure"] == "mcc"].set_index("system")["letters"]
+    assert _column(page, 4) == [want[s] for s in order]
+    assert "MCC" in page.inner_text("[data-lb=status]") or "Matthews" in page.inner_text("[data-lb=status]")
+    assert page.locator(".lb-chart svg.marks").count() == 1                 # the chart was drawn again
+
+
+def test_sorting_by_a_column_and_aria_sort(stance, page):
+    path, comp, _ = stance
+    _open(page, path)
+    head = page.locator("th[data-key=system]")
+    head.locator("button").focus()
+    page.keyboard.press("Enter")                                            # keyboard operable
+    assert head.get_attribute("aria-sort") == "ascending"
+    assert _order(page) == sorted(comp.systems)
+    head.locator("button").click()
+    assert head.get_attribute("aria-sort") == "descending"
+    assert _order(page) == sorted(comp.systems, reverse=True)
+    page.locator("th[data-key=value] button").click()                       # values: best first
+    values = [float(v) for v in _column(page, 2) if v not in ("", "\u2014")]
+    assert values == sorted(values, reverse=True)
+
+
+def test_calibrated_toggle_shows_calibrated_ranks_and_values(stance, page):
+    path, comp, _ = stance
+    _open(page, path)
+    page.check("[data-lb=calibrated]")
+    order = _order(page)
+    assert order == _best_first(comp, comp.primary, calibrated=True)
+    s = comp.scores[(comp.scores["measure"] == comp.primary) & comp.scores["calibrated"].astype(bool)]
+    want = s.set_index("system")["value"]
+    assert _column(page, 2) == [f"{want[x]:.3f}" for x in order]
+    assert _column(page, 4) == [""] * len(order)                           # letters are for the raw scores
+    assert "raw scores" in page.inner_text("[data-lb=scope]")
+
+
+def test_name_filter_and_drill_down(stance, page):
+    path, comp, _ = stance
+    _open(page, path)
+    page.fill("[data-lb=filter]", "SV")
+    assert _order(page) == ["svm"]
+    page.fill("[data-lb=filter]", "")
+    assert len(_order(page)) == len(comp.systems)
+    page.locator(".lb-table tbody button", has_text="lexicon").click()
+    drill = page.locator("[data-lb=drill]")
+    assert drill.is_visible()
+    assert page.evaluate("document.activeElement.textContent") == "System: lexicon"
+    tables = drill.locator("table")
+    assert tables.count() == 3                                  # chance baselines, per-class scores, confusion
+    confusion = tables.nth(2)
+    assert confusion.locator("tbody tr").count() == len(comp.labels)
+    page.keyboard.press("Escape")
+    assert not drill.is_visible()
+
+
+def test_definition_is_one_click_away(stance, page):
+    path, _, _ = stance
+    _open(page, path)
+    page.select_option("[data-lb=measure]", "mcc")
+    page.click("[data-lb=define]")
+    text = page.inner_text("[data-lb=definition]")
+    assert "mcc" in text and "Source" in text
+    assert page.get_attribute("[data-lb=define]", "aria-expanded") == "true"
+
+
+def test_participant_text_shows_as_text(tmp_path, page):
+    runs = synthetic_runs(3, names=[HOSTILE, "<img src=x onerror=alert(2)>", "plain"])
+    comp = evalreport.compare(runs, evalreport.Settings(bootstrap=50, progress=False))
+    path = write_page(page_data(tables_from_comparison(comp, Counts.from_runs(runs)), comp.manifest(), title=HOSTILE),
+                      tmp_path / "hostile.html", bundle=None)
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    _open(page, path)
+    assert dialogs == []
+    assert set(_order(page)) == {HOSTILE, "<img src=x onerror=alert(2)>", "plain"}
+    assert page.locator(".lb-table img").count() == 0
+    assert HOSTILE in page.inner_text(".lb-table") and page.title() == HOSTILE
