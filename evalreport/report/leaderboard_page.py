@@ -24,9 +24,10 @@ from typing import Any
 
 from evalreport import escape
 from evalreport.errors import InputError
+from evalreport.report.display import Table
 from evalreport.report.leaderboard_data import page_csv
 
-__all__ = ["chart_spec", "component_html", "page_html", "write_page", "CSP"]
+__all__ = ["chart_spec", "component_html", "page_html", "write_page", "CSP", "InteractiveTable", "report_component"]
 
 _ASSETS = Path(__file__).resolve().parent.parent / "_data" / "leaderboard"
 
@@ -260,3 +261,44 @@ def write_page(data: Mapping[str, Any], path: str | Path, *, bundle: str | None 
     except OSError as exc:
         raise InputError(f"cannot write the page: {exc.strerror or exc}", path=str(target)) from None
     return target
+
+
+class InteractiveTable(Table):
+    """The report's leaderboard table: in HTML the interactive component above the static table (folded), in the
+    PDF and Markdown the static table alone (:class:`~evalreport.report.display.Table`)."""
+
+    def __init__(self, df: Any, *, component: str | None = None, **kwargs: Any):
+        super().__init__(df, **kwargs)
+        self.component = component
+
+    def _html(self) -> str:
+        """The component, then the static table in a ``<details>`` (the caption and notes, and a page without script)."""
+        static = super()._html()
+        if not self.component:
+            return static
+        return (self.component + '<details class="lb-static"><summary>The same leaderboard as a static table'
+                                 '</summary>' + static + "</details>")
+
+
+def report_component(folder: str | Path) -> str | None:
+    """The interactive leaderboard of a report's ``tables/`` folder, for its HTML (None where the tables lack
+    what it needs: the static table then stands alone).
+
+    Parameters
+    ----------
+    folder : path
+        The report's ``tables/`` folder.
+
+    Returns
+    -------
+    str or None
+        :func:`component_html` without the provenance footer (the report's appendix has it).
+    """
+    from evalreport.report.leaderboard_data import page_data, read_tables
+
+    try:
+        tables, manifest, prov = read_tables(folder)
+        data = page_data(tables, manifest, provenance=prov, title="Leaderboard")
+    except (InputError, KeyError, ValueError):
+        return None
+    return component_html(data, root_id="lb-report", footer=False)
