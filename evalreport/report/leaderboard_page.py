@@ -37,7 +37,9 @@ CSP = ("default-src 'none'; script-src 'unsafe-inline' 'unsafe-eval'; style-src 
        "img-src data:; font-src data:; connect-src 'none'; form-action 'none'; base-uri 'none'")
 
 #: Okabe-Ito colours (Okabe & Ito 2008): told apart under the common colour-vision deficiencies.
-TIER_COLOURS = {"first or tied with first": "#E69F00", "separated from the first": "#0072B2"}
+TIER_COLOURS = {"first or tied with first": "#E69F00", "separated from the first": "#0072B2", "not tested": "#999999"}
+#: The marks' shapes, in the order of :data:`TIER_COLOURS`: shape repeats what colour says.
+TIER_SHAPES = ["diamond", "circle", "square"]
 
 
 @cache
@@ -75,12 +77,12 @@ def chart_spec() -> dict:
         "transform": [{"filter": "q === '' || indexof(lower(datum.system), q) >= 0"}],
         "encoding": {"y": y},
         "layer": [
-            {"mark": {"type": "rule", "strokeWidth": 2},
+            {"mark": {"type": "rule", "strokeWidth": 2}, "transform": [{"filter": "isValid(datum.lo)"}],
              "encoding": {"x": {**x, "field": "lo"}, "x2": {"field": "hi"}, "color": colour}},
             {"mark": {"type": "point", "filled": True, "size": 55},
              "encoding": {"x": {**x, "field": "value"}, "color": colour,
                           "shape": {"field": "tier", "type": "nominal", "title": "significance", "scale": {
-                              "domain": list(TIER_COLOURS), "range": ["diamond", "circle"]},
+                              "domain": list(TIER_COLOURS), "range": TIER_SHAPES},
                               "legend": {"orient": "bottom"}},
                           "tooltip": [{"field": "system", "type": "nominal"},
                                       {"field": "value", "type": "quantitative", "format": ".3f"},

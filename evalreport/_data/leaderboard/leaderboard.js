@@ -79,10 +79,10 @@
     // ------------------------------------------------------------------ the table
     function whisker(r, lo, hi) {
       var svg = document.createElementNS(SVG, 'svg');
-      svg.setAttribute('width', '110'); svg.setAttribute('height', '14'); svg.setAttribute('class', 'lb-whisker');
+      svg.setAttribute('width', '140'); svg.setAttribute('height', '14'); svg.setAttribute('class', 'lb-whisker');
       svg.setAttribute('aria-hidden', 'true');
       if (!isNum(r.lo) || !isNum(r.hi) || !(hi > lo)) { return svg; }
-      function x(v) { return 4 + 102 * (v - lo) / (hi - lo); }
+      function x(v) { return 4 + 132 * (v - lo) / (hi - lo); }
       var line = document.createElementNS(SVG, 'line');
       line.setAttribute('x1', x(r.lo)); line.setAttribute('x2', x(r.hi)); line.setAttribute('y1', 7);
       line.setAttribute('y2', 7); line.setAttribute('stroke', '#0072B2'); line.setAttribute('stroke-width', '2');
@@ -148,9 +148,23 @@
       var m = byId[state.measure], spec = JSON.parse(template), run = ++chartRun;
       var values = list.map(function (r, pos) {
         return { system: r.system, pos: pos, value: r.value, lo: r.lo, hi: r.hi,
-          tier: r.tier === 1 ? 'first or tied with first' : 'separated from the first' };
+          tier: r.tier === 1 ? 'first or tied with first' : isNum(r.tier) ? 'separated from the first' : 'not tested' };
       });
       spec.data = { values: values };
+      var present = {};
+      values.forEach(function (v) { present[v.tier] = true; });
+      spec.layer.forEach(function (layer) {            // the legend lists only the tiers on the chart
+        ['color', 'shape'].forEach(function (ch) {
+          var sc = layer.encoding[ch] && layer.encoding[ch].scale;
+          if (!sc) { return; }
+          var keep = sc.domain.map(function (d, k) { return present[d] ? k : -1; }).filter(function (k) { return k >= 0; });
+          sc.range = keep.map(function (k) { return sc.range[k]; });
+          sc.domain = keep.map(function (k) { return sc.domain[k]; });
+        });
+      });
+      if (!values.some(function (v) { return isNum(v.lo); })) {     // no intervals (calibrated view): no rules
+        spec.layer = spec.layer.filter(function (layer) { return layer.mark.type !== 'rule'; });
+      }
       var title = m.label + (state.cal ? ', prevalence-calibrated' : '') + (m.higher ? ' (higher is better)' : ' (lower is better)');
       spec.layer.forEach(function (layer) { if (layer.encoding && layer.encoding.x) { layer.encoding.x.title = title; } });
       spec.params[0].value = state.filter;
@@ -305,7 +319,10 @@
     var csv = part(root, 'csv'), csvLink = part(root, 'csv-link'), jsonLink = part(root, 'json-link');
     if (csv && csvLink) { csvLink.href = 'data:text/csv;charset=utf-8,' + encodeURIComponent(JSON.parse(csv.textContent)); }
     if (jsonLink) { jsonLink.href = 'data:application/json;charset=utf-8,' + encodeURIComponent(part(root, 'data').textContent); }
-    update(true).then(function () { root.setAttribute('data-lb-ready', '1'); });
+    update(true).then(function () {
+      root.setAttribute('data-lb-ready', '1');
+      if (window.performance && performance.mark) { performance.mark('lb-ready'); }   // time to interactive
+    });
   }
 
   function start() { Array.prototype.forEach.call(document.querySelectorAll('.lb-root'), init); }
