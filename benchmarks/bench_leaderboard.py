@@ -77,13 +77,12 @@ def main() -> None:
 
     from leaderboard_fixtures import thirty_measure_comparison
 
+    from evalreport.analyses.measure_letters import measure_letters
     from evalreport.counts import Counts
     from evalreport.report.leaderboard_data import page_data, tables_from_comparison
     from evalreport.report.leaderboard_page import write_page
     from evalreport.report.render import vega_bundle
     from evalreport.report.write import write_comparison
-
-    from evalreport.analyses.measure_letters import measure_letters
 
     start = time.perf_counter()
     runs, comp = thirty_measure_comparison(args.systems, bootstrap=args.bootstrap)
