@@ -218,3 +218,33 @@ def test_command_bad_input_one_line_status_2_no_page(tmp_path):
     assert not out.exists()
     done = _cli("leaderboard", "--from-tables", str(tmp_path), "-o", str(tmp_path / "x.txt"), cwd=tmp_path)
     assert done.returncode == 2 and ".html" in done.stderr
+
+
+# ----------------------------------------------------------------------------- the report's leaderboard section
+
+
+def _report_tables(comp, runs, folder: Path) -> Path:
+    """A report-like tables folder: the comparison's tables plus those the report's build adds for the page."""
+    from evalreport.report.write import write_frames
+
+    write_comparison(comp, folder)
+    extra = tables_from_comparison(comp, Counts.from_runs(runs))
+    write_frames(folder, {k: extra[k] for k in ("measure_letters", "per_class", "confusion")})
+    return folder
+
+
+def test_report_section_html_is_the_component_and_the_pdf_keeps_the_static_table(stance, tmp_path):
+    from evalreport.report.display import Table
+    from evalreport.report.leaderboard_page import InteractiveTable, report_component
+
+    runs, comp = stance
+    folder = _report_tables(comp, runs, tmp_path / "tables")
+    component = report_component(folder)
+    assert component is not None and 'id="lb-report"' in component and "<footer" not in component
+    frame = comp.leaderboard[["rank", "system", "value"]]
+    plain, interactive = Table(frame, caption="c"), InteractiveTable(frame, caption="c", component=component)
+    a, b = plain._repr_mimebundle_(), interactive._repr_mimebundle_()
+    assert b["text/html"].startswith(component) and plain._html() in b["text/html"]
+    assert {k: v for k, v in a.items() if k != "text/html"} == {k: v for k, v in b.items() if k != "text/html"}
+    (tmp_path / "empty").mkdir()
+    assert report_component(tmp_path / "empty") is None     # no tables: the static table stands alone

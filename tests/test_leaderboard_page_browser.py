@@ -181,3 +181,27 @@ def test_participant_text_shows_as_text(tmp_path, page):
     assert set(_order(page)) == {HOSTILE, "<img src=x onerror=alert(2)>", "plain"}
     assert page.locator(".lb-table img").count() == 0
     assert HOSTILE in page.inner_text(".lb-table") and page.title() == HOSTILE
+
+
+def test_inside_the_report_choosing_mcc_reranks(stance, page, tmp_path):
+    """The report's HTML leaderboard section (the component from a tables folder, beside the report's charts)."""
+    from evalreport.report.display import Table
+    from evalreport.report.leaderboard_page import InteractiveTable, report_component
+    from evalreport.report.render import vega_bundle
+    from evalreport.report.write import write_comparison, write_frames
+
+    _, comp, tables = stance
+    folder = tmp_path / "tables"
+    write_comparison(comp, folder)
+    write_frames(folder, {k: tables[k] for k in ("measure_letters", "per_class", "confusion")})
+    section = InteractiveTable(comp.leaderboard[["rank", "system", "value"]], component=report_component(folder))
+    html = (f"<!DOCTYPE html><html><head><meta charset='utf-8'></head><body><script>{vega_bundle()}</script>"
+            f"{Table(comp.scores.head(3))._html()}{section._html()}</body></html>")
+    path = tmp_path / "report.html"
+    path.write_text(html, encoding="utf-8")
+    _open(page, path)
+    page.select_option("[data-lb=measure]", "mcc")
+    assert _order(page) == _best_first(comp, "mcc")
+    letters = tables["measure_letters"]
+    want = letters[letters["measure"] == "mcc"].set_index("system")["letters"]
+    assert _column(page, 4) == [want[s] for s in _order(page)]
