@@ -248,3 +248,36 @@ def test_report_section_html_is_the_component_and_the_pdf_keeps_the_static_table
     assert {k: v for k, v in a.items() if k != "text/html"} == {k: v for k, v in b.items() if k != "text/html"}
     (tmp_path / "empty").mkdir()
     assert report_component(tmp_path / "empty") is None     # no tables: the static table stands alone
+
+
+# ----------------------------------------------------------------------------- a benchmark of several tasks
+
+
+@pytest.fixture(scope="module")
+def bench_folder(tmp_path_factory):
+    from evalreport.analyses.benchmark import compare_benchmark
+    from evalreport.examples import shared_benchmark_data, write_benchmark
+    from evalreport.inputs.benchmark import read_benchmark
+
+    tmp = tmp_path_factory.mktemp("bench")
+    write_benchmark(shared_benchmark_data(n_systems=4, n_tasks=2, n_items=300), tmp / "in")
+    result = compare_benchmark(read_benchmark(tmp / "in"), bootstrap=60, seed=0)
+    write_comparison(result, tmp / "out")
+    return tmp / "out", result
+
+
+def test_benchmark_page_has_the_consensus_view_and_one_view_per_task(bench_folder):
+    from evalreport.report.leaderboard_benchmark import benchmark_folder, benchmark_page_html
+
+    folder, result = bench_folder
+    assert benchmark_folder(folder) == folder and benchmark_folder(folder / "tasks") is None
+    html = benchmark_page_html(folder, title=HOSTILE)
+    assert HOSTILE not in html
+    assert html.count('class="lb-root"') == len(result.tasks)
+    assert html.count("<style>") == 1 and html.count("function init(root)") == 1      # assets once
+    views = re.findall(r'data-lb-view="([^"]+)"', html)
+    assert views == ["consensus"] + [f"task-{k}" for k in range(1, len(result.tasks) + 1)]
+    cons = result.consensus[result.consensus["method"] == "mean_rank"].sort_values(["rank", "system"])
+    body = html.split('data-lb-view="consensus"')[1].split("</table>")[0]
+    shown = re.findall(r'<th scope="row" class="lb-name">([^<]+)</th>', body)
+    assert shown == list(cons["system"])

@@ -205,3 +205,28 @@ def test_inside_the_report_choosing_mcc_reranks(stance, page, tmp_path):
     letters = tables["measure_letters"]
     want = letters[letters["measure"] == "mcc"].set_index("system")["letters"]
     assert _column(page, 4) == [want[s] for s in _order(page)]
+
+
+def test_benchmark_page_switches_to_a_task_and_reranks(tmp_path, page):
+    from evalreport.analyses.benchmark import compare_benchmark
+    from evalreport.examples import shared_benchmark_data, write_benchmark
+    from evalreport.inputs.benchmark import read_benchmark
+    from evalreport.report.leaderboard_benchmark import benchmark_page_html
+    from evalreport.report.leaderboard_page import write_html
+    from evalreport.report.render import vega_bundle
+    from evalreport.report.write import write_comparison
+
+    write_benchmark(shared_benchmark_data(n_systems=4, n_tasks=2, n_items=300), tmp_path / "in")
+    result = compare_benchmark(read_benchmark(tmp_path / "in"), bootstrap=60, seed=0)
+    write_comparison(result, tmp_path / "out")
+    path = write_html(benchmark_page_html(tmp_path / "out", bundle=vega_bundle()), tmp_path / "bench.html")
+    page.goto(path.as_uri())
+    page.wait_for_selector("#lb-task-2[data-lb-ready='1']", state="attached", timeout=15000)
+    assert page.locator("[data-lb-view=consensus]").is_visible()
+    assert not page.locator("#lb-task-2").is_visible()
+    page.select_option("[data-lb-views]", "task-2")
+    assert page.locator("#lb-task-2").is_visible() and not page.locator("[data-lb-view=consensus]").is_visible()
+    page.select_option("#lb-task-2 [data-lb=measure]", "mcc")
+    order = page.eval_on_selector_all("#lb-task-2 .lb-table tbody tr", "rows => rows.map(r => r.dataset.system)")
+    task = result.tasks[1]
+    assert order == _best_first(result.comparisons[task], "mcc")

@@ -34,7 +34,8 @@ def register(sub) -> None:
                     "(choose the measure, raw or prevalence-calibrated, sort, filter by name), with bootstrap "
                     "intervals, significance letters, tie tiers and rank intervals, a drill-down per system and "
                     "the numbers as CSV/JSON downloads. The inputs and options are those of compare; "
-                    "--from-tables DIR reads a report's tables/ or compare --out's folder instead.")
+                    "--from-tables DIR reads a report's tables/ or compare --out's folder instead (a benchmark's folder gives "
+                    "a page with the consensus view and one view per task).")
     add_input_options(p)
     add_cluster_option(p)
     add_measure_options(p)
@@ -107,7 +108,7 @@ def _from_inputs(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     from evalreport._atomic import check_outside
     from evalreport.report.leaderboard_data import page_data, read_tables
-    from evalreport.report.leaderboard_page import write_page
+    from evalreport.report.leaderboard_page import write_html, write_page
 
     out = Path(args.output)
     if out.suffix.lower() not in (".html", ".htm"):
@@ -116,6 +117,14 @@ def run(args: argparse.Namespace) -> int:
         if args.gold or args.runs or args.runs_dir or args.confusion:
             raise InputError("--from-tables reads the tables only: give either it or the inputs, not both")
         check_outside(out, [args.from_tables])
+        from evalreport.report.leaderboard_benchmark import benchmark_folder, benchmark_page_html
+
+        bench = benchmark_folder(args.from_tables)
+        if bench is not None:           # a benchmark of several tasks: the consensus view and one view per task
+            text = benchmark_page_html(bench, title=args.title, bundle=_bundle(args.no_chart))
+            path = write_html(text, out)
+            print(f"evalreport: wrote {path} ({path.stat().st_size / 1e6:.2f} MB; a benchmark page)", file=sys.stderr)
+            return 0
         tables, manifest, prov = read_tables(args.from_tables)
     else:
         check_outside(out, input_paths(args))

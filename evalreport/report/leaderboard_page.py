@@ -27,7 +27,7 @@ from evalreport.errors import InputError
 from evalreport.report.display import Table
 from evalreport.report.leaderboard_data import page_csv
 
-__all__ = ["chart_spec", "component_html", "page_html", "write_page", "CSP", "InteractiveTable", "report_component"]
+__all__ = ["assets_html", "chart_spec", "component_html", "document", "page_html", "write_page", "write_html", "CSP", "InteractiveTable", "report_component"]
 
 _ASSETS = Path(__file__).resolve().parent.parent / "_data" / "leaderboard"
 
@@ -158,7 +158,8 @@ def _notes(data: Mapping[str, Any]) -> str:
     return f'<details class="lb-notes"><summary>Notes ({len(notes)})</summary><ul>{items}</ul></details>'
 
 
-def component_html(data: Mapping[str, Any], *, root_id: str = "lb", chart: bool = True, footer: bool = True) -> str:
+def component_html(data: Mapping[str, Any], *, root_id: str = "lb", chart: bool = True, footer: bool = True,
+                   assets: bool = True) -> str:
     """The leaderboard component: controls, chart, table, drill-down, downloads, notes, its data and script.
 
     Parameters
@@ -171,6 +172,8 @@ def component_html(data: Mapping[str, Any], *, root_id: str = "lb", chart: bool 
         Draw the chart (needs the Vega bundle on the page, :func:`evalreport.report.render.vega_bundle`).
     footer : bool
         Show the provenance footer (the report has its own appendix).
+    assets : bool
+        Carry the style and script (a page with several components carries them once: :func:`assets_html`).
 
     Returns
     -------
@@ -186,15 +189,25 @@ def component_html(data: Mapping[str, Any], *, root_id: str = "lb", chart: bool 
     spec = f'<script type="application/json" data-lb="spec">{_script_json(chart_spec())}</script>' if chart else ""
     chart_box = '<div class="lb-chart" data-lb="chart" role="img" aria-label="Values with intervals"></div>' \
         if chart else ""
-    return (
-        f'<style>{_asset("leaderboard.css")}</style>'
-        f'<div class="lb-root" id="{rid}">'
-        + _controls(rid) + chart_box + _table(rid) + drill + downloads + _notes(data)
-        + (_footer(data) if footer else "")
-        + f'<script type="application/json" data-lb="data">{_script_json(dict(data))}</script>'
-        + f'<script type="application/json" data-lb="csv">{_script_json(page_csv(data))}</script>'
-        + spec + "</div>"
-        + f"<script>{_asset('leaderboard.js')}</script>")
+    body = (f'<div class="lb-root" id="{rid}">'
+            + _controls(rid) + chart_box + _table(rid) + drill + downloads + _notes(data)
+            + (_footer(data) if footer else "")
+            + f'<script type="application/json" data-lb="data">{_script_json(dict(data))}</script>'
+            + f'<script type="application/json" data-lb="csv">{_script_json(page_csv(data))}</script>'
+            + spec + "</div>")
+    return f'<style>{_asset("leaderboard.css")}</style>{body}<script>{_asset("leaderboard.js")}</script>' if assets \
+        else body
+
+
+def assets_html() -> tuple[str, str]:
+    """The component's ``<style>`` and ``<script>`` elements, for a page that carries them once.
+
+    Returns
+    -------
+    tuple of str
+        The style element (for the head) and the script element (for the end of the body).
+    """
+    return f'<style>{_asset("leaderboard.css")}</style>', f'<script>{_asset("leaderboard.js")}</script>'
 
 
 def page_html(data: Mapping[str, Any], *, bundle: str | None = None) -> str:
@@ -213,18 +226,38 @@ def page_html(data: Mapping[str, Any], *, bundle: str | None = None) -> str:
     str
         One self-contained HTML document.
     """
-    title = escape.html(data.get("title") or "Leaderboard")
     n_s, n_m = len(data.get("systems") or ()), len(data.get("measures") or ())
     lead = (f"{n_s} systems under {n_m} measures. Choose a measure to re-rank the systems; the interval is the "
             f"bootstrap interval of each value, and systems that share a letter are not separated by the tests.")
+    return document(str(data.get("title") or "Leaderboard"), f"<p>{escape.html(lead)}</p>"
+                    + component_html(data, chart=bundle is not None), bundle=bundle)
+
+
+def document(title: str, body: str, *, bundle: str | None = None) -> str:
+    """A whole page around ``body``: the Content-Security-Policy, the title (escaped) and the Vega bundle.
+
+    Parameters
+    ----------
+    title : str
+        The page's title (text from the data: escaped here).
+    body : str
+        HTML of the page's main content (after the heading).
+    bundle : str, optional
+        The Vega JavaScript, written once before ``body``.
+
+    Returns
+    -------
+    str
+        One self-contained HTML document.
+    """
+    head = escape.html(title)
     vega = f"<script>{bundle}</script>" if bundle else ""
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta http-equiv="Content-Security-Policy" content="{CSP}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{title}</title></head>\n<body>"
-        f'<main class="lb-page lb-root-page"><h1>{title}</h1><p>{escape.html(lead)}</p>'
-        + vega + component_html(data, chart=bundle is not None) + "</main></body></html>\n")
+        f"<title>{head}</title></head>\n<body>"
+        f'<main class="lb-page"><h1>{head}</h1>' + vega + body + "</main></body></html>\n")
 
 
 def write_page(data: Mapping[str, Any], path: str | Path, *, bundle: str | None = None) -> Path:
@@ -244,12 +277,29 @@ def write_page(data: Mapping[str, Any], path: str | Path, *, bundle: str | None 
     pathlib.Path
         ``path``.
     """
+    return write_html(page_html(data, bundle=bundle), path)
+
+
+def write_html(text: str, path: str | Path) -> Path:
+    """Write a page at once (a temporary file renamed into place: no half-written page).
+
+    Parameters
+    ----------
+    text : str
+        The HTML.
+    path : path
+        The file to write (its folder must exist).
+
+    Returns
+    -------
+    pathlib.Path
+        ``path``.
+    """
     target = Path(path)
     if target.is_dir():
         raise InputError("is a folder; give the HTML file to write", path=str(target))
     if not target.parent.is_dir():
         raise InputError("its folder does not exist", path=str(target))
-    text = page_html(data, bundle=bundle)
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
         try:

@@ -325,6 +325,17 @@
     });
   }
 
-  function start() { Array.prototype.forEach.call(document.querySelectorAll('.lb-root'), init); }
+  function views(select) {        // a benchmark's page: one view (consensus, or a task) shown at a time
+    select.addEventListener('change', function () {
+      Array.prototype.forEach.call(document.querySelectorAll('[data-lb-view]'), function (v) {
+        v.hidden = v.getAttribute('data-lb-view') !== select.value;
+      });
+    });
+  }
+
+  function start() {
+    Array.prototype.forEach.call(document.querySelectorAll('.lb-root'), init);
+    Array.prototype.forEach.call(document.querySelectorAll('select[data-lb-views]'), views);
+  }
   if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', start); } else { start(); }
 })();
