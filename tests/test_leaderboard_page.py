@@ -281,3 +281,13 @@ def test_benchmark_page_has_the_consensus_view_and_one_view_per_task(bench_folde
     body = html.split('data-lb-view="consensus"')[1].split("</table>")[0]
     shown = re.findall(r'<th scope="row" class="lb-name">([^<]+)</th>', body)
     assert shown == list(cons["system"])
+
+
+def test_many_classes_leave_the_confusion_matrices_out_and_say_so():
+    from evalreport.report.leaderboard_data import MAX_CONFUSION_CLASSES
+
+    runs = synthetic_runs(2, n_items=2000, n_classes=MAX_CONFUSION_CLASSES + 5)
+    comp = evalreport.compare(runs, evalreport.Settings(bootstrap=0, progress=False))
+    data = page_data(tables_from_comparison(comp, Counts.from_runs(runs)), comp.manifest())
+    assert data["drill"]["confusion"] is None and "45 classes" in data["drill"]["confusion_note"]
+    assert len(data["drill"]["per_class"][0][0]) == MAX_CONFUSION_CLASSES + 5

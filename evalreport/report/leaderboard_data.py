@@ -31,6 +31,9 @@ PAGE_TABLES = ("scores", "ranks", "leaderboard", "intervals", "rank_distribution
 
 #: The per-class measures of the drill-down, in the order of ``per_class.csv``'s ``metric``.
 PER_CLASS_METRICS = ("recall", "precision", "f1")
+#: Above this many classes the drill-down leaves the confusion matrices out (S x K x K numbers would swell the page;
+#: ``confusion.csv`` has them) and says so.
+MAX_CONFUSION_CLASSES = 40
 
 
 def _num(v: Any) -> float | None:
@@ -184,7 +187,10 @@ def _drill(systems: list[str], labels: list[str], t: Mapping[str, pd.DataFrame])
             arr[s_i[ok].astype(int), m_i, c_i[ok].astype(int)] = part["value"][ok].to_numpy(dtype=float)
         out["per_class"] = [[[_num(v) for v in row] for row in sys_rows] for sys_rows in arr]
     cm = t.get("confusion", pd.DataFrame())
-    if len(cm) and labels:
+    if len(cm) and len(labels) > MAX_CONFUSION_CLASSES:
+        out["confusion_note"] = (f"{len(labels):,} classes: the confusion matrix is left out of the page "
+                                 "(confusion.csv of the tables has it).")
+    elif len(cm) and labels:
         tensor = np.zeros((len(systems), len(labels), len(labels)), dtype=np.int64)
         s_i = cm["system"].map(pos)
         g_i = cm["gold"].astype(str).map(cls)

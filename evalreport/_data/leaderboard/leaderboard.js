@@ -258,6 +258,7 @@
           ['gold \\ predicted'].concat(data.labels),
           data.labels.map(function (c, g) { return [c].concat(d.confusion[i][g].map(String)); }), true));
       }
+      if (d.confusion_note) { box.appendChild(el('p', null, d.confusion_note)); }
       if (!d.per_class && !d.confusion) {
         box.appendChild(el('p', null, 'Per-class scores and confusion matrices are not in these tables ' +
           '(a report\u2019s tables have them; compare --out writes none).'));
