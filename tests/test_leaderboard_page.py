@@ -138,7 +138,7 @@ def test_read_tables_refuses_a_folder_that_is_no_output(tmp_path):
 
 
 def test_participant_text_is_escaped_in_the_page(tmp_path):
-    runs = synthetic_runs(3, names=[HOSTILE, "=cmd|' /C calc'!A0", "a & b"])
+    runs = synthetic_runs(4, names=[HOSTILE, "=cmd|' /C calc'!A0", "a & b", "RTL\u202eevil"])
     comp = evalreport.compare(runs, evalreport.Settings(bootstrap=50, progress=False))
     data = page_data(tables_from_comparison(comp, Counts.from_runs(runs)), comp.manifest(), title=HOSTILE)
     html = page_html(data, bundle=None)
@@ -147,6 +147,7 @@ def test_participant_text_is_escaped_in_the_page(tmp_path):
     assert html.count("<script") == html.count("</script>")
     for block in re.findall(r'<script type="application/json"[^>]*>(.*?)</script>', html, re.DOTALL):
         json.loads(block)                                              # each data block is whole JSON
+    assert "RTL\ufffdevil" in data["systems"]                          # a bidi override cannot reorder the page
     csv = page_csv(data)
     assert "\n'=cmd|" in csv                                           # the spreadsheet formula guard
 

@@ -230,3 +230,20 @@ def test_benchmark_page_switches_to_a_task_and_reranks(tmp_path, page):
     order = page.eval_on_selector_all("#lb-task-2 .lb-table tbody tr", "rows => rows.map(r => r.dataset.system)")
     task = result.tasks[1]
     assert order == _best_first(result.comparisons[task], "mcc")
+
+
+def test_downloads_are_the_embedded_csv_and_json(stance, page):
+    import json
+
+    path, comp, _ = stance
+    _open(page, path)
+    assert page.get_attribute("[data-lb=csv-link]", "href") == "#"        # no data in an attribute until asked
+    with page.expect_download() as got:
+        page.click("[data-lb=csv-link]")
+    csv = Path(got.value.path()).read_text(encoding="utf-8")
+    assert csv.splitlines()[0].startswith("system,measure,calibrated,value,rank,lo,hi,letters")
+    assert len(csv.splitlines()) == 1 + 2 * len(comp.systems) * len(comp.measures)
+    with page.expect_download() as got:
+        page.click("[data-lb=json-link]")
+    data = json.loads(Path(got.value.path()).read_text(encoding="utf-8"))
+    assert data["systems"] == list(comp.systems) and data["primary"] == comp.primary

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.errors import InputError
+from evalreport.escape import printable
 
 __all__ = ["PAGE_TABLES", "page_data", "tables_from_comparison", "read_tables", "page_csv", "measure_group"]
 
@@ -34,6 +35,15 @@ PER_CLASS_METRICS = ("recall", "precision", "f1")
 #: Above this many classes the drill-down leaves the confusion matrices out (S x K x K numbers would swell the page;
 #: ``confusion.csv`` has them) and says so.
 MAX_CONFUSION_CLASSES = 40
+
+
+def _short(text: str) -> str:
+    """Class-derived text as the page shows it: a long name (a class may be megabytes long) becomes its
+    beginning and a hash of the whole (:func:`evalreport.charts.display_text`; the tables keep it whole), and
+    control and bidirectional-override characters show as U+FFFD (:func:`evalreport.escape.printable`)."""
+    from evalreport.charts import display_text
+
+    return printable(display_text(str(text)))
 
 
 def _num(v: Any) -> float | None:
@@ -123,7 +133,7 @@ def _measure_block(mid: str, systems: list[str], t: Mapping[str, pd.DataFrame], 
     raw = scores[(scores["measure"] == mid) & ~scores["calibrated"].astype(bool)]
     rk = ranks[(ranks["measure"] == mid) & ~ranks["calibrated"].astype(bool)]
     block: dict[str, Any] = {"value": _by_system(raw, "value", systems), "rank": _by_system(rk, "rank", systems, _rank)}
-    reasons = _by_system(raw, "reason", systems, lambda v: "" if v is None or v != v else str(v))
+    reasons = _by_system(raw, "reason", systems, lambda v: "" if v is None or v != v else _short(v))
     if any(reasons):
         block["reason"] = [r or "" for r in reasons]
     iv = t.get("intervals", pd.DataFrame())
@@ -209,7 +219,7 @@ def _baselines(measures: list[str], t: Mapping[str, pd.DataFrame]) -> dict:
         return out
     for mid in measures:
         rows = base[base["measure"] == mid]
-        out[mid] = [[str(b), _num(v)] for b, v in zip(rows["baseline"], rows["value"])]
+        out[mid] = [[_short(b), _num(v)] for b, v in zip(rows["baseline"], rows["value"])]
     return out
 
 
@@ -231,7 +241,7 @@ def page_data(tables: Mapping[str, pd.DataFrame], manifest: Mapping[str, Any], *
     Returns
     -------
     dict
-        JSON-ready: ``systems``, ``labels``, ``primary``, ``measures`` (id, label, group, higher, range,
+        JSON-ready: ``systems`` (control characters shown as U+FFFD), ``labels``, ``primary``, ``measures`` (id, label, group, higher, range,
         formula, source, chance, undefined), ``raw`` and ``calibrated`` by measure, ``baselines``, ``drill``,
         ``settings``, ``notes``, ``provenance`` and ``letters_scope`` (``"every"`` or ``"primary"``).
     """
@@ -247,15 +257,17 @@ def page_data(tables: Mapping[str, pd.DataFrame], manifest: Mapping[str, Any], *
     raw = {m: _measure_block(m, systems, tables, primary) for m in measures}
     cal = {m: c for m in measures if (c := _calibrated(m, systems, tables)) is not None}
     every = bool(len(tables.get("measure_letters", pd.DataFrame())))
+    drill = _drill(systems, labels, tables)            # matched on the full class names, shown shortened
     return {
-        "title": str(title), "primary": primary, "systems": systems, "labels": labels,
-        "measures": [_measure_meta(m, catalogue) for m in measures],
+        "title": str(title), "primary": primary, "systems": [printable(x) for x in systems],
+        "labels": [_short(c) for c in labels],
+        "measures": [{**meta, "label": _short(meta["label"])} for meta in (_measure_meta(m, catalogue) for m in measures)],
         "raw": raw, "calibrated": cal, "baselines": _baselines(measures, tables),
-        "drill": _drill(systems, labels, tables),
+        "drill": drill,
         "settings": {k: settings.get(k) for k in ("alpha", "bootstrap", "seed", "pairwise_test", "policy", "positive")
                      if k in settings},
         "letters_scope": "every" if every else ("primary" if any("letters" in b for b in raw.values()) else "none"),
-        "notes": [str(n) for n in manifest.get("notes") or ()],
+        "notes": [printable(n) for n in manifest.get("notes") or ()],
         "provenance": dict(provenance or {}),
     }
 

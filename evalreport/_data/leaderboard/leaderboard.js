@@ -317,9 +317,16 @@
       var box = part(root, 'definition'), open = box.hidden;
       box.hidden = !open; defBtn.setAttribute('aria-expanded', open ? 'true' : 'false');
     });
-    var csv = part(root, 'csv'), csvLink = part(root, 'csv-link'), jsonLink = part(root, 'json-link');
-    if (csv && csvLink) { csvLink.href = 'data:text/csv;charset=utf-8,' + encodeURIComponent(JSON.parse(csv.textContent)); }
-    if (jsonLink) { jsonLink.href = 'data:application/json;charset=utf-8,' + encodeURIComponent(part(root, 'data').textContent); }
+    // the downloads: a Blob made when the link is followed, so the page's DOM never holds the data in an attribute
+    function download(link, text, type) {
+      if (!link) { return; }
+      link.addEventListener('click', function () {
+        if (link.href.indexOf('blob:') === 0) { URL.revokeObjectURL(link.href); }
+        link.href = URL.createObjectURL(new Blob([text()], { type: type }));
+      });
+    }
+    download(part(root, 'csv-link'), function () { return JSON.parse(part(root, 'csv').textContent); }, 'text/csv');
+    download(part(root, 'json-link'), function () { return part(root, 'data').textContent; }, 'application/json');
     update(true).then(function () {
       root.setAttribute('data-lb-ready', '1');
       if (window.performance && performance.mark) { performance.mark('lb-ready'); }   // time to interactive
