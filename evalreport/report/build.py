@@ -163,6 +163,9 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
     extra["confusion"] = pd.DataFrame({"system": systems_arr[s_i], "gold": labels_arr[g_i], "predicted": labels_arr[p_i],
                                        "count": tensor[s_i, g_i, p_i], "rate": np.nan_to_num(rates[s_i, g_i, p_i])})
     extra["measures"] = catalogue_frame(comp.measures)
+    from evalreport.analyses.measure_letters import measure_letters
+
+    extra["measure_letters"] = measure_letters(comp)     # the interactive leaderboard's letters under every measure
     # how the leaderboard moves under other class distributions (Opitz 2022, eq. 5): equal
     # prevalence, the observed shares reversed (rare classes frequent), and the user's scenarios
     from evalreport.analyses.prevalence import PrevalenceWarning, reversed_prevalence, what_if_ranks

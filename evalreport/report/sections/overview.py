@@ -107,7 +107,11 @@ class OverviewSections(ReportBase):
             reasons = pd.DataFrame({p_label: board["system"].map(why).fillna("")}, index=show.index)
             caption += (" A system whose value is undefined is ranked last and has no letter: no "
                         "test can compare an undefined value.")
-        return Table(show, formats=ranks, index=False, caption=caption, undefined=flags, reasons=reasons)
+        # in HTML the interactive leaderboard (every measure) comes first; the PDF keeps this static table
+        from evalreport.report.leaderboard_page import InteractiveTable, report_component
+
+        return InteractiveTable(show, formats=ranks, index=False, caption=caption, undefined=flags, reasons=reasons,
+                                component=report_component(self.folder))
 
     def design_note(self) -> Note | None:
         """Under the leaderboard, a clustered test set's design in words: the clusters, the design effect
