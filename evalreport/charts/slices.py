@@ -84,7 +84,7 @@ def slice_names(rows: pd.DataFrame) -> dict[str, str]:
 
 def _outline(field: str, colour: str, width: float, dash: list[int] | None = None):
     """A layer outlining the cells where ``field`` is true."""
-    def layer(base):
+    def layer(base: alt.Chart) -> alt.Chart:
         kw: dict[str, Any] = {"strokeDash": dash} if dash else {}
         return base.mark_rect(fill=None, stroke=colour, strokeWidth=width, **kw).transform_filter(f"datum.{field}")
     return layer
@@ -212,9 +212,10 @@ def slice_leaderboards(slices: pd.DataFrame, *, measure: str, slice_col: str | N
     pad = 0.05 * (hi_v - lo_v) if hi_v > lo_v else 0.05
     x = alt.X("value:Q", title=label, scale=alt.Scale(domain=[float(lo_v - pad), float(hi_v + pad)], nice=False,
                                                       zero=False), axis=alt.Axis(tickCount=3, format=".2f"))
-    y = alt.Y("system:N", sort=shown, title=None,
-              axis=alt.Axis(labelLimit=limit, labelFontSize=float(np.clip(height / len(shown) - 1, 7, 11)),
-                            **({"labelExpr": e} if (e := label_expr(shown_names(shown, limit))) else {})))
+    axis: dict[str, Any] = {"labelLimit": limit, "labelFontSize": float(np.clip(height / len(shown) - 1, 7, 11))}
+    if (e := label_expr(shown_names(shown, limit))) is not None:
+        axis["labelExpr"] = e
+    y = alt.Y("system:N", sort=shown, title=None, axis=alt.Axis(**axis))
     tooltip = [alt.Tooltip("system:N", title="System"), alt.Tooltip("slice:N", title=col),
                alt.Tooltip("shown:N", title=label), alt.Tooltip("interval:N", title="interval"),
                alt.Tooltip("n:Q", title="items", format=",")]

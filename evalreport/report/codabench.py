@@ -12,7 +12,9 @@ Leaderboard keys (:func:`leaderboard_key`): a measure's canonical id, lower case
 of characters outside ``[a-z0-9]`` turned into one ``_`` and no ``_`` at either end
 (``macro_f1(classes=AGAINST|FAVOR)`` -> ``macro_f1_classes_against_favor``); the bootstrap
 interval bounds are ``KEY_lo`` and ``KEY_hi``. The official measure is also written under the
-key ``score`` when asked (``primary_key``).
+key ``score`` when asked (``primary_key``). When the reference carries slice columns (``slice_cols``),
+each measure's value on each slice is written beside them under ``KEY__SLICE``
+(:mod:`evalreport.report.codabench_slices` states the rule).
 """
 from __future__ import annotations
 
@@ -224,7 +226,9 @@ def score_submission(input_dir: str | Path, settings: Settings | None = None, *,
         return _score(input_dir, reference, classes, **task, labels=labels, id_col=id_col, label_col=label_col,
                       missing=missing, allow_unknown=allow_unknown, bootstrap=settings.bootstrap, seed=settings.seed,
                       alpha=settings.alpha, primary_key=primary_key, strata=settings.bootstrap_strata,
-                      cluster_col=settings.cluster_col)
+                      cluster_col=settings.cluster_col,
+                      slice_cols=tuple(getattr(settings, "slice_cols", ()) or ()),
+                      slice_bins=getattr(settings, "slice_bins", None))
     except ConfigError:
         raise
     except PluginError as exc:      # a plugin's measure failing on one submission is the plugin's fault
@@ -325,7 +329,7 @@ def undefined_value(record) -> tuple[float, str]:
 
 def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive, policy, costs, order, gains, labels,
            id_col, label_col, missing, allow_unknown, bootstrap, seed, alpha, primary_key, strata=None,
-           cluster_col=None) -> Scored:
+           cluster_col=None, slice_cols=(), slice_bins=None) -> Scored:
     from evalreport.measures import evaluate
     from evalreport.measures.perclass import per_class_frame
 
@@ -337,7 +341,8 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
         runs, counts, costs, gains, records, ids, keys = _counted(
             gold, [submission], "submission", primary=primary, measures=measures, costs=costs, order=order,
             gains=gains, labels=labels, id_col=id_col, label_col=label_col, missing=missing,
-            allow_unknown=allow_unknown, cluster_col=cluster_col)
+            allow_unknown=allow_unknown, cluster_col=cluster_col,
+            **({"slice_cols": slice_cols, "slice_bins": slice_bins} if slice_cols else {}))
     except ConfigError:
         raise
     except InputError:
@@ -399,6 +404,7 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
             v = getattr(r, bound)
             if math.isfinite(v):
                 scores[f"{r.key}_{bound}"] = float(v)
+    scores.update(_slice_scores(runs, records, keys, ids, positive=positive, policy=policy, costs=costs, gains=gains))
     if primary_key and keys[0] in scores and "score" not in keys:
         scores = {"score": scores[keys[0]], **scores}
     tensor = np.asarray(counts.tensor)[0]
@@ -417,6 +423,29 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
     return Scored(scores=scores, rows=rows, per_class=per_class, confusion=confusion, labels=labels_t,
                   primary=ids[0], notes=tuple(notes), positive=None if positive is None else str(positive),
                   curves=curves)
+
+
+def _slice_scores(runs, records, keys, ids, *, positive, policy, costs, gains) -> dict[str, float]:
+    """The per-slice keys (``KEY__SLICE``, :mod:`evalreport.report.codabench_slices`) when the reference
+    carries slice columns; none otherwise."""
+    from evalreport.counts import Counts
+    from evalreport.measures import evaluate
+    from evalreport.measures.scores import is_score_measure
+    from evalreport.report.codabench_slices import slice_scores
+
+    label_records = [m for m in records if not is_score_measure(m)]
+    score_records = [m for m in records if is_score_measure(m)]
+
+    def values(sub) -> list[float]:
+        frame = evaluate(Counts.from_runs(sub), label_records, positive=positive, policy=policy, costs=costs,
+                         gains=gains)
+        if score_records:
+            frame, _ = _score_values(sub, score_records, frame, positive=positive, policy=policy, bootstrap=0,
+                                     seed=0, alpha=0.05)
+        return frame.set_index("measure").loc[ids, "value"].astype(float).tolist()
+
+    return slice_scores(runs, getattr(runs, "slices", None), records, keys, evaluate_subset=values,
+                        stand_in=undefined_value)
 
 
 def _label_record():

@@ -1,0 +1,111 @@
+"""Per-slice leaderboard keys of the Codabench scoring program: a submission's value on each slice of
+the test set, beside the keys of the whole set, so that a platform can show them as columns.
+
+Key rule (:func:`slice_key`): ``KEY__SLICE``, where ``KEY`` is the measure's leaderboard key
+(:func:`evalreport.report.codabench.leaderboard_key`) and ``SLICE`` the slice's name made safe the same
+way: lower case, every run of characters outside ``[a-z0-9]`` one ``_``, no ``_`` at either end (``"News
+& Blogs"`` -> ``news_blogs``, ``"[0, 12)"`` -> ``0_12``, ``"(empty)"`` -> ``empty``); a name with nothing
+left is ``slice``. With several slice columns the column's safe name comes first: ``KEY__COLUMN__SLICE``.
+Two slices of one column whose safe names coincide are told apart by ``_2``, ``_3``, ... in the order of
+the slices (the first keeps the bare name). Values only, no interval bounds; a measure undefined on a
+slice gets the same stand-in value as on the whole set, or no key.
+"""
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+import numpy as np
+
+__all__ = ["safe_name", "slice_key", "slice_keys", "slice_scores"]
+
+
+def safe_name(name: str) -> str:
+    """A slice or column name as a key part: ``[a-z0-9_]`` only (see the module docstring)."""
+    return re.sub(r"[^a-z0-9]+", "_", str(name).strip().lower()).strip("_") or "slice"
+
+
+def slice_key(key: str, part: str, column: str | None = None) -> str:
+    """The leaderboard key of measure key ``key`` on the slice whose safe name is ``part``.
+
+    Parameters
+    ----------
+    key : str
+        The measure's leaderboard key.
+    part : str
+        The slice's safe name (:func:`slice_keys` makes them unique within a column).
+    column : str, optional
+        The slice column's safe name, when there are several columns.
+
+    Returns
+    -------
+    str
+        ``KEY__SLICE`` or ``KEY__COLUMN__SLICE``.
+    """
+    return f"{key}__{part}" if column is None else f"{key}__{column}__{part}"
+
+
+def slice_keys(names: Sequence[str]) -> dict[str, str]:
+    """``{slice: safe name}`` for the slices of one column, unique (``_2``, ``_3`` after a repeat)."""
+    out: dict[str, str] = {}
+    used: set[str] = set()
+    for name in dict.fromkeys(map(str, names)):
+        base = safe_name(name)
+        part, k = base, 1
+        while part in used:
+            k += 1
+            part = f"{base}_{k}"
+        used.add(part)
+        out[name] = part
+    return out
+
+
+def _subset(runs, mask: np.ndarray):
+    """``runs`` restricted to the items of ``mask`` (the arrays a confusion matrix and scores need)."""
+    scores = None if runs.scores is None else np.asarray(runs.scores)[:, mask]     # (S, N) or (S, N, K)
+    return replace(runs, gold=np.asarray(runs.gold)[mask], pred=np.asarray(runs.pred)[:, mask], ids=None,
+                   folds=None, clusters=None, cluster_names=(), cluster_col=None, scores=scores)
+
+
+def slice_scores(runs, slices: Mapping[str, np.ndarray] | None, records, keys: Sequence[str], *, evaluate_subset,
+                 stand_in) -> dict[str, float]:
+    """The per-slice keys of one submission.
+
+    Parameters
+    ----------
+    runs : Runs
+        The submission read against the reference (one system).
+    slices : mapping of str to array, or None
+        Per slice column, one slice name per item (``Runs.slices``); None or empty: no keys.
+    records : sequence of Measure
+        The measures of the leaderboard, in the order of ``keys``.
+    keys : sequence of str
+        Their leaderboard keys.
+    evaluate_subset : callable
+        ``runs -> values``: the value of every record on a subset of the items (NaN where undefined).
+    stand_in : callable
+        ``record -> (value, rule)``: what the leaderboard shows for an undefined value.
+
+    Returns
+    -------
+    dict of str to float
+        ``{slice key: value}``, slice columns and slices in their order.
+    """
+    out: dict[str, float] = {}
+    if not slices:
+        return out
+    several = len(slices) > 1
+    for column, names in slices.items():
+        names = np.asarray(names, dtype=object).astype(str)
+        col = safe_name(column) if several else None
+        for name, part in slice_keys(list(dict.fromkeys(names))).items():
+            mask = names == name
+            values = evaluate_subset(_subset(runs, mask))
+            for record, key, value in zip(records, keys, values):
+                if not math.isfinite(value):
+                    value = stand_in(record)[0]
+                if math.isfinite(value):
+                    out[slice_key(key, part, col)] = float(value)
+    return out
