@@ -117,9 +117,18 @@ def test_findings_leader_changes_by_slice_with_a_corrected_test():
     dep = rows[rows["finding"] == "slice_dependence"]
     assert list(dep["system"]) == ["A"] and float(dep["value"].iloc[0]) == 2
     text = slice_sentence(rows, "Macro F1")
-    assert text.startswith("**Slices:** under Macro F1, **A** leads on 1 of 4 slices of domain")
-    assert "**B** on d1 (separated from **A** there) and d2 (exploratory" in text
-    assert "depends on the slice" in text and "Holm-corrected within each slice" in text
+    assert text == ("**Slices:** under Macro F1, **A** leads on 1 of 4 slices of domain, **B** on d1 and d2; **C** on "
+                    "d3. The paired tests, Holm-corrected within each slice, separate the slice's best from **A** on d1 "
+                    "and d3: **A**'s lead depends on the slice.")
+
+
+def test_findings_sentence_stays_short_with_many_slices():
+    best = ["A"] + ["B"] * 12 + ["C"] * 8 + [s for s in "DEFG" for _ in range(2)] + ["A"]
+    rows = pd.DataFrame(slice_findings(BOARD, _leaders(best, ["A"] * len(best)), "macro_f1"))
+    text = slice_sentence(rows, "Macro F1")
+    assert "**B** on d1, d2, d3 and 9 more; **C** on d13, d14, d15 and 5 more; **D** on d21 and d22; 3 other systems" \
+           " elsewhere" in text
+    assert "on d1, d2, d3 and 25 more: **A**'s lead depends on the slice" in text and len(text) < 500
 
 
 def test_findings_leader_differs_only_without_a_corrected_test_is_exploratory():
@@ -128,7 +137,8 @@ def test_findings_leader_differs_only_without_a_corrected_test_is_exploratory():
     assert rows[rows["finding"] == "slice_dependence"].empty
     assert f"domain|d2|{SMALL}" in set(rows["detail"])
     text = slice_sentence(rows, "Macro F1")
-    assert "exploratory" in text and "depends on the slice" not in text
+    assert "separate none of these from **A**: the differences by slice are exploratory" in text
+    assert "depends on the slice" not in text
 
 
 def test_no_slice_sentence_when_the_leader_wins_every_slice():
@@ -155,4 +165,4 @@ def test_slice_names_with_markup_are_escaped_in_the_sentence():
     rows = pd.DataFrame(slice_findings(BOARD, _leaders(["A", "B"], ["", "A"]).assign(
         slice=["x", "a_b & <c>|d"]), "macro_f1"))
     text = slice_sentence(rows, "Macro F1")
-    assert r"**B** on a\_b \& \<c\>\|d (separated" in text     # the markup escaped, its "|" kept apart
+    assert r"**B** on a\_b \& \<c\>\|d." in text     # the markup escaped, its "|" kept apart

@@ -17,6 +17,7 @@ import pandas as pd
 
 from evalreport.charts._common import (
     PAGE_WIDTH,
+    WIDE_PAGE,
     chart_title,
     display_text,
     heatmap,
@@ -45,8 +46,8 @@ SYSTEM_LIMIT = 220
 #: Systems drawn in each panel of the small multiples (the first of the leaderboard; the heatmap has all),
 #: and fewer with more than :data:`MANY_SLICES` slices, so that the panels of 30 slices stay within a page.
 MAX_PANEL_SYSTEMS, MANY_SLICES, FEW_PANEL_SYSTEMS = 12, 12, 8
-#: Longest system name (px) beside the panels.
-PANEL_SYSTEM_LIMIT = 150
+#: Longest system name (px) beside the panels (with more than :data:`MANY_SLICES` slices: the second).
+PANEL_SYSTEM_LIMIT, MANY_SLICE_SYSTEM_LIMIT = 150, 110
 _COLUMNS = ["system", "slice_col", "slice", "measure", "value", "n", "best", "small"]
 
 
@@ -201,17 +202,20 @@ def slice_leaderboards(slices: pd.DataFrame, *, measure: str, slice_col: str | N
     df = _panel_data(df, shown)
     df["slice_label"] = df["slice"].map(names)
     label = measure_label(measure)
-    limit = label_limit(shown, PANEL_SYSTEM_LIMIT)
+    many = len(names) > MANY_SLICES
+    # many slices: the page's widest figure, shorter names and rows, so that the panels fit one page
+    limit = label_limit(shown, MANY_SLICE_SYSTEM_LIMIT if many else PANEL_SYSTEM_LIMIT)
+    room = (WIDE_PAGE if many else PAGE_WIDTH) - limit
     if columns is None:
-        columns = int(np.clip((PAGE_WIDTH - limit) // 95, 1, 6))
+        columns = int(np.clip(room // 95, 1, 6))
     columns = max(1, min(columns, len(names)))
-    width = float(np.clip((PAGE_WIDTH - limit) / columns - 14, 70, 200))
-    height = float(np.clip(10 * len(shown), 40, 200))
+    width = float(np.clip(room / columns - 14, 70, 200))
+    height = float(np.clip((9 if many else 10) * len(shown), 40, 200))
     lo_v = np.nanmin(np.r_[df["value"].to_numpy(float), df["lo"].to_numpy(float)])
     hi_v = np.nanmax(np.r_[df["value"].to_numpy(float), df["hi"].to_numpy(float)])
     pad = 0.05 * (hi_v - lo_v) if hi_v > lo_v else 0.05
     x = alt.X("value:Q", title=label, scale=alt.Scale(domain=[float(lo_v - pad), float(hi_v + pad)], nice=False,
-                                                      zero=False), axis=alt.Axis(tickCount=3, format=".2f"))
+                                                      zero=False), axis=alt.Axis(tickCount=3 if width >= 90 else 2, format=".2f"))
     axis: dict[str, Any] = {"labelLimit": limit, "labelFontSize": float(np.clip(height / len(shown) - 1, 7, 11))}
     if (e := label_expr(shown_names(shown, limit))) is not None:
         axis["labelExpr"] = e

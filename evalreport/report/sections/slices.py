@@ -8,7 +8,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.slice_findings import NOT_SEPARATED, SEPARATED
+from evalreport.analyses.slice_findings import SEPARATED
 from evalreport.charts.slices import SMALL_MARK, slice_heatmap, slice_leaderboards
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Heading, Note, Table
@@ -17,8 +17,8 @@ from evalreport.words import counted
 
 __all__ = ["SliceSections", "slice_sentence", "MAX_NAMES"]
 
-#: Systems named in a cell of the leaders table; more are counted ("and 7 more").
-MAX_NAMES = 4
+#: Systems named in a cell of the leaders table; more are only counted ("12 systems"), slice_leaders.csv names them.
+MAX_NAMES = 3
 
 
 def _flags(values) -> np.ndarray:
@@ -32,8 +32,41 @@ def _detail(detail: str) -> tuple[str, str, str]:
     return col, name, verdict
 
 
-def _listed(items: list[str]) -> str:
+#: Slices named in the findings' sentence per system (more are counted), and systems named there.
+MAX_SLICES_NAMED, MAX_LEADERS_NAMED = 3, 3
+
+
+def _listed(items: list[str], limit: int = MAX_SLICES_NAMED) -> str:
+    """``a, b and c``; past ``limit``, ``a, b, c and 4 more``."""
+    if len(items) > limit:
+        return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _column_sentence(rows: pd.DataFrame, lead: pd.Series) -> str:
+    """The sentence on one slice column: who leads which slices, and whether the leader's lead depends on them."""
+    col, _, n = str(lead["detail"]).partition("|")
+    leader = f"**{escape(lead['system'])}**"
+    by_best: dict[str, list[str]] = {}
+    separated: list[str] = []
+    for _, r in rows[rows["finding"] == "slice_leader"].iterrows():
+        c, name, verdict = _detail(r["detail"])
+        if c != col:
+            continue
+        by_best.setdefault(str(r["system"]), []).append(escape(name))
+        if verdict == SEPARATED:
+            separated.append(escape(name))
+    ranked = sorted(by_best.items(), key=lambda kv: -len(kv[1]))       # stable: first come first among equals
+    clauses = [f"**{escape(b)}** on {_listed(names)}" for b, names in ranked[:MAX_LEADERS_NAMED]]
+    if len(ranked) > MAX_LEADERS_NAMED:
+        clauses.append(f"{counted(len(ranked) - MAX_LEADERS_NAMED, 'other system')} elsewhere")
+    text = (f"{leader} leads on {int(float(lead['value']))} of {counted(int(n), 'slice')} of {escape(col)}, "
+            + "; ".join(clauses) + ". ")
+    if separated:
+        return text + (f"The paired tests, Holm-corrected within each slice, separate the slice's best from {leader} "
+                       f"on {_listed(separated)}: {leader}'s lead depends on the slice")
+    return text + (f"The paired tests, Holm-corrected within each slice, separate none of these from {leader}: "
+                   "the differences by slice are exploratory")
 
 
 def slice_sentence(rows: pd.DataFrame, label: str) -> str:
@@ -56,34 +89,8 @@ def slice_sentence(rows: pd.DataFrame, label: str) -> str:
     leads = rows[rows["finding"] == "slice_leads"]
     if leads.empty:
         return ""
-    parts = []
-    for _, lead in leads.iterrows():
-        col, _, n = str(lead["detail"]).partition("|")
-        leader = f"**{escape(lead['system'])}**"
-        own = [(_detail(r["detail"]), str(r["system"])) for _, r in rows[rows["finding"] == "slice_leader"].iterrows()
-               if _detail(r["detail"])[0] == col]
-        by_best: dict[str, dict[str, list[str]]] = {}
-        for (_, name, verdict), best in own:
-            by_best.setdefault(best, {}).setdefault(verdict, []).append(escape(name))
-        clauses = []
-        for best, verdicts in list(by_best.items())[:3]:
-            where = []
-            if SEPARATED in verdicts:
-                where.append(f"{_listed(verdicts[SEPARATED])} (separated from {leader} there)")
-            rest = verdicts.get(NOT_SEPARATED, []) + verdicts.get("small", [])
-            if rest:
-                where.append(f"{_listed(rest)} (exploratory: not separated from {leader})")
-            clauses.append(f"**{escape(best)}** on {_listed(where)}")
-        more = len(by_best) - 3
-        tail = f"; {counted(more, 'other system')} lead elsewhere" if more > 0 else ""
-        head = (f"{leader} leads on {int(float(lead['value']))} of {counted(int(n), 'slice')} of "
-                f"{escape(col)}; " + "; ".join(clauses) + tail)
-        dep = rows[(rows["finding"] == "slice_dependence") & (rows["detail"].astype(str) == col)]
-        verdict = (f"so {leader}'s lead depends on the slice" if len(dep) else
-                   "no such difference is beyond noise, so these leads are exploratory")
-        parts.append(f"{head}: {verdict}")
-    return (f"**Slices:** under {label}, " + ". ".join(parts)
-            + ". The paired tests are Holm-corrected within each slice.")
+    parts = [_column_sentence(rows, lead) for _, lead in leads.iterrows()]
+    return f"**Slices:** under {label}, " + ". ".join(parts) + "."
 
 
 class SliceSections(ReportBase):
@@ -154,14 +161,12 @@ class SliceSections(ReportBase):
             return None
         small = _flags(lead["small"])
 
-        def names(cell) -> str:
-            found = [s for s in str(cell).split("; ") if s] if isinstance(cell, str) else []
-            if len(found) > MAX_NAMES:
-                return "; ".join(found[:MAX_NAMES]) + f" and {len(found) - MAX_NAMES} more"
-            return "; ".join(found) or "—"
+        def listed(cell) -> list[str]:
+            return [x for x in str(cell).split("; ") if x] if isinstance(cell, str) else []
 
-        def count(cell) -> int:
-            return len([s for s in str(cell).split("; ") if s]) if isinstance(cell, str) else 0
+        def names(cell) -> str:
+            found = listed(cell)
+            return "; ".join(found) if len(found) <= MAX_NAMES else counted(len(found), "system")
 
         show = pd.DataFrame({
             "slice of": lead["slice_col"],
@@ -170,12 +175,14 @@ class SliceSections(ReportBase):
             "best": lead["best"].astype(object).where(lead["best"].notna(), "—").astype(str),
             self._label(self.primary): pd.to_numeric(lead["value"], errors="coerce"),
             "not separated from the best": lead["tied"].map(names),
-            "separated": lead["separated"].map(count),
+            "separated from the best": lead["separated"].map(lambda c: len(listed(c))),
         })
+        if show["slice of"].nunique() == 1:
+            show = show.drop(columns="slice of")
         show["items"] = show["items"].map(lambda v: "" if pd.isna(v) else f"{int(v):,}")
         caption = (f"The best system of each slice under {self._label(self.primary)}; the systems that the paired "
-                   "tests, Holm-corrected within the slice, do not separate from it, and how many they separate. "
-                   "slice_leaders.csv names every system.")
+                   f"tests, Holm-corrected within the slice, do not separate from it (named up to {MAX_NAMES}, else "
+                   "counted) and how many they separate. slice_leaders.csv names every system.")
         if small.any():
             caption += (f" {SMALL_MARK.strip()}: a small slice, too few items for an interval or a test (its best "
                         "is the highest value alone).")
