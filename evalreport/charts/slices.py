@@ -214,7 +214,7 @@ def slice_leaderboards(slices: pd.DataFrame, *, measure: str, slice_col: str | N
     lo_v = np.nanmin(np.r_[df["value"].to_numpy(float), df["lo"].to_numpy(float)])
     hi_v = np.nanmax(np.r_[df["value"].to_numpy(float), df["hi"].to_numpy(float)])
     pad = 0.05 * (hi_v - lo_v) if hi_v > lo_v else 0.05
-    x = alt.X("value:Q", title=label, scale=alt.Scale(domain=[float(lo_v - pad), float(hi_v + pad)], nice=False,
+    x = alt.X("value:Q", title=None, scale=alt.Scale(domain=[float(lo_v - pad), float(hi_v + pad)], nice=False,
                                                       zero=False), axis=alt.Axis(tickCount=3 if width >= 90 else 2, format=".2f"))
     axis: dict[str, Any] = {"labelLimit": limit, "labelFontSize": float(np.clip(height / len(shown) - 1, 7, 11))}
     if (e := label_expr(shown_names(shown, limit))) is not None:

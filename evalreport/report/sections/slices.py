@@ -49,13 +49,13 @@ def _column_sentence(rows: pd.DataFrame, lead: pd.Series) -> str:
     leader = f"**{escape(lead['system'])}**"
     by_best: dict[str, list[str]] = {}
     separated: list[str] = []
+    unseparated: list[str] = []
     for _, r in rows[rows["finding"] == "slice_leader"].iterrows():
         c, name, verdict = _detail(r["detail"])
         if c != col:
             continue
         by_best.setdefault(str(r["system"]), []).append(escape(name))
-        if verdict == SEPARATED:
-            separated.append(escape(name))
+        (separated if verdict == SEPARATED else unseparated).append(escape(name))
     ranked = sorted(by_best.items(), key=lambda kv: -len(kv[1]))       # stable: first come first among equals
     clauses = [f"**{escape(b)}** on {_listed(names)}" for b, names in ranked[:MAX_LEADERS_NAMED]]
     if len(ranked) > MAX_LEADERS_NAMED:
@@ -63,8 +63,10 @@ def _column_sentence(rows: pd.DataFrame, lead: pd.Series) -> str:
     text = (f"{leader} leads on {int(float(lead['value']))} of {counted(int(n), 'slice')} of {escape(col)}, "
             + "; ".join(clauses) + ". ")
     if separated:
+        rest = (f"; on {_listed(unseparated)} the difference is exploratory (not separated, or too few items)"
+                if unseparated else "")
         return text + (f"The paired tests, Holm-corrected within each slice, separate the slice's best from {leader} "
-                       f"on {_listed(separated)}: {leader}'s lead depends on the slice")
+                       f"on {_listed(separated)}: {leader}'s lead depends on the slice{rest}")
     return text + (f"The paired tests, Holm-corrected within each slice, separate none of these from {leader}: "
                    "the differences by slice are exploratory")
 
