@@ -214,8 +214,10 @@ def slice_leaderboards(slices: pd.DataFrame, *, measure: str, slice_col: str | N
     lo_v = np.nanmin(np.r_[df["value"].to_numpy(float), df["lo"].to_numpy(float)])
     hi_v = np.nanmax(np.r_[df["value"].to_numpy(float), df["hi"].to_numpy(float)])
     pad = 0.05 * (hi_v - lo_v) if hi_v > lo_v else 0.05
-    x = alt.X("value:Q", title=None, scale=alt.Scale(domain=[float(lo_v - pad), float(hi_v + pad)], nice=False,
-                                                      zero=False), axis=alt.Axis(tickCount=3 if width >= 90 else 2, format=".2f"))
+    # the end labels kept inside their panel (flush), so that neighbouring panels' labels never touch
+    ticks = alt.Axis(tickCount=3 if width >= 90 else 2, format=".2f", labelFlush=True)
+    x = alt.X("value:Q", title=None, axis=ticks,
+              scale=alt.Scale(domain=[float(lo_v - pad), float(hi_v + pad)], nice=False, zero=False))
     axis: dict[str, Any] = {"labelLimit": limit, "labelFontSize": float(np.clip(height / len(shown) - 1, 7, 11))}
     if (e := label_expr(shown_names(shown, limit))) is not None:
         axis["labelExpr"] = e
@@ -231,10 +233,11 @@ def slice_leaderboards(slices: pd.DataFrame, *, measure: str, slice_col: str | N
                        legend=alt.Legend(orient="bottom", direction="horizontal"))
     points = base.mark_point(filled=True, size=36, opacity=1).encode(x=x, color=colour)
     panel = with_properties(alt.layer(whiskers, points, data=df), width=width, height=height)
-    header_names = {v: v for v in names.values()}
-    header_names.update(shown_names(list(names.values()), width))
+    # a header may reach into the gap between panels; 10 px regular text holds a name and its count
+    room_px = width + 10
+    header_names = shown_names(list(names.values()), room_px, size=10)
     kw: dict[str, Any] = {"labelExpr": e} if (e := label_expr(header_names)) is not None else {}
-    header = alt.Header(labelFontWeight="bold", labelLimit=int(width), labelFontSize=11, **kw)
+    header = alt.Header(labelLimit=int(room_px), labelFontSize=10, labelColor=TEXT_COLOUR, **kw)
     subtitle = ["one panel per slice; systems in leaderboard order, whiskers: the slice's interval"]
     if len(order) > len(shown):
         subtitle.append(f"the first {len(shown)} of {len(order)} systems; slices.csv has every system")
