@@ -63,7 +63,10 @@ def slice_keys(names: Sequence[str]) -> dict[str, str]:
 
 
 def _subset(runs, mask: np.ndarray):
-    """``runs`` restricted to the items of ``mask`` (the arrays a confusion matrix and scores need)."""
+    """``runs`` restricted to the items of ``mask``: its own ``subset`` where it has one, else the arrays a
+    confusion matrix and scores need."""
+    if hasattr(runs, "subset"):
+        return runs.subset(mask)
     scores = None if runs.scores is None else np.asarray(runs.scores)[:, mask]     # (S, N) or (S, N, K)
     return replace(runs, gold=np.asarray(runs.gold)[mask], pred=np.asarray(runs.pred)[:, mask], ids=None,
                    folds=None, clusters=None, cluster_names=(), cluster_col=None, scores=scores)
