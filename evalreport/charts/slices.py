@@ -210,7 +210,7 @@ def slice_leaderboards(slices: pd.DataFrame, *, measure: str, slice_col: str | N
         columns = int(np.clip(room // 95, 1, 6))
     columns = max(1, min(columns, len(names)))
     width = float(np.clip(room / columns - 14, 70, 200))
-    height = float(np.clip((9 if many else 10) * len(shown), 40, 200))
+    height = float(np.clip((9 if many else 10) * len(shown), 54, 200))
     lo_v = np.nanmin(np.r_[df["value"].to_numpy(float), df["lo"].to_numpy(float)])
     hi_v = np.nanmax(np.r_[df["value"].to_numpy(float), df["hi"].to_numpy(float)])
     pad = 0.05 * (hi_v - lo_v) if hi_v > lo_v else 0.05
