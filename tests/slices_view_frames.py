@@ -21,9 +21,9 @@ def system_names(n: int, long: bool = False) -> list[str]:
 
 
 def slice_frames(n_systems: int = 4, n_slices: int = 3, *, seed: int = 0, long: bool = False, small=(),
-                 measure: str = "macro_f1", names=None) -> dict[str, pd.DataFrame]:
+                 measure: str = "macro_f1", names=None, column: str = "domain") -> dict[str, pd.DataFrame]:
     """The three tables for random values; ``small``: indices of small slices (5 items, no interval);
-    ``names``: the slice names (default ``slice0`` ...). Higher values are better."""
+    ``names``: the slice names (default ``slice0`` ...); ``column``: the slice column. Higher values are better."""
     rng = np.random.default_rng(seed)
     systems = system_names(n_systems, long)
     slices = list(names) if names is not None else [f"slice{j}" for j in range(n_slices)]
@@ -34,7 +34,7 @@ def slice_frames(n_systems: int = 4, n_slices: int = 3, *, seed: int = 0, long: 
         rank = pd.Series(-v).rank(method="min").to_numpy()
         is_small = j in small
         for i, x in enumerate(systems):
-            rows.append({"system": x, "slice_col": "domain", "slice": s, "measure": measure, "value": v[i],
+            rows.append({"system": x, "slice_col": column, "slice": s, "measure": measure, "value": v[i],
                          "lo": np.nan if is_small else v[i] - 0.05, "hi": np.nan if is_small else v[i] + 0.05,
                          "n": 5 if is_small else 100, "rank": rank[i], "best": rank[i] == 1, "small": is_small,
                          "overall": overall[x], "difference_to_overall": v[i] - overall[x],
@@ -42,14 +42,14 @@ def slice_frames(n_systems: int = 4, n_slices: int = 3, *, seed: int = 0, long: 
         best = systems[int(np.argmax(v))]
         sep = [] if is_small else [x for x, val in zip(systems, v) if v.max() - val > 0.1]
         tied = [x for x in systems if x != best and x not in sep]
-        leaders.append({"slice_col": "domain", "slice": s, "measure": measure, "n": 5 if is_small else 100,
+        leaders.append({"slice_col": column, "slice": s, "measure": measure, "n": 5 if is_small else 100,
                         "best": best, "value": float(v.max()), "separated": "; ".join(sep), "tied": "; ".join(tied),
                         "small": is_small})
     frame = pd.DataFrame(rows, columns=SLICES_COLUMNS)
     summary = []
     for x, part in frame.groupby("system", sort=False):
         lo, hi = part.loc[part["value"].idxmin()], part.loc[part["value"].idxmax()]
-        summary.append({"system": x, "slice_col": "domain", "measure": measure, "worst_slice": lo["slice"],
+        summary.append({"system": x, "slice_col": column, "measure": measure, "worst_slice": lo["slice"],
                         "worst_value": lo["value"], "best_slice": hi["slice"], "best_value": hi["value"],
                         "min_max_ratio": lo["value"] / hi["value"], "max_difference": hi["value"] - lo["value"]})
     summ = pd.DataFrame(summary)

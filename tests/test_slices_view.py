@@ -92,6 +92,20 @@ def test_section_renders_with_few_and_many_slices(tmp_path, monkeypatch, n_syste
     assert "slice1" in html
 
 
+def test_section_with_two_slice_columns_stacks_the_charts_and_names_the_column(tmp_path, monkeypatch):
+    monkeypatch.setenv(DEFER_ENV, "1")
+    a = slice_frames(4, 3, seed=2)
+    b = slice_frames(4, 2, seed=3, column="length", names=["[0, 12)", "[12, 40)"])
+    frames = {k: pd.concat([a[k], b[k]], ignore_index=True) for k in ("slices", "slice_leaders", "slice_summary")}
+    rep = ReportData(write_tables(tmp_path / "tables", {**frames, "leaderboard": a["leaderboard"]}))
+    assert "`domain`, `length` into 5 slices" in rep.slices_intro().text
+    spec = rep.slice_heatmap_chart().spec
+    assert len(spec["vconcat"]) == 2
+    leaders = rep.slice_leaders_table().df
+    assert list(leaders["slice of"]) == ["domain"] * 3 + ["length"] * 2
+    assert set(rep.slice_summary_table().df["slice of"]) == {"domain", "length"}
+
+
 def test_section_absent_without_slices(tmp_path):
     rep = ReportData(write_tables(tmp_path / "tables", {"leaderboard": slice_frames(3, 3)["leaderboard"]}))
     assert rep.slices_heading() is None and rep.slices_intro() is None
