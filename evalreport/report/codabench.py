@@ -35,6 +35,7 @@ from evalreport import escape
 from evalreport.errors import ConfigError, InputError, MeasureError
 from evalreport.inputs.settings import DEFAULT_PRIMARY, Settings
 from evalreport.measures.plugins import PluginError
+from evalreport.report.codabench_slices import scores_of as slice_scores_of
 
 #: Files in ``ref/`` or ``res/`` that are the platform's, not data (CodaLab bundles carry ``metadata``).
 _IGNORED = ("metadata", "metadata.yaml")
@@ -56,6 +57,8 @@ class Scored:
     positive: str | None = None
     #: The submission's score curves (``roc_curve``, ``pr_curve``, ``reliability`` frames), when it has scores.
     curves: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: The submission's value on each slice of the test set (:func:`evalreport.report.codabench_slices.slice_rows`).
+    slices: pd.DataFrame | None = None
 
 
 def leaderboard_key(measure_id: str) -> str:
@@ -404,7 +407,8 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
             v = getattr(r, bound)
             if math.isfinite(v):
                 scores[f"{r.key}_{bound}"] = float(v)
-    scores.update(_slice_scores(runs, records, keys, ids, positive=positive, policy=policy, costs=costs, gains=gains))
+    by_slice = _slice_rows(runs, records, keys, ids, positive=positive, policy=policy, costs=costs, gains=gains)
+    scores.update(slice_scores_of(by_slice, records, stand_in=undefined_value))
     if primary_key and keys[0] in scores and "score" not in keys:
         scores = {"score": scores[keys[0]], **scores}
     tensor = np.asarray(counts.tensor)[0]
@@ -422,16 +426,16 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
                   "reliability": reliability(runs, positive=positive)}
     return Scored(scores=scores, rows=rows, per_class=per_class, confusion=confusion, labels=labels_t,
                   primary=ids[0], notes=tuple(notes), positive=None if positive is None else str(positive),
-                  curves=curves)
+                  curves=curves, slices=by_slice)
 
 
-def _slice_scores(runs, records, keys, ids, *, positive, policy, costs, gains) -> dict[str, float]:
-    """The per-slice keys (``KEY__SLICE``, :mod:`evalreport.report.codabench_slices`) when the reference
-    carries slice columns; none otherwise."""
+def _slice_rows(runs, records, keys, ids, *, positive, policy, costs, gains) -> pd.DataFrame:
+    """Every measure on every slice, with its key (``KEY__SLICE``, :mod:`evalreport.report.codabench_slices`),
+    when the reference carries slice columns; no rows otherwise."""
     from evalreport.counts import Counts
     from evalreport.measures import evaluate
     from evalreport.measures.scores import is_score_measure
-    from evalreport.report.codabench_slices import slice_scores
+    from evalreport.report.codabench_slices import slice_rows
 
     label_records = [m for m in records if not is_score_measure(m)]
     score_records = [m for m in records if is_score_measure(m)]
@@ -444,8 +448,7 @@ def _slice_scores(runs, records, keys, ids, *, positive, policy, costs, gains) -
                                      seed=0, alpha=0.05)
         return frame.set_index("measure").loc[ids, "value"].astype(float).tolist()
 
-    return slice_scores(runs, getattr(runs, "slices", None), records, keys, evaluate_subset=values,
-                        stand_in=undefined_value)
+    return slice_rows(runs, getattr(runs, "slices", None), records, keys, evaluate_subset=values)
 
 
 def _label_record():
@@ -592,6 +595,10 @@ def detail_page(scored: Scored, *, title: str = "Your submission", alpha: float 
             *(f'<p class="note">{e(n)}</p>' for n in scored.notes),
             _table(scored.per_class, "Per class: gold items, recall, precision and F1"),
             _table(scored.confusion, "Confusion matrix (rows: gold class, columns: predicted class)", shade=True)]
+    if scored.slices is not None and len(scored.slices):     # the same values as the KEY__SLICE keys
+        from evalreport.report.codabench_slices import detail_frame
+
+        body.append(_table(detail_frame(scored.slices, lambda m: get(m).label), "By slice of the test set"))
     if scored.curves:
         from evalreport.report.codabench_curves import curves_html
 
