@@ -101,3 +101,18 @@ def test_codabench_detail_rows_and_page_table_escape_slice_names():
     assert rows["n"].sum() == len(gold)
     page = _table(detail_frame(rows, lambda m: get(m).label), "By slice of the test set")
     assert "a_b &amp; &lt;c&gt;" in page and HOSTILE not in page
+
+
+def test_methods_paragraph_describes_the_slices_with_the_column_escaped(tmp_path):
+    from evalreport.report.appendix import methods
+    from evalreport.report.appendix.slices import slices_segments
+
+    data = AppendixData(write_tables(tmp_path / "t", slice_frames(3, 3, small=(1,), column=HOSTILE)))
+    seg = methods.methods_segments(data)
+    tex = methods.render(seg, "latex")
+    assert r"gold column a\_b \& \textless{}c\textgreater{} (3 slices)" in tex
+    assert r"Holm-corrected within each slice \cite{holm1979simple}; a slice with too few items" in tex
+    none = methods._Segments()  # noqa: PLC2701 (the paragraph's own segment list)
+    slices_segments(AppendixData(write_tables(tmp_path / "none", {"leaderboard": slice_frames(3, 3)["leaderboard"]})),
+                    none)
+    assert list(none) == []

@@ -86,3 +86,37 @@ def slices_tables(data) -> list[TableSpec]:
         cols = [Column("Slice", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
         out.append(TableSpec(f"slices-{k}" if len(parts) > 1 else "slices", cap, cols, rows, width="page"))
     return out
+
+
+def slices_segments(data, seg) -> None:
+    """Append the sentences on slices to the methods paragraph ``seg`` (nothing without slices).
+
+    Parameters
+    ----------
+    data
+        The report's tables (``slices``, ``slice_gaps``).
+    seg
+        The paragraph's segments (``text``, ``cite`` and ``("data", name)`` for names from the data).
+    """
+    from evalreport.measures.references import METHODS
+
+    sl = data.table("slices")
+    if sl.empty:
+        return
+    first = sl.drop_duplicates(["slice_col", "slice"])
+    cols = list(dict.fromkeys(first["slice_col"].astype(str)))
+    seg.text(" The test set was also cut into slices by the gold column" + ("s " if len(cols) > 1 else " "))
+    for i, col in enumerate(cols):
+        if i:
+            seg.text(" and " if i == len(cols) - 1 else ", ")
+        seg.append(("data", col))
+    seg.text(f" ({len(first):,} slices). On the items of each slice alone every system's value was computed, with "
+             "a paired bootstrap within the slice (the same resamples for every system) and the pairwise tests of "
+             "the primary measure Holm-corrected within each slice ")
+    seg.cite(*METHODS["holm"])
+    if _flags(first["small"]).count(True):
+        seg.text("; a slice with too few items for an interval keeps its value without one")
+    if not data.table("slice_gaps").empty:
+        seg.text(". The difference between two slices of one system was tested on independent resamples of the two "
+                 "(disjoint) slices, Holm-corrected over every system and pair of slices of a column")
+    seg.text(".")
