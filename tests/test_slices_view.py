@@ -181,3 +181,15 @@ def test_slice_names_with_markup_are_escaped_in_the_sentence():
         slice=["x", "a_b & <c>|d"]), "macro_f1"))
     text = slice_sentence(rows, "Macro F1")
     assert r"**B** on a\_b \& \<c\>\|d." in text     # the markup escaped, its "|" kept apart
+
+
+def test_charts_draw_undefined_values_and_slices_without_intervals():
+    frames = slice_frames(3, 2, small=(0, 1))                  # no slice has an interval
+    df = frames["slices"]
+    df.loc[0, "value"] = float("nan")                          # one undefined value (0/0)
+    heat = slice_heatmap(df, measure="macro_f1").to_dict(validate=True)
+    data = pd.DataFrame(heat["datasets"][heat["data"]["name"]])
+    assert data.loc[data["system"] == "sys0", "label"].iloc[0] == "—"
+    panels = slice_leaderboards(df, measure="macro_f1").to_dict(validate=True)
+    rows = pd.DataFrame(panels["datasets"][panels["data"]["name"]])
+    assert rows["interval"].eq("").all() and len(rows) == 6
