@@ -224,7 +224,6 @@ def compare(data, settings: Settings | None = None, *, progress: Progress = None
 
 def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     """:func:`compare` of single-label data."""
-    from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
 
     measures, policy, costs, gains, bootstrap, seed, alpha = (s.measures, s.policy, s.costs, s.gains, s.bootstrap,
@@ -232,15 +231,10 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     primary, positive, pairwise_test = s.primary or DEFAULT_PRIMARY["single"], s.positive, s.pairwise_test
     baseline_samples = DEFAULT_BASELINE_SAMPLES["single"] if s.baseline_samples is None else s.baseline_samples
     bootstrap_strata = s.bootstrap_strata
-    runs = data if isinstance(data, (Runs, PatternCounts)) else None     # item level: resampling possible
-    clustered = isinstance(runs, Runs) and runs.clusters is not None
-    if s.cluster_col and not clustered:
-        raise InputError(f"--cluster-col {s.cluster_col}: the runs carry no clusters; read them with that column "
-                         f"(read_runs(..., cluster_col={s.cluster_col!r})) from item-level gold and run files")
-    run_system = getattr(runs, "run_system", None) if isinstance(runs, Runs) else None    # several runs per system
-    if clustered and run_system is not None:
-        raise InputError("--cluster-col with several runs per system (a folder per system) is not "
-                         "supported: the two-level bootstrap draws items, not clusters")
+    from evalreport.analyses.designs import choose_design
+
+    choice = choose_design(data, s)
+    runs, run_system = choice.runs, choice.run_system
     counts = as_counts(data).pooled()
     labels, systems = counts.labels, counts.systems
     K = len(labels)
@@ -250,8 +244,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     from evalreport.measures.scores import is_score_measure
 
     plan = score_plan(runs if isinstance(runs, Runs) else None, primary, measures, pos)
-    if plan is not None and (clustered or run_system is not None):
-        design_name = "clustered items" if clustered else "several runs per system"
+    if plan is not None and not choice.scores_allowed:
+        design_name = choice.name
         if plan.primary is not None or any(is_score_measure(m) for m in measures or ()):
             raise InputError(f"score-based measures are not resampled for {design_name} yet: choose measures of the "
                              "predicted labels")
@@ -332,14 +326,12 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         notes.append("confusion-matrix input: intervals, rank distributions and significance tests need item-level "
                      "predictions and are not available")
     else:
-        from evalreport.analyses.resampling import ConfusionDesign, lost_classes_sentence
+        from evalreport.analyses.resampling import lost_classes_sentence
 
-        design = ConfusionDesign(runs, positive=pos, policy=policy, costs=costs, strata=bootstrap_strata)
-        seeds = None
-        if run_system is not None:      # several runs per system: the two-level design around the runs' design
-            from evalreport.analyses.seeds import SeedsDesign
-
-            seeds = SeedsDesign(design, run_system)
+        # several runs per system: the two-level design around the runs' design
+        design, used = choice.build(positive=pos, policy=policy, costs=costs, strata=bootstrap_strata)
+        seeds = used if run_system is not None else None
+        if seeds is not None:
             if pairwise_test not in seeds.tests:
                 notes.append(f"with several runs per system the letters come from the paired bootstrap test, "
                              f"not {pairwise_test} (it compares one prediction per item)")
@@ -347,7 +339,6 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         order = ranks[(ranks["measure"] == primary_m.id) & ~ranks["calibrated"].astype(bool)]
         order = order.sort_values("rank", kind="stable")["system"].tolist()
         rounds = bootstrap if s.randomization is None else s.randomization
-        used = design if seeds is None else seeds
         boot = resampled(used, records, used.point(records), bootstrap=bootstrap, seed=seed, alpha=alpha,
                          rounds=rounds, pairwise_test=pairwise_test, order=order, progress=progress,
                          margin=s.margin)
@@ -413,6 +404,14 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         extra = seeds_extra(runs, run_scores, records, intervals, design=seeds if len(intervals) else None,
                             settings=s, positive=pos)
         settings["runs_per_system"] = {k: run_system.count(k) for k in systems}
+    if s.slice_cols or getattr(runs, "slices", None):        # per-slice tables (analyses/slices.py)
+        from evalreport.analyses.slices import single_label_slices
+
+        slice_extra, slice_notes, slice_settings = single_label_slices(choice, s, records=records, plan=plan,
+                                                                       systems=systems, scores=scores, positive=pos)
+        extra = {**extra, **slice_extra}
+        notes += slice_notes
+        settings.update(slice_settings)
     samples = boot.samples if len(intervals) else None
     if plan is not None:             # score ids after the confusion ids; a score primary first
         order_ids = ids + plan.ids

@@ -259,6 +259,14 @@ def compare_sets(runs, settings: Settings | None = None, *, progress: Progress =
               "calibration_reference": s.calibration_reference if isinstance(s.calibration_reference, str)
               else float(s.calibration_reference), "calibration_prevalence": pi, "randomization_rounds": rounds,
               "audit": bool(s.audit)}
+    if s.slice_cols or runs.slices is not None:          # per-slice tables (analyses/slices.py)
+        from evalreport.analyses.slices import label_set_slices
+
+        slice_extra, slice_notes, slice_record = label_set_slices(runs, s, records=chosen, systems=systems,
+                                                                  scores=scores)
+        extra.update(slice_extra)
+        notes += slice_notes
+        record.update(slice_record)
     return Comparison(
         primary=primary_id, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels), scores=scores,
         ranks=ranks, rank_correlation=ranking.rank_correlation(scores, higher_is_better=directions),

@@ -106,6 +106,10 @@ def _read(args):
             raise InputError("--cluster-col needs a gold file per task (TASKS_DIR, --task or --benchmark-file), "
                              "not --long-gold")
         defaults["cluster_col"] = args.cluster_col
+    if getattr(args, "slice_col", None):                # every task read with these slice columns
+        defaults["slices"] = tuple(args.slice_col)
+    if getattr(args, "slice_bins", None) is not None:
+        defaults["slice_bins"] = args.slice_bins
     if forms[2]:
         if not args.long_gold or not args.long_runs:
             raise InputError("--long-gold and --long-runs go together (gold: task, id, label; runs: task, system, "

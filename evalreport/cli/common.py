@@ -69,6 +69,18 @@ def add_cluster_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--cluster-col", metavar="COL",
                    help="a column of the gold file naming each item's cluster (document, dialogue, patient): "
                         "intervals, P(best), ranks and tests resample and swap whole clusters (docs/usage.md)")
+    add_slice_options(p)
+
+
+def add_slice_options(p: argparse.ArgumentParser) -> None:
+    """``--slice-col COL`` (repeatable) and ``--slice-bins N``: per-slice tables (docs/slices.md)."""
+    p.add_argument("--slice-col", action="append", metavar="COL",
+                   help="a column of the gold file that splits the items into slices (domain, language, length; "
+                        "repeatable): per-slice leaderboards, gaps between slices and the worst slice "
+                        "(slices.csv, slice_leaders.csv, slice_gaps.csv, slice_summary.csv; docs/slices.md)")
+    p.add_argument("--slice-bins", type=int, metavar="N",
+                   help="quantile bins of a numeric slice column (default: 4 for a column of more than 20 "
+                        "distinct numbers)")
 
 
 def add_measure_options(p: argparse.ArgumentParser) -> None:
@@ -245,6 +257,10 @@ def settings_from_args(args: argparse.Namespace, **read: Any) -> Settings:
     for dest in ("quiet", "no_progress"):
         if hasattr(args, dest):
             options["progress"] = not getattr(args, dest)
+    if getattr(args, "slice_col", None):
+        options["slice_cols"] = tuple(args.slice_col)
+    if getattr(args, "slice_bins", None) is not None:
+        options["slice_bins"] = args.slice_bins
     options.update(read)
     try:
         return Settings.from_task(spec, **options)
@@ -333,6 +349,9 @@ def load(args) -> Loaded:
             if getattr(args, "gold_id_col", None) or getattr(args, "gold_label_col", None):
                 raise InputError("--gold-id-col and --gold-label-col are not supported with --backend duckdb|spark: "
                                  "give the gold table the runs' column names (--id-col, --label-col)")
+            if getattr(args, "slice_col", None):
+                raise InputError("--slice-col is not supported with --backend duckdb|spark: slices are resampled "
+                                 "from item-level runs (--backend memory)")
             if getattr(args, "cluster_col", None):
                 raise InputError("--cluster-col is not supported with --backend duckdb|spark: clusters are resampled "
                                  "from item-level runs (--backend memory)")
@@ -352,7 +371,9 @@ def load(args) -> Loaded:
                                  hash_files=getattr(args, "hash_inputs", True),
                                  gold_id_col=getattr(args, "gold_id_col", None),
                                  gold_label_col=getattr(args, "gold_label_col", None),
-                                 cluster_col=getattr(args, "cluster_col", None))
+                                 cluster_col=getattr(args, "cluster_col", None),
+                                 slice_cols=tuple(getattr(args, "slice_col", None) or ()),
+                                 slice_bins=getattr(args, "slice_bins", None))
         counts = Counts.from_runs(runs)
     costs = cost_matrix(args, counts.labels)
     return Loaded(runs, counts, costs)

@@ -117,7 +117,9 @@ def read(args):
 
     return read_multilabel(args.gold, args.runs, runs_dir=args.runs_dir, names=args.names, id_col=args.id_col,
                            label_col=args.label_col, labels=args.labels, label_sep=args.label_sep,
-                           layout=args.layout, missing=args.missing, allow_unknown=args.allow_unknown)
+                           layout=args.layout, missing=args.missing, allow_unknown=args.allow_unknown,
+                           slice_cols=tuple(getattr(args, "slice_col", None) or ()),
+                           slice_bins=getattr(args, "slice_bins", None))
 
 
 def scores(runs, measures=None, *, policy: str = "nan"):

@@ -47,7 +47,7 @@ __all__ = ["Benchmark", "BenchmarkTask", "read_benchmark", "benchmark_from_data"
 
 #: Per-task settings: measure options of ``compare()`` and read options of ``read_runs()``.
 TASK_KEYS = ("primary", "positive", "weight", "measures", "costs", "labels", "missing", "allow_unknown", "id_col",
-             "label_col", "cluster_col")
+             "label_col", "cluster_col", "slices", "slice_bins")
 
 #: How a system missing from some tasks is treated (see :func:`compare_benchmark`).
 MISSING_POLICIES = ("drop", "last", "exclude")
@@ -303,7 +303,8 @@ def _read_task(name: str, gold: Path, runs_dir, opts: dict) -> Runs:
     try:
         runs = read_runs(gold, files, runs_dir=None if files else runs_dir, labels=labels,
                          missing=opts.get("missing") or "error", allow_unknown=bool(opts.get("allow_unknown", False)),
-                         **{k: opts[k] for k in ("id_col", "label_col", "cluster_col") if opts.get(k)})
+                         **{k: opts[k] for k in ("id_col", "label_col", "cluster_col") if opts.get(k)},
+                         slice_cols=_slice_cols(opts.get("slices")), slice_bins=opts.get("slice_bins"))
         return runs
     except InputError as exc:
         if "no run files" in exc.problem:
@@ -430,7 +431,7 @@ def _from_file(path, *, settings, defaults, missing) -> Benchmark:
     spec = load_benchmark_file(path)
     _check_file_keys(spec)
     keys = ("primary", "positive", "measures", "costs", "labels", "missing", "allow_unknown", "id_col", "label_col",
-            "cluster_col")
+            "cluster_col", "slices", "slice_bins")
     specs, file_settings = [], {}
     for t in spec.tasks:
         own = {k: getattr(t.spec, k, None) for k in keys}
@@ -461,7 +462,7 @@ def benchmark_from_data(data: Mapping[str, Any], *, settings: Mapping[str, Mappi
     built = []
     for name in names:
         opts = settings_for(name, settings, defaults)
-        for key in ("labels", "missing", "allow_unknown", "cluster_col"):
+        for key in ("labels", "missing", "allow_unknown", "cluster_col", "slices", "slice_bins"):
             if key in opts:
                 raise InputError(f"task {name!r}: {key!r} is a read option; the data is read already")
         built.append(make_task(str(name), data[name], opts))
@@ -542,18 +543,28 @@ def _read_long(long_gold, long_runs, *, settings, defaults, missing, task_col, s
             labels = opts.get("labels")
             try:
                 runs = read_runs(gold_file, files, names=systems, labels=labels, missing=opts.get("missing", "error"),
-                                 allow_unknown=bool(opts.get("allow_unknown", False)))
+                                 allow_unknown=bool(opts.get("allow_unknown", False)),
+                                 slice_cols=_slice_cols(opts.get("slices")), slice_bins=opts.get("slice_bins"))
             except InputError as exc:
                 raise _mapped(name, exc, rows_of, tmp) from None
             runs = Runs(gold=runs.gold, pred=runs.pred, labels=runs.labels, systems=runs.systems, ids=runs.ids,
                         folds=runs.folds, fold_names=runs.fold_names, scores=runs.scores,
                         sources=(gold_source, run_source), abstain=runs.abstain, score_labels=runs.score_labels,
-                        n_task=runs.n_task)
+                        n_task=runs.n_task, slices=runs.slices, slice_names=runs.slice_names)
             built.append(make_task(name, runs, opts))
             task_sources[name] = tuple(Source("run", str(runs_path), run_source.sha256, None, system=s)
                                        for s in runs.systems)
     return Benchmark(tasks=tuple(built), sources=(gold_source, run_source), missing=missing,
                      task_sources=task_sources)
+
+
+def _slice_cols(value) -> tuple[str, ...]:
+    """A task's slice columns: a list, or text of comma-separated names (an option's value)."""
+    if not value:
+        return ()
+    if isinstance(value, str):
+        return tuple(x.strip() for x in value.split(",") if x.strip())
+    return tuple(str(x) for x in value)
 
 
 def _mapped(task: str, exc: InputError, rows_of: Mapping, tmp: str) -> InputError:

@@ -42,8 +42,8 @@ from __future__ import annotations
 
 import json
 import warnings
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import cast
 
@@ -55,6 +55,7 @@ from evalreport.errors import InputError
 from evalreport.inputs.checks import hash_file, listing, natural_sorted, near_miss, short
 from evalreport.inputs.readers import run_files, too_many_classes
 from evalreport.inputs.runs import Source, clip, read_only
+from evalreport.inputs.slices import read_slices, take_columns
 from evalreport.inputs.tables import DELIMITER, HEADED, MISSING_LABELS, Table, first_true, read_table, to_text
 
 __all__ = ["MultiLabelRuns", "read_multilabel", "detect_multilabel", "LAYOUTS", "MAX_INDICATOR_CELLS"]
@@ -82,6 +83,7 @@ class MultiLabelRuns:
     n_task : how many of ``labels`` are the task's label set (the first ``n_task``; default all).
         Labels after them were only predicted (kept with ``allow_unknown=True``): no gold item has
         them. Label averages (macro / weighted) run over the first ``n_task`` labels only.
+    slices, slice_names : as :class:`~evalreport.inputs.runs.Runs` (gold columns that split the items).
     """
 
     gold: np.ndarray
@@ -91,6 +93,8 @@ class MultiLabelRuns:
     ids: np.ndarray
     sources: tuple[Source, ...] = ()
     n_task: int | None = None
+    slices: Mapping[str, np.ndarray] | None = field(default=None, compare=False)
+    slice_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
         gold = np.asarray(self.gold)
@@ -121,6 +125,11 @@ class MultiLabelRuns:
         if gold[:, n_task:].any():
             raise ValueError(f"labels after the first n_task = {n_task} are predicted-only: no gold item may have them")
         object.__setattr__(self, "n_task", n_task)
+        if self.slices is not None:
+            object.__setattr__(self, "slices", {str(c): read_only(np.asarray(v, dtype=object))
+                                                for c, v in self.slices.items()})
+            if any(v.shape != ids.shape for v in self.slices.values()):
+                raise ValueError(f"every slice column must have one name per item ({ids.shape[0]})")
 
     def __repr__(self) -> str:
         def some(names, limit=5):
@@ -147,7 +156,26 @@ class MultiLabelRuns:
         idx = [self.systems.index(s) for s in systems]
         return MultiLabelRuns(gold=self.gold, pred=self.pred[idx], labels=self.labels,
                               systems=tuple(self.systems[i] for i in idx), ids=self.ids, sources=self.sources,
-                              n_task=self.n_task)
+                              n_task=self.n_task, slices=self.slices, slice_names=self.slice_names)
+
+    def subset(self, items) -> MultiLabelRuns:
+        """A MultiLabelRuns of only the given items (positions or a boolean mask), with their slices.
+
+        Parameters
+        ----------
+        items : array_like
+            Item positions (int) or a boolean mask of length N.
+
+        Returns
+        -------
+        MultiLabelRuns
+        """
+        idx = np.asarray(items)
+        idx = np.flatnonzero(idx) if idx.dtype == bool else idx.astype(np.int64)
+        return MultiLabelRuns(gold=self.gold[idx], pred=self.pred[:, idx], labels=self.labels, systems=self.systems,
+                              ids=self.ids[idx], sources=self.sources, n_task=self.n_task,
+                              slices=None if self.slices is None else {c: v[idx] for c, v in self.slices.items()},
+                              slice_names=self.slice_names)
 
 
 # ----------------------------------------------------------------------------- one file -> sets
@@ -479,7 +507,7 @@ def detect_multilabel(path, *, label_col: str = "label", label_sep: str | None =
 def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = None, id_col: str = "id",
                     label_col: str = "label", labels: Sequence[str] | None = None, label_sep: str | None = None,
                     layout: str | None = None, missing: str = "error", allow_unknown: bool = False,
-                    allow_empty_gold: bool = True) -> MultiLabelRuns:
+                    allow_empty_gold: bool = True, slice_cols: Sequence[str] = (), slice_bins=None) -> MultiLabelRuns:
     """Read a multi-label gold file and one run file per system into a :class:`MultiLabelRuns`.
 
     The layouts, detection and rules are described in the module docstring.
@@ -498,6 +526,9 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
         Unknown predicted labels become extra labels with no gold items, with a warning.
     allow_empty_gold : bool
         False: an item with no gold label is an error.
+    slice_cols, slice_bins
+        Gold columns that split the items into slices, as :func:`evalreport.inputs.read_runs` (the value of
+        an item's first row).
 
     Returns
     -------
@@ -518,6 +549,10 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
     gold_path, run_paths, systems = run_files(gold, runs, runs_dir, names)
 
     files = [read_with_form(gold_path, "gold", id_col=id_col, label_col=label_col, label_sep=label_sep)]
+    held = None
+    if slice_cols:             # the slice columns are no label columns (of a wide file): set aside
+        held = take_columns(files[0][0], slice_cols)
+        files[0] = (files[0][0], _form(files[0][0], id_col=id_col, label_col=label_col, label_sep=label_sep))
     files += [read_with_form(p, "run", id_col=id_col, label_col=label_col, label_sep=label_sep) for p in run_paths]
     layouts = _choose_layouts([f for _, f in files], [t for t, _ in files], layout, label_col)
     sets = [_parse(t, lay, id_col=id_col, label_col=label_col, label_sep=label_sep)
@@ -620,9 +655,10 @@ def read_multilabel(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None
     pred = np.zeros((len(placed), n_items, len(final)), dtype=bool)
     for s, (items, codes) in enumerate(placed):
         pred[s, items, remap[codes]] = True
+    slices, slice_order = read_slices(held.rows(g.row), slice_cols, slice_bins) if held is not None else (None, {})
     return MultiLabelRuns(gold=gold_full, pred=pred, labels=tuple(final), systems=tuple(systems),
                           ids=np.asarray(gold_ids.to_pylist(), dtype=object), sources=tuple(sources),
-                          n_task=len(label_set))
+                          n_task=len(label_set), slices=slices, slice_names=slice_order)
 
 
 def _first_pair_with(sets: _Sets, label: str) -> int | None:

@@ -71,6 +71,7 @@ from evalreport.inputs.checks import as_paths, hash_file, listing, natural_sorte
 from evalreport.inputs.run_folders import RUN_SEPARATOR, system_folders
 from evalreport.inputs.runs import Runs, Source, code_dtype
 from evalreport.inputs.score_checks import finite_scores, range_problem, sum_problem
+from evalreport.inputs.slices import read_slices
 from evalreport.inputs.tables import HEADED, MISSING_LABELS, Table, first_true, read_table
 from evalreport.words import counted
 
@@ -107,7 +108,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
               labels: Sequence[str] | None = None, missing: str = "error",
               allow_unknown: bool = False, gold_id_col: str | None = None,
               gold_label_col: str | None = None, timings: dict | None = None, hash_files: bool = True,
-              cluster_col: str | None = None) -> Runs:
+              cluster_col: str | None = None, slice_cols: Sequence[str] = (), slice_bins=None) -> Runs:
     """Read a gold file and one prediction file per system into an encoded :class:`Runs`.
 
     Parameters
@@ -143,6 +144,11 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
     cluster_col : optional column of the gold file naming each item's cluster (document, dialogue,
         patient, ...; ``None``: independent items). Every item needs a non-empty cluster, and with
         folds a cluster lies within one fold; a gold file without the column is an error.
+    slice_cols : columns of the gold file that split the items into slices (domain, language, length;
+        ``--slice-col``): :attr:`Runs.slices` (:mod:`evalreport.inputs.slices`). A column the gold file
+        lacks, or one of more than 200 slices, is an error.
+    slice_bins : None, an int (quantile bins of every numeric slice column, ``--slice-bins N``) or a
+        mapping column -> int or bin edges.
 
     Returns
     -------
@@ -172,7 +178,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
 
     # ---- gold ---------------------------------------------------------------------------
     def wanted(name: str) -> bool:
-        return name in (id_col, label_col, gold_id_col, gold_label_col, fold_col, score_col, cluster_col) or (
+        return name in (id_col, label_col, gold_id_col, gold_label_col, fold_col, score_col, cluster_col,
+                        *slice_cols) or (
             score_col is not None and name.startswith(f"{score_col}_") or name.startswith(f"{gold_label_col}_")  # annotators: label_1, ...
         )
 
@@ -183,7 +190,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
         runs = _read_runs(gold_path, run_paths, systems, pool, clock, wanted=wanted, as_dict=as_dict, id_col=id_col,
                           label_col=label_col, gold_id_col=gold_id_col, gold_label_col=gold_label_col,
                           fold_col=fold_col, score_col=score_col, labels=labels, missing=missing,
-                          allow_unknown=allow_unknown, hash_files=hash_files, cluster_col=cluster_col)
+                          allow_unknown=allow_unknown, hash_files=hash_files, cluster_col=cluster_col,
+                          slice_cols=tuple(slice_cols or ()), slice_bins=slice_bins)
     announce_prediction_only(runs.labels[runs.n_task:] if runs.n_task is not None else ())
     if run_system:            # a folder per system: which system each run belongs to
         runs = replace(runs, run_system=tuple(run_system))
@@ -218,7 +226,7 @@ def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hash
 
 def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, id_col, label_col, gold_id_col,
                gold_label_col, fold_col, score_col, labels, missing, allow_unknown, hash_files,
-               cluster_col=None) -> Runs:
+               cluster_col=None, slice_cols=(), slice_bins=None) -> Runs:
     g, gold_path = read_table(gold_path, "gold", id_col=gold_id_col, wanted=wanted, dictionary=as_dict)
     gold_hash = pool.submit(hash_file, gold_path) if hash_files else None
     clock.lap("read")
@@ -265,6 +273,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         folds = folds.astype(code_dtype(len(fold_names)))
 
     clusters, cluster_names = (None, ()) if cluster_col is None else _read_clusters(g, cluster_col, folds, fold_names)
+    slices, slice_order = read_slices(g, slice_cols, slice_bins) if slice_cols else (None, {})
     sources = [Source("gold", str(gold_path), gold_hash.result() if gold_hash is not None else "", n_items)]
     clock.lap("encode")
 
@@ -345,7 +354,8 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
                 scores=score_array, sources=tuple(sources), abstain=abstain, score_labels=score_labels,
                 n_task=n_known if len(final) > n_known else None, clusters=clusters, cluster_names=cluster_names,
                 cluster_col=cluster_col if clusters is not None else None,
-                score_problems={systems[k]: v for k, v in scores.problems.items()}, annotations=annotations)
+                score_problems={systems[k]: v for k, v in scores.problems.items()}, annotations=annotations,
+                slices=slices, slice_names=slice_order)
 
 
 def _label_codes(r: Table, label_col: str, class_index: dict, classes: list[str], extras: list[str], labels,

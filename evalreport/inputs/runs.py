@@ -5,7 +5,7 @@ from it); nothing downstream reads files.
 """
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -102,6 +102,10 @@ class Runs:
         resampled and swapped together (:mod:`evalreport.analyses.clusters`).
     cluster_names : the cluster names, in order of first appearance in the gold file.
     cluster_col : the gold column the clusters were read from (``None`` without clusters).
+    slices : ``None``, or per slice column of the gold file (``--slice-col``, in the order given) an
+        ``(N,)`` object array of one slice name per item (:mod:`evalreport.inputs.slices`: numeric columns
+        cut into bins, empty values the slice ``"(empty)"``).
+    slice_names : per slice column, its slices in order (text naturally, bins by value, ``"(empty)"`` last).
     run_system : ``None`` (every row of ``pred`` is a system of its own), or per row of ``pred`` the
         name of the system it is a run of (several runs per system, e.g. training seeds: the rows are
         then runs named ``system/run``; :mod:`evalreport.inputs.run_folders`).
@@ -129,6 +133,8 @@ class Runs:
     #: the gold file's annotators when it held several (``label_1``, ``label_2``, ...; the gold is their
     #: majority): an :class:`~evalreport.inputs.annotators.Annotations`, else None
     annotations: object = field(default=None, compare=False)
+    slices: Mapping[str, np.ndarray] | None = field(default=None, compare=False)
+    slice_names: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
 
     def __post_init__(self):
         gold = np.asarray(self.gold)
@@ -159,6 +165,19 @@ class Runs:
                                                                    or clusters.max() >= len(self.cluster_names))):
                 raise ValueError(f"clusters must be (N,) codes into the {len(self.cluster_names)} cluster names")
             object.__setattr__(self, "cluster_names", tuple(str(x) for x in self.cluster_names))
+        if self.slices is not None:
+            for col, names in self.slices.items():
+                if np.shape(names) != gold.shape:
+                    raise ValueError(f"slice column {col!r} must have one name per item ({gold.shape[0]})")
+            object.__setattr__(self, "slices", {str(c): read_only(np.asarray(v, dtype=object))
+                                                for c, v in self.slices.items()})
+            order = dict(self.slice_names or {})
+            for col, names in self.slices.items():
+                if col not in order:
+                    from evalreport.inputs.checks import natural_sorted
+
+                    order[col] = tuple(natural_sorted(set(names.tolist())))
+            object.__setattr__(self, "slice_names", order)
         for name in ("ids", "folds", "scores", "clusters"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, ItemIds):
@@ -212,7 +231,40 @@ class Runs:
                     abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task,
                     clusters=self.clusters, cluster_names=self.cluster_names, cluster_col=self.cluster_col,
                     run_system=None if self.run_system is None else tuple(self.run_system[i] for i in idx),
-                    score_problems={s: v for s, v in self.score_problems.items() if s in systems})
+                    score_problems={s: v for s, v in self.score_problems.items() if s in systems},
+                    slices=self.slices, slice_names=self.slice_names)
+
+    def subset(self, items) -> Runs:
+        """A Runs of only the given items (positions or a boolean mask, in the order given): every
+        system, and the items' folds, scores, clusters (renumbered) and slices.
+
+        Parameters
+        ----------
+        items : array_like
+            Item positions (int) or a boolean mask of length N.
+
+        Returns
+        -------
+        Runs
+            The same systems and classes on those items.
+        """
+        idx = np.asarray(items)
+        idx = np.flatnonzero(idx) if idx.dtype == bool else idx.astype(np.int64)
+        clusters, cluster_names = None, self.cluster_names
+        if self.clusters is not None:
+            present, clusters = np.unique(np.asarray(self.clusters)[idx], return_inverse=True)
+            cluster_names = tuple(self.cluster_names[int(k)] for k in present)
+        ids = None if self.ids is None else (self.ids[idx] if not isinstance(self.ids, ItemIds)
+                                             else np.asarray(self.ids)[idx])
+        return Runs(gold=self.gold[idx], pred=self.pred[:, idx], labels=self.labels, systems=self.systems,
+                    ids=ids, folds=None if self.folds is None else self.folds[idx], fold_names=self.fold_names,
+                    scores=None if self.scores is None else self.scores[:, idx], sources=self.sources,
+                    abstain=self.abstain, score_labels=self.score_labels, n_task=self.n_task,
+                    clusters=clusters, cluster_names=cluster_names, cluster_col=self.cluster_col,
+                    run_system=self.run_system, score_problems=self.score_problems,
+                    annotations=None,
+                    slices=None if self.slices is None else {c: v[idx] for c, v in self.slices.items()},
+                    slice_names=self.slice_names)
 
 
 def clip(text: str, width: int = 40) -> str:

@@ -56,6 +56,7 @@ SETTINGS_KEYS: dict[str, tuple[dict, str]] = {
                                          {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}]},
                               "uniform, mean or a prevalence strictly between 0 and 1"),
     "audit": ({"type": "boolean"}, "true or false"),
+    "slice_cols": ({"type": "array", "items": {"type": "string", "minLength": 1}}, "a list of column names"),
     "audit_max_n": ({"type": "integer", "minimum": 1}, "an integer >= 1"),
     "missing_systems": ({"anyOf": [{"type": "null"}, {"enum": ["drop", "last", "exclude"]}]},
                         "one of drop, last, exclude"),
@@ -96,6 +97,11 @@ class Settings:
     cluster_col : str, optional
         The gold file's column of item clusters (``--cluster-col``): resampling and swaps take whole
         clusters (:mod:`evalreport.analyses.clusters`); the runs must have been read with it.
+    slice_cols : tuple of str
+        Gold columns that split the items into slices (``--slice-col``, task-file key ``slices``): the
+        comparison's slice tables (:mod:`evalreport.analyses.slices`); the runs must have been read with them.
+    slice_bins : int or mapping, optional
+        Quantile bins of the numeric slice columns (``--slice-bins N``), or per column bins or edges.
     seed : int
         The seed of every random draw.
     alpha : float
@@ -146,6 +152,8 @@ class Settings:
     bootstrap: int = 1000
     bootstrap_strata: str | None = None
     cluster_col: str | None = None
+    slice_cols: tuple[str, ...] = ()
+    slice_bins: Any = field(default=None, compare=False)
     seed: int = 0
     alpha: float = 0.05
     pairwise_test: str = "bootstrap"
@@ -183,6 +191,9 @@ class Settings:
             value = getattr(self, name)
             if hasattr(value, "item") and not isinstance(value, bool):       # numpy scalars as Python numbers
                 object.__setattr__(self, name, value.item())
+        if not isinstance(self.slice_cols, tuple):          # a task file's or an option's list
+            value = (self.slice_cols,) if isinstance(self.slice_cols, str) else tuple(self.slice_cols or ())
+            object.__setattr__(self, "slice_cols", value)
         if self.bootstrap_strata == "none":
             object.__setattr__(self, "bootstrap_strata", None)
         object.__setattr__(self, "what_if", dict(self.what_if or {}))
@@ -280,6 +291,8 @@ class Settings:
         """
         names = {f.name for f in dataclasses.fields(cls)}
         given = {k: v for k, v in spec.given().items() if k in names and k not in ("costs", "gains", "what_if")}
+        if spec.slices:                          # the task file's key for the field slice_cols
+            given["slice_cols"] = tuple(spec.slices)
         return cls(**{**given, **options})
 
     # ------------------------------------------------------------------ reading one

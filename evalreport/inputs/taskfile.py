@@ -62,6 +62,12 @@ TASK_KEYS: dict[str, tuple[dict, str]] = {
     "margin": ({"type": "number", "exclusiveMinimum": 0, "not": {"type": "boolean"}},
                "a number > 0 (the equivalence margin, in the primary measure's units)"),
     "cluster_col": ({"type": "string", "minLength": 1}, "a column name of the gold file (text)"),
+    "slices": ({"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1},
+               "a list of column names of the gold file, e.g. [\"domain\", \"length\"]"),
+    "slice_bins": ({"anyOf": [{"type": "integer", "minimum": 1}, {"type": "object", "minProperties": 1,
+                   "additionalProperties": {"anyOf": [{"type": "integer", "minimum": 1},
+                                                      {"type": "array", "items": {"type": "number"}, "minItems": 2}]}}]},
+                   "an integer >= 1 or a table column -> bins (integer) or edges (list of numbers)"),
     "label_noise": ({"type": "array", "items": {"type": "number", "minimum": 0, "maximum": 1}, "minItems": 1},
                     "a list of noise rates between 0 and 1, e.g. [0.01, 0.05]"),
     "annotators": (_PATH, "a path to a gold file of several annotators (text)"),
@@ -95,7 +101,7 @@ _MUST_BE = {**{k: w for k, (_, w) in TASK_KEYS.items()}, **{k: w for k, (_, w) i
             "missing_systems": "one of " + ", ".join(MISSING_SYSTEMS), "tasks": "a table of tasks ([tasks.NAME])"}
 
 #: Task key -> the command-line option's ``dest`` it sets.
-DEST = {"plugins": "plugin"}
+DEST = {"plugins": "plugin", "slices": "slice_col"}
 _PATH_KEYS = ("costs", "gains", "annotators")
 
 
@@ -126,6 +132,8 @@ class TaskSpec:
     allow_unknown: bool | None = None
     margin: float | None = None
     cluster_col: str | None = None
+    slices: tuple[str, ...] | None = None
+    slice_bins: Any = None
     label_noise: str | None = None        # the rates as --label-noise takes them: "0.01,0.05"
     annotators: Path | None = None
 
@@ -363,7 +371,7 @@ def _spec(data: dict, path: Path) -> TaskSpec:
             continue
         if key in ("labels", "order"):
             value = tuple(_label(v) for v in value)
-        elif key == "measures":
+        elif key in ("measures", "slices"):
             value = tuple(value)
         elif key == "positive":
             value = _label(value)

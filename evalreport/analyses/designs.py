@@ -1,0 +1,110 @@
+"""Which resampling design a comparison of single labels uses, chosen in one place.
+
+A comparison of single-label data resamples one of a few designs: items (the paired bootstrap of
+:class:`~evalreport.analyses.resampling.ConfusionDesign`), whole clusters (the same design with
+``Runs.clusters``), several runs per system (:class:`~evalreport.analyses.seeds.SeedsDesign` around
+the runs' design), optionally within gold classes, with score-based measures resampled beside it
+(:mod:`evalreport.analyses.score_compare`). :func:`choose_design` checks that the data and the
+settings make one of them, and returns a :class:`DesignChoice`; :meth:`DesignChoice.build` makes the
+engine's design for all items or for a subset (a slice, :mod:`evalreport.analyses.slices`), so that
+slices are one more column of the design, not another branch.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from evalreport.errors import InputError
+from evalreport.inputs.settings import Settings
+
+__all__ = ["DesignChoice", "choose_design"]
+
+
+@dataclass(frozen=True)
+class DesignChoice:
+    """The design of one comparison of single labels.
+
+    Attributes
+    ----------
+    runs : Runs, PatternCounts or None
+        The item-level data (None: confusion matrices, no resampling).
+    clustered : bool
+        Whether items are resampled by whole clusters (``Runs.clusters``).
+    run_system : tuple of str or None
+        Per run, its system (several runs per system), else None.
+    scores_allowed : bool
+        Whether score-based measures can be resampled in this design.
+    name : str
+        The design in words (for notes and errors).
+    notes : list of str
+        Notes the choice makes for the manifest.
+    """
+
+    runs: object
+    clustered: bool
+    run_system: tuple[str, ...] | None
+    scores_allowed: bool
+    name: str
+    notes: list[str] = field(default_factory=list)
+
+    def build(self, *, positive: int | None, policy: str, costs, strata: str | None, runs: object = None):
+        """The engine's designs for ``runs`` (default: all items): ``(confusion design, design used)``.
+
+        Parameters
+        ----------
+        positive, policy, costs, strata
+            As :class:`~evalreport.analyses.resampling.ConfusionDesign`.
+        runs : Runs, optional
+            A subset of the items (a slice) with the same columns; default the comparison's runs.
+
+        Returns
+        -------
+        tuple
+            The :class:`~evalreport.analyses.resampling.ConfusionDesign` and the design the engine
+            resamples (the same, or a :class:`~evalreport.analyses.seeds.SeedsDesign` around it).
+        """
+        from evalreport.analyses.resampling import ConfusionDesign
+
+        data = self.runs if runs is None else runs
+        design = ConfusionDesign(data, positive=positive, policy=policy, costs=costs, strata=strata)
+        if self.run_system is None:
+            return design, design
+        from evalreport.analyses.seeds import SeedsDesign
+
+        return design, SeedsDesign(design, self.run_system)
+
+
+def choose_design(data, settings: Settings) -> DesignChoice:
+    """The resampling design of single-label ``data`` under ``settings``, checked once.
+
+    Parameters
+    ----------
+    data : Runs, PatternCounts, Counts or array
+        What :func:`evalreport.analyses.compare.compare` was given.
+    settings : Settings
+        The comparison's settings (``cluster_col``).
+
+    Returns
+    -------
+    DesignChoice
+
+    Raises
+    ------
+    InputError
+        ``--cluster-col`` without clusters in the runs, or clusters with several runs per system.
+    """
+    from evalreport.counts.bigdata import PatternCounts
+    from evalreport.inputs.runs import Runs
+
+    runs = data if isinstance(data, (Runs, PatternCounts)) else None     # item level: resampling possible
+    clustered = isinstance(runs, Runs) and runs.clusters is not None
+    if settings.cluster_col and not clustered:
+        raise InputError(f"--cluster-col {settings.cluster_col}: the runs carry no clusters; read them with that "
+                         f"column (read_runs(..., cluster_col={settings.cluster_col!r})) from item-level gold and "
+                         "run files")
+    run_system = getattr(runs, "run_system", None) if isinstance(runs, Runs) else None    # several runs per system
+    if clustered and run_system is not None:
+        raise InputError("--cluster-col with several runs per system (a folder per system) is not "
+                         "supported: the two-level bootstrap draws items, not clusters")
+    name = "clustered items" if clustered else "several runs per system" if run_system is not None else "items"
+    return DesignChoice(runs=runs, clustered=clustered, run_system=run_system,
+                        scores_allowed=not clustered and run_system is None, name=name)
