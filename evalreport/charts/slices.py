@@ -163,6 +163,15 @@ def _panel_data(df: pd.DataFrame, systems: list[str]) -> pd.DataFrame:
     return df
 
 
+def _ticks(lo: float, hi: float, k: int) -> tuple[list[float], str]:
+    """At most ``k`` tick values inside ``[lo, hi]``, rounded to what the span resolves, and their format."""
+    span = hi - lo if hi > lo else 1.0
+    digits = 0 if span >= 3 else 1 if span >= 0.3 else 2
+    inner = np.linspace(lo + 0.1 * span, hi - 0.1 * span, k) if k > 1 else np.array([(lo + hi) / 2])
+    values = sorted({float(v) for v in np.round(inner, digits)})
+    return values, f".{digits}f"
+
+
 def slice_leaderboards(slices: pd.DataFrame, *, measure: str, slice_col: str | None = None, systems=None,
                        max_systems: int | None = None, columns: int | None = None,
                        title: str | None = None) -> alt.FacetChart:
@@ -214,8 +223,9 @@ def slice_leaderboards(slices: pd.DataFrame, *, measure: str, slice_col: str | N
     lo_v = np.nanmin(np.r_[df["value"].to_numpy(float), df["lo"].to_numpy(float)])
     hi_v = np.nanmax(np.r_[df["value"].to_numpy(float), df["hi"].to_numpy(float)])
     pad = 0.05 * (hi_v - lo_v) if hi_v > lo_v else 0.05
-    # the end labels kept inside their panel (flush), so that neighbouring panels' labels never touch
-    ticks = alt.Axis(tickCount=3 if width >= 90 else 2, format=".2f", labelFlush=True)
+    # few round ticks inside the range, end labels kept inside their panel: neighbouring panels' labels never touch
+    values, fmt = _ticks(float(lo_v), float(hi_v), 3 if width >= 110 else 2)
+    ticks = alt.Axis(values=values, format=fmt, labelFlush=True)
     x = alt.X("value:Q", title=None, axis=ticks,
               scale=alt.Scale(domain=[float(lo_v - pad), float(hi_v + pad)], nice=False, zero=False))
     axis: dict[str, Any] = {"labelLimit": limit, "labelFontSize": float(np.clip(height / len(shown) - 1, 7, 11))}
