@@ -65,6 +65,8 @@ challenger. The rows (``finding``):
 ``not_available``     what cannot be said with this input, and why (detail)
 ``tied_first``, ``verdicts``, ``leader_verdict``, ``detectable``  rank intervals, equivalence verdicts
                       and the detectable difference (:mod:`.rank_findings`)
+``slice_leads``, ``slice_leader``, ``slice_dependence``  who leads on which slice of the test set
+                      (:mod:`.slice_findings`)
 
 Label sets (:mod:`.findings_labelsets`) add ``separated_by_test`` (a cross-check test of
 ``pairwise``: value = the pairs it separates), ``calibration_rank_changes`` (systems whose rank
@@ -402,6 +404,11 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
         from evalreport.analyses.seeds import seed_findings
 
         rows += seed_findings(board, seeds, primary)
+    slice_leaders = dict(getattr(comp, "extra", {}) or {}).get("slice_leaders")
+    if slice_leaders is not None:     # who leads on each slice, and whether the leader's lead depends on it
+        from evalreport.analyses.slice_findings import slice_findings
+
+        rows += slice_findings(board, slice_leaders, primary)
     return Findings(pd.DataFrame(rows, columns=COLUMNS), frag, paired)
 
 

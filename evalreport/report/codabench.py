@@ -12,7 +12,9 @@ Leaderboard keys (:func:`leaderboard_key`): a measure's canonical id, lower case
 of characters outside ``[a-z0-9]`` turned into one ``_`` and no ``_`` at either end
 (``macro_f1(classes=AGAINST|FAVOR)`` -> ``macro_f1_classes_against_favor``); the bootstrap
 interval bounds are ``KEY_lo`` and ``KEY_hi``. The official measure is also written under the
-key ``score`` when asked (``primary_key``).
+key ``score`` when asked (``primary_key``). When the reference carries slice columns (``slice_cols``),
+each measure's value on each slice is written beside them under ``KEY__SLICE``
+(:mod:`evalreport.report.codabench_slices` states the rule).
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from evalreport import escape
 from evalreport.errors import ConfigError, InputError, MeasureError
 from evalreport.inputs.settings import DEFAULT_PRIMARY, Settings
 from evalreport.measures.plugins import PluginError
+from evalreport.report.codabench_slices import scores_of as slice_scores_of
 
 #: Files in ``ref/`` or ``res/`` that are the platform's, not data (CodaLab bundles carry ``metadata``).
 _IGNORED = ("metadata", "metadata.yaml")
@@ -54,6 +57,8 @@ class Scored:
     positive: str | None = None
     #: The submission's score curves (``roc_curve``, ``pr_curve``, ``reliability`` frames), when it has scores.
     curves: dict[str, pd.DataFrame] = field(default_factory=dict)
+    #: The submission's value on each slice of the test set (:func:`evalreport.report.codabench_slices.slice_rows`).
+    slices: pd.DataFrame | None = None
 
 
 def leaderboard_key(measure_id: str) -> str:
@@ -224,7 +229,9 @@ def score_submission(input_dir: str | Path, settings: Settings | None = None, *,
         return _score(input_dir, reference, classes, **task, labels=labels, id_col=id_col, label_col=label_col,
                       missing=missing, allow_unknown=allow_unknown, bootstrap=settings.bootstrap, seed=settings.seed,
                       alpha=settings.alpha, primary_key=primary_key, strata=settings.bootstrap_strata,
-                      cluster_col=settings.cluster_col)
+                      cluster_col=settings.cluster_col,
+                      slice_cols=tuple(getattr(settings, "slice_cols", ()) or ()),
+                      slice_bins=getattr(settings, "slice_bins", None))
     except ConfigError:
         raise
     except PluginError as exc:      # a plugin's measure failing on one submission is the plugin's fault
@@ -325,7 +332,7 @@ def undefined_value(record) -> tuple[float, str]:
 
 def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive, policy, costs, order, gains, labels,
            id_col, label_col, missing, allow_unknown, bootstrap, seed, alpha, primary_key, strata=None,
-           cluster_col=None) -> Scored:
+           cluster_col=None, slice_cols=(), slice_bins=None) -> Scored:
     from evalreport.measures import evaluate
     from evalreport.measures.perclass import per_class_frame
 
@@ -337,7 +344,8 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
         runs, counts, costs, gains, records, ids, keys = _counted(
             gold, [submission], "submission", primary=primary, measures=measures, costs=costs, order=order,
             gains=gains, labels=labels, id_col=id_col, label_col=label_col, missing=missing,
-            allow_unknown=allow_unknown, cluster_col=cluster_col)
+            allow_unknown=allow_unknown, cluster_col=cluster_col,
+            **({"slice_cols": slice_cols, "slice_bins": slice_bins} if slice_cols else {}))
     except ConfigError:
         raise
     except InputError:
@@ -399,6 +407,8 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
             v = getattr(r, bound)
             if math.isfinite(v):
                 scores[f"{r.key}_{bound}"] = float(v)
+    by_slice = _slice_rows(runs, records, keys, ids, positive=positive, policy=policy, costs=costs, gains=gains)
+    scores.update(slice_scores_of(by_slice, records, stand_in=undefined_value))
     if primary_key and keys[0] in scores and "score" not in keys:
         scores = {"score": scores[keys[0]], **scores}
     tensor = np.asarray(counts.tensor)[0]
@@ -416,7 +426,29 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
                   "reliability": reliability(runs, positive=positive)}
     return Scored(scores=scores, rows=rows, per_class=per_class, confusion=confusion, labels=labels_t,
                   primary=ids[0], notes=tuple(notes), positive=None if positive is None else str(positive),
-                  curves=curves)
+                  curves=curves, slices=by_slice)
+
+
+def _slice_rows(runs, records, keys, ids, *, positive, policy, costs, gains) -> pd.DataFrame:
+    """Every measure on every slice, with its key (``KEY__SLICE``, :mod:`evalreport.report.codabench_slices`),
+    when the reference carries slice columns; no rows otherwise."""
+    from evalreport.counts import Counts
+    from evalreport.measures import evaluate
+    from evalreport.measures.scores import is_score_measure
+    from evalreport.report.codabench_slices import slice_rows
+
+    label_records = [m for m in records if not is_score_measure(m)]
+    score_records = [m for m in records if is_score_measure(m)]
+
+    def values(sub) -> list[float]:
+        frame = evaluate(Counts.from_runs(sub), label_records, positive=positive, policy=policy, costs=costs,
+                         gains=gains)
+        if score_records:
+            frame, _ = _score_values(sub, score_records, frame, positive=positive, policy=policy, bootstrap=0,
+                                     seed=0, alpha=0.05)
+        return frame.set_index("measure").loc[ids, "value"].astype(float).tolist()
+
+    return slice_rows(runs, getattr(runs, "slices", None), records, keys, evaluate_subset=values)
 
 
 def _label_record():
@@ -563,6 +595,10 @@ def detail_page(scored: Scored, *, title: str = "Your submission", alpha: float 
             *(f'<p class="note">{e(n)}</p>' for n in scored.notes),
             _table(scored.per_class, "Per class: gold items, recall, precision and F1"),
             _table(scored.confusion, "Confusion matrix (rows: gold class, columns: predicted class)", shade=True)]
+    if scored.slices is not None and len(scored.slices):     # the same values as the KEY__SLICE keys
+        from evalreport.report.codabench_slices import detail_frame
+
+        body.append(_table(detail_frame(scored.slices, lambda m: get(m).label), "By slice of the test set"))
     if scored.curves:
         from evalreport.report.codabench_curves import curves_html
 

@@ -579,10 +579,12 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
     chance = _chance_sentence(of, alpha)
     undefined = _undefined_items(of)
     from evalreport.report.sections.seeds import seed_spread_sentence
+    from evalreport.report.sections.slices import slice_sentence
 
     headline = [_leader_item(of, first, plabel, alpha), ranks_item(of), _separation_item(of, first, alpha),
                 verdicts_item(of),
                 seed_spread_sentence(of("seed_spread"), plabel),
+                slice_sentence(rows[rows["finding"].isin(["slice_leads", "slice_leader", "slice_dependence"])], plabel),
                 _runner_item(of, first, n_items, method=False), _measures_item(of, alpha, test_name), _skipping_item(of),
                 _degenerate_sentence(of), chance if not chance.startswith("**Chance:**") else ""]
     if not_avail is not None:

@@ -10,6 +10,7 @@ and the HTML/PDF report agree. Modules, by responsibility:
 - :mod:`.methods`: the methods paragraph from the report's settings;
 - :mod:`.formula`: the registry's text formulas as LaTeX and Typst math;
 - :mod:`.sources`: whose equation ("Opitz (2022), eq. 18"), from the registry's sources;
+- :mod:`.slices`: the per-slice table (every system on every slice of the test set);
 - :mod:`.crossval`: folds: the pooled aggregation stated, Forman and Scholz's F estimators table;
 - :mod:`.bib`: ``references.bib`` from the registry's sources and the methods used;
 - :mod:`.writer`: the bundle (``appendix.tex``, ``main-example.tex``, ``appendix.typ``, ...);

@@ -221,6 +221,9 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
         t("No resampling was done" + (" (confusion-matrix input: intervals and tests need item-level predictions)"
                                       if s.get("input") == "confusion matrices" else f" (bootstrap = {B})")
           + f", so no intervals or significance tests are given; values are shown with {REPORT_DIGITS} decimals.")
+    from evalreport.report.appendix.slices import slices_segments
+
+    slices_segments(data, seg)          # per-slice values and tests, with slices
     seg.append(("break", ""))
     crossval_segments(data, seg)
     t("Class prevalence matters to many measures; every measure was also computed after prevalence calibration "

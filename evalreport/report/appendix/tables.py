@@ -297,6 +297,7 @@ def baselines_table(data) -> list[TableSpec]:
 def build_all(data) -> list[TableSpec]:
     """Every table of the appendix, in the order ``appendix.tex`` shows them."""
     from evalreport.report.appendix.crossval import cv_table
+    from evalreport.report.appendix.slices import slices_tables
 
     return [*leaderboard(data), *cv_table(data), *measures_tables(data), *per_class_tables(data),
-            *baselines_table(data)]
+            *baselines_table(data), *slices_tables(data)]

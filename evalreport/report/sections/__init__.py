@@ -22,6 +22,7 @@ labels) and :class:`ReportData` puts the single-label report's together:
 - :mod:`.audit`: the measure audit (audit.ipynb);
 - :mod:`.benchmark`: the overview of a benchmark, several tasks ranked together (benchmark.ipynb);
 - :mod:`.seeds`: several runs per system (seeds.ipynb);
+- :mod:`.slices`: slices of the test set (report.ipynb, when the comparison has slices);
 - :mod:`.supplements`: cross-validation, ordinal measures, appendix and simulation (the other
   notebooks).
 """
@@ -42,6 +43,7 @@ from evalreport.report.sections.recommend import RecommendSections
 from evalreport.report.sections.robustness import RobustnessSections
 from evalreport.report.sections.scores import ScoreSections
 from evalreport.report.sections.seeds import SeedsSections
+from evalreport.report.sections.slices import SliceSections
 from evalreport.report.sections.supplements import SupplementSections
 
 
@@ -62,5 +64,5 @@ def open_report(tables) -> ReportData:
 
 class ReportData(OverviewSections, RankSections, RobustnessSections, ScoreSections, AuditSections,
                  SupplementSections, BenchmarkSections, SeedsSections, GoldSections, CommonSections,
-                 RecommendSections):
+                 RecommendSections, SliceSections):
     """Lazy access to the single-label report tables, and the display objects built from them."""

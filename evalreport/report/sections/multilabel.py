@@ -30,6 +30,7 @@ from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Note, Table
 from evalreport.report.sections._core import MAX_ROWS, leaderboard_columns, wide_scores
 from evalreport.report.sections.multilabel_parts import MultiLabelParts
+from evalreport.report.sections.slices import SliceSections
 
 __all__ = ["open_multilabel_report", "MultiLabelReport"]
 
@@ -48,7 +49,7 @@ def open_multilabel_report(tables) -> MultiLabelReport:
     return MultiLabelReport(Path(tables))
 
 
-class MultiLabelReport(MultiLabelParts):
+class MultiLabelReport(MultiLabelParts, SliceSections):
     """The tables of a multi-label report and the display objects made from them (overview to label
     errors here; the later parts in :class:`~evalreport.report.sections.multilabel_parts.MultiLabelParts`;
     the findings and the sections both reports show in
