@@ -147,8 +147,11 @@ def test_chart_bundle_has_html_and_png_but_no_vegalite_mimetype():
     import pandas as pd
 
     chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": ["</script>", "b"]})).mark_bar().encode(x="x", y="y")
+    from evalreport.report.display import chart_image_mime
+
     data, meta = Chart(chart, name="c1", caption="cap")._repr_mimebundle_()
-    assert set(data) == {"text/html", "image/png", "text/plain"}
+    mime = chart_image_mime()        # SVG where typst has the charts' font, else PNG
+    assert set(data) == {"text/html", mime, "text/plain"}
     assert not any(k.startswith("application/vnd.vegalite") for k in data)
     html = data["text/html"]
     assert 'class="vega-chart" id="chart-c1"' in html
@@ -156,7 +159,7 @@ def test_chart_bundle_has_html_and_png_but_no_vegalite_mimetype():
     assert spec_json and "</" not in spec_json.group(1)
     assert json.loads(spec_json.group(1))["mark"]["type"] == "bar"
     assert "vegaEmbed" in html and "<script src" not in html
-    assert meta["image/png"]["width"] > 0
+    assert meta[mime]["width"] > 0
 
 
 def test_chart_name_must_be_an_id():
