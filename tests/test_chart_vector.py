@@ -119,3 +119,20 @@ def test_a_cjk_system_name_in_a_chart_is_printed(tmp_path, monkeypatch):
         pytest.skip("no installed font has CJK characters")
     used, text = _fonts_and_text(_chart_pdf(tmp_path, ["系统甲", "beta"]))
     assert "系统甲" in text and "LiberationSans" in used
+
+
+@needs_liberation
+def test_the_pdf_with_svg_charts_is_the_same_twice(tmp_path, monkeypatch):
+    """The chart fonts' folder lies in each render's own scratch folder: its path leaves no trace."""
+    import re
+
+    monkeypatch.delenv(display.CHART_IMAGES_ENV, raising=False)
+    first = _chart_pdf(tmp_path / "a", ["alpha", "beta"]).read_bytes()
+    second = _chart_pdf(tmp_path / "b", ["alpha", "beta"]).read_bytes()
+    assert b"chart-fonts" not in first
+
+    def stable(pdf: bytes) -> bytes:   # typst stamps the creation time and a document id
+        return re.sub(rb"/(CreationDate|ModDate) ?\([^)]*\)|/ID ?\[[^\]]*\]"
+                      rb"|<xmp:\w+Date>[^<]*</xmp:\w+Date>|<xmpMM:\w+ID>[^<]*</xmpMM:\w+ID>", b"", pdf)
+
+    assert stable(first) == stable(second)
