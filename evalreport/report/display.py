@@ -152,7 +152,7 @@ def print_text(text: str | None) -> str | None:
 
 
 class Chart:
-    """An Altair chart shown live in HTML and as a static PNG in PDF.
+    """An Altair chart shown live in HTML and as a static image (SVG, or PNG) in PDF (:func:`chart_image_output`).
 
     ``name`` identifies the chart (HTML id ``chart-<name>``; keep it unique in a report).
     ``caption`` (plain text) is shown under the chart in HTML; ``print_caption`` under its static

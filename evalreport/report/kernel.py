@@ -9,8 +9,8 @@ its own: before each one the kernel's namespace is emptied and its execution cou
 to 1 (IPython's ``reset(new_session=True)``), so the executed notebook is the one a fresh kernel
 writes (same cells, outputs and execution counts; papermill's timing metadata aside).
 
-The static image of a chart (the PNG the PDF shows, :class:`~evalreport.report.display.Chart`)
-costs 0.1-0.7 s of vl-convert per chart. In the runner's kernel a chart leaves it out and names
+The static image of a chart (the SVG or PNG the PDF shows, :class:`~evalreport.report.display.Chart`,
+:func:`~evalreport.report.display.chart_image_output`) costs 0.1-0.7 s of vl-convert per chart. In the runner's kernel a chart leaves it out and names
 its spec instead (:data:`~evalreport.report.display.MIME_DEFERRED_PNG`; the kernel is told by
 :data:`~evalreport.report.display.DEFER_ENV`); the runner draws the image in a drawing process
 (:mod:`~evalreport.report.chart_worker`; vl-convert holds the GIL, so not in a thread of this
