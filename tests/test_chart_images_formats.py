@@ -3,7 +3,7 @@
 The HTML page draws each chart from its spec; only the PDF (Typst) needs a static image. A runner told
 not to draw (:attr:`NotebookRunner.draw_images`, set from the report's formats) starts no drawing process
 and leaves each chart's placeholder, which :func:`evalreport.report.render.load_executed` drops for HTML
-and turns into the same PNG for a PDF rendered later.
+and turns into the same image for a PDF rendered later.
 """
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("papermill")
 pytest.importorskip("vl_convert")
 
-from evalreport.report.display import MIME_DEFERRED_PNG  # noqa: E402
+from evalreport.report.display import MIME_DEFERRED_PNG, chart_image_mime  # noqa: E402
 from evalreport.report.kernel import NotebookRunner  # noqa: E402
 from evalreport.report.render import load_executed  # noqa: E402
 
@@ -46,10 +46,11 @@ def test_a_runner_that_draws_no_images_leaves_the_placeholders_and_a_pdf_load_dr
         runner.draw_images = True
         drawn = runner.execute(nb, tmp_path / "run" / "pdf.ipynb", {})
     kept = nbformat.read(str(html_only), as_version=4).cells[-1].outputs[0]
-    assert MIME_DEFERRED_PNG in kept["data"] and "image/png" not in kept["data"]
+    mime = chart_image_mime()
+    assert MIME_DEFERRED_PNG in kept["data"] and mime not in kept["data"]
     for_html = load_executed(html_only, images=False).cells[-1].outputs[0]
     assert set(for_html["data"]) == {"text/html", "text/plain"}
     late = load_executed(html_only).cells[-1].outputs[0]           # a PDF rendered later: drawn now
     now = nbformat.read(str(drawn), as_version=4).cells[-1].outputs[0]
-    assert late["data"]["image/png"] == now["data"]["image/png"]     # the same image, byte for byte
-    assert late["metadata"]["image/png"] == now["metadata"]["image/png"]
+    assert late["data"][mime] == now["data"][mime]                   # the same image, byte for byte
+    assert late["metadata"][mime] == now["metadata"][mime]

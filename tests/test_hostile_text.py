@@ -309,13 +309,13 @@ def test_control_characters_in_chart_data_do_not_kill_the_kernel():
     character in a text it measures: the chart shows U+FFFD instead."""
     import altair as alt
 
-    from evalreport.report.display import Chart
+    from evalreport.report.display import Chart, chart_image_mime
 
     frame = pd.DataFrame({"system": ["ctl\x07bell\x1b[31mred", "ok"], "value": [1.0, 2.0]})
     chart = Chart(alt.Chart(frame).mark_bar().encode(y="system:N", x="value:Q").properties(title="t\x01"),
                   name="ctl", caption="caption \x0b")
     data, _meta = chart._repr_mimebundle_()
-    assert data["image/png"] and "\x07" not in json.dumps(chart.spec, ensure_ascii=False)
+    assert data[chart_image_mime()] and "\x07" not in json.dumps(chart.spec, ensure_ascii=False)
     assert "ctl\ufffdbell\ufffd[31mred" in json.dumps(chart.spec, ensure_ascii=False)
 
 

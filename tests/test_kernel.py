@@ -51,6 +51,13 @@ def _spec() -> dict:
     return Chart(alt.Chart(frame).mark_line().encode(x="x:Q", y="y:Q"), name="line").spec
 
 
+def _is_image(mime: str, data: str) -> bool:
+    """Whether ``data`` is a static chart image of the kind ``mime``: SVG text or base64 PNG."""
+    if mime == "image/svg+xml":
+        return data.startswith("<svg") and data.rstrip().endswith("</svg>")
+    return base64.b64decode(data)[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_one_kernel_gives_what_a_kernel_per_notebook_gives(tmp_path):
     """Two notebooks in one kernel: the same cells, execution counts and outputs (chart images
     included, byte for byte) as each executed alone; the second does not see the first's names."""
@@ -72,9 +79,9 @@ def test_one_kernel_gives_what_a_kernel_per_notebook_gives(tmp_path):
     assert [c[1] for c in cells] == [1, 2, 3, 4, 5]                    # counts from 1 again
     image = cells[3][2][0]
     assert MIME_DEFERRED_PNG not in image["data"] and MIME_DEFERRED_PNG not in image["metadata"]
-    png = base64.b64decode(image["data"]["image/png"])
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    assert image["metadata"]["image/png"]["alt"] == "Scores" and image["metadata"]["image/png"]["width"] > 0
+    mime = display.chart_image_mime()
+    assert _is_image(mime, image["data"][mime])
+    assert image["metadata"][mime]["alt"] == "Scores" and image["metadata"][mime]["width"] > 0
     assert not list(shared.glob(".evalreport-kernel-*"))              # the private kernelspec is gone
 
 
@@ -85,7 +92,7 @@ def test_images_later_then_filled(tmp_path):
     with NotebookRunner(tmp_path / "run") as runner:
         later = runner.execute(nb, tmp_path / "run" / "later.ipynb", {}, images=False)
         deferred = nbformat.read(str(later), as_version=4).cells[-1].outputs[0]
-        assert MIME_DEFERRED_PNG in deferred["data"] and "image/png" not in deferred["data"]
+        assert MIME_DEFERRED_PNG in deferred["data"] and display.chart_image_mime() not in deferred["data"]
         runner.fill_images([later])
         now = runner.execute(nb, tmp_path / "run" / "now.ipynb", {})
         assert runner.image_seconds > 0
@@ -102,7 +109,7 @@ def test_a_failing_cell_names_the_notebook_and_keeps_it(tmp_path):
         # the kernel goes on: the next notebook runs
         assert runner.execute(_notebook(tmp_path / "ok.ipynb", "2 + 2"), tmp_path / "run" / "ok.ipynb", {})
     cells = [c for c in nbformat.read(str(out), as_version=4).cells if c.cell_type == "code"]
-    assert "image/png" in cells[-2].outputs[0]["data"]                  # the chart before it, complete
+    assert display.chart_image_mime() in cells[-2].outputs[0]["data"]   # the chart before it, complete
     assert cells[-1].outputs[0]["output_type"] == "error"
 
 
@@ -137,12 +144,12 @@ def test_a_deferred_chart_filled_equals_the_chart_drawn_in_the_kernel(monkeypatc
     direct = chart._repr_mimebundle_()
     monkeypatch.setenv(DEFER_ENV, "1")
     data, meta = chart._repr_mimebundle_()
-    assert "image/png" not in data and data[MIME_DEFERRED_PNG] == {"spec": chart.spec}
+    assert display.chart_image_mime() not in data and data[MIME_DEFERRED_PNG] == {"spec": chart.spec}
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell("x", outputs=[nbformat.v4.new_output("display_data", data=data,
                                                                                metadata=meta)])]
     drawn = []
-    assert fill_chart_images(nb, lambda spec: drawn.append(spec) or display.chart_png_output(spec)) == 1
+    assert fill_chart_images(nb, lambda spec: drawn.append(spec) or display.chart_image_output(spec)) == 1
     assert drawn == [chart.spec]
     out = nb.cells[0].outputs[0]
     assert (dict(out["data"]), dict(out["metadata"])) == direct
@@ -155,7 +162,7 @@ def test_a_spec_shown_twice_is_drawn_once():
         first = images.submit(spec)
         assert images.submit(dict(spec)) is first
         assert images.submit({**spec, "width": 123}) is not first
-        assert images.result(spec) == display.chart_png_output(spec)
+        assert images.result(spec) == display.chart_image_output(spec)
     finally:
         images.close()
 
@@ -173,12 +180,13 @@ def test_a_notebook_still_lacking_an_image_gets_it_drawn_for_a_pdf_only(tmp_path
                                           outputs=[nbformat.v4.new_output("display_data", data=data, metadata=meta)])]
     nbformat.write(nb, str(tmp_path / "half.ipynb"))
     for_html = load_executed(tmp_path / "half.ipynb", images=False).cells[0].outputs[0]
-    assert MIME_DEFERRED_PNG not in for_html["data"] and "image/png" not in for_html["data"]
+    mime = display.chart_image_mime()
+    assert MIME_DEFERRED_PNG not in for_html["data"] and mime not in for_html["data"]
     assert "text/html" in for_html["data"] and MIME_DEFERRED_PNG not in for_html.get("metadata", {})
     for_pdf = load_executed(tmp_path / "half.ipynb").cells[0].outputs[0]
     assert MIME_DEFERRED_PNG not in for_pdf["data"]
-    assert base64.b64decode(for_pdf["data"]["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
-    assert for_pdf["metadata"]["image/png"]["alt"] == "p" and for_pdf["metadata"]["image/png"]["width"] > 0
+    assert _is_image(mime, for_pdf["data"][mime])
+    assert for_pdf["metadata"][mime]["alt"] == "p" and for_pdf["metadata"][mime]["width"] > 0
     # the file keeps the placeholder (a later PDF render draws it)
     assert MIME_DEFERRED_PNG in nbformat.read(str(tmp_path / "half.ipynb"), as_version=4).cells[0].outputs[0]["data"]
 
@@ -250,15 +258,15 @@ def test_images_are_drawn_in_a_process_of_their_own_with_vl_converts_messages():
     try:
         assert worker._proc.pid != os.getpid()
         spec = _spec()
-        assert worker.draw(spec) == display.chart_png_output(spec)
+        assert worker.draw(spec) == display.chart_image_output(spec)
         bad = {**spec, "mark": "no-such-mark"}
         with pytest.raises(Exception) as here:
-            display.chart_png_output(bad)
+            display.chart_image_output(bad)
         with pytest.raises(ValueError) as there:
             worker.draw(bad)
         # the message's first line; the JavaScript stack under it depends on what the engine compiled
         assert str(there.value).splitlines()[0] == str(here.value).splitlines()[0]
-        assert worker.draw(spec) == display.chart_png_output(spec)          # it goes on after an error
+        assert worker.draw(spec) == display.chart_image_output(spec)        # it goes on after an error
         worker._proc.kill()
         worker._proc.wait()
         with pytest.raises(RenderError, match=r"^the chart drawing process ended \(exit status -9\)$"):

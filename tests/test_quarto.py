@@ -26,6 +26,7 @@ pytest.importorskip("altair")
 pytest.importorskip("vl_convert")
 
 from evalreport.report import quarto as q
+from evalreport.report.display import chart_image_mime
 from evalreport.report.output import RenderError, check_offline, remote_loads
 from evalreport.report.resources import quarto_config
 
@@ -160,14 +161,15 @@ def test_notebook_carries_format_and_execute_options_with_valid_paths(tmp_path):
 def test_every_captioned_figure_cell_gets_its_caption_once(tmp_path):
     nb = nbformat.read(str(executed_notebook(tmp_path / "nb.ipynb")), as_version=4)
     merged = q.joined_notebook([("x", nb)], {"title": "T"}, {})
-    captioned, plain = [c for c in merged.cells if c.cell_type == "code" and "image/png" in str(c.outputs)]
+    mime = chart_image_mime()
+    captioned, plain = [c for c in merged.cells if c.cell_type == "code" and mime in str(c.outputs)]
     lines = captioned.source.splitlines()
     opts = [ln for ln in lines if ln.startswith("#|")]
     assert lines[:len(opts)] == opts                      # options stay one block at the top ...
     assert [ln for ln in opts if ln.startswith("#| fig-cap:")] == [opts[-1]]   # ... with one fig-cap
     assert opts[:2] == ["#| echo: false", "#| label: fig-scores"]
     value = yaml.safe_load(opts[-1][2:])["fig-cap"]
-    assert re.sub(r"\\(.)", r"\1", value) == captioned.outputs[0]["metadata"]["image/png"]["caption"]
+    assert re.sub(r"\\(.)", r"\1", value) == captioned.outputs[0]["metadata"][mime]["caption"]
     assert "<figcaption>" not in captioned.outputs[0]["data"]["text/html"]   # Quarto prints the caption
     # a chart made without a caption has nothing to say: no fig-cap, its HTML untouched
     assert "fig-cap" not in plain.source and plain.outputs == nb.cells[2].outputs

@@ -147,8 +147,11 @@ def test_chart_bundle_has_html_and_png_but_no_vegalite_mimetype():
     import pandas as pd
 
     chart = alt.Chart(pd.DataFrame({"x": [1, 2], "y": ["</script>", "b"]})).mark_bar().encode(x="x", y="y")
+    from evalreport.report.display import chart_image_mime
+
     data, meta = Chart(chart, name="c1", caption="cap")._repr_mimebundle_()
-    assert set(data) == {"text/html", "image/png", "text/plain"}
+    mime = chart_image_mime()        # SVG where typst has the charts' font, else PNG
+    assert set(data) == {"text/html", mime, "text/plain"}
     assert not any(k.startswith("application/vnd.vegalite") for k in data)
     html = data["text/html"]
     assert 'class="vega-chart" id="chart-c1"' in html
@@ -156,7 +159,7 @@ def test_chart_bundle_has_html_and_png_but_no_vegalite_mimetype():
     assert spec_json and "</" not in spec_json.group(1)
     assert json.loads(spec_json.group(1))["mark"]["type"] == "bar"
     assert "vegaEmbed" in html and "<script src" not in html
-    assert meta["image/png"]["width"] > 0
+    assert meta[mime]["width"] > 0
 
 
 def test_chart_name_must_be_an_id():
@@ -305,6 +308,20 @@ def _pdf_images(pdf: Path) -> int:
     return sum(len(page.images) for page in pypdf.PdfReader(str(pdf)).pages)
 
 
+#: Words only the charts print: their axis titles (a vector chart is text and paths, not an image).
+CHART_AXIS_TITLES = ("score", "precision")
+
+
+def _pdf_charts(pdf: Path) -> int:
+    """Charts drawn in the PDF: raster images (PNG charts), or, when there are none, the charts' axis
+    titles found in the PDF's text (SVG charts that typst drew as text and paths)."""
+    images = _pdf_images(pdf)
+    if images or not shutil.which("pdftotext"):
+        return images
+    text = subprocess.run(["pdftotext", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    return sum(1 for title in CHART_AXIS_TITLES if re.search(rf"^{title}$", text, re.MULTILINE))
+
+
 def _pdf_pages(pdf: Path) -> int:
     if shutil.which("pdfinfo"):
         out = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True).stdout
@@ -316,7 +333,7 @@ def test_pdf_has_pages_and_chart_images(rendered):
     pdf = rendered["result"]["pdf"]
     assert pdf.read_bytes().startswith(b"%PDF-")
     assert _pdf_pages(pdf) >= 1
-    assert _pdf_images(pdf) >= len(CHART_NAMES)
+    assert _pdf_charts(pdf) >= len(CHART_NAMES)
 
 
 def test_rendered_pdf_reads_without_poppler_errors(rendered):
@@ -451,7 +468,7 @@ def test_quarto_engine_end_to_end(rendered, tmp_path):
     refs = _Refs()
     refs.feed(html)
     assert not [r for r in refs.refs if re.match(r"\s*(https?:)?//", r[2], re.I)]
-    assert _pdf_images(result["pdf"]) >= len(CHART_NAMES)
+    assert _pdf_charts(result["pdf"]) >= len(CHART_NAMES)
     # the tables as evalreport lays them out (tests/quarto_checks.py): no glued numbers in the PDF, each
     # HTML table in its scrolling box over the body and right margin
     import nbformat

@@ -7,8 +7,9 @@ of its own the drawing uses the second core and stalls nobody
 (:class:`evalreport.report.kernel.NotebookRunner`).
 
 Protocol, one JSON object per line: the request ``{"spec": SPEC}`` on standard input; the reply
-on standard output ``{"png": BASE64, "width": W, "height": H}`` (what
-:func:`~evalreport.report.display.chart_png_output` returns) or ``{"error": MESSAGE}`` (the
+on standard output ``{"mime": MIME, "data": IMAGE, "width": W, "height": H}`` (what
+:func:`~evalreport.report.display.chart_image_output` returns: SVG text, or PNG as base64) or
+``{"error": MESSAGE}`` (the
 text of vl-convert's exception). Anything else the drawing prints goes to standard error.
 """
 from __future__ import annotations
@@ -19,14 +20,14 @@ import sys
 
 
 def main() -> int:
-    from evalreport.report.display import chart_png_output
+    from evalreport.report.display import chart_image_output
 
     replies = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())       # stray prints must not break a reply
     for line in sys.stdin.buffer:
         try:
-            png, width, height = chart_png_output(json.loads(line)["spec"])
-            reply = {"png": png, "width": width, "height": height}
+            mime, image, width, height = chart_image_output(json.loads(line)["spec"])
+            reply = {"mime": mime, "data": image, "width": width, "height": height}
         except Exception as exc:   # vl-convert's errors are plain exceptions (ValueError...)
             reply = {"error": str(exc)}
         replies.write(json.dumps(reply) + "\n")

@@ -6,8 +6,10 @@ and every renderer picks the one it can use:
 =========  =========================================  ======================================
 object     HTML page (builtin engine, Quarto HTML)      PDF (Typst via pandoc, Quarto typst)
 =========  =========================================  ======================================
-Chart      ``text/html``: a ``div.vega-chart``, its     ``image/png`` made by vl-convert
-           spec as JSON and a tiny ``vegaEmbed`` call   (ppi 144, text baked in)
+Chart      ``text/html``: a ``div.vega-chart``, its     ``image/svg+xml`` made by vl-convert
+           spec as JSON and a tiny ``vegaEmbed`` call   (Typst sets its text in Liberation
+                                                       Sans); ``image/png`` (ppi 144, text
+                                                       baked in) where that font is missing
 Table      ``text/html`` (styled ``table.er-table``)    Typst source (``MIME_TYPST``, laid out
                                                        in :mod:`.typst_table`); ``text/markdown``
                                                        (pipe table) for other consumers
@@ -39,7 +41,8 @@ from typing import Any, cast
 from evalreport import escape
 from evalreport.report.typst_table import MIME_TYPST, PROSE_EM, choose_layout, table_source, text_width
 
-__all__ = ["Chart", "Table", "Note", "Heading", "UNDEFINED_MARK", "CHART_PPI", "VALIDATE_ENV", "chart_png_output"]
+__all__ = ["Chart", "Table", "Note", "Heading", "UNDEFINED_MARK", "CHART_PPI", "VALIDATE_ENV", "chart_png_output",
+           "chart_svg_output", "chart_image_output", "chart_image_mime", "CHART_IMAGES_ENV"]
 
 #: Resolution of the static chart images (PNG). 144 = twice CSS pixel density.
 CHART_PPI = 144
@@ -47,6 +50,8 @@ CHART_PPI = 144
 #: (:class:`evalreport.report.kernel.NotebookRunner`): a chart then carries its spec under
 #: :data:`MIME_DEFERRED_PNG` instead of ``image/png``, and the executor puts the PNG in its place.
 DEFER_ENV = "EVALREPORT_DEFER_CHART_IMAGES"
+#: "svg" or "png": the kind of static chart image, whatever :func:`chart_image_mime` would choose.
+CHART_IMAGES_ENV = "EVALREPORT_CHART_IMAGES"
 MIME_DEFERRED_PNG = "application/vnd.evalreport.deferred-png+json"
 #: Set to "0" in a kernel that runs the report's own notebooks
 #: (:class:`evalreport.report.kernel.NotebookRunner`): a :class:`Chart` then does not validate its
@@ -65,6 +70,7 @@ _MIME_MD = "text/markdown"
 _MIME_HTML = "text/html"
 _MIME_PLAIN = "text/plain"
 _MIME_PNG = "image/png"
+_MIME_SVG = "image/svg+xml"
 
 
 def _check_name(name: str) -> str:
@@ -146,7 +152,7 @@ def print_text(text: str | None) -> str | None:
 
 
 class Chart:
-    """An Altair chart shown live in HTML and as a static PNG in PDF.
+    """An Altair chart shown live in HTML and as a static image (SVG, or PNG) in PDF (:func:`chart_image_output`).
 
     ``name`` identifies the chart (HTML id ``chart-<name>``; keep it unique in a report).
     ``caption`` (plain text) is shown under the chart in HTML; ``print_caption`` under its static
@@ -190,10 +196,10 @@ class Chart:
         if os.environ.get(DEFER_ENV) == "1":     # the executor draws the image (in parallel)
             data[MIME_DEFERRED_PNG] = {"spec": self.spec}
             return data, {MIME_DEFERRED_PNG: png_meta}
-        png, w, h = chart_png_output(self.spec)
-        data[_MIME_PNG] = png
+        mime, image, w, h = chart_image_output(self.spec)
+        data[mime] = image
         # width/height in CSS pixels; pandoc turns them into a physical size (96 px/in).
-        return data, {_MIME_PNG: {"width": w, "height": h, **png_meta}}
+        return data, {mime: {"width": w, "height": h, **png_meta}}
 
     def __repr__(self) -> str:
         return f"Chart(name={self.name!r})"
@@ -216,6 +222,59 @@ def chart_png_output(spec: dict) -> tuple[str, int, int]:
     (as in a notebook), and its width and height in CSS pixels."""
     png, w, h = _chart_png(spec)
     return base64.b64encode(png).decode("ascii"), w, h
+
+
+_SVG_SIZE = re.compile(rb'<svg[^>]*?\swidth="([0-9.]+)"[^>]*?\sheight="([0-9.]+)"')
+
+
+def chart_svg_output(spec: dict) -> tuple[str, int, int]:
+    """The static image of a Vega-Lite ``spec`` as SVG text (vl-convert; its text stays ``<text>``
+    in the spec's fonts) and its size in CSS pixels.
+
+    Text in the generic ``sans-serif`` (a chart without the theme's fonts) is given the charts' font:
+    typst maps the generic name to a serif face, and vl-convert measured it with Liberation Sans."""
+    import vl_convert as vlc
+
+    from evalreport.charts.theme import FONT
+
+    svg = vlc.vegalite_to_svg(spec).replace('font-family="sans-serif"', f'font-family="{FONT}"')
+    size = _SVG_SIZE.search(svg[:2000].encode("utf-8"))
+    if size is None:
+        raise ValueError("vl-convert wrote an SVG image without a width and height")
+    return svg, round(float(size.group(1))), round(float(size.group(2)))
+
+
+def chart_image_mime() -> str:
+    """The kind of static chart image a report uses: ``image/svg+xml`` (vector, and a third less
+    drawing than PNG) where the machine has Liberation Sans for typst to set the charts' text in
+    (:func:`evalreport.report.fonts.liberation_sans_files`), else ``image/png``;
+    :data:`CHART_IMAGES_ENV` ("svg" or "png") overrides the choice."""
+    from evalreport.report.fonts import liberation_sans_files
+
+    asked = os.environ.get(CHART_IMAGES_ENV, "").strip().lower()
+    if asked in ("svg", "png"):
+        return _MIME_SVG if asked == "svg" else _MIME_PNG
+    return _MIME_SVG if liberation_sans_files() else _MIME_PNG
+
+
+def chart_image_output(spec: dict) -> tuple[str, str, int, int]:
+    """What a chart's display data holds for its static image: the mime type
+    (:func:`chart_image_mime`), the image (SVG text, or PNG as base64 text) and its width and height
+    in CSS pixels.
+
+    Parameters
+    ----------
+    spec : dict
+        A Vega-Lite specification.
+
+    Returns
+    -------
+    tuple of (str, str, int, int)
+        Mime type, image data, width and height.
+    """
+    if chart_image_mime() == _MIME_SVG:
+        return (_MIME_SVG, *chart_svg_output(spec))
+    return (_MIME_PNG, *chart_png_output(spec))
 
 
 def _column_label(col: Any) -> str:

@@ -7,13 +7,34 @@ Arabic, Devanagari, ...) would print as empty boxes, and typst says nothing abou
 such text the machine's fonts are allowed as fallbacks (typst picks, per character, the first font
 that has it), and where fontconfig is present (``fc-list``) a character no installed font covers is
 named in a warning instead of vanishing silently from the PDF.
+
+Charts come as SVG images whose text Typst sets itself (vl-convert writes ``<text>`` elements in the
+charts' font, Liberation Sans, :data:`evalreport.charts.theme.FONT`, and lays them out with that
+font's metrics). Typst is given the machine's Liberation Sans files, and only those
+(:func:`chart_font_dir`), so the PDF depends on no other installed font; where the machine has no
+Liberation Sans the charts are drawn as PNG images with their text baked in
+(:func:`evalreport.report.display.chart_image_mime`).
 """
 from __future__ import annotations
 
+import functools
+import os
 import shutil
 import subprocess
+from pathlib import Path
 
-__all__ = ["BUNDLED_RANGES", "beyond_bundled_fonts", "uncovered_by_system_fonts"]
+__all__ = ["BUNDLED_RANGES", "beyond_bundled_fonts", "uncovered_by_system_fonts", "liberation_sans_files",
+           "chart_font_dir"]
+
+#: Where distributions install Liberation Sans (Debian/Ubuntu, Fedora, Arch, Homebrew, ...).
+LIBERATION_DIRS: tuple[str, ...] = (
+    "/usr/share/fonts/truetype/liberation", "/usr/share/fonts/truetype/liberation2",
+    "/usr/share/fonts/liberation-sans", "/usr/share/fonts/liberation", "/usr/share/fonts/TTF",
+    "/usr/local/share/fonts", "/opt/homebrew/share/fonts",
+)
+#: The four faces of the charts' font.
+LIBERATION_FACES: tuple[str, ...] = ("LiberationSans-Regular.ttf", "LiberationSans-Bold.ttf",
+                                     "LiberationSans-Italic.ttf", "LiberationSans-BoldItalic.ttf")
 
 #: Code point ranges (inclusive) the bundled fonts cover: a conservative list, so a character
 #: outside it only costs a search of the machine's fonts (tens of milliseconds), never a box.
@@ -62,3 +83,32 @@ def uncovered_by_system_fonts(chars: list[str]) -> list[str] | None:
         if not out.strip():
             missing.append(ch)
     return missing
+
+
+@functools.cache
+def liberation_sans_files() -> tuple[Path, ...]:
+    """The machine's Liberation Sans files (regular first; the faces found in the first of
+    :data:`LIBERATION_DIRS` that has the regular face), or () where it has none."""
+    for folder in LIBERATION_DIRS:
+        base = Path(folder)
+        if (base / LIBERATION_FACES[0]).is_file():
+            return tuple(base / face for face in LIBERATION_FACES if (base / face).is_file())
+    return ()
+
+
+def chart_font_dir(work: Path) -> Path | None:
+    """A folder under ``work`` that holds (links to) the Liberation Sans files only, for typst's
+    ``font_paths`` (typst takes folders, not files); None where the machine has no Liberation Sans."""
+    files = liberation_sans_files()
+    if not files:
+        return None
+    folder = Path(work) / "chart-fonts"
+    folder.mkdir(parents=True, exist_ok=True)
+    for src in files:
+        dst = folder / src.name
+        if not dst.exists():
+            try:
+                os.symlink(src, dst)
+            except OSError:          # no symbolic links here (some file systems): a copy
+                shutil.copyfile(src, dst)
+    return folder

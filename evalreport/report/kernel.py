@@ -9,8 +9,8 @@ its own: before each one the kernel's namespace is emptied and its execution cou
 to 1 (IPython's ``reset(new_session=True)``), so the executed notebook is the one a fresh kernel
 writes (same cells, outputs and execution counts; papermill's timing metadata aside).
 
-The static image of a chart (the PNG the PDF shows, :class:`~evalreport.report.display.Chart`)
-costs 0.1-0.7 s of vl-convert per chart. In the runner's kernel a chart leaves it out and names
+The static image of a chart (the SVG or PNG the PDF shows, :class:`~evalreport.report.display.Chart`,
+:func:`~evalreport.report.display.chart_image_output`) costs 0.1-0.7 s of vl-convert per chart. In the runner's kernel a chart leaves it out and names
 its spec instead (:data:`~evalreport.report.display.MIME_DEFERRED_PNG`; the kernel is told by
 :data:`~evalreport.report.display.DEFER_ENV`); the runner draws the image in a drawing process
 (:mod:`~evalreport.report.chart_worker`; vl-convert holds the GIL, so not in a thread of this
@@ -88,7 +88,7 @@ class _ChartProcess:
         self._proc = subprocess.Popen([sys.executable, "-m", "evalreport.report.chart_worker"],
                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_worker_env())
 
-    def draw(self, spec) -> tuple[str, int, int]:
+    def draw(self, spec) -> tuple[str, str, int, int]:
         try:
             self._proc.stdin.write(json.dumps({"spec": spec}, ensure_ascii=False).encode("utf-8") + b"\n")
             self._proc.stdin.flush()
@@ -100,7 +100,7 @@ class _ChartProcess:
         reply = json.loads(line)
         if "error" in reply:
             raise ValueError(reply["error"])
-        return reply["png"], reply["width"], reply["height"]
+        return reply["mime"], reply["data"], reply["width"], reply["height"]
 
     def close(self) -> None:
         try:
@@ -202,19 +202,20 @@ class _ChartImages:
 
 
 def fill_chart_images(nb, draw) -> int:
-    """Replace every deferred chart image of the notebook ``nb`` (in place) by its PNG, drawn by
-    ``draw(spec) -> (base64 PNG, width, height)``; return how many were filled."""
+    """Replace every deferred chart image of the notebook ``nb`` (in place) by its static image, drawn
+    by ``draw(spec) -> (mime type, image, width, height)``
+    (:func:`~evalreport.report.display.chart_image_output`); return how many were filled."""
     n = 0
     for cell in nb.cells:
         for out in cell.get("outputs", []) if cell.cell_type == "code" else ():
             data = out.get("data")
             if not data or MIME_DEFERRED_PNG not in data:
                 continue
-            png, width, height = draw(data.pop(MIME_DEFERRED_PNG)["spec"])
-            data["image/png"] = png
+            mime, image, width, height = draw(data.pop(MIME_DEFERRED_PNG)["spec"])
+            data[mime] = image
             meta = out.setdefault("metadata", {})
             image_meta = dict(meta.pop(MIME_DEFERRED_PNG, {}))
-            meta["image/png"] = {"width": width, "height": height, **image_meta}
+            meta[mime] = {"width": width, "height": height, **image_meta}
             n += 1
     return n
 

@@ -155,7 +155,8 @@ def caption_option(caption: str) -> str:
 def _chart_caption(cell) -> str | None:
     for out in cell.get("outputs", []):
         if out.get("output_type") in ("display_data", "execute_result"):
-            cap = (out.get("metadata") or {}).get("image/png", {}).get("caption")
+            meta = out.get("metadata") or {}
+            cap = (meta.get("image/png") or meta.get("image/svg+xml") or {}).get("caption")
             if isinstance(cap, str) and cap.strip():
                 return cap
     return None

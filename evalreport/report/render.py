@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from evalreport.report.display import MIME_DEFERRED_PNG as _MIME_DEFERRED_PNG
-from evalreport.report.fonts import beyond_bundled_fonts, uncovered_by_system_fonts
+from evalreport.report.fonts import beyond_bundled_fonts, chart_font_dir, uncovered_by_system_fonts
 from evalreport.report.output import RenderError, check_offline
 from evalreport.report.quarto import fresh_name, quarto_commands, quarto_project
 from evalreport.report.resources import templates_dir
@@ -219,11 +219,11 @@ def load_executed(path: Path, *, images: bool = True):
 
 def _draw_deferred(nb, path: Path) -> None:
     """Draw, in this process, the chart images the notebook ``nb`` left for later."""
-    from evalreport.report.display import chart_png_output
+    from evalreport.report.display import chart_image_output
     from evalreport.report.kernel import fill_chart_images
 
     try:
-        fill_chart_images(nb, chart_png_output)
+        fill_chart_images(nb, chart_image_output)
     except Exception as exc:   # vl-convert's errors are plain exceptions (ValueError...)
         raise RenderError(f"{path.name}: a chart's image could not be drawn: {exc}") from exc
 
@@ -477,7 +477,9 @@ def _builtin_pdf(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping
     t_typst = time.perf_counter()
     log.info("pandoc -> Typst in %.2f s", t_typst - started)
     pdf = work / "report.pdf"
-    beyond = beyond_bundled_fonts((work / "report.typ").read_text(encoding="utf-8"))
+    # the charts' SVG text counts too: typst sets it (in Liberation Sans, or a machine font beyond it)
+    charts_text = "".join(p.read_text(encoding="utf-8", errors="replace") for p in sorted(work.glob("media/*.svg")))
+    beyond = beyond_bundled_fonts((work / "report.typ").read_text(encoding="utf-8") + charts_text)
     if beyond:
         missing = uncovered_by_system_fonts(beyond)
         log.info("%d character(s) beyond typst's bundled fonts (%s): the machine's fonts are fallbacks",
@@ -487,8 +489,10 @@ def _builtin_pdf(notebooks: Sequence[tuple[str, Any]], work: Path, meta: Mapping
                         "e.g. a Noto font for the script; the HTML report shows them)",
                         ", ".join(repr(c) for c in missing), "it" if len(missing) == 1 else "them")
     try:
+        chart_fonts = chart_font_dir(work) if charts_text else None
         typst.compile(
-            str(work / "report.typ"), output=str(pdf), root=str(work), ignore_system_fonts=not beyond
+            str(work / "report.typ"), output=str(pdf), root=str(work), ignore_system_fonts=not beyond,
+            font_paths=[str(chart_fonts)] if chart_fonts is not None else [],
         )
     except Exception as exc:  # typst.TypstError; keep the .typ for inspection in the message
         raise RenderError(f"typst failed on the generated report.typ: {exc}") from exc
