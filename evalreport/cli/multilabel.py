@@ -61,7 +61,7 @@ def wanted(args) -> bool:
 
 
 def _form(path, args) -> str | None:
-    from evalreport.inputs.multilabel import read_with_form
+    from evalreport.inputs.label_sets import read_with_form
 
     return read_with_form(path, "gold", id_col=args.id_col, label_col=args.label_col, label_sep=args.label_sep)[1]
 
