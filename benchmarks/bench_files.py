@@ -187,7 +187,7 @@ def stages(gold: Path, runs: list[Path]) -> dict:
     """Seconds per stage of ``score``, in this process (read, align, encode, count, measures, write)."""
     import io
 
-    from evalreport.cli.common import emit_columns
+    from evalreport.cli.output import emit_columns
     from evalreport.counts import Counts
     from evalreport.inputs import readers
     from evalreport.measures.evaluate import evaluate_columns

@@ -2,7 +2,7 @@
 the same bytes and the same parse as with them.
 
 ``emit_columns`` writes the tidy table from its columns; it is compared byte for byte with
-:func:`evalreport.cli.common.emit` of the pandas frame (``DataFrame.to_csv`` / the records of
+:func:`evalreport.cli.output.emit` of the pandas frame (``DataFrame.to_csv`` / the records of
 ``to_dict``) on hostile names and every kind of float. ``build_parser(argv)`` registers only the named
 command's module; it must parse every command line as the parser with every command does.
 """
@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from evalreport.cli import build_parser
-from evalreport.cli.common import emit, emit_columns
+from evalreport.cli.output import emit, emit_columns
 from evalreport.measures.evaluate import evaluate, evaluate_columns
 
 NAMES = st.text(alphabet=st.sampled_from(list("ab,\"'\n\r\t =+-@;é ") + ["\u202e", "\x00"]), max_size=8)

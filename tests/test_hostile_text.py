@@ -296,7 +296,7 @@ def test_cli_formats_escape_the_names(hostile, fmt):
 def test_rich_table_shows_console_markup_as_text():
     import io
 
-    from evalreport.cli.common import emit
+    from evalreport.cli.output import emit
 
     frame = pd.DataFrame({"value": [0.5]}, index=pd.Index(["[link=https://evil.example]x[/link]"], name="system"))
     buf = io.StringIO()

@@ -13,7 +13,7 @@ import pytest
 
 from evalreport._atomic import MARKER
 from evalreport.analyses.benchmark import compare_benchmark
-from evalreport.cli.common import emit
+from evalreport.cli.output import emit
 from evalreport.errors import OutputError
 from evalreport.escape import csv_unquote
 from evalreport.examples import shared_task_data

@@ -1,7 +1,8 @@
 """``evalreport audit``: which properties each measure has, computed, with counterexamples."""
 from __future__ import annotations
 
-from evalreport.cli.common import add_format_option, add_task_options, csv_list, emit
+from evalreport.cli.common import add_format_option, add_task_options, csv_list
+from evalreport.cli.output import emit
 
 MARK = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
 

@@ -16,14 +16,13 @@ from evalreport.cli.common import (
     add_margin_option,
     add_measure_options,
     add_task_options,
-    emit,
-    format_value,
     gain_matrix,
     gold_settings,
     input_paths,
     print_note,
     settings_from_args,
 )
+from evalreport.cli.output import emit, format_value
 from evalreport.errors import InputError
 
 if TYPE_CHECKING:

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from evalreport.cli.common import add_scoring_command, emit, load
+from evalreport.cli.common import add_scoring_command, load
+from evalreport.cli.output import emit
 from evalreport.errors import InputError
 
 ORDER = ("pooled", "mean", "mean_defined", "pr_re", "pr_re_defined", "avg", "merge")

@@ -10,7 +10,8 @@ from __future__ import annotations
 import fnmatch
 import sys
 
-from evalreport.cli.common import add_format_option, add_task_options, emit
+from evalreport.cli.common import add_format_option, add_task_options
+from evalreport.cli.output import emit
 from evalreport.errors import InputError
 
 #: Columns of the default table (``--all-columns``: every metadata column).

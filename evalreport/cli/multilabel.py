@@ -61,7 +61,7 @@ def wanted(args) -> bool:
 
 
 def _form(path, args) -> str | None:
-    from evalreport.inputs.multilabel import read_with_form
+    from evalreport.inputs.label_sets import read_with_form
 
     return read_with_form(path, "gold", id_col=args.id_col, label_col=args.label_col, label_sep=args.label_sep)[1]
 
@@ -148,7 +148,7 @@ def scores(runs, measures=None, *, policy: str = "nan"):
 
 
 def run_score(args) -> int:
-    from evalreport.cli.common import emit
+    from evalreport.cli.output import emit
 
     _refuse(args, "score")
     frame = scores(read(args), args.measures, policy=args.policy)
@@ -159,8 +159,9 @@ def run_score(args) -> int:
 
 
 def run_compare(args) -> int:
-    from evalreport.cli.common import emit, input_paths, print_note
+    from evalreport.cli.common import input_paths, print_note
     from evalreport.cli.compare import ProgressBar, checked_settings
+    from evalreport.cli.output import emit
 
     _refuse(args, "compare")
     settings = checked_settings(args)

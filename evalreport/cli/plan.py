@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from evalreport.cli.common import add_format_option, add_input_options, add_task_options, emit
+from evalreport.cli.common import add_format_option, add_input_options, add_task_options
+from evalreport.cli.output import emit
 from evalreport.errors import InputError
 
 

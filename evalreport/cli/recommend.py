@@ -6,7 +6,8 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from evalreport.cli.common import add_task_options, csv_list, emit, print_note
+from evalreport.cli.common import add_task_options, csv_list, print_note
+from evalreport.cli.output import emit
 from evalreport.errors import InputError
 
 #: what the command writes (the reasons are sentences: no LaTeX table)

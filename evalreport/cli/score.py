@@ -6,7 +6,8 @@ import sys
 import numpy as np
 
 from evalreport.cli import multilabel
-from evalreport.cli.common import add_scoring_command, emit, emit_columns, gain_matrix
+from evalreport.cli.common import add_scoring_command, gain_matrix
+from evalreport.cli.output import emit, emit_columns
 
 
 def register(sub) -> None:

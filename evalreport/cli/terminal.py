@@ -65,7 +65,7 @@ def print_table(df: pd.DataFrame, *, title: str | None = None, file=None, width:
     from rich.table import Table
     from rich.text import Text
 
-    from evalreport.cli.common import format_value, integer_columns
+    from evalreport.cli.output import format_value, integer_columns
     from evalreport.escape import printable
 
     file = file or sys.stdout

@@ -1,7 +1,8 @@
 """Read gold labels and system runs into :class:`Runs` (confusion-matrix files: :mod:`evalreport.counts.files`).
 
 :func:`read_runs` and what it needs beyond one table: the runs folder, system names, the class
-list and its limit :data:`MAX_CLASSES`, id alignment, fold checks and score collection. Reading
+list and its limit :data:`MAX_CLASSES` and id alignment; the cluster and fold columns are
+:mod:`evalreport.inputs.cluster_folds`, the score columns :mod:`evalreport.inputs.run_scores`. Reading
 one file is :mod:`evalreport.inputs.tables` (the ``Table`` and one reader per format); the
 checks every file passes first and small helpers (hashing, natural sort, messages) are
 :mod:`evalreport.inputs.checks`; each name is imported from the module that defines it, and a
@@ -68,11 +69,12 @@ from evalreport.errors import InputError
 from evalreport.inputs.align import IdIndex
 from evalreport.inputs.annotators import majority_gold
 from evalreport.inputs.checks import as_paths, hash_file, listing, natural_sorted, near_miss, runs_in_folder, short
+from evalreport.inputs.cluster_folds import check_folds, read_clusters
 from evalreport.inputs.run_folders import RUN_SEPARATOR, system_folders
+from evalreport.inputs.run_scores import ScoreCollector
 from evalreport.inputs.runs import Runs, Source, code_dtype
-from evalreport.inputs.score_checks import finite_scores, range_problem, sum_problem
 from evalreport.inputs.slices import read_slices
-from evalreport.inputs.tables import HEADED, MISSING_LABELS, Table, first_true, read_table
+from evalreport.inputs.tables import MISSING_LABELS, Table, first_true, read_table
 from evalreport.words import counted
 
 __all__ = ["read_runs", "hash_file", "natural_sorted", "ABSTAIN", "MISSING_LABELS", "MAX_CLASSES"]
@@ -309,7 +311,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
         folds = np.array([fold_index[u] for u in fold_uniques], dtype=np.int64)[fold_local]
         folds = folds.astype(code_dtype(len(fold_names)))
 
-    clusters, cluster_names = (None, ()) if cluster_col is None else _read_clusters(g, cluster_col, folds, fold_names)
+    clusters, cluster_names = (None, ()) if cluster_col is None else read_clusters(g, cluster_col, folds, fold_names)
     slices, slice_order = read_slices(g, slice_cols, slice_bins) if slice_cols else (None, {})
     sources = [Source("gold", str(gold_path), gold_hash.result() if gold_hash is not None else "", n_items)]
     clock.lap("encode")
@@ -319,7 +321,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
     extras: list[str] = []           # unknown predicted labels (allow_unknown), in order met
     pred = np.empty((len(run_paths), n_items), dtype=code_dtype(n_known))  # -1 marks a missing item
     any_missing = False
-    scores = _ScoreCollector(len(run_paths), n_items, classes, score_col, present=set(gold_uniques))
+    scores = ScoreCollector(len(run_paths), n_items, classes, score_col, present=set(gold_uniques))
     for s, (path, system) in enumerate(zip(run_paths, systems)):
         r, path, digest, aligned = ahead.pop(0).result()
         if s + _READERS < len(run_paths):
@@ -361,7 +363,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
                 pred[s] = -1
             pred[s, pos] = values
         if fold_col is not None and fold_col in r.columns:
-            _check_folds(r, fold_col, folds, fold_names, pos, g)
+            check_folds(r, fold_col, folds, fold_names, pos, g)
         scores.add(s, r, pos, complete)
         sources.append(Source("run", str(path), digest, r.n_rows, system=system))
         del r, ids, pos, covered, values
@@ -551,130 +553,3 @@ def _raise_duplicate(r: Table, ids: pa.Array, pos: np.ndarray):
     earlier = int(np.flatnonzero(pos[:row] == pos[row])[0])
     item = ids[row].as_py()
     raise r.error(f"duplicate id {item!r} (first at {r.where(earlier)})", row=row, item=item)
-
-
-def _read_clusters(g: Table, cluster_col: str, folds, fold_names) -> tuple[np.ndarray, tuple[str, ...]]:
-    """Cluster codes (first-appearance order) and names of the gold file's ``cluster_col``: the column
-    must exist, every value be non-empty, and with folds every cluster lie within one fold."""
-    if cluster_col not in g.columns:
-        raise g.error(f"no cluster column {cluster_col!r} (--cluster-col); the gold file's columns are "
-                      f"{listing(list(g.all_names))}{near_miss(cluster_col, list(g.all_names))}",
-                      line=1 if g.fmt in HEADED else None)
-    local, uniques = g.labels(cluster_col, what="cluster")
-    codes = np.asarray(local, dtype=np.int64)
-    if folds is not None and codes.size:
-        fold_codes = np.asarray(folds, dtype=np.int64)
-        first_row = np.zeros(len(uniques), dtype=np.int64)                # each cluster's first row
-        present, at = np.unique(codes, return_index=True)
-        first_row[present] = at
-        home = fold_codes[first_row[codes]]
-        away = np.flatnonzero(home != fold_codes)
-        if away.size:
-            row = int(away[0])
-            name = uniques[int(codes[row])]
-            raise g.error(f"cluster {short(name)} spans folds {fold_names[int(home[row])]!r} (first at "
-                          f"{g.where(int(first_row[codes[row]]))}) and {fold_names[int(fold_codes[row])]!r}; "
-                          "a cluster must lie within one fold (resampling keeps the folds and the clusters whole)",
-                          row=row, item=g._item(row))
-    return codes.astype(np.int32), tuple(str(u) for u in uniques)
-
-
-def _check_folds(r: Table, fold_col: str, folds, fold_names, pos, g: Table):
-    if folds is None:
-        raise r.error(f"the run has a {fold_col!r} column but the gold file {g.path} has none; "
-                      "folds are declared in the gold file", line=1 if r.fmt in HEADED else None)
-    local, uniques = r.labels(fold_col, what="fold")
-    index = {f: k for k, f in enumerate(fold_names)}
-    lut = np.array([index.get(u, -1) for u in uniques], dtype=np.int64)
-    run_folds = lut[local]
-    expected = folds.astype(np.int64) if pos is None else folds.astype(np.int64)[pos]
-    wrong = run_folds != expected
-    if wrong.any():
-        row = int(np.flatnonzero(wrong)[0])
-        raise r.error(f"fold {uniques[int(local[row])]!r} disagrees with the gold file's fold "
-                      f"{fold_names[int(expected[row])]!r}", row=row, item=r._item(row))
-
-
-class _ScoreCollector:
-    """Collect the scores of every run into one array, if all runs have the same layout."""
-
-    def __init__(self, n_systems: int, n_items: int, classes: list[str], score_col: str | None, present=None):
-        self.shape = (n_systems, n_items)
-        self.classes = classes
-        self.col = score_col
-        self.layout = None        # None (no scores), "binary" or a tuple of (label, column)
-        self.array: np.ndarray | None = None
-        self.warned = False
-        self.present = present    # the classes the gold file has (None: not checked)
-        #: run index -> {problem kind: one-line message}: scores that are no probabilities ("range": outside
-        #: [0, 1]; "sum": per-class scores not summing to 1), raised only where a measure needs probabilities
-        self.problems: dict[int, dict[str, str]] = {}
-
-    def _layout_of(self, r: Table):
-        if self.col is None:
-            return None
-        prefix = f"{self.col}_"
-        per_class = {c[len(prefix):]: c for c in r.columns if c.startswith(prefix) and len(c) > len(prefix)}
-        if per_class:
-            if self.col in r.columns:
-                raise r.error(f"both a {self.col!r} column and per-class {prefix}<label> columns; keep one kind",
-                              line=1 if r.fmt in HEADED else None)
-            unknown = [lab for lab in per_class if lab not in self.classes]
-            if unknown:
-                raise r.error(f"score column(s) {listing([per_class[u] for u in unknown])} name no class "
-                              f"(classes: {listing(self.classes)})", line=1 if r.fmt in HEADED else None)
-            absent = [lab for lab in per_class if self.present is not None and lab not in self.present]
-            if absent:
-                raise r.error(f"score column(s) {listing([per_class[u] for u in absent])} name a class the gold "
-                              "file does not have", line=1 if r.fmt in HEADED else None)
-            return tuple((c, per_class[c]) for c in self.classes if c in per_class)
-        return "binary" if self.col in r.columns else None
-
-    def add(self, s: int, r: Table, pos, complete: bool):
-        """Scores of run ``s`` (``pos``: row -> item, None = gold order; ``complete``: every
-        item has a row, else the others get NaN)."""
-        layout = self._layout_of(r)
-        if layout is None and not self.warned:
-            return                # a run without score columns: NaN scores, its score measures undefined
-        if self.layout is None and not self.warned:
-            self.layout = layout  # the first run with scores sets the layout; runs before it have none
-            shape = self.shape if layout == "binary" else self.shape + (len(layout),)
-            self.array = np.full(shape, np.nan)
-        elif layout != self.layout and not self.warned:
-            warnings.warn(f"{r.path}: scores ignored for all systems: this run's score columns "
-                          f"({_describe(layout, self.col)}) differ from the first run's "
-                          f"({_describe(self.layout, self.col)})", stacklevel=4)
-            self.array, self.warned = None, True
-        if self.array is None:
-            return
-        target = self.array[s]
-        if not complete:
-            target[...] = np.nan
-        where = slice(None) if pos is None else pos
-        if layout == "binary":
-            assert self.col is not None           # the "binary" layout is the score column's
-            columns = {self.col: finite_scores(r, self.col)}
-            target[where] = columns[self.col]
-        else:
-            columns = {column: finite_scores(r, column) for _, column in layout}
-            for k, (_, column) in enumerate(layout):
-                target[where, k] = columns[column]
-        # probabilities: recorded here, raised by the measures that need them (inputs/score_checks.py)
-        problems = {"range": range_problem(r, columns),
-                    "sum": sum_problem(r, columns) if layout != "binary" and len(layout) == len(self.classes) else None}
-        if any(problems.values()):
-            self.problems[s] = {k: v for k, v in problems.items() if v}
-
-    def result(self):
-        if self.array is None:
-            return None, ()
-        labels = () if self.layout == "binary" else tuple(lab for lab, _ in self.layout)
-        return self.array, labels
-
-
-def _describe(layout, col) -> str:
-    if layout is None:
-        return "none"
-    if layout == "binary":
-        return repr(col)
-    return ", ".join(c for _, c in layout)

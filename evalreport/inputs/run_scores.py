@@ -1,0 +1,133 @@
+"""The score columns of single-label runs, collected into one array while the runs are read: one column
+``score`` (binary) or one ``score_<label>`` column per class, the same layout in every run."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from evalreport.inputs.checks import listing
+from evalreport.inputs.score_checks import finite_scores, range_problem, sum_problem
+from evalreport.inputs.tables import HEADED, Table
+
+__all__ = ["ScoreCollector"]
+
+
+class ScoreCollector:
+    """Collect the scores of every run into one array, if all runs have the same layout.
+
+    A run whose score columns differ from the first run's drops the scores of every system (with a
+    warning); scores that are no probabilities are recorded in ``problems``, not raised here.
+
+    Parameters
+    ----------
+    n_systems, n_items : int
+        The shape of the score array (a third axis per class for per-class scores).
+    classes : list of str
+        The class list; a ``score_<label>`` column must name one of them.
+    score_col : str or None
+        The score column name (or prefix of the per-class columns); None reads no scores.
+    present : set of str, optional
+        The classes the gold file has; a per-class column naming another is an error.
+    """
+
+    def __init__(self, n_systems: int, n_items: int, classes: list[str], score_col: str | None, present=None):
+        self.shape = (n_systems, n_items)
+        self.classes = classes
+        self.col = score_col
+        self.layout = None        # None (no scores), "binary" or a tuple of (label, column)
+        self.array: np.ndarray | None = None
+        self.warned = False
+        self.present = present    # the classes the gold file has (None: not checked)
+        #: run index -> {problem kind: one-line message}: scores that are no probabilities ("range": outside
+        #: [0, 1]; "sum": per-class scores not summing to 1), raised only where a measure needs probabilities
+        self.problems: dict[int, dict[str, str]] = {}
+
+    def _layout_of(self, r: Table):
+        if self.col is None:
+            return None
+        prefix = f"{self.col}_"
+        per_class = {c[len(prefix):]: c for c in r.columns if c.startswith(prefix) and len(c) > len(prefix)}
+        if per_class:
+            if self.col in r.columns:
+                raise r.error(f"both a {self.col!r} column and per-class {prefix}<label> columns; keep one kind",
+                              line=1 if r.fmt in HEADED else None)
+            unknown = [lab for lab in per_class if lab not in self.classes]
+            if unknown:
+                raise r.error(f"score column(s) {listing([per_class[u] for u in unknown])} name no class "
+                              f"(classes: {listing(self.classes)})", line=1 if r.fmt in HEADED else None)
+            absent = [lab for lab in per_class if self.present is not None and lab not in self.present]
+            if absent:
+                raise r.error(f"score column(s) {listing([per_class[u] for u in absent])} name a class the gold "
+                              "file does not have", line=1 if r.fmt in HEADED else None)
+            return tuple((c, per_class[c]) for c in self.classes if c in per_class)
+        return "binary" if self.col in r.columns else None
+
+    def add(self, s: int, r: Table, pos, complete: bool):
+        """Add the scores of one run.
+
+        Parameters
+        ----------
+        s : int
+            The run's index.
+        r : Table
+            The run file.
+        pos : numpy.ndarray or None
+            Row -> item position; None when the run is in gold order.
+        complete : bool
+            Whether every item has a row (else the others get NaN).
+        """
+        layout = self._layout_of(r)
+        if layout is None and not self.warned:
+            return                # a run without score columns: NaN scores, its score measures undefined
+        if self.layout is None and not self.warned:
+            self.layout = layout  # the first run with scores sets the layout; runs before it have none
+            shape = self.shape if layout == "binary" else self.shape + (len(layout),)
+            self.array = np.full(shape, np.nan)
+        elif layout != self.layout and not self.warned:
+            warnings.warn(f"{r.path}: scores ignored for all systems: this run's score columns "
+                          f"({_describe(layout, self.col)}) differ from the first run's "
+                          f"({_describe(self.layout, self.col)})", stacklevel=4)
+            self.array, self.warned = None, True
+        if self.array is None:
+            return
+        target = self.array[s]
+        if not complete:
+            target[...] = np.nan
+        where = slice(None) if pos is None else pos
+        if layout == "binary":
+            assert self.col is not None           # the "binary" layout is the score column's
+            columns = {self.col: finite_scores(r, self.col)}
+            target[where] = columns[self.col]
+        else:
+            columns = {column: finite_scores(r, column) for _, column in layout}
+            for k, (_, column) in enumerate(layout):
+                target[where, k] = columns[column]
+        # probabilities: recorded here, raised by the measures that need them (inputs/score_checks.py)
+        problems = {"range": range_problem(r, columns),
+                    "sum": sum_problem(r, columns) if layout != "binary" and len(layout) == len(self.classes) else None}
+        if any(problems.values()):
+            self.problems[s] = {k: v for k, v in problems.items() if v}
+
+    def result(self):
+        """The collected scores.
+
+        Returns
+        -------
+        tuple of (numpy.ndarray or None, tuple of str)
+            The (S, N) or (S, N, C) scores, or None without scores; the labels of the per-class
+            columns (empty for binary scores).
+        """
+        if self.array is None:
+            return None, ()
+        labels = () if self.layout == "binary" else tuple(lab for lab, _ in self.layout)
+        return self.array, labels
+
+
+def _describe(layout, col) -> str:
+    if layout is None:
+        return "none"
+    if layout == "binary":
+        return repr(col)
+    return ", ".join(c for _, c in layout)
