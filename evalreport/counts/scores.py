@@ -188,7 +188,9 @@ def score_counts(runs, *, positive: int | None = None) -> ScoreCounts | None:
     else:
         names = list(runs.score_labels) if runs.score_labels else list(labels)
         layout, columns = "classes", tuple(labels.index(n) for n in names if n in labels)
-        arr = arr[:, :, [names.index(labels[c]) for c in columns]]
+        order = [names.index(labels[c]) for c in columns]
+        if order != list(range(arr.shape[-1])):          # (the columns already in class order: no copy)
+            arr = arr[:, :, order]
     problems = dict(getattr(runs, "score_problems", None) or {})
     has = np.asarray([not np.isnan(arr[s]).all() for s in range(arr.shape[0])], dtype=bool)
     sources = {src.system: src.path for src in getattr(runs, "sources", ()) if src.role == "run" and src.system}
@@ -199,7 +201,8 @@ def score_counts(runs, *, positive: int | None = None) -> ScoreCounts | None:
                 f"({int(np.isnan(arr[s]).any(axis=-1).sum())} of {arr.shape[1]} items have none)")}
     gold = np.asarray(runs.gold).astype(np.int64)
     S, N, C = arr.shape
-    group = np.zeros((S, C, N), dtype=np.int64)
+    # tie group numbers fit 32 bits below 2**31 items: half the memory of int64 ((S, C, N) of them)
+    group = np.zeros((S, C, N), dtype=np.int32 if N < 2**31 else np.int64)
     thresholds = []
     for s in range(S):
         row = []
