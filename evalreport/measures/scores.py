@@ -300,21 +300,23 @@ def _ovo(stats: ScoreStats, ctx: Context, *, weighted: bool) -> np.ndarray:
         return _classes_form(stats, ctx, None, weighted=False, what="ROC AUC (one-vs-one)")
     K = sc.n_classes
     pairs = [(i, j) for i in range(K) for j in range(i + 1, K)]
-    values, weights = [], []
-    why = "ROC AUC (one-vs-one): a pair of classes without items"
+    first, second, weights = [], [], []
     for s in range(len(sc.systems)):
-        row, wrow = [], []
         # (B, K) numerators and denominators of A(k|j) over j, per class k's column (Hand & Till 2001)
         ovo = [stats.summary(s, sc.columns.index(k), "ovo") for k in range(K)]
-        for i, j in pairs:
-            n1, d1 = ovo[i][0][..., j], ovo[i][1][..., j]      # A(i|j): class i's score, i against j
-            n2, d2 = ovo[j][0][..., i], ovo[j][1][..., i]      # A(j|i)
-            row.append((ctx.div(n1, d1, why) + ctx.div(n2, d2, why)) / 2.0)
-            gold = stats.summary(s, sc.columns.index(i), "gold")
-            wrow.append(gold[..., i] + gold[..., j])
-        values.append(np.stack(row, -1))
-        weights.append(np.stack(wrow, -1))
-    value = ctx.mean(np.stack(values, 1), weights=np.stack(weights, 1) if weighted else None,
+        gold = stats.summary(s, sc.columns.index(0), "gold")
+        first.append([(ovo[i][0][..., j], ovo[i][1][..., j]) for i, j in pairs])      # A(i|j)
+        second.append([(ovo[j][0][..., i], ovo[j][1][..., i]) for i, j in pairs])     # A(j|i)
+        weights.append(np.stack([gold[..., i] + gold[..., j] for i, j in pairs], -1))
+
+    def ratio(parts: list) -> np.ndarray:
+        """``(B, S, P)`` A over every system and pair, divided at once (the undefined pairs per system)."""
+        num = np.stack([np.stack([n for n, _ in row], -1) for row in parts], 1)
+        den = np.stack([np.stack([d for _, d in row], -1) for row in parts], 1)
+        return ctx.div(num, den, "ROC AUC (one-vs-one): a pair of classes without items")
+
+    values = [(ratio(first) + ratio(second)) / 2.0]
+    value = ctx.mean(values[0], weights=np.stack(weights, 1) if weighted else None,
                      what="pairwise AUC")
     return _finish(stats, ctx, value)
 
