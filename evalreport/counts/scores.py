@@ -17,6 +17,7 @@ column ``score_<class>`` per class (``columns`` = those classes, in class order)
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -25,6 +26,18 @@ import numpy as np
 from evalreport.errors import InputError
 
 __all__ = ["ScoreCounts", "score_counts", "tie_groups"]
+
+
+#: Rank score columns in parallel threads from this many items (columns x items) on.
+_PARALLEL_ITEMS = 2_000_000
+
+
+def _cores() -> int:
+    """The CPUs this process may run on (a ``taskset`` pin counts)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:          # (not on Linux)
+        return max(1, os.cpu_count() or 1)
 
 
 def tie_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -192,27 +205,39 @@ def score_counts(runs, *, positive: int | None = None) -> ScoreCounts | None:
         if order != list(range(arr.shape[-1])):          # (the columns already in class order: no copy)
             arr = arr[:, :, order]
     problems = dict(getattr(runs, "score_problems", None) or {})
-    has = np.asarray([not np.isnan(arr[s]).all() for s in range(arr.shape[0])], dtype=bool)
+    S, N, C = arr.shape
+    missing = [np.isnan(arr[s]) for s in range(S)]             # (N, C) per system, computed once
+    has = np.asarray([not m.all() for m in missing], dtype=bool)
+    blank = [m.any(axis=0) for m in missing]                    # (C,) columns with a blank score
     sources = {src.system: src.path for src in getattr(runs, "sources", ()) if src.role == "run" and src.system}
     for s, system in enumerate(runs.systems):
-        if has[s] and np.isnan(arr[s]).any() and "partial" not in problems.get(system, {}):
+        if has[s] and blank[s].any() and "partial" not in problems.get(system, {}):
             problems[system] = {**problems.get(system, {}), "partial": (
                 f"{sources.get(system, system)}: the system has scores for some items only "
-                f"({int(np.isnan(arr[s]).any(axis=-1).sum())} of {arr.shape[1]} items have none)")}
+                f"({int(missing[s].any(axis=-1).sum())} of {arr.shape[1]} items have none)")}
+    del missing
     gold = np.asarray(runs.gold).astype(np.int64)
-    S, N, C = arr.shape
     # tie group numbers fit 32 bits below 2**31 items: half the memory of int64 ((S, C, N) of them)
     group = np.zeros((S, C, N), dtype=np.int32 if N < 2**31 else np.int64)
-    thresholds = []
-    for s in range(S):
-        row = []
-        for c in range(C):
-            if has[s] and not np.isnan(arr[s, :, c]).any():
-                group[s, c], distinct = tie_groups(arr[s, :, c])
-            else:
-                distinct = np.zeros(1)
-            row.append(distinct)
-        thresholds.append(tuple(row))
+    cells = [(s, c) for s in range(S) for c in range(C) if has[s] and not blank[s][c]]
+    distinct: dict[tuple[int, int], np.ndarray] = {}
+
+    def rank(cell: tuple[int, int]) -> None:
+        """Tie groups of one column, written into ``group`` (numpy's sort releases the GIL: columns rank in
+        parallel threads, each writing only its own row)."""
+        s, c = cell
+        group[s, c], distinct[cell] = tie_groups(arr[s, :, c])
+
+    workers = min(len(cells), _cores()) if N * len(cells) >= _PARALLEL_ITEMS else 1
+    if workers > 1:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(rank, cells))
+    else:
+        for cell in cells:
+            rank(cell)
+    thresholds = tuple(tuple(distinct.get((s, c), np.zeros(1)) for c in range(C)) for s in range(S))
     return ScoreCounts(systems=tuple(runs.systems), labels=labels, gold=gold, layout=layout, columns=columns,
-                       scores=arr, has=has, positive=positive, group=group, thresholds=tuple(thresholds),
+                       scores=arr, has=has, positive=positive, group=group, thresholds=thresholds,
                        sources=sources, problems=problems)

@@ -421,13 +421,18 @@ def _onehot(sc) -> np.ndarray:
     return (sc.gold[:, None] == np.asarray(sc.columns)[None, :]).astype(float)
 
 
+def _row_squares(d: np.ndarray) -> np.ndarray:
+    """``(N,)`` sum of squares of each row of ``d`` (einsum: several times faster than summing a short axis)."""
+    return np.einsum("nc,nc->n", d, d)
+
+
 def _brier_items(sc) -> np.ndarray:
     """``(S, N)`` per-item squared error (binary: of the positive class; classes: summed; 2 classes: halved)."""
     if sc.layout == "binary":
         y = (sc.gold == sc.columns[0]).astype(float)
         return (sc.scores[..., 0] - y) ** 2
     onehot = _onehot(sc)
-    sq = np.stack([((x - onehot) ** 2).sum(-1) for x in sc.scores]) if len(sc.scores) else np.zeros((0, sc.n_items))
+    sq = np.stack([_row_squares(x - onehot) for x in sc.scores]) if len(sc.scores) else np.zeros((0, sc.n_items))
     return sq / 2.0 if sc.n_classes == 2 else sq
 
 
@@ -476,6 +481,11 @@ def log_loss(stats, ctx):
     return _finish(stats, ctx, stats.item_mean(_log_items(stats.sc)))
 
 
+def _top(x: np.ndarray) -> np.ndarray:
+    """``(N,)`` column of each item's highest score (a NaN score never wins; one system, no copy without NaN)."""
+    return np.argmax(x if not np.isnan(x).any() else np.nan_to_num(x, nan=-np.inf), axis=-1)
+
+
 def confidence(sc) -> tuple[np.ndarray, np.ndarray]:
     """``(S, N)`` top-label confidence and whether the top label is the gold class.
 
@@ -484,7 +494,7 @@ def confidence(sc) -> tuple[np.ndarray, np.ndarray]:
         p = sc.scores[..., 0]
         top_pos = p >= 0.5
         return np.where(top_pos, p, 1.0 - p), top_pos == (sc.gold == sc.columns[0])[None, :]
-    top = np.argmax(np.nan_to_num(sc.scores, nan=-np.inf), axis=-1)
+    top = np.stack([_top(x) for x in sc.scores]) if len(sc.scores) else np.zeros((0, sc.n_items), dtype=np.int64)
     conf = np.take_along_axis(sc.scores, top[..., None], axis=-1)[..., 0]
     return conf, np.asarray(sc.columns)[top] == sc.gold[None, :]
 
