@@ -13,7 +13,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 from sklearn import metrics as skm
 
-from evalreport.counts.scores import score_counts
+from evalreport.counts.scores import score_counts, tie_groups
 from evalreport.inputs.runs import Runs
 from evalreport.measures.scores import SCORE_MEASURES, ScoreStats, compute_scores, summaries_of
 
@@ -125,3 +125,15 @@ def test_summaries_of_names_what_each_measure_reads() -> None:
     assert summaries_of(["roc_auc_weighted", "pr_auc"]) == {"auc", "gold", "trap"}
     assert summaries_of(["brier", "ece"]) == set()
     assert set(summaries_of(THRESHOLD_FREE + ("best_threshold_f1",))) == {"auc", "gold", "ovo", "ap", "trap", "f1"}
+
+
+@settings(max_examples=50, deadline=None)
+@given(values=st.lists(st.sampled_from([0.0, -0.0, 0.25, 0.5, 1.0, -1.0, 1e-300, -1e-300, np.inf, -np.inf]) |
+                       st.floats(allow_nan=False), max_size=40))
+def test_tie_groups_equal_numpy_unique(values: list[float]) -> None:
+    """One argsort gives the groups of ``np.unique`` (highest score first; -0.0 ties with 0.0)."""
+    v = np.asarray(values, dtype=float)
+    group, distinct = tie_groups(v)
+    neg_distinct, inverse = np.unique(-v, return_inverse=True)
+    np.testing.assert_array_equal(group, inverse.reshape(-1))
+    np.testing.assert_array_equal(distinct, -neg_distinct)

@@ -17,7 +17,6 @@ column ``score_<class>`` per class (``columns`` = those classes, in class order)
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -28,22 +27,22 @@ from evalreport.errors import InputError
 __all__ = ["ScoreCounts", "score_counts", "tie_groups"]
 
 
-#: Rank score columns in parallel threads from this many items (columns x items) on.
-_PARALLEL_ITEMS = 2_000_000
-
-
-def _cores() -> int:
-    """The CPUs this process may run on (a ``taskset`` pin counts)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:          # (not on Linux)
-        return max(1, os.cpu_count() or 1)
-
-
 def tie_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Tie groups of ``values`` (N,), highest first: ``(group (N,) int, distinct values descending)``."""
-    distinct, inverse = np.unique(-np.asarray(values, dtype=float), return_inverse=True)
-    return inverse.astype(np.int64).reshape(-1), -distinct
+    """Tie groups of ``values`` (N,), highest first: ``(group (N,) int, distinct values descending)``.
+
+    One ascending argsort; equal neighbours in sorted order share a group (-0.0 ties with 0.0)."""
+    v = np.asarray(values, dtype=float).reshape(-1)
+    if not v.size:
+        return np.zeros(0, dtype=np.int64), v.copy()
+    order = np.argsort(v)
+    ordered = v[order]
+    new = np.empty(v.size, dtype=bool)
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    ascending = np.cumsum(new, dtype=np.int64)           # 1 = the lowest score's group
+    group = np.empty(v.size, dtype=np.int64)
+    group[order] = ascending[-1] - ascending
+    return group, ordered[new][::-1].copy()
 
 
 @dataclass(frozen=True, eq=False)
@@ -219,24 +218,11 @@ def score_counts(runs, *, positive: int | None = None) -> ScoreCounts | None:
     gold = np.asarray(runs.gold).astype(np.int64)
     # tie group numbers fit 32 bits below 2**31 items: half the memory of int64 ((S, C, N) of them)
     group = np.zeros((S, C, N), dtype=np.int32 if N < 2**31 else np.int64)
-    cells = [(s, c) for s in range(S) for c in range(C) if has[s] and not blank[s][c]]
     distinct: dict[tuple[int, int], np.ndarray] = {}
-
-    def rank(cell: tuple[int, int]) -> None:
-        """Tie groups of one column, written into ``group`` (numpy's sort releases the GIL: columns rank in
-        parallel threads, each writing only its own row)."""
-        s, c = cell
-        group[s, c], distinct[cell] = tie_groups(arr[s, :, c])
-
-    workers = min(len(cells), _cores()) if N * len(cells) >= _PARALLEL_ITEMS else 1
-    if workers > 1:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            list(pool.map(rank, cells))
-    else:
-        for cell in cells:
-            rank(cell)
+    for s in range(S):
+        for c in range(C):
+            if has[s] and not blank[s][c]:
+                group[s, c], distinct[s, c] = tie_groups(arr[s, :, c])
     thresholds = tuple(tuple(distinct.get((s, c), np.zeros(1)) for c in range(C)) for s in range(S))
     return ScoreCounts(systems=tuple(runs.systems), labels=labels, gold=gold, layout=layout, columns=columns,
                        scores=arr, has=has, positive=positive, group=group, thresholds=thresholds,

@@ -69,14 +69,21 @@ class ScoreStats:
         key = (s, c)
         found = self._cache.get(key)
         if found is None or what not in found:
-            wanted = set(self.wanted) | {what}
-            if c != self.sc.pos_column:
-                wanted.discard("f1") if what != "f1" else None
-            if self.sc.binary or not self.sc.full or self.sc.n_classes < 3:
-                wanted.discard("ovo") if what != "ovo" else None
-            found = {**(found or {}), **_column_summaries(self.grouped(s, c), self.sc.columns[c], wanted)}
+            found = {**(found or {}), **self._summaries(s, c, what)}
             self._cache[key] = found
         return found[what]
+
+    def _summaries(self, s: int, c: int, what: str | None = None) -> dict[str, Any]:
+        """The wanted summaries (and ``what``) of one column; the best F1 only of the positive column and
+        the one-vs-one AUC only with one column per class and three or more classes."""
+        wanted = set(self.wanted)
+        if c != self.sc.pos_column:
+            wanted.discard("f1")
+        if self.sc.binary or not self.sc.full or self.sc.n_classes < 3:
+            wanted.discard("ovo")
+        if what is not None:
+            wanted.add(what)
+        return _column_summaries(self.grouped(s, c), self.sc.columns[c], wanted)
 
     def item_mean(self, values: np.ndarray) -> np.ndarray:
         """``(B, S)`` weighted means over items of ``values`` ``(S, N)`` (NaN rows stay NaN)."""
@@ -481,9 +488,19 @@ def log_loss(stats, ctx):
     return _finish(stats, ctx, stats.item_mean(_log_items(stats.sc)))
 
 
-def _top(x: np.ndarray) -> np.ndarray:
-    """``(N,)`` column of each item's highest score (a NaN score never wins; one system, no copy without NaN)."""
-    return np.argmax(x if not np.isnan(x).any() else np.nan_to_num(x, nan=-np.inf), axis=-1)
+def _top(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(N,)`` column of each item's highest score (the first of equal ones; a NaN score never wins) and
+    that score, for one system: a pass per column, faster than ``argmax`` over a short axis."""
+    if x.shape[-1] == 0 or np.isnan(x).any():
+        top = np.argmax(np.nan_to_num(x, nan=-np.inf), axis=-1)
+        return top, np.take_along_axis(x, top[:, None], axis=-1)[:, 0]
+    top = np.zeros(x.shape[0], dtype=np.int64)
+    best = x[:, 0].copy()
+    for c in range(1, x.shape[-1]):
+        better = x[:, c] > best
+        top[better] = c
+        np.copyto(best, x[:, c], where=better)
+    return top, best
 
 
 def confidence(sc) -> tuple[np.ndarray, np.ndarray]:
@@ -494,8 +511,10 @@ def confidence(sc) -> tuple[np.ndarray, np.ndarray]:
         p = sc.scores[..., 0]
         top_pos = p >= 0.5
         return np.where(top_pos, p, 1.0 - p), top_pos == (sc.gold == sc.columns[0])[None, :]
-    top = np.stack([_top(x) for x in sc.scores]) if len(sc.scores) else np.zeros((0, sc.n_items), dtype=np.int64)
-    conf = np.take_along_axis(sc.scores, top[..., None], axis=-1)[..., 0]
+    if not len(sc.scores):
+        return np.zeros((0, sc.n_items)), np.zeros((0, sc.n_items), dtype=bool)
+    found = [_top(x) for x in sc.scores]
+    top, conf = np.stack([t for t, _ in found]), np.stack([v for _, v in found])
     return conf, np.asarray(sc.columns)[top] == sc.gold[None, :]
 
 
