@@ -138,7 +138,7 @@ def column_summaries(counts: np.ndarray, k: int, wanted: frozenset[str] | set[st
             out["ovo"] = (num, P[:, None] * gold)
         if "auc" in wanted:
             neg_total = tot.sum(-1) - P
-            out["auc"] = (np.einsum("bg,bg->b", half, tot) - np.einsum("bg,bg->b", half, pos), P * neg_total)
+            out["auc"] = (np.einsum("bg,bg->b", half, tot - pos), P * neg_total)
     if wanted & {"ap", "trap", "f1"}:
         predicted = np.cumsum(tot, axis=-1)                       # TP + FP at each threshold
         if "f1" in wanted:
