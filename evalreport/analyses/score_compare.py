@@ -26,7 +26,7 @@ from evalreport.analyses.significance import benjamini_hochberg, holm
 from evalreport.counts.scores import ScoreCounts, score_counts
 from evalreport.errors import MeasureError
 from evalreport.measures import Measure, get
-from evalreport.measures.scores import PROBABILITY, SCORE_MEASURES, compute_scores, is_score_measure
+from evalreport.measures.scores import PROBABILITY, SCORE_MEASURES, check_scores, compute_scores, is_score_measure
 
 __all__ = ["ScorePlan", "score_plan", "AUC_IDS", "default_score_ids"]
 
@@ -200,7 +200,7 @@ def score_plan(runs, primary: str | None, measures: Sequence | None, positive: i
     if not records:
         return None
     for m in records:
-        compute_scores(m, sc, explain=False)          # raises the runs' recorded score problems (InputError)
+        check_scores(m, sc)          # raises the runs' recorded score problems (InputError)
     plan = ScorePlan(sc=sc, records=records, primary=prim)
     plan.notes.append(CALIBRATION_NOTE.format(", ".join(plan.ids)))
     plan.notes.append("the measure audit's properties are defined on confusion matrices: the score-based measures "

@@ -17,7 +17,7 @@ import numpy as np
 
 from evalreport.counts.scores import ScoreCounts
 from evalreport.measures import Measure
-from evalreport.measures.scores import ScoreStats, compute_scores, confidence
+from evalreport.measures.scores import ScoreStats, compute_scores, confidence, summaries_of
 
 __all__ = ["ScoreDesign", "BLOCK_BUDGET", "bootstrap_weights"]
 
@@ -75,7 +75,7 @@ class ScoreDesign:
 
     def point(self, measures: Sequence) -> np.ndarray:
         """``(S, M)`` values on all items."""
-        return self._values(measures, ScoreStats(self.sc))          # (unweighted: no resample axis)
+        return self._values(measures, ScoreStats(self.sc, wanted=summaries_of(measures)))   # (no resample axis)
 
     def block(self) -> int:
         """Resamples per block (:data:`BLOCK_BUDGET`)."""
@@ -89,7 +89,7 @@ class ScoreDesign:
         for start in range(0, n_resamples, step):
             b = min(step, n_resamples - start)
             weights = bootstrap_weights(rng, b, self.n_items)
-            out[start:start + b] = self._values(measures, ScoreStats(self.sc, weights))
+            out[start:start + b] = self._values(measures, ScoreStats(self.sc, weights, wanted=summaries_of(measures)))
             if progress is not None:
                 progress(start + b, n_resamples)
         return out

@@ -28,9 +28,21 @@ __all__ = ["ScoreCounts", "score_counts", "tie_groups"]
 
 
 def tie_groups(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Tie groups of ``values`` (N,), highest first: ``(group (N,) int, distinct values descending)``."""
-    distinct, inverse = np.unique(-np.asarray(values, dtype=float), return_inverse=True)
-    return inverse.astype(np.int64).reshape(-1), -distinct
+    """Tie groups of ``values`` (N,), highest first: ``(group (N,) int, distinct values descending)``.
+
+    One ascending argsort; equal neighbours in sorted order share a group (-0.0 ties with 0.0)."""
+    v = np.asarray(values, dtype=float).reshape(-1)
+    if not v.size:
+        return np.zeros(0, dtype=np.int64), v.copy()
+    order = np.argsort(v)
+    ordered = v[order]
+    new = np.empty(v.size, dtype=bool)
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    ascending = np.cumsum(new, dtype=np.int64)           # 1 = the lowest score's group
+    group = np.empty(v.size, dtype=np.int64)
+    group[order] = ascending[-1] - ascending
+    return group, ordered[new][::-1].copy()
 
 
 @dataclass(frozen=True, eq=False)
@@ -188,28 +200,30 @@ def score_counts(runs, *, positive: int | None = None) -> ScoreCounts | None:
     else:
         names = list(runs.score_labels) if runs.score_labels else list(labels)
         layout, columns = "classes", tuple(labels.index(n) for n in names if n in labels)
-        arr = arr[:, :, [names.index(labels[c]) for c in columns]]
+        order = [names.index(labels[c]) for c in columns]
+        if order != list(range(arr.shape[-1])):          # (the columns already in class order: no copy)
+            arr = arr[:, :, order]
     problems = dict(getattr(runs, "score_problems", None) or {})
-    has = np.asarray([not np.isnan(arr[s]).all() for s in range(arr.shape[0])], dtype=bool)
+    S, N, C = arr.shape
+    missing = [np.isnan(arr[s]) for s in range(S)]             # (N, C) per system, computed once
+    has = np.asarray([not m.all() for m in missing], dtype=bool)
+    blank = [m.any(axis=0) for m in missing]                    # (C,) columns with a blank score
     sources = {src.system: src.path for src in getattr(runs, "sources", ()) if src.role == "run" and src.system}
     for s, system in enumerate(runs.systems):
-        if has[s] and np.isnan(arr[s]).any() and "partial" not in problems.get(system, {}):
+        if has[s] and blank[s].any() and "partial" not in problems.get(system, {}):
             problems[system] = {**problems.get(system, {}), "partial": (
                 f"{sources.get(system, system)}: the system has scores for some items only "
-                f"({int(np.isnan(arr[s]).any(axis=-1).sum())} of {arr.shape[1]} items have none)")}
+                f"({int(missing[s].any(axis=-1).sum())} of {arr.shape[1]} items have none)")}
+    del missing
     gold = np.asarray(runs.gold).astype(np.int64)
-    S, N, C = arr.shape
-    group = np.zeros((S, C, N), dtype=np.int64)
-    thresholds = []
+    # tie group numbers fit 32 bits below 2**31 items: half the memory of int64 ((S, C, N) of them)
+    group = np.zeros((S, C, N), dtype=np.int32 if N < 2**31 else np.int64)
+    distinct: dict[tuple[int, int], np.ndarray] = {}
     for s in range(S):
-        row = []
         for c in range(C):
-            if has[s] and not np.isnan(arr[s, :, c]).any():
-                group[s, c], distinct = tie_groups(arr[s, :, c])
-            else:
-                distinct = np.zeros(1)
-            row.append(distinct)
-        thresholds.append(tuple(row))
+            if has[s] and not blank[s][c]:
+                group[s, c], distinct[s, c] = tie_groups(arr[s, :, c])
+    thresholds = tuple(tuple(distinct.get((s, c), np.zeros(1)) for c in range(C)) for s in range(S))
     return ScoreCounts(systems=tuple(runs.systems), labels=labels, gold=gold, layout=layout, columns=columns,
-                       scores=arr, has=has, positive=positive, group=group, thresholds=tuple(thresholds),
+                       scores=arr, has=has, positive=positive, group=group, thresholds=thresholds,
                        sources=sources, problems=problems)

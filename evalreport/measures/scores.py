@@ -24,8 +24,9 @@ import numpy as np
 
 from evalreport.errors import MeasureError
 from evalreport.measures._core import REGISTRY, Context, Interval, Measure, Result, get, register, result
+from evalreport.measures.score_stats import SUMMARIES, ScoreStats, summaries_of, trapezoid_from
 
-__all__ = ["ScoreStats", "compute_scores", "score_measures", "is_score_measure", "needs_probabilities", "PROBABILITY",
+__all__ = ["ScoreStats", "compute_scores", "check_scores", "summaries_of", "SUMMARIES", "score_measures", "is_score_measure", "needs_probabilities", "PROBABILITY",
            "auc_counts", "ranked_counts", "binary_values", "pr_points", "calibration_bins", "confidence", "SCORE_MEASURES"]
 
 #: The score measures of a comparison on scored runs, in this order.
@@ -39,42 +40,16 @@ NO_SCORES = "no score columns in the system's run"
 EPS = float(np.finfo(float).eps)
 
 
-class ScoreStats:
-    """The score counts under one weighting of the items, with the grouped counts computed once.
-
-    ``weights``: ``(B, N)`` item weights (None: one row of ones)."""
-
-    def __init__(self, sc, weights: np.ndarray | None = None) -> None:
-        self.sc = sc
-        self.weights = None if weights is None else np.asarray(weights, dtype=float)
-        self.B = 1 if weights is None else int(self.weights.shape[0])   # type: ignore[union-attr]
-        self._cache: dict[tuple[int, int], np.ndarray] = {}
-
-    def grouped(self, s: int, c: int) -> np.ndarray:
-        """``(B, G, K)`` weighted counts per tie group and gold class (once per system and column)."""
-        key = (s, c)
-        if key not in self._cache:
-            self._cache[key] = self.sc.grouped(s, c, self.weights)
-        return self._cache[key]
-
-    def item_mean(self, values: np.ndarray) -> np.ndarray:
-        """``(B, S)`` weighted means over items of ``values`` ``(S, N)`` (NaN rows stay NaN)."""
-        v = np.nan_to_num(np.asarray(values, dtype=float))
-        if self.weights is None:
-            return (v.mean(axis=1) if v.shape[1] else np.full(v.shape[0], np.nan))[None, :]
-        total = self.weights.sum(axis=1, keepdims=True)
-        return (self.weights @ v.T) / total
-
-
 # ----------------------------------------------------------------------------- shared pieces
 
 
-def auc_counts(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def auc_counts(pos: np.ndarray, neg: np.ndarray, fp: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Numerator and denominator of the AUC from weighted counts per tie group (highest first).
 
-    ``pos``, ``neg``: ``(..., G)``. AUC = sum_g pos_g (neg strictly below g + neg_g / 2) / (AP AN):
-    the Mann-Whitney statistic, a tie counting 1/2 (Hanley & McNeil 1982)."""
-    below = neg.sum(axis=-1, keepdims=True) - np.cumsum(neg, axis=-1)
+    ``pos``, ``neg``: ``(..., G)``; ``fp``: ``np.cumsum(neg, axis=-1)`` if already at hand. AUC = sum_g
+    pos_g (neg strictly below g + neg_g / 2) / (AP AN): the Mann-Whitney statistic, a tie counting 1/2
+    (Hanley & McNeil 1982)."""
+    below = neg.sum(axis=-1, keepdims=True) - (np.cumsum(neg, axis=-1) if fp is None else fp)
     num = (pos * (below + neg / 2.0)).sum(axis=-1)
     return num, pos.sum(axis=-1) * neg.sum(axis=-1)
 
@@ -110,20 +85,20 @@ def _precision(tp: np.ndarray, fp: np.ndarray) -> np.ndarray:
     return np.divide(tp, den, out=np.zeros(np.shape(tp)), where=den > 0)
 
 
-def _one_vs_rest(stats: ScoreStats, s: int, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(B, G)`` positive and negative weights per tie group of class k's column, class k against the rest."""
-    counts = stats.grouped(s, stats.sc.columns.index(k))
-    pos = counts[..., k]
-    return pos, counts.sum(axis=-1) - pos
+def _one_vs_rest(stats: ScoreStats, s: int, k: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """Summary ``what`` (numerator, denominator) of class k's column, class k against the rest."""
+    return stats.summary(s, stats.sc.columns.index(k), what)
 
 
-def _binary(stats: ScoreStats, s: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(B, G)`` positive and negative weights per tie group of the positive class's column."""
-    sc = stats.sc
-    c = sc.pos_column
-    counts = stats.grouped(s, c)
-    pos = counts[..., sc.columns[c]]
-    return pos, counts.sum(axis=-1) - pos
+def _binary(stats: ScoreStats, s: int, what: str) -> tuple[np.ndarray, np.ndarray]:
+    """Summary ``what`` (numerator, denominator) of the positive class's column."""
+    return stats.summary(s, stats.sc.pos_column, what)
+
+
+def _binary_form(stats: ScoreStats, ctx: Context, what: str, reason: str) -> np.ndarray:
+    """``(B, S)`` numerator / denominator of summary ``what`` of every system's positive column."""
+    parts = [_binary(stats, s, what) for s in range(len(stats.sc.systems))]
+    return ctx.div(np.stack([p[0] for p in parts], 1), np.stack([p[1] for p in parts], 1), reason)
 
 
 def _per_system(stats: ScoreStats, fn) -> np.ndarray:
@@ -148,7 +123,7 @@ def _classes_form(stats: ScoreStats, ctx: Context, per_class, *, weighted: bool,
     values = ctx.div(num, den, f"{what}: a class without gold items or without other items")
     weights = None
     if weighted:
-        gold = np.stack([stats.grouped(s, 0)[..., :].sum(axis=1) for s in range(len(sc.systems))], axis=1)
+        gold = np.stack([stats.summary(s, 0, "gold") for s in range(len(sc.systems))], axis=1)
         weights = gold                                                                    # (B, S, K)
     return ctx.mean(values, weights=weights, what=f"one-vs-rest {what}")
 
@@ -192,11 +167,9 @@ _SKL = "scikit-learn roc_auc_score"
 def _auc(stats: ScoreStats, ctx: Context, *, weighted: bool) -> np.ndarray:
     sc = stats.sc
     if sc.binary:
-        parts = [auc_counts(*_binary(stats, s)) for s in range(len(sc.systems))]
-        value = ctx.div(np.stack([p[0] for p in parts], 1), np.stack([p[1] for p in parts], 1),
-                        "ROC AUC: no gold positives or no gold negatives")
+        value = _binary_form(stats, ctx, "auc", "ROC AUC: no gold positives or no gold negatives")
     else:
-        value = _classes_form(stats, ctx, lambda s, k: auc_counts(*_one_vs_rest(stats, s, k)), weighted=weighted,
+        value = _classes_form(stats, ctx, lambda s, k: _one_vs_rest(stats, s, k, "auc"), weighted=weighted,
                               what="ROC AUC")
     return _finish(stats, ctx, value)
 
@@ -224,19 +197,23 @@ def _ovo(stats: ScoreStats, ctx: Context, *, weighted: bool) -> np.ndarray:
         return _classes_form(stats, ctx, None, weighted=False, what="ROC AUC (one-vs-one)")
     K = sc.n_classes
     pairs = [(i, j) for i in range(K) for j in range(i + 1, K)]
-    values, weights = [], []
+    first, second, weights = [], [], []
     for s in range(len(sc.systems)):
-        row, wrow = [], []
-        for i, j in pairs:
-            ci, cj = stats.grouped(s, sc.columns.index(i)), stats.grouped(s, sc.columns.index(j))
-            n1, d1 = auc_counts(ci[..., i], ci[..., j])        # A(i|j): class i's score, i against j
-            n2, d2 = auc_counts(cj[..., j], cj[..., i])        # A(j|i)
-            row.append((ctx.div(n1, d1, "ROC AUC (one-vs-one): a pair of classes without items")
-                        + ctx.div(n2, d2, "ROC AUC (one-vs-one): a pair of classes without items")) / 2.0)
-            wrow.append(ci[..., i].sum(-1) + ci[..., j].sum(-1))
-        values.append(np.stack(row, -1))
-        weights.append(np.stack(wrow, -1))
-    value = ctx.mean(np.stack(values, 1), weights=np.stack(weights, 1) if weighted else None,
+        # (B, K) numerators and denominators of A(k|j) over j, per class k's column (Hand & Till 2001)
+        ovo = [stats.summary(s, sc.columns.index(k), "ovo") for k in range(K)]
+        gold = stats.summary(s, sc.columns.index(0), "gold")
+        first.append([(ovo[i][0][..., j], ovo[i][1][..., j]) for i, j in pairs])      # A(i|j)
+        second.append([(ovo[j][0][..., i], ovo[j][1][..., i]) for i, j in pairs])     # A(j|i)
+        weights.append(np.stack([gold[..., i] + gold[..., j] for i, j in pairs], -1))
+
+    def ratio(parts: list) -> np.ndarray:
+        """``(B, S, P)`` A over every system and pair, divided at once (the undefined pairs per system)."""
+        num = np.stack([np.stack([n for n, _ in row], -1) for row in parts], 1)
+        den = np.stack([np.stack([d for _, d in row], -1) for row in parts], 1)
+        return ctx.div(num, den, "ROC AUC (one-vs-one): a pair of classes without items")
+
+    values = [(ratio(first) + ratio(second)) / 2.0]
+    value = ctx.mean(values[0], weights=np.stack(weights, 1) if weighted else None,
                      what="pairwise AUC")
     return _finish(stats, ctx, value)
 
@@ -265,25 +242,16 @@ def _ap_counts(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray
 
 def _trapezoid_counts(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     tp, fp = pr_points(pos, neg)
-    # the curve's points, from (R, P) = (0, 1); a tie group of weight 0 (not drawn in a resample)
-    # is no point: it repeats the point before it
-    prec = np.concatenate([np.ones_like(tp[..., :1]), _precision(tp, fp)], axis=-1)
-    drawn = np.concatenate([np.ones_like(tp[..., :1], dtype=bool), (pos + neg) > 0], axis=-1)
-    last = np.maximum.accumulate(np.where(drawn, np.arange(prec.shape[-1]), 0), axis=-1)
-    prec = np.take_along_axis(prec, last, axis=-1)
-    prec, prev_prec = prec[..., 1:], prec[..., :-1]
-    prev_tp = np.concatenate([np.zeros_like(tp[..., :1]), tp[..., :-1]], axis=-1)
-    return ((tp - prev_tp) * (prec + prev_prec) / 2.0).sum(-1), pos.sum(-1)
+    return trapezoid_from(tp, _precision(tp, fp), pos, neg)
 
 
-def _curve_measure(stats: ScoreStats, ctx: Context, counts, what: str) -> np.ndarray:
+def _curve_measure(stats: ScoreStats, ctx: Context, summary: str, what: str) -> np.ndarray:
     sc = stats.sc
     if sc.binary:
-        parts = [counts(*_binary(stats, s)) for s in range(len(sc.systems))]
-        value = ctx.div(np.stack([p[0] for p in parts], 1), np.stack([p[1] for p in parts], 1),
-                        f"{what}: no gold positives")
+        value = _binary_form(stats, ctx, summary, f"{what}: no gold positives")
     else:
-        value = _classes_form(stats, ctx, lambda s, k: counts(*_one_vs_rest(stats, s, k)), weighted=False, what=what)
+        value = _classes_form(stats, ctx, lambda s, k: _one_vs_rest(stats, s, k, summary), weighted=False,
+                              what=what)
     return _finish(stats, ctx, value)
 
 
@@ -294,7 +262,7 @@ def _curve_measure(stats: ScoreStats, ctx: Context, counts, what: str) -> np.nda
         chance_note="the positive class's prevalence (scores independent of the gold class); not a constant",
         undefined="no gold positives (AP = 0); a system without scores")
 def average_precision(stats, ctx):
-    return _curve_measure(stats, ctx, _ap_counts, "average precision")
+    return _curve_measure(stats, ctx, "ap", "average precision")
 
 
 @_score("pr_auc", "PR AUC (trapezoids)", source="Davis & Goadrich 2006; scikit-learn auc(recall, precision)",
@@ -305,7 +273,7 @@ def average_precision(stats, ctx):
         notes="linear interpolation between points of the PR curve is optimistic (Davis & Goadrich 2006); "
               "average_precision is the step-wise sum")
 def pr_auc(stats, ctx):
-    return _curve_measure(stats, ctx, _trapezoid_counts, "PR AUC")
+    return _curve_measure(stats, ctx, "trap", "PR AUC")
 
 
 @_score("best_threshold_f1", "F1 at the best threshold",
@@ -318,15 +286,9 @@ def best_threshold_f1(stats, ctx):
     if not _need_binary(stats, ctx, "F1 at the best threshold"):
         return np.full(ctx.batch, np.nan)
 
-    def one(s):
-        pos, neg = _binary(stats, s)
-        tp, fp = pr_points(pos, neg)
-        P = pos.sum(-1, keepdims=True)
-        den = tp + fp + P
-        return np.divide(2 * tp, den, out=np.zeros_like(tp), where=den > 0).max(axis=-1)
-
-    P = np.stack([_binary(stats, s)[0].sum(-1) for s in range(len(stats.sc.systems))], 1)
-    value = ctx.div(_per_system(stats, one) * P, P, "F1 at the best threshold: no gold positives")
+    P = np.stack([_binary(stats, s, "f1")[1] for s in range(len(stats.sc.systems))], 1)
+    best = _per_system(stats, lambda s: _binary(stats, s, "f1")[0])
+    value = ctx.div(best * P, P, "F1 at the best threshold: no gold positives")
     return _finish(stats, ctx, value)
 
 
@@ -338,12 +300,18 @@ def _onehot(sc) -> np.ndarray:
     return (sc.gold[:, None] == np.asarray(sc.columns)[None, :]).astype(float)
 
 
+def _row_squares(d: np.ndarray) -> np.ndarray:
+    """``(N,)`` sum of squares of each row of ``d`` (einsum: several times faster than summing a short axis)."""
+    return np.einsum("nc,nc->n", d, d)
+
+
 def _brier_items(sc) -> np.ndarray:
     """``(S, N)`` per-item squared error (binary: of the positive class; classes: summed; 2 classes: halved)."""
     if sc.layout == "binary":
         y = (sc.gold == sc.columns[0]).astype(float)
         return (sc.scores[..., 0] - y) ** 2
-    sq = ((sc.scores - _onehot(sc)[None]) ** 2).sum(-1)
+    onehot = _onehot(sc)
+    sq = np.stack([_row_squares(x - onehot) for x in sc.scores]) if len(sc.scores) else np.zeros((0, sc.n_items))
     return sq / 2.0 if sc.n_classes == 2 else sq
 
 
@@ -353,8 +321,11 @@ def _log_items(sc) -> np.ndarray:
         y = sc.gold == sc.columns[0]
         p = np.clip(sc.scores[..., 0], EPS, 1 - EPS)
         return -np.where(y, np.log(p), np.log1p(-p))
-    p = np.clip(sc.scores, EPS, 1 - EPS)
-    return -np.log((p * _onehot(sc)[None]).sum(-1))
+    # the gold class's column of each item (one system at a time: no (S, N, C) temporaries)
+    where = np.asarray([list(sc.columns).index(g) if g in sc.columns else 0 for g in range(sc.n_classes)])[sc.gold]
+    p = np.stack([np.take_along_axis(x, where[:, None], axis=-1)[:, 0] for x in sc.scores]) if len(sc.scores) \
+        else np.zeros((0, sc.n_items))
+    return -np.log(np.clip(p, EPS, 1 - EPS))
 
 
 def _usable(stats: ScoreStats, ctx: Context, what: str) -> bool:
@@ -389,6 +360,21 @@ def log_loss(stats, ctx):
     return _finish(stats, ctx, stats.item_mean(_log_items(stats.sc)))
 
 
+def _top(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(N,)`` column of each item's highest score (the first of equal ones; a NaN score never wins) and
+    that score, for one system: a pass per column, faster than ``argmax`` over a short axis."""
+    if x.shape[-1] == 0 or np.isnan(x).any():
+        top = np.argmax(np.nan_to_num(x, nan=-np.inf), axis=-1)
+        return top, np.take_along_axis(x, top[:, None], axis=-1)[:, 0]
+    top = np.zeros(x.shape[0], dtype=np.int64)
+    best = x[:, 0].copy()
+    for c in range(1, x.shape[-1]):
+        better = x[:, c] > best
+        top[better] = c
+        np.copyto(best, x[:, c], where=better)
+    return top, best
+
+
 def confidence(sc) -> tuple[np.ndarray, np.ndarray]:
     """``(S, N)`` top-label confidence and whether the top label is the gold class.
 
@@ -397,8 +383,10 @@ def confidence(sc) -> tuple[np.ndarray, np.ndarray]:
         p = sc.scores[..., 0]
         top_pos = p >= 0.5
         return np.where(top_pos, p, 1.0 - p), top_pos == (sc.gold == sc.columns[0])[None, :]
-    top = np.argmax(np.nan_to_num(sc.scores, nan=-np.inf), axis=-1)
-    conf = np.take_along_axis(sc.scores, top[..., None], axis=-1)[..., 0]
+    if not len(sc.scores):
+        return np.zeros((0, sc.n_items)), np.zeros((0, sc.n_items), dtype=bool)
+    found = [_top(x) for x in sc.scores]
+    top, conf = np.stack([t for t, _ in found]), np.stack([v for _, v in found])
     return conf, np.asarray(sc.columns)[top] == sc.gold[None, :]
 
 
@@ -425,8 +413,16 @@ def calibration_bins(conf: np.ndarray, bins: int = 15, strategy: str = "uniform"
 
 def _bin_sums(stats: ScoreStats, ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
     """``(B, S, M)`` weighted sums per bin of confidence, correctness and items."""
-    sc = stats.sc
     bins, strategy = int(ctx.params.get("bins", 15)), str(ctx.params.get("strategy", "uniform"))
+    key = (bins, strategy)
+    if key not in stats.bin_sums:          # shared by ece and mce
+        stats.bin_sums[key] = _bin_sums_of(stats, bins, strategy)
+    return stats.bin_sums[key]
+
+
+def _bin_sums_of(stats: ScoreStats, bins: int, strategy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(B, S, M)`` weighted sums per bin of confidence, correctness and items (one bincount per sum)."""
+    sc = stats.sc
     conf, right = confidence(sc)
     which, _ = calibration_bins(np.nan_to_num(conf), bins, strategy)
     S, N = conf.shape
@@ -435,13 +431,16 @@ def _bin_sums(stats: ScoreStats, ctx: Context) -> tuple[np.ndarray, np.ndarray, 
         sums = [np.bincount(flat, weights=v, minlength=S * bins).reshape(1, S, bins)
                 for v in (np.nan_to_num(conf).ravel(), right.ravel().astype(float), None)]
         return sums[0], sums[1], sums[2].astype(float)
-    onehot = np.zeros((S, N, bins))
-    np.put_along_axis(onehot, which[..., None], 1.0, axis=-1)
-    w = np.ones((1, N)) if stats.weights is None else stats.weights
-    c_sum = np.einsum("bn,snm->bsm", w, onehot * np.nan_to_num(conf)[..., None])
-    r_sum = np.einsum("bn,snm->bsm", w, onehot * right[..., None])
-    n_sum = np.einsum("bn,snm->bsm", w, onehot)
-    return c_sum, r_sum, n_sum
+    w = stats.weights
+    B = w.shape[0]
+    conf0 = np.nan_to_num(conf)
+    out = np.zeros((3, B, S, bins))
+    rows = (np.arange(B, dtype=np.int64) * bins)[:, None]
+    for s in range(S):          # per system: (B, N) temporaries, no (S, N, bins) one-hot array
+        flat = (rows + which[s][None, :]).ravel()
+        for i, v in enumerate((w * conf0[s], w * right[s], w)):
+            out[i, :, s] = np.bincount(flat, weights=v.ravel(), minlength=B * bins).reshape(B, bins)
+    return out[0], out[1], out[2]
 
 
 _BINS = {"bins": 15, "strategy": "uniform"}
@@ -493,6 +492,32 @@ def score_measures() -> list[Measure]:
     return [REGISTRY[i] for i in SCORE_MEASURES]
 
 
+def check_scores(measure, sc) -> Measure:
+    """Raise the runs' recorded score problems that ``measure`` cannot take (one line naming the file and
+    line), without computing it.
+
+    Parameters
+    ----------
+    measure : str or Measure
+        A record with ``kind="scores"``.
+    sc : ScoreCounts
+        The systems' scores.
+
+    Returns
+    -------
+    Measure
+        The measure's record.
+    """
+    m = get(measure)
+    if m.kind != "scores":
+        raise MeasureError(f"measure {m.id!r} is not a score-based measure")
+    if m.id.split("(")[0] in PROBABILITY or m.family in PROBABILITY:
+        sc.require(("range", "sum", "partial"))
+    else:
+        sc.require(("partial",))
+    return m
+
+
 def compute_scores(measure, sc, *, weights: np.ndarray | None = None, policy: str = "nan", explain: bool = True,
                    stats: ScoreStats | None = None) -> Result:
     """One score measure for every system (``weights=None``) or every resample and system.
@@ -517,13 +542,7 @@ def compute_scores(measure, sc, *, weights: np.ndarray | None = None, policy: st
     Result
         ``value`` ``(S,)`` (or ``(B, S)`` with weights).
     """
-    m = get(measure)
-    if m.kind != "scores":
-        raise MeasureError(f"measure {m.id!r} is not a score-based measure")
-    if m.id.split("(")[0] in PROBABILITY or m.family in PROBABILITY:
-        sc.require(("range", "sum", "partial"))
-    else:
-        sc.require(("partial",))
+    m = check_scores(measure, sc)
     stats = stats if stats is not None else ScoreStats(sc, weights)
     ctx = Context((stats.B, len(sc.systems)), policy=policy, convention=m.convention, params=m.params,
                   n_classes=sc.n_classes)

@@ -1,0 +1,182 @@
+"""Per-column summaries of scores under one weighting of the items (:class:`ScoreStats`).
+
+Every threshold-free score measure of :mod:`evalreport.measures.scores` reads a score column only through
+a few numbers: the one-vs-rest ROC AUC, average precision, PR AUC and best F1 of the column's class, Hand
+& Till's (2001) A(k|j) against every other class j, and the gold class totals. :class:`ScoreStats` builds
+them all from one pass over a column's weighted counts per (tie group, gold class) and keeps only them.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from evalreport.measures._core import get
+
+__all__ = ["ScoreStats", "SUMMARIES", "MEASURE_SUMMARIES", "summaries_of", "column_summaries", "trapezoid_from"]
+
+
+class ScoreStats:
+    """The score counts under one weighting of the items, each score column summarised once.
+
+    ``weights``: ``(B, N)`` item weights (None: one row of ones). ``wanted``: which per-column summaries
+    to compute (:data:`SUMMARIES`; None: all). The first request for a system's column builds its
+    weighted ``(B, G, K)`` counts per (tie group, gold class) once and derives every wanted summary from
+    them (ROC AUC, average precision, PR AUC and best F1 of the column's class against the rest, Hand &
+    Till's A(k|j) against every other class, the gold totals); only the small summaries are kept, so
+    memory stays at one column's counts however many systems, classes and measures there are."""
+
+    def __init__(self, sc, weights: np.ndarray | None = None, wanted: Iterable[str] | None = None) -> None:
+        self.sc = sc
+        self.weights = None if weights is None else np.asarray(weights, dtype=float)
+        self.B = 1 if weights is None else int(self.weights.shape[0])   # type: ignore[union-attr]
+        self.wanted = frozenset(SUMMARIES if wanted is None else wanted)
+        self._cache: dict[tuple[int, int], dict[str, Any]] = {}
+        self.bin_sums: dict[tuple[int, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+    def grouped(self, s: int, c: int) -> np.ndarray:
+        """``(B, G, K)`` weighted counts per tie group and gold class (built again on every call)."""
+        return self.sc.grouped(s, c, self.weights)
+
+    def summary(self, s: int, c: int, what: str) -> Any:
+        """One summary (:data:`SUMMARIES`) of system ``s``'s score column ``c``, every wanted one built
+        from one pass over the column's grouped counts."""
+        key = (s, c)
+        found = self._cache.get(key)
+        if found is None or what not in found:
+            found = {**(found or {}), **self._summaries(s, c, what)}
+            self._cache[key] = found
+        return found[what]
+
+    def _summaries(self, s: int, c: int, what: str | None = None) -> dict[str, Any]:
+        """The wanted summaries (and ``what``) of one column; the best F1 only of the positive column and
+        the one-vs-one AUC only with one column per class and three or more classes."""
+        wanted = set(self.wanted)
+        if c != self.sc.pos_column:
+            wanted.discard("f1")
+        if self.sc.binary or not self.sc.full or self.sc.n_classes < 3:
+            wanted.discard("ovo")
+        if what is not None:
+            wanted.add(what)
+        return column_summaries(self.grouped(s, c), self.sc.columns[c], wanted)
+
+    def item_mean(self, values: np.ndarray) -> np.ndarray:
+        """``(B, S)`` weighted means over items of ``values`` ``(S, N)`` (NaN rows stay NaN)."""
+        v = np.nan_to_num(np.asarray(values, dtype=float))
+        if self.weights is None:
+            return (v.mean(axis=1) if v.shape[1] else np.full(v.shape[0], np.nan))[None, :]
+        total = self.weights.sum(axis=1, keepdims=True)
+        return (self.weights @ v.T) / total
+
+
+#: The per-column summaries of :class:`ScoreStats`, and the measures that read each.
+SUMMARIES = ("auc", "ap", "trap", "f1", "gold", "ovo")
+MEASURE_SUMMARIES = {"roc_auc": ("auc",), "roc_auc_weighted": ("auc", "gold"), "roc_auc_ovo": ("auc", "ovo"),
+                     "roc_auc_ovo_weighted": ("auc", "ovo"), "average_precision": ("ap",), "pr_auc": ("trap",),
+                     "best_threshold_f1": ("f1",)}
+
+
+def summaries_of(measures) -> set[str]:
+    """The :data:`SUMMARIES` that these measures read (for :class:`ScoreStats`'s ``wanted``).
+
+    Parameters
+    ----------
+    measures : iterable of str or Measure
+        Score-based measures.
+
+    Returns
+    -------
+    set of str
+    """
+    out: set[str] = set()
+    for m in measures:
+        rec = get(m)
+        out.update(MEASURE_SUMMARIES.get(rec.family or rec.id.split("(")[0], ()))
+    return out
+
+
+def column_summaries(counts: np.ndarray, k: int, wanted: frozenset[str] | set[str]) -> dict[str, Any]:
+    """The wanted summaries of one score column (class ``k``) from its ``(B, G, K)`` grouped counts.
+
+    Parameters
+    ----------
+    counts : ndarray
+        ``(B, G, K)`` weighted counts per tie group (highest score first) and gold class.
+    k : int
+        The class of the column's scores.
+    wanted : set of str
+        Which of :data:`SUMMARIES` to compute.
+
+    Returns
+    -------
+    dict
+        Summary name -> ``(numerator, denominator)`` (``(B,)`` each; ``ovo``: ``(B, K)``, A(k|j) over j;
+        ``f1``: ``(best F1, gold positives)``), or ``gold`` -> ``(B, K)`` totals.
+
+    Notes
+    -----
+    Every Mann-Whitney numerator comes from one vector: with TP_g the weight of class k at or above
+    tie group g, sum_g pos_g (weight of class j strictly below g + half of it in g) equals
+    sum_g cnt_gj (TP_g - pos_g / 2) (the same pairs counted from the other side), so A(k|j) for every
+    j is one matrix-vector product and the one-vs-rest AUC is its sum over j != k (exact for integer
+    weights, as every partial sum is then an integer or a half)."""
+    out: dict[str, Any] = {}
+    if "gold" in wanted:
+        out["gold"] = np.einsum("bgj->bj", counts)                  # (B, K) (einsum: faster than sum here)
+    if not wanted & {"auc", "ap", "trap", "f1", "ovo"}:
+        return out
+    pos = np.ascontiguousarray(counts[..., k])
+    tot = np.einsum("bgj->bg", counts)
+    tp = np.cumsum(pos, axis=-1)
+    P = pos.sum(-1)
+    if wanted & {"auc", "ovo"}:
+        half = tp - pos / 2.0
+        if "ovo" in wanted:
+            num = np.einsum("bg,bgj->bj", half, counts)
+            gold = np.einsum("bgj->bj", counts)
+            out["ovo"] = (num, P[:, None] * gold)
+        if "auc" in wanted:
+            neg_total = tot.sum(-1) - P
+            out["auc"] = (np.einsum("bg,bg->b", half, tot - pos), P * neg_total)
+    if wanted & {"ap", "trap", "f1"}:
+        predicted = np.cumsum(tot, axis=-1)                       # TP + FP at each threshold
+        if "f1" in wanted:
+            den = predicted + P[:, None]
+            out["f1"] = (np.divide(2 * tp, den, out=np.zeros_like(tp), where=den > 0).max(axis=-1), P)
+        if wanted & {"ap", "trap"}:
+            prec = np.divide(tp, predicted, out=np.zeros_like(tp), where=predicted > 0)
+            if "ap" in wanted:
+                out["ap"] = (np.einsum("bg,bg->b", pos, prec), P)
+            if "trap" in wanted:
+                out["trap"] = trapezoid_from(tp, prec, pos, tot - pos)
+    return out
+
+
+def trapezoid_from(tp: np.ndarray, precision: np.ndarray, pos: np.ndarray,
+                    neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Trapezoidal PR AUC numerator and denominator from the cumulative TP and the precision per tie group.
+
+    Parameters
+    ----------
+    tp, precision, pos, neg : ndarray
+        ``(..., G)`` cumulative true positives, precision, positive and negative weights per tie group.
+
+    Returns
+    -------
+    tuple of ndarray
+        Numerator (area times the positive weight) and denominator (the positive weight).
+    """
+    # the curve's points, from (R, P) = (0, 1); a tie group of weight 0 (not drawn in a resample)
+    # is no point: it repeats the point before it
+    if (pos + neg > 0).all():      # every tie group drawn (all items, weight 1): the points as they are
+        prev_tp = np.concatenate([np.zeros_like(tp[..., :1]), tp[..., :-1]], axis=-1)
+        prev_prec = np.concatenate([np.ones_like(tp[..., :1]), precision[..., :-1]], axis=-1)
+        return ((tp - prev_tp) * (precision + prev_prec) / 2.0).sum(-1), pos.sum(-1)
+    prec = np.concatenate([np.ones_like(tp[..., :1]), precision], axis=-1)
+    drawn = np.concatenate([np.ones_like(tp[..., :1], dtype=bool), (pos + neg) > 0], axis=-1)
+    last = np.maximum.accumulate(np.where(drawn, np.arange(prec.shape[-1]), 0), axis=-1)
+    prec = np.take_along_axis(prec, last, axis=-1)
+    prec, prev_prec = prec[..., 1:], prec[..., :-1]
+    prev_tp = np.concatenate([np.zeros_like(tp[..., :1]), tp[..., :-1]], axis=-1)
+    return ((tp - prev_tp) * (prec + prev_prec) / 2.0).sum(-1), pos.sum(-1)
