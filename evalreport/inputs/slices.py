@@ -108,7 +108,8 @@ def _cut(x: np.ndarray, bins: Bins, sample: np.ndarray) -> tuple[np.ndarray, lis
 
 
 def slice_names(values: Sequence[str | None], column: str, bins: Bins = None, *,
-                where=None, counts: np.ndarray | None = None) -> tuple[np.ndarray, tuple[str, ...]]:
+                where=None, counts: np.ndarray | None = None,
+                text_as_is: bool = False) -> tuple[np.ndarray, tuple[str, ...]]:
     """One slice name per item of a column's values, and the slices in order.
 
     Parameters
@@ -126,6 +127,9 @@ def slice_names(values: Sequence[str | None], column: str, bins: Bins = None, *,
     counts : ndarray, optional
         How many items hold each of ``values`` (when ``values`` are a column's distinct values): the
         quantile bins are those of the items; default one item each.
+    text_as_is : bool, optional
+        A text column given ``bins`` is taken as it is instead of refused (``--slice-bins N`` names a
+        number of bins for every numeric slice column, beside text ones).
 
     Returns
     -------
@@ -151,7 +155,7 @@ def slice_names(values: Sequence[str | None], column: str, bins: Bins = None, *,
         held = np.bincount(codes, weights=weight[~empty], minlength=len(names)) > 0    # bins with items
         order: list[str] = [n for n, h in zip(names, held) if h]
     else:
-        if bins is not None:
+        if bins is not None and not (text_as_is and numbers is None):
             raise fail(f"slice column {column!r} is not numeric (e.g. {next(u for u in filled if _numbers([u]) is None)!r}): "
                        "--slice-bins cuts numeric columns only")
         out[:] = np.asarray(uniques, dtype=object)[inverse] if text else out
@@ -187,6 +191,11 @@ def read_slices(g, slice_cols: Sequence[str], slice_bins=None) -> tuple[dict[str
         Column -> the slices in order.
     """
     bins = check_bins(slice_bins, slice_cols)
+    # one number of bins for every column: it cuts the numeric columns, text columns stay as they are,
+    # unless no column is numeric (then the option cuts nothing and is refused)
+    shared = not isinstance(slice_bins, Mapping) and slice_bins is not None
+    numeric = {col: _is_numeric(g, col) for col in slice_cols if col in g.columns} if shared else {}
+    lenient = shared and any(numeric.values())
     slices, order = {}, {}
     for col in slice_cols:
         if col not in g.columns:
@@ -201,7 +210,7 @@ def read_slices(g, slice_cols: Sequence[str], slice_bins=None) -> tuple[dict[str
         idx = encoded.indices.fill_null(len(dictionary)).to_numpy(zero_copy_only=False)
         counts = np.bincount(idx, minlength=len(dictionary) + 1)
         per_value, names = slice_names(dictionary + [None], col, bins[col], counts=counts,
-                                       where=lambda problem: g.error(problem))
+                                       where=lambda problem: g.error(problem), text_as_is=lenient)
         # slice_names ran on the distinct values: map them back to items, keep the order of the slices present
         present = np.zeros(len(dictionary) + 1, dtype=bool)
         present[np.unique(idx)] = True
@@ -210,6 +219,14 @@ def read_slices(g, slice_cols: Sequence[str], slice_bins=None) -> tuple[dict[str
         slices[col] = values
         order[col] = tuple(n for n in names if n in used)
     return slices, order
+
+
+def _is_numeric(g, col: str) -> bool:
+    """Whether every filled value of a gold column reads as a number."""
+    text = g.text(col)
+    values = pc.unique(text.combine_chunks() if isinstance(text, pa.ChunkedArray) else text).to_pylist()
+    filled = [str(v).strip() for v in values if v is not None and str(v).strip() != ""]
+    return bool(filled) and _numbers(filled) is not None
 
 
 class HeldColumns:
