@@ -38,3 +38,25 @@ def test_slice_bins_with_only_text_columns_is_still_refused(tmp_path):
     gold, runs, *_ = _files(tmp_path)
     with pytest.raises(InputError, match="not numeric"):
         evalreport.read_runs(str(gold), runs_dir=str(runs), slice_cols=("domain",), slice_bins=3)
+
+
+def test_codabench_slice_keys_follow_the_slices_order_not_the_rows_order():
+    from evalreport.counts import Counts
+    from evalreport.inputs.runs import Runs
+    from evalreport.measures import evaluate, get
+    from evalreport.report.codabench_slices import slice_rows
+
+    # the first row is of the empty slice, then "B-2", then "b 2" (both safe names "b_2"): the keys and the
+    # _2 of a repeat follow the column's order (docs/codabench.md), which the slices' tables also use
+    domain = np.array(["(empty)", "B-2", "b 2", "a", "B-2", "a", "b 2", "(empty)"], dtype=object)
+    gold = np.array([0, 1, 0, 1, 0, 1, 1, 0])
+    runs = Runs(gold=gold, pred=gold[None, :].copy(), labels=("x", "y"), systems=("submission",),
+                slices={"domain": domain}, slice_names={"domain": ("a", "b 2", "B-2", "(empty)")})
+
+    def values(sub):
+        return evaluate(Counts.from_runs(sub), [get("accuracy")])["value"].astype(float).tolist()
+
+    rows = slice_rows(runs, runs.slices, [get("accuracy")], ["accuracy"], evaluate_subset=values)
+    assert list(rows["slice"]) == ["a", "b 2", "B-2", "(empty)"]
+    assert list(rows["key"]) == ["accuracy__a", "accuracy__b_2", "accuracy__b_2_2", "accuracy__empty"]
+    assert list(rows["n"]) == [2, 2, 2, 2]

@@ -74,6 +74,15 @@ def _subset(runs, mask: np.ndarray):
                    folds=None, clusters=None, cluster_names=(), cluster_col=None, scores=scores)
 
 
+def _in_order(names: np.ndarray, order: Sequence[str]) -> list[str]:
+    """The slices present in ``names``: those of ``order`` (the column's own order, ``"(empty)"`` last) first,
+    then any it does not list, as they come."""
+    present = dict.fromkeys(names.tolist())
+    listed = [s for s in order if s in present]
+    known = set(listed)
+    return listed + [s for s in present if s not in known]
+
+
 #: Columns of the per-slice rows (:func:`slice_rows`).
 ROW_COLUMNS = ["slice_col", "slice", "n", "measure", "key", "value"]
 
@@ -102,11 +111,12 @@ def slice_rows(runs, slices: Mapping[str, np.ndarray] | None, records, keys: Seq
         (:func:`slice_key`) and the value (NaN where undefined); slice columns and slices in their order.
     """
     rows: list[dict] = []
+    order = dict(getattr(runs, "slice_names", None) or {})
     several = len(slices or {}) > 1
     for column, names in (slices or {}).items():
         names = np.asarray(names, dtype=object).astype(str)
         col = safe_name(column) if several else None
-        for name, part in slice_keys(list(dict.fromkeys(names))).items():
+        for name, part in slice_keys(_in_order(names, order.get(column, ()))).items():
             mask = names == name
             values = evaluate_subset(_subset(runs, mask))
             for record, key, value in zip(records, keys, values):
