@@ -60,3 +60,24 @@ def test_codabench_slice_keys_follow_the_slices_order_not_the_rows_order():
     assert list(rows["slice"]) == ["a", "b 2", "B-2", "(empty)"]
     assert list(rows["key"]) == ["accuracy__a", "accuracy__b_2", "accuracy__b_2_2", "accuracy__empty"]
     assert list(rows["n"]) == [2, 2, 2, 2]
+
+
+def test_leaderboard_page_records_a_command_that_the_shell_runs_again(tmp_path):
+    import json
+    import re
+    import shlex
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    stance = Path(__file__).resolve().parent.parent / "examples" / "stance"
+    out = tmp_path / "page.html"
+    names = 'bert,lexicon,majority,<b>x</b> & "y"'
+    args = ["leaderboard", str(stance / "gold.tsv"), "--runs-dir", str(stance / "runs"), "--names", names,
+            "--bootstrap", "20", "--no-chart", "--quiet", "-o", str(out)]
+    done = subprocess.run([sys.executable, "-c", "import sys; from evalreport.cli import main; sys.exit(main())",
+                           *args], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(re.search(r'data-lb="data">(.*?)</script>', out.read_text(encoding="utf-8"), re.DOTALL).group(1))
+    command = data["provenance"]["command"]
+    assert shlex.split(command) == ["evalreport", *args]

@@ -8,6 +8,7 @@ inputs and options, one :class:`~evalreport.inputs.settings.Settings`) and write
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -100,7 +101,7 @@ def _from_inputs(args: argparse.Namespace):
     sources = list(getattr(loaded.runs, "sources", ()) or ()) + recorded_sources(args)
     from evalreport.report.build import versions
 
-    prov = {"version": __version__, "versions": versions(), "command": "evalreport " + " ".join(sys.argv[1:]),
+    prov = {"version": __version__, "versions": versions(), "command": "evalreport " + shlex.join(sys.argv[1:]),
             "inputs": [{"role": s.role, "path": s.path, "sha256": s.sha256} for s in sources]}
     return tables, result.manifest(), prov
 
