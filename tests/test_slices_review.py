@@ -81,3 +81,22 @@ def test_leaderboard_page_records_a_command_that_the_shell_runs_again(tmp_path):
     data = json.loads(re.search(r'data-lb="data">(.*?)</script>', out.read_text(encoding="utf-8"), re.DOTALL).group(1))
     command = data["provenance"]["command"]
     assert shlex.split(command) == ["evalreport", *args]
+
+
+def test_benchmark_slice_col_beside_a_task_that_names_its_own_slices(tmp_path):
+    """A task's own ``slices`` override ``--slice-col`` for that task (as every task key overrides the
+    defaults, docs/plugins.md); each task is sliced by the columns it was read with."""
+    from evalreport.analyses.benchmark import compare_benchmark
+    from evalreport.inputs.benchmark import read_benchmark
+    from evalreport.inputs.settings import Settings
+
+    for name in ("one", "two"):
+        (tmp_path / name).mkdir()
+        _files(tmp_path / name)
+    spec = tmp_path / "bench.toml"
+    spec.write_text('[tasks.one]\ngold = "one/gold.tsv"\nruns = "one/runs"\nslices = ["domain"]\n'
+                    '[tasks.two]\ngold = "two/gold.tsv"\nruns = "two/runs"\n', encoding="utf-8")
+    bench = read_benchmark(benchmark_file=spec, defaults={"slices": ("length",)})     # benchmark --slice-col length
+    result = compare_benchmark(bench, Settings(bootstrap=20, slice_cols=("length",)))
+    one, two = (result.comparisons[t].extra["slices"] for t in ("one", "two"))
+    assert set(one["slice_col"]) == {"domain"} and set(two["slice_col"]) == {"length"}

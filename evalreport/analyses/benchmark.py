@@ -345,6 +345,8 @@ def compare_benchmark(benchmark: Benchmark, settings: Settings | None = None, *,
         start = time.perf_counter()
         try:
             own = settings.replace(primary=t.primary, measures=t.measures, positive=t.positive, costs=t.costs)
+            # each task is sliced by the columns it was read with (its own `slices` or --slice-col)
+            own = own.replace(slice_cols=tuple(getattr(t.runs, "slices", None) or ()))
             cmp = compare(t.runs, own)
         except (InputError, MeasureError) as exc:       # every benchmark error names its task
             raise _in_task(t.name, exc) from None
