@@ -100,3 +100,46 @@ def test_benchmark_slice_col_beside_a_task_that_names_its_own_slices(tmp_path):
     result = compare_benchmark(bench, Settings(bootstrap=20, slice_cols=("length",)))
     one, two = (result.comparisons[t].extra["slices"] for t in ("one", "two"))
     assert set(one["slice_col"]) == {"domain"} and set(two["slice_col"]) == {"length"}
+
+
+def test_a_shared_lead_goes_to_the_overall_better_system_and_names_the_others():
+    from evalreport.analyses.slice_findings import slice_findings
+    from evalreport.inputs.runs import Runs
+
+    # slice "s": "early" and "late" are both perfect there (a shared lead); "late" is better on all items,
+    # so it is the slice's best whatever the systems' order, and "early" is named as sharing the lead
+    rng = np.random.default_rng(3)
+    n = 200
+    gold = rng.integers(0, 2, n)
+    dom = np.where(np.arange(n) < 100, "s", "t").astype(object)
+    early = gold.copy()
+    early[100:160] = 1 - gold[100:160]              # wrong on 60 items of "t"
+    late = gold.copy()
+    late[100:120] = 1 - gold[100:120]               # wrong on 20 items of "t"
+    runs = Runs(gold=gold, pred=np.stack([early, late]), labels=("x", "y"), systems=("early", "late"),
+                slices={"dom": dom}, slice_names={"dom": ("s", "t")})
+    cmp = evalreport.compare(runs, evalreport.Settings(bootstrap=100, primary="accuracy", seed=1))
+    lead = cmp.extra["slice_leaders"].set_index("slice")
+    assert lead.loc["s", "best"] == "late" and lead.loc["s", "shared"] == "early"
+    assert lead.loc["t", "best"] == "late" and lead.loc["t", "shared"] == ""
+    # the overall leader leads both slices, one of them shared: no slice where another system leads
+    rows = slice_findings(cmp.leaderboard, cmp.extra["slice_leaders"], "accuracy")
+    assert rows == []
+    # with the order of the systems reversed the table is the same
+    back = Runs(gold=gold, pred=np.stack([late, early]), labels=("x", "y"), systems=("late", "early"),
+                slices={"dom": dom}, slice_names={"dom": ("s", "t")})
+    lead2 = evalreport.compare(back, evalreport.Settings(bootstrap=100, primary="accuracy", seed=1))
+    assert lead2.extra["slice_leaders"].set_index("slice").loc["s", "best"] == "late"
+
+
+def test_the_leads_sentence_counts_shared_leads():
+    import pandas as pd
+
+    from evalreport.report.sections.slices import slice_sentence
+
+    rows = pd.DataFrame([
+        {"finding": "slice_leads", "system": "late", "measure": "accuracy", "value": 3.0, "detail": "dom|4|2"},
+        {"finding": "slice_leader", "system": "other", "measure": "accuracy", "value": 0.9,
+         "detail": "dom|u|not separated"}])
+    text = slice_sentence(rows, "Accuracy")
+    assert "leads on 3 of 4 slices of dom (2 of them shared" in text

@@ -11,7 +11,8 @@ primary measure, from the ``slice_leaders`` table of :mod:`evalreport.analyses.s
                       the slice), ``not separated`` (the tests do not: exploratory) or ``small`` (too few
                       items for an interval or a test)
 ``slice_leads``       the overall leader: value = the number of slices it leads, detail =
-                      ``"<slice column>|<number of slices>"``; one per slice column
+                      ``"<slice column>|<number of slices>|<of those, slices whose lead it shares>"`` (a
+                      shared lead: other systems have the same value there); one per slice column
 ``slice_dependence``  the overall leader when the corrected tests separate it from the best of at least
                       one slice: value = how many such slices, detail = the slice column
 
@@ -80,7 +81,9 @@ def slice_findings(board: pd.DataFrame, leaders: pd.DataFrame | None, primary: s
         others = part[part["best"].astype(str) != leader]
         if others.empty:
             continue        # the leader is the best of every slice of this column: nothing to say
-        add("slice_leads", leader, float(len(part) - len(others)), f"{col}|{len(part)}")
+        mine = part[part["best"].astype(str) == leader]
+        shared = int(sum(bool(_names(s)) for s in mine["shared"])) if "shared" in mine else 0
+        add("slice_leads", leader, float(len(mine)), f"{col}|{len(part)}|{shared}")
         separated = 0
         for _, r in others.iterrows():
             verdict = _verdict(r, leader)

@@ -44,7 +44,7 @@ MIN_ITEMS = 10
 COLUMNS: dict[str, list[str]] = {
     "slices": ["system", "slice_col", "slice", "measure", "value", "lo", "hi", "n", "rank", "best", "small",
                "overall", "difference_to_overall", "ratio_to_overall"],
-    "slice_leaders": ["slice_col", "slice", "measure", "n", "best", "value", "separated", "tied", "small"],
+    "slice_leaders": ["slice_col", "slice", "measure", "n", "best", "value", "separated", "tied", "small", "shared"],
     "slice_gaps": ["system", "slice_col", "measure", "slice_a", "slice_b", "value_a", "value_b", "difference", "lo",
                    "hi", "p_value", "p_holm", "ratio"],
     "slice_summary": ["system", "slice_col", "measure", "worst_slice", "worst_value", "best_slice", "best_value",
@@ -177,7 +177,7 @@ def slice_tables(slices: Mapping[str, np.ndarray], slice_order: Mapping[str, Seq
                             seed=_slice_seed(seed, c, j), bootstrap=bootstrap, alpha=alpha, systems=systems)
                  for j, v in enumerate(order)]
         rows.append(_value_rows(parts, records, systems, overall, directions, alpha))
-        leaders.append(_leader_rows(parts, records, systems, directions, alpha))
+        leaders.append(_leader_rows(parts, records, systems, directions, alpha, overall[:, 0]))
         gaps.append(_gap_rows(parts, records, systems, alpha))
         summary.append(_summary_rows(parts, records, systems, directions))
     out = {"slices": rows, "slice_leaders": leaders, "slice_gaps": gaps, "slice_summary": summary}
@@ -208,15 +208,23 @@ def _value_rows(parts: list[_Slice], records, systems, overall: np.ndarray, dire
     return pd.concat(frames, ignore_index=True)
 
 
-def _leader_rows(parts: list[_Slice], records, systems, directions, alpha: float) -> pd.DataFrame:
+def _leader_rows(parts: list[_Slice], records, systems, directions, alpha: float,
+                 overall: np.ndarray) -> pd.DataFrame:
     """The ``slice_leaders`` rows of one slice column: the primary measure's best system per slice and
-    the systems the Holm-corrected paired bootstrap tests within the slice separate from it."""
+    the systems the Holm-corrected paired bootstrap tests within the slice separate from it.
+
+    Several systems with the slice's best value share its lead: ``best`` is the one best on all items
+    (``overall``, the primary's values; then the systems' order), ``shared`` names the others, so a
+    shared lead is never credited to whichever system came first in the files."""
     m = records[0]
     rows = []
+    overall_rank = _ranks(np.asarray(overall, dtype=float), directions[0])
     for p in parts:
         value = p.point[:, 0]
         rank = _ranks(value, directions[0])
-        best = int(np.argmin(rank))
+        co = np.flatnonzero(rank == rank.min())
+        best = int(co[np.argsort(overall_rank[co], kind="stable")[0]])
+        shared = "; ".join(systems[k] for k in co if k != best) if np.isfinite(value[best]) else ""
         others = [systems[k] for k in np.argsort(rank, kind="stable") if k != best]
         separated: list[str] = []
         pw = p.pairwise
@@ -227,7 +235,7 @@ def _leader_rows(parts: list[_Slice], records, systems, directions, alpha: float
             separated = [s for s in others if s in hit]
         tied = [s for s in others if s not in separated]
         rows.append((p.col, p.name, m.id, p.n, systems[best], float(value[best]), "; ".join(separated),
-                     "; ".join(tied), bool(p.small[0])))
+                     "; ".join(tied), bool(p.small[0]), shared))
     return pd.DataFrame(rows, columns=COLUMNS["slice_leaders"])
 
 

@@ -43,9 +43,18 @@ def _listed(items: list[str], limit: int = MAX_SLICES_NAMED) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def _lead_detail(detail: str) -> tuple[str, str, int]:
+    """A ``slice_leads`` detail split into slice column, number of slices and shared leads (0 when absent)."""
+    head, _, last = detail.rpartition("|")
+    if "|" in head:
+        col, _, n = head.rpartition("|")
+        return col, n, int(float(last or 0))
+    return head, last, 0
+
+
 def _column_sentence(rows: pd.DataFrame, lead: pd.Series) -> str:
     """The sentence on one slice column: who leads which slices, and whether the leader's lead depends on them."""
-    col, _, n = str(lead["detail"]).partition("|")
+    col, n, shared = _lead_detail(str(lead["detail"]))
     leader = f"**{escape(lead['system'])}**"
     by_best: dict[str, list[str]] = {}
     separated: list[str] = []
@@ -60,7 +69,8 @@ def _column_sentence(rows: pd.DataFrame, lead: pd.Series) -> str:
     clauses = [f"**{escape(b)}** on {_listed(names)}" for b, names in ranked[:MAX_LEADERS_NAMED]]
     if len(ranked) > MAX_LEADERS_NAMED:
         clauses.append(f"{counted(len(ranked) - MAX_LEADERS_NAMED, 'other system')} elsewhere")
-    text = (f"{leader} leads on {int(float(lead['value']))} of {counted(int(n), 'slice')} of {escape(col)}, "
+    sharing = f" ({shared} of them shared: other systems have the same value there)" if shared else ""
+    text = (f"{leader} leads on {int(float(lead['value']))} of {counted(int(n), 'slice')} of {escape(col)}{sharing}, "
             + "; ".join(clauses) + ". ")
     if separated:
         rest = (f"; on {_listed(unseparated)} the difference is exploratory (not separated, or too few items)"
@@ -174,7 +184,9 @@ class SliceSections(ReportBase):
             "slice of": lead["slice_col"],
             "slice": [s + (SMALL_MARK if f else "") for s, f in zip(lead["slice"], small)],
             "items": pd.to_numeric(lead["n"], errors="coerce"),
-            "best": lead["best"].astype(object).where(lead["best"].notna(), "—").astype(str),
+            "best": [b + (f" (shared with {names(s)})" if isinstance(s, str) and s else "")
+                     for b, s in zip(lead["best"].astype(object).where(lead["best"].notna(), "—").astype(str),
+                                     lead["shared"] if "shared" in lead else [""] * len(lead))],
             self._label(self.primary): pd.to_numeric(lead["value"], errors="coerce"),
             "not separated from the best": lead["tied"].map(names),
             "separated from the best": lead["separated"].map(lambda c: len(listed(c))),
