@@ -162,10 +162,26 @@ def bootstrap_p(diffs: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np
     (``erfc(|z| / sqrt 2)``); a column whose ``d*_b`` do not vary falls back to the Monte-Carlo
     share :func:`centred_p`; a NaN ``d`` or fewer than two defined resamples give NaN.
     """
+    diffs = np.asarray(diffs, dtype=float)
+    obs = np.round(np.asarray(observed, dtype=float), ROUND_DECIMALS)
+    r = diffs.shape[1] if diffs.ndim == 2 else 0
+    if diffs.ndim != 2 or r <= _P_BLOCK:
+        return _bootstrap_p_block(diffs, obs)
+    # columns are independent: blocks of pairs keep the (B, block) temporaries small (300 systems
+    # have 44,850 pairs; one (1000, 44850) float array is 360 MB)
+    parts = [_bootstrap_p_block(diffs[:, s:s + _P_BLOCK], obs[s:s + _P_BLOCK]) for s in range(0, r, _P_BLOCK)]
+    return tuple(np.concatenate(k) for k in zip(*parts))          # type: ignore[return-value]
+
+
+#: Pairs per block of :func:`bootstrap_p`.
+_P_BLOCK = 2048
+
+
+def _bootstrap_p_block(diffs: np.ndarray, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`bootstrap_p` of some columns, ``obs`` already rounded."""
     from scipy.special import erfc  # here, not at the top: see benjamini_hochberg
 
-    d = np.round(np.asarray(diffs, dtype=float), ROUND_DECIMALS)
-    obs = np.round(np.asarray(observed, dtype=float), ROUND_DECIMALS)
+    d = np.round(diffs, ROUND_DECIMALS)
     valid = ~np.isnan(d)
     n = valid.sum(axis=0)
     with np.errstate(all="ignore"):
@@ -174,8 +190,9 @@ def bootstrap_p(diffs: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np
         se = np.where(n > 1, np.sqrt(var), np.nan)
         z = np.abs(obs) / se
     flat = np.round(se, ROUND_DECIMALS) == 0
-    mc, _ = centred_p(d, obs, centre=True)
-    p = np.where(flat, mc, erfc(z / np.sqrt(2.0)))
+    p = np.array(erfc(z / np.sqrt(2.0)), dtype=float)
+    if flat.any():           # the Monte-Carlo share only where the d*_b do not vary
+        p[flat] = centred_p(d[:, flat], obs[flat], centre=True)[0]
     p = np.where(obs == 0, 1.0, p)
     p = np.where(np.isnan(obs) | (n < 2), np.nan, p)
     return p, n, se
