@@ -89,12 +89,14 @@ def _sweep(cols: np.ndarray) -> tuple[np.ndarray, bool]:
     """Remove, one at a time, a system from a letter when every system that letter links it to
     (itself included, which stands for "it keeps another letter") shares another letter with it."""
     cols = cols.copy()
+    counts = cols.astype(np.int64)          # cols as integers, kept equal to cols (one cast, not one per step)
     changed = False
     for c in range(len(cols)):              # letters x holders: small, and each step depends on the last
         for t in np.flatnonzero(cols[c]):
-            shared = cols[:, t].astype(np.int64) @ cols.astype(np.int64)       # letters t shares with each system
+            shared = counts[:, t] @ counts          # letters t shares with each system
             if shared[cols[c]].min() >= 2:
                 cols[c, t] = False
+                counts[c, t] = 0
                 changed = True
     return cols, changed
 
