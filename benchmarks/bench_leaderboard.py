@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_leaderboard.py                       # 100 systems x 30 measures
     .venv/bin/python benchmarks/bench_leaderboard.py --systems 50 --bootstrap 500
 
-Goals (issue 27): the page for 100 systems x 30 measures written in under 3 s, and interactive within 1 s of
+Goals: the page for 100 systems x 30 measures written in under 3 s, and interactive within 1 s of
 opening it in Chromium. Each goal is printed beside a peer measured in the same run on the same machine:
 
 - writing: the page from the comparison's tables (the JSON, the HTML, the file) against ``write_comparison``

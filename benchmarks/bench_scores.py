@@ -11,8 +11,8 @@ rounding to 3 decimals). Timed in the same run:
 * the peer: resample the item indices, then scikit-learn's ``roc_auc_score`` per system, timed on a
   few resamples and extrapolated to B.
 
-Peak memory of the evalreport run is measured with tracemalloc in a separate untimed run. The goal
-(issue 25): at least 50x faster than the peer.
+Peak memory of the evalreport run is measured with tracemalloc in a separate untimed run. The goal:
+at least 50x faster than the peer.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ median of ``--repeat``:
 * the two-level bootstrap (:class:`SeedsDesign` around the same design): the same item resamples, then
   every system's runs drawn with replacement, the means over runs.
 
-The goal (issue 24): the two-level bootstrap within 1.5x of the item bootstrap. Also timed: the ASO
+The goal: the two-level bootstrap within 1.5x of the item bootstrap. Also timed: the ASO
 table of the 20 systems (190 pairs, 1,000 resamples).
 """
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The three speed ratios of issue 30 in one run (run by hand on an idle machine; never part of the tests).
+"""The three speed ratios (files against DuckDB, the catalogue against scikit-learn, chart images) in one
+run (run by hand on an idle machine; never part of the tests).
 
     .venv/bin/python benchmarks/bench_speed.py                     # full sizes, medians of 5 alternating runs
     .venv/bin/python benchmarks/bench_speed.py --quick             # small sizes, a smoke run

@@ -32,7 +32,7 @@ def _row(rec, measure):
     return t.loc[measure]
 
 
-# ------------------------------------------------------------------ chance correction (issue 28, Done when)
+# ------------------------------------------------------------------ chance correction
 
 
 def test_chance_corrected_rules_accuracy_out_and_offers_mcc_and_k_with_the_audits_reasons():
