@@ -290,7 +290,7 @@ def test_one_system_and_an_undefined_primary():
 
 def test_escape_every_punctuation():
     from evalreport.report.display import _markdown_to_html
-    from evalreport.report.summary import escape
+    from evalreport.report.summary_words import escape
 
     nasty = "a*b_c`d[e](f)<g>#h|i~j^k$l@m\\n&amp;o!p{q}"
     html = _markdown_to_html(escape(nasty))
@@ -580,13 +580,13 @@ def test_tie_does_not_count_the_co_leader_as_another_system():
 
 def test_short_reason_is_structural():
     """L2: class names holding ')' or ';' do not leak into the grouped reason."""
-    from evalreport.report.summary import _short_reason
+    from evalreport.report.summary_words import short_reason
 
-    assert _short_reason("precision: class never predicted (b_i = 0) (class a) b; c)") == \
+    assert short_reason("precision: class never predicted (b_i = 0) (class a) b; c)") == \
         "precision: class never predicted (b_i = 0)"
-    assert _short_reason("precision: class never predicted (b_i = 0) (class x; y, z)") == \
+    assert short_reason("precision: class never predicted (b_i = 0) (class x; y, z)") == \
         "precision: class never predicted (b_i = 0)"
-    assert _short_reason("MCC: all in one class; more (class k)") == "MCC: all in one class"
+    assert short_reason("MCC: all in one class; more (class k)") == "MCC: all in one class"
 
 
 def test_baseline_name_and_value_are_separate_fields():

@@ -17,7 +17,8 @@ from evalreport.analyses.compare import compare
 from evalreport.analyses.findings import MC_SE, findings, strongest_baseline
 from evalreport.analyses.paired import paired_differences
 from evalreport.counts import Counts
-from evalreport.report.summary import _crowns, _join, findings_note
+from evalreport.report.summary import findings_note
+from evalreport.report.summary_words import crowns, join_words
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning")
 
@@ -326,12 +327,12 @@ def test_without_intervals_point_values_decide_and_say_so():
 
 def test_lists_read_as_english():
     """Author review 12: 'under equal prevalence, reversed prevalence' lacked its 'and'."""
-    assert _join(["a"]) == "a" and _join(["a", "b"]) == "a and b" and _join(["a", "b", "c"]) == "a, b and c"
-    assert _join(["a", "b", "c"], "; ") == "a; b; and c"
+    assert join_words(["a"]) == "a" and join_words(["a", "b"]) == "a and b" and join_words(["a", "b", "c"]) == "a, b and c"
+    assert join_words(["a", "b", "c"], "; ") == "a; b; and c"
     groups = [(("X",), ["equal prevalence", "reversed prevalence"])]
-    assert _crowns(groups, labels=False) == "**X** under equal prevalence and reversed prevalence"
+    assert crowns(groups, labels=False) == "**X** under equal prevalence and reversed prevalence"
     three = [(("X",), ["m1"]), (("Y",), ["m2", "m3"]), (("Z",), ["m4", "m5", "m6"])]
-    assert _crowns(three, labels=False, what="distributions") == \
+    assert crowns(three, labels=False, what="distributions") == \
         "**X** under m1; **Y** under m2 and m3; and **Z** under the other 3 distributions"
 
 

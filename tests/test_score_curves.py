@@ -300,7 +300,8 @@ def test_the_codabench_page_draws_a_scored_submission_offline(tmp_path):
     import dataclasses
     import re
 
-    from evalreport.report.codabench import detail_page, score_submission
+    from evalreport.report.codabench import score_submission
+    from evalreport.report.codabench_page import detail_page
 
     evil = "<i>pos</i>&"
     runs, probs = scored_runs(4, 120, ["team <b>1</b>"], ["neg", evil])

@@ -91,7 +91,7 @@ def test_codabench_no_slice_keys_without_slices():
 
 
 def test_codabench_detail_rows_and_page_table_escape_slice_names():
-    from evalreport.report.codabench import _table  # noqa: PLC2701 (the page's own table writer)
+    from evalreport.report.codabench_page import table_html
     from evalreport.report.codabench_slices import detail_frame, slice_rows
 
     runs, gold, pred, slices = _runs()
@@ -99,7 +99,7 @@ def test_codabench_detail_rows_and_page_table_escape_slice_names():
     rows = slice_rows(runs, {"domain": slices["domain"]}, records, ["accuracy"], evaluate_subset=_values(records))
     assert list(rows["key"]) == ["accuracy__" + safe_name(s) for s in dict.fromkeys(slices["domain"])]
     assert rows["n"].sum() == len(gold)
-    page = _table(detail_frame(rows, lambda m: get(m).label), "By slice of the test set")
+    page = table_html(detail_frame(rows, lambda m: get(m).label), "By slice of the test set")
     assert "a_b &amp; &lt;c&gt;" in page and HOSTILE not in page
 
 

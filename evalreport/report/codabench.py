@@ -22,7 +22,6 @@ import json
 import math
 import os
 import re
-import stat
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,14 +30,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evalreport import escape
 from evalreport.errors import ConfigError, InputError, MeasureError
 from evalreport.inputs.settings import DEFAULT_PRIMARY, Settings
 from evalreport.measures.plugins import PluginError
+from evalreport.report.codabench_files import data_file
+from evalreport.report.codabench_page import detail_page
 from evalreport.report.codabench_slices import scores_of as slice_scores_of
-
-#: Files in ``ref/`` or ``res/`` that are the platform's, not data (CodaLab bundles carry ``metadata``).
-_IGNORED = ("metadata", "metadata.yaml")
 
 
 @dataclass(frozen=True)
@@ -67,83 +64,6 @@ def leaderboard_key(measure_id: str) -> str:
     if not key:
         raise InputError(f"measure {measure_id!r} gives no leaderboard key")
     return key
-
-
-def data_file(folder: Path, role: str) -> Path:
-    """The one data file of ``folder`` (``ref`` or ``res``): the only supported file at its top
-    level, or else the only one anywhere below it (a zip that held a folder). Anything else is an
-    error naming the folder and what was found. In ``res/`` a symbolic link, or anything but a
-    folder or a regular file, at any depth, is a submission error (:func:`_listing`)."""
-    from evalreport.inputs.checks import SUPPORTED_EXTENSIONS
-
-    folder = Path(folder)
-    what = {"ref": "reference data (the gold file)", "res": "submission"}[role]
-    if not folder.is_dir():
-        raise InputError(f"no {role}/ folder: the platform puts the {what} there", path=folder)
-
-    def usable(p: Path) -> bool:
-        return not p.name.startswith(".") and p.name not in _IGNORED
-
-    # a submission is walked whole before anything is chosen (a link anywhere in it is refused)
-    listing = _listing(folder, links=role == "ref", deep=role == "res")
-    top = [p for p in listing if p.parent == folder and usable(p)]
-    data = [p for p in top if p.suffix.lower() in SUPPORTED_EXTENSIONS]
-    if not data and not top:
-        if role == "ref":
-            listing = _listing(folder, links=True, deep=True)
-        deep = [p for p in listing if usable(p) and not any(
-            part.startswith(".") or part == "__MACOSX" for part in p.relative_to(folder).parts)]
-        data = [p for p in deep if p.suffix.lower() in SUPPORTED_EXTENSIONS]
-        top = deep
-    if len(data) == 1:
-        return data[0] if role == "ref" else _inside(data[0], folder)
-    kinds = ", ".join(SUPPORTED_EXTENSIONS)
-    if not data:
-        found = ", ".join(p.name for p in top[:5]) or "nothing"
-        raise InputError(f"the {what} must be one file of a supported format ({kinds}); found {found}", path=folder)
-    raise InputError(f"the {what} must be one file; found {len(data)}: "
-                     f"{', '.join(p.name for p in data[:5])}", path=folder)
-
-
-def _listing(folder: Path, *, links: bool, deep: bool = True) -> list[Path]:
-    """Every regular file below ``folder``, at any depth (``deep=False``: at its top level), sorted.
-    The walk keeps its own stack (a submission nested thousands of folders deep is walked like a
-    flat one) and never enters a linked folder. ``links=False`` (a submission, which arrives as a zip and may carry links): a symbolic
-    link or a special file (FIFO, socket, device) anywhere is refused, naming it and never opening
-    it, so that nothing outside ``res/`` (the gold file in ``ref/``, ``/etc/passwd``) is read
-    through the submission. ``links=True`` (the organiser's ``ref/``): a link to a file counts as
-    that file."""
-    files, stack = [], [folder]
-    while stack:
-        here = stack.pop()
-        with os.scandir(here) as entries:
-            for entry in entries:
-                path = here / entry.name
-                if entry.is_symlink():
-                    if links and entry.is_file():
-                        files.append(path)
-                    elif not links:
-                        raise InputError(f"{path.relative_to(folder)} is a symbolic link; a submission holds "
-                                         "regular files only (links are not followed)", path=folder)
-                elif entry.is_dir(follow_symlinks=False):
-                    if deep:
-                        stack.append(path)
-                elif entry.is_file(follow_symlinks=False):
-                    files.append(path)
-                elif not links:
-                    raise InputError(f"{path.relative_to(folder)} is not a regular file (a FIFO, socket or "
-                                     "device); a submission holds regular files only", path=folder)
-    return sorted(files)
-
-
-def _inside(path: Path, folder: Path) -> Path:
-    """``path`` when it resolves to a regular file inside ``folder``; else a submission error that
-    names it (its content is never read)."""
-    where = path.resolve()
-    if not where.is_relative_to(folder.resolve()) or not stat.S_ISREG(os.lstat(where).st_mode):
-        raise InputError(f"{path.relative_to(folder)} lies outside the submission folder; a submission holds "
-                         "regular files only", path=folder)
-    return path
 
 
 def organiser_error(exc: Exception) -> ConfigError:
@@ -533,76 +453,3 @@ def _replace(path: Path, text: str) -> Path:
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
     return path
-
-
-# ----------------------------------------------------------------------------- the detail page
-
-_STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:60em}
-table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.25em .6em}
-td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}th{background:#f3f3f3;text-align:left}
-caption{text-align:left;
-font-weight:600;padding:.3em 0}.official{font-weight:700}.note{color:#555}"""
-
-
-def _num(v, digits: int = 4) -> str:
-    return "undefined" if v is None or (isinstance(v, float) and math.isnan(v)) else (
-        f"{v:.{digits}f}" if isinstance(v, (float, np.floating)) else str(v))
-
-
-def _table(frame: pd.DataFrame, caption: str, *, shade: bool = False) -> str:
-    e = escape.html
-    head = "".join(f"<th>{e(c)}</th>" for c in [frame.index.name or "", *frame.columns])
-    top = float(frame.to_numpy(dtype=float).max()) if shade and frame.size else 0.0
-    body = []
-    for idx, row in frame.astype(object).iterrows():      # (object: counts stay integers)
-        cells = []
-        for v in row.tolist():
-            style = ""
-            if shade and top > 0:
-                style = f' style="background:rgba(31,119,180,{0.6 * float(v) / top:.3f})"'
-            cells.append(f'<td class="n"{style}>{e(_num(v) if isinstance(v, float) else v)}</td>')
-        body.append(f"<tr><th>{e(idx)}</th>{''.join(cells)}</tr>")
-    return f"<table><caption>{e(caption)}</caption><tr>{head}</tr>{''.join(body)}</table>"
-
-
-def detail_page(scored: Scored, *, title: str = "Your submission", alpha: float = 0.05, bootstrap: int = 0) -> str:
-    """One self-contained offline HTML page (no script, no link, no font or image to fetch): the
-    scores with their intervals, the per-class table and the confusion matrix. Every name from
-    the data (class labels, reasons) is HTML-escaped."""
-    from evalreport.measures import get
-
-    e = escape.html
-    level = f"{100 * (1 - alpha):g}%"
-    rows = []
-    # the column of undefined cases only when a measure has one (an empty column says nothing)
-    reasons = any(str(r) for r in scored.rows["reason"])
-    for r in scored.rows.itertuples(index=False):
-        cls = ' class="official"' if r.measure == scored.primary else ""
-        interval = "" if math.isnan(r.lo) else f"[{_num(r.lo)}, {_num(r.hi)}]"
-        record = get(r.measure)
-        name = record.label
-        if "positive" in record.needs and scored.positive is not None:
-            name += f" (positive class: {scored.positive})"
-        rows.append(f"<tr{cls}><th>{e(name)}{' (official)' if cls else ''}</th>"
-                    f"<td><code>{e(r.key)}</code></td><td class=\"n\">{e(_num(r.value))}</td>"
-                    f"<td class=\"n\">{e(interval)}</td>" + (f"<td>{e(r.reason)}</td>" if reasons else "") + "</tr>")
-    scores = (f"<table><caption>Scores</caption><tr><th>measure</th><th>leaderboard key</th><th>value</th>"
-              f"<th>{e(level)} interval</th>" + ("<th>undefined cases</th>" if reasons else "")
-              + f"</tr>{''.join(rows)}</table>")
-    how = (f"Intervals: {bootstrap} paired bootstrap resamples over the test items, percentile {level} intervals."
-           if bootstrap else "No intervals (no bootstrap resamples).")
-    body = [f"<h1>{e(title)}</h1>", scores, f'<p class="note">{e(how)}</p>',
-            *(f'<p class="note">{e(n)}</p>' for n in scored.notes),
-            _table(scored.per_class, "Per class: gold items, recall, precision and F1"),
-            _table(scored.confusion, "Confusion matrix (rows: gold class, columns: predicted class)", shade=True)]
-    if scored.slices is not None and len(scored.slices):     # the same values as the KEY__SLICE keys
-        from evalreport.report.codabench_slices import detail_frame
-
-        body.append(_table(detail_frame(scored.slices, lambda m: get(m).label), "By slice of the test set"))
-    if scored.curves:
-        from evalreport.report.codabench_curves import curves_html
-
-        gold = scored.per_class["gold items"].astype(float)
-        body.append(curves_html(scored.curves, (gold / gold.sum()).to_dict() if gold.sum() > 0 else None))
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<title>{e(title)}</title><style>{_STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")

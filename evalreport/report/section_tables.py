@@ -238,7 +238,7 @@ def cv_differences(est: pd.DataFrame, *, top: int = MAX_CV_MEASURES):
 
 # ----------------------------------------------------------------------------- chance baselines
 #: One name per chance baseline, in every table, chart and appendix (the findings' sentences say the
-#: same in words: :data:`evalreport.report.summary.BASELINE_WORDS`).
+#: same in words: :data:`evalreport.report.summary_words.BASELINE_WORDS`).
 BASELINE_WORDS = {"majority": "majority class", "uniform": "uniform random",
                   "prevalence": "random at gold prevalence", "fixed_sizes": "permuted gold labels",
                   "contingency": "random table", "trivial_acceptor": "always positive",
