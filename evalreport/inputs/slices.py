@@ -5,7 +5,8 @@ item. A text column gives one slice per distinct value; a numeric column with mo
 :data:`NUMERIC_DISTINCT` distinct values (or any numeric column given bins) is cut into quantile bins
 (``--slice-bins N``, default :data:`DEFAULT_BINS`) or at given edges, named ``[a, b)`` (the last bin
 closed, ``[a, b]``). An empty value (empty text or null) is a slice of its own, :data:`EMPTY`. More
-than :data:`MAX_SLICES` slices in one column is an error (one line: file, column, how many). Slice
+than :data:`MAX_SLICES` slices in one column is an error (one line: file, column, how many, and the
+line where the first slice beyond the limit appears). Slice
 names are ordered: text naturally, bins by value, :data:`EMPTY` last.
 """
 from __future__ import annotations
@@ -19,6 +20,7 @@ import pyarrow.compute as pc
 
 from evalreport.errors import InputError
 from evalreport.inputs.checks import listing, natural_sorted, near_miss
+from evalreport.inputs.tables import Table
 
 __all__ = ["read_slices", "slice_names", "check_bins", "take_columns", "HeldColumns", "EMPTY", "MAX_SLICES", "NUMERIC_DISTINCT", "DEFAULT_BINS"]
 
@@ -109,7 +111,7 @@ def _cut(x: np.ndarray, bins: Bins, sample: np.ndarray) -> tuple[np.ndarray, lis
 
 def slice_names(values: Sequence[str | None], column: str, bins: Bins = None, *,
                 where=None, counts: np.ndarray | None = None,
-                text_as_is: bool = False) -> tuple[np.ndarray, tuple[str, ...]]:
+                text_as_is: bool = False, too_many=None) -> tuple[np.ndarray, tuple[str, ...]]:
     """One slice name per item of a column's values, and the slices in order.
 
     Parameters
@@ -130,6 +132,10 @@ def slice_names(values: Sequence[str | None], column: str, bins: Bins = None, *,
     text_as_is : bool, optional
         A text column given ``bins`` is taken as it is instead of refused (``--slice-bins N`` names a
         number of bins for every numeric slice column, beside text ones).
+    too_many : callable, optional
+        ``too_many(problem, names, hint) -> InputError`` for more than :data:`MAX_SLICES` slices, given the
+        slice name of each of ``values`` (so that it can say where the first slice beyond the limit
+        appears); default ``where``.
 
     Returns
     -------
@@ -166,8 +172,8 @@ def slice_names(values: Sequence[str | None], column: str, bins: Bins = None, *,
     if len(order) > MAX_SLICES:
         hint = ("; cut it into fewer bins with --slice-bins N" if numbers is not None else
                 "; is it the right column? a numeric column is cut into bins with --slice-bins N")
-        raise fail(f"slice column {column!r} has {len(order):,} slices, more than the {MAX_SLICES} a comparison "
-                   f"shows{hint}")
+        problem = f"slice column {column!r} has {len(order):,} slices, more than the {MAX_SLICES} a comparison shows"
+        raise too_many(problem, out, hint) if too_many is not None else fail(problem + hint)
     return out, tuple(order)
 
 
@@ -210,7 +216,8 @@ def read_slices(g, slice_cols: Sequence[str], slice_bins=None) -> tuple[dict[str
         idx = encoded.indices.fill_null(len(dictionary)).to_numpy(zero_copy_only=False)
         counts = np.bincount(idx, minlength=len(dictionary) + 1)
         per_value, names = slice_names(dictionary + [None], col, bins[col], counts=counts,
-                                       where=lambda problem: g.error(problem), text_as_is=lenient)
+                                       where=lambda problem: g.error(problem), text_as_is=lenient,
+                                       too_many=lambda problem, per, hint, idx=idx: _beyond(g, problem, per[idx], hint))
         # slice_names ran on the distinct values: map them back to items, keep the order of the slices present
         present = np.zeros(len(dictionary) + 1, dtype=bool)
         present[np.unique(idx)] = True
@@ -219,6 +226,16 @@ def read_slices(g, slice_cols: Sequence[str], slice_bins=None) -> tuple[dict[str
         slices[col] = values
         order[col] = tuple(n for n in names if n in used)
     return slices, order
+
+
+def _beyond(g, problem: str, per_row: np.ndarray, hint: str) -> InputError:
+    """The too-many-slices error at the row (of the file, in its order) where the first slice beyond
+    :data:`MAX_SLICES` appears, naming that slice."""
+    _, first = np.unique(per_row.astype(str), return_index=True)
+    row = int(np.sort(first)[MAX_SLICES])
+    n = MAX_SLICES + 1
+    nth = f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
+    return g.error(f"{problem}: the {nth}, {str(per_row[row])!r}, first appears here{hint}", row=row)
 
 
 def _is_numeric(g, col: str) -> bool:
@@ -241,12 +258,26 @@ class HeldColumns:
 
     def rows(self, rows: np.ndarray):
         """A table of the held columns at ``rows`` (one per item), named as the file."""
-        from evalreport.inputs.tables import Table
-
         at = pa.array(np.asarray(rows, dtype=np.int64))
         t = self.table
-        return Table(t.path, t.fmt, {c: col.take(at) for c, col in self.columns.items()}, len(at),
-                     header=t.header, all_names=self.names)
+        return _HeldRows(t, np.asarray(rows, dtype=np.int64), {c: col.take(at) for c, col in self.columns.items()},
+                         all_names=self.names)
+
+
+class _HeldRows(Table):
+    """Held columns at some rows of their file: a message about row ``i`` names the file's row ``rows[i]``."""
+
+    def __init__(self, source: Table, rows: np.ndarray, columns: dict, *, all_names: Sequence[str]) -> None:
+        super().__init__(source.path, source.fmt, columns, len(rows), header=source.header, all_names=all_names)
+        self.source, self.rows = source, rows
+
+    def line(self, row: int | None) -> int | None:
+        """The file's line of row ``row`` of these rows."""
+        return None if row is None else self.source.line(int(self.rows[row]))
+
+    def error(self, problem: str, *, row: int | None = None, item=None, line: int | None = None) -> InputError:
+        """:meth:`Table.error` at the file's row."""
+        return self.source.error(problem, row=None if row is None else int(self.rows[row]), item=item, line=line)
 
 
 def take_columns(table, columns: Sequence[str]) -> HeldColumns:
