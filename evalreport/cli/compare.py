@@ -3,6 +3,7 @@ table of the comparison written to ``--out DIR`` (see :mod:`evalreport.analyses.
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from evalreport.cli.common import (
     gold_settings,
     input_paths,
     print_note,
+    recorded_sources,
     settings_from_args,
 )
 from evalreport.cli.output import emit, format_value
@@ -146,6 +148,46 @@ def _display(board, alpha: float):
     return wide
 
 
+def command_line() -> str:
+    """The command as typed (``evalreport ARG...``, each argument shell-quoted)."""
+    return "evalreport " + shlex.join(sys.argv[1:])
+
+
+def run_provenance(args: argparse.Namespace, runs=None) -> dict:
+    """The provenance of a comparison made from the command line (the report's record,
+    :func:`evalreport.report.report_meta.provenance`): the command, the time, the versions and the
+    inputs with their SHA-256 hashes (the data files read, else the confusion-matrix files or the files
+    counted out of core, then the task file, plugins, gains and entry points).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command's arguments.
+    runs : Runs or MultiLabelRuns, optional
+        The items read (their ``sources``); None when the data are counts.
+
+    Returns
+    -------
+    dict
+        ``command``, ``created``, ``versions`` and ``inputs`` (role, path, sha256, rows).
+    """
+    from evalreport.inputs.readers import hash_file
+    from evalreport.inputs.runs import Source
+    from evalreport.report.report_meta import provenance
+
+    sources = list(getattr(runs, "sources", ()) or ())
+    if not sources or getattr(args, "backend", "memory") != "memory":
+        from evalreport.cli.report import confusion_files
+
+        if getattr(args, "confusion", None):
+            sources = [Source("confusion", str(p), hash_file(p), None) for p in confusion_files(args.confusion)]
+        elif args.gold:                      # counted out of core: the files, not their rows
+            sources = [Source("gold", str(args.gold), hash_file(args.gold), None)] + [
+                Source("runs", str(p), hash_file(p), None)
+                for p in confusion_files(list(args.runs or ()) + ([args.runs_dir] if args.runs_dir else []))]
+    return provenance(command_line(), [*sources, *recorded_sources(args)])
+
+
 def run(args) -> int:
     from evalreport.analyses.compare import compare
 
@@ -172,6 +214,7 @@ def run(args) -> int:
     if args.out:
         from evalreport.report.write import write_comparison
 
-        path = write_comparison(result, args.out, inputs=input_paths(args))
+        path = write_comparison(result, args.out, inputs=input_paths(args),
+                                provenance=run_provenance(args, loaded.runs))
         print(f"evalreport: wrote {len(result.tables())} tables to {path}", file=sys.stderr)
     return 0

@@ -8,7 +8,6 @@ inputs and options, one :class:`~evalreport.inputs.settings.Settings`) and write
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from pathlib import Path
 
@@ -23,7 +22,6 @@ from evalreport.cli.common import (
     gold_settings,
     input_paths,
     print_note,
-    recorded_sources,
 )
 from evalreport.errors import InputError
 
@@ -77,10 +75,9 @@ def _bundle(no_chart: bool) -> str | None:
 
 def _from_inputs(args: argparse.Namespace):
     """Compare the systems named on the command line; the page's tables, manifest and provenance."""
-    from evalreport import __version__
     from evalreport.analyses.compare import compare
     from evalreport.cli import multilabel
-    from evalreport.cli.compare import ProgressBar, checked_settings
+    from evalreport.cli.compare import ProgressBar, checked_settings, run_provenance
     from evalreport.cli.score import wants_scores
     from evalreport.report.leaderboard_data import tables_from_comparison
 
@@ -98,12 +95,7 @@ def _from_inputs(args: argparse.Namespace):
     if getattr(loaded.runs, "run_system", None) is not None:      # several runs per system: no single matrix
         counts = None
     tables = tables_from_comparison(result, counts, policy=settings.policy)
-    sources = list(getattr(loaded.runs, "sources", ()) or ()) + recorded_sources(args)
-    from evalreport.report.build import versions
-
-    prov = {"version": __version__, "versions": versions(), "command": "evalreport " + shlex.join(sys.argv[1:]),
-            "inputs": [{"role": s.role, "path": s.path, "sha256": s.sha256} for s in sources]}
-    return tables, result.manifest(), prov
+    return tables, result.manifest(), run_provenance(args, loaded.runs)
 
 
 def run(args: argparse.Namespace) -> int:

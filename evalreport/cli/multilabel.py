@@ -179,9 +179,10 @@ def run_compare(args) -> int:
     for note in getattr(result, "notes", ()):
         print_note(note)
     if args.out:
+        from evalreport.cli.compare import run_provenance
         from evalreport.report.write import write_comparison
 
-        path = write_comparison(result, args.out, inputs=input_paths(args))
+        path = write_comparison(result, args.out, inputs=input_paths(args), provenance=run_provenance(args, runs))
         print(f"evalreport: wrote {len(result.tables())} tables to {path}", file=sys.stderr)
     return 0
 

@@ -321,7 +321,7 @@ def read_tables(folder: str | Path) -> tuple[dict[str, pd.DataFrame], dict, dict
     -------
     tables, manifest, provenance
         The tables found (JSON twins, so names are read as written), ``manifest.json`` and the
-        provenance of ``report.json`` when there is one (else empty).
+        provenance of ``report.json`` or else of the manifest (``compare --out``'s), else empty.
     """
     from evalreport.report.write import read_json_table
 
@@ -343,7 +343,7 @@ def read_tables(folder: str | Path) -> tuple[dict[str, pd.DataFrame], dict, dict
         raise InputError(f"cannot read the tables: {exc}", path=str(root)) from None
     if manifest.get("kind") not in (None, "single", "multilabel"):
         raise InputError(f"a {manifest.get('kind')} comparison: the leaderboard page shows one task", path=str(root))
-    prov = dict(meta.get("provenance") or {})
+    prov = dict(meta.get("provenance") or manifest.get("provenance") or {})    # a report's, or compare --out's
     for k in ("seed", "bootstrap"):
         if k in meta:
             prov.setdefault(k, meta[k])

@@ -295,7 +295,7 @@ def write_tables(path: str | Path, tables: Mapping[str, pd.DataFrame], manifest:
 
 
 def write_comparison(comparison: Any, path: str | Path, *, overwrite: bool = True, inputs: Iterable = (),
-                     text_columns: Iterable[str] = CSV_TEXT_COLUMNS) -> Path:
+                     text_columns: Iterable[str] = CSV_TEXT_COLUMNS, provenance: Mapping | None = None) -> Path:
     """Write a comparison's tables and manifest as one atomic output folder (:func:`write_tables`).
 
     Works for every comparison object that has ``tables()`` and ``manifest()``: a single-label
@@ -311,6 +311,9 @@ def write_comparison(comparison: Any, path: str | Path, *, overwrite: bool = Tru
         The output folder.
     overwrite, inputs, text_columns
         As for :func:`write_tables`.
+    provenance : mapping, optional
+        Written as the manifest's ``provenance`` (:func:`evalreport.report.report_meta.provenance`:
+        the command, time, versions and input hashes), which ``leaderboard --from-tables`` shows.
 
     Returns
     -------
@@ -321,5 +324,8 @@ def write_comparison(comparison: Any, path: str | Path, *, overwrite: bool = Tru
     if hasattr(comparison, "task_folders"):
         for task, folder in comparison.task_folders().items():
             manifests[f"tasks/{folder}/manifest.json"] = {"task": task, **comparison.comparisons[task].manifest()}
-    return write_tables(path, comparison.tables(), comparison.manifest(), overwrite=overwrite, inputs=inputs,
+    manifest = comparison.manifest()
+    if provenance is not None:
+        manifest = {**manifest, "provenance": dict(provenance)}
+    return write_tables(path, comparison.tables(), manifest, overwrite=overwrite, inputs=inputs,
                         text_columns=text_columns, manifests=manifests)
