@@ -166,7 +166,8 @@ local function cell_div(div)
 end
 
 -- A heading, the short text introducing what follows and a figure or table stay together:
--- the heading is sticky by itself (Typst), the introducing paragraphs are made sticky here, so
+-- the heading is sticky by itself (Typst), the introducing paragraphs and note boxes are made
+-- sticky here, so
 -- a page never ends with a heading and its first sentences while the figure starts the next.
 local MAX_STICKY_CHARS = 900
 
@@ -199,6 +200,32 @@ local function landscape_inner(b)
   return b.text:match("^#page%(flipped: true%)%[\n(.*)\n%]\n?$")
 end
 
+-- The end (one past) of the note box that opens at blocks[j] (a `styled` er-note or
+-- er-note-warning: an opening raw block, the note's blocks, a closing "]"), and the length of its
+-- text; nil when blocks[j] opens no note.
+local function note_end(blocks, j)
+  local b = blocks[j]
+  if b.t ~= "RawBlock" or b.format ~= "typst"
+      or (b.text ~= STYLES["er-note"][1] and b.text ~= STYLES["er-note-warning"][1]) then
+    return nil
+  end
+  local depth, chars, k = 1, 0, j + 1
+  while k <= #blocks do
+    local c = blocks[k]
+    if c.t == "RawBlock" and c.format == "typst" then
+      for _, style in pairs(STYLES) do
+        if c.text == style[1] then depth = depth + 1 end
+      end
+      if c.text == "]" or c.text == "]]" then depth = depth - 1 end
+      if depth == 0 then return k + 1, chars end
+    else
+      chars = chars + #pandoc.utils.stringify(c)
+    end
+    k = k + 1
+  end
+  return nil
+end
+
 local function sticky_intros(doc)
   local blocks = doc.blocks
   local out = pandoc.Blocks({})
@@ -208,11 +235,21 @@ local function sticky_intros(doc)
     out:insert(b)
     i = i + 1
     if b.t == "Header" then
-      -- paragraphs right after the heading, then a figure/table?
-      local j, chars = i, 0
-      while j <= #blocks and (blocks[j].t == "Para" or blocks[j].t == "Plain") do
-        chars = chars + #pandoc.utils.stringify(blocks[j])
-        j = j + 1
+      -- paragraphs (or note boxes) right after the heading, then a figure/table? Each intro
+      -- piece as [first, last] block indices.
+      local j, chars, pieces = i, 0, {}
+      while j <= #blocks do
+        if blocks[j].t == "Para" or blocks[j].t == "Plain" then
+          chars = chars + #pandoc.utils.stringify(blocks[j])
+          table.insert(pieces, { j, j })
+          j = j + 1
+        else
+          local stop, n = note_end(blocks, j)
+          if not stop then break end
+          chars = chars + n
+          table.insert(pieces, { j, stop - 1 })
+          j = stop
+        end
       end
       local inner = j <= #blocks and chars <= MAX_STICKY_CHARS and landscape_inner(blocks[j])
       if inner then
@@ -224,9 +261,10 @@ local function sticky_intros(doc)
         out:insert(typst("]"))
         i = j + 1
       elseif j > i and j <= #blocks and is_float(blocks[j]) and chars <= MAX_STICKY_CHARS then
-        for k = i, j - 1 do
+        -- a sticky block is unbreakable: a note box inside it moves whole, with the heading
+        for _, piece in ipairs(pieces) do
           out:insert(typst("#block(sticky: true)["))
-          out:insert(blocks[k])
+          for k = piece[1], piece[2] do out:insert(blocks[k]) end
           out:insert(typst("]"))
         end
         i = j
