@@ -256,7 +256,7 @@ def scenario_b(quick: bool, data_dir: Path) -> None:
         emit(scenario="B", case=case, tool="  read_runs (files -> codes, incl. SHA-256)", seconds=t_read, repeats=1)
         emit(scenario="B", case=case, tool="  counting (confusion tensors)", seconds=t_count, repeats=3)
         emit(scenario="B", case=case, tool="  measures (evaluate, whole catalogue)", seconds=t_meas, repeats=3)
-        del loaded
+        loaded = None          # frees the codes before the peer reads (a del would leave the lambda's name unbound)
         # peer: pandas read + merge, then scikit-learn per measure, for n_peer systems; extrapolated
         reader = (lambda p: pd.read_csv(p, sep="\t", dtype=str)) if fmt == "tsv" else pd.read_parquet
         t = time.perf_counter()
