@@ -11,6 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from evalreport.cli import multilabel
 from evalreport.cli.common import (
     add_cluster_option,
     add_gold_options,
@@ -57,7 +58,8 @@ def register(sub) -> None:
                    help="leave out the chart and its Vega JavaScript (a smaller page; the table works alone)")
     p.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
                    help="do not show a progress bar on stderr")
-    p.set_defaults(func=run, read_scores=True, format="table", multilabel=False)
+    multilabel.add_options(p)
+    p.set_defaults(func=run, read_scores=True, format="table")
 
 
 def _bundle(no_chart: bool) -> str | None:
@@ -76,13 +78,19 @@ def _bundle(no_chart: bool) -> str | None:
 def _from_inputs(args: argparse.Namespace):
     """Compare the systems named on the command line; the page's tables, manifest and provenance."""
     from evalreport.analyses.compare import compare
-    from evalreport.cli import multilabel
     from evalreport.cli.compare import ProgressBar, checked_settings, run_provenance
     from evalreport.cli.score import wants_scores
     from evalreport.report.leaderboard_data import tables_from_comparison
 
     args.out = None
     settings = checked_settings(args)
+    if multilabel.wanted(args):          # label sets: the multi-label comparison, per-label drill-down
+        runs = multilabel.read_checked(args, "leaderboard")
+        with ProgressBar(enabled=settings.bootstrap > 0 and settings.progress) as bar:
+            sets = compare(runs, settings, progress=bar)
+        for note in sets.notes:
+            print_note(note)
+        return tables_from_comparison(sets), sets.manifest(), run_provenance(args, runs)
     args.read_scores = wants_scores(args.measures, args.primary)
     loaded = multilabel.single_label_load(args)
     settings = settings.replace(costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))

@@ -122,6 +122,25 @@ def read(args):
                            slice_bins=getattr(args, "slice_bins", None))
 
 
+def read_checked(args, command: str):
+    """The label sets named on the command line, after refusing the options with no meaning for sets
+    (one line naming the option and ``evalreport COMMAND``).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command's arguments.
+    command : str
+        The command's name, for the messages.
+
+    Returns
+    -------
+    MultiLabelRuns
+    """
+    _refuse(args, command)
+    return read(args)
+
+
 def scores(runs, measures=None, *, policy: str = "nan"):
     """A tidy frame (system, measure, value, undefined, reason) of multi-label measures, as
     :func:`evalreport.measures.evaluate` gives for single-label data."""

@@ -23,12 +23,13 @@ import pandas as pd
 
 from evalreport.errors import InputError
 from evalreport.escape import printable
+from evalreport.report.leaderboard_sets import SET_TABLES, label_drill, set_calibrated, set_group
 
 __all__ = ["PAGE_TABLES", "page_data", "tables_from_comparison", "read_tables", "page_csv", "measure_group"]
 
 #: The tables the page reads, when present (the first two are required).
 PAGE_TABLES = ("scores", "ranks", "leaderboard", "intervals", "rank_distribution", "groups", "measure_letters",
-               "baselines", "per_class", "confusion", "measures", "inputs")
+               "baselines", "per_class", "confusion", "measures", "inputs", *SET_TABLES)
 
 #: The per-class measures of the drill-down, in the order of ``per_class.csv``'s ``metric``.
 PER_CLASS_METRICS = ("recall", "precision", "f1")
@@ -97,8 +98,9 @@ def measure_group(record: Any) -> str:
     return "Whole confusion matrix"
 
 
-def _measure_meta(mid: str, catalogue: pd.DataFrame) -> dict:
-    """What the selector and the definition panel show of one measure: from the registry, else ``measures.csv``."""
+def _measure_meta(mid: str, catalogue: pd.DataFrame, group=measure_group) -> dict:
+    """What the selector and the definition panel show of one measure: from the registry, else ``measures.csv``;
+    ``group`` names its group of the selector (:func:`measure_group`, or the label sets' one)."""
     from evalreport.errors import MeasureError
     from evalreport.measures import get
 
@@ -113,7 +115,7 @@ def _measure_meta(mid: str, catalogue: pd.DataFrame) -> dict:
         hit = catalogue[catalogue["id"] == mid] if len(catalogue) and "id" in catalogue else catalogue.iloc[0:0]
         row = {k: ("" if v is None or (isinstance(v, float) and math.isnan(v)) else v)
                for k, v in (hit.iloc[0].to_dict().items() if len(hit) else ())}
-    return {"id": mid, "label": str(row.get("label") or mid), "group": measure_group(row) if row else "Other",
+    return {"id": mid, "label": str(row.get("label") or mid), "group": group(row) if row else "Other",
             "higher": str(row.get("direction", "higher")) != "lower", "range": str(row.get("range", "")),
             "formula": str(row.get("formula", "")), "source": str(row.get("source", "")),
             "chance": str(row.get("chance", "")), "undefined": str(row.get("undefined", ""))}
@@ -241,7 +243,8 @@ def page_data(tables: Mapping[str, pd.DataFrame], manifest: Mapping[str, Any], *
     Returns
     -------
     dict
-        JSON-ready: ``systems`` (control characters shown as U+FFFD), ``labels``, ``primary``, ``measures`` (id, label, group, higher, range,
+        JSON-ready: ``systems`` (control characters shown as U+FFFD), ``kind`` (``"classes"``, or
+        ``"label_sets"`` for a multi-label comparison: :mod:`evalreport.report.leaderboard_sets`), ``labels``, ``primary``, ``measures`` (id, label, group, higher, range,
         formula, source, chance, undefined), ``raw`` and ``calibrated`` by measure, ``baselines``, ``drill``,
         ``settings``, ``notes``, ``provenance`` and ``letters_scope`` (``"every"`` or ``"primary"``).
     """
@@ -254,14 +257,18 @@ def page_data(tables: Mapping[str, pd.DataFrame], manifest: Mapping[str, Any], *
     labels = [str(c) for c in manifest.get("labels") or ()]
     settings = dict(manifest.get("settings") or {})
     catalogue = tables.get("measures", pd.DataFrame())
+    sets = str(manifest.get("kind") or "") == "multilabel"       # label sets: per-label matrices, no K x K one
     raw = {m: _measure_block(m, systems, tables, primary) for m in measures}
-    cal = {m: c for m in measures if (c := _calibrated(m, systems, tables)) is not None}
+    cal = (set_calibrated(measures, systems, tables, _num, _rank) if sets else
+           {m: c for m in measures if (c := _calibrated(m, systems, tables)) is not None})
     every = bool(len(tables.get("measure_letters", pd.DataFrame())))
-    drill = _drill(systems, labels, tables)            # matched on the full class names, shown shortened
+    # matched on the full class names, shown shortened
+    drill = label_drill(systems, labels, tables, _num) if sets else _drill(systems, labels, tables)
+    metas = (_measure_meta(m, catalogue, set_group if sets else measure_group) for m in measures)
     return {
         "title": str(title), "primary": primary, "systems": [printable(x) for x in systems],
-        "labels": [_short(c) for c in labels],
-        "measures": [{**meta, "label": _short(meta["label"])} for meta in (_measure_meta(m, catalogue) for m in measures)],
+        "kind": "label_sets" if sets else "classes", "labels": [_short(c) for c in labels],
+        "measures": [{**meta, "label": _short(meta["label"])} for meta in metas],
         "raw": raw, "calibrated": cal, "baselines": _baselines(measures, tables),
         "drill": drill,
         "settings": {k: settings.get(k) for k in ("alpha", "bootstrap", "seed", "pairwise_test", "policy", "positive")

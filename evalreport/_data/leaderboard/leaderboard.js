@@ -23,6 +23,7 @@
   function init(root) {
     var data = JSON.parse(part(root, 'data').textContent);
     var template = part(root, 'spec') ? part(root, 'spec').textContent : null;
+    var sets = data.kind === 'label_sets';     // label sets: per-label 2 x 2 matrices, no K x K confusion matrix
     var byId = {};
     data.measures.forEach(function (m) { byId[m.id] = m; });
     var state = { measure: data.primary, cal: false, key: 'rank', dir: 1, filter: '', open: null, opener: null };
@@ -180,8 +181,9 @@
         (m.higher ? 'higher' : 'lower') + ' is better; ' + shown + ' of ' + list.length + ' systems shown.';
       var scope = '';
       if (state.cal) {
-        scope = 'Calibrated view: values and ranks after prevalence calibration; intervals, letters, tiers and ' +
-          'rank intervals are computed on the raw scores and are not shown here.';
+        scope = 'Calibrated view: values and ranks after ' + (sets ? 'per-label ' : '') + 'prevalence calibration' +
+          (sets ? ' (each label\u2019s 2 x 2 matrix; example-based measures have no calibrated form)' : '') +
+          '; intervals, letters, tiers and rank intervals are computed on the raw scores and are not shown here.';
       } else if (!raw.letters) {
         scope = data.letters_scope === 'primary'
           ? 'Letters, tiers and rank intervals exist for the primary measure only in these tables (' +
@@ -195,7 +197,8 @@
       part(root, 'status').textContent = words;
       part(root, 'scope').textContent = scope;
       table.caption.textContent = 'Systems under ' + m.label + (state.cal ? ' (prevalence-calibrated)' : '') +
-        '. Select a column heading to sort; select a system for its per-class scores and confusion matrix.';
+        '. Select a column heading to sort; select a system for its ' +
+        (sets ? 'per-label scores and the labels it adds and drops.' : 'per-class scores and confusion matrix.');
     }
 
     function renderDefinition() {
@@ -247,6 +250,7 @@
         box.appendChild(drillTable('Chance baselines under ' + m.label, ['baseline', 'value'],
           base.map(function (b) { return [b[0], isNum(b[1]) ? fmt(b[1]) : 'undefined']; })));
       }
+      if (sets) { labelDrill(box, i, d); box.hidden = false; h.focus(); return; }
       if (d.per_class) {
         box.appendChild(drillTable('Per-class scores', ['class'].concat(d.metrics),
           data.labels.map(function (c, k) {
@@ -265,6 +269,28 @@
       }
       box.hidden = false;
       h.focus();
+    }
+
+    function labelDrill(box, i, d) {       // label sets: each label's own 2 x 2 matrix, and labels per item
+      function cell(v, digits) { return isNum(v) ? fmt(v, digits) : '\u2014'; }
+      var c = d.cardinality, own = c && c.systems[i];
+      if (own) {
+        box.appendChild(el('p', null, 'Labels per item: ' + cell(own.cardinality, 2) + ' (gold sets ' +
+          cell(c.gold && c.gold.cardinality, 2) + '); empty sets: ' + cell(100 * own.empty, 1) + '% of the items (gold ' +
+          cell(c.gold && 100 * c.gold.empty, 1) + '%).'));
+      }
+      if (d.per_label) {
+        var head = ['label', 'gold items'].concat(d.metrics).concat(d.added ? ['added', 'dropped'] : []);
+        box.appendChild(drillTable('Per-label scores (each label\u2019s own 2 x 2 matrix; added: items given the ' +
+          'label without it in the gold set, dropped: gold items the label is missing from)', head,
+          data.labels.map(function (name, k) {
+            var row = [name, cell(d.support && d.support[k], 0)].concat(
+              d.metrics.map(function (_, j) { return cell(d.per_label[i][j][k]); }));
+            return d.added ? row.concat([cell(d.added[i][k], 0), cell(d.dropped[i][k], 0)]) : row;
+          })));
+      } else {
+        box.appendChild(el('p', null, 'Per-label scores are not in these tables (per_label.csv).'));
+      }
     }
 
     function closeDrill() {

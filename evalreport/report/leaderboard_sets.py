@@ -1,0 +1,137 @@
+"""The interactive leaderboard on label sets (multi-label comparisons): what the page shows in place of a
+single-label comparison's confusion counts.
+
+A label-set comparison (:mod:`evalreport.analyses.multilabel`) has no K x K confusion matrix: each label has
+its own 2 x 2 matrix. So a system's drill-down shows each label's precision, recall and F1 (``per_label``),
+the gold items carrying it, the items where the system adds it or drops it (``label_errors``) and how many
+labels the system predicts per item against the gold sets (``cardinality``); the calibrated view is the
+per-label prevalence calibration of the label-based averages (``calibration_summary``, Opitz 2022, eq. 5-6
+on each label's 2 x 2 matrix; the example-based measures have no calibrated form); and the measure selector
+groups the measures as label-based (averages over the per-label matrices) and example-based (per item).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["LABEL_METRICS", "SET_TABLES", "label_drill", "set_calibrated", "set_group"]
+
+#: The per-label measures of the drill-down, as columns of ``per_label.csv``.
+LABEL_METRICS = ("recall", "precision", "f1")
+#: The tables of a label-set comparison the page reads, besides the single-label ones.
+SET_TABLES = ("per_label", "label_errors", "cardinality", "calibration_summary")
+
+
+def set_group(meta: Mapping[str, Any]) -> str:
+    """The selector group of a measure of label sets.
+
+    Parameters
+    ----------
+    meta : mapping
+        The measure's ``kind`` and ``averaging`` (a registry record's, or a row of ``measures.csv``).
+
+    Returns
+    -------
+    str
+        ``Example-based (per item)`` for the example-based measures, else the label-based group with its
+        averaging (``Label-based (macro)``; micro averages pool the labels' matrices).
+    """
+    if str(meta.get("kind") or "") == "example":
+        return "Example-based (per item)"
+    averaging = str(meta.get("averaging") or "") or "micro"
+    return f"Label-based ({averaging})"
+
+
+def _grid(frame: pd.DataFrame, column: str, systems: list[str], labels: list[str],
+          num: Callable[[Any], Any]) -> list[list]:
+    """``frame[column]`` as ``[system][label]`` (None where a pair has no row)."""
+    arr = np.full((len(systems), len(labels)), np.nan)
+    if len(frame) and column in frame:
+        s_i = frame["system"].astype(str).map({s: i for i, s in enumerate(systems)})
+        l_i = frame["label"].astype(str).map({c: i for i, c in enumerate(labels)})
+        ok = s_i.notna() & l_i.notna()
+        arr[s_i[ok].astype(int), l_i[ok].astype(int)] = pd.to_numeric(frame[column][ok], errors="coerce")
+    return [[num(v) for v in row] for row in arr]
+
+
+def label_drill(systems: list[str], labels: list[str], tables: Mapping[str, pd.DataFrame],
+                num: Callable[[Any], Any]) -> dict:
+    """The drill-down of label sets: per-label scores, gold items, labels added and dropped, labels per item.
+
+    Parameters
+    ----------
+    systems, labels : list of str
+        The page's systems and the task's labels (full names, as the tables hold them).
+    tables : mapping of str to DataFrame
+        The comparison's tables (``per_label``, ``label_errors``, ``cardinality`` when present).
+    num : callable
+        A value as the page stores numbers (rounded; None for NaN).
+
+    Returns
+    -------
+    dict
+        ``kind`` ``"labels"``, ``metrics``, ``per_label`` ``[system][metric][label]``, ``support``
+        ``[label]``, ``added`` and ``dropped`` ``[system][label]``, ``cardinality`` (``gold`` and one
+        entry per system: labels per item, density, share of empty sets), each None when its table is
+        missing; ``per_class`` and ``confusion`` are None (label sets have neither).
+    """
+    out: dict[str, Any] = {"kind": "labels", "metrics": list(LABEL_METRICS), "per_class": None, "confusion": None,
+                           "per_label": None, "support": None, "added": None, "dropped": None, "cardinality": None}
+    pl = tables.get("per_label", pd.DataFrame())
+    if len(pl) and labels:
+        grids = [_grid(pl, m, systems, labels, num) for m in LABEL_METRICS]
+        out["per_label"] = [[grids[j][s] for j in range(len(LABEL_METRICS))] for s in range(len(systems))]
+        support = pl.assign(label=pl["label"].astype(str)).drop_duplicates("label").set_index("label")["support"]
+        out["support"] = [None if c not in support.index else num(support[c]) for c in labels]
+    errors = tables.get("label_errors", pd.DataFrame())
+    if len(errors) and labels:
+        out["added"] = _grid(errors, "added", systems, labels, num)
+        out["dropped"] = _grid(errors, "dropped", systems, labels, num)
+    card = tables.get("cardinality", pd.DataFrame())
+    if len(card) and {"source", "role", "cardinality", "density", "empty"} <= set(card):
+        def row(r: pd.Series) -> dict:
+            return {"cardinality": num(r["cardinality"]), "density": num(r["density"]), "empty": num(r["empty"])}
+
+        gold = card[card["role"] == "gold"]
+        own = card[card["role"] == "system"]
+        own = own.assign(source=own["source"].astype(str)).drop_duplicates("source").set_index("source")
+        out["cardinality"] = {"gold": row(gold.iloc[0]) if len(gold) else None,
+                              "systems": [row(own.loc[s]) if s in own.index else None for s in systems]}
+    return out
+
+
+def set_calibrated(measures: list[str], systems: list[str], tables: Mapping[str, pd.DataFrame],
+                   num: Callable[[Any], Any], rank: Callable[[Any], Any]) -> dict:
+    """The calibrated view of label sets: each label-based average after per-label prevalence calibration.
+
+    Parameters
+    ----------
+    measures, systems : list of str
+        The page's measures and systems.
+    tables : mapping of str to DataFrame
+        The comparison's tables (``calibration_summary``: system, measure, value, calibrated, rank,
+        rank_calibrated).
+    num, rank : callable
+        A value and a rank as the page stores them.
+
+    Returns
+    -------
+    dict
+        ``{measure: {"value": [...], "rank": [...]}}`` in the order of ``systems``, for the measures the
+        table has (the label-based averages).
+    """
+    summary = tables.get("calibration_summary", pd.DataFrame())
+    out: dict[str, dict] = {}
+    if not len(summary) or not {"calibrated", "rank_calibrated"} <= set(summary):
+        return out
+    for mid in measures:
+        rows = summary[summary["measure"] == mid]
+        if not len(rows):
+            continue
+        rows = rows.assign(system=rows["system"].astype(str)).drop_duplicates("system").set_index("system")
+        out[mid] = {"value": [num(rows.loc[s, "calibrated"]) if s in rows.index else None for s in systems],
+                    "rank": [rank(rows.loc[s, "rank_calibrated"]) if s in rows.index else None for s in systems]}
+    return out
