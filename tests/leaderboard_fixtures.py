@@ -44,3 +44,38 @@ def thirty_measure_comparison(n_systems: int, *, bootstrap: int = 200, names: li
     runs = synthetic_runs(n_systems, names=names)
     return runs, evalreport.compare(runs, evalreport.Settings(bootstrap=bootstrap, seed=1, primary="macro_f1",
                                                                 measures=THIRTY[1:], progress=False))
+
+
+def label_set_runs(n_systems: int = 3, *, n_items: int = 300, names: list[str] | None = None,
+                   labels: tuple[str, ...] = ("joy", "trust", "fear", "anger", "<b>x</b>"), seed: int = 0):
+    """Label sets (multi-label) of ``n_systems`` systems of decreasing skill: each keeps an item's gold label
+    with probability 0.85, 0.75, ... and otherwise guesses it (seeded)."""
+    from evalreport.inputs.multilabel import MultiLabelRuns
+
+    rng = np.random.default_rng(seed)
+    gold = rng.random((n_items, len(labels))) < np.linspace(0.45, 0.15, len(labels))
+    pred = np.empty((n_systems, n_items, len(labels)), dtype=bool)
+    for s in range(n_systems):
+        keep = rng.random(gold.shape) < 0.85 - 0.1 * s
+        pred[s] = np.where(keep, gold, rng.random(gold.shape) < 0.3)
+    systems = tuple(names) if names is not None else tuple(f"system {s:02d}" for s in range(n_systems))
+    return MultiLabelRuns(gold=gold, pred=pred, labels=tuple(labels), systems=systems,
+                          ids=np.array([f"i{i}" for i in range(n_items)]))
+
+
+def write_label_sets(runs, folder: Path) -> tuple[Path, Path]:
+    """``runs`` as JSON Lines files (``gold.jsonl`` and ``runs/<system>.jsonl``): the gold file and the runs folder."""
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    labels = np.asarray(runs.labels, dtype=object)
+
+    def write(path: Path, sets: np.ndarray) -> None:
+        path.write_text("".join(json.dumps({"id": str(i), "label": list(labels[row])}) + "\n"
+                                for i, row in zip(runs.ids, sets)), encoding="utf-8")
+
+    write(folder / "gold.jsonl", runs.gold)
+    (folder / "runs").mkdir(exist_ok=True)
+    for s, name in enumerate(runs.systems):
+        write(folder / "runs" / f"{name}.jsonl", runs.pred[s])
+    return folder / "gold.jsonl", folder / "runs"

@@ -285,7 +285,7 @@ def tables_from_comparison(comparison: Any, counts: Any = None, *, policy: str =
     Parameters
     ----------
     comparison : Comparison
-        The comparison (single-label; its bootstrap resamples give the letters of every measure).
+        The comparison (single-label or label sets; its bootstrap resamples give the letters of every measure).
     counts : Counts, optional
         The confusion counts behind it (per-class scores and confusion matrices of the drill-down).
     policy : str

@@ -3,7 +3,8 @@ component inside the HTML report's leaderboard section.
 
 The reader picks the measure (every measure of the comparison, grouped, its definition one click away),
 switches between raw and prevalence-calibrated scores, sorts the columns, filters the systems by name and
-opens a system's drill-down (per-class scores, confusion matrix, chance baselines). The page carries its
+opens a system's drill-down (per-class scores, confusion matrix, chance baselines; on label sets per-label
+scores, :mod:`evalreport.report.leaderboard_sets`). The page carries its
 data as JSON (:mod:`evalreport.report.leaderboard_data`), its script and style
 (``evalreport/_data/leaderboard/``) and the Vega bundle for the chart (:func:`evalreport.report.render.vega_bundle`),
 so it works from ``file://`` and from any static host; a Content-Security-Policy of ``default-src 'none'``
