@@ -106,3 +106,17 @@ def test_the_drill_down_shows_per_label_scores_not_a_confusion_matrix(sets, page
     page.keyboard.press("Escape")
     assert not drill.is_visible()
     np.testing.assert_equal(len(_order(page)), len(comp.systems))
+
+
+def test_an_example_based_measure_in_the_calibrated_view_says_it_shows_raw_values(sets, page):
+    path, _, comp, tables = sets
+    _open(page, path)
+    page.check("[data-lb=calibrated]")
+    page.select_option("[data-lb=measure]", "example_f1")
+    order = _order(page)
+    assert order == _best_first(comp.ranks, "example_f1")                   # raw ranks, raw letters
+    letters = tables["measure_letters"]
+    want = letters[letters["measure"] == "example_f1"].set_index("system")["letters"]
+    assert _column(page, 4) == [want[s] for s in order]
+    assert "prevalence-calibrated)" not in page.inner_text("[data-lb=status]")
+    assert "has no prevalence-calibrated form" in page.inner_text("[data-lb=scope]")

@@ -166,7 +166,8 @@
       if (!values.some(function (v) { return isNum(v.lo); })) {     // no intervals (calibrated view): no rules
         spec.layer = spec.layer.filter(function (layer) { return layer.mark.type !== 'rule'; });
       }
-      var title = m.label + (state.cal ? ', prevalence-calibrated' : '') + (m.higher ? ' (higher is better)' : ' (lower is better)');
+      var title = m.label + (state.cal && data.calibrated[m.id] ? ', prevalence-calibrated' : '') +
+        (m.higher ? ' (higher is better)' : ' (lower is better)');
       spec.layer.forEach(function (layer) { if (layer.encoding && layer.encoding.x) { layer.encoding.x.title = title; } });
       spec.params[0].value = state.filter;
       if (view) { view.finalize(); view = null; }
@@ -177,26 +178,31 @@
 
     function status(list) {
       var m = byId[state.measure], shown = list.filter(visible).length, raw = data.raw[m.id];
-      var words = 'Ranked by ' + m.label + (state.cal ? ' (prevalence-calibrated)' : '') + ', ' +
+      var calNow = state.cal && !!data.calibrated[m.id];      // a measure with no calibrated form shows raw values
+      var words = 'Ranked by ' + m.label + (calNow ? ' (prevalence-calibrated)' : '') + ', ' +
         (m.higher ? 'higher' : 'lower') + ' is better; ' + shown + ' of ' + list.length + ' systems shown.';
       var scope = '';
-      if (state.cal) {
+      if (state.cal && !calNow) {
+        scope = m.label + ' has no prevalence-calibrated form' + (sets && m.group.indexOf('Example') === 0 ?
+          ' (an example-based measure is not made of per-label matrices)' : '') + ': its raw values are shown. ';
+      }
+      if (calNow) {
         scope = 'Calibrated view: values and ranks after ' + (sets ? 'per-label ' : '') + 'prevalence calibration' +
           (sets ? ' (each label\u2019s 2 x 2 matrix; example-based measures have no calibrated form)' : '') +
           '; intervals, letters, tiers and rank intervals are computed on the raw scores and are not shown here.';
       } else if (!raw.letters) {
-        scope = data.letters_scope === 'primary'
+        scope += data.letters_scope === 'primary'
           ? 'Letters, tiers and rank intervals exist for the primary measure only in these tables (' +
             byId[data.primary].label + '); choose it to see them.'
           : 'No significance tests in these tables (no resampling).';
       } else if (raw.test) {
-        scope = 'Letters: systems sharing a letter are not separated by the ' +
+        scope += 'Letters: systems sharing a letter are not separated by the ' +
           (raw.test === 'bootstrap' ? 'paired bootstrap' : raw.test) + ' test (Holm-corrected' +
           (isNum(data.settings.alpha) ? ', alpha ' + data.settings.alpha : '') + ').';
       }
       part(root, 'status').textContent = words;
       part(root, 'scope').textContent = scope;
-      table.caption.textContent = 'Systems under ' + m.label + (state.cal ? ' (prevalence-calibrated)' : '') +
+      table.caption.textContent = 'Systems under ' + m.label + (calNow ? ' (prevalence-calibrated)' : '') +
         '. Select a column heading to sort; select a system for its ' +
         (sets ? 'per-label scores and the labels it adds and drops.' : 'per-class scores and confusion matrix.');
     }
