@@ -182,8 +182,9 @@ class Table:
             at += n
         return out if at == self.n_rows else None
 
-    def numbers(self, name: str, what: str) -> np.ndarray:
-        """A numeric column as float64; empty, non-numeric and NaN values are errors."""
+    def numbers(self, name: str, what: str, out: np.ndarray | None = None) -> np.ndarray:
+        """A numeric column as float64 (written into ``out`` when given: ``(n_rows,)``, e.g. a row of a
+        larger array, so the values are copied once); empty, non-numeric and NaN values are errors."""
         col = self.column(name)
         if pa.types.is_dictionary(col.type):
             col = col.dictionary_decode()
@@ -208,7 +209,9 @@ class Table:
         if values.null_count:
             row = first_true(pc.is_null(values))
             raise self.error(f"empty {what} in column {name!r}", row=row, item=self._item(row))
-        out = values.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+        out = _float_values(values, out)
+        if not np.isnan(out.min() if out.size else 0.0):     # (the minimum is NaN iff a value is)
+            return out
         nan = np.isnan(out)
         if nan.any():
             row = int(np.flatnonzero(nan)[0])
@@ -234,6 +237,21 @@ def _int_values(arr: pa.Array) -> np.ndarray:
             return np.empty(0, dtype=dtype)
         return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
     return arr.to_numpy(zero_copy_only=False)
+
+
+def _float_values(values, out: np.ndarray | None = None) -> np.ndarray:
+    """A float64 Arrow array or chunked array without nulls as NumPy, chunk by chunk into ``out`` (a new
+    array when None; pyarrow's ``ChunkedArray.to_numpy`` imports pandas and copies the chunks once more)."""
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    if out is None:
+        if len(chunks) == 1:
+            return chunks[0].to_numpy(zero_copy_only=False)
+        out = np.empty(len(values))
+    at = 0
+    for chunk in chunks:
+        out[at:at + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
+        at += len(chunk)
+    return out
 
 
 def _text_lengths(arr: pa.Array) -> np.ndarray:

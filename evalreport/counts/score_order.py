@@ -1,0 +1,104 @@
+"""One score column in score order, with each item's gold class: the statistic every unweighted
+threshold-free measure reads.
+
+:func:`ordered_classes` sorts a column once and returns, in ascending score order, the gold class of
+each item and where a new tie group starts. Without resampling weights this is all a one-vs-rest or
+one-vs-one AUC, an average precision, a PR AUC or a best-threshold F1 needs
+(:func:`evalreport.measures.score_stats.ordered_summaries`), so no per-item tie-group array
+(:meth:`evalreport.counts.scores.ScoreCounts.ranked`, which resampling needs) is built.
+
+The sort is of one 64-bit key per item when the scores allow it: an order-preserving integer code
+of the score, shifted left to make room for the class code in the low bits; ``np.sort`` of 64-bit
+integers is about three times faster than ``np.argsort``. The code is the float64's bits with the sign
+folded in (monotone in the value), less the column's smallest code; where that range is too wide
+(probabilities with exact zeros span 62 bits), the 12 bits of sign and exponent are replaced by the
+rank of the exponent among those the column uses, which keeps the order and needs 52 bits plus a few.
+Equal keys are equal (score, class) pairs, so the key sort gives exactly the tie groups and class
+counts of an argsort. Where neither code fits (more than 256 classes, or scores using more than
+2**(12 - class bits) exponents) the column is argsorted instead.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["ordered_classes", "class_dtype"]
+
+_SIGN = np.uint64(1 << 63)
+_MANTISSA = np.uint64((1 << 52) - 1)
+
+
+def class_dtype(n_classes: int) -> np.dtype:
+    """The smallest unsigned integer type that holds class codes below ``n_classes``."""
+    return np.dtype(np.uint8 if n_classes <= 256 else np.uint16 if n_classes <= 65536 else np.uint32)
+
+
+def _codes(values: np.ndarray) -> np.ndarray:
+    """Order-preserving unsigned 64-bit codes of finite float64 ``values`` (-0.0 codes as 0.0), a new array."""
+    v = values + 0.0                         # -0.0 + 0.0 = +0.0: the two zeros tie
+    bits = v.view(np.uint64)
+    if not (v < 0).any():                    # non-negative doubles: the bits themselves are monotone
+        return bits
+    neg = v < 0
+    return np.where(neg, ~bits, bits | _SIGN)
+
+
+def _key(v: np.ndarray, bits: int) -> np.ndarray | None:
+    """Order-preserving codes of ``v`` below ``2**(64 - bits)`` (a new array), or None where none fits."""
+    codes = _codes(v)
+    lo = codes.min()
+    if int(codes.max()) - int(lo) < (1 << (64 - bits)):
+        codes -= lo                          # (a new array: _codes never returns the caller's)
+        return codes
+    top = (codes >> np.uint64(52)).astype(np.intp)          # sign and exponent, in order
+    used = np.bincount(top, minlength=4096) > 0
+    if int(used.sum()) > (1 << (12 - bits)):
+        return None
+    rank = (np.cumsum(used) - 1).astype(np.uint64)
+    key = rank[top]
+    key <<= np.uint64(52)
+    key |= codes & _MANTISSA
+    return key
+
+
+def ordered_classes(values: np.ndarray, classes: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """The gold classes of a score column in ascending score order, and where each tie group starts.
+
+    Parameters
+    ----------
+    values : ndarray
+        ``(N,)`` finite scores.
+    classes : ndarray
+        ``(N,)`` gold class codes, below ``n_classes``.
+    n_classes : int
+        The number of classes.
+
+    Returns
+    -------
+    ordered : ndarray
+        ``(N,)`` the items' classes in ascending score order (items of equal score in any order).
+    new : ndarray
+        ``(N,)`` bool, True where an item's score differs from the one before it (True at 0).
+    """
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    N = v.size
+    dtype = class_dtype(n_classes)
+    if not N:
+        return np.zeros(0, dtype=dtype), np.zeros(0, dtype=bool)
+    bits = max(1, (max(int(n_classes), 1) - 1).bit_length())
+    key = _key(v, bits) if bits <= 8 else None
+    if key is not None:
+        key <<= np.uint64(bits)
+        key |= np.asarray(classes).astype(np.uint64)
+        key.sort()
+        ordered = (key & np.uint64((1 << bits) - 1)).astype(dtype)
+        key >>= np.uint64(bits)
+        new = np.empty(N, dtype=bool)
+        new[0] = True
+        np.not_equal(key[1:], key[:-1], out=new[1:])
+        return ordered, new
+    order = np.argsort(v)
+    sv = v[order]
+    new = np.empty(N, dtype=bool)
+    new[0] = True
+    np.not_equal(sv[1:], sv[:-1], out=new[1:])
+    return np.asarray(classes)[order].astype(dtype), new
