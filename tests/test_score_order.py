@@ -19,7 +19,7 @@ from hypothesis.extra import numpy as hnp
 from evalreport.counts.score_order import ordered_classes
 from evalreport.counts.scores import score_counts, tie_groups
 from evalreport.inputs.runs import Runs
-from evalreport.measures.score_items import brier_items, brier_means, calibration_bins, pick, top_label
+from evalreport.measures.score_items import brier_items, calibration_bins, item_means, log_items, pick, top_label
 from evalreport.measures.score_stats import SUMMARIES, column_summaries, ordered_summaries
 
 
@@ -127,9 +127,11 @@ def _scored(S: int, n: int, K: int, seed: int, class_major: bool) -> Runs:
 
 @pytest.mark.parametrize("class_major", [False, True])
 @pytest.mark.parametrize("K", [2, 3, 6])
-def test_brier_totals_and_top_label_equal_the_item_values(class_major: bool, K: int) -> None:
+def test_item_means_and_top_label_equal_the_item_values(class_major: bool, K: int) -> None:
     sc = score_counts(_scored(3, 400, K, K, class_major))
-    np.testing.assert_allclose(brier_means(sc), brier_items(sc).mean(axis=1), rtol=1e-12)
+    means = item_means(sc)
+    np.testing.assert_allclose(means["brier"], brier_items(sc).mean(axis=1), rtol=1e-12)
+    np.testing.assert_allclose(means["log_loss"], log_items(sc).mean(axis=1), rtol=1e-12)
     for s in range(3):
         x = sc.scores[s]
         top, conf = top_label(x)
@@ -137,11 +139,3 @@ def test_brier_totals_and_top_label_equal_the_item_values(class_major: bool, K: 
         np.testing.assert_array_equal(conf, x.max(axis=-1))
         idx = np.random.default_rng(s).integers(0, K, x.shape[0])
         np.testing.assert_array_equal(pick(x, idx), x[np.arange(x.shape[0]), idx])
-
-
-@pytest.mark.parametrize("K", [2, 4])
-def test_log_loss_means_equal_the_item_values(K: int) -> None:
-    from evalreport.measures.score_items import log_items, log_means
-
-    sc = score_counts(_scored(3, 300, K, 7, True))
-    np.testing.assert_allclose(log_means(sc), log_items(sc).mean(axis=1), rtol=1e-12)

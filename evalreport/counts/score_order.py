@@ -10,9 +10,10 @@ one-vs-one AUC, an average precision, a PR AUC or a best-threshold F1 needs
 The sort is of one 64-bit key per item when the scores allow it: an order-preserving integer code
 of the score, shifted left to make room for the class code in the low bits; ``np.sort`` of 64-bit
 integers is about three times faster than ``np.argsort``. The code is the float64's bits with the sign
-folded in (monotone in the value), less the column's smallest code; where that range is too wide
-(probabilities with exact zeros span 62 bits), the 12 bits of sign and exponent are replaced by the
-rank of the exponent among those the column uses, which keeps the order and needs 52 bits plus a few.
+folded in (monotone in the value), less the column's smallest code. Probabilities with exact zeros span 62 bits that way: zeros then code as 0 and
+the other scores from 1 up (less the smallest positive code). Where the range is still too wide, the
+12 bits of sign and exponent are replaced by the rank of the exponent among those the column uses,
+which keeps the order and needs 52 bits plus a few.
 Equal keys are equal (score, class) pairs, so the key sort gives exactly the tie groups and class
 counts of an argsort. Where neither code fits (more than 256 classes, or scores using more than
 2**(12 - class bits) exponents) the column is argsorted instead.
@@ -21,15 +22,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["ordered_classes", "class_dtype"]
+__all__ = ["ordered_classes"]
 
 _SIGN = np.uint64(1 << 63)
 _MANTISSA = np.uint64((1 << 52) - 1)
-
-
-def class_dtype(n_classes: int) -> np.dtype:
-    """The smallest unsigned integer type that holds class codes below ``n_classes``."""
-    return np.dtype(np.uint8 if n_classes <= 256 else np.uint16 if n_classes <= 65536 else np.uint32)
 
 
 def _codes(values: np.ndarray) -> np.ndarray:
@@ -44,11 +40,18 @@ def _codes(values: np.ndarray) -> np.ndarray:
 
 def _key(v: np.ndarray, bits: int) -> np.ndarray | None:
     """Order-preserving codes of ``v`` below ``2**(64 - bits)`` (a new array), or None where none fits."""
-    codes = _codes(v)
-    lo = codes.min()
-    if int(codes.max()) - int(lo) < (1 << (64 - bits)):
-        codes -= lo                          # (a new array: _codes never returns the caller's)
+    codes = _codes(v)                        # a new array: _codes never returns the caller's
+    lo, hi = int(codes.min()), int(codes.max())
+    limit = 1 << (64 - bits)
+    if hi - lo < limit:
+        codes -= np.uint64(lo)
         return codes
+    if lo == 0:                              # non-negative scores with exact zeros (probabilities): the
+        positive = codes > 0                 # zeros code as 0, the others from 1 up
+        low = int(codes.min(initial=np.iinfo(np.uint64).max, where=positive))
+        if hi - low + 1 < limit:
+            np.subtract(codes, np.uint64(low - 1), out=codes, where=positive)
+            return codes
     top = (codes >> np.uint64(52)).astype(np.intp)          # sign and exponent, in order
     used = np.bincount(top, minlength=4096) > 0
     if int(used.sum()) > (1 << (12 - bits)):
@@ -75,22 +78,23 @@ def ordered_classes(values: np.ndarray, classes: np.ndarray, n_classes: int) -> 
     Returns
     -------
     ordered : ndarray
-        ``(N,)`` the items' classes in ascending score order (items of equal score in any order).
+        ``(N,)`` int64, the items' classes in ascending score order (items of equal score in any order;
+        ``bincount`` takes them without a cast).
     new : ndarray
         ``(N,)`` bool, True where an item's score differs from the one before it (True at 0).
     """
     v = np.asarray(values, dtype=np.float64).reshape(-1)
     N = v.size
-    dtype = class_dtype(n_classes)
     if not N:
-        return np.zeros(0, dtype=dtype), np.zeros(0, dtype=bool)
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=bool)
     bits = max(1, (max(int(n_classes), 1) - 1).bit_length())
     key = _key(v, bits) if bits <= 8 else None
     if key is not None:
         key <<= np.uint64(bits)
-        key |= np.asarray(classes).astype(np.uint64)
+        cls = np.asarray(classes)
+        key |= cls.view(np.uint64) if cls.dtype == np.int64 else cls.astype(np.uint64)
         key.sort()
-        ordered = (key & np.uint64((1 << bits) - 1)).astype(dtype)
+        ordered = (key & np.uint64((1 << bits) - 1)).view(np.int64)   # small: the bits are the value
         key >>= np.uint64(bits)
         new = np.empty(N, dtype=bool)
         new[0] = True
@@ -101,4 +105,4 @@ def ordered_classes(values: np.ndarray, classes: np.ndarray, n_classes: int) -> 
     new = np.empty(N, dtype=bool)
     new[0] = True
     np.not_equal(sv[1:], sv[:-1], out=new[1:])
-    return np.asarray(classes)[order].astype(dtype), new
+    return np.asarray(classes)[order].astype(np.int64), new

@@ -185,6 +185,11 @@ class Table:
     def numbers(self, name: str, what: str, out: np.ndarray | None = None) -> np.ndarray:
         """A numeric column as float64 (written into ``out`` when given: ``(n_rows,)``, e.g. a row of a
         larger array, so the values are copied once); empty, non-numeric and NaN values are errors."""
+        raw = self.columns.get(name)
+        if name not in self.unusable and raw is not None and pa.types.is_float64(raw.type) and not raw.null_count:
+            out = _float_values(raw, out)     # the chunks as read, copied once (no combined copy first)
+            if not np.isnan(out.min() if out.size else 0.0):
+                return out
         col = self.column(name)
         if pa.types.is_dictionary(col.type):
             col = col.dictionary_decode()

@@ -12,8 +12,8 @@ import numpy as np
 
 from evalreport.errors import MeasureError
 
-__all__ = ["EPS", "gold_columns", "pick", "brier_items", "brier_means", "log_items", "log_means", "top_label",
-           "confidence", "calibration_bins", "bin_sums"]
+__all__ = ["EPS", "gold_columns", "pick", "brier_items", "log_items", "item_means", "top_label", "confidence",
+           "calibration_bins", "bin_sums"]
 
 EPS = float(np.finfo(float).eps)
 
@@ -73,20 +73,27 @@ def brier_items(sc) -> np.ndarray:
     return out / 2.0 if sc.n_classes == 2 else out
 
 
-def brier_means(sc) -> np.ndarray:
-    """``(S,)`` the mean of :func:`brier_items` over items, from column totals (no per-item vector)."""
-    if sc.layout == "binary" or not sc.n_items:
-        return brier_items(sc).mean(axis=1) if sc.n_items else np.full(len(sc.scores), np.nan)
-    N = sc.n_items
+def item_means(sc) -> dict[str, np.ndarray]:
+    """``{"brier": (S,), "log_loss": (S,)}``: the means over items of :func:`brier_items` and :func:`log_items`,
+    every item weighted 1, one system at a time from one gather of the gold class's probabilities (the Brier
+    score from column totals: sum_c p_c . p_c - 2 sum_i p_i,gold + N)."""
+    S, N = len(sc.scores), sc.n_items
+    if sc.layout == "binary" or not N:
+        nan = np.full(S, np.nan)
+        return {"brier": brier_items(sc).mean(axis=1) if N else nan, "log_loss": log_items(sc).mean(axis=1) if N
+                else nan}
     idx = gold_columns(sc)
 
-    def one(s: int) -> float:
+    def one(s: int) -> tuple[float, float]:
         x = sc.scores[s]
+        gold = _gold_scores(sc, s, idx)
         squares = sum(float(np.einsum("n,n->", x[:, c], x[:, c])) for c in range(x.shape[1]))
-        return (squares - 2.0 * float(_gold_scores(sc, s, idx).sum()) + N) / N
+        brier = (squares - 2.0 * float(gold.sum()) + N) / N
+        np.clip(gold, EPS, 1 - EPS, out=gold)
+        return brier, -float(np.log(gold, out=gold).mean())
 
-    out = np.asarray(_map_systems(one, len(sc.scores), N), dtype=float)
-    return out / 2.0 if sc.n_classes == 2 else out
+    found = np.asarray(_map_systems(one, S, N), dtype=float).reshape(S, 2)
+    return {"brier": found[:, 0] / 2.0 if sc.n_classes == 2 else found[:, 0], "log_loss": found[:, 1]}
 
 
 def log_items(sc) -> np.ndarray:
@@ -106,33 +113,22 @@ def log_items(sc) -> np.ndarray:
     return out
 
 
-def log_means(sc) -> np.ndarray:
-    """``(S,)`` the mean of :func:`log_items` over items, one system at a time (no ``(S, N)`` array)."""
-    if sc.layout == "binary" or not sc.n_items:
-        return log_items(sc).mean(axis=1) if sc.n_items else np.full(len(sc.scores), np.nan)
-    idx = gold_columns(sc)
-
-    def one(s: int) -> float:
-        p = np.clip(_gold_scores(sc, s, idx), EPS, 1 - EPS)
-        return -float(np.log(p, out=p).mean())
-
-    return np.asarray(_map_systems(one, len(sc.scores), sc.n_items), dtype=float)
-
-
 def top_label(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``(N,)`` column of each item's highest score (the first of equal ones; a NaN score never wins) and
     that score, for one system's ``(N, C)`` scores: a pass per column, faster than ``argmax`` over a short
     axis."""
     N, C = x.shape
-    if C:
+    if 0 < C < 128:
         best = x[:, 0].copy()
-        top = np.zeros(N, dtype=np.intp)
+        top = np.zeros(N, dtype=np.int8)
+        better = np.empty(N, dtype=bool)
         for c in range(1, C):
             col = x[:, c]
-            np.copyto(top, c, where=col > best)
+            np.greater(col, best, out=better)
+            top += better * np.int8(c) - better * top     # top = c where better (arithmetic: no masked copy)
             np.maximum(best, col, out=best)
         if not np.isnan(best).any():           # a NaN anywhere in a row makes its maximum NaN
-            return top, best
+            return top.astype(np.intp), best
     top = np.argmax(np.nan_to_num(x, nan=-np.inf), axis=-1)
     return top, np.take_along_axis(x, top[:, None], axis=-1)[:, 0]
 
@@ -144,6 +140,8 @@ def _system_confidence(sc, s: int) -> tuple[np.ndarray, np.ndarray]:
         top_pos = p >= 0.5
         return np.where(top_pos, p, 1.0 - p), top_pos == (sc.gold == sc.columns[0])
     top, conf = top_label(sc.scores[s])
+    if tuple(sc.columns) == tuple(range(len(sc.columns))):       # columns in class order: top is the class
+        return conf, top == sc.gold
     return conf, np.asarray(sc.columns)[top] == sc.gold
 
 

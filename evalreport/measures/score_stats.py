@@ -14,6 +14,7 @@ import numpy as np
 
 from evalreport.counts.score_order import ordered_classes
 from evalreport.measures._core import get
+from evalreport.measures.score_items import item_means
 
 __all__ = ["ScoreStats", "SUMMARIES", "MEASURE_SUMMARIES", "summaries_of", "column_summaries", "ordered_summaries",
            "trapezoid_from"]
@@ -36,6 +37,8 @@ class ScoreStats:
         self.wanted = frozenset(SUMMARIES if wanted is None else wanted)
         self._cache: dict[tuple[int, int], dict[str, Any]] = {}
         self.bin_sums: dict[tuple[int, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._gold: np.ndarray | None = None       # the gold class totals (unweighted summaries)
+        self._means: dict[str, np.ndarray] | None = None
 
     def prefetch(self, threads: int | None = None) -> None:
         """Summarise every scored column of every system now, in ``threads`` threads (default: one per core,
@@ -82,9 +85,19 @@ class ScoreStats:
         if what is not None:
             wanted.add(what)
         if self.weights is None:       # every item once: one sort of the column, no per-item tie groups
-            ordered, new = ordered_classes(self.sc.scores[s, :, c], self.sc.gold, self.sc.n_classes)
-            return ordered_summaries(ordered, new, self.sc.columns[c], self.sc.n_classes, wanted)
+            sc = self.sc
+            if self._gold is None:
+                self._gold = np.bincount(sc.gold, minlength=sc.n_classes)
+            ordered, new = ordered_classes(sc.scores[s, :, c], sc.gold, sc.n_classes)
+            return ordered_summaries(ordered, new, sc.columns[c], sc.n_classes, wanted, self._gold)
         return column_summaries(self.grouped(s, c), self.sc.columns[c], wanted)
+
+    def item_means(self) -> dict[str, np.ndarray]:
+        """The Brier score and log loss of every system, every item weighted 1 (computed once for both;
+        :func:`evalreport.measures.score_items.item_means`)."""
+        if self._means is None:
+            self._means = item_means(self.sc)
+        return self._means
 
     def item_mean(self, values: np.ndarray) -> np.ndarray:
         """``(B, S)`` weighted means over items of ``values`` ``(S, N)`` (NaN rows stay NaN)."""
@@ -178,8 +191,8 @@ def column_summaries(counts: np.ndarray, k: int, wanted: frozenset[str] | set[st
     return out
 
 
-def ordered_summaries(ordered: np.ndarray, new: np.ndarray, k: int, K: int,
-                      wanted: frozenset[str] | set[str]) -> dict[str, Any]:
+def ordered_summaries(ordered: np.ndarray, new: np.ndarray, k: int, K: int, wanted: frozenset[str] | set[str],
+                      gold: np.ndarray | None = None) -> dict[str, Any]:
     """The wanted summaries of one score column (class ``k``), every item weighted 1, from its items' gold
     classes in ascending score order (:func:`evalreport.counts.score_order.ordered_classes`).
 
@@ -195,6 +208,8 @@ def ordered_summaries(ordered: np.ndarray, new: np.ndarray, k: int, K: int,
         The number of classes.
     wanted : set of str
         Which of :data:`SUMMARIES` to compute.
+    gold : ndarray, optional
+        ``(K,)`` the items of each gold class (counted from ``ordered`` when None).
 
     Returns
     -------
@@ -211,7 +226,8 @@ def ordered_summaries(ordered: np.ndarray, new: np.ndarray, k: int, K: int,
     """
     N = int(ordered.shape[0])
     out: dict[str, Any] = {}
-    gold = np.bincount(ordered, minlength=K).astype(float)[None, :]
+    totals = np.bincount(ordered, minlength=K) if gold is None else gold
+    gold = np.asarray(totals, dtype=float)[None, :]
     if "gold" in wanted:
         out["gold"] = gold
     if not wanted & {"auc", "ap", "trap", "f1", "ovo"}:
@@ -229,8 +245,9 @@ def ordered_summaries(ordered: np.ndarray, new: np.ndarray, k: int, K: int,
     if wanted & {"auc", "ovo"}:
         half = tp - pos / 2.0
         if "ovo" in wanted:
-            gid = np.cumsum(new) - 1
-            num = np.bincount(ordered, weights=half[gid], minlength=K)[None, :]
+            # each item's group number from 1 (an int32 running sum is several times faster than an int64 one)
+            gid = np.cumsum(new, dtype=np.int32 if N < 2**31 else np.int64)
+            num = np.bincount(ordered, weights=np.concatenate([[0.0], half])[gid], minlength=K)[None, :]
             out["ovo"] = (num, P * gold)
         if "auc" in wanted:
             out["auc"] = (np.array([np.einsum("g,g->", half, sizes - pos)]), np.array([P * (N - P)]))

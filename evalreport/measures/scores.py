@@ -24,7 +24,7 @@ import numpy as np
 
 from evalreport.errors import MeasureError
 from evalreport.measures._core import REGISTRY, Context, Interval, Measure, Result, get, register, result
-from evalreport.measures.score_items import bin_sums, brier_items, brier_means, log_items, log_means
+from evalreport.measures.score_items import bin_sums, brier_items, log_items
 from evalreport.measures.score_stats import SUMMARIES, ScoreStats, summaries_of, trapezoid_from
 
 __all__ = ["ScoreStats", "compute_scores", "check_scores", "summaries_of", "SUMMARIES", "score_measures", "is_score_measure", "needs_probabilities", "PROBABILITY",
@@ -314,7 +314,7 @@ def brier(stats, ctx):
     if not _usable(stats, ctx, "the Brier score"):
         return np.full(ctx.batch, np.nan)
     if stats.weights is None:       # every item once: from column totals
-        return _finish(stats, ctx, brier_means(stats.sc)[None, :])
+        return _finish(stats, ctx, stats.item_means()["brier"][None, :])
     return _finish(stats, ctx, stats.item_mean(brier_items(stats.sc)))
 
 
@@ -327,7 +327,7 @@ def log_loss(stats, ctx):
     if not _usable(stats, ctx, "the log loss"):
         return np.full(ctx.batch, np.nan)
     if stats.weights is None:       # every item once: one system at a time
-        return _finish(stats, ctx, log_means(stats.sc)[None, :])
+        return _finish(stats, ctx, stats.item_means()["log_loss"][None, :])
     return _finish(stats, ctx, stats.item_mean(log_items(stats.sc)))
 
 
