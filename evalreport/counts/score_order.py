@@ -28,20 +28,21 @@ _SIGN = np.uint64(1 << 63)
 _MANTISSA = np.uint64((1 << 52) - 1)
 
 
-def _codes(values: np.ndarray) -> np.ndarray:
-    """Order-preserving unsigned 64-bit codes of finite float64 ``values`` (-0.0 codes as 0.0), a new array."""
+def _codes(values: np.ndarray) -> tuple[np.ndarray, int, int]:
+    """Order-preserving unsigned 64-bit codes of finite float64 ``values`` (-0.0 codes as 0.0), a new array,
+    and their smallest and largest code."""
     v = values + 0.0                         # -0.0 + 0.0 = +0.0: the two zeros tie
     bits = v.view(np.uint64)
-    if not (v < 0).any():                    # non-negative doubles: the bits themselves are monotone
-        return bits
-    neg = v < 0
-    return np.where(neg, ~bits, bits | _SIGN)
+    lo, hi = int(bits.min()), int(bits.max())
+    if hi < 1 << 63:                         # no sign bit: non-negative doubles, whose bits are monotone
+        return bits, lo, hi
+    codes = np.where(v < 0, ~bits, bits | _SIGN)
+    return codes, int(codes.min()), int(codes.max())
 
 
 def _key(v: np.ndarray, bits: int) -> np.ndarray | None:
     """Order-preserving codes of ``v`` below ``2**(64 - bits)`` (a new array), or None where none fits."""
-    codes = _codes(v)                        # a new array: _codes never returns the caller's
-    lo, hi = int(codes.min()), int(codes.max())
+    codes, lo, hi = _codes(v)                # a new array: _codes never returns the caller's
     limit = 1 << (64 - bits)
     if hi - lo < limit:
         codes -= np.uint64(lo)

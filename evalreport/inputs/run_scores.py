@@ -102,19 +102,22 @@ class ScoreCollector:
         self.filled.add(s)
         where = slice(None) if pos is None else pos
         direct = pos is None and complete and r.n_rows == self.shape[1]    # rows in item order: read in place
+        bounds: dict[str, list] = {}
         if layout == "binary":
             assert self.col is not None           # the "binary" layout is the score column's
-            columns = {self.col: finite_scores(r, self.col, target if direct else None)}
+            bounds[self.col] = []
+            columns = {self.col: finite_scores(r, self.col, target if direct else None, bounds[self.col])}
             if not direct:
                 target[where] = columns[self.col]
         else:
             columns = {}
             for k, (_, column) in enumerate(layout):
-                columns[column] = finite_scores(r, column, target[k] if direct else None)
+                bounds[column] = []
+                columns[column] = finite_scores(r, column, target[k] if direct else None, bounds[column])
                 if not direct:
                     target[k, where] = columns[column]
         # probabilities: recorded here, raised by the measures that need them (inputs/score_checks.py)
-        problems = {"range": range_problem(r, columns),
+        problems = {"range": range_problem(r, columns, {k: tuple(v) for k, v in bounds.items() if v}),
                     "sum": sum_problem(r, columns) if layout != "binary" and len(layout) == len(self.classes) else None}
         if any(problems.values()):
             self.problems[s] = {k: v for k, v in problems.items() if v}

@@ -17,7 +17,7 @@ SUM_TOLERANCE = 1e-6          # per class: K rounded probabilities may sum to 1 
 _NEED = "log loss, Brier score and calibration error need probabilities"
 
 
-def finite_scores(table, column: str, out: np.ndarray | None = None) -> np.ndarray:
+def finite_scores(table, column: str, out: np.ndarray | None = None, bounds: list | None = None) -> np.ndarray:
     """A score column's numbers (``table.numbers``); an infinite score is an error naming its line.
 
     Parameters
@@ -28,14 +28,17 @@ def finite_scores(table, column: str, out: np.ndarray | None = None) -> np.ndarr
         The score column.
     out : ndarray, optional
         Where to write the scores (``(n_rows,)``).
+    bounds : list, optional
+        Receives the scores' minimum and maximum.
 
     Returns
     -------
     ndarray
         The scores, float64 (``out`` when given).
     """
-    values = table.numbers(column, "score", out)
-    if values.size and np.isfinite(values.min()) and np.isfinite(values.max()):   # (NaN is refused by numbers)
+    bounds = [] if bounds is None else bounds
+    values = table.numbers(column, "score", out, bounds)
+    if not values.size or (np.isfinite(bounds[0]) and np.isfinite(bounds[1])):   # (NaN is refused by numbers)
         return values
     bad = ~np.isfinite(values)
     if bad.any():
@@ -46,10 +49,14 @@ def finite_scores(table, column: str, out: np.ndarray | None = None) -> np.ndarr
     return values
 
 
-def range_problem(table, columns: dict) -> str | None:
-    """The one-line message of the first score outside [0, 1] among ``columns`` (name -> scores), or None."""
+def range_problem(table, columns: dict, bounds: dict | None = None) -> str | None:
+    """The one-line message of the first score outside [0, 1] among ``columns`` (name -> scores), or None
+    (``bounds``: name -> (minimum, maximum), where known)."""
     for column, values in columns.items():
-        if not values.size or (values.min() >= 0 and values.max() <= 1):
+        if not values.size:
+            continue
+        lo, hi = bounds[column] if bounds and column in bounds else (values.min(), values.max())
+        if lo >= 0 and hi <= 1:
             continue
         out = (values < 0) | (values > 1)
         if out.any():

@@ -182,13 +182,18 @@ class Table:
             at += n
         return out if at == self.n_rows else None
 
-    def numbers(self, name: str, what: str, out: np.ndarray | None = None) -> np.ndarray:
+    def numbers(self, name: str, what: str, out: np.ndarray | None = None,
+                bounds: list | None = None) -> np.ndarray:
         """A numeric column as float64 (written into ``out`` when given: ``(n_rows,)``, e.g. a row of a
-        larger array, so the values are copied once); empty, non-numeric and NaN values are errors."""
+        larger array, so the values are copied once); empty, non-numeric and NaN values are errors.
+        ``bounds``: a list that receives the column's minimum and maximum (NaN-free)."""
         raw = self.columns.get(name)
         if name not in self.unusable and raw is not None and pa.types.is_float64(raw.type) and not raw.null_count:
             out = _float_values(raw, out)     # the chunks as read, copied once (no combined copy first)
-            if not np.isnan(out.min() if out.size else 0.0):
+            lo = out.min() if out.size else 0.0
+            if not np.isnan(lo):              # (the minimum is NaN iff a value is)
+                if bounds is not None:
+                    bounds[:] = [float(lo), float(out.max()) if out.size else 0.0]
                 return out
         col = self.column(name)
         if pa.types.is_dictionary(col.type):
@@ -215,12 +220,12 @@ class Table:
             row = first_true(pc.is_null(values))
             raise self.error(f"empty {what} in column {name!r}", row=row, item=self._item(row))
         out = _float_values(values, out)
-        if not np.isnan(out.min() if out.size else 0.0):     # (the minimum is NaN iff a value is)
-            return out
         nan = np.isnan(out)
         if nan.any():
             row = int(np.flatnonzero(nan)[0])
             raise self.error(f"{what} in column {name!r} is NaN", row=row, item=self._item(row))
+        if bounds is not None:
+            bounds[:] = [float(out.min()), float(out.max())] if out.size else [0.0, 0.0]
         return out
 
     def _item(self, row: int):
