@@ -55,9 +55,13 @@ class ScorePlan:
         """The raw ``scores`` rows (system, measure, value, calibrated, undefined, reason)."""
         import pandas as pd
 
+        from evalreport.measures.scores import ScoreStats, summaries_of
+
+        stats = ScoreStats(self.sc, wanted=summaries_of(self.records))     # each column summarised once
+        stats.prefetch()
         frames = []
         for m in self.records:
-            r = compute_scores(m, self.sc, policy=policy)
+            r = compute_scores(m, self.sc, policy=policy, stats=stats)
             frames.append(pd.DataFrame({"system": list(self.sc.systems), "measure": m.id, "value": r.value,
                                         "calibrated": False, "undefined": r.undefined, "reason": r.reason}))
         return pd.concat(frames, ignore_index=True)
