@@ -202,8 +202,8 @@ class Table:
             values = pc.cast(col, pa.float64())
         else:
             text = self.text(name)
-            empty = pc.or_kleene(pc.is_null(text), pc.equal(text, ""))
-            if pc.any(empty).as_py():
+            if text.null_count or not _text_lengths(text).all():      # (numpy: a "" scalar imports pandas)
+                empty = pc.or_kleene(pc.is_null(text), pc.equal(text, ""))
                 row = first_true(empty)
                 raise self.error(f"empty {what} in column {name!r}", row=row, item=self._item(row))
             try:
@@ -255,13 +255,20 @@ def _float_values(values, out: np.ndarray | None = None) -> np.ndarray:
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
     if out is None:
         if len(chunks) == 1:
-            return chunks[0].to_numpy(zero_copy_only=False)
+            return _float_view(chunks[0])
         out = np.empty(len(values))
     at = 0
     for chunk in chunks:
-        out[at:at + len(chunk)] = chunk.to_numpy(zero_copy_only=False)
+        out[at:at + len(chunk)] = _float_view(chunk)
         at += len(chunk)
     return out
+
+
+def _float_view(arr: pa.Array) -> np.ndarray:
+    """A float64 Arrow array without nulls as a NumPy view of its buffer (``to_numpy`` may import pandas)."""
+    if not len(arr):
+        return np.empty(0)
+    return np.frombuffer(arr.buffers()[1], dtype=np.float64, count=len(arr), offset=arr.offset * 8)
 
 
 def _text_lengths(arr: pa.Array) -> np.ndarray:
