@@ -88,3 +88,19 @@ def test_score_imports_no_pandas_and_no_report_code(tmp_path):
             "print(sorted(m for m in sys.modules if m == 'pandas' or m.startswith('evalreport.report')), code)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[] 0"
+
+
+def test_score_of_per_class_scores_imports_no_pandas_and_no_scipy(tmp_path):
+    """The score-based measures of `score` (csv or json) need neither pandas nor scipy: their imports would be
+    most of the command's start-up."""
+    gold, run = tmp_path / "g.tsv", tmp_path / "r.tsv"
+    gold.write_text("id\tlabel\n1\ta\n2\tb\n3\tc\n4\ta\n")
+    run.write_text("id\tlabel\tscore_a\tscore_b\tscore_c\n1\ta\t0.7\t0.2\t0.1\n2\tb\t0.1\t0.8\t0.1\n"
+                   "3\ta\t0.5\t0.2\t0.3\n4\tc\t0.3\t0.3\t0.4\n")
+    code = ("import sys; from evalreport.cli import main; "
+            f"code = main(['score', {str(gold)!r}, {str(run)!r}, '--format', 'csv']); "
+            "print(sorted(m for m in sys.modules if m in ('pandas', 'scipy') or m.startswith('evalreport.report')),"
+            " code)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert "roc_auc_ovo" in out and "log_loss" in out
+    assert out.strip().splitlines()[-1] == "[] 0"

@@ -127,7 +127,7 @@ def test_calibration_errors_equal_a_plain_loop(seed, n, K, bins):
 
 def test_guo_binning_puts_an_edge_value_in_the_lower_bin():
     """Guo et al. (2017), section 2: I_m = ((m-1)/M, m/M]; 0.2 with M = 5 is in the first bin."""
-    from evalreport.measures.scores import calibration_bins
+    from evalreport.measures.score_items import calibration_bins
 
     which, _ = calibration_bins(np.array([0.0, 0.2, 0.2000001, 1.0]), 5)
     assert which.tolist() == [0, 0, 1, 4]

@@ -4,7 +4,7 @@ Each is computed from the same sufficient statistic as the measures
 (:class:`~evalreport.counts.scores.ScoreCounts`: tie groups ranked once), so a curve and its area
 agree: the trapezoids under :func:`roc_curves` sum to ``roc_auc``, the steps of :func:`pr_curves`
 to ``average_precision``, and :func:`reliability` bins with the one binning function of ``ece`` and
-``mce`` (:func:`evalreport.measures.scores.calibration_bins`). Systems come in the runs' order; a
+``mce`` (:func:`evalreport.measures.score_items.calibration_bins`). Systems come in the runs' order; a
 system without scores has no rows. Binary form (one ``score`` column, or two classes with a positive
 class): one curve per system, ``class`` = the positive class; several classes: one one-vs-rest curve
 per class.
@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.counts.scores import ScoreCounts, score_counts
-from evalreport.measures.scores import calibration_bins, confidence
+from evalreport.measures.score_items import calibration_bins, confidence
 
 __all__ = ["roc_curves", "pr_curves", "reliability", "as_score_counts"]
 
@@ -50,7 +50,7 @@ def _curves(sc: ScoreCounts):
         for c, k in wanted:
             counts = sc.grouped(s, c)[0]
             pos = counts[:, k]
-            yield system, sc.labels[k], pos, counts.sum(-1) - pos, sc.thresholds[s][c]
+            yield system, sc.labels[k], pos, counts.sum(-1) - pos, sc.ranked()[1][s][c]
 
 
 def roc_curves(runs, *, positive=None, drop_intermediate: bool = True) -> pd.DataFrame:

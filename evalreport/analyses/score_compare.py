@@ -14,19 +14,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
-from evalreport.analyses.curves import pr_curves, reliability, roc_curves
-from evalreport.analyses.delong import delong_table
-from evalreport.analyses.engine import resampled
-from evalreport.analyses.score_design import ScoreDesign
-from evalreport.analyses.significance import benjamini_hochberg, holm
 from evalreport.counts.scores import ScoreCounts, score_counts
 from evalreport.errors import MeasureError
 from evalreport.measures import Measure, get
 from evalreport.measures.scores import PROBABILITY, SCORE_MEASURES, check_scores, compute_scores, is_score_measure
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas, the engine and scipy (through the engine's cluster resampling) are imported where they are used:
+# `evalreport score` needs only score_plan, and their imports would be most of its start-up time
 
 __all__ = ["ScorePlan", "score_plan", "AUC_IDS", "default_score_ids"]
 
@@ -52,9 +53,15 @@ class ScorePlan:
 
     def score_rows(self, policy: str) -> pd.DataFrame:
         """The raw ``scores`` rows (system, measure, value, calibrated, undefined, reason)."""
+        import pandas as pd
+
+        from evalreport.measures.scores import ScoreStats, summaries_of
+
+        stats = ScoreStats(self.sc, wanted=summaries_of(self.records))     # each column summarised once
+        stats.prefetch()
         frames = []
         for m in self.records:
-            r = compute_scores(m, self.sc, policy=policy)
+            r = compute_scores(m, self.sc, policy=policy, stats=stats)
             frames.append(pd.DataFrame({"system": list(self.sc.systems), "measure": m.id, "value": r.value,
                                         "calibrated": False, "undefined": r.undefined, "reason": r.reason}))
         return pd.concat(frames, ignore_index=True)
@@ -62,6 +69,8 @@ class ScorePlan:
     def baselines(self) -> pd.DataFrame:
         """Chance baselines: AUC 0.5 (scores independent of the gold class); the prevalence forecast's
         Brier score and log loss (every item gets the gold class shares), exact."""
+        import pandas as pd
+
         sc = self.sc
         share = np.bincount(sc.gold, minlength=sc.n_classes) / max(sc.n_items, 1)
         rows = []
@@ -88,6 +97,9 @@ class ScorePlan:
 
         Returns the engine's :class:`~evalreport.analyses.engine.Resampled` (measures in :attr:`records`
         order, the primary first when it is score-based) and notes."""
+        from evalreport.analyses.engine import resampled
+        from evalreport.analyses.score_design import ScoreDesign
+
         design = ScoreDesign(self.sc, policy=policy)
         records = self.records
         notes: list[str] = []
@@ -110,6 +122,9 @@ class ScorePlan:
 
     def delong(self) -> pd.DataFrame | None:
         """DeLong's rows when the primary measure is an AUC of the binary form, else None."""
+        from evalreport.analyses.delong import delong_table
+        from evalreport.analyses.significance import benjamini_hochberg, holm
+
         p = self.primary
         sc = self.sc
         c = sc.pos_column
@@ -126,6 +141,8 @@ class ScorePlan:
 
     def curves(self) -> dict[str, pd.DataFrame]:
         """The curve frames for :attr:`Comparison.extra`."""
+        from evalreport.analyses.curves import pr_curves, reliability, roc_curves
+
         return {"roc_curve": roc_curves(self.sc), "pr_curve": pr_curves(self.sc), "reliability": reliability(self.sc)}
 
 

@@ -7,7 +7,7 @@ no resample sorts again). Resamples are drawn in blocks whose weight arrays hold
 :data:`BLOCK_BUDGET` numbers, so memory is bounded whatever B. Approximate randomisation exchanges two
 systems' scores per item with probability 1/2 and ranks the exchanged scores again (its cost grows with
 rounds x pairs x N log N). McNemar's test, where asked for, counts the top label of the scores
-(:func:`evalreport.measures.scores.confidence`) right or wrong.
+(:func:`evalreport.measures.score_items.confidence`) right or wrong.
 """
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ import numpy as np
 
 from evalreport.counts.scores import ScoreCounts
 from evalreport.measures import Measure
-from evalreport.measures.scores import ScoreStats, compute_scores, confidence, summaries_of
+from evalreport.measures.score_items import confidence
+from evalreport.measures.scores import ScoreStats, compute_scores, summaries_of
 
 __all__ = ["ScoreDesign", "BLOCK_BUDGET", "bootstrap_weights"]
 

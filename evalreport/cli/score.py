@@ -70,9 +70,11 @@ def score_columns(runs, measures, *, positive, policy: str) -> dict[str, np.ndar
     plan = score_plan(runs if has_runs else None, None, measures, pos)
     if plan is None:
         return None
-    from evalreport.measures.scores import ScoreStats
+    from evalreport.measures.scores import ScoreStats, summaries_of
 
-    stats = ScoreStats(plan.sc)      # the grouped counts of each system and column, shared by every measure
+    # each system's columns summarised once, side by side, for every measure
+    stats = ScoreStats(plan.sc, wanted=summaries_of(plan.records))
+    stats.prefetch()
     results = [compute_scores(m, plan.sc, policy=policy, stats=stats) for m in plan.records]
     S = len(plan.sc.systems)
     return {"system": np.tile(np.asarray(plan.sc.systems, dtype=object), len(results)),

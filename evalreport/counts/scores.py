@@ -65,10 +65,11 @@ class ScoreCounts:
         ``(S,)`` whether each system has scores.
     positive : int or None
         The positive class code (binary measures), if any.
-    group : ndarray
-        ``(S, C, N)`` tie group of each item, 0 = the highest score.
-    thresholds : tuple
-        Per system and column, the distinct scores, highest first.
+    group : ndarray or None
+        ``(S, C, N)`` tie group of each item, 0 = the highest score (None: built by :meth:`ranked` on
+        first use).
+    thresholds : tuple or None
+        Per system and column, the distinct scores, highest first (None: as ``group``).
     sources : mapping
         System -> its run file (for messages).
     problems : mapping
@@ -84,10 +85,22 @@ class ScoreCounts:
     scores: np.ndarray
     has: np.ndarray
     positive: int | None
-    group: np.ndarray
-    thresholds: tuple
+    group: np.ndarray | None = None
+    thresholds: tuple | None = None
     sources: Mapping[str, str] = field(default_factory=dict)
     problems: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    def ranked(self) -> tuple[np.ndarray, tuple]:
+        """``(group, thresholds)``: each item's tie group per system and column, and the distinct scores.
+
+        Built on first use (resampling and the curves need them; the unweighted measures sort each
+        column themselves) and kept."""
+        if self.group is None or self.thresholds is None:
+            group, thresholds = _rank_all(self.scores, self.has)
+            object.__setattr__(self, "group", group)
+            object.__setattr__(self, "thresholds", thresholds)
+        assert self.group is not None and self.thresholds is not None
+        return self.group, self.thresholds
 
     @property
     def n_items(self) -> int:
@@ -133,8 +146,9 @@ class ScoreCounts:
             ``(B, G, K)``, tie groups highest score first.
         """
         K = self.n_classes
-        G = len(self.thresholds[s][c])
-        key = self.group[s, c] * K + self.gold
+        group, thresholds = self.ranked()
+        G = len(thresholds[s][c])
+        key = group[s, c] * K + self.gold
         if weights is None:
             return np.bincount(key, minlength=G * K).astype(float).reshape(1, G, K)
         B = weights.shape[0]
@@ -205,25 +219,32 @@ def score_counts(runs, *, positive: int | None = None) -> ScoreCounts | None:
             arr = arr[:, :, order]
     problems = dict(getattr(runs, "score_problems", None) or {})
     S, N, C = arr.shape
-    missing = [np.isnan(arr[s]) for s in range(S)]             # (N, C) per system, computed once
-    has = np.asarray([not m.all() for m in missing], dtype=bool)
-    blank = [m.any(axis=0) for m in missing]                    # (C,) columns with a blank score
+    # a column's minimum is NaN iff it has a blank score: one reduction per column, no (S, N, C) mask
+    blank = np.asarray([[bool(np.isnan(arr[s, :, c].min())) if N else False for c in range(C)] for s in range(S)],
+                       dtype=bool).reshape(S, C)
+    has = np.asarray([N > 0 and not (blank[s].all() and np.isnan(arr[s]).all()) for s in range(S)], dtype=bool)
     sources = {src.system: src.path for src in getattr(runs, "sources", ()) if src.role == "run" and src.system}
     for s, system in enumerate(runs.systems):
         if has[s] and blank[s].any() and "partial" not in problems.get(system, {}):
             problems[system] = {**problems.get(system, {}), "partial": (
                 f"{sources.get(system, system)}: the system has scores for some items only "
-                f"({int(missing[s].any(axis=-1).sum())} of {arr.shape[1]} items have none)")}
-    del missing
+                f"({int(np.isnan(arr[s]).any(axis=-1).sum())} of {arr.shape[1]} items have none)")}
     gold = np.asarray(runs.gold).astype(np.int64)
+    return ScoreCounts(systems=tuple(runs.systems), labels=labels, gold=gold, layout=layout, columns=columns,
+                       scores=arr, has=has, positive=positive, sources=sources, problems=problems)
+
+
+def _rank_all(arr: np.ndarray, has: np.ndarray) -> tuple[np.ndarray, tuple]:
+    """Tie groups ``(S, C, N)`` and distinct scores of every scored column without a blank score."""
+    S, N, C = arr.shape
     # tie group numbers fit 32 bits below 2**31 items: half the memory of int64 ((S, C, N) of them)
     group = np.zeros((S, C, N), dtype=np.int32 if N < 2**31 else np.int64)
     distinct: dict[tuple[int, int], np.ndarray] = {}
     for s in range(S):
+        if not has[s]:
+            continue
         for c in range(C):
-            if has[s] and not blank[s][c]:
-                group[s, c], distinct[s, c] = tie_groups(arr[s, :, c])
-    thresholds = tuple(tuple(distinct.get((s, c), np.zeros(1)) for c in range(C)) for s in range(S))
-    return ScoreCounts(systems=tuple(runs.systems), labels=labels, gold=gold, layout=layout, columns=columns,
-                       scores=arr, has=has, positive=positive, group=group, thresholds=thresholds,
-                       sources=sources, problems=problems)
+            column = arr[s, :, c]
+            if not np.isnan(column).any():
+                group[s, c], distinct[s, c] = tie_groups(column)
+    return group, tuple(tuple(distinct.get((s, c), np.zeros(1)) for c in range(C)) for s in range(S))

@@ -43,6 +43,7 @@ class ScoreCollector:
         #: run index -> {problem kind: one-line message}: scores that are no probabilities ("range": outside
         #: [0, 1]; "sum": per-class scores not summing to 1), raised only where a measure needs probabilities
         self.problems: dict[int, dict[str, str]] = {}
+        self.filled: set[int] = set()   # the runs whose scores are in the array
 
     def _layout_of(self, r: Table):
         if self.col is None:
@@ -83,8 +84,11 @@ class ScoreCollector:
             return                # a run without score columns: NaN scores, its score measures undefined
         if self.layout is None and not self.warned:
             self.layout = layout  # the first run with scores sets the layout; runs before it have none
-            shape = self.shape if layout == "binary" else self.shape + (len(layout),)
-            self.array = np.full(shape, np.nan)
+            # per-class scores are kept class-major, (S, C, N): each column is written and later sorted as
+            # one contiguous block; result() gives the (S, N, C) view. Rows are filled as runs arrive
+            # (np.empty: no pass over the whole array), a run without scores gets NaN in result().
+            shape = self.shape if layout == "binary" else (self.shape[0], len(layout), self.shape[1])
+            self.array = np.empty(shape)
         elif layout != self.layout and not self.warned:
             warnings.warn(f"{r.path}: scores ignored for all systems: this run's score columns "
                           f"({_describe(layout, self.col)}) differ from the first run's "
@@ -95,17 +99,25 @@ class ScoreCollector:
         target = self.array[s]
         if not complete:
             target[...] = np.nan
+        self.filled.add(s)
         where = slice(None) if pos is None else pos
+        direct = pos is None and complete and r.n_rows == self.shape[1]    # rows in item order: read in place
+        bounds: dict[str, list] = {}
         if layout == "binary":
             assert self.col is not None           # the "binary" layout is the score column's
-            columns = {self.col: finite_scores(r, self.col)}
-            target[where] = columns[self.col]
+            bounds[self.col] = []
+            columns = {self.col: finite_scores(r, self.col, target if direct else None, bounds[self.col])}
+            if not direct:
+                target[where] = columns[self.col]
         else:
-            columns = {column: finite_scores(r, column) for _, column in layout}
+            columns = {}
             for k, (_, column) in enumerate(layout):
-                target[where, k] = columns[column]
+                bounds[column] = []
+                columns[column] = finite_scores(r, column, target[k] if direct else None, bounds[column])
+                if not direct:
+                    target[k, where] = columns[column]
         # probabilities: recorded here, raised by the measures that need them (inputs/score_checks.py)
-        problems = {"range": range_problem(r, columns),
+        problems = {"range": range_problem(r, columns, {k: tuple(v) for k, v in bounds.items() if v}),
                     "sum": sum_problem(r, columns) if layout != "binary" and len(layout) == len(self.classes) else None}
         if any(problems.values()):
             self.problems[s] = {k: v for k, v in problems.items() if v}
@@ -116,13 +128,18 @@ class ScoreCollector:
         Returns
         -------
         tuple of (numpy.ndarray or None, tuple of str)
-            The (S, N) or (S, N, C) scores, or None without scores; the labels of the per-class
-            columns (empty for binary scores).
+            The (S, N) or (S, N, C) scores (the latter a view of class-major memory: each
+            ``[s, :, c]`` is contiguous), or None without scores; the labels of the per-class columns
+            (empty for binary scores).
         """
         if self.array is None:
             return None, ()
-        labels = () if self.layout == "binary" else tuple(lab for lab, _ in self.layout)
-        return self.array, labels
+        for s in range(self.shape[0]):
+            if s not in self.filled:
+                self.array[s] = np.nan
+        if self.layout == "binary":
+            return self.array, ()
+        return self.array.transpose(0, 2, 1), tuple(lab for lab, _ in self.layout)
 
 
 def _describe(layout, col) -> str:

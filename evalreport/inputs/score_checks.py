@@ -17,7 +17,7 @@ SUM_TOLERANCE = 1e-6          # per class: K rounded probabilities may sum to 1 
 _NEED = "log loss, Brier score and calibration error need probabilities"
 
 
-def finite_scores(table, column: str) -> np.ndarray:
+def finite_scores(table, column: str, out: np.ndarray | None = None, bounds: list | None = None) -> np.ndarray:
     """A score column's numbers (``table.numbers``); an infinite score is an error naming its line.
 
     Parameters
@@ -26,13 +26,20 @@ def finite_scores(table, column: str) -> np.ndarray:
         The run file as read (:mod:`evalreport.inputs.tables`).
     column : str
         The score column.
+    out : ndarray, optional
+        Where to write the scores (``(n_rows,)``).
+    bounds : list, optional
+        Receives the scores' minimum and maximum.
 
     Returns
     -------
     ndarray
-        The scores, float64.
+        The scores, float64 (``out`` when given).
     """
-    values = table.numbers(column, "score")
+    bounds = [] if bounds is None else bounds
+    values = table.numbers(column, "score", out, bounds)
+    if not values.size or (np.isfinite(bounds[0]) and np.isfinite(bounds[1])):   # (NaN is refused by numbers)
+        return values
     bad = ~np.isfinite(values)
     if bad.any():
         row = int(np.flatnonzero(bad)[0])
@@ -42,9 +49,15 @@ def finite_scores(table, column: str) -> np.ndarray:
     return values
 
 
-def range_problem(table, columns: dict) -> str | None:
-    """The one-line message of the first score outside [0, 1] among ``columns`` (name -> scores), or None."""
+def range_problem(table, columns: dict, bounds: dict | None = None) -> str | None:
+    """The one-line message of the first score outside [0, 1] among ``columns`` (name -> scores), or None
+    (``bounds``: name -> (minimum, maximum), where known)."""
     for column, values in columns.items():
+        if not values.size:
+            continue
+        lo, hi = bounds[column] if bounds and column in bounds else (values.min(), values.max())
+        if lo >= 0 and hi <= 1:
+            continue
         out = (values < 0) | (values > 1)
         if out.any():
             row = int(np.flatnonzero(out)[0])
@@ -56,10 +69,13 @@ def range_problem(table, columns: dict) -> str | None:
 
 def sum_problem(table, columns: dict) -> str | None:
     """The one-line message of the first row whose per-class scores do not sum to 1, or None."""
-    total = np.sum(list(columns.values()), axis=0)
-    off = np.abs(total - 1.0) > SUM_TOLERANCE * len(columns)
+    values = list(columns.values())
+    total = values[0] - 1.0
+    for v in values[1:]:                  # one running sum: no (C, N) stack
+        total += v
+    off = np.abs(total) > SUM_TOLERANCE * len(columns)
     if not off.any():
         return None
     row = int(np.flatnonzero(off)[0])
-    return str(table.error(f"the per-class scores sum to {total[row]:.9g}, not 1 ({int(off.sum())} such rows in "
+    return str(table.error(f"the per-class scores sum to {total[row] + 1.0:.9g}, not 1 ({int(off.sum())} such rows in "
                            f"the file): {_NEED}", row=row, item=table._item(row)))

@@ -182,8 +182,19 @@ class Table:
             at += n
         return out if at == self.n_rows else None
 
-    def numbers(self, name: str, what: str) -> np.ndarray:
-        """A numeric column as float64; empty, non-numeric and NaN values are errors."""
+    def numbers(self, name: str, what: str, out: np.ndarray | None = None,
+                bounds: list | None = None) -> np.ndarray:
+        """A numeric column as float64 (written into ``out`` when given: ``(n_rows,)``, e.g. a row of a
+        larger array, so the values are copied once); empty, non-numeric and NaN values are errors.
+        ``bounds``: a list that receives the column's minimum and maximum (NaN-free)."""
+        raw = self.columns.get(name)
+        if name not in self.unusable and raw is not None and pa.types.is_float64(raw.type) and not raw.null_count:
+            out = _float_values(raw, out)     # the chunks as read, copied once (no combined copy first)
+            lo = out.min() if out.size else 0.0
+            if not np.isnan(lo):              # (the minimum is NaN iff a value is)
+                if bounds is not None:
+                    bounds[:] = [float(lo), float(out.max()) if out.size else 0.0]
+                return out
         col = self.column(name)
         if pa.types.is_dictionary(col.type):
             col = col.dictionary_decode()
@@ -191,8 +202,8 @@ class Table:
             values = pc.cast(col, pa.float64())
         else:
             text = self.text(name)
-            empty = pc.or_kleene(pc.is_null(text), pc.equal(text, ""))
-            if pc.any(empty).as_py():
+            if text.null_count or not _text_lengths(text).all():      # (numpy: a "" scalar imports pandas)
+                empty = pc.or_kleene(pc.is_null(text), pc.equal(text, ""))
                 row = first_true(empty)
                 raise self.error(f"empty {what} in column {name!r}", row=row, item=self._item(row))
             try:
@@ -208,11 +219,13 @@ class Table:
         if values.null_count:
             row = first_true(pc.is_null(values))
             raise self.error(f"empty {what} in column {name!r}", row=row, item=self._item(row))
-        out = values.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+        out = _float_values(values, out)
         nan = np.isnan(out)
         if nan.any():
             row = int(np.flatnonzero(nan)[0])
             raise self.error(f"{what} in column {name!r} is NaN", row=row, item=self._item(row))
+        if bounds is not None:
+            bounds[:] = [float(out.min()), float(out.max())] if out.size else [0.0, 0.0]
         return out
 
     def _item(self, row: int):
@@ -234,6 +247,28 @@ def _int_values(arr: pa.Array) -> np.ndarray:
             return np.empty(0, dtype=dtype)
         return np.frombuffer(arr.buffers()[1], dtype=dtype, count=len(arr), offset=arr.offset * dtype.itemsize)
     return arr.to_numpy(zero_copy_only=False)
+
+
+def _float_values(values, out: np.ndarray | None = None) -> np.ndarray:
+    """A float64 Arrow array or chunked array without nulls as NumPy, chunk by chunk into ``out`` (a new
+    array when None; pyarrow's ``ChunkedArray.to_numpy`` imports pandas and copies the chunks once more)."""
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    if out is None:
+        if len(chunks) == 1:
+            return _float_view(chunks[0])
+        out = np.empty(len(values))
+    at = 0
+    for chunk in chunks:
+        out[at:at + len(chunk)] = _float_view(chunk)
+        at += len(chunk)
+    return out
+
+
+def _float_view(arr: pa.Array) -> np.ndarray:
+    """A float64 Arrow array without nulls as a NumPy view of its buffer (``to_numpy`` may import pandas)."""
+    if not len(arr):
+        return np.empty(0)
+    return np.frombuffer(arr.buffers()[1], dtype=np.float64, count=len(arr), offset=arr.offset * 8)
 
 
 def _text_lengths(arr: pa.Array) -> np.ndarray:

@@ -26,7 +26,8 @@ from __future__ import annotations
 import numpy as np
 
 from evalreport.measures._core import get
-from evalreport.measures.scores import EPS, compute_scores
+from evalreport.measures.score_items import EPS
+from evalreport.measures.scores import compute_scores
 
 __all__ = ["HISTOGRAM_MEASURES", "histogram_columns", "histogram_bound"]
 
@@ -37,8 +38,9 @@ HISTOGRAM_MEASURES = ("roc_auc", "average_precision", "brier", "log_loss", "ece"
 def _bins(hist, s: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(G,)`` positives, negatives and whether the scores differ, per bin of system s (highest first)."""
     sc = hist.counts[s]
-    group = sc.group[0, 0]
-    G = len(sc.thresholds[0][0])
+    groups, thresholds = sc.ranked()
+    group = groups[0, 0]
+    G = len(thresholds[0][0])
     w = hist.weights[s]
     positive = sc.gold == hist.positive
     pos = np.bincount(group, weights=np.where(positive, w, 0.0), minlength=G)

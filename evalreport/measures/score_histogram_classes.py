@@ -53,8 +53,9 @@ def _prevalence(hist, s: int) -> np.ndarray:
 def _pair_auc(h, s: int, i: int, j: int) -> tuple[float, float]:
     """A(i|j) and its bound: column i's histogram (``h``), gold class i against gold class j."""
     sc = h.counts[s]
-    group = sc.group[0, 0]
-    G = len(sc.thresholds[0][0])
+    groups, thresholds = sc.ranked()
+    group = groups[0, 0]
+    G = len(thresholds[0][0])
     w = h.weights[s]
     pos = np.bincount(group, weights=np.where(sc.gold == i, w, 0.0), minlength=G)
     neg = np.bincount(group, weights=np.where(sc.gold == j, w, 0.0), minlength=G)

@@ -12,9 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from evalreport.counts.score_order import ordered_classes
 from evalreport.measures._core import get
+from evalreport.measures.score_items import item_means
 
-__all__ = ["ScoreStats", "SUMMARIES", "MEASURE_SUMMARIES", "summaries_of", "column_summaries", "trapezoid_from"]
+__all__ = ["ScoreStats", "SUMMARIES", "MEASURE_SUMMARIES", "summaries_of", "column_summaries", "ordered_summaries",
+           "trapezoid_from"]
 
 
 class ScoreStats:
@@ -34,6 +37,28 @@ class ScoreStats:
         self.wanted = frozenset(SUMMARIES if wanted is None else wanted)
         self._cache: dict[tuple[int, int], dict[str, Any]] = {}
         self.bin_sums: dict[tuple[int, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        self._gold: np.ndarray | None = None       # the gold class totals (unweighted summaries)
+        self._means: dict[str, np.ndarray] | None = None
+
+    def prefetch(self, threads: int | None = None) -> None:
+        """Summarise every scored column of every system now, in ``threads`` threads (default: one per core,
+        at most 4). Without weights a column's summaries come from one sort (:func:`ordered_summaries`),
+        which numpy runs without holding the GIL, so the columns of a large task are summarised side by
+        side; the values are those :meth:`summary` would compute one by one."""
+        import os
+        from concurrent.futures import ThreadPoolExecutor
+
+        sc = self.sc
+        todo = [(s, c) for s in range(len(sc.systems)) if sc.has[s] for c in range(len(sc.columns))
+                if (s, c) not in self._cache]
+        workers = max(1, min(threads or min(os.cpu_count() or 1, 4), len(todo)))
+        if workers == 1 or self.weights is not None:
+            found = [self._summaries(s, c) for s, c in todo]
+        else:
+            with ThreadPoolExecutor(workers) as pool:
+                found = list(pool.map(lambda sc_: self._summaries(*sc_), todo))
+        for key, summaries in zip(todo, found):
+            self._cache[key] = {**self._cache.get(key, {}), **summaries}
 
     def grouped(self, s: int, c: int) -> np.ndarray:
         """``(B, G, K)`` weighted counts per tie group and gold class (built again on every call)."""
@@ -59,7 +84,20 @@ class ScoreStats:
             wanted.discard("ovo")
         if what is not None:
             wanted.add(what)
+        if self.weights is None:       # every item once: one sort of the column, no per-item tie groups
+            sc = self.sc
+            if self._gold is None:
+                self._gold = np.bincount(sc.gold, minlength=sc.n_classes)
+            ordered, new = ordered_classes(sc.scores[s, :, c], sc.gold, sc.n_classes)
+            return ordered_summaries(ordered, new, sc.columns[c], sc.n_classes, wanted, self._gold)
         return column_summaries(self.grouped(s, c), self.sc.columns[c], wanted)
+
+    def item_means(self) -> dict[str, np.ndarray]:
+        """The Brier score and log loss of every system, every item weighted 1 (computed once for both;
+        :func:`evalreport.measures.score_items.item_means`)."""
+        if self._means is None:
+            self._means = item_means(self.sc)
+        return self._means
 
     def item_mean(self, values: np.ndarray) -> np.ndarray:
         """``(B, S)`` weighted means over items of ``values`` ``(S, N)`` (NaN rows stay NaN)."""
@@ -150,6 +188,79 @@ def column_summaries(counts: np.ndarray, k: int, wanted: frozenset[str] | set[st
                 out["ap"] = (np.einsum("bg,bg->b", pos, prec), P)
             if "trap" in wanted:
                 out["trap"] = trapezoid_from(tp, prec, pos, tot - pos)
+    return out
+
+
+def ordered_summaries(ordered: np.ndarray, new: np.ndarray, k: int, K: int, wanted: frozenset[str] | set[str],
+                      gold: np.ndarray | None = None) -> dict[str, Any]:
+    """The wanted summaries of one score column (class ``k``), every item weighted 1, from its items' gold
+    classes in ascending score order (:func:`evalreport.counts.score_order.ordered_classes`).
+
+    Parameters
+    ----------
+    ordered : ndarray
+        ``(N,)`` gold class codes in ascending score order.
+    new : ndarray
+        ``(N,)`` bool, True where a tie group starts.
+    k : int
+        The class of the column's scores.
+    K : int
+        The number of classes.
+    wanted : set of str
+        Which of :data:`SUMMARIES` to compute.
+    gold : ndarray, optional
+        ``(K,)`` the items of each gold class (counted from ``ordered`` when None).
+
+    Returns
+    -------
+    dict
+        As :func:`column_summaries` with ``B = 1``, to rounding.
+
+    Notes
+    -----
+    With tie groups g (ascending score), ``start_g`` the items below g, ``pos_g`` and ``size_g`` the
+    class-k and all items in g, and P the class-k items: TP_g = P - (class-k items below g) are the
+    positives at or above g's score and pred_g = N - start_g the items predicted positive at g's
+    threshold, so no cumulative sum runs over the (tie group, class) cells. Hand & Till's A(k|j)
+    numerator sums TP_g - pos_g / 2 over the class-j items (one ``bincount`` of a per-item vector).
+    """
+    N = int(ordered.shape[0])
+    out: dict[str, Any] = {}
+    totals = np.bincount(ordered, minlength=K) if gold is None else gold
+    gold = np.asarray(totals, dtype=float)[None, :]
+    if "gold" in wanted:
+        out["gold"] = gold
+    if not wanted & {"auc", "ap", "trap", "f1", "ovo"}:
+        return out
+    starts = np.flatnonzero(new)
+    c0 = np.zeros(N + 1, dtype=np.int64)
+    np.cumsum(ordered == k, out=c0[1:])
+    P = float(c0[N])
+    below = c0[starts]
+    sizes = np.diff(starts, append=N)
+    pos = np.diff(c0[np.append(starts, N)]).astype(float)
+    tp = P - below                                   # positives at or above each group's score
+    pred = (N - starts).astype(float)                # items at or above it
+    Pv = np.array([P])
+    if wanted & {"auc", "ovo"}:
+        half = tp - pos / 2.0
+        if "ovo" in wanted:
+            # each item's group number from 1 (an int32 running sum is several times faster than an int64 one)
+            gid = np.cumsum(new, dtype=np.int32 if N < 2**31 else np.int64)
+            num = np.bincount(ordered, weights=np.concatenate([[0.0], half])[gid], minlength=K)[None, :]
+            out["ovo"] = (num, P * gold)
+        if "auc" in wanted:
+            out["auc"] = (np.array([np.einsum("g,g->", half, sizes - pos)]), np.array([P * (N - P)]))
+    if "f1" in wanted:
+        out["f1"] = (np.array([(2.0 * tp / (pred + P)).max() if N else 0.0]), Pv)
+    if wanted & {"ap", "trap"}:
+        prec = tp / pred
+        if "ap" in wanted:
+            out["ap"] = (np.array([np.einsum("g,g->", pos, prec)]), Pv)
+        if "trap" in wanted:
+            above = pred - sizes                         # items strictly above each group
+            prev = np.divide(tp - pos, above, out=np.ones_like(prec), where=above > 0)
+            out["trap"] = (np.array([np.einsum("g,g->", pos, prec + prev) / 2.0]), Pv)
     return out
 
 

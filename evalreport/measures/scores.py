@@ -24,10 +24,11 @@ import numpy as np
 
 from evalreport.errors import MeasureError
 from evalreport.measures._core import REGISTRY, Context, Interval, Measure, Result, get, register, result
+from evalreport.measures.score_items import bin_sums, brier_items, log_items
 from evalreport.measures.score_stats import SUMMARIES, ScoreStats, summaries_of, trapezoid_from
 
 __all__ = ["ScoreStats", "compute_scores", "check_scores", "summaries_of", "SUMMARIES", "score_measures", "is_score_measure", "needs_probabilities", "PROBABILITY",
-           "auc_counts", "ranked_counts", "binary_values", "pr_points", "calibration_bins", "confidence", "SCORE_MEASURES"]
+           "auc_counts", "ranked_counts", "binary_values", "pr_points", "SCORE_MEASURES"]
 
 #: The score measures of a comparison on scored runs, in this order.
 SCORE_MEASURES = ("roc_auc", "roc_auc_weighted", "roc_auc_ovo", "average_precision", "pr_auc", "best_threshold_f1",
@@ -37,7 +38,6 @@ SCORE_MEASURES = ("roc_auc", "roc_auc_weighted", "roc_auc_ovo", "average_precisi
 PROBABILITY = ("brier", "log_loss", "ece", "mce")
 
 NO_SCORES = "no score columns in the system's run"
-EPS = float(np.finfo(float).eps)
 
 
 # ----------------------------------------------------------------------------- shared pieces
@@ -295,39 +295,6 @@ def best_threshold_f1(stats, ctx):
 # ----------------------------------------------------------------------------- calibration
 
 
-def _onehot(sc) -> np.ndarray:
-    """``(N, C)`` whether each item's gold class is each column's class."""
-    return (sc.gold[:, None] == np.asarray(sc.columns)[None, :]).astype(float)
-
-
-def _row_squares(d: np.ndarray) -> np.ndarray:
-    """``(N,)`` sum of squares of each row of ``d`` (einsum: several times faster than summing a short axis)."""
-    return np.einsum("nc,nc->n", d, d)
-
-
-def _brier_items(sc) -> np.ndarray:
-    """``(S, N)`` per-item squared error (binary: of the positive class; classes: summed; 2 classes: halved)."""
-    if sc.layout == "binary":
-        y = (sc.gold == sc.columns[0]).astype(float)
-        return (sc.scores[..., 0] - y) ** 2
-    onehot = _onehot(sc)
-    sq = np.stack([_row_squares(x - onehot) for x in sc.scores]) if len(sc.scores) else np.zeros((0, sc.n_items))
-    return sq / 2.0 if sc.n_classes == 2 else sq
-
-
-def _log_items(sc) -> np.ndarray:
-    """``(S, N)`` per-item log loss, probabilities clipped to [eps, 1 - eps] (as scikit-learn)."""
-    if sc.layout == "binary":
-        y = sc.gold == sc.columns[0]
-        p = np.clip(sc.scores[..., 0], EPS, 1 - EPS)
-        return -np.where(y, np.log(p), np.log1p(-p))
-    # the gold class's column of each item (one system at a time: no (S, N, C) temporaries)
-    where = np.asarray([list(sc.columns).index(g) if g in sc.columns else 0 for g in range(sc.n_classes)])[sc.gold]
-    p = np.stack([np.take_along_axis(x, where[:, None], axis=-1)[:, 0] for x in sc.scores]) if len(sc.scores) \
-        else np.zeros((0, sc.n_items))
-    return -np.log(np.clip(p, EPS, 1 - EPS))
-
-
 def _usable(stats: ScoreStats, ctx: Context, what: str) -> bool:
     sc = stats.sc
     if sc.layout == "binary" or sc.full:
@@ -346,7 +313,9 @@ def _usable(stats: ScoreStats, ctx: Context, what: str) -> bool:
 def brier(stats, ctx):
     if not _usable(stats, ctx, "the Brier score"):
         return np.full(ctx.batch, np.nan)
-    return _finish(stats, ctx, stats.item_mean(_brier_items(stats.sc)))
+    if stats.weights is None:       # every item once: from column totals
+        return _finish(stats, ctx, stats.item_means()["brier"][None, :])
+    return _finish(stats, ctx, stats.item_mean(brier_items(stats.sc)))
 
 
 @_score("log_loss", "Log loss", source="Good 1952; scikit-learn log_loss",
@@ -357,90 +326,18 @@ def brier(stats, ctx):
 def log_loss(stats, ctx):
     if not _usable(stats, ctx, "the log loss"):
         return np.full(ctx.batch, np.nan)
-    return _finish(stats, ctx, stats.item_mean(_log_items(stats.sc)))
+    if stats.weights is None:       # every item once: one system at a time
+        return _finish(stats, ctx, stats.item_means()["log_loss"][None, :])
+    return _finish(stats, ctx, stats.item_mean(log_items(stats.sc)))
 
 
-def _top(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``(N,)`` column of each item's highest score (the first of equal ones; a NaN score never wins) and
-    that score, for one system: a pass per column, faster than ``argmax`` over a short axis."""
-    if x.shape[-1] == 0 or np.isnan(x).any():
-        top = np.argmax(np.nan_to_num(x, nan=-np.inf), axis=-1)
-        return top, np.take_along_axis(x, top[:, None], axis=-1)[:, 0]
-    top = np.zeros(x.shape[0], dtype=np.int64)
-    best = x[:, 0].copy()
-    for c in range(1, x.shape[-1]):
-        better = x[:, c] > best
-        top[better] = c
-        np.copyto(best, x[:, c], where=better)
-    return top, best
-
-
-def confidence(sc) -> tuple[np.ndarray, np.ndarray]:
-    """``(S, N)`` top-label confidence and whether the top label is the gold class.
-
-    One score column: the top label is the positive class iff p >= 1/2 (confidence max(p, 1 - p))."""
-    if sc.layout == "binary":
-        p = sc.scores[..., 0]
-        top_pos = p >= 0.5
-        return np.where(top_pos, p, 1.0 - p), top_pos == (sc.gold == sc.columns[0])[None, :]
-    if not len(sc.scores):
-        return np.zeros((0, sc.n_items)), np.zeros((0, sc.n_items), dtype=bool)
-    found = [_top(x) for x in sc.scores]
-    top, conf = np.stack([t for t, _ in found]), np.stack([v for _, v in found])
-    return conf, np.asarray(sc.columns)[top] == sc.gold[None, :]
-
-
-def calibration_bins(conf: np.ndarray, bins: int = 15, strategy: str = "uniform") -> tuple[np.ndarray, np.ndarray]:
-    """Bin of each confidence ``(..., N)`` and the edges ``(..., bins + 1)``.
-
-    ``uniform``: equal-width bins ((m - 1)/M, m/M] (Guo et al. 2017, section 2; 0 joins the first);
-    ``quantile``: equal-mass bins, edges at the M-quantiles of the confidences (per row)."""
-    conf = np.asarray(conf, dtype=float)
-    bins = int(bins)
-    if strategy == "uniform":
-        edges = np.broadcast_to(np.linspace(0.0, 1.0, bins + 1), conf.shape[:-1] + (bins + 1,))
-    elif strategy == "quantile":
-        edges = np.moveaxis(np.nanquantile(conf, np.linspace(0.0, 1.0, bins + 1), axis=-1), 0, -1)
-        edges = edges.copy()
-        edges[..., 0], edges[..., -1] = 0.0, 1.0
-    else:
-        raise MeasureError(f"unknown binning strategy {strategy!r}; choose uniform or quantile")
-    flat_e = edges.reshape(-1, bins + 1)
-    flat_c = conf.reshape(-1, conf.shape[-1])
-    which = np.stack([np.searchsorted(e, c, side="left") - 1 for e, c in zip(flat_e, flat_c)])
-    return np.clip(which, 0, bins - 1).reshape(conf.shape), edges
-
-
-def _bin_sums(stats: ScoreStats, ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-    """``(B, S, M)`` weighted sums per bin of confidence, correctness and items."""
+def _bin_sums(stats: ScoreStats, ctx: Context) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(B, S, M)`` weighted sums per bin of confidence, correctness and items (shared by ece and mce)."""
     bins, strategy = int(ctx.params.get("bins", 15)), str(ctx.params.get("strategy", "uniform"))
     key = (bins, strategy)
-    if key not in stats.bin_sums:          # shared by ece and mce
-        stats.bin_sums[key] = _bin_sums_of(stats, bins, strategy)
+    if key not in stats.bin_sums:
+        stats.bin_sums[key] = bin_sums(stats.sc, stats.weights, bins, strategy)
     return stats.bin_sums[key]
-
-
-def _bin_sums_of(stats: ScoreStats, bins: int, strategy: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(B, S, M)`` weighted sums per bin of confidence, correctness and items (one bincount per sum)."""
-    sc = stats.sc
-    conf, right = confidence(sc)
-    which, _ = calibration_bins(np.nan_to_num(conf), bins, strategy)
-    S, N = conf.shape
-    if stats.weights is None:      # every item once: one bincount per sum, no (S, N, bins) one-hot array
-        flat = (np.arange(S)[:, None] * bins + which).ravel()
-        sums = [np.bincount(flat, weights=v, minlength=S * bins).reshape(1, S, bins)
-                for v in (np.nan_to_num(conf).ravel(), right.ravel().astype(float), None)]
-        return sums[0], sums[1], sums[2].astype(float)
-    w = stats.weights
-    B = w.shape[0]
-    conf0 = np.nan_to_num(conf)
-    out = np.zeros((3, B, S, bins))
-    rows = (np.arange(B, dtype=np.int64) * bins)[:, None]
-    for s in range(S):          # per system: (B, N) temporaries, no (S, N, bins) one-hot array
-        flat = (rows + which[s][None, :]).ravel()
-        for i, v in enumerate((w * conf0[s], w * right[s], w)):
-            out[i, :, s] = np.bincount(flat, weights=v.ravel(), minlength=B * bins).reshape(B, bins)
-    return out[0], out[1], out[2]
 
 
 _BINS = {"bins": 15, "strategy": "uniform"}
