@@ -125,7 +125,8 @@ def top_label(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         for c in range(1, C):
             col = x[:, c]
             np.greater(col, best, out=better)
-            top += better * np.int8(c) - better * top     # top = c where better (arithmetic: no masked copy)
+            flag = better.view(np.int8)                   # top = c where better (arithmetic: no masked copy)
+            top += flag * np.int8(c) - flag * top
             np.maximum(best, col, out=best)
         if not np.isnan(best).any():           # a NaN anywhere in a row makes its maximum NaN
             return top.astype(np.intp), best
