@@ -108,7 +108,7 @@ def _sweep(cols: np.ndarray) -> tuple[np.ndarray, bool]:
     turn (t is such a holder for u), so t's test on the holders left at its turn has the outcome of
     its test on all the holders at the letter's start."""
     cols = cols.copy()
-    counts = cols.astype(np.float64)        # exact: letter counts are far below 2**53
+    counts = cols.astype(np.float32)        # exact: a count of letters is far below 2**24
     shared = np.rint(counts.T @ counts).astype(np.int64)
     changed = False
     for c in range(len(cols)):              # each step depends on the letters before it
@@ -116,12 +116,12 @@ def _sweep(cols: np.ndarray) -> tuple[np.ndarray, bool]:
         maybe = held[shared[held, held] >= 2]          # a system holding no other letter keeps this one
         if not len(maybe):
             continue
-        drop = maybe[shared[np.ix_(maybe, held)].min(axis=1) >= 2]
+        drop = maybe[shared[maybe[:, None], held].min(axis=1) >= 2]
         if len(drop):
             cols[c, drop] = False
             kept = held[cols[c, held]]
-            shared[np.ix_(drop, held)] -= 1          # the pairs letter c no longer links, once each
-            shared[np.ix_(kept, drop)] -= 1
+            shared[drop[:, None], held] -= 1         # the pairs letter c no longer links, once each
+            shared[kept[:, None], drop] -= 1
             changed = True
     return cols, changed
 
