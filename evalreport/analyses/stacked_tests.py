@@ -8,8 +8,9 @@ one block of pairs at a time, small enough that the block's temporaries stay in 
 cache: the pairs of a block are gathered from the ``(B, S, M)`` resamples, and each column (a pair
 under a measure) goes through the arithmetic of :func:`evalreport.analyses.significance.bootstrap_p`
 step by step (the differences oriented and rounded at 12 decimals, their mean, then the mean of
-squared deviations, each summed over the resamples in resample order), so the p-values are the same
-to the last bit. A measure undefined (NaN) on some resample goes through ``bootstrap_p`` itself, block
+squared deviations), each sum taken over a contiguous run of resamples as there (numpy sums such a
+run pairwise, so the memory layout is part of the arithmetic), so the p-values are the same to the
+last bit. A measure undefined (NaN) on some resample goes through ``bootstrap_p`` itself, block
 by block, for its pairwise-complete counts.
 
 :func:`tiers` and :func:`rank_bounds` turn the Holm-corrected p-values of one measure into the
@@ -89,7 +90,7 @@ def stacked_bootstrap_p(samples: np.ndarray, values: np.ndarray, higher: np.ndar
 
 def _complete_p(d: np.ndarray, observed: np.ndarray) -> np.ndarray:
     """:func:`bootstrap_p`'s p-values of differences ``d`` (..., B) with no NaN, step for step (``d`` is overwritten)."""
-    from scipy.special import erfc  # here, not at the top: the report's kernel imports this module, not scipy
+    from scipy.special import erfc  # here, not at the top: importing this module does not load scipy
 
     B = d.shape[-1]
     obs = np.round(observed, ROUND_DECIMALS)
