@@ -31,13 +31,27 @@ __all__ = ["letter_matrix", "letter_names", "compact_letters", "letter_set", "sh
            "letters_sentence", "TEST_NAMES"]
 
 
+def _packed(cols: np.ndarray) -> np.ndarray:
+    """Each letter's holders as bits, in 64-bit words: ``(letters, words)``."""
+    bits = np.packbits(cols, axis=1)
+    pad = -bits.shape[1] % 8
+    if pad:
+        bits = np.concatenate([bits, np.zeros((bits.shape[0], pad), dtype=np.uint8)], axis=1)
+    return np.ascontiguousarray(bits).view(np.uint64)
+
+
+def _within(inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
+    """``[p, q]``: the holders of letter ``inner[p]`` are all holders of ``outer[q]`` (exact, on bits)."""
+    x, y = _packed(inner), _packed(outer)
+    return ~(x[:, None, :] & ~y[None, :, :]).any(axis=2)
+
+
 def _absorb(cols: np.ndarray) -> np.ndarray:
     """Drop every column (letter) whose holders are a subset of another column's; of equal
     columns the first is kept."""
     if len(cols) < 2:
         return cols
-    c = cols.astype(np.int64)
-    sub = (c @ (1 - c).T) == 0                       # sub[p, q]: holders(p) within holders(q)
+    sub = _within(cols, cols)                        # sub[p, q]: holders(p) within holders(q)
     np.fill_diagonal(sub, False)
     equal = sub & sub.T
     below = np.tril(np.ones_like(sub), -1)            # of equal columns keep the first
@@ -68,8 +82,7 @@ def _insert_absorb(sep: np.ndarray) -> np.ndarray:
         without_i, without_J = cols[hit].copy(), cols[hit] & ~J
         without_i[:, i] = False
         rest, new = cols[~hit], np.concatenate([without_i, without_J])
-        # within[p, q]: new letter p held only by holders of letter q (exact in float32 below 2**24 systems)
-        within = (new.astype(np.float32) @ (~np.concatenate([rest, new])).T.astype(np.float32)) == 0
+        within = _within(new, np.concatenate([rest, new]))     # new letter p held only by holders of letter q
         R, m = len(rest), len(new)
         among = within[:, R:]
         np.fill_diagonal(among, False)
@@ -87,17 +100,29 @@ def _ordered(cols: np.ndarray) -> np.ndarray:
 
 def _sweep(cols: np.ndarray) -> tuple[np.ndarray, bool]:
     """Remove, one at a time, a system from a letter when every system that letter links it to
-    (itself included, which stands for "it keeps another letter") shares another letter with it."""
+    (itself included, which stands for "it keeps another letter") shares another letter with it.
+
+    Within one letter the steps do not depend on each other, so each letter's are taken at once:
+    ``shared[t, u]`` (the letters t and u both hold) changes only when t or u leaves the letter, and
+    a holder u that shares no other letter with t (``shared[t, u] == 1``) cannot leave it before t's
+    turn (t is such a holder for u), so t's test on the holders left at its turn has the outcome of
+    its test on all the holders at the letter's start."""
     cols = cols.copy()
-    counts = cols.astype(np.int64)          # cols as integers, kept equal to cols (one cast, not one per step)
+    counts = cols.astype(np.float32)        # exact: a count of letters is far below 2**24
+    shared = np.rint(counts.T @ counts).astype(np.int64)
     changed = False
-    for c in range(len(cols)):              # letters x holders: small, and each step depends on the last
-        for t in np.flatnonzero(cols[c]):
-            shared = counts[:, t] @ counts          # letters t shares with each system
-            if shared[cols[c]].min() >= 2:
-                cols[c, t] = False
-                counts[c, t] = 0
-                changed = True
+    for c in range(len(cols)):              # each step depends on the letters before it
+        held = np.flatnonzero(cols[c])
+        maybe = held[shared[held, held] >= 2]          # a system holding no other letter keeps this one
+        if not len(maybe):
+            continue
+        drop = maybe[shared[maybe[:, None], held].min(axis=1) >= 2]
+        if len(drop):
+            cols[c, drop] = False
+            kept = held[cols[c, held]]
+            shared[drop[:, None], held] -= 1         # the pairs letter c no longer links, once each
+            shared[kept[:, None], drop] -= 1
+            changed = True
     return cols, changed
 
 

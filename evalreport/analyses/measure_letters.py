@@ -3,10 +3,13 @@
 :func:`evalreport.analyses.compare.compare` runs the pairwise tests (and so the letters and rank
 intervals) on the primary measure only. A page where the reader picks the measure needs them under
 each measure; this module derives them from the comparison's own paired bootstrap resamples
-(:attr:`~evalreport.analyses.compare.Comparison.samples`): the same resamples, the same paired
-bootstrap test (:func:`evalreport.analyses.engine.pairwise_tests`), Holm-corrected over the pairs of
-each measure, the compact letter display of Piepho (2004) and the simultaneous rank intervals of
-:func:`evalreport.analyses.rank_intervals.rank_intervals`. Nothing is resampled again.
+(:attr:`~evalreport.analyses.compare.Comparison.samples`): the same resamples, the p-values of the
+same paired bootstrap test (those of :func:`evalreport.analyses.engine.pairwise_tests`, bit for bit,
+computed for all measures at once by :func:`evalreport.analyses.stacked_tests.stacked_bootstrap_p`),
+Holm-corrected over the pairs of each measure, the compact letter display of Piepho (2004), the tiers
+of :func:`evalreport.analyses.significance.groups` and the simultaneous rank intervals of
+:func:`evalreport.analyses.rank_intervals.rank_intervals`. Nothing is resampled again, and no frame
+of every pair is built.
 
 The primary measure keeps the comparison's own rows (its letters come from the test the user chose,
 ``pairwise_test``, which may be the randomisation test or McNemar's); every other measure uses the
@@ -14,31 +17,18 @@ paired bootstrap test, and the ``test`` column says which.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import cast
-
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.engine import Design, pairwise_tests
-from evalreport.analyses.rank_intervals import rank_intervals
-from evalreport.analyses.significance import groups
+from evalreport.analyses.letters import compact_letters
+from evalreport.analyses.significance import holm
+from evalreport.analyses.stacked_tests import rank_bounds, separated, stacked_bootstrap_p, tiers
+from evalreport.errors import InputError
 
 __all__ = ["MEASURE_LETTER_COLUMNS", "measure_letters"]
 
 #: The columns of the ``measure_letters`` table.
 MEASURE_LETTER_COLUMNS = ["system", "measure", "test", "letters", "group", "rank_lo", "rank_hi"]
-
-
-class _Directions:
-    """The two facts :func:`pairwise_tests` asks of a design for the bootstrap test: systems and directions."""
-
-    def __init__(self, systems: Sequence[str]):
-        self.systems = tuple(systems)
-
-    def direction(self, measure) -> bool:
-        """Whether higher values of ``measure`` are better."""
-        return bool(measure.higher_is_better)
 
 
 def measure_letters(comparison, *, alpha: float | None = None) -> pd.DataFrame:
@@ -63,37 +53,53 @@ def measure_letters(comparison, *, alpha: float | None = None) -> pd.DataFrame:
     if samples is None or len(comparison.systems) < 2:
         return pd.DataFrame(columns=MEASURE_LETTER_COLUMNS)
     level = float(comparison.settings.get("alpha", 0.05) if alpha is None else alpha)
+    if not 0.0 < level < 1.0:
+        raise InputError(f"alpha must lie strictly between 0 and 1; got {level!r}")
     systems = list(comparison.systems)
     raw = comparison.scores[~comparison.scores["calibrated"].astype(bool)]
-    design = cast(Design, _Directions(systems))      # only systems and direction() are asked of it
+    own = [mid == comparison.primary and len(comparison.groups) > 0 for mid in comparison.measures]
+    tested = [j for j, keep in enumerate(own) if not keep]
+    values = np.empty((len(systems), len(tested)))
+    for k, j in enumerate(tested):
+        values[:, k] = raw[raw["measure"] == comparison.measures[j]].set_index("system")["value"].reindex(
+            systems).to_numpy(dtype=float)
+    higher = np.array([bool(comparison.record(comparison.measures[j]).higher_is_better) for j in tested], dtype=bool)
+    a, b = np.triu_indices(len(systems), 1)
+    p = stacked_bootstrap_p(samples[:, :, tested], values, higher, a, b)       # (pairs, tested measures)
     frames = []
     for j, mid in enumerate(comparison.measures):
-        if mid == comparison.primary and len(comparison.groups):
+        if own[j]:
             frames.append(_primary_rows(comparison, level))
             continue
-        record = comparison.record(mid)
-        value = raw[raw["measure"] == mid].set_index("system")["value"].reindex(systems).to_numpy(dtype=float)
-        pairs = pairwise_tests(design, record, value, tests=("bootstrap",), samples=samples[:, :, j], alpha=level)
-        frames.append(_rows(pairs, systems, mid, value, record.higher_is_better, level, "bootstrap"))
+        k = tested.index(j)
+        sign = 1.0 if higher[k] else -1.0
+        difference = sign * (values[a, k] - values[b, k])
+        frames.append(_rows(holm(p[:, k]), difference, a, b, systems, mid, values[:, k], bool(higher[k]), level))
     return pd.concat(frames, ignore_index=True)[MEASURE_LETTER_COLUMNS]
 
 
-def _order(systems: list[str], value: np.ndarray, higher: bool) -> list[str]:
-    """The systems best first under one measure (undefined values last, ties in system order)."""
+def _order(value: np.ndarray, higher: bool) -> np.ndarray:
+    """The systems' indices best first under one measure (undefined values last, ties in system order)."""
     key = np.where(np.isnan(value), np.inf, -value if higher else value)
-    return [systems[i] for i in np.argsort(key, kind="stable")]
+    return np.argsort(key, kind="stable")
 
 
-def _rows(pairs: pd.DataFrame, systems: list[str], mid: str, value: np.ndarray, higher: bool, alpha: float,
-          test: str) -> pd.DataFrame:
-    """One measure's rows from its pairwise table."""
-    order = _order(systems, value, higher)
-    if not len(pairs) or pairs["p_holm"].isna().all():
+def _rows(p_holm: np.ndarray, difference: np.ndarray, a: np.ndarray, b: np.ndarray, systems: list[str], mid: str,
+          value: np.ndarray, higher: bool, alpha: float) -> pd.DataFrame:
+    """One measure's rows from its Holm-corrected paired bootstrap p-values."""
+    test = "bootstrap"
+    if not len(p_holm) or np.isnan(p_holm).all():
         return pd.DataFrame({"system": systems, "measure": mid, "test": test, "letters": "", "group": np.nan,
                              "rank_lo": pd.NA, "rank_hi": pd.NA})
-    tiers = groups(pairs, alpha=alpha, test=test, order=order)
-    bounds = rank_intervals(pairs, order, alpha=alpha, test=test)
-    out = pd.DataFrame({"system": systems}).merge(tiers[["system", "letters", "group"]], on="system", how="left")
+    S = len(systems)
+    order = _order(value, higher)
+    sep, tested = separated(p_holm, a, b, S, alpha)
+    names = [systems[i] for i in order]
+    letters = compact_letters(sep[np.ix_(order, order)], tested=tested[order])
+    tier = pd.DataFrame({"system": names, "group": tiers(sep, tested, order), "letters": letters})
+    lo, hi = rank_bounds(p_holm, difference, a, b, S, alpha)
+    bounds = pd.DataFrame({"system": names, "rank_lo": lo[order], "rank_hi": hi[order]})
+    out = pd.DataFrame({"system": systems}).merge(tier[["system", "letters", "group"]], on="system", how="left")
     out = out.merge(bounds, on="system", how="left")
     out["letters"] = out["letters"].fillna("")
     return out.assign(measure=mid, test=test)
