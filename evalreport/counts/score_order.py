@@ -9,13 +9,13 @@ one-vs-one AUC, an average precision, a PR AUC or a best-threshold F1 needs
 
 The sort is of one 64-bit key per item when the scores allow it: an order-preserving integer code
 of the score, shifted left to make room for the class code in the low bits; ``np.sort`` of 64-bit
-integers is about three times faster than ``np.argsort``. The code is the float64's bits with the sign
-folded in (monotone in the value), less the column's smallest code. Probabilities with exact zeros span 62 bits that way: zeros then code as 0 and
-the other scores from 1 up (less the smallest positive code). Where the range is still too wide, the
-12 bits of sign and exponent are replaced by the rank of the exponent among those the column uses,
-which keeps the order and needs 52 bits plus a few.
-Equal keys are equal (score, class) pairs, so the key sort gives exactly the tie groups and class
-counts of an argsort. Where neither code fits (more than 256 classes, or scores using more than
+integers is about three times faster than ``np.argsort``. The code is the float64's bits with the
+sign folded in (monotone in the value), less the column's smallest code. Probabilities with exact
+zeros span 62 bits that way: zeros then code as 0 and the other scores from 1 up (less the smallest
+positive code). Where the range is still too wide, the 12 bits of sign and exponent are replaced by
+the rank of the exponent among those the column uses, which keeps the order and needs 52 bits plus
+a few. Equal keys are equal (score, class) pairs, so the key sort gives exactly the tie groups and
+class counts of an argsort. Where no code fits (more than 256 classes, or scores using more than
 2**(12 - class bits) exponents) the column is argsorted instead.
 """
 from __future__ import annotations
