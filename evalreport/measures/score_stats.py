@@ -232,15 +232,19 @@ def ordered_summaries(ordered: np.ndarray, new: np.ndarray, k: int, K: int, want
         out["gold"] = gold
     if not wanted & {"auc", "ap", "trap", "f1", "ovo"}:
         return out
-    starts = np.flatnonzero(new)
-    c0 = np.zeros(N + 1, dtype=np.int64)
+    # counts as float64 from the start (exact below 2**53): no integer-to-float casts further down
+    at = np.append(np.flatnonzero(new), N)          # group starts, then N
+    bounds = at.astype(float)
+    starts = bounds[:-1]
+    c0 = np.zeros(N + 1)
     np.cumsum(ordered == k, out=c0[1:])
     P = float(c0[N])
-    below = c0[starts]
-    sizes = np.diff(starts, append=N)
-    pos = np.diff(c0[np.append(starts, N)]).astype(float)
+    upto = c0[at]                                    # class-k items below each group start, then P
+    below = upto[:-1]
+    sizes = np.diff(bounds)
+    pos = np.diff(upto)
     tp = P - below                                   # positives at or above each group's score
-    pred = (N - starts).astype(float)                # items at or above it
+    pred = N - starts                                # items at or above it
     Pv = np.array([P])
     if wanted & {"auc", "ovo"}:
         half = tp - pos / 2.0
