@@ -1,0 +1,43 @@
+"""What a paper's author, a reviewer and a shared-task participant tripped on, from the README and ``--help`` only."""
+import json
+
+import numpy as np
+import pytest
+
+from evalreport.cli import main
+
+CLASSES = ("pos", "neg", "neu")
+
+
+def _scored_task(root, *, seeds: int, clusters: bool, n_items: int = 90, seed: int = 0):
+    """gold.tsv (with a ``doc`` column) and runs with ``score_<class>`` columns: a folder per system when
+    ``seeds`` > 1, one file per system otherwise."""
+    rng = np.random.default_rng(seed)
+    gold = rng.integers(0, len(CLASSES), n_items)
+    root.mkdir(parents=True, exist_ok=True)
+    lines = ["id\tlabel\tdoc"] + [f"i{i}\t{CLASSES[g]}\td{i // 6}" for i, g in enumerate(gold)]
+    (root / "gold.tsv").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    for s, system in enumerate(("bert", "svm", "rule")):
+        for k in range(seeds):
+            logits = rng.normal(size=(n_items, len(CLASSES))) + (1.5 - 0.5 * s) * np.eye(len(CLASSES))[gold]
+            p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+            rows = ["id\tlabel\t" + "\t".join(f"score_{c}" for c in CLASSES)]
+            rows += [f"i{i}\t{CLASSES[int(np.argmax(p[i]))]}\t" + "\t".join(repr(float(v)) for v in p[i])
+                     for i in range(n_items)]
+            path = root / "runs" / system / f"seed{k + 1}.tsv" if seeds > 1 else root / "runs" / f"{system}.tsv"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("\n".join(rows) + "\n", encoding="utf-8")
+    return root / "gold.tsv", root / "runs"
+
+
+@pytest.mark.parametrize("seeds, clusters", [(3, False), (1, True)])
+def test_appendix_of_scored_runs_by_seed_or_cluster_leaves_the_score_measures_out(tmp_path, seeds, clusters):
+    # the author asked for no measure: the default set may not hold measures the design cannot resample
+    gold, runs = _scored_task(tmp_path / "in", seeds=seeds, clusters=clusters)
+    out = tmp_path / "app"
+    args = ["appendix", str(gold), "--runs-dir", str(runs), "--bootstrap", "40", "-o", str(out), "--quiet"]
+    rc = main(args + (["--cluster-col", "doc"] if clusters else []))
+    assert rc == 0
+    manifest = json.loads((out / "data" / "manifest.json").read_text(encoding="utf-8"))
+    assert not any(m.startswith(("roc_auc", "brier", "log_loss", "ece")) for m in manifest["measures"])
+    assert any(n.startswith("score-based measures left out") for n in manifest["notes"])
