@@ -41,3 +41,30 @@ def test_appendix_of_scored_runs_by_seed_or_cluster_leaves_the_score_measures_ou
     manifest = json.loads((out / "data" / "manifest.json").read_text(encoding="utf-8"))
     assert not any(m.startswith(("roc_auc", "brier", "log_loss", "ece")) for m in manifest["measures"])
     assert any(n.startswith("score-based measures left out") for n in manifest["notes"])
+
+
+def test_typst_example_compiles_without_tags_where_typst_tagging_fails(tmp_path):
+    # six systems, one name that wraps in the header of the every-measure table: Typst 0.15's tagged-PDF
+    # export stops with "internal error: parent group" on this layout (typst issue 8487); the example names
+    # the way out, and that way compiles
+    typst = pytest.importorskip("typst")
+    rng = np.random.default_rng(3)
+    root = tmp_path / "in"
+    (root / "runs").mkdir(parents=True)
+    gold = rng.integers(0, 4, 200)
+    classes = "ABCD"
+
+    def write(path, labels):
+        path.write_text("id\tlabel\n" + "".join(f"i{i}\t{classes[k]}\n" for i, k in enumerate(labels)),
+                        encoding="utf-8")
+
+    write(root / "gold.tsv", gold)
+    for k, name in enumerate(["sys0", "sys1", "sys2", "sys3", "sys4", "bert large cased v2"]):
+        write(root / "runs" / f"{name}.tsv", np.where(rng.random(200) < 0.5 + 0.07 * k, gold, rng.integers(0, 4, 200)))
+    out = tmp_path / "app"
+    assert main(["appendix", str(root / "gold.tsv"), "--runs-dir", str(root / "runs"), "--bootstrap", "100",
+                 "-o", str(out), "--quiet"]) == 0
+    example = (out / "main-example.typ").read_text(encoding="utf-8")
+    assert "typst compile --no-pdf-tags main-example.typ" in example
+    typst.compile(str(out / "main-example.typ"), output=str(out / "paper.pdf"), root=str(out), pdf_tags=False)
+    assert (out / "paper.pdf").read_bytes().startswith(b"%PDF")
