@@ -68,3 +68,19 @@ def test_typst_example_compiles_without_tags_where_typst_tagging_fails(tmp_path)
     assert "typst compile --no-pdf-tags main-example.typ" in example
     typst.compile(str(out / "main-example.typ"), output=str(out / "paper.pdf"), root=str(out), pdf_tags=False)
     assert (out / "paper.pdf").read_bytes().startswith(b"%PDF")
+
+
+def test_what_if_caption_with_several_runs_says_observed_is_the_mean_confusion_matrix(tmp_path):
+    # the what-if table's "observed" column (of the mean counts) and the leaderboard (mean of the runs' values)
+    # differ in the third decimal: the caption says why, so a reviewer does not read it as an error
+    from evalreport.report.sections import open_report
+
+    gold, runs = _scored_task(tmp_path / "in", seeds=3, clusters=False)
+    out = tmp_path / "app"
+    assert main(["appendix", str(gold), "--runs-dir", str(runs), "--bootstrap", "40", "-o", str(out), "--quiet"]) == 0
+    report = open_report(out / "data")
+    table = report.what_if_table()
+    board = report.table("leaderboard").set_index("system")["value"]
+    observed = table.df["observed"]
+    assert not np.allclose(observed[board.index], board, rtol=0, atol=1e-9)     # the two values differ
+    assert "averaged over its runs" in table.caption
