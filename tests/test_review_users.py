@@ -84,3 +84,17 @@ def test_what_if_caption_with_several_runs_says_observed_is_the_mean_confusion_m
     observed = table.df["observed"]
     assert not np.allclose(observed[board.index], board, rtol=0, atol=1e-9)     # the two values differ
     assert "averaged over its runs" in table.caption
+
+
+def test_findings_count_one_undefined_case_in_the_singular(tmp_path):
+    # the stance example's majority baseline has one undefined value (MCC, 0/0)
+    from pathlib import Path
+
+    from evalreport.report.sections import open_report
+
+    root = Path(__file__).resolve().parents[1] / "examples" / "stance"
+    out = tmp_path / "rep"
+    assert main(["appendix", str(root / "gold.tsv"), "--runs-dir", str(root / "runs"), "--task-file",
+                 str(root / "task.toml"), "--bootstrap", "40", "-o", str(out), "--quiet"]) == 0
+    text = open_report(out / "data").findings().text
+    assert "**Undefined values:** 1 (measure, system) case, listed below." in text

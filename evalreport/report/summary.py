@@ -598,8 +598,8 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
                chance if chance.startswith("**Chance:**") else "", *undefined, _skips_item(of),
                _not_computed_item(of)]
     if undefined:
-        headline.append(f"**Undefined values:** {len(of('undefined')) + len(of('undefined_skipped')):,} "
-                        "(measure, system) cases, listed below.")
+        cases = counted(len(of('undefined')) + len(of('undefined_skipped')), "(measure, system) case")
+        headline.append(f"**Undefined values:** {cases}, listed below.")
     listed = [f"- {i}" for i in details if i]
     return Note("\n".join(f"- {i}" for i in headline if i), details="\n".join(listed) if listed else None,
                 summary="More findings: each measure's winner, calibration, undefined values")
