@@ -98,3 +98,41 @@ def test_findings_count_one_undefined_case_in_the_singular(tmp_path):
                  str(root / "task.toml"), "--bootstrap", "40", "-o", str(out), "--quiet"]) == 0
     text = open_report(out / "data").findings().text
     assert "**Undefined values:** 1 (measure, system) case, listed below." in text
+
+
+def _findings(tmp_path, preds: dict, gold) -> str:
+    """The findings' headline of an appendix run on ``gold`` and the systems' predicted labels."""
+    from evalreport.report.sections import open_report
+
+    root = tmp_path / "in"
+    (root / "runs").mkdir(parents=True)
+
+    def write(path, labels):
+        path.write_text("id\tlabel\n" + "".join(f"i{i}\t{'abc'[k]}\n" for i, k in enumerate(labels)),
+                        encoding="utf-8")
+
+    write(root / "gold.tsv", gold)
+    for name, labels in preds.items():
+        write(root / "runs" / f"{name}.tsv", labels)
+    out = tmp_path / "app"
+    assert main(["appendix", str(root / "gold.tsv"), "--runs-dir", str(root / "runs"), "--bootstrap", "100",
+                 "-o", str(out), "--quiet"]) == 0
+    return open_report(out / "data").findings().text
+
+
+def test_findings_when_every_system_shares_first_place_name_no_empty_list(tmp_path):
+    # two constant predictors tie under macro F1: no other system is left to separate from the leaders
+    gold = np.random.default_rng(1).integers(0, 3, 120)
+    text = _findings(tmp_path, {"c1": np.zeros(120, int), "c2": np.ones(120, int)}, gold)
+    line = next(t for t in text.splitlines() if "Separated from" in t)
+    assert "not ." not in line and "other 0" not in line
+    assert "no other system (every system shares first place)" in line
+    assert "over the one pair" in line.replace("\\", "") and "all 1 pairs" not in line
+
+
+def test_findings_when_two_perfect_systems_lead_say_every_other_system_is_separated(tmp_path):
+    rng = np.random.default_rng(1)
+    gold = rng.integers(0, 3, 120)
+    text = _findings(tmp_path, {"p1": gold, "p2": gold, "other": np.where(rng.random(120) < 0.6, gold, 0)}, gold)
+    line = next(t for t in text.splitlines() if "Separated from" in t)
+    assert "**Separated from the leaders:** every other system." in line

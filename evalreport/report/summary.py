@@ -323,8 +323,10 @@ def _separation_item(of, first, alpha: float) -> str:
     s = "**Separated from " + who + ":** "
     shown = [f"{escape(r['system'])} ({_p(float(r['value']))})" if not pd.isna(r["value"])
              else escape(r["system"]) for _, r in others.head(NAMED_INSEPARABLE).iterrows()]
-    if len(others) == 0 and len(insep) == 0:
+    if len(others) == 0 and (len(insep) == 0 or n_sep > 0):
         s += f"every other {'tested ' if len(untested) else ''}system."
+    elif len(others) == 0:          # every system shares first place: no other system to separate
+        s += "no other system" + (" (every system shares first place)" if len(lead) > 1 else "") + "."
     elif n_sep == 0 and len(others) > NAMED_INSEPARABLE:
         ps = others["value"].dropna()
         s += (f"none of the other {len(others)} tested systems"
