@@ -136,3 +136,29 @@ def test_findings_when_two_perfect_systems_lead_say_every_other_system_is_separa
     text = _findings(tmp_path, {"p1": gold, "p2": gold, "other": np.where(rng.random(120) < 0.6, gold, 0)}, gold)
     line = next(t for t in text.splitlines() if "Separated from" in t)
     assert "**Separated from the leaders:** every other system." in line
+
+
+def _rows(gap_detail: str):
+    """Findings of two systems under two measures: each measure's lead is a near-tie in the family of every
+    measure's winner test; under the primary measure the leaderboard's family says ``gap_detail``."""
+    import pandas as pd
+
+    rows = [("leader", "A", "macro_f1", 0.8, ""), ("winner", "A", "macro_f1", 0.8, ""),
+            ("winner", "A", "accuracy", 0.81, ""),
+            ("winner_margin", "B", "macro_f1", 0.05, "lead"), ("winner_noise", "B", "macro_f1", 0.09, "within noise"),
+            ("winner_margin", "B", "accuracy", 0.04, "lead"), ("winner_noise", "B", "accuracy", 0.09, "within noise"),
+            ("runner_up", "B", "macro_f1", 0.05, ""), ("gap_noise", "B", "macro_f1", 0.01, gap_detail)]
+    return pd.DataFrame(rows, columns=["finding", "system", "measure", "value", "detail"])
+
+
+def test_near_tie_of_the_primary_measure_says_why_the_leaderboard_separates_the_same_pair():
+    # the leaderboard's family (all pairs under the primary measure, p 0.01) separates A and B, the family of
+    # every measure's winner test (p 0.09 after Holm) does not: the findings say why both verdicts stand
+    from evalreport.report.summary import findings_note
+
+    note = findings_note(_rows("beyond noise"), primary="macro_f1")
+    words = note.text + (note.details or "")
+    assert "within the bootstrap noise" in words
+    assert "the leaderboard's tests (all pairs under that measure) do separate the first two" in words
+    quiet = findings_note(_rows("below noise"), primary="macro_f1")
+    assert "do separate the first two" not in quiet.text + (quiet.details or "")

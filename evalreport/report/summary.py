@@ -175,7 +175,7 @@ def _winners_sentence(of: Callable[[str], pd.DataFrame], alpha: float, test: str
             t += (f"; under {_join([escape(_label(m)) for m in near])} its lead over the runner-up is within the "
                   f"bootstrap noise ({_differences(margin.loc[near, 'value'])}; {rule}: "
                   f"{_p_range(noise.loc[near, 'value'])})")
-        return t + "."
+        return t + "." + _primary_family_clause(of, near)
     t = ""
     if near:
         near_groups = _winner_groups(winners[winners["measure"].isin(near)], "measure")
@@ -185,6 +185,7 @@ def _winners_sentence(of: Callable[[str], pd.DataFrame], alpha: float, test: str
               + f"; each lead over the runner-up {noise_words}")
         t += ("; these measures do not separate their first two systems." if len(near) > 1 else
               "; this measure does not separate its first two systems.")
+        t += _primary_family_clause(of, near)
     if tied:
         shown = _join([f"{_names(by_measure[m])} under {escape(_label(m))}" for m in tied], "; ")
         t += (" " if t else "") + f"Tied for first: {shown}."
@@ -194,6 +195,17 @@ def _winners_sentence(of: Callable[[str], pd.DataFrame], alpha: float, test: str
         t += ((" " if t else "") + "Not tested against a runner-up (no other system has a value, or no resample "
               f"defines both): {shown}.")
     return t
+
+
+def _primary_family_clause(of, near) -> str:
+    """Where the primary measure is a near-tie among the measures but the leaderboard's family (all pairs
+    under the primary measure) separates the same two systems: why the two verdicts differ."""
+    gap = of("gap_noise")
+    if gap.empty or str(gap["detail"].iloc[0]) != "beyond noise" or gap["measure"].iloc[0] not in set(near):
+        return ""
+    return (f" Under {escape(_label(gap['measure'].iloc[0]))}, the primary measure, the leaderboard's tests (all pairs "
+            "under that measure) do separate the first two: among every measure's winner test the same difference "
+            "is corrected for more tests.")
 
 
 def _degenerate_sentence(of) -> str:
