@@ -162,3 +162,17 @@ def test_near_tie_of_the_primary_measure_says_why_the_leaderboard_separates_the_
     assert "the leaderboard's tests (all pairs under that measure) do separate the first two" in words
     quiet = findings_note(_rows("below noise"), primary="macro_f1")
     assert "do separate the first two" not in quiet.text + (quiet.details or "")
+
+
+def test_plan_with_several_runs_per_system_does_not_pick_two_seeds_of_one_system(tmp_path, capsys):
+    # the best two runs were two seeds of the best system: planned as if they were two systems
+    gold, runs = _scored_task(tmp_path / "in", seeds=3, clusters=False)
+    rc = main(["plan", str(gold), "--runs-dir", str(runs), "--measure", "macro_f1", "--difference", "0.05",
+               "--resamples", "50", "--no-progress"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "--systems bert/seed1 rule/seed1" in err         # one run of each of two systems, as an example
+    rc = main(["plan", str(gold), "--runs-dir", str(runs), "--measure", "macro_f1", "--difference", "0.05",
+               "--resamples", "50", "--no-progress", "--systems", "bert/seed1", "svm/seed1", "--format", "csv"])
+    assert rc == 0
+    assert "bert/seed1" in capsys.readouterr().out
