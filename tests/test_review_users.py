@@ -176,3 +176,13 @@ def test_plan_with_several_runs_per_system_does_not_pick_two_seeds_of_one_system
                "--resamples", "50", "--no-progress", "--systems", "bert/seed1", "svm/seed1", "--format", "csv"])
     assert rc == 0
     assert "bert/seed1" in capsys.readouterr().out
+
+
+def test_compare_with_several_runs_per_system_says_the_intervals_resample_runs_then_items(tmp_path):
+    gold, runs = _scored_task(tmp_path / "in", seeds=3, clusters=False)
+    out = tmp_path / "cmp"
+    assert main(["compare", str(gold), "--runs-dir", str(runs), "--bootstrap", "40", "--measures", "accuracy",
+                 "--out", str(out), "--quiet"]) == 0
+    notes = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["notes"]
+    assert any(n.startswith("intervals: 40 paired bootstrap resamples over runs, then items") for n in notes)
+    assert not any("resamples over items" in n for n in notes)

@@ -348,7 +348,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                          "with replacement, then the items, paired across every run); values are means over runs")
         notes += boot.notes
         if design.clusters is None:
-            notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile "
+            over = "runs, then items" if run_system is not None else "items"     # the two-level bootstrap
+            notes.append(f"intervals: {bootstrap} paired bootstrap resamples over {over}, percentile "
                          f"{100 * (1 - alpha):g}% intervals, seed {seed}"
                          + (", within gold classes (stratified)" if bootstrap_strata else ""))
         else:
