@@ -186,3 +186,27 @@ def test_compare_with_several_runs_per_system_says_the_intervals_resample_runs_t
     notes = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["notes"]
     assert any(n.startswith("intervals: 40 paired bootstrap resamples over runs, then items") for n in notes)
     assert not any("resamples over items" in n for n in notes)
+
+
+def test_latex_prints_greek_letters_and_the_minus_sign_under_pdflatex():
+    # the methods paragraph's "p = 2Φ(−|z|)" printed as "2[U+03A6]([U+2212]|z|)" under pdfLaTeX; maths
+    # commands print the same under every engine
+    from evalreport import escape
+
+    assert escape.latex_portable("p = 2Φ(−|z|)") == r"p = 2\ensuremath{\Phi}(\ensuremath{-}\textbar{}z\textbar{})"
+    assert escape.latex_portable("β-VAE") == r"\ensuremath{\beta}-{}VAE"
+    assert escape.latex_portable("λ ω ξ Σ") == r"\ensuremath{\lambda} \ensuremath{\omega} \ensuremath{\xi} \ensuremath{\Sigma}"
+    assert escape.latex_portable("日") == r"\evalreportchar{65E5}{日}"             # no maths glyph: the macro
+    assert escape.latex_portable("\\alpha β") == r"\textbackslash{}alpha \ensuremath{\beta}"   # data stays inert
+
+
+def test_appendix_methods_in_latex_have_no_code_point_placeholders(tmp_path):
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "examples" / "stance"
+    out = tmp_path / "app"
+    assert main(["appendix", str(root / "gold.tsv"), "--runs-dir", str(root / "runs"), "--bootstrap", "40",
+                 "-o", str(out), "--quiet"]) == 0
+    methods = (out / "methods.tex").read_text(encoding="utf-8")
+    assert r"2\ensuremath{\Phi}(\ensuremath{-}" in methods
+    assert "evalreportchar" not in methods
