@@ -210,3 +210,16 @@ def test_appendix_methods_in_latex_have_no_code_point_placeholders(tmp_path):
     methods = (out / "methods.tex").read_text(encoding="utf-8")
     assert r"2\ensuremath{\Phi}(\ensuremath{-}" in methods
     assert "evalreportchar" not in methods
+
+
+def test_leaderboard_page_with_several_runs_per_system_names_the_two_level_bootstrap(tmp_path):
+    from evalreport.report.leaderboard_data import TWO_LEVEL_TEST, page_data, read_tables
+
+    gold, runs = _scored_task(tmp_path / "in", seeds=3, clusters=False)
+    out = tmp_path / "app"
+    assert main(["appendix", str(gold), "--runs-dir", str(runs), "--bootstrap", "40", "--measures", "accuracy",
+                 "-o", str(out), "--quiet"]) == 0
+    tables, manifest, provenance = read_tables(out / "data")       # the tables `leaderboard --from-tables` reads
+    data = page_data(tables, manifest, provenance=provenance)
+    assert data["raw"]["macro_f1"]["test"] == TWO_LEVEL_TEST
+    assert data["settings"]["pairwise_test"] == TWO_LEVEL_TEST
