@@ -223,3 +223,38 @@ def test_leaderboard_page_with_several_runs_per_system_names_the_two_level_boots
     data = page_data(tables, manifest, provenance=provenance)
     assert data["raw"]["macro_f1"]["test"] == TWO_LEVEL_TEST
     assert data["settings"]["pairwise_test"] == TWO_LEVEL_TEST
+
+
+def test_json_lines_nested_thousands_deep_are_one_error_line_not_a_crash(tmp_path):
+    # pyarrow's JSON reader ended the scorer with a segmentation fault on this submission (exit -11, no
+    # message); in a subprocess, so that a crash fails this test instead of ending the test run
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1] / "examples" / "codabench" / "input"
+    inp = tmp_path / "input"
+    (inp / "ref").mkdir(parents=True)
+    (inp / "res").mkdir()
+    (inp / "ref" / "gold.tsv").write_bytes((root / "ref" / "gold.tsv").read_bytes())
+    depth = 30_000
+    (inp / "res" / "predictions.jsonl").write_text('{"id": "t0001", "label": ' + "[" * depth + "]" * depth + "}\n",
+                                                   encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "evalreport", "codabench", str(inp), str(tmp_path / "out"),
+                           "--bootstrap", "20"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr[-500:]
+    assert proc.stderr.count("\n") == 1 and "line 1: submission error: JSON nested too deeply" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("chunk", [3, 7, 1 << 24])
+def test_max_line_depth_counts_within_each_line_across_chunks(tmp_path, chunk):
+    from evalreport.inputs.json_depth import max_line_depth
+
+    path = tmp_path / "x.jsonl"
+    path.write_bytes(b'{"a": [1, [2]]}\n{"b": "]]]"}\n' + b"[" * 40 + b"]" * 40 + b"\n{}\n")
+    assert max_line_depth(path, chunk=chunk) == 40
+    path.write_bytes(b'{"a": "[[["}\n' * 50)                  # unclosed brackets in strings: each line from 0
+    assert max_line_depth(path, chunk=chunk) == 4
+    path.write_bytes(b"")
+    assert max_line_depth(path, chunk=chunk) == 0
