@@ -258,3 +258,25 @@ def test_max_line_depth_counts_within_each_line_across_chunks(tmp_path, chunk):
     assert max_line_depth(path, chunk=chunk) == 4
     path.write_bytes(b"")
     assert max_line_depth(path, chunk=chunk) == 0
+
+
+def test_a_workbook_that_expands_a_thousandfold_is_refused_unread(tmp_path):
+    # a 40 KB submission whose one cell holds 40 MB of text (300 MB took 2 GB of memory and 17 s to read)
+    import zipfile
+
+    openpyxl = pytest.importorskip("openpyxl")
+    from evalreport.errors import InputError
+    from evalreport.inputs.tables import read_table
+
+    book = openpyxl.Workbook()
+    book.active.append(["id", "label"])
+    book.active.append(["t0001", "PLACEHOLDER"])
+    book.save(tmp_path / "base.xlsx")
+    bomb = tmp_path / "bomb.xlsx"
+    with zipfile.ZipFile(tmp_path / "base.xlsx") as src, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as out:
+        for part in src.infolist():
+            out.writestr(part, src.read(part.filename).replace(b"PLACEHOLDER", b"A" * 40_000_000),
+                         compress_type=zipfile.ZIP_DEFLATED)
+    assert bomb.stat().st_size < 100_000
+    with pytest.raises(InputError, match="refused unread as a decompression bomb"):
+        read_table(bomb, "run")
