@@ -280,3 +280,19 @@ def test_a_workbook_that_expands_a_thousandfold_is_refused_unread(tmp_path):
     assert bomb.stat().st_size < 100_000
     with pytest.raises(InputError, match="refused unread as a decompression bomb"):
         read_table(bomb, "run")
+
+
+def test_compare_on_three_clusters_warns_that_the_cluster_bootstrap_is_rough(tmp_path):
+    # --cluster-col label: three clusters; the bootstrap test separated every pair (p near 1e-5) where the
+    # randomisation test over clusters cannot go below 0.25; the command line and manifest said nothing
+    gold, runs = _scored_task(tmp_path / "in", seeds=1, clusters=True)
+    out = tmp_path / "cmp"
+    assert main(["compare", str(gold), "--runs-dir", str(runs), "--bootstrap", "60", "--measures", "accuracy",
+                 "--cluster-col", "label", "--out", str(out), "--quiet"]) == 0
+    notes = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["notes"]
+    assert any("warning: with only 3 clusters the cluster bootstrap is unreliable" in n for n in notes)
+    out2 = tmp_path / "cmp2"
+    assert main(["compare", str(gold), "--runs-dir", str(runs), "--bootstrap", "60", "--measures", "accuracy",
+                 "--cluster-col", "doc", "--out", str(out2), "--quiet"]) == 0      # 15 clusters: still few
+    notes = json.loads((out2 / "manifest.json").read_text(encoding="utf-8"))["notes"]
+    assert any("with only 15 clusters" in n for n in notes)
