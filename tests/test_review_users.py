@@ -296,3 +296,17 @@ def test_compare_on_three_clusters_warns_that_the_cluster_bootstrap_is_rough(tmp
                  "--cluster-col", "doc", "--out", str(out2), "--quiet"]) == 0      # 15 clusters: still few
     notes = json.loads((out2 / "manifest.json").read_text(encoding="utf-8"))["notes"]
     assert any("with only 15 clusters" in n for n in notes)
+
+
+def test_compare_with_a_handful_of_resamples_warns(tmp_path):
+    # --bootstrap 1 gave the "95% interval" [0.8351, 0.8351] around a value of 0.8316, with no word
+    gold, runs = _scored_task(tmp_path / "in", seeds=1, clusters=False)
+    out = tmp_path / "cmp"
+    assert main(["compare", str(gold), "--runs-dir", str(runs), "--bootstrap", "1", "--measures", "accuracy",
+                 "--out", str(out), "--quiet"]) == 0
+    notes = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["notes"]
+    assert "warning: only 1 bootstrap resample, too few for 95% intervals" in " ".join(notes)
+    assert main(["compare", str(gold), "--runs-dir", str(runs), "--bootstrap", "100", "--measures", "accuracy",
+                 "--out", str(out), "--quiet"]) == 0
+    notes = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["notes"]
+    assert "too few" not in " ".join(notes)

@@ -53,6 +53,7 @@ from evalreport.errors import InputError, MeasureError
 from evalreport.inputs.settings import DEFAULT_BASELINE_SAMPLES, DEFAULT_PRIMARY, Settings
 from evalreport.measures import Measure, applicable, bind, catalogue, evaluate, get, resolve_positive
 from evalreport.measures._core import unique
+from evalreport.words import counted
 
 __all__ = ["compare", "Comparison", "COMPARE_MEASURES", "comparison_measures", "TABLES",
            "EMPTY_COLUMNS", "as_counts", "leaderboard_table"]
@@ -83,6 +84,8 @@ COMPARE_MEASURES = (
 
 #: Binary measures added for the positive class when one is given.
 POSITIVE_MEASURES = ("f1", "precision", "recall", "f_star")
+#: Fewer paired bootstrap resamples than this get a warning note (the default is 1,000).
+FEW_RESAMPLES = 100
 
 TABLES = ("scores", "ranks", "rank_correlation", "calibration_correlation", "disagreements", "inconsistency",
           "baselines", "intervals", "rank_distribution", "pairwise", "groups", "leaderboard")
@@ -356,6 +359,11 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
             extra, cluster_note = _cluster_tables(design, records[0], boot.samples[:, :, 0], bootstrap, seed)
             notes.append(f"intervals: {bootstrap} paired bootstrap resamples over whole clusters, percentile "
                          f"{100 * (1 - alpha):g}% intervals, seed {seed}; {cluster_note}")
+        if bootstrap < FEW_RESAMPLES:
+            # the ends of a 95% percentile interval are the 2.5% and 97.5% points of the resamples
+            notes.append(f"warning: only {counted(bootstrap, 'bootstrap resample')}, too few for {100 * (1 - alpha):g}% "
+                         "intervals, P(best) and p-values (their ends and probabilities move from seed to seed; 1,000 "
+                         "or more are usual)")
         lost = lost_classes_sentence(design.class_absent, design.n_missing_class, bootstrap)
         if lost:
             notes.append(lost.rstrip("."))           # notes carry no final full stop
