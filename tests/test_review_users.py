@@ -310,3 +310,14 @@ def test_compare_with_a_handful_of_resamples_warns(tmp_path):
                  "--out", str(out), "--quiet"]) == 0
     notes = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["notes"]
     assert "too few" not in " ".join(notes)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--classes", "9", "--max-n", "3"], "9 classes with --max-n 3: the 81 cells of a matrix cannot be keyed"),
+    (["--max-n", "100000", "--measures", "accuracy", "--properties", "MON", "--classes", "2"],
+     "2 classes with --max-n 100000: 4,167,083,347,916,875,000 confusion matrices to enumerate"),
+])
+def test_audit_refuses_an_enumeration_it_cannot_hold(args, words, capsys):
+    # nine classes ended in an AssertionError (keys overflowing int64); --max-n 100000 in the kernel's OOM kill
+    assert main(["audit", *args]) == 2
+    assert words in capsys.readouterr().err
