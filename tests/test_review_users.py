@@ -321,3 +321,12 @@ def test_audit_refuses_an_enumeration_it_cannot_hold(args, words, capsys):
     # nine classes ended in an AssertionError (keys overflowing int64); --max-n 100000 in the kernel's OOM kill
     assert main(["audit", *args]) == 2
     assert words in capsys.readouterr().err
+
+
+def test_plan_refuses_a_difference_beyond_the_measures_range(tmp_path, capsys):
+    # "2 items detect a difference of 5 macro_f1 with 80% power"
+    gold, runs = _scored_task(tmp_path / "in", seeds=1, clusters=False)
+    rc = main(["plan", str(gold), "--runs-dir", str(runs), "--measure", "macro_f1", "--difference", "5",
+               "--resamples", "20", "--no-progress"])
+    assert rc == 2
+    assert "--difference 5 is larger than the whole range of macro_f1 (0 to 1)" in capsys.readouterr().err

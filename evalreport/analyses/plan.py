@@ -384,6 +384,10 @@ def plan(runs, measure, difference: float, *, power: float = 0.8, alpha: float =
     if resamples < 2:
         raise InputError(f"--resamples must be at least 2; got {resamples!r}")
     m = get(measure)
+    lo, hi = (float(v) for v in m.range)
+    if np.isfinite(hi - lo) and D > hi - lo:
+        raise InputError(f"--difference {D:g} is larger than the whole range of {m.id} ({lo:g} to {hi:g}): no two "
+                         "systems can differ by it")
     kw: dict[str, Any] = {"positive": positive, "policy": policy, "task": getattr(runs, "n_task", None)}
     run_system = getattr(runs, "run_system", None)
     if systems is None and run_system is not None:
