@@ -191,6 +191,22 @@ def latex_unsupported(text: Any) -> set[str]:
             if ord(ch) > 0x17F and ch not in "\u2013\u2014\u2018\u2019\u201c\u201d\u2026\u20ac\u2191\u2193"}
 
 
+_GREEK_LOWER = ("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi o pi rho varsigma sigma tau "
+                "upsilon phi chi psi omega").split()                    # U+03B1 to U+03C9 in order
+_GREEK_UPPER = {"\u0393": "Gamma", "\u0394": "Delta", "\u0398": "Theta", "\u039b": "Lambda", "\u039e": "Xi",
+                "\u03a0": "Pi", "\u03a3": "Sigma", "\u03a5": "Upsilon", "\u03a6": "Phi", "\u03a8": "Psi",
+                "\u03a9": "Omega"}                                      # the capitals unlike Latin ones
+#: Characters beyond pdfLaTeX's default fonts that its maths fonts print: the Greek letters (the
+#: capitals that differ from Latin ones) and a few operators, as fixed maths commands that every
+#: engine prints alike (methods text such as "p = 2Φ(−|z|)", system names such as "β-VAE").
+LATEX_MATH_CHARS = {
+    **{chr(0x3B1 + i): name if name == "o" else "\\" + name for i, name in enumerate(_GREEK_LOWER)},
+    **{ch: "\\" + name for ch, name in _GREEK_UPPER.items()},
+    "\u2212": "-", "\u2264": "\\le", "\u2265": "\\ge", "\u2260": "\\neq", "\u2248": "\\approx", "\u221e": "\\infty",
+    "\u221a": "\\surd", "\u2211": "\\sum", "\u2208": "\\in", "\u2192": "\\rightarrow", "\u2190": "\\leftarrow",
+}
+
+
 #: The LaTeX macro :func:`latex_portable` writes for a character pdfLaTeX cannot print; whoever
 #: includes such text defines it (evalreport's appendix.tex does, with ``\providecommand``).
 LATEX_CHAR_MACRO = "evalreportchar"
@@ -202,6 +218,9 @@ def latex_portable(text: Any, *, literal: bool = True) -> str:
     character itself under XeLaTeX/LuaLaTeX and its code point under pdfLaTeX, instead of the run
     stopping at an undeclared Unicode character."""
     out = (latex_literal if literal else latex)(text)
+    for ch in sorted(latex_unsupported(out)):
+        if ch in LATEX_MATH_CHARS:
+            out = out.replace(ch, f"\\ensuremath{{{LATEX_MATH_CHARS[ch]}}}")
     for ch in sorted(latex_unsupported(out)):
         out = out.replace(ch, f"\\{LATEX_CHAR_MACRO}{{{ord(ch):04X}}}{{{ch}}}")
     return out

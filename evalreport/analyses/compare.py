@@ -53,6 +53,7 @@ from evalreport.errors import InputError, MeasureError
 from evalreport.inputs.settings import DEFAULT_BASELINE_SAMPLES, DEFAULT_PRIMARY, Settings
 from evalreport.measures import Measure, applicable, bind, catalogue, evaluate, get, resolve_positive
 from evalreport.measures._core import unique
+from evalreport.words import counted
 
 __all__ = ["compare", "Comparison", "COMPARE_MEASURES", "comparison_measures", "TABLES",
            "EMPTY_COLUMNS", "as_counts", "leaderboard_table"]
@@ -83,6 +84,8 @@ COMPARE_MEASURES = (
 
 #: Binary measures added for the positive class when one is given.
 POSITIVE_MEASURES = ("f1", "precision", "recall", "f_star")
+#: Fewer paired bootstrap resamples than this get a warning note (the default is 1,000).
+FEW_RESAMPLES = 100
 
 TABLES = ("scores", "ranks", "rank_correlation", "calibration_correlation", "disagreements", "inconsistency",
           "baselines", "intervals", "rank_distribution", "pairwise", "groups", "leaderboard")
@@ -348,13 +351,19 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                          "with replacement, then the items, paired across every run); values are means over runs")
         notes += boot.notes
         if design.clusters is None:
-            notes.append(f"intervals: {bootstrap} paired bootstrap resamples over items, percentile "
+            over = "runs, then items" if run_system is not None else "items"     # the two-level bootstrap
+            notes.append(f"intervals: {bootstrap} paired bootstrap resamples over {over}, percentile "
                          f"{100 * (1 - alpha):g}% intervals, seed {seed}"
                          + (", within gold classes (stratified)" if bootstrap_strata else ""))
         else:
             extra, cluster_note = _cluster_tables(design, records[0], boot.samples[:, :, 0], bootstrap, seed)
             notes.append(f"intervals: {bootstrap} paired bootstrap resamples over whole clusters, percentile "
                          f"{100 * (1 - alpha):g}% intervals, seed {seed}; {cluster_note}")
+        if bootstrap < FEW_RESAMPLES:
+            # the ends of a 95% percentile interval are the 2.5% and 97.5% points of the resamples
+            notes.append(f"warning: only {counted(bootstrap, 'bootstrap resample')}, too few for {100 * (1 - alpha):g}% "
+                         "intervals, P(best) and p-values (their ends and probabilities move from seed to seed; 1,000 "
+                         "or more are usual)")
         lost = lost_classes_sentence(design.class_absent, design.n_missing_class, bootstrap)
         if lost:
             notes.append(lost.rstrip("."))           # notes carry no final full stop
@@ -432,7 +441,7 @@ def _cluster_tables(design, primary: Measure, values: np.ndarray, bootstrap: int
                     seed: int) -> tuple[dict[str, pd.DataFrame], str]:
     """The ``design`` table of a clustered comparison (the design effect of the primary measure, against an
     item bootstrap of at most :data:`~evalreport.analyses.clusters.ITEM_RESAMPLES` resamples) and its note."""
-    from evalreport.analyses.clusters import ITEM_RESAMPLES, design_effect, item_stream
+    from evalreport.analyses.clusters import FEW_CLUSTERS, ITEM_RESAMPLES, design_effect, item_stream
 
     n_item = min(bootstrap, ITEM_RESAMPLES)
     items = design.resample_items([primary], n_item, item_stream(seed))[:, :, 0]
@@ -442,6 +451,11 @@ def _cluster_tables(design, primary: Measure, values: np.ndarray, bootstrap: int
             f"average) resampled within folds, the same clusters for every system; the randomisation test swaps "
             f"whole clusters and McNemar's test is the clustered test of Durkalski et al. (2003); design effects "
             f"(design.csv) against {n_item} item resamples")
+    if plan.n_clusters < FEW_CLUSTERS:
+        # the report's overview says the same; the command line and the manifest must not stay silent
+        note += (f"; warning: with only {plan.n_clusters} clusters the cluster bootstrap is unreliable (its "
+                 f"intervals too narrow and its tests too ready to separate below about {FEW_CLUSTERS} clusters): "
+                 "treat the intervals, tests and letters as rough")
     return {"design": table}, note
 
 

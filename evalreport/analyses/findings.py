@@ -252,7 +252,8 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
         add("separated_pairs", "", primary, int((p_corr < alpha).sum()), f"of {n_pairs}")
         add("letters", "", primary, _n_letters(letters), "distinct letters on the leaderboard")
         add("separable_count", leader, primary, n_sep,
-            f"{test_name}, Holm-corrected over all {n_pairs} pairs, alpha {alpha:g}")
+            f"{test_name}, Holm-corrected over " + ("the one pair" if n_pairs == 1 else f"all {n_pairs} pairs")
+            + f", alpha {alpha:g}")
 
     # who wins under each measure: raw, calibrated, what-if distributions
     ranks = comp.ranks if len(comp.systems) > 1 else comp.ranks.iloc[:0]      # one system wins trivially

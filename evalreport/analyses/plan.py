@@ -384,7 +384,21 @@ def plan(runs, measure, difference: float, *, power: float = 0.8, alpha: float =
     if resamples < 2:
         raise InputError(f"--resamples must be at least 2; got {resamples!r}")
     m = get(measure)
+    lo, hi = (float(v) for v in m.range)
+    if np.isfinite(hi - lo) and D > hi - lo:
+        raise InputError(f"--difference {D:g} is larger than the whole range of {m.id} ({lo:g} to {hi:g}): no two "
+                         "systems can differ by it")
     kw: dict[str, Any] = {"positive": positive, "policy": policy, "task": getattr(runs, "n_task", None)}
+    run_system = getattr(runs, "run_system", None)
+    if systems is None and run_system is not None:
+        # the best two runs would often be two seeds of one system; the planned test draws items of one run each
+        first_runs: dict = {}
+        for system, run in zip(run_system, runs.systems):
+            first_runs.setdefault(system, run)
+        named = list(first_runs.values())[:2]
+        raise InputError("plan compares one run of each of two systems (the item bootstrap), not systems with "
+                         "several runs (a folder per system, the two-level bootstrap): name two runs with "
+                         f"--systems (e.g. --systems {' '.join(named)})")
     pair = tuple(systems) if systems is not None else best_two(runs, m, **kw)
     if len(pair) != 2 or pair[0] == pair[1]:
         raise InputError(f"--systems takes two different systems; got {' '.join(map(str, pair))}")

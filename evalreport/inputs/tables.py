@@ -504,6 +504,10 @@ def _only_blank_after(path: Path, start: int) -> bool:
 def _read_jsonl(path: Path) -> Table:
     """JSON Lines: pyarrow's reader, or (mixed types, syntax errors) a line-by-line reader that
     names the failing line."""
+    from evalreport.inputs.json_depth import JSON_DEPTH_LIMIT, max_line_depth
+
+    if max_line_depth(path) > JSON_DEPTH_LIMIT:       # pyarrow's reader would crash the process on it
+        return _read_jsonl_slow(path)
     try:
         result = pa_json.read_json(path)
         columns = {name: result.column(name) for name in result.column_names}
@@ -567,6 +571,9 @@ def _read_jsonl_slow(path: Path) -> Table:
             except _DuplicateKey as exc:
                 raise InputError(f"key {short(exc.args[0])} appears twice in one JSON object (which value counts "
                                  "would be a guess); keep one", path=path, line=line_no) from None
+            except RecursionError:
+                raise InputError("JSON nested too deeply (arrays or objects hundreds of levels deep); a record "
+                                 "holds an id and a label or a list of labels", path=path, line=line_no) from None
             if not isinstance(record, dict):
                 raise InputError(f"expected a JSON object per line, found {type(record).__name__}",
                                  path=path, line=line_no)

@@ -30,6 +30,29 @@ __all__ = ["read_xlsx"]
 #: Excel's error values as a cell holding one reads (openpyxl's ``ERROR_CODES``).
 ERROR_VALUES = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/A")
 
+#: A part of the workbook that expands to more than this many bytes, at more than :data:`MAX_RATIO` times
+#: its compressed size, is refused before openpyxl reads it: a spreadsheet's XML compresses about 5 to
+#: 20 times, a decompression bomb a thousand times (a 0.3 MB file whose one cell holds 300 MB of text
+#: took 2 GB of memory to read).
+BOMB_BYTES = 32 * 2 ** 20
+MAX_RATIO = 100
+
+
+def _check_expansion(path: Path) -> None:
+    """Refuse a workbook with a part that expands like a decompression bomb (the sizes its zip directory
+    declares: Python's zipfile never inflates a part beyond its declared size)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            parts = archive.infolist()
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return                          # openpyxl names what is wrong with the file
+    for part in parts:
+        ratio = part.file_size / max(part.compress_size, 1)
+        if part.file_size > BOMB_BYTES and ratio > MAX_RATIO:
+            raise InputError(f"the workbook's part {short(part.filename)} expands from {part.compress_size:,} to "
+                             f"{part.file_size:,} bytes ({ratio:,.0f} times; a spreadsheet compresses about 5 to 20 "
+                             "times): refused unread as a decompression bomb; save the sheet as CSV", path=path)
+
 
 def read_xlsx(path: Path, table_cls):
     """The first sheet of the workbook ``path`` as a ``table_cls`` (:class:`~evalreport.inputs.tables.Table`)
@@ -39,6 +62,7 @@ def read_xlsx(path: Path, table_cls):
     except ImportError:                  # a core dependency; an environment may still lack it
         raise InputError("reading an Excel workbook needs openpyxl (pip install openpyxl); or save the sheet "
                          "as CSV", path=path) from None
+    _check_expansion(path)
     try:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except (zipfile.BadZipFile, KeyError, ValueError, OSError, TypeError) as exc:

@@ -38,6 +38,10 @@ PER_CLASS_METRICS = ("recall", "precision", "f1")
 MAX_CONFUSION_CLASSES = 40
 
 
+#: The letters' test named on the page when each system has several runs (docs/seeds.md).
+TWO_LEVEL_TEST = "two-level bootstrap (runs, then items)"
+
+
 def _short(text: str) -> str:
     """Class-derived text as the page shows it: a long name (a class may be megabytes long) becomes its
     beginning and a hash of the whole (:func:`evalreport.charts.display_text`; the tables keep it whole), and
@@ -259,6 +263,13 @@ def page_data(tables: Mapping[str, pd.DataFrame], manifest: Mapping[str, Any], *
     catalogue = tables.get("measures", pd.DataFrame())
     sets = str(manifest.get("kind") or "") == "multilabel"       # label sets: per-label matrices, no K x K one
     raw = {m: _measure_block(m, systems, tables, primary) for m in measures}
+    shown_settings = {k: settings.get(k) for k in ("alpha", "bootstrap", "seed", "pairwise_test", "policy", "positive")
+                      if k in settings}
+    if settings.get("runs_per_system"):         # several runs per system: the bootstrap draws runs, then items
+        for block in [*raw.values(), shown_settings]:
+            for key in ("test", "pairwise_test"):
+                if block.get(key) == "bootstrap":
+                    block[key] = TWO_LEVEL_TEST
     cal = (set_calibrated(measures, systems, tables, _num, _rank) if sets else
            {m: c for m in measures if (c := _calibrated(m, systems, tables)) is not None})
     every = bool(len(tables.get("measure_letters", pd.DataFrame())))
@@ -271,8 +282,7 @@ def page_data(tables: Mapping[str, pd.DataFrame], manifest: Mapping[str, Any], *
         "measures": [{**meta, "label": _short(meta["label"])} for meta in metas],
         "raw": raw, "calibrated": cal, "baselines": _baselines(measures, tables),
         "drill": drill,
-        "settings": {k: settings.get(k) for k in ("alpha", "bootstrap", "seed", "pairwise_test", "policy", "positive")
-                     if k in settings},
+        "settings": shown_settings,
         "letters_scope": "every" if every else ("primary" if any("letters" in b for b in raw.values()) else "none"),
         "notes": [printable(n) for n in manifest.get("notes") or ()],
         "provenance": dict(provenance or {}),

@@ -43,6 +43,7 @@ from evalreport.report.summary_words import (
     p_text,
     winner_groups,
 )
+from evalreport.words import counted
 
 __all__ = ["findings_note"]
 
@@ -177,8 +178,10 @@ def _separation_item(of, first, alpha: float) -> str:
     s = "**Separated from " + who + ":** "
     shown = [f"{escape(r['system'])} ({p_text(float(r['value']))})" if not pd.isna(r["value"])
              else escape(r["system"]) for _, r in others.head(NAMED_INSEPARABLE).iterrows()]
-    if len(others) == 0 and len(insep) == 0:
+    if len(others) == 0 and (len(insep) == 0 or n_sep > 0):
         s += f"every other {'tested ' if len(untested) else ''}system."
+    elif len(others) == 0:          # every system shares first place: no other system to separate
+        s += "no other system" + (" (every system shares first place)" if len(lead) > 1 else "") + "."
     elif n_sep == 0 and len(others) > NAMED_INSEPARABLE:
         ps = others["value"].dropna()
         s += (f"none of the other {len(others)} tested systems"
@@ -327,8 +330,8 @@ def findings_note(rows: pd.DataFrame, *, primary: str, alpha: float = 0.05, n_it
                chance if chance.startswith("**Chance:**") else "", *undefined, skips_item(of),
                not_computed_item(of)]
     if undefined:
-        headline.append(f"**Undefined values:** {len(of('undefined')) + len(of('undefined_skipped')):,} "
-                        "(measure, system) cases, listed below.")
+        cases = counted(len(of('undefined')) + len(of('undefined_skipped')), "(measure, system) case")
+        headline.append(f"**Undefined values:** {cases}, listed below.")
     listed = [f"- {i}" for i in details if i]
     return Note("\n".join(f"- {i}" for i in headline if i), details="\n".join(listed) if listed else None,
                 summary="More findings: each measure's winner, calibration, undefined values")

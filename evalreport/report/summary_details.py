@@ -60,7 +60,7 @@ def winners_sentence(of: Callable[[str], pd.DataFrame], alpha: float, test: str 
             t += (f"; under {join_words([escape(measure_label(m)) for m in near])} its lead over the runner-up is within the "
                   f"bootstrap noise ({differences(margin.loc[near, 'value'])}; {rule}: "
                   f"{p_range(noise.loc[near, 'value'])})")
-        return t + "."
+        return t + "." + primary_family_clause(of, near)
     t = ""
     if near:
         near_groups = winner_groups(winners[winners["measure"].isin(near)], "measure")
@@ -70,6 +70,7 @@ def winners_sentence(of: Callable[[str], pd.DataFrame], alpha: float, test: str 
               + f"; each lead over the runner-up {noise_words}")
         t += ("; these measures do not separate their first two systems." if len(near) > 1 else
               "; this measure does not separate its first two systems.")
+        t += primary_family_clause(of, near)
     if tied:
         shown = join_words([f"{name_list(by_measure[m])} under {escape(measure_label(m))}" for m in tied], "; ")
         t += (" " if t else "") + f"Tied for first: {shown}."
@@ -79,6 +80,17 @@ def winners_sentence(of: Callable[[str], pd.DataFrame], alpha: float, test: str 
         t += ((" " if t else "") + "Not tested against a runner-up (no other system has a value, or no resample "
               f"defines both): {shown}.")
     return t
+
+
+def primary_family_clause(of: Callable[[str], pd.DataFrame], near: list) -> str:
+    """Where the primary measure is a near-tie among the measures but the leaderboard's family (all pairs
+    under the primary measure) separates the same two systems: why the two verdicts differ."""
+    gap = of("gap_noise")
+    if gap.empty or str(gap["detail"].iloc[0]) != "beyond noise" or gap["measure"].iloc[0] not in set(near):
+        return ""
+    return (f" Under {escape(measure_label(gap['measure'].iloc[0]))}, the primary measure, the leaderboard's tests "
+            "(all pairs under that measure) do separate the first two: among every measure's winner test the same "
+            "difference is corrected for more tests.")
 
 
 def undefined_items(of) -> list[str]:

@@ -167,11 +167,30 @@ class Space:
 
 _SPACES: dict = {}
 
+#: The most confusion matrices one enumeration holds (K = 3 to n = 8: 24,309; K = 4: 735,470; K = 2 up to
+#: n = 80, K = 3 up to n = 15): beyond, memory runs out before the audit ends (K = 2 to n = 100,000 was
+#: ended by the kernel).
+MAX_MATRICES = 2_000_000
+
+
+def space_size(K: int, max_n: int) -> int:
+    """How many K x K confusion matrices have 1 to ``max_n`` items: C(max_n + K^2, K^2) - 1."""
+    return math.comb(int(max_n) + K * K, K * K) - 1
+
 
 def space_for(K: int, max_n: int) -> Space:
     """The :class:`Space` of (K, max_n), built once per process: its enumeration, index
     transitions, batches and memoised filters are the same for every audit (the few most recent
-    spaces are kept)."""
+    spaces are kept). A space of more than :data:`MAX_MATRICES` matrices, or one whose keys would not
+    fit in 64 bits, is an :class:`~evalreport.errors.InputError`."""
+    size, wide = space_size(K, max_n), (int(max_n) + 1) ** (K * K) >= 2 ** 63
+    if size > MAX_MATRICES or wide:
+        from evalreport.errors import InputError
+
+        why = (f"{size:,} confusion matrices to enumerate (at most {MAX_MATRICES:,})" if size > MAX_MATRICES else
+               f"the {K * K} cells of a matrix cannot be keyed in 64 bits")
+        raise InputError(f"{K} classes with --max-n {max_n}: {why}; choose fewer classes or a smaller --max-n "
+                         "(the random search covers larger matrices)")
     key = (int(K), int(max_n))
     space = _SPACES.pop(key, None) or Space(*key)
     _SPACES[key] = space

@@ -126,6 +126,11 @@ class RobustnessSections(ReportBase):
         ranks = wi.pivot(index="system", columns="scenario", values="rank")[scenarios]
         wide = wide.loc[ranks[scenarios[0]].sort_values(kind="stable").index]      # observed order
         caption = f"{self._label(self.primary)} under each class-distribution scenario, best observed first."
+        if self._runs_words():
+            # the scenarios rescale one confusion matrix per system: the mean of its runs' counts, whose value is
+            # not the mean of the runs' values that the leaderboard shows
+            caption += (" Each system's counts are averaged over its runs first, so its observed value can differ "
+                        "slightly from the leaderboard's mean over runs.")
         if len(wide) > MAX_ROWS:
             moved = (ranks.max(axis=1) - ranks.min(axis=1)).reindex(wide.index)
             keep = moved.sort_values(ascending=False, kind="stable").index[:MAX_ROWS]
