@@ -222,9 +222,12 @@ _SMALL = 2 ** 21
 
 
 def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hashed: bool,
-                   prealign=None) -> tuple[Table, Path, str, tuple | None]:
+                   prealign=None, index: int | None = None) -> tuple[Table, Path, str, tuple | None]:
     table, path = read_table(path, role, id_col=id_col, wanted=wanted, dictionary=as_dict, same_ids=same_ids)
-    return table, path, hash_file(path) if hashed else "", None if prealign is None else prealign(table)
+    aligned = None if prealign is None else prealign(table)
+    if prealign is not None and index is not None:
+        prealign.scores_in_gold_order(index, table)
+    return table, path, hash_file(path) if hashed else "", aligned
 
 
 class _Prealign:
@@ -237,6 +240,23 @@ class _Prealign:
     def __init__(self, id_col: str, gold_raw, gold_ids: pa.Array):
         self.id_col, self.gold_raw, self.gold_ids = id_col, gold_raw, gold_ids
         self.index: Future = Future()     # the gold ids' IdIndex (None: no fast path), set once
+        self.scores: ScoreCollector | None = None     # the runs' collector, once the main thread has made it
+
+    def scores_in_gold_order(self, s: int, table: Table) -> None:
+        """Write run s's score columns into the collector's array in this thread when the run's ids are
+        the gold's as read (in gold order): the copy is most of a scored run's reading
+        (:meth:`~evalreport.inputs.run_scores.ScoreCollector.prefill` leaves anything unusual to the main
+        thread)."""
+        scores = self.scores
+        if scores is None:
+            return
+        try:
+            col = table.columns.get(self.id_col)
+            if col is None or self.id_col in table.unusable or not _same_column(col, self.gold_raw):
+                return
+        except Exception:    # the main thread repeats the step and reports it
+            return
+        scores.prefill(s, table)
 
     def __call__(self, table: Table) -> tuple[np.ndarray, bool] | None:
         try:
@@ -275,13 +295,13 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
 
     prealign = _Prealign(id_col, gold_raw, gold_ids)
 
-    def read_ahead(paths):
-        return [pool.submit(_read_and_hash, p, "run", id_col, wanted, as_dict, same_ids, hash_files, prealign)
-                for p in paths]
+    def read_ahead(first: int, paths):
+        return [pool.submit(_read_and_hash, p, "run", id_col, wanted, as_dict, same_ids, hash_files, prealign, i)
+                for i, p in enumerate(paths, start=first)]
 
     # _READERS runs are read ahead: beside the gold's index for a small gold file, after it for a large
     # one (so that the peaks of memory of the index and of the runs do not add up)
-    ahead = read_ahead(run_paths[:_READERS]) if n_items <= _SMALL else []
+    ahead = read_ahead(0, run_paths[:_READERS]) if n_items <= _SMALL else []
     index = None
     try:
         index = IdIndex.build(gold_ids)      # built: the gold ids are distinct
@@ -294,7 +314,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
             row = int(np.flatnonzero(dup)[0])
             item = gold_ids[row].as_py()
             raise g.error(f"duplicate id {item!r} (first at {g.where(int(first_at[row]))})", row=row, item=item)
-    ahead = ahead or read_ahead(run_paths[:_READERS])
+    ahead = ahead or read_ahead(0, run_paths[:_READERS])
     clock.lap("align")
     gold_local, gold_uniques = g.labels(gold_label_col)
     classes = _class_list(labels, gold_uniques if annotations is None else annotations.label_set(), g)
@@ -322,10 +342,11 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
     pred = np.empty((len(run_paths), n_items), dtype=code_dtype(n_known))  # -1 marks a missing item
     any_missing = False
     scores = ScoreCollector(len(run_paths), n_items, classes, score_col, present=set(gold_uniques))
+    prealign.scores = scores         # reading threads write the scores of runs in gold order
     for s, (path, system) in enumerate(zip(run_paths, systems)):
         r, path, digest, aligned = ahead.pop(0).result()
         if s + _READERS < len(run_paths):
-            ahead += read_ahead(run_paths[s + _READERS:s + _READERS + 1])
+            ahead += read_ahead(s + _READERS, run_paths[s + _READERS:s + _READERS + 1])
         clock.lap("read")
         r.require(id_col, label_col)
         if _same_column(r.columns[id_col], gold_raw):

@@ -6,10 +6,11 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import pyarrow as pa
 
 from evalreport.inputs.checks import listing
 from evalreport.inputs.score_checks import finite_scores, range_problem, sum_problem
-from evalreport.inputs.tables import HEADED, Table
+from evalreport.inputs.tables import HEADED, Table, float_values
 
 __all__ = ["ScoreCollector"]
 
@@ -44,6 +45,34 @@ class ScoreCollector:
         #: [0, 1]; "sum": per-class scores not summing to 1), raised only where a measure needs probabilities
         self.problems: dict[int, dict[str, str]] = {}
         self.filled: set[int] = set()   # the runs whose scores are in the array
+        #: run index -> column -> (minimum, maximum): runs whose scores a reading thread already wrote
+        self.prefilled: dict[int, dict[str, tuple[float, float]]] = {}
+
+    def prefill(self, s: int, r: Table) -> None:
+        """In the reading thread that read run ``s``, when it is in gold order: write its score columns into
+        the array, so that the main thread only checks them (:meth:`add`). Only the plain case is done here:
+        the array exists (a first run set the layout), this run has that layout and one row per item, and
+        every score is a finite float64; anything else is left to :meth:`add`, which names the problem."""
+        try:
+            array, layout = self.array, self.layout
+            if array is None or layout is None or self.warned or r.n_rows != self.shape[1] \
+                    or self._layout_of(r) != layout:
+                return
+            names = [str(self.col)] if layout == "binary" else [column for _, column in layout]
+            target = array[s] if layout == "binary" else None
+            bounds: dict[str, tuple[float, float]] = {}
+            for k, column in enumerate(names):
+                raw = r.columns.get(column)
+                if raw is None or column in r.unusable or not pa.types.is_float64(raw.type) or raw.null_count:
+                    return
+                values = float_values(raw, target if target is not None else array[s, k])
+                lo, hi = (float(values.min()), float(values.max())) if values.size else (0.0, 0.0)
+                if not (np.isfinite(lo) and np.isfinite(hi)):
+                    return
+                bounds[column] = (lo, hi)
+            self.prefilled[s] = bounds
+        except Exception:    # the main thread repeats the step and reports it
+            return
 
     def _layout_of(self, r: Table):
         if self.col is None:
@@ -102,6 +131,12 @@ class ScoreCollector:
         self.filled.add(s)
         where = slice(None) if pos is None else pos
         direct = pos is None and complete and r.n_rows == self.shape[1]    # rows in item order: read in place
+        done = self.prefilled.pop(s, None) if direct else None
+        if done is not None:                      # written by the reading thread: only the checks are left
+            names = [str(self.col)] if layout == "binary" else [column for _, column in layout]
+            columns = {column: (target if layout == "binary" else target[k]) for k, column in enumerate(names)}
+            self._check(s, r, layout, columns, done)
+            return
         bounds: dict[str, list] = {}
         if layout == "binary":
             assert self.col is not None           # the "binary" layout is the score column's
@@ -116,8 +151,12 @@ class ScoreCollector:
                 columns[column] = finite_scores(r, column, target[k] if direct else None, bounds[column])
                 if not direct:
                     target[k, where] = columns[column]
+        self._check(s, r, layout, columns, {k: (v[0], v[1]) for k, v in bounds.items() if v})
+
+    def _check(self, s: int, r: Table, layout, columns: dict, bounds: dict) -> None:
+        """Record whether run s's scores are probabilities (raised by the measures that need them)."""
         # probabilities: recorded here, raised by the measures that need them (inputs/score_checks.py)
-        problems = {"range": range_problem(r, columns, {k: tuple(v) for k, v in bounds.items() if v}),
+        problems = {"range": range_problem(r, columns, bounds),
                     "sum": sum_problem(r, columns) if layout != "binary" and len(layout) == len(self.classes) else None}
         if any(problems.values()):
             self.problems[s] = {k: v for k, v in problems.items() if v}

@@ -34,7 +34,8 @@ from evalreport.inputs.lines import (
 )
 from evalreport.words import counted
 
-__all__ = ["MISSING_LABELS", "MAX_LINE_BYTES", "DELIMITER", "HEADED", "Table", "first_true", "read_table", "to_text"]
+__all__ = ["MISSING_LABELS", "MAX_LINE_BYTES", "DELIMITER", "HEADED", "Table", "first_true", "float_values",
+           "read_table", "to_text"]
 
 #: Label texts read as "no label" (an error): besides these, null (JSON/Parquet) and NaN.
 #: ``NA`` and ``None`` are deliberately *not* here: they are plausible class names.
@@ -189,7 +190,7 @@ class Table:
         ``bounds``: a list that receives the column's minimum and maximum (NaN-free)."""
         raw = self.columns.get(name)
         if name not in self.unusable and raw is not None and pa.types.is_float64(raw.type) and not raw.null_count:
-            out = _float_values(raw, out)     # the chunks as read, copied once (no combined copy first)
+            out = float_values(raw, out)     # the chunks as read, copied once (no combined copy first)
             lo = out.min() if out.size else 0.0
             if not np.isnan(lo):              # (the minimum is NaN iff a value is)
                 if bounds is not None:
@@ -219,7 +220,7 @@ class Table:
         if values.null_count:
             row = first_true(pc.is_null(values))
             raise self.error(f"empty {what} in column {name!r}", row=row, item=self._item(row))
-        out = _float_values(values, out)
+        out = float_values(values, out)
         nan = np.isnan(out)
         if nan.any():
             row = int(np.flatnonzero(nan)[0])
@@ -249,7 +250,7 @@ def _int_values(arr: pa.Array) -> np.ndarray:
     return arr.to_numpy(zero_copy_only=False)
 
 
-def _float_values(values, out: np.ndarray | None = None) -> np.ndarray:
+def float_values(values, out: np.ndarray | None = None) -> np.ndarray:
     """A float64 Arrow array or chunked array without nulls as NumPy, chunk by chunk into ``out`` (a new
     array when None; pyarrow's ``ChunkedArray.to_numpy`` imports pandas and copies the chunks once more)."""
     chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]

@@ -247,10 +247,14 @@ def bin_sums(sc, weights: np.ndarray | None, bins: int, strategy: str) -> tuple[
         conf, right = _system_confidence(sc, s)
         conf = np.nan_to_num(conf)
         which, _ = calibration_bins(conf, bins, strategy)
-        if weights is None:
-            out[0, 0, s] = np.bincount(which, weights=conf, minlength=bins)
-            out[1, 0, s] = np.bincount(which, weights=right.astype(float), minlength=bins)
-            out[2, 0, s] = np.bincount(which, minlength=bins)
+        if weights is None:          # two bincounts over (bin, right or wrong) cells give all three sums
+            cell = which * 2
+            cell += right
+            conf_sums = np.bincount(cell, weights=conf, minlength=2 * bins).reshape(bins, 2)
+            counts = np.bincount(cell, minlength=2 * bins).reshape(bins, 2)
+            out[0, 0, s] = conf_sums.sum(axis=1)
+            out[1, 0, s] = counts[:, 1]
+            out[2, 0, s] = counts.sum(axis=1)
             return
         flat = (rows + which[None, :]).ravel()
         for i, v in enumerate((weights * conf, weights * right, weights)):
