@@ -172,12 +172,18 @@ def _uniform_bins(conf: np.ndarray, bins: int) -> np.ndarray:
     """``searchsorted(linspace(0, 1, bins + 1), conf, "left") - 1`` clipped to [0, bins - 1], by arithmetic:
     ceil(conf x bins) - 1, then moved by one where rounding put it next to the right bin."""
     edges = np.linspace(0.0, 1.0, bins + 1)
-    which = np.ceil(conf * bins)
+    scaled = conf * bins
+    which = np.ceil(scaled)
     which -= 1.0
     np.clip(which, 0, bins - 1, out=which)
     out = which.astype(np.intp)
-    out -= (conf <= edges[out]) & (out > 0)
-    out += (conf > edges[out + 1]) & (out < bins - 1)
+    # only a confidence within rounding of an edge can be off by one: check those against the edges
+    near = np.flatnonzero(np.abs(scaled - np.rint(scaled)) <= 1e-9 * max(bins, 1))
+    if near.size:
+        c, b = conf[near], out[near]
+        b -= (c <= edges[b]) & (b > 0)
+        b += (c > edges[b + 1]) & (b < bins - 1)
+        out[near] = b
     return out
 
 
@@ -245,7 +251,8 @@ def bin_sums(sc, weights: np.ndarray | None, bins: int, strategy: str) -> tuple[
 
     def one(s: int) -> None:
         conf, right = _system_confidence(sc, s)
-        conf = np.nan_to_num(conf)
+        if not sc.has[s]:              # (a system with scores has no NaN: a partial one was refused)
+            conf = np.nan_to_num(conf)
         which, _ = calibration_bins(conf, bins, strategy)
         if weights is None:          # two bincounts over (bin, right or wrong) cells give all three sums
             cell = which * 2
