@@ -104,3 +104,13 @@ def test_score_of_per_class_scores_imports_no_pandas_and_no_scipy(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "roc_auc_ovo" in out and "log_loss" in out
     assert out.strip().splitlines()[-1] == "[] 0"
+
+
+@pytest.mark.parametrize("argv", [
+    ["compare", "g.tsv", "r.tsv"], ["leaderboard", "g.tsv", "r.tsv", "-o", "p.html"], ["plan", "g.tsv", "r.tsv", "--measure", "accuracy", "--difference", "0.02"],
+    ["render", "out"], ["report", "g.tsv", "r.tsv", "-o", "out"], ["demo", "-o", "out"],
+])
+def test_q_is_short_for_quiet(argv):
+    """Every command that can be quiet takes -q, as a user of Unix tools types it."""
+    assert _parsed(build_parser(), [*argv, "-q"]) == _parsed(build_parser(), [*argv, "--quiet"])
+    assert _parsed(build_parser(), [*argv, "-q"]) != _parsed(build_parser(), argv)

@@ -54,7 +54,7 @@ def register(sub) -> None:
     p.add_argument("--alpha", type=float, default=0.05,
                    help="significance level for groups; intervals are 1 - alpha (default: 0.05)")
     p.add_argument("--out", metavar="DIR", help="write every table (CSV + JSON) to this folder")
-    p.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
+    p.add_argument("--no-progress", "--quiet", "-q", dest="no_progress", action="store_true",
                    help="do not show a progress bar on stderr")
     add_format_option(p)
     add_margin_option(p)

@@ -56,7 +56,7 @@ def register(sub) -> None:
     p.add_argument("--title", default="Leaderboard", help="the page's title (default: Leaderboard)")
     p.add_argument("--no-chart", action="store_true",
                    help="leave out the chart and its Vega JavaScript (a smaller page; the table works alone)")
-    p.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
+    p.add_argument("--no-progress", "--quiet", "-q", dest="no_progress", action="store_true",
                    help="do not show a progress bar on stderr")
     multilabel.add_options(p)
     p.set_defaults(func=run, read_scores=True, format="table")

@@ -37,7 +37,7 @@ def register(sub) -> None:
     p.add_argument("--resamples", type=int, default=2000, metavar="R",
                    help="test sets drawn per size (default: 2000)")
     p.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
-    p.add_argument("--no-progress", "--quiet", dest="no_progress", action="store_true",
+    p.add_argument("--no-progress", "--quiet", "-q", dest="no_progress", action="store_true",
                    help="do not show a progress bar on stderr")
     add_format_option(p)
     add_task_options(p)

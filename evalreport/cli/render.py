@@ -22,7 +22,7 @@ def register(sub) -> None:
                    help="html,pdf (default: the formats the report was made with; a format not asked for keeps "
                         "its previous file)")
     p.add_argument("--execute", action="store_true", help="execute every notebook again, changed or not")
-    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
+    p.add_argument("--quiet", "-q", "--no-progress", dest="quiet", action="store_true",
                    help="no progress lines on stderr")
     p.set_defaults(func=run)
 

@@ -51,7 +51,7 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--needs", type=csv_list, default=None,
                    help="properties you need, e.g. goesgens.CB,opitz.PIV: the audit section names the measures "
                         "that have them all")
-    p.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
+    p.add_argument("--quiet", "-q", "--no-progress", dest="quiet", action="store_true",
                    help="no progress lines on stderr")
     p.add_argument("--appendix", action="store_true",
                    help="also write OUTDIR/appendix: the paper appendix (LaTeX and Typst; see `evalreport appendix`); "
@@ -130,7 +130,7 @@ def register(sub) -> None:
     s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     _add_formats_option(s)
     s.add_argument("--engine", choices=("auto", "quarto", "builtin"), default="auto", help="renderer")
-    s.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
+    s.add_argument("--quiet", "-q", "--no-progress", dest="quiet", action="store_true",
                    help="no progress lines on stderr")
     add_task_options(s, plugins=False)
     s.set_defaults(func=run_simulate)
