@@ -89,3 +89,33 @@ def test_a_score_that_is_not_a_number_is_one_error_naming_the_line(tmp_path, bad
         read_runs(gold, runs, hash_files=False)
     text = str(err.value)
     assert "sys1.parquet" in text and "score_cat" in text and "row 8" in text.replace("line", "row")
+
+
+def _rounded_run(tmp_path, decimals: int, scale: float = 1.0):
+    """Gold and one TSV run of per-class probabilities printed with ``decimals`` decimals (rows then sum to
+    1 only within rounding), the probabilities multiplied by ``scale`` first."""
+    rng = np.random.default_rng(5)
+    n = 300
+    p = rng.dirichlet(np.ones(3), size=n) * scale
+    gold = rng.choice(CLASSES, n)
+    (tmp_path / "g.tsv").write_text("id\tlabel\n" + "".join(f"i{i}\t{g}\n" for i, g in enumerate(gold)))
+    rows = "".join(f"i{i}\t{CLASSES[int(np.argmax(r))]}\t" + "\t".join(f"{x:.{decimals}f}" for x in r) + "\n"
+                   for i, r in enumerate(p))
+    (tmp_path / "r.tsv").write_text("id\tlabel\t" + "\t".join(f"score_{c}" for c in CLASSES) + "\n" + rows)
+    return read_runs(tmp_path / "g.tsv", [tmp_path / "r.tsv"], hash_files=False)
+
+
+@pytest.mark.parametrize("decimals", [2, 3, 4])
+def test_probabilities_printed_with_few_decimals_are_probabilities(tmp_path, decimals):
+    """Three probabilities printed with d decimals sum to 1 only within 3 x 0.5 x 10^-d: still probabilities,
+    so the Brier score, log loss and calibration errors are computed."""
+    runs = _rounded_run(tmp_path, decimals)
+    sums = np.asarray(runs.scores)[0].sum(axis=1)
+    assert np.abs(sums - 1).max() > 3e-6          # (the old tolerance would have refused them)
+    assert not runs.score_problems
+
+
+def test_scores_that_do_not_sum_to_one_are_still_refused(tmp_path):
+    runs = _rounded_run(tmp_path, 4, scale=0.98)
+    problem = runs.score_problems[runs.systems[0]]["sum"]
+    assert "r.tsv" in problem and "not 1" in problem

@@ -1,8 +1,9 @@
 """Checks of a run file's score columns (read by :class:`evalreport.inputs.readers` for every run).
 
 A score must be a finite number (else an error naming the line). Whether the scores are probabilities
-(each in [0, 1]; per-class scores summing to 1 within 1e-6 per class, so that probabilities printed
-with 6 decimals pass) matters only to
+(each in [0, 1]; per-class scores summing to 1 within what rounding explains: 1e-6 per class, or half
+a unit of the last decimal the file writes them with, per class, so that probabilities printed with 4
+or 2 decimals pass and scores that do not sum to 1 do not) matters only to
 the measures that read them so (Brier score, log loss, calibration error): the problem is recorded as
 one line naming the file, the first line and how many rows have it, and raised where such a measure
 is computed (:meth:`evalreport.counts.scores.ScoreCounts.require`).
@@ -76,6 +77,23 @@ def sum_problem(table, columns: dict) -> str | None:
     off = np.abs(total) > SUM_TOLERANCE * len(columns)
     if not off.any():
         return None
+    # rounded probabilities: K values written with d decimals sum to 1 within K x 0.5 x 10^-d
+    d = _decimals([v[np.flatnonzero(off)[:1000]] for v in values])
+    if d is not None and d < 6:
+        off = np.abs(total) > len(columns) * 0.5 * 10.0 ** -d + 1e-12
+        if not off.any():
+            return None
     row = int(np.flatnonzero(off)[0])
     return str(table.error(f"the per-class scores sum to {total[row] + 1.0:.9g}, not 1 ({int(off.sum())} such rows in "
                            f"the file): {_NEED}", row=row, item=table._item(row)))
+
+
+def _decimals(samples: list) -> int | None:
+    """The most decimals any of these scores is written with (its shortest repr), or None beyond 15."""
+    most = 0
+    for value in (float(x) for column in samples for x in column):
+        text = repr(abs(value))
+        mantissa, _, exponent = text.partition("e")
+        places = len(mantissa.partition(".")[2].rstrip("0")) - (int(exponent) if exponent else 0)
+        most = max(most, places)
+    return most if most <= 15 else None
