@@ -51,6 +51,8 @@ class ScoreStats:
         sc = self.sc
         todo = [(s, c) for s in range(len(sc.systems)) if sc.has[s] for c in range(len(sc.columns))
                 if (s, c) not in self._cache]
+        if self.weights is None and self._gold is None:      # the gold totals, once, before any thread
+            self._gold = np.bincount(sc.gold, minlength=sc.n_classes)
         workers = max(1, min(threads or min(os.cpu_count() or 1, 4), len(todo)))
         if workers == 1 or self.weights is not None:
             found = [self._summaries(s, c) for s, c in todo]
