@@ -81,3 +81,28 @@ def test_label_set_compare_out_records_provenance(tmp_path):
     prov = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["provenance"]
     assert {i["sha256"] for i in prov["inputs"]} == {_sha(gold), _sha(run)}
     assert "--multilabel" in prov["command"]
+
+
+def test_the_time_made_is_now_and_source_date_epoch_fixes_it(tmp_path, monkeypatch):
+    """The time is recorded to the minute; ``SOURCE_DATE_EPOCH`` (reproducible builds) fixes it, and then two
+    runs of one command write the same folder byte for byte."""
+    import datetime as dt
+
+    from evalreport.report.report_meta import created
+
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+    before = dt.datetime.now(dt.UTC).replace(second=0, microsecond=0)
+    made = dt.datetime.strptime(created(), "%Y-%m-%d %H:%M UTC").replace(tzinfo=dt.UTC)
+    assert before <= made <= dt.datetime.now(dt.UTC)
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
+    assert created() == "2023-11-14 22:13 UTC"
+    outs = []
+    for name in ("a", "b"):
+        done = _cli("compare", str(STANCE / "gold.tsv"), "--runs-dir", str(STANCE / "runs"), "--bootstrap", "30",
+                    "--out", name, "--quiet", cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        outs.append({p.name: p.read_bytes() for p in (tmp_path / name).iterdir()
+                     if p.is_file() and p.name != "manifest.json"})
+        prov = json.loads((tmp_path / name / "manifest.json").read_text(encoding="utf-8"))["provenance"]
+        assert prov["created"] == "2023-11-14 22:13 UTC"
+    assert outs[0] == outs[1]

@@ -31,6 +31,15 @@ GOLD = list("aabbccabcaab")
 PREDS = {"strong": list("aabbccabcaaa"), "weak": list("abbacbabcbab"), "twin": list("aabbccabcaba")}
 
 
+@pytest.fixture(scope="module", autouse=True)
+def fixed_time():
+    """The outputs record when they were made, to the minute: the time is fixed, so outputs written
+    in different minutes (a slow machine, a run across a minute's end) still compare byte for byte."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SOURCE_DATE_EPOCH", "1700000000")
+        yield
+
+
 @pytest.fixture(scope="module")
 def command(tmp_path_factory):
     """``command(seed, out)``: the arguments of ``evalreport compare`` on three tiny runs."""

@@ -74,10 +74,20 @@ def write_report_meta(tables: Path, result: dict, settings: Settings | None = No
     return meta
 
 
+def created() -> str:
+    """When the output was made, to the minute in UTC; ``SOURCE_DATE_EPOCH`` (the reproducible-builds
+    convention, seconds since 1970) fixes it, so two runs of one command can be compared byte for byte."""
+    import os
+
+    fixed = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
+    when = (_dt.datetime.fromtimestamp(int(fixed), _dt.UTC) if fixed.isdigit()
+            else _dt.datetime.now(_dt.UTC))
+    return when.strftime("%Y-%m-%d %H:%M UTC")
+
+
 def provenance(command: str | None, sources) -> dict:
     """The command, the time, the versions and the input files (role, path, SHA-256, rows)."""
-    return {"command": command or "", "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-            "versions": versions(),
+    return {"command": command or "", "created": created(), "versions": versions(),
             "inputs": [{"role": s.role, "path": s.path, "sha256": s.sha256, "rows": s.rows} for s in sources]}
 
 

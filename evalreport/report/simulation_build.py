@@ -2,7 +2,6 @@
 section 4, re-run, with its Figures 5-8."""
 from __future__ import annotations
 
-import datetime as _dt
 import json
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import pandas as pd
 
 from evalreport._atomic import atomic_dir
 from evalreport.report.build import Stages, execute_and_render, versions
+from evalreport.report.report_meta import created
 from evalreport.report.write import write_frames
 
 __all__ = ["build_simulation_report"]
@@ -45,7 +45,7 @@ def build_simulation_report(out_dir, *, repetitions: int = 20_000, seed: int = 0
                                     f"{pooled / max(worst['rel_bias_se'], 1e-300):.1f} SE; rel_bias_se in "
                                     "simulation.csv for every setting)."),
                 "provenance": {"command": command or "", "versions": versions(),
-                               "created": _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")}}
+                               "created": created()}}
         (tables / "report.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
         paths = execute_and_render(staging, ["simulation"], title=meta["title"], formats=formats, engine=engine,
                                     stages=stages, subtitle="Forman & Scholz (2010), section 4, re-run")
