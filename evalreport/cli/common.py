@@ -371,7 +371,8 @@ def load(args) -> Loaded:
                                  gold_label_col=getattr(args, "gold_label_col", None),
                                  cluster_col=getattr(args, "cluster_col", None),
                                  slice_cols=tuple(getattr(args, "slice_col", None) or ()),
-                                 slice_bins=getattr(args, "slice_bins", None))
+                                 slice_bins=getattr(args, "slice_bins", None),
+                                 score_sink=getattr(args, "score_sink", None))
         counts = Counts.from_runs(runs)
     costs = cost_matrix(args, counts.labels)
     return Loaded(runs, counts, costs)

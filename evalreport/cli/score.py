@@ -95,12 +95,22 @@ def run(args) -> int:
         from evalreport.counts.bigdata_scores import check_engine
 
         check_engine(args.backend)      # before Spark starts
-    loaded = multilabel.single_label_load(args)
+    stream = args.score_sink = _stream(args)
+    try:
+        loaded = multilabel.single_label_load(args)
+    except BaseException:
+        if stream is not None:
+            stream.close(cancel=True)
+        raise
+    if stream is not None:
+        stream.close()
     label_measures = args.measures
     if args.measures is not None:
         label_measures = [m for m in args.measures if not is_score_measure(m)]
     if getattr(args, "backend", "memory") != "memory" and args.read_scores:
         extra = histogram_score_columns(args)
+    elif stream is not None:
+        extra = stream.columns(loaded.runs)
     else:
         extra = score_columns(loaded.runs, args.measures, positive=args.positive, policy=args.policy)
     if label_measures is not None and not label_measures and extra is not None:
@@ -132,6 +142,16 @@ def run(args) -> int:
         if "bound" in columns:
             print_table(_bounds(frame), title="error bound of the score histogram: |value - exact value| <= bound")
     return 0
+
+
+def _stream(args):
+    """The reader's score sink for ``score`` on item-level runs read in memory (each run's scores summarised
+    as it is read, not kept: memory for a few runs, not all), else None."""
+    if not args.read_scores or getattr(args, "backend", "memory") != "memory" or args.confusion:
+        return None
+    from evalreport.cli.score_stream import ScoreStream
+
+    return ScoreStream(args.measures, args.positive, args.policy)
 
 
 def _wide(frame):

@@ -71,7 +71,7 @@ from evalreport.inputs.annotators import majority_gold
 from evalreport.inputs.checks import as_paths, hash_file, listing, natural_sorted, near_miss, runs_in_folder, short
 from evalreport.inputs.cluster_folds import check_folds, read_clusters
 from evalreport.inputs.run_folders import RUN_SEPARATOR, system_folders
-from evalreport.inputs.run_scores import ScoreCollector
+from evalreport.inputs.run_scores import ScoreCollector, ScoreSink
 from evalreport.inputs.runs import Runs, Source, code_dtype
 from evalreport.inputs.slices import read_slices
 from evalreport.inputs.tables import MISSING_LABELS, Table, first_true, read_table
@@ -110,7 +110,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
               labels: Sequence[str] | None = None, missing: str = "error",
               allow_unknown: bool = False, gold_id_col: str | None = None,
               gold_label_col: str | None = None, timings: dict | None = None, hash_files: bool = True,
-              cluster_col: str | None = None, slice_cols: Sequence[str] = (), slice_bins=None) -> Runs:
+              cluster_col: str | None = None, slice_cols: Sequence[str] = (), slice_bins=None,
+              score_sink: ScoreSink | None = None) -> Runs:
     """Read a gold file and one prediction file per system into an encoded :class:`Runs`.
 
     Parameters
@@ -151,6 +152,9 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
         lacks, or one of more than 200 slices, is an error.
     slice_bins : None, an int (quantile bins of every numeric slice column, ``--slice-bins N``) or a
         mapping column -> int or bin edges.
+    score_sink : optional; takes each run's checked scores as it is read
+        (:class:`~evalreport.inputs.run_scores.ScoreSink`), and :attr:`Runs.scores` is then None: for a
+        command that summarises each system's scores without holding every system's at once.
 
     Returns
     -------
@@ -193,7 +197,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
                           label_col=label_col, gold_id_col=gold_id_col, gold_label_col=gold_label_col,
                           fold_col=fold_col, score_col=score_col, labels=labels, missing=missing,
                           allow_unknown=allow_unknown, hash_files=hash_files, cluster_col=cluster_col,
-                          slice_cols=tuple(slice_cols or ()), slice_bins=slice_bins)
+                          slice_cols=tuple(slice_cols or ()), slice_bins=slice_bins, score_sink=score_sink)
     announce_prediction_only(runs.labels[runs.n_task:] if runs.n_task is not None else ())
     if run_system:            # a folder per system: which system each run belongs to
         runs = replace(runs, run_system=tuple(run_system))
@@ -278,7 +282,7 @@ class _Prealign:
 
 def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, id_col, label_col, gold_id_col,
                gold_label_col, fold_col, score_col, labels, missing, allow_unknown, hash_files,
-               cluster_col=None, slice_cols=(), slice_bins=None) -> Runs:
+               cluster_col=None, slice_cols=(), slice_bins=None, score_sink=None) -> Runs:
     g, gold_path = read_table(gold_path, "gold", id_col=gold_id_col, wanted=wanted, dictionary=as_dict)
     gold_hash = pool.submit(hash_file, gold_path) if hash_files else None
     clock.lap("read")
@@ -341,7 +345,10 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
     extras: list[str] = []           # unknown predicted labels (allow_unknown), in order met
     pred = np.empty((len(run_paths), n_items), dtype=code_dtype(n_known))  # -1 marks a missing item
     any_missing = False
-    scores = ScoreCollector(len(run_paths), n_items, classes, score_col, present=set(gold_uniques))
+    scores = ScoreCollector(len(run_paths), n_items, classes, score_col, present=set(gold_uniques), sink=score_sink,
+                            buffers=_READERS + 4)
+    if score_sink is not None and score_col is not None:
+        score_sink.begin(gold_codes, list(classes))
     prealign.scores = scores         # reading threads write the scores of runs in gold order
     for s, (path, system) in enumerate(zip(run_paths, systems)):
         r, path, digest, aligned = ahead.pop(0).result()

@@ -1,9 +1,16 @@
 """The score columns of single-label runs, collected into one array while the runs are read: one column
-``score`` (binary) or one ``score_<label>`` column per class, the same layout in every run."""
+``score`` (binary) or one ``score_<label>`` column per class, the same layout in every run.
+
+With a ``sink`` the runs' scores are not kept: each run's scores are written into one of a few reused
+buffers, checked, and handed to the sink, which gives the buffer back when it is done with it. A
+command that only summarises each system's scores (``evalreport score``) then holds a few runs' scores
+in memory, not every system's (:class:`ScoreSink`)."""
 
 from __future__ import annotations
 
+import threading
 import warnings
+from typing import Protocol
 
 import numpy as np
 import pyarrow as pa
@@ -12,7 +19,48 @@ from evalreport.inputs.checks import listing
 from evalreport.inputs.score_checks import finite_scores, range_problem, sum_problem
 from evalreport.inputs.tables import HEADED, Table, float_values
 
-__all__ = ["ScoreCollector"]
+__all__ = ["ScoreCollector", "ScoreSink"]
+
+
+class ScoreSink(Protocol):
+    """What takes each run's scores as they are read (:class:`ScoreCollector` with ``sink``)."""
+
+    def begin(self, gold: np.ndarray, classes: list[str]) -> None:
+        """Before the first run: the gold class codes (in item order) and the class list of the scores."""
+
+    def take(self, s: int, scores: np.ndarray, layout, problems: dict[str, str], release) -> None:
+        """Run ``s``'s checked scores: ``(N,)`` (one ``score`` column) or ``(C, N)`` (per-class columns,
+        ``layout`` the (label, column) pairs); ``problems`` as :attr:`ScoreCollector.problems`. The buffer
+        is the sink's until it calls ``release()``."""
+
+    def drop(self) -> None:
+        """The runs' score columns differ: every score taken so far is void, and no more come."""
+
+
+class _Buffers:
+    """At most ``cap`` reused arrays of one shape: :meth:`take` waits for a free one when all are out."""
+
+    def __init__(self, shape: tuple[int, ...], cap: int) -> None:
+        self.shape, self.cap = shape, cap
+        self.free: list[np.ndarray] = []
+        self.made = 0
+        self.cond = threading.Condition()
+
+    def take(self, wait: bool = True) -> np.ndarray | None:
+        with self.cond:
+            while not self.free and self.made >= self.cap:
+                if not wait:
+                    return None
+                self.cond.wait()
+            if self.free:
+                return self.free.pop()
+            self.made += 1
+        return np.empty(self.shape)
+
+    def give(self, array: np.ndarray) -> None:
+        with self.cond:
+            self.free.append(array)
+            self.cond.notify()
 
 
 class ScoreCollector:
@@ -31,9 +79,14 @@ class ScoreCollector:
         The score column name (or prefix of the per-class columns); None reads no scores.
     present : set of str, optional
         The classes the gold file has; a per-class column naming another is an error.
+    sink : ScoreSink, optional
+        Takes each run's scores instead of the array (:meth:`result` then gives no array).
+    buffers : int
+        With a sink, at most this many runs' scores are in memory at once (at least 2).
     """
 
-    def __init__(self, n_systems: int, n_items: int, classes: list[str], score_col: str | None, present=None):
+    def __init__(self, n_systems: int, n_items: int, classes: list[str], score_col: str | None, present=None,
+                 sink: ScoreSink | None = None, buffers: int = 6):
         self.shape = (n_systems, n_items)
         self.classes = classes
         self.col = score_col
@@ -47,6 +100,22 @@ class ScoreCollector:
         self.filled: set[int] = set()   # the runs whose scores are in the array
         #: run index -> column -> (minimum, maximum): runs whose scores a reading thread already wrote
         self.prefilled: dict[int, dict[str, tuple[float, float]]] = {}
+        self.sink = sink
+        self._cap = max(2, buffers)
+        self._buffers: _Buffers | None = None      # with a sink: the reused per-run arrays
+        self._rows: dict[int, np.ndarray] = {}     # run -> its buffer, until handed to the sink
+
+    def _row(self, s: int, wait: bool = True) -> np.ndarray | None:
+        """Where run ``s``'s scores go: its row of the array, or (with a sink) a buffer of its own (None when
+        ``wait`` is False and every buffer is out)."""
+        if self.sink is None:
+            return None if self.array is None else self.array[s]
+        row = self._rows.get(s)
+        if row is None and self._buffers is not None:
+            row = self._buffers.take(wait)
+            if row is not None:
+                self._rows[s] = row
+        return row
 
     def prefill(self, s: int, r: Table) -> None:
         """In the reading thread that read run ``s``, when it is in gold order: write its score columns into
@@ -54,18 +123,19 @@ class ScoreCollector:
         the array exists (a first run set the layout), this run has that layout and one row per item, and
         every score is a finite float64; anything else is left to :meth:`add`, which names the problem."""
         try:
-            array, layout = self.array, self.layout
-            if array is None or layout is None or self.warned or r.n_rows != self.shape[1] \
-                    or self._layout_of(r) != layout:
+            layout = self.layout
+            if layout is None or self.warned or r.n_rows != self.shape[1] or self._layout_of(r) != layout:
+                return
+            row = self._row(s, wait=False)
+            if row is None:
                 return
             names = [str(self.col)] if layout == "binary" else [column for _, column in layout]
-            target = array[s] if layout == "binary" else None
             bounds: dict[str, tuple[float, float]] = {}
             for k, column in enumerate(names):
                 raw = r.columns.get(column)
                 if raw is None or column in r.unusable or not pa.types.is_float64(raw.type) or raw.null_count:
                     return
-                values = float_values(raw, target if target is not None else array[s, k])
+                values = float_values(raw, row if layout == "binary" else row[k])
                 lo, hi = (float(values.min()), float(values.max())) if values.size else (0.0, 0.0)
                 if not (np.isfinite(lo) and np.isfinite(hi)):
                     return
@@ -117,15 +187,22 @@ class ScoreCollector:
             # one contiguous block; result() gives the (S, N, C) view. Rows are filled as runs arrive
             # (np.empty: no pass over the whole array), a run without scores gets NaN in result().
             shape = self.shape if layout == "binary" else (self.shape[0], len(layout), self.shape[1])
-            self.array = np.empty(shape)
+            if self.sink is None:
+                self.array = np.empty(shape)
+            else:
+                self._buffers = _Buffers(shape[1:], self._cap)
         elif layout != self.layout and not self.warned:
             warnings.warn(f"{r.path}: scores ignored for all systems: this run's score columns "
                           f"({_describe(layout, self.col)}) differ from the first run's "
                           f"({_describe(self.layout, self.col)})", stacklevel=4)
             self.array, self.warned = None, True
-        if self.array is None:
+            if self.sink is not None:
+                self.sink.drop()
+        if self.warned:
             return
-        target = self.array[s]
+        target = self._row(s)
+        if target is None:
+            return
         if not complete:
             target[...] = np.nan
         self.filled.add(s)
@@ -136,6 +213,7 @@ class ScoreCollector:
             names = [str(self.col)] if layout == "binary" else [column for _, column in layout]
             columns = {column: (target if layout == "binary" else target[k]) for k, column in enumerate(names)}
             self._check(s, r, layout, columns, done)
+            self._hand_over(s, target, layout)
             return
         bounds: dict[str, list] = {}
         if layout == "binary":
@@ -152,6 +230,16 @@ class ScoreCollector:
                 if not direct:
                     target[k, where] = columns[column]
         self._check(s, r, layout, columns, {k: (v[0], v[1]) for k, v in bounds.items() if v})
+        self._hand_over(s, target, layout)
+
+    def _hand_over(self, s: int, target: np.ndarray, layout) -> None:
+        """With a sink: run ``s``'s checked scores are the sink's until it gives the buffer back."""
+        if self.sink is None:
+            return
+        buffers = self._buffers
+        assert buffers is not None
+        del self._rows[s]
+        self.sink.take(s, target, layout, dict(self.problems.get(s, {})), lambda: buffers.give(target))
 
     def _check(self, s: int, r: Table, layout, columns: dict, bounds: dict) -> None:
         """Record whether run s's scores are probabilities (raised by the measures that need them)."""
@@ -172,7 +260,7 @@ class ScoreCollector:
             (empty for binary scores).
         """
         if self.array is None:
-            return None, ()
+            return None, ()      # (with a sink: the scores went there)
         for s in range(self.shape[0]):
             if s not in self.filled:
                 self.array[s] = np.nan
