@@ -34,8 +34,8 @@ from evalreport.inputs.lines import (
 )
 from evalreport.words import counted
 
-__all__ = ["MISSING_LABELS", "MAX_LINE_BYTES", "DELIMITER", "HEADED", "Table", "first_true", "float_values",
-           "read_table", "to_text"]
+__all__ = ["MISSING_LABELS", "MAX_LINE_BYTES", "DELIMITER", "HEADED", "JsonObjectValue", "Table", "first_true",
+           "float_values", "read_table", "to_text"]
 
 #: Label texts read as "no label" (an error): besides these, null (JSON/Parquet) and NaN.
 #: ``NA`` and ``None`` are deliberately *not* here: they are plausible class names.
@@ -53,6 +53,11 @@ MAX_LINE_BYTES = 64 * 2 ** 20
 
 
 # ----------------------------------------------------------------------------- tables
+
+
+class JsonObjectValue(InputError):
+    """A JSON Lines field holding an object (``{"label": {"x": 1}}``) where a value is read: an object is
+    neither a label nor a list of labels (a label set), so no reader takes it for either."""
 
 
 class Table:
@@ -514,8 +519,9 @@ def _read_jsonl(path: Path) -> Table:
         columns = {name: result.column(name) for name in result.column_names}
         for col in columns.values():
             col.validate(full=True)   # invalid UTF-8 -> the slow reader, which names the line
-        # pyarrow turns date-like strings ("2021-01-01") into timestamps: keep text as written
-        if not any(pa.types.is_temporal(col.type) for col in columns.values()):
+        # pyarrow turns date-like strings ("2021-01-01") into timestamps: keep text as written; a field of
+        # objects (a struct column) goes to the slow reader too, which names the line of the first
+        if not any(pa.types.is_temporal(col.type) or pa.types.is_struct(col.type) for col in columns.values()):
             return Table(path, "jsonl", columns, result.num_rows, header=False)
     except pa.ArrowInvalid:
         pass
@@ -582,8 +588,12 @@ def _read_jsonl_slow(path: Path) -> Table:
                 try:
                     value = _json_text(value)
                 except TypeError as exc:
-                    nested.setdefault(key, InputError(f"field {key!r} holds a JSON {exc.args[0]}; expected "
-                                                      "text or a number", path=path, line=line_no))
+                    if isinstance(value, dict):          # an object anywhere outranks a list seen before
+                        if not isinstance(nested.get(key), JsonObjectValue):
+                            nested[key] = _object_error(key, value, path, line_no)
+                    else:
+                        nested.setdefault(key, InputError(f"field {key!r} holds a JSON {exc.args[0]}; expected "
+                                                          "text or a number", path=path, line=line_no))
                     value = None
                 columns.setdefault(key, [None] * n).append(value)
             n += 1
@@ -594,6 +604,13 @@ def _read_jsonl_slow(path: Path) -> Table:
     table = Table(path, "jsonl", arrays, n, header=False)
     table.unusable = nested
     return table
+
+
+def _object_error(key: str, value: dict, path: Path, line: int) -> JsonObjectValue:
+    """The one-line refusal of a JSON object in field ``key``."""
+    return JsonObjectValue(f"field {key!r} holds a JSON object ({short(json.dumps(value, ensure_ascii=False))}): not a "
+                           "label nor an id (text or a number), nor a label set (a list of labels)", path=path,
+                           line=line)
 
 
 def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = (), *, same_ids=None,
