@@ -32,6 +32,7 @@ from evalreport.inputs.lines import (
     data_line_numbers,
     line_with_field_count,
 )
+from evalreport.inputs.parquet_limits import check_parquet_sizes
 from evalreport.words import counted
 
 __all__ = ["MISSING_LABELS", "MAX_LINE_BYTES", "DELIMITER", "HEADED", "JsonObjectValue", "Table", "first_true",
@@ -633,8 +634,10 @@ def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = (), *, sa
                                                              or pa.types.is_large_string(schema.field(n).type))]
         shared = same_ids is not None and id_col in chosen and len(chosen) > 1 and same_ids.stored_in(path, id_col)
         # ParquetFile, not pq.read_table: one file needs no dataset layer (which imports pandas: 0.3 s)
+        read = [n for n in chosen if not shared or n != id_col]
         with pq.ParquetFile(path, read_dictionary=as_dict or None) as handle:
-            result = handle.read(columns=[n for n in chosen if not shared or n != id_col])
+            check_parquet_sizes(handle.metadata, path, read.__contains__)   # the other formats' limits
+            result = handle.read(columns=read)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
     columns = {name: result.column(i) for i, name in enumerate(result.column_names)}
