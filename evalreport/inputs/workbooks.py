@@ -37,6 +37,9 @@ ERROR_VALUES = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/
 #: took 2 GB of memory to read).
 BOMB_BYTES = 32 * 2 ** 20
 MAX_RATIO = 100
+#: The first this many empty cells are looked at again for a formula never computed (a sheet with a mostly
+#: empty optional column keeps the list small; a later such formula reads as an empty cell).
+MAX_BLANKS_CHECKED = 100_000
 
 
 def _check_expansion(path: Path) -> None:
@@ -82,6 +85,7 @@ def read_xlsx(path: Path, table_cls):
         columns: list[list] = [[] for _ in header]
         lines = []
         blanks: dict[int, list[int]] = {}      # sheet row -> the columns of its empty cells
+        n_blank = 0
         for number, row in enumerate(rows, start=2):
             if all(v is None or (isinstance(v, str) and not v.strip()) for v in row):
                 continue                 # an empty row, as a blank line of a text file
@@ -91,8 +95,9 @@ def read_xlsx(path: Path, table_cls):
                                  f"column(s) ({short(row[extra])})", path=path, line=number)
             for j in range(width):
                 value = row[j] if j < len(row) else None
-                if value is None:
+                if value is None and n_blank < MAX_BLANKS_CHECKED:
                     blanks.setdefault(number, []).append(j)
+                    n_blank += 1
                 columns[j].append(_text(value, path, number, j))
             lines.append(number)
         title = sheet.title
