@@ -63,3 +63,20 @@ def test_slice_keys_are_ascii_capped_stable_and_distinct(tmp_path):
     # stable: the same name gives the same key whatever the other slices are
     again, _, _ = _scores(tmp_path, [LONG, "tweets"], "two")
     assert first in again
+
+
+def test_a_long_measure_key_and_its_bounds_fit_36_characters():
+    """A class-subset measure over many classes has a long id: its key, ``KEY_lo`` and ``KEY_hi`` fit a Codabench
+    column key (36), stay ASCII and distinct, and a short key is left as it is."""
+    from evalreport.report.codabench import leaderboard_key
+
+    classes = [f"class_{k}" for k in range(12)]
+    first = leaderboard_key(f"macro_f1(classes={'|'.join(classes)})")
+    second = leaderboard_key(f"macro_f1(classes={'|'.join(classes[:-1])})")
+    for key in (first, second):
+        assert len(key) <= 33 and len(f"{key}_lo") <= 36 and re.fullmatch(r"[a-z0-9_]+", key)
+        assert key.startswith("macro_f1_classes_class")
+    assert first != second
+    whole = "macro_f1_classes_" + "_".join(classes)
+    assert first.endswith("__" + hashlib.sha256(whole.encode("ascii")).hexdigest()[:6])
+    assert leaderboard_key("macro_f1(classes=AGAINST|FAVOR)") == "macro_f1_classes_against_favor"
