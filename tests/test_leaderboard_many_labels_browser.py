@@ -73,3 +73,43 @@ def test_the_page_holds_the_values_of_the_shown_labels_only(many):
     assert {len(metric) for system in drill["per_label"] for metric in system} == {40}
     assert {len(row) for row in drill["added"] + drill["dropped"]} == {40}
     assert [int(runs.gold[:, k].sum()) for k in drill["shown"]] == drill["support"]
+
+
+@pytest.fixture(scope="module")
+def many_classes(tmp_path_factory):
+    """A single-label task of 60 classes (skewed prevalence), 3 systems, its leaderboard page."""
+    from conftest import write_run_files
+
+    tmp = tmp_path_factory.mktemp("many_classes")
+    rng = np.random.default_rng(5)
+    names = [f"class {k:02d}" for k in range(60)]
+    share = np.linspace(3.0, 0.2, len(names))
+    gold = rng.choice(names, 3000, p=share / share.sum())
+    preds = {s: np.where(rng.random(gold.size) < q, gold, rng.choice(names, gold.size))
+             for s, q in (("a", 0.8), ("b", 0.6), ("c", 0.4))}
+    gold_path, run_paths = write_run_files(tmp / "data", gold, preds)
+    path = tmp / "page.html"
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        rc = main(["leaderboard", str(gold_path), *map(str, run_paths), "--bootstrap", "30", "--no-chart",
+                   "--measures", "accuracy", "-o", str(path)])
+    assert rc == 0, err.getvalue()
+    return path, gold
+
+
+def test_the_per_class_drill_down_of_60_classes_shows_40_and_says_how_many_are_hidden(many_classes, page):
+    """As for label sets: the 20 most and the 20 least frequent gold classes, most frequent first; the page's
+    data holds those 40 classes' values only."""
+    path, gold = many_classes
+    _open(page, path)
+    page.locator(".lb-table tbody button", has_text="b").first.click()
+    drill = page.locator("[data-lb=drill]")
+    table = drill.locator("table", has=page.locator("caption", has_text="Per-class scores"))
+    shown = table.locator("tbody th").all_inner_texts()
+    names, counts = np.unique(gold, return_counts=True)
+    order = np.argsort(-counts, kind="stable")
+    assert shown == [str(names[k]) for k in np.concatenate([order[:20], order[-20:]])]
+    assert ("60 classes: the 20 most and the 20 least frequent in the gold labels are shown; the other 20 are in "
+            "per_class.csv.") in drill.inner_text()
+    data = json.loads(re.search(r'data-lb="data">(.*?)</script>', path.read_text(encoding="utf-8"), re.S).group(1))
+    assert {len(metric) for system in data["drill"]["per_class"] for metric in system} == {40}

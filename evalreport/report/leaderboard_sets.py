@@ -20,7 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["LABEL_METRICS", "MAX_DRILL_LABELS", "SET_TABLES", "label_drill", "set_calibrated", "set_group"]
+__all__ = ["LABEL_METRICS", "MAX_DRILL_LABELS", "SET_TABLES", "label_drill", "set_calibrated", "set_group",
+           "shown_labels"]
 
 #: The per-label measures of the drill-down, as columns of ``per_label.csv``.
 LABEL_METRICS = ("recall", "precision", "f1")
@@ -62,7 +63,7 @@ def _grid(frame: pd.DataFrame, column: str, systems: list[str], labels: list[str
     return [[num(v) for v in row] for row in arr]
 
 
-def _shown(labels: list[str], support: pd.Series) -> list[int]:
+def shown_labels(labels: list[str], support: pd.Series) -> list[int]:
     """The indices of the labels the drill-down shows: all, or beyond :data:`MAX_DRILL_LABELS` the most and
     the least frequent half of that many (ties in label order), most frequent first."""
     if len(labels) <= MAX_DRILL_LABELS:
@@ -103,7 +104,7 @@ def label_drill(systems: list[str], labels: list[str], tables: Mapping[str, pd.D
     pl = tables.get("per_label", pd.DataFrame())
     support = (pl.assign(label=pl["label"].astype(str)).drop_duplicates("label").set_index("label")["support"]
                if len(pl) and "support" in pl else pd.Series(dtype=float))
-    shown = _shown(labels, support)
+    shown = shown_labels(labels, support)
     if len(shown) < len(labels):
         out["shown"] = shown
         half = MAX_DRILL_LABELS // 2

@@ -258,10 +258,13 @@
       }
       if (sets) { labelDrill(box, i, d); box.hidden = false; h.focus(); return; }
       if (d.per_class) {
+        // many classes: only those in d.shown (indices into data.labels), as the arrays hold them
+        var classes = d.shown ? d.shown.map(function (k) { return data.labels[k]; }) : data.labels;
         box.appendChild(drillTable('Per-class scores', ['class'].concat(d.metrics),
-          data.labels.map(function (c, k) {
+          classes.map(function (c, k) {
             return [c].concat(d.metrics.map(function (_, j) { var v = d.per_class[i][j][k]; return isNum(v) ? fmt(v) : '\u2014'; }));
           })));
+        if (d.hidden_note) { box.appendChild(el('p', null, d.hidden_note)); }
       }
       if (d.confusion) {
         box.appendChild(drillTable('Confusion matrix (rows: gold class, columns: predicted class)',
