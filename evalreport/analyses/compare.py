@@ -390,7 +390,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
             rank_dist = pd.concat([rank_dist, sboot.rank_distribution], ignore_index=True)
             if plan.primary is not None:
                 pairwise, groups = sboot.pairwise, sboot.groups
-            delong = plan.delong() if run_system is None else None     # DeLong compares one score per item
+            # DeLong's test: one score per item and system, independent items
+            delong = plan.delong() if run_system is None and not choice.clustered else None
             if delong is not None:
                 pairwise = pd.concat([pairwise, delong], ignore_index=True)
             notes += sboot.notes + snotes

@@ -253,7 +253,8 @@ def design_notes(choice, ids: list[str]) -> list[str]:
     if choice.clustered:
         return [f"score-based measures ({', '.join(ids)}): the same cluster bootstrap (each item weighted by the "
                 "number of times its cluster is drawn, the same clusters for every system); the randomisation "
-                "test swaps the two systems' scores per cluster"]
+                "test swaps the two systems' scores per cluster; DeLong's test is not run (it assumes "
+                "independent items)"]
     if choice.run_system is not None:
         return [f"score-based measures ({', '.join(ids)}): the same two-level bootstrap (each system's runs with "
                 "replacement, then the items); a system's value is the mean over its runs; DeLong's test is not "
