@@ -145,3 +145,25 @@ def test_delong_is_not_run_on_clusters():
     cmp = compare(clustered, Settings(cluster_col="doc", **kw))
     assert set(cmp.pairwise["test"]) == {"bootstrap"}
     assert any("DeLong's test is not run (it assumes independent items)" in n for n in cmp.notes)
+
+
+def test_benchmark_of_seeded_tasks_ranks_by_the_mean_roc_auc(tmp_path):
+    # each task's folder of runs per system: its ROC AUC is the mean over runs (as compare gives), and the
+    # consensus bootstrap draws runs then items for the score-based primary
+    import shutil
+
+    from evalreport.analyses.benchmark import compare_benchmark
+    from evalreport.inputs.benchmark import read_benchmark
+
+    for t in range(2):
+        _scored_task(tmp_path / "tmp" / f"task{t + 1}", seeds=3, clusters=False, seed=t)
+    shutil.move(str(tmp_path / "tmp"), str(tmp_path / "bench"))
+    bench = read_benchmark(tmp_path / "bench", defaults={"primary": "roc_auc"})
+    result = compare_benchmark(bench, bootstrap=60, seed=3)
+    rows = result.task_scores[result.task_scores["task"] == "task1"].set_index("system")
+    assert set(result.task_scores["measure"]) == {"roc_auc"}
+    one = compare(read_runs(tmp_path / "bench" / "task1" / "gold.tsv", runs_dir=tmp_path / "bench" / "task1" / "runs"),
+                  Settings(primary="roc_auc", bootstrap=0))
+    want = one.leaderboard.set_index("system")["value"]
+    np.testing.assert_allclose(rows.loc[want.index, "value"], want, atol=1e-12)
+    assert (rows["lo"] <= rows["value"]).all() and (rows["value"] <= rows["hi"]).all()
