@@ -246,3 +246,36 @@ def test_cluster_randomisation_test_holds_its_level():
             reject[name] += bool(table["p_value"].iloc[0] < 0.05)
     assert 0.02 <= reject["cluster"] / n <= 0.09
     assert reject["item"] / n >= 0.2
+
+
+def test_two_level_bootstrap_auc_interval_covers_the_mean_over_seeds():
+    """Runs whose separation of the classes varies by seed (separation 0.8 + 0.15 Z per run, 5 runs, 200
+    items; logit = separation (2 gold - 1) + N(0, 1)): the nominal 95 % interval of the mean AUC over runs
+    covers the population value E[Phi(sqrt(2) separation)] (binormal AUC) in 92-97.5 % of 600 simulated
+    test sets (measured 0.948, seed 21); the item bootstrap alone (runs held fixed) does not (0.66)."""
+    from scipy.stats import norm
+
+    n_sets, n_runs, n_items = 600, 5, 200
+    x, w = np.polynomial.hermite_e.hermegauss(80)
+    truth = float((w * norm.cdf(np.sqrt(2) * (0.8 + 0.15 * x))).sum() / w.sum())
+    rng = np.random.default_rng(21)
+    hits = np.zeros(2)
+    for k in range(n_sets):
+        gold = (rng.random(n_items) < 0.4).astype(np.int64)
+        separation = 0.8 + 0.15 * rng.standard_normal(n_runs)
+        z = separation[:, None] * (2 * gold - 1)[None] + rng.standard_normal((n_runs, n_items))
+        runs = Runs(gold=gold, pred=(z > 0).astype(np.int64), labels=("neg", "pos"),
+                    systems=tuple(f"a/s{r}" for r in range(n_runs)), scores=1 / (1 + np.exp(-z)),
+                    run_system=("a",) * n_runs)
+        design = SeedsDesign(ScoreDesign(score_counts(runs, positive=1)), runs.run_system)
+        design.point([AUC])
+        boot, _ = design.streams(k)
+        two_level = design.resample([AUC], 200, boot)[:, 0, 0]
+        assert design.run_samples is not None
+        items_only = design.run_samples[:, :, 0].mean(axis=1)
+        for j, values in enumerate((two_level, items_only)):
+            lo, hi = np.quantile(values, [0.025, 0.975])
+            hits[j] += lo <= truth <= hi
+    coverage = hits / n_sets
+    assert 0.92 <= coverage[0] <= 0.975, coverage
+    assert coverage[1] < 0.85, coverage
