@@ -122,7 +122,6 @@ def test_clustered_mcnemar_counts_the_top_label_per_cluster():
 def test_choose_design_builds_the_score_design_of_the_comparison():
     runs = simulated_runs(np.random.default_rng(7))
     choice = choose_design(runs, Settings(cluster_col="doc"))
-    assert choice.scores_allowed
     design = choice.build_scores(score_counts(runs, positive=1), policy="nan")
     assert isinstance(design, ScoreDesign) and design.clusters is not None and design.clusters.n_clusters == DOCS
     plain = Runs(gold=runs.gold, pred=runs.pred, labels=runs.labels, systems=runs.systems, scores=runs.scores)

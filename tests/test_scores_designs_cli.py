@@ -105,6 +105,9 @@ def test_report_with_clusters_and_a_roc_auc_primary(clustered):
     html = (out / "report.html").read_text(encoding="utf-8")
     assert "Leaderboard: ROC AUC" in html
     assert "The design effect of ROC AUC" in html and "the same cluster bootstrap" in html
+    # plan refuses score-based measures: the note does not send the reader there
+    assert "What this test set can detect" in html and "evalreport plan</code> gives" not in html
+    assert "plans measures of predicted labels" in html
 
 
 def test_clusters_with_several_runs_and_a_score_primary_is_one_line_exit_2(tmp_path):

@@ -247,15 +247,6 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     from evalreport.measures.scores import is_score_measure
 
     plan = score_plan(runs if isinstance(runs, Runs) else None, primary, measures, pos)
-    if plan is not None and not choice.scores_allowed:
-        design_name = choice.name
-        if plan.primary is not None or any(is_score_measure(m) for m in measures or ()):
-            raise InputError(f"score-based measures are not resampled for {design_name} yet: choose measures of the "
-                             "predicted labels")
-        notes_first = [f"score-based measures left out: they are not resampled for {design_name} yet"]
-        plan = None
-    else:
-        notes_first = []
     if plan is not None and plan.primary is not None:
         primary = DEFAULT_PRIMARY["single"]          # the confusion measures' first; the leaderboard is plan's
     if measures is not None:
@@ -271,7 +262,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
             chosen += [m.id for m in catalogue() if "gains" in m.needs and m.id != primary_m.id]
     else:
         chosen = [primary_m, *(bind(m, labels, gains=gains) for m in measures)]
-    notes: list[str] = list(notes_first)
+    notes: list[str] = []
     # one column per quantity: an alias next to its record (f1_macro, macro_f1) would be counted
     # twice in the rank correlations and the inconsistency rates
     kept = unique(chosen, by_quantity=True)

@@ -32,9 +32,6 @@ class DesignChoice:
         Whether items are resampled by whole clusters (``Runs.clusters``).
     run_system : tuple of str or None
         Per run, its system (several runs per system), else None.
-    scores_allowed : bool
-        Whether score-based measures can be resampled in this design (every design that
-        :func:`choose_design` accepts: :meth:`build_scores`).
     name : str
         The design in words (for notes and errors).
     notes : list of str
@@ -44,7 +41,6 @@ class DesignChoice:
     runs: object
     clustered: bool
     run_system: tuple[str, ...] | None
-    scores_allowed: bool
     name: str
     notes: list[str] = field(default_factory=list)
 
@@ -138,5 +134,4 @@ def choose_design(data, settings: Settings) -> DesignChoice:
         raise InputError("--cluster-col with several runs per system (a folder per system) is not "
                          "supported: the two-level bootstrap draws items, not clusters")
     name = "clustered items" if clustered else "several runs per system" if run_system is not None else "items"
-    return DesignChoice(runs=runs, clustered=clustered, run_system=run_system,
-                        scores_allowed=True, name=name)
+    return DesignChoice(runs=runs, clustered=clustered, run_system=run_system, name=name)

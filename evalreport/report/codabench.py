@@ -314,8 +314,7 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
             notes.append(lost_classes_sentence(result.class_absent, result.n_missing_class, bootstrap))
         if runs.clusters is not None:
             notes.append(f"the intervals resample whole clusters ({runs.n_clusters:,} clusters of the gold column "
-                         f"{runs.cluster_col!r})" + ("; those of the score-based measures resample items"
-                                                      if score_records else ""))
+                         f"{runs.cluster_col!r})")
         rows["lo"] = boot.loc[ids, "lo"].to_numpy(dtype=float)
         rows["hi"] = boot.loc[ids, "hi"].to_numpy(dtype=float)
     scores: dict[str, float] = {}
@@ -388,7 +387,8 @@ def _label_record():
 
 def _score_values(runs, records, frame, *, positive, policy, bootstrap, seed, alpha):
     """The rows of the score-based ``records`` appended to ``frame`` (measure, value, undefined, reason),
-    and their percentile intervals (measure, lo, hi) by :class:`~evalreport.analyses.score_design.ScoreDesign`."""
+    and their percentile intervals (measure, lo, hi) by :class:`~evalreport.analyses.score_design.ScoreDesign`
+    (over whole clusters when the reference has a cluster column)."""
     from evalreport.analyses.score_design import ScoreDesign
     from evalreport.counts.scores import score_counts
     from evalreport.measures import resolve_positive
@@ -406,7 +406,10 @@ def _score_values(runs, records, frame, *, positive, policy, bootstrap, seed, al
     frame = pd.concat([frame, extra], ignore_index=True) if len(frame) else extra
     boot = pd.DataFrame(columns=["measure", "lo", "hi"])
     if bootstrap > 0:
-        design = ScoreDesign(sc, policy=policy)
+        from evalreport.analyses.score_clusters import item_clusters
+
+        # whole clusters where the reference has them, as the labels' intervals are resampled
+        design = ScoreDesign(sc, policy=policy, clusters=item_clusters(runs))
         samples = design.resample(records, bootstrap, design.streams(seed)[0])[:, 0, :]
         with np.errstate(all="ignore"):
             lo, hi = np.nanquantile(samples, [alpha / 2, 1 - alpha / 2], axis=0)
