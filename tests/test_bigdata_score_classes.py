@@ -138,7 +138,7 @@ def test_bad_per_class_scores(tmp_path):
     hist = histogram_scores(gold, tmp_path / "off.csv", positive=None)
     assert set(histogram_columns(hist)["measure"]) == {"roc_auc", "roc_auc_weighted", "roc_auc_ovo",
                                                        "average_precision"}
-    with pytest.raises(InputError, match="do not sum to 1"):
+    with pytest.raises(InputError, match=r"per-class scores sum to 0\.\d+, not 1"):
         histogram_columns(hist, ["log_loss"])
 
 
@@ -173,3 +173,47 @@ def test_pair_auc_bound_counts_only_the_two_classes():
     hist = assemble_cells(cells, ("s",), CLASSES, 0, np.array([False]), np.array([0.5]), 7, {}, "runs.csv")
     value, bound = _pair_auc(hist, 0, 0, 1)
     assert value == pytest.approx(6 / 9) and bound == pytest.approx(1 / 9)
+
+
+def _rounded_files(tmp, decimals: int, *, scale: float = 1.0, n: int = 300):
+    """Gold and one long run table of three probabilities printed with ``decimals`` decimals (``scale``
+    multiplies the first column: 0.98 makes scores that do not sum to 1)."""
+    rng = np.random.default_rng(decimals)
+    y = rng.integers(0, 3, n)
+    p = rng.dirichlet(np.ones(3), n)
+    p[:, 0] *= scale
+    pd.DataFrame({"id": [f"i{i}" for i in range(n)], "label": np.asarray(CLASSES)[y]}).to_csv(tmp / "gold.csv",
+                                                                                           index=False)
+    rows = "".join(f"sys,i{i},{CLASSES[int(np.argmax(r))]}," + ",".join(f"{x:.{decimals}f}" for x in r) + "\n"
+                   for i, r in enumerate(p))
+    (tmp / "runs.csv").write_text("system,id,label," + ",".join(f"score_{c}" for c in CLASSES) + "\n" + rows)
+    return tmp / "gold.csv", tmp / "runs.csv"
+
+
+@pytest.mark.parametrize("decimals", [2, 4])
+def test_cli_duckdb_accepts_probabilities_printed_with_few_decimals(tmp_path, decimals):
+    """The rule of the in-memory check (evalreport.inputs.score_checks): three probabilities printed with d
+    decimals sum to 1 within 3 x 0.5 x 10^-d, and out of core they are probabilities too."""
+    gold, runs = _rounded_files(tmp_path, decimals)
+    sums = pd.read_csv(runs)[[f"score_{c}" for c in CLASSES]].sum(axis=1)
+    assert (sums - 1).abs().max() > 3e-6                     # beyond the 1e-6-per-class tolerance
+    rc, out, err = cli("score", gold, runs, "--backend", "duckdb", "--measures", "log_loss,brier", "--format", "json")
+    assert rc == 0, err
+    memory = cli("score", gold, runs, "--measures", "log_loss,brier", "--format", "json")
+    assert memory[0] == 0, memory[2]
+    got = {r["measure"]: r["value"] for r in json.loads(out)}
+    want = {r["measure"]: r["value"] for r in json.loads(memory[1])}
+    assert got == pytest.approx(want, abs=1e-12)
+
+
+def test_cli_duckdb_refuses_sums_off_1_as_in_memory(tmp_path):
+    """Scores that do not sum to 1 are refused out of core with the in-memory message: the sum, how many rows."""
+    gold, runs = _rounded_files(tmp_path, 4, scale=0.98)
+    rc, _, err = cli("score", gold, runs, "--backend", "duckdb", "--measures", "log_loss")
+    assert rc == 2
+    rc_mem, _, err_mem = cli("score", gold, runs, "--measures", "log_loss")
+    assert rc_mem == 2
+    assert len(err.strip().splitlines()) == 1 and "runs.csv" in err and "id 'i" in err
+    tail = err_mem.strip().partition(": the per-class scores sum to ")[2]
+    assert tail and err.strip().endswith(tail.partition(", not 1")[2]), (err, err_mem)
+    assert "the per-class scores sum to " in err

@@ -373,3 +373,45 @@ def test_codabench_scorer_resamples_clusters(tmp_path):
     task.write_text('primary = "accuracy"\ncluster_col = "document"\n', encoding="utf-8")
     with redirect_stderr(io.StringIO()), redirect_stdout(io.StringIO()):
         assert main(["codabench", str(tmp_path / "input"), str(tmp_path / "bad"), "--task-file", str(task)]) == 3
+
+
+def test_codabench_scorer_resamples_clusters_for_score_based_measures_too(tmp_path):
+    """A ROC AUC's interval in scores.json resamples whole documents as the labels' does (Field & Welsh 2007):
+    wider than the item bootstrap's when a document's items share its difficulty, and exactly the one engine's
+    clustered ScoreDesign (same seed, same resamples)."""
+    rng = np.random.default_rng(5)
+    ref, res = tmp_path / "input" / "ref", tmp_path / "input" / "res"
+    ref.mkdir(parents=True)
+    res.mkdir()
+    docs = np.repeat(np.arange(40), 10)
+    gold = rng.integers(0, 2, size=docs.size)
+    sep = np.repeat(rng.uniform(-1.0, 4.0, size=40), 10)     # how well the scores separate varies by document
+    score = 1 / (1 + np.exp(-(sep * (gold - 0.5) + rng.normal(0, 0.7, docs.size))))
+    pd.DataFrame({"id": range(docs.size), "label": gold, "doc": docs}).to_csv(ref / "gold.tsv", sep="\t", index=False)
+    pd.DataFrame({"id": range(docs.size), "label": (score > 0.5).astype(int), "score": score}).to_csv(
+        res / "pred.tsv", sep="\t", index=False)
+    widths = {}
+    for name, extra in (("items", ""), ("clusters", 'cluster_col = "doc"\n')):
+        task = write(tmp_path / f"task_{name}.toml",
+                     'primary = "roc_auc"\nmeasures = ["accuracy"]\npositive = "1"\nbootstrap = 400\nseed = 3\n' + extra)
+        err = io.StringIO()
+        with redirect_stderr(err), redirect_stdout(io.StringIO()):
+            assert main(["codabench", str(tmp_path / "input"), str(tmp_path / name), "--task-file", str(task)]) == 0, \
+                err.getvalue()
+        scores = json.loads((tmp_path / name / "scores.json").read_text())
+        widths[name] = scores["roc_auc_hi"] - scores["roc_auc_lo"]
+        assert "score-based measures resample items" not in err.getvalue()
+    assert widths["clusters"] > 1.3 * widths["items"]
+    # the same numbers as the engine's clustered design of these runs
+    from evalreport.analyses.score_clusters import item_clusters
+    from evalreport.analyses.score_design import ScoreDesign
+    from evalreport.counts.scores import score_counts
+    from evalreport.inputs.readers import read_runs
+    from evalreport.measures import get
+
+    runs = read_runs(ref / "gold.tsv", [res / "pred.tsv"], cluster_col="doc")
+    design = ScoreDesign(score_counts(runs, positive=1), clusters=item_clusters(runs))
+    samples = design.resample([get("roc_auc")], 400, design.streams(3)[0])[:, 0, 0]
+    lo, hi = np.nanquantile(samples, [0.025, 0.975])
+    scores = json.loads((tmp_path / "clusters" / "scores.json").read_text())
+    assert (scores["roc_auc_lo"], scores["roc_auc_hi"]) == pytest.approx((lo, hi), abs=1e-12)

@@ -242,3 +242,19 @@ def test_an_xlsx_confusion_matrix_and_cli_errors_exit_2(tmp_path):
     code, out, err = _cli(["score", str(g), str(r)])
     lines = err.strip().splitlines()
     assert code == 2 and out == "" and len(lines) == 1 and f"{r}, line 4, id 'c'" in lines[0]
+
+
+def test_a_formula_never_computed_is_named_not_called_an_empty_prediction(tmp_path):
+    """openpyxl (like pandas' writer) saves a formula without its value; the reader reads cached values, so
+    the cell looks empty. The message says what it is: the sheet, the cell and how to compute it."""
+    g = xlsx(tmp_path / "gold.xlsx", GOLD)
+    r = xlsx(tmp_path / "run.xlsx", [("a", "x"), ("b", "x"), ("c", '=IF(1>0,"x","y")'), ("d", "z"), ("e", "y")])
+    code, out, err = _cli(["score", str(g), str(r)])
+    lines = err.strip().splitlines()
+    assert code == 2 and out == "" and len(lines) == 1, err
+    assert f"{r}, line 4: " in lines[0] and "sheet 'Sheet', cell B4" in lines[0]
+    assert "formula whose value was never computed" in lines[0] and "LibreOffice" in lines[0]
+    assert "empty" not in lines[0]
+    blank = xlsx(tmp_path / "blank.xlsx", [("a", "x"), ("b", None)])       # a truly empty cell stays "empty"
+    code, _, err = _cli(["score", str(g), str(blank)])
+    assert code == 2 and "missing predicted label" in err and "never computed" not in err

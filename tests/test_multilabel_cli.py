@@ -224,3 +224,23 @@ def test_demo_refuses_an_output_it_cannot_replace_before_making_the_example(tmp_
     assert rc == 2 and out == ""
     assert err.strip().splitlines() == [f"evalreport: error: {target} exists and is not a folder (nothing was written)"]
     assert target.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize("labels", [('"x"', '{"x": 1}'), ('{"x": 1}', '{"y": 2}'), ('["x"]', '{"x": 1}')])
+def test_an_object_label_is_not_called_multi_label(tmp_path, labels):
+    """A JSON object where a label is read is named for what it is, with its file and line, by the single-label
+    and the label-set readers alike (it was taken for a list of labels); lists stay label sets."""
+    run = tmp_path / "r.jsonl"
+    run.write_text("".join(f'{{"id": "{i}", "label": {v}}}\n' for i, v in zip("ab", labels)))
+    line = 1 if labels[0].startswith("{") else 2
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("id\tlabel\na\tx\nb\ty\n")
+    sets = tmp_path / "sets.jsonl"
+    sets.write_text('{"id": "a", "label": ["x"]}\n{"id": "b", "label": ["y"]}\n')
+    for command, g, extra in (("score", gold, ()), ("compare", gold, ()), ("score", sets, ("--multilabel",))):
+        rc, out, err = cli(command, g, run, *extra)
+        assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1, err
+        assert f"{run}, line {line}: field 'label' holds a JSON object (" in err, err
+        assert "not a label" in err and "multi-label" not in err and "single label" not in err, err
+    rc, _, err = cli("score", sets, sets, "--multilabel", "--measures", "example_f1")     # lists: label sets
+    assert rc == 0, err

@@ -194,6 +194,7 @@ def _primary_samples(t: BenchmarkTask, B: int, seed, policy: str) -> np.ndarray:
                        costs=t.costs)
         assert res.samples is not None            # B > 0 here: the resamples are kept
         return res.samples[:, :, 0]
+    from evalreport.analyses.score_clusters import item_clusters
     from evalreport.analyses.score_design import ScoreDesign
     from evalreport.counts.scores import score_counts
 
@@ -201,7 +202,7 @@ def _primary_samples(t: BenchmarkTask, B: int, seed, policy: str) -> np.ndarray:
     sc = score_counts(t.runs, positive=pos)
     if sc is None:
         raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} needs scores; the runs carry none")
-    design = ScoreDesign(sc, policy=policy)
+    design = ScoreDesign(sc, policy=policy, clusters=item_clusters(t.runs))     # whole clusters, as the labels'
     return design.resample([get(t.primary)], B, design.streams(seed)[0])[:, :, 0]
 
 
@@ -215,13 +216,21 @@ def _seeds_samples(t: BenchmarkTask, B: int, seed, policy: str, run_system) -> n
     from evalreport.measures import bind, resolve_positive
     from evalreport.measures.scores import is_score_measure
 
-    if is_score_measure(t.primary):
-        raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} is score-based; score-based measures "
-                           "are not resampled for several runs per system: choose a measure of the predicted labels")
     labels = list(t.runs.labels)
     pos = None if t.positive is None else resolve_positive(t.positive, labels, len(labels))
-    design = SeedsDesign(ConfusionDesign(t.runs, positive=pos, policy=policy, costs=t.costs), run_system)
-    records = [bind(t.primary, labels)]
+    if is_score_measure(t.primary):     # the runs' scores, the same two-level design
+        from evalreport.analyses.score_design import ScoreDesign
+        from evalreport.counts.scores import score_counts
+        from evalreport.measures import get
+
+        sc = score_counts(t.runs, positive=pos)
+        if sc is None:
+            raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} needs scores; the runs carry none")
+        design = SeedsDesign(ScoreDesign(sc, policy=policy), run_system)
+        records = [get(t.primary)]
+    else:
+        design = SeedsDesign(ConfusionDesign(t.runs, positive=pos, policy=policy, costs=t.costs), run_system)
+        records = [bind(t.primary, labels)]
     design.point(records)
     return design.resample(records, B, design.streams(seed)[0])[:, :, 0]
 

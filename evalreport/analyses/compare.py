@@ -243,19 +243,10 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     K = len(labels)
     pos = resolve_positive(positive, labels, K) if positive is not None else None
     # score-based measures (analyses/score_compare.py): computed and resampled beside the confusion ones
-    from evalreport.analyses.score_compare import score_plan
+    from evalreport.analyses.score_compare import design_notes, score_plan, with_score_seeds
     from evalreport.measures.scores import is_score_measure
 
     plan = score_plan(runs if isinstance(runs, Runs) else None, primary, measures, pos)
-    if plan is not None and not choice.scores_allowed:
-        design_name = choice.name
-        if plan.primary is not None or any(is_score_measure(m) for m in measures or ()):
-            raise InputError(f"score-based measures are not resampled for {design_name} yet: choose measures of the "
-                             "predicted labels")
-        notes_first = [f"score-based measures left out: they are not resampled for {design_name} yet"]
-        plan = None
-    else:
-        notes_first = []
     if plan is not None and plan.primary is not None:
         primary = DEFAULT_PRIMARY["single"]          # the confusion measures' first; the leaderboard is plan's
     if measures is not None:
@@ -271,7 +262,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
             chosen += [m.id for m in catalogue() if "gains" in m.needs and m.id != primary_m.id]
     else:
         chosen = [primary_m, *(bind(m, labels, gains=gains) for m in measures)]
-    notes: list[str] = list(notes_first)
+    notes: list[str] = []
     # one column per quantity: an alias next to its record (f1_macro, macro_f1) would be counted
     # twice in the rank correlations and the inconsistency rates
     kept = unique(chosen, by_quantity=True)
@@ -297,8 +288,15 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
 
         systems = tuple(dict.fromkeys(run_system))
         scores = system_scores(scores, dict(zip(counts.systems, run_system)), systems)
+    score_run_rows = None
     if plan is not None:
-        scores = pd.concat([scores, plan.score_rows(policy)], ignore_index=True)
+        score_run_rows = plan.score_rows(policy)
+        score_rows = score_run_rows
+        if run_system is not None:        # as the confusion measures: the mean over the system's runs
+            from evalreport.analyses.seeds import system_scores
+
+            score_rows = system_scores(score_run_rows, dict(zip(plan.sc.systems, run_system)), systems)
+        scores = pd.concat([scores, score_rows], ignore_index=True)
         notes += plan.notes
 
     ranks = ranking.rank(scores)[["system", "measure", "rank", "calibrated", "value", "tied", "nan_last"]]
@@ -372,12 +370,19 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
             s_order = s_order.sort_values("rank", kind="stable")["system"].tolist() or order
             sboot, snotes = plan.resample(bootstrap=bootstrap, seed=seed, alpha=alpha, rounds=rounds,
                                           pairwise_test=pairwise_test, order=s_order, policy=policy,
-                                          margin=s.margin)
+                                          margin=s.margin, design=choice.build_scores(plan.sc, policy=policy))
+            snotes = design_notes(choice, plan.ids) + snotes
+            if design.clusters is not None:
+                score_design = plan.design_effect(sboot.samples[:, :, 0], bootstrap=bootstrap, seed=seed,
+                                                  policy=policy)
+                if score_design is not None:      # the leaderboard's measure is score-based: its design effect
+                    extra = {**extra, "design": score_design}
             intervals = pd.concat([intervals, sboot.intervals], ignore_index=True)
             rank_dist = pd.concat([rank_dist, sboot.rank_distribution], ignore_index=True)
             if plan.primary is not None:
                 pairwise, groups = sboot.pairwise, sboot.groups
-            delong = plan.delong()
+            # DeLong's test: one score per item and system, independent items
+            delong = plan.delong() if run_system is None and not choice.clustered else None
             if delong is not None:
                 pairwise = pd.concat([pairwise, delong], ignore_index=True)
             notes += sboot.notes + snotes
@@ -413,6 +418,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         extra = seeds_extra(runs, run_scores, records, intervals, design=seeds if len(intervals) else None,
                             settings=s, positive=pos)
         settings["runs_per_system"] = {k: run_system.count(k) for k in systems}
+        if plan is not None and score_run_rows is not None:
+            extra = with_score_seeds(extra, plan, score_run_rows, intervals, run_system, s)
     if s.slice_cols or getattr(runs, "slices", None):        # per-slice tables (analyses/slices.py)
         from evalreport.analyses.slices import single_label_slices
 
@@ -428,7 +435,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         if samples is not None and score_samples is not None:
             both = np.concatenate([samples, score_samples], axis=-1)
             samples = both[:, :, [order_ids.index(i) for i in ids]]
-        extra = {**extra, **plan.curves()}
+        extra = {**extra, **plan.curves(run_system)}
     return Comparison(primary=final_primary, measures=tuple(ids), systems=tuple(systems), labels=tuple(labels),
                       scores=scores, ranks=ranks, rank_correlation=corr, calibration_correlation=cal_corr,
                       disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,

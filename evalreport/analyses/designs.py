@@ -4,7 +4,8 @@ A comparison of single-label data resamples one of a few designs: items (the pai
 :class:`~evalreport.analyses.resampling.ConfusionDesign`), whole clusters (the same design with
 ``Runs.clusters``), several runs per system (:class:`~evalreport.analyses.seeds.SeedsDesign` around
 the runs' design), optionally within gold classes, with score-based measures resampled beside it
-(:mod:`evalreport.analyses.score_compare`). :func:`choose_design` checks that the data and the
+(:mod:`evalreport.analyses.score_compare`) in the same design (:meth:`DesignChoice.build_scores`: items,
+whole clusters, or runs then items). :func:`choose_design` checks that the data and the
 settings make one of them, and returns a :class:`DesignChoice`; :meth:`DesignChoice.build` makes the
 engine's design for all items or for a subset (a slice, :mod:`evalreport.analyses.slices`), so that
 slices are one more column of the design, not another branch.
@@ -31,8 +32,6 @@ class DesignChoice:
         Whether items are resampled by whole clusters (``Runs.clusters``).
     run_system : tuple of str or None
         Per run, its system (several runs per system), else None.
-    scores_allowed : bool
-        Whether score-based measures can be resampled in this design.
     name : str
         The design in words (for notes and errors).
     notes : list of str
@@ -42,7 +41,6 @@ class DesignChoice:
     runs: object
     clustered: bool
     run_system: tuple[str, ...] | None
-    scores_allowed: bool
     name: str
     notes: list[str] = field(default_factory=list)
 
@@ -71,6 +69,36 @@ class DesignChoice:
         from evalreport.analyses.seeds import SeedsDesign
 
         return design, SeedsDesign(design, self.run_system)
+
+    def build_scores(self, sc, *, policy: str, runs: object = None):
+        """The engine's design of the score-based measures of ``runs`` (default: all items).
+
+        Parameters
+        ----------
+        sc : ScoreCounts
+            The scores of ``runs`` (one "system" per run).
+        policy : str
+            The undefined-value policy.
+        runs : Runs, optional
+            A subset of the items (a slice); default the comparison's runs.
+
+        Returns
+        -------
+        Design
+            A :class:`~evalreport.analyses.score_design.ScoreDesign` over items or whole clusters, or a
+            :class:`~evalreport.analyses.seeds.SeedsDesign` around it (several runs per system).
+        """
+        from evalreport.analyses.score_clusters import item_clusters
+        from evalreport.analyses.score_design import ScoreDesign
+
+        data = self.runs if runs is None else runs
+        design = ScoreDesign(sc, policy=policy, clusters=item_clusters(data) if self.clustered else None)
+        run_system = getattr(data, "run_system", None)
+        if self.run_system is None or run_system is None:
+            return design
+        from evalreport.analyses.seeds import SeedsDesign
+
+        return SeedsDesign(design, run_system)
 
 
 def choose_design(data, settings: Settings) -> DesignChoice:
@@ -106,5 +134,4 @@ def choose_design(data, settings: Settings) -> DesignChoice:
         raise InputError("--cluster-col with several runs per system (a folder per system) is not "
                          "supported: the two-level bootstrap draws items, not clusters")
     name = "clustered items" if clustered else "several runs per system" if run_system is not None else "items"
-    return DesignChoice(runs=runs, clustered=clustered, run_system=run_system,
-                        scores_allowed=not clustered and run_system is None, name=name)
+    return DesignChoice(runs=runs, clustered=clustered, run_system=run_system, name=name)

@@ -9,6 +9,12 @@ side are sound; the pairwise tests and letters are those of the primary measure'
 DeLong's test to the pairwise table when the primary measure is a binary ROC AUC. Prevalence
 calibration (Opitz 2022) rescales confusion matrices: it does not apply to score-based measures,
 which have no calibrated rows (a note says so).
+
+The design follows the comparison's (:meth:`evalreport.analyses.designs.DesignChoice.build_scores`):
+items; whole clusters (``--cluster-col``: cluster weights on the once-ranked scores, Field & Welsh 2007);
+or several runs per system (the two-level bootstrap of
+:class:`~evalreport.analyses.seeds.SeedsDesign` around the runs' score design: a system's value is the
+mean over its runs, as for the confusion measures).
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ if TYPE_CHECKING:
 # pandas, the engine and scipy (through the engine's cluster resampling) are imported where they are used:
 # `evalreport score` needs only score_plan, and their imports would be most of its start-up time
 
-__all__ = ["ScorePlan", "score_plan", "AUC_IDS", "default_score_ids"]
+__all__ = ["ScorePlan", "score_plan", "AUC_IDS", "default_score_ids", "design_notes", "with_score_seeds", "first_runs"]
 
 #: Measures whose pairwise table gets DeLong's test (when binary).
 AUC_IDS = ("roc_auc", "roc_auc_weighted", "roc_auc_ovo", "roc_auc_ovo_weighted")
@@ -46,6 +52,8 @@ class ScorePlan:
     records: list[Measure]
     primary: Measure | None
     notes: list[str] = field(default_factory=list)
+    #: The engine's design of the last :meth:`resample` (its point values and resamples), or None.
+    design: object = None
 
     @property
     def ids(self) -> list[str]:
@@ -92,15 +100,19 @@ class ScorePlan:
         return pd.DataFrame(rows, columns=["measure", "baseline", "value", "method", "note"]).assign(se=0.0)
 
     def resample(self, *, bootstrap: int, seed: int, alpha: float, rounds: int, pairwise_test: str,
-                 order: Sequence[str], policy: str, margin: float | None = None):
+                 order: Sequence[str], policy: str, margin: float | None = None, design=None):
         """Intervals, rank distributions and (for a score primary) pairwise tests and groups.
 
+        ``design``: the engine's design of the scores (default: a
+        :class:`~evalreport.analyses.score_design.ScoreDesign` over items); kept as :attr:`design`.
         Returns the engine's :class:`~evalreport.analyses.engine.Resampled` (measures in :attr:`records`
         order, the primary first when it is score-based) and notes."""
-        from evalreport.analyses.engine import resampled
+        from evalreport.analyses.engine import TESTS, resampled
         from evalreport.analyses.score_design import ScoreDesign
 
-        design = ScoreDesign(self.sc, policy=policy)
+        design = ScoreDesign(self.sc, policy=policy) if design is None else design
+        self.design = design
+        offered = tuple(getattr(design, "tests", TESTS))        # several runs per system: the bootstrap test only
         records = self.records
         notes: list[str] = []
         tests: tuple[str, ...] = ("bootstrap",)
@@ -108,9 +120,11 @@ class ScorePlan:
             tests += ("randomization",)
         elif self.primary is not None and rounds:
             notes.append("approximate randomisation on score-based measures ranks the exchanged scores again in "
-                         "every round: it runs only when it is the letters' test (--pairwise-test randomization)")
+                         "every round: it runs only when it is the letters' test (pairwise_test = \"randomization\" in the task "
+                         "file; Python: Settings(pairwise_test=\"randomization\"))")
         if self.primary is not None and pairwise_test == "mcnemar":
             tests += ("mcnemar",)
+        tests = tuple(t for t in tests if t in offered)
         test = pairwise_test if pairwise_test in tests else "bootstrap"
         if self.primary is not None and test != pairwise_test:
             notes.append(f"the letters use the paired bootstrap test: {pairwise_test} is not run on the score-based "
@@ -139,11 +153,152 @@ class ScorePlan:
             table["p_holm"], table["p_bh"] = holm(table["p_value"]), benjamini_hochberg(table["p_value"])
         return table
 
-    def curves(self) -> dict[str, pd.DataFrame]:
-        """The curve frames for :attr:`Comparison.extra`."""
+    def curves(self, run_system: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
+        """The curve frames for :attr:`Comparison.extra`; with several runs per system (``run_system``, per
+        run its system) the curves of each system's first run, under the system's name."""
         from evalreport.analyses.curves import pr_curves, reliability, roc_curves
 
-        return {"roc_curve": roc_curves(self.sc), "pr_curve": pr_curves(self.sc), "reliability": reliability(self.sc)}
+        sc = self.sc if run_system is None else first_runs(self.sc, run_system)
+        return {"roc_curve": roc_curves(sc), "pr_curve": pr_curves(sc), "reliability": reliability(sc)}
+
+    def design_effect(self, samples: np.ndarray, *, bootstrap: int, seed: int, policy: str) -> pd.DataFrame | None:
+        """The ``design`` table of the score-based primary measure on clustered items: its ``(B, S)`` values
+        on the cluster resamples of the last :meth:`resample` (``samples``) against an item bootstrap of at
+        most :data:`~evalreport.analyses.clusters.ITEM_RESAMPLES` resamples; None (no score primary, no
+        clusters)."""
+        from evalreport.analyses.clusters import ITEM_RESAMPLES, design_effect, item_stream
+        from evalreport.analyses.score_design import ScoreDesign
+
+        design = self.design
+        clusters = getattr(design, "clusters", None)
+        if self.primary is None or clusters is None:
+            return None
+        n_item = min(bootstrap, ITEM_RESAMPLES)
+        items = ScoreDesign(self.sc, policy=policy).resample([self.primary], n_item, item_stream(seed))[:, :, 0]
+        return design_effect(samples, items, self.sc.systems, self.primary.id, clusters.plan, clusters.column)
+
+    def seed_tables(self, run_rows: pd.DataFrame, intervals: pd.DataFrame, *, run_system: Sequence[str],
+                    alpha: float, bootstrap: int, seed: int | None, policy: str) -> dict[str, pd.DataFrame]:
+        """The score measures' rows of ``runs`` and ``seed_spread``, and (score-based primary) ``aso``.
+
+        Parameters
+        ----------
+        run_rows : DataFrame
+            :meth:`score_rows` of the runs (system = the run's name).
+        intervals : DataFrame
+            The score measures' intervals (empty without resampling).
+        run_system : sequence of str
+            Per run (in the order of :attr:`sc`), its system.
+        alpha, bootstrap, seed, policy
+            As the comparison's (``bootstrap``: the ASO resamples; 0 none).
+
+        Returns
+        -------
+        dict of str to DataFrame
+            :func:`evalreport.analyses.seeds.seed_tables` of the score measures (``aso`` only with a
+            score-based primary, else empty).
+        """
+        from evalreport.analyses.score_design import ScoreDesign
+        from evalreport.analyses.seeds import SeedsDesign, seed_tables
+
+        design = self.design
+        if not isinstance(design, SeedsDesign) or design.run_point is None:
+            design = SeedsDesign(ScoreDesign(self.sc, policy=policy), run_system)
+            design.point(self.records)
+        return seed_tables(design, run_rows, self.records, intervals, alpha=alpha,
+                           n_bootstrap=bootstrap if self.primary is not None else 0, seed=seed)
+
+
+def first_runs(sc: ScoreCounts, run_system: Sequence[str]) -> ScoreCounts:
+    """The scores of each system's first run, named by the system (several runs per system).
+
+    Parameters
+    ----------
+    sc : ScoreCounts
+        The scores of every run.
+    run_system : sequence of str
+        Per run, its system.
+
+    Returns
+    -------
+    ScoreCounts
+        One system per distinct ``run_system`` (first-appearance order), ranked again on first use.
+    """
+    import dataclasses
+
+    names = [str(x) for x in run_system]
+    systems = tuple(dict.fromkeys(names))
+    first = [names.index(system) for system in systems]
+    run = {sc.systems[i]: system for i, system in zip(first, systems)}
+    return dataclasses.replace(sc, systems=systems, scores=sc.scores[first], has=np.asarray(sc.has)[first],
+                               group=None, thresholds=None,
+                               sources={run[k]: v for k, v in sc.sources.items() if k in run},
+                               problems={run[k]: v for k, v in sc.problems.items() if k in run})
+
+
+def design_notes(choice, ids: list[str]) -> list[str]:
+    """How the score-based measures were resampled, when not over independent items.
+
+    Parameters
+    ----------
+    choice : DesignChoice
+        The comparison's design.
+    ids : list of str
+        The score-based measures.
+
+    Returns
+    -------
+    list of str
+        One note for clustered items or several runs per system, else none.
+    """
+    if choice.clustered:
+        return [f"score-based measures ({', '.join(ids)}): the same cluster bootstrap (each item weighted by the "
+                "number of times its cluster is drawn, the same clusters for every system); the randomisation "
+                "test swaps the two systems' scores per cluster; DeLong's test is not run (it assumes "
+                "independent items)"]
+    if choice.run_system is not None:
+        return [f"score-based measures ({', '.join(ids)}): the same two-level bootstrap (each system's runs with "
+                "replacement, then the items); a system's value is the mean over its runs; DeLong's test is not "
+                "run (it compares one score per item); the curves are those of each system's first run"]
+    return []
+
+
+def with_score_seeds(extra: dict[str, pd.DataFrame], plan, run_rows: pd.DataFrame, intervals: pd.DataFrame,
+                     run_system: Sequence[str], s) -> dict[str, pd.DataFrame]:
+    """The seed tables of a comparison with the score-based measures' rows added.
+
+    Parameters
+    ----------
+    extra : dict
+        The comparison's extra tables (``runs``, ``seed_spread``, ``aso`` of the confusion measures).
+    plan : ScorePlan
+        The score plan, after :meth:`ScorePlan.resample` when the comparison resampled.
+    run_rows : DataFrame
+        :meth:`ScorePlan.score_rows` of the runs.
+    intervals : DataFrame
+        The comparison's intervals (the score measures' rows are used).
+    run_system : sequence of str
+        Per run, its system.
+    s : Settings
+        alpha, bootstrap, seed, policy.
+
+    Returns
+    -------
+    dict of str to DataFrame
+        ``extra`` with the score measures' rows in ``runs`` and ``seed_spread``, and ``aso`` of the
+        score-based primary measure when it leads the comparison.
+    """
+    import pandas as pd
+
+    score_iv = intervals[intervals["measure"].isin(plan.ids)] if len(intervals) else intervals
+    more = plan.seed_tables(run_rows, score_iv, run_system=run_system, alpha=s.alpha, bootstrap=s.bootstrap,
+                            seed=s.seed, policy=s.policy)
+    out = dict(extra)
+    for name in ("runs", "seed_spread"):
+        out[name] = pd.concat([extra[name], more[name]], ignore_index=True) if name in extra else more[name]
+    if plan.primary is not None:
+        out["aso"] = more["aso"]
+    return out
 
 
 def default_score_ids(runs, positive) -> list[str]:

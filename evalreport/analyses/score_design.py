@@ -8,6 +8,11 @@ no resample sorts again). Resamples are drawn in blocks whose weight arrays hold
 systems' scores per item with probability 1/2 and ranks the exchanged scores again (its cost grows with
 rounds x pairs x N log N). McNemar's test, where asked for, counts the top label of the scores
 (:func:`evalreport.measures.score_items.confidence`) right or wrong.
+
+Clustered items (``clusters``, :mod:`evalreport.analyses.score_clusters`): the same weighted evaluation
+under cluster weights (each item weighted by the number of times its cluster was drawn, the same
+clusters for every system); the randomisation test exchanges scores per cluster and McNemar's test is
+the clustered test of Durkalski et al. (2003) (the engine's, from :meth:`ScoreDesign.cluster_right`).
 """
 from __future__ import annotations
 
@@ -15,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from evalreport.analyses.score_clusters import ItemClusters
 from evalreport.counts.scores import ScoreCounts
 from evalreport.measures import Measure
 from evalreport.measures.score_items import confidence
@@ -44,16 +50,39 @@ class ScoreDesign:
         The once-ranked scores.
     policy : str
         The undefined-value policy of the measures.
+    clusters : ItemClusters, optional
+        The items' clusters: resampled and swapped whole (None: independent items).
     """
 
     kind = "scores"
     mcnemar_measure = "top-label accuracy of the scores"
 
-    def __init__(self, sc: ScoreCounts, *, policy: str = "nan") -> None:
+    def __init__(self, sc: ScoreCounts, *, policy: str = "nan", clusters: ItemClusters | None = None) -> None:
         self.sc = sc
         self.systems = tuple(sc.systems)
         self.n_items = sc.n_items
         self.policy = policy
+        self.clusters = clusters
+        if clusters is not None and clusters.codes.shape[0] != sc.n_items:
+            raise ValueError(f"{clusters.codes.shape[0]} cluster codes for {sc.n_items} scored items")
+
+    @property
+    def swap_unit(self) -> str:
+        """What the randomisation test swaps (the pairwise table's ``detail``; without clusters the engine's
+        default words)."""
+        return "discordant item" if self.clusters is None else "cluster"
+
+    def _weights(self, rng: np.random.Generator, b: int) -> np.ndarray:
+        """``(b, N)`` item weights of b paired resamples: of items, or of whole clusters."""
+        if self.clusters is None:
+            return bootstrap_weights(rng, b, self.n_items)
+        return self.clusters.weights(rng, b)
+
+    def _swap(self, rng: np.random.Generator) -> np.ndarray:
+        """``(N,)`` the items whose scores one round exchanges: per item, or per cluster, with probability 1/2."""
+        if self.clusters is None:
+            return rng.random(self.n_items) < 0.5
+        return self.clusters.swap_mask(rng)
 
     @property
     def interval_columns(self) -> dict[str, object]:
@@ -89,7 +118,7 @@ class ScoreDesign:
         step = self.block()
         for start in range(0, n_resamples, step):
             b = min(step, n_resamples - start)
-            weights = bootstrap_weights(rng, b, self.n_items)
+            weights = self._weights(rng, b)
             out[start:start + b] = self._values(measures, ScoreStats(self.sc, weights, wanted=summaries_of(measures)))
             if progress is not None:
                 progress(start + b, n_resamples)
@@ -97,12 +126,13 @@ class ScoreDesign:
 
     def swap_differences(self, measure: Measure, first: np.ndarray, second: np.ndarray, rounds: int,
                          rng: np.random.Generator, progress: Progress = None) -> np.ndarray:
-        """``(R, P)`` oriented differences after exchanging each pair's scores per item with probability 1/2."""
+        """``(R, P)`` oriented differences after exchanging each pair's scores per item (or per cluster) with
+        probability 1/2."""
         sign = 1.0 if measure.higher_is_better else -1.0
         out = np.empty((rounds, len(first)))
         for p, (a, b) in enumerate(zip(first, second)):
             for r in range(rounds):
-                pair = self.sc.swapped(int(a), int(b), rng.random(self.n_items) < 0.5)
+                pair = self.sc.swapped(int(a), int(b), self._swap(rng))
                 v = compute_scores(measure, pair, policy=self.policy, explain=False).value
                 out[r, p] = sign * (v[0] - v[1])
             if progress is not None:
@@ -113,3 +143,10 @@ class ScoreDesign:
         """``(S, N)`` whether the top label of each system's scores is right, and unit weights."""
         _, right = confidence(self.sc)
         return np.asarray(right, dtype=bool), np.ones(self.n_items)
+
+    def cluster_right(self) -> np.ndarray | None:
+        """``(S, C)`` items of each cluster whose top label each system gets right (the clustered McNemar
+        test), or None without clusters."""
+        if self.clusters is None:
+            return None
+        return self.clusters.per_cluster(self.correct()[0])

@@ -343,22 +343,23 @@ def single_label_designs(choice, runs, *, positive: int | None, policy: str, cos
     def gold_classes(items: np.ndarray) -> int:
         return int(np.unique(gold[items]).size)
 
+    label = {"clustered items": "whole clusters within each slice",
+             "several runs per system": "two-level bootstrap (runs, then the slice's items) within each slice"}
     if score_plan is not None:
-        from evalreport.analyses.score_design import ScoreDesign
         from evalreport.counts.scores import score_counts
 
         def make_scores(items: np.ndarray):
-            sc = score_counts(runs.subset(items), positive=positive)
+            subset = runs.subset(items)
+            sc = score_counts(subset, positive=positive)
             assert sc is not None                  # the runs carry scores: the comparison's plan has them
-            return ScoreDesign(sc, policy=policy)
+            return choice.build_scores(sc, policy=policy, runs=subset)     # the comparison's design, on the slice
 
-        return SliceDesigns(make_scores, gold_classes, n_classes, "scores, paired bootstrap over the slice's items")
+        return SliceDesigns(make_scores, gold_classes, n_classes,
+                            "scores, " + label.get(choice.name, "paired bootstrap over the slice's items"))
 
     def make(items: np.ndarray):
         return choice.build(positive=positive, policy=policy, costs=costs, strata=strata, runs=runs.subset(items))[1]
 
-    label = {"clustered items": "whole clusters within each slice",
-             "several runs per system": "two-level bootstrap (runs, then the slice's items) within each slice"}
     return SliceDesigns(make, gold_classes, n_classes,
                         label.get(choice.name, "paired bootstrap over the slice's items")
                         + (", within gold classes" if strata else ""))

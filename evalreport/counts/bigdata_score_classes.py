@@ -22,7 +22,7 @@ from evalreport.counts.bigdata_plan import raw_text
 from evalreport.counts.bigdata_scores import ScoreHistogram, assemble_cells, bin_cells
 from evalreport.counts.scores import ScoreCounts, tie_groups
 from evalreport.errors import InputError
-from evalreport.inputs.score_checks import SUM_TOLERANCE
+from evalreport.inputs.score_checks import SUM_TOLERANCE, sum_message, sum_tolerance
 
 __all__ = ["ClassHistogram", "histogram_classes"]
 
@@ -99,20 +99,41 @@ def _sums(job: Job, sys_map: str, gold_map: str, values: list[str], S: int) -> d
     return {k: np.asarray(rows[k], dtype=float)[order] for k in ("brier", "logl", "lo", "hi", "off")}
 
 
-def _problems(systems: Sequence[str], sums: dict, K: int, runs_label: str) -> dict:
+def _problems(job: Job, sys_map: str, values: list[str], systems: Sequence[str], sums: dict) -> dict:
     """System -> {kind: message} for scores that are not probabilities."""
     out: dict = {}
     for s, name in enumerate(systems):
         mine = {}
         if sums["lo"][s] < 0.0 or sums["hi"][s] > 1.0:
-            mine["range"] = (f"{runs_label}: system {name!r} has scores outside [0, 1] (from {sums['lo'][s]:g} to "
-                             f"{sums['hi'][s]:g}): the Brier score, log loss and calibration error read probabilities")
-        elif sums["off"][s] > SUM_TOLERANCE * K:
-            mine["sum"] = (f"{runs_label}: system {name!r} has per-class scores that do not sum to 1 (off by up to "
-                           f"{sums['off'][s]:.3g}): the Brier score, log loss and calibration error read probabilities")
+            mine["range"] = (f"{job.runs_label}: system {name!r} has scores outside [0, 1] (from {sums['lo'][s]:g} "
+                             f"to {sums['hi'][s]:g}): the Brier score, log loss and calibration error read "
+                             "probabilities")
+        elif sums["off"][s] > SUM_TOLERANCE * len(values):
+            problem = _sum_problem(job, sys_map, values, s, name)
+            if problem is not None:
+                mine["sum"] = problem
         if mine:
             out[name] = mine
     return out
+
+
+def _sum_problem(job: Job, sys_map: str, values: list[str], code: int, name: str) -> str | None:
+    """The in-memory rule and message for one system whose per-class scores stray from 1 by more than
+    1e-6 per class: rounding to the decimals the scores are written with may explain it
+    (:func:`evalreport.inputs.score_checks.sum_tolerance`)."""
+    K = len(values)
+    total = f"({' + '.join(values)})"
+    rows = (f"FROM {job.runs_view} r JOIN {sys_map} s ON r.{job.rsys} = s.raw WHERE s.code = {code} "
+            f"AND ABS({total} - 1.0) > ")
+    sample = job.engine.arrays(f"SELECT {', '.join(f'{v} AS c{k}' for k, v in enumerate(values))} "
+                               f"{rows}{SUM_TOLERANCE * K!r} LIMIT 1000")
+    tolerance = sum_tolerance(K, [sample[f"c{k}"] for k in range(K)])
+    first = job.example(f"SELECT r.{job.rid}, {total} {rows}{tolerance!r}")
+    if first is None:
+        return None
+    n_rows = int(job.engine.rows(f"SELECT COUNT(*) {rows}{tolerance!r}")[0][0])
+    return str(InputError(f"system {name!r}: {sum_message(float(first[1]), n_rows)}", path=job.runs_label,
+                          item=first[0]))
 
 
 def _confidence_counts(hist: ScoreHistogram, K: int) -> ScoreHistogram:
@@ -178,4 +199,4 @@ def histogram_classes(job: Job, *, labels: Sequence[str] | None, systems: Sequen
     sums = _sums(job, sys_map, gold_map, values, S)
     return ClassHistogram(systems=tuple(plan.systems), labels=classes, per_class=tuple(per_class),
                           confidence=confidence, brier_sum=sums["brier"], log_sum=sums["logl"], n_items=n_items,
-                          problems=_problems(plan.systems, sums, K, job.runs_label))
+                          problems=_problems(job, sys_map, values, plan.systems, sums))

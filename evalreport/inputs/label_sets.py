@@ -13,7 +13,7 @@ import pyarrow.compute as pc
 
 from evalreport.errors import InputError
 from evalreport.inputs.checks import short
-from evalreport.inputs.tables import HEADED, MISSING_LABELS, Table, first_true, read_table, to_text
+from evalreport.inputs.tables import HEADED, MISSING_LABELS, JsonObjectValue, Table, first_true, read_table, to_text
 
 __all__ = ["LabelSets", "detect_form", "parse_sets", "read_with_form", "describe_form"]
 
@@ -57,6 +57,8 @@ def detect_form(t: Table, *, id_col: str, label_col: str, label_sep: str | None)
     str or None
         ``"list"``, ``"wide"``, ``"sep"``, ``"long"`` or ``"single"``; None when it is neither.
     """
+    if isinstance(t.unusable.get(label_col), JsonObjectValue):
+        raise t.unusable[label_col]          # an object is not a label set: no layout reads it
     if label_col in t.unusable or (label_col in t.columns and _is_list(t.column(label_col))):
         return "list"
     if label_col not in t.columns:

@@ -32,7 +32,8 @@ holding a NUL byte, a compressed file (gzip, bzip2, xz, zstd, zip) under a text 
 named pipe or device, and a file with classic Mac OS (CR-only) line endings are refused before
 any parsing, and the check reads no further than the first NUL byte (a 2 GB file of NUL bytes
 costs one small read). Limits: a line of a text file may be up to :data:`MAX_LINE_BYTES`
-long; a task may have up to :data:`MAX_CLASSES` classes (evalreport counts dense K x K
+long, and so may a Parquet row, judged with the workbook's decompression-bomb rule from the file's
+metadata before its data is read (:mod:`~evalreport.inputs.parquet_limits`); a task may have up to :data:`MAX_CLASSES` classes (evalreport counts dense K x K
 confusion matrices: 8 K^2 bytes per system, 800 MB at 10,000 classes), more is refused with a
 message. Every bad input raises
 :class:`~evalreport.errors.InputError` naming the file, the 1-based line (header = line 1 for

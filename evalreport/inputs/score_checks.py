@@ -2,7 +2,8 @@
 
 A score must be a finite number (else an error naming the line). Whether the scores are probabilities
 (each in [0, 1]; per-class scores summing to 1 within what rounding explains: 1e-6 per class, or half
-a unit of the last decimal the file writes them with, per class, so that probabilities printed with 4
+a unit of the last decimal the file writes them with, per class (:func:`sum_tolerance`, also the rule of
+the out-of-core check), so that probabilities printed with 4
 or 2 decimals pass and scores that do not sum to 1 do not) matters only to
 the measures that read them so (Brier score, log loss, calibration error): the problem is recorded as
 one line naming the file, the first line and how many rows have it, and raised where such a measure
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["finite_scores", "range_problem", "sum_problem", "SUM_TOLERANCE"]
+__all__ = ["finite_scores", "range_problem", "sum_problem", "sum_tolerance", "sum_message", "SUM_TOLERANCE"]
 
 SUM_TOLERANCE = 1e-6          # per class: K rounded probabilities may sum to 1 +- K x 0.5e-6
 _NEED = "log loss, Brier score and calibration error need probabilities"
@@ -77,15 +78,53 @@ def sum_problem(table, columns: dict) -> str | None:
     off = np.abs(total) > SUM_TOLERANCE * len(columns)
     if not off.any():
         return None
-    # rounded probabilities: K values written with d decimals sum to 1 within K x 0.5 x 10^-d
-    d = _decimals([v[np.flatnonzero(off)[:1000]] for v in values])
-    if d is not None and d < 6:
-        off = np.abs(total) > len(columns) * 0.5 * 10.0 ** -d + 1e-12
-        if not off.any():
-            return None
+    tolerance = sum_tolerance(len(columns), [v[np.flatnonzero(off)[:1000]] for v in values])
+    off = np.abs(total) > tolerance
+    if not off.any():
+        return None
     row = int(np.flatnonzero(off)[0])
-    return str(table.error(f"the per-class scores sum to {total[row] + 1.0:.9g}, not 1 ({int(off.sum())} such rows in "
-                           f"the file): {_NEED}", row=row, item=table._item(row)))
+    return str(table.error(sum_message(total[row] + 1.0, int(off.sum())), row=row, item=table._item(row)))
+
+
+def sum_tolerance(n_classes: int, samples: list) -> float:
+    """How far from 1 the per-class scores of one row may sum: what rounding explains.
+
+    Parameters
+    ----------
+    n_classes : int
+        K, the number of score columns.
+    samples : list of array-like
+        Per column, the scores of some rows whose sum is off by more than ``SUM_TOLERANCE`` per class
+        (the rows that need the rule; up to 1000 suffice).
+
+    Returns
+    -------
+    float
+        ``K x 0.5 x 10^-d`` (plus 1e-12 for the float sum) when the most decimals any sampled score is
+        written with, d, is below 6: K values rounded to d decimals sum to 1 within it; else
+        ``K x SUM_TOLERANCE``.
+    """
+    d = _decimals(samples)
+    if d is not None and d < 6:
+        return n_classes * 0.5 * 10.0 ** -d + 1e-12
+    return SUM_TOLERANCE * n_classes
+
+
+def sum_message(total: float, n_rows: int) -> str:
+    """The problem, in words, of per-class scores that sum to ``total`` (``n_rows`` such rows in the file).
+
+    Parameters
+    ----------
+    total : float
+        The first such row's sum.
+    n_rows : int
+        How many rows are off by more than :func:`sum_tolerance`.
+
+    Returns
+    -------
+    str
+    """
+    return f"the per-class scores sum to {total:.9g}, not 1 ({n_rows} such rows in the file): {_NEED}"
 
 
 def _decimals(samples: list) -> int | None:

@@ -32,10 +32,11 @@ from evalreport.inputs.lines import (
     data_line_numbers,
     line_with_field_count,
 )
+from evalreport.inputs.parquet_limits import check_parquet_sizes
 from evalreport.words import counted
 
-__all__ = ["MISSING_LABELS", "MAX_LINE_BYTES", "DELIMITER", "HEADED", "Table", "first_true", "float_values",
-           "read_table", "to_text"]
+__all__ = ["MISSING_LABELS", "MAX_LINE_BYTES", "DELIMITER", "HEADED", "JsonObjectValue", "Table", "first_true",
+           "float_values", "read_table", "to_text"]
 
 #: Label texts read as "no label" (an error): besides these, null (JSON/Parquet) and NaN.
 #: ``NA`` and ``None`` are deliberately *not* here: they are plausible class names.
@@ -53,6 +54,11 @@ MAX_LINE_BYTES = 64 * 2 ** 20
 
 
 # ----------------------------------------------------------------------------- tables
+
+
+class JsonObjectValue(InputError):
+    """A JSON Lines field holding an object (``{"label": {"x": 1}}``) where a value is read: an object is
+    neither a label nor a list of labels (a label set), so no reader takes it for either."""
 
 
 class Table:
@@ -514,8 +520,9 @@ def _read_jsonl(path: Path) -> Table:
         columns = {name: result.column(name) for name in result.column_names}
         for col in columns.values():
             col.validate(full=True)   # invalid UTF-8 -> the slow reader, which names the line
-        # pyarrow turns date-like strings ("2021-01-01") into timestamps: keep text as written
-        if not any(pa.types.is_temporal(col.type) for col in columns.values()):
+        # pyarrow turns date-like strings ("2021-01-01") into timestamps: keep text as written; a field of
+        # objects (a struct column) goes to the slow reader too, which names the line of the first
+        if not any(pa.types.is_temporal(col.type) or pa.types.is_struct(col.type) for col in columns.values()):
             return Table(path, "jsonl", columns, result.num_rows, header=False)
     except pa.ArrowInvalid:
         pass
@@ -582,8 +589,12 @@ def _read_jsonl_slow(path: Path) -> Table:
                 try:
                     value = _json_text(value)
                 except TypeError as exc:
-                    nested.setdefault(key, InputError(f"field {key!r} holds a JSON {exc.args[0]}; expected "
-                                                      "text or a number", path=path, line=line_no))
+                    if isinstance(value, dict):          # an object anywhere outranks a list seen before
+                        if not isinstance(nested.get(key), JsonObjectValue):
+                            nested[key] = _object_error(key, value, path, line_no)
+                    else:
+                        nested.setdefault(key, InputError(f"field {key!r} holds a JSON {exc.args[0]}; expected "
+                                                          "text or a number", path=path, line=line_no))
                     value = None
                 columns.setdefault(key, [None] * n).append(value)
             n += 1
@@ -594,6 +605,13 @@ def _read_jsonl_slow(path: Path) -> Table:
     table = Table(path, "jsonl", arrays, n, header=False)
     table.unusable = nested
     return table
+
+
+def _object_error(key: str, value: dict, path: Path, line: int) -> JsonObjectValue:
+    """The one-line refusal of a JSON object in field ``key``."""
+    return JsonObjectValue(f"field {key!r} holds a JSON object ({short(json.dumps(value, ensure_ascii=False))}): not a "
+                           "label nor an id (text or a number), nor a label set (a list of labels)", path=path,
+                           line=line)
 
 
 def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = (), *, same_ids=None,
@@ -616,8 +634,10 @@ def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = (), *, sa
                                                              or pa.types.is_large_string(schema.field(n).type))]
         shared = same_ids is not None and id_col in chosen and len(chosen) > 1 and same_ids.stored_in(path, id_col)
         # ParquetFile, not pq.read_table: one file needs no dataset layer (which imports pandas: 0.3 s)
+        read = [n for n in chosen if not shared or n != id_col]
         with pq.ParquetFile(path, read_dictionary=as_dict or None) as handle:
-            result = handle.read(columns=[n for n in chosen if not shared or n != id_col])
+            check_parquet_sizes(handle.metadata, path, read.__contains__)   # the other formats' limits
+            result = handle.read(columns=read)
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"cannot read as Parquet: {exc}", path=path) from None
     columns = {name: result.column(i) for i, name in enumerate(result.column_names)}

@@ -7,7 +7,8 @@ user finds it in the spreadsheet. Cells become the text a CSV export would hold:
 shortest form (``1``, not ``1.0``), dates in ISO 8601 (``2024-01-02``; a time only when the cell has
 one), booleans ``TRUE``/``FALSE``; empty cells are missing values (an error where a value is
 needed). The workbook is read with its cached values, not its formulas (``data_only``): a formula
-shows what the spreadsheet last computed, and an error value (``#N/A``, ``#DIV/0!``, ...) is refused
+shows what the spreadsheet last computed (a formula never computed, as programs that do not calculate
+save one, is refused naming its sheet and cell), and an error value (``#N/A``, ``#DIV/0!``, ...) is refused
 naming its row, as is a value beyond the header's columns, an empty or repeated column name, and a
 file that is not a workbook (``.xls``, the older binary format, is not read: save it as ``.xlsx`` or
 CSV).
@@ -36,6 +37,9 @@ ERROR_VALUES = ("#NULL!", "#DIV/0!", "#VALUE!", "#REF!", "#NAME?", "#NUM!", "#N/
 #: took 2 GB of memory to read).
 BOMB_BYTES = 32 * 2 ** 20
 MAX_RATIO = 100
+#: The first this many empty cells are looked at again for a formula never computed (a sheet with a mostly
+#: empty optional column keeps the list small; a later such formula reads as an empty cell).
+MAX_BLANKS_CHECKED = 100_000
 
 
 def _check_expansion(path: Path) -> None:
@@ -80,6 +84,8 @@ def read_xlsx(path: Path, table_cls):
         width = len(header)
         columns: list[list] = [[] for _ in header]
         lines = []
+        blanks: dict[int, list[int]] = {}      # sheet row -> the columns of its empty cells
+        n_blank = 0
         for number, row in enumerate(rows, start=2):
             if all(v is None or (isinstance(v, str) and not v.strip()) for v in row):
                 continue                 # an empty row, as a blank line of a text file
@@ -88,14 +94,44 @@ def read_xlsx(path: Path, table_cls):
                 raise InputError(f"a value in column {_column_letter(extra)} beyond the header's {width} "
                                  f"column(s) ({short(row[extra])})", path=path, line=number)
             for j in range(width):
-                columns[j].append(_text(row[j] if j < len(row) else None, path, number, j))
+                value = row[j] if j < len(row) else None
+                if value is None and n_blank < MAX_BLANKS_CHECKED:
+                    blanks.setdefault(number, []).append(j)
+                    n_blank += 1
+                columns[j].append(_text(value, path, number, j))
             lines.append(number)
+        title = sheet.title
     finally:
         book.close()
+    if blanks:
+        _refuse_uncomputed(path, title, blanks)
     arrays = {name: pa.array(values, type=pa.large_string()) for name, values in zip(header, columns)}
     table = table_cls(path, "xlsx", arrays, len(lines), header=True)
     table._lines = np.array(lines, dtype=np.int64)
     return table
+
+
+def _refuse_uncomputed(path: Path, title: str, blanks: dict[int, list[int]]) -> None:
+    """Refuse the first empty-looking cell that holds a formula with no cached value (a second read, of the
+    formulas, only when the sheet has empty cells): programs that write workbooks without calculating them
+    (openpyxl, pandas, many exporters) save the formula alone, and reading cached values sees nothing."""
+    import openpyxl
+
+    book = openpyxl.load_workbook(path, read_only=True, data_only=False)
+    try:
+        sheet = book.worksheets[0]
+        sheet.reset_dimensions()
+        last = max(blanks)
+        for number, row in enumerate(sheet.iter_rows(min_row=2, max_row=last, values_only=True), start=2):
+            for j in blanks.get(number, ()):
+                value = row[j] if j < len(row) else None
+                if value is not None and (not isinstance(value, str) or value.startswith("=")):
+                    raise InputError(f"sheet {title!r}, cell {_column_letter(j)}{number} holds a formula whose value "
+                                     "was never computed (the program that wrote the file saved the formula alone): "
+                                     "open and save the file in Excel or LibreOffice, or export the sheet as CSV",
+                                     path=path, line=number)
+    finally:
+        book.close()
 
 
 def _reason(exc: Exception) -> str:

@@ -9,7 +9,6 @@ at the end: a failure leaves no half-written report behind.
 """
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import shutil
@@ -131,7 +130,6 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
     facts = _describe(runs, sources)
     counts = facts["counts"]
     measures = None if settings.measures is None else list(settings.measures)
-    scores_left_out = ""
     if comparison is not None:
         measures = list(comparison.measures)
     elif measures is None:
@@ -142,20 +140,12 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
             measures += [m.id for m in default_measures(gains=gains) if "gains" in m.needs and m.id not in measures]
         from evalreport.analyses.score_compare import default_score_ids
 
-        score_ids = default_score_ids(runs, pos)
-        if score_ids and not _scores_resampled(runs, settings):
-            # clusters or several runs per system: the score-based measures are not resampled there,
-            # so the default set leaves them out (asked for by name, they are an error in compare)
-            scores_left_out = "score-based measures left out: they are not resampled for " + _design_name(runs, settings)
-        else:
-            measures += [m for m in score_ids if m not in measures]   # scored runs
+        measures += [m for m in default_score_ids(runs, pos) if m not in measures]   # scored runs
     with stages.stage(f"comparing {counted(facts['n_systems'], 'system')} under {counted(len(measures), 'measure')}"
                       + (f" ({counted(bootstrap, 'bootstrap resample')})"
                          if bootstrap and not hasattr(runs, "tensor") else "")):
         comp = comparison if comparison is not None else compare(
             runs, settings.replace(primary=primary, measures=tuple(measures)), progress=progress)
-        if scores_left_out and scores_left_out not in comp.notes:
-            comp = dataclasses.replace(comp, notes=(scores_left_out, *comp.notes))
         write_comparison(comp, tables)
     extra: dict[str, pd.DataFrame] = {}
     tensor = np.asarray(counts.tensor)
@@ -268,20 +258,6 @@ def resolve_needs(needs: Sequence[str] | None, audit: bool) -> list[str]:
         return [f"{p.paper}.{p.id}" for p in resolve_properties(list(needs))]
     except MeasureError as exc:
         raise InputError(f"--needs: {exc}") from None
-
-
-def _scores_resampled(runs, settings: Settings) -> bool:
-    """Whether the comparison's design resamples score-based measures (not with clusters or several runs)."""
-    from evalreport.analyses.designs import choose_design
-
-    return choose_design(runs, settings).scores_allowed
-
-
-def _design_name(runs, settings: Settings) -> str:
-    """The comparison's design in words ("clustered items", "several runs per system")."""
-    from evalreport.analyses.designs import choose_design
-
-    return choose_design(runs, settings).name
 
 
 def _pos_index(positive, labels):

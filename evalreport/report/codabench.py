@@ -11,13 +11,15 @@ Visualizations"; see docs/codabench.md).
 Leaderboard keys (:func:`leaderboard_key`): a measure's canonical id, lower case, with every run
 of characters outside ``[a-z0-9]`` turned into one ``_`` and no ``_`` at either end
 (``macro_f1(classes=AGAINST|FAVOR)`` -> ``macro_f1_classes_against_favor``); the bootstrap
-interval bounds are ``KEY_lo`` and ``KEY_hi``. The official measure is also written under the
+interval bounds are ``KEY_lo`` and ``KEY_hi``; a key longer than 33 characters keeps its first 25, then
+``__`` and 6 hexadecimal digits of its SHA-256, so that every key fits Codabench's 36. The official measure is also written under the
 key ``score`` when asked (``primary_key``). When the reference carries slice columns (``slice_cols``),
 each measure's value on each slice is written beside them under ``KEY__SLICE``
 (:mod:`evalreport.report.codabench_slices` states the rule).
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -35,7 +37,7 @@ from evalreport.inputs.settings import DEFAULT_PRIMARY, Settings
 from evalreport.measures.plugins import PluginError
 from evalreport.report.codabench_files import data_file
 from evalreport.report.codabench_page import detail_page
-from evalreport.report.codabench_slices import scores_of as slice_scores_of
+from evalreport.report.codabench_slices import MAX_KEY_LENGTH, scores_of as slice_scores_of
 
 
 @dataclass(frozen=True)
@@ -59,10 +61,16 @@ class Scored:
 
 
 def leaderboard_key(measure_id: str) -> str:
-    """A measure id as a leaderboard column key: ``[a-z0-9_]`` only (see the module docstring)."""
+    """A measure id as a leaderboard column key: ``[a-z0-9_]`` only (see the module docstring), short
+    enough that ``KEY_lo`` and ``KEY_hi`` fit a Codabench column key (:data:`MAX_KEY_LENGTH`): a longer
+    one keeps its first characters, then ``__`` and 6 hexadecimal digits of the SHA-256 of the whole."""
     key = re.sub(r"[^a-z0-9]+", "_", str(measure_id).strip().lower()).strip("_")
     if not key:
         raise InputError(f"measure {measure_id!r} gives no leaderboard key")
+    room = MAX_KEY_LENGTH - len("_lo")
+    if len(key) > room:
+        digest = hashlib.sha256(key.encode("ascii")).hexdigest()[:6]
+        key = f"{key[:room - 8].rstrip('_')}__{digest}"
     return key
 
 
@@ -306,8 +314,7 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
             notes.append(lost_classes_sentence(result.class_absent, result.n_missing_class, bootstrap))
         if runs.clusters is not None:
             notes.append(f"the intervals resample whole clusters ({runs.n_clusters:,} clusters of the gold column "
-                         f"{runs.cluster_col!r})" + ("; those of the score-based measures resample items"
-                                                      if score_records else ""))
+                         f"{runs.cluster_col!r})")
         rows["lo"] = boot.loc[ids, "lo"].to_numpy(dtype=float)
         rows["hi"] = boot.loc[ids, "hi"].to_numpy(dtype=float)
     scores: dict[str, float] = {}
@@ -380,7 +387,8 @@ def _label_record():
 
 def _score_values(runs, records, frame, *, positive, policy, bootstrap, seed, alpha):
     """The rows of the score-based ``records`` appended to ``frame`` (measure, value, undefined, reason),
-    and their percentile intervals (measure, lo, hi) by :class:`~evalreport.analyses.score_design.ScoreDesign`."""
+    and their percentile intervals (measure, lo, hi) by :class:`~evalreport.analyses.score_design.ScoreDesign`
+    (over whole clusters when the reference has a cluster column)."""
     from evalreport.analyses.score_design import ScoreDesign
     from evalreport.counts.scores import score_counts
     from evalreport.measures import resolve_positive
@@ -398,7 +406,10 @@ def _score_values(runs, records, frame, *, positive, policy, bootstrap, seed, al
     frame = pd.concat([frame, extra], ignore_index=True) if len(frame) else extra
     boot = pd.DataFrame(columns=["measure", "lo", "hi"])
     if bootstrap > 0:
-        design = ScoreDesign(sc, policy=policy)
+        from evalreport.analyses.score_clusters import item_clusters
+
+        # whole clusters where the reference has them, as the labels' intervals are resampled
+        design = ScoreDesign(sc, policy=policy, clusters=item_clusters(runs))
         samples = design.resample(records, bootstrap, design.streams(seed)[0])[:, 0, :]
         with np.errstate(all="ignore"):
             lo, hi = np.nanquantile(samples, [alpha / 2, 1 - alpha / 2], axis=0)

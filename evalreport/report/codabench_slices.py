@@ -9,9 +9,17 @@ left is ``slice``. With several slice columns the column's safe name comes first
 Two slices of one column whose safe names coincide are told apart by ``_2``, ``_3``, ... in the order of
 the slices (the first keeps the bare name). Values only, no interval bounds; a measure undefined on a
 slice gets the same stand-in value as on the whole set, or no key.
+
+A key is at most :data:`MAX_KEY_LENGTH` (36) characters, the length of a Codabench leaderboard column's key
+(``Column.key``, a ``CharField(max_length=36)`` in codalab/codabench ``src/apps/leaderboards/models.py``):
+slice names come from the data, and a longer key could not be a column. A longer key keeps its first 28
+characters (without a trailing ``_``), then ``__`` and the first 6 hexadecimal digits of the SHA-256 of the
+whole key: stable (it depends on the names only), still ``[a-z0-9_]``, still holding ``__`` (which no key of
+the whole set holds), and distinct for distinct slices.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -21,7 +29,10 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["safe_name", "slice_key", "slice_keys", "slice_scores", "slice_rows", "scores_of", "detail_frame",
-           "ROW_COLUMNS"]
+           "MAX_KEY_LENGTH", "ROW_COLUMNS"]
+
+#: The longest key a Codabench leaderboard column can have (its ``Column.key`` field).
+MAX_KEY_LENGTH = 36
 
 
 def safe_name(name: str) -> str:
@@ -44,9 +55,14 @@ def slice_key(key: str, part: str, column: str | None = None) -> str:
     Returns
     -------
     str
-        ``KEY__SLICE`` or ``KEY__COLUMN__SLICE``.
+        ``KEY__SLICE`` or ``KEY__COLUMN__SLICE``; beyond :data:`MAX_KEY_LENGTH` characters, its first 28
+        and ``__`` and 6 hexadecimal digits of its SHA-256 (the module docstring).
     """
-    return f"{key}__{part}" if column is None else f"{key}__{column}__{part}"
+    full = f"{key}__{part}" if column is None else f"{key}__{column}__{part}"
+    if len(full) <= MAX_KEY_LENGTH:
+        return full
+    digest = hashlib.sha256(full.encode("ascii")).hexdigest()[:6]
+    return f"{full[:MAX_KEY_LENGTH - 8].rstrip('_')}__{digest}"
 
 
 def slice_keys(names: Sequence[str]) -> dict[str, str]:

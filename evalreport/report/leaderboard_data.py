@@ -23,7 +23,14 @@ import pandas as pd
 
 from evalreport.errors import InputError
 from evalreport.escape import printable
-from evalreport.report.leaderboard_sets import SET_TABLES, label_drill, set_calibrated, set_group
+from evalreport.report.leaderboard_sets import (
+    MAX_DRILL_LABELS,
+    SET_TABLES,
+    label_drill,
+    set_calibrated,
+    set_group,
+    shown_labels,
+)
 
 __all__ = ["PAGE_TABLES", "page_data", "tables_from_comparison", "read_tables", "page_csv", "measure_group"]
 
@@ -188,13 +195,30 @@ def _calibrated(mid: str, systems: list[str], t: Mapping[str, pd.DataFrame]) -> 
 
 
 def _drill(systems: list[str], labels: list[str], t: Mapping[str, pd.DataFrame]) -> dict:
-    """Per-class scores ``[system][metric][class]`` and confusion matrices ``[system][gold][predicted]``."""
-    out: dict[str, Any] = {"metrics": list(PER_CLASS_METRICS), "per_class": None, "confusion": None}
+    """Per-class scores ``[system][metric][class]`` and confusion matrices ``[system][gold][predicted]``; with
+    more than :data:`MAX_DRILL_LABELS` classes the per-class scores of ``shown`` (indices into ``labels``) only,
+    and ``hidden_note`` says how many are left out."""
+    out: dict[str, Any] = {"metrics": list(PER_CLASS_METRICS), "per_class": None, "confusion": None,
+                           "shown": None, "hidden_note": None}
     pos = {s: i for i, s in enumerate(systems)}
-    cls = {c: i for i, c in enumerate(labels)}
+    cm = t.get("confusion", pd.DataFrame())
+    shown = list(range(len(labels)))
+    if len(labels) > MAX_DRILL_LABELS:
+        # many classes: the most and the least frequent in the gold labels (counted from one system's
+        # confusion matrix; without it, the first and the last in class order), as label sets show labels
+        support = pd.Series(dtype=float)
+        if len(cm) and len(systems):
+            one = cm[cm["system"] == systems[0]]
+            support = one.assign(gold=one["gold"].astype(str)).groupby("gold")["count"].sum()
+        shown = shown_labels(labels, support)
+        half = MAX_DRILL_LABELS // 2
+        out["shown"] = shown
+        out["hidden_note"] = (f"{len(labels):,} classes: the {half} most and the {half} least frequent in the gold "
+                              f"labels are shown; the other {len(labels) - len(shown):,} are in per_class.csv.")
+    cls = {labels[k]: i for i, k in enumerate(shown)}
     pc = t.get("per_class", pd.DataFrame())
     if len(pc) and labels:
-        arr = np.full((len(systems), len(PER_CLASS_METRICS), len(labels)), np.nan)
+        arr = np.full((len(systems), len(PER_CLASS_METRICS), len(shown)), np.nan)
         for m_i, metric in enumerate(PER_CLASS_METRICS):
             part = pc[pc["metric"] == metric]
             s_i = part["system"].map(pos)
@@ -202,7 +226,7 @@ def _drill(systems: list[str], labels: list[str], t: Mapping[str, pd.DataFrame])
             ok = s_i.notna() & c_i.notna()
             arr[s_i[ok].astype(int), m_i, c_i[ok].astype(int)] = part["value"][ok].to_numpy(dtype=float)
         out["per_class"] = [[[_num(v) for v in row] for row in sys_rows] for sys_rows in arr]
-    cm = t.get("confusion", pd.DataFrame())
+    cls = {c: i for i, c in enumerate(labels)}
     if len(cm) and len(labels) > MAX_CONFUSION_CLASSES:
         out["confusion_note"] = (f"{len(labels):,} classes: the confusion matrix is left out of the page "
                                  "(confusion.csv of the tables has it).")

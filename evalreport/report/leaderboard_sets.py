@@ -8,6 +8,9 @@ labels the system predicts per item against the gold sets (``cardinality``); the
 per-label prevalence calibration of the label-based averages (``calibration_summary``, Opitz 2022, eq. 5-6
 on each label's 2 x 2 matrix; the example-based measures have no calibrated form); and the measure selector
 groups the measures as label-based (averages over the per-label matrices) and example-based (per item).
+With more than :data:`MAX_DRILL_LABELS` labels the drill-down shows the most and the least frequent half of
+that many (as the report's per-label table does) and says how many more ``per_label.csv`` holds: the page
+stays small with 500 labels.
 """
 from __future__ import annotations
 
@@ -17,12 +20,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["LABEL_METRICS", "SET_TABLES", "label_drill", "set_calibrated", "set_group"]
+__all__ = ["LABEL_METRICS", "MAX_DRILL_LABELS", "SET_TABLES", "label_drill", "set_calibrated", "set_group",
+           "shown_labels"]
 
 #: The per-label measures of the drill-down, as columns of ``per_label.csv``.
 LABEL_METRICS = ("recall", "precision", "f1")
 #: The tables of a label-set comparison the page reads, besides the single-label ones.
 SET_TABLES = ("per_label", "label_errors", "cardinality", "calibration_summary")
+#: The most labels a system's drill-down shows: beyond it, the most and the least frequent half of this many.
+MAX_DRILL_LABELS = 40
 
 
 def set_group(meta: Mapping[str, Any]) -> str:
@@ -57,6 +63,17 @@ def _grid(frame: pd.DataFrame, column: str, systems: list[str], labels: list[str
     return [[num(v) for v in row] for row in arr]
 
 
+def shown_labels(labels: list[str], support: pd.Series) -> list[int]:
+    """The indices of the labels the drill-down shows: all, or beyond :data:`MAX_DRILL_LABELS` the most and
+    the least frequent half of that many (ties in label order), most frequent first."""
+    if len(labels) <= MAX_DRILL_LABELS:
+        return list(range(len(labels)))
+    freq = np.array([float(support[c]) if c in support.index else np.nan for c in labels])
+    order = np.argsort(-np.nan_to_num(freq, nan=-1.0), kind="stable")
+    half = MAX_DRILL_LABELS // 2
+    return [int(k) for k in np.concatenate([order[:half], order[-half:]])]
+
+
 def label_drill(systems: list[str], labels: list[str], tables: Mapping[str, pd.DataFrame],
                 num: Callable[[Any], Any]) -> dict:
     """The drill-down of label sets: per-label scores, gold items, labels added and dropped, labels per item.
@@ -76,20 +93,32 @@ def label_drill(systems: list[str], labels: list[str], tables: Mapping[str, pd.D
         ``kind`` ``"labels"``, ``metrics``, ``per_label`` ``[system][metric][label]``, ``support``
         ``[label]``, ``added`` and ``dropped`` ``[system][label]``, ``cardinality`` (``gold`` and one
         entry per system: labels per item, density, share of empty sets), each None when its table is
-        missing; ``per_class`` and ``confusion`` are None (label sets have neither).
+        missing; ``per_class`` and ``confusion`` are None (label sets have neither). With more than
+        :data:`MAX_DRILL_LABELS` labels, ``shown`` lists the indices into ``labels`` of those kept (most
+        frequent first; the per-label arrays hold only these) and ``hidden_note`` says how many are left
+        out; else both are None.
     """
     out: dict[str, Any] = {"kind": "labels", "metrics": list(LABEL_METRICS), "per_class": None, "confusion": None,
-                           "per_label": None, "support": None, "added": None, "dropped": None, "cardinality": None}
+                           "per_label": None, "support": None, "added": None, "dropped": None, "cardinality": None,
+                           "shown": None, "hidden_note": None}
     pl = tables.get("per_label", pd.DataFrame())
-    if len(pl) and labels:
-        grids = [_grid(pl, m, systems, labels, num) for m in LABEL_METRICS]
+    support = (pl.assign(label=pl["label"].astype(str)).drop_duplicates("label").set_index("label")["support"]
+               if len(pl) and "support" in pl else pd.Series(dtype=float))
+    shown = shown_labels(labels, support)
+    if len(shown) < len(labels):
+        out["shown"] = shown
+        half = MAX_DRILL_LABELS // 2
+        out["hidden_note"] = (f"{len(labels):,} labels: the {half} most and the {half} least frequent in the gold "
+                              f"sets are shown; the other {len(labels) - len(shown):,} are in per_label.csv.")
+    kept = [labels[k] for k in shown]
+    if len(pl) and kept:
+        grids = [_grid(pl, m, systems, kept, num) for m in LABEL_METRICS]
         out["per_label"] = [[grids[j][s] for j in range(len(LABEL_METRICS))] for s in range(len(systems))]
-        support = pl.assign(label=pl["label"].astype(str)).drop_duplicates("label").set_index("label")["support"]
-        out["support"] = [None if c not in support.index else num(support[c]) for c in labels]
+        out["support"] = [None if c not in support.index else num(support[c]) for c in kept]
     errors = tables.get("label_errors", pd.DataFrame())
-    if len(errors) and labels:
-        out["added"] = _grid(errors, "added", systems, labels, num)
-        out["dropped"] = _grid(errors, "dropped", systems, labels, num)
+    if len(errors) and kept:
+        out["added"] = _grid(errors, "added", systems, kept, num)
+        out["dropped"] = _grid(errors, "dropped", systems, kept, num)
     card = tables.get("cardinality", pd.DataFrame())
     if len(card) and {"source", "role", "cardinality", "density", "empty"} <= set(card):
         def row(r: pd.Series) -> dict:

@@ -258,10 +258,13 @@
       }
       if (sets) { labelDrill(box, i, d); box.hidden = false; h.focus(); return; }
       if (d.per_class) {
+        // many classes: only those in d.shown (indices into data.labels), as the arrays hold them
+        var classes = d.shown ? d.shown.map(function (k) { return data.labels[k]; }) : data.labels;
         box.appendChild(drillTable('Per-class scores', ['class'].concat(d.metrics),
-          data.labels.map(function (c, k) {
+          classes.map(function (c, k) {
             return [c].concat(d.metrics.map(function (_, j) { var v = d.per_class[i][j][k]; return isNum(v) ? fmt(v) : '\u2014'; }));
           })));
+        if (d.hidden_note) { box.appendChild(el('p', null, d.hidden_note)); }
       }
       if (d.confusion) {
         box.appendChild(drillTable('Confusion matrix (rows: gold class, columns: predicted class)',
@@ -287,13 +290,16 @@
       }
       if (d.per_label) {
         var head = ['label', 'gold items'].concat(d.metrics).concat(d.added ? ['added', 'dropped'] : []);
+        // many labels: only those in d.shown (indices into data.labels), as the arrays hold them
+        var names = d.shown ? d.shown.map(function (k) { return data.labels[k]; }) : data.labels;
         box.appendChild(drillTable('Per-label scores (each label\u2019s own 2 x 2 matrix; added: items given the ' +
           'label without it in the gold set, dropped: gold items the label is missing from)', head,
-          data.labels.map(function (name, k) {
+          names.map(function (name, k) {
             var row = [name, cell(d.support && d.support[k], 0)].concat(
               d.metrics.map(function (_, j) { return cell(d.per_label[i][j][k]); }));
             return d.added ? row.concat([cell(d.added[i][k], 0), cell(d.dropped[i][k], 0)]) : row;
           })));
+        if (d.hidden_note) { box.appendChild(el('p', null, d.hidden_note)); }
       } else {
         box.appendChild(el('p', null, 'Per-label scores are not in these tables (per_label.csv).'));
       }

@@ -51,9 +51,19 @@ class RankSections(ReportBase):
         return Note(f"**What this test set can detect:** with {items}, the {test} finds a true "
                     f"difference of {float(r['value']):.3g} in {escape(self._label(self.primary))} between the two "
                     f"leading systems ({pair}) with 80% power at alpha = {self.meta.get('alpha', 0.05):g}; smaller "
-                    "differences are often missed, so a tie here is no evidence of equality. `evalreport plan` "
-                    f"gives the {unit} needed for a smaller difference"
-                    + (" (with --cluster-col)." if unit == "clusters" else "."))
+                    "differences are often missed, so a tie here is no evidence of equality. "
+                    + self._plan_pointer(unit))
+
+    def _plan_pointer(self, unit: str) -> str:
+        """Where to find the test set size for a smaller difference: `evalreport plan` plans measures of the
+        predicted labels only."""
+        from evalreport.measures.scores import is_score_measure
+
+        if is_score_measure(self.primary):
+            return ("`evalreport plan` plans measures of predicted labels; for this score-based measure, a larger "
+                    "test set narrows the interval roughly as one over the square root of its size.")
+        return (f"`evalreport plan` gives the {unit} needed for a smaller difference"
+                + (" (with --cluster-col)." if unit == "clusters" else "."))
 
     def verdicts_table(self) -> Table | None:
         margin = self.manifest.get("settings", {}).get("margin")

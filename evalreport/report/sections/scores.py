@@ -183,6 +183,12 @@ class ScoreSections(ReportBase):
         return (f"the first {shown} of {every} systems on the leaderboard in colour, the others in grey; every "
                 "curve's points are in the CSV table")
 
+    def _first_run_clause(self) -> str:
+        """With several runs per system, the sentence that says whose curves are drawn (else empty)."""
+        if not self.manifest.get("settings", {}).get("runs_per_system"):
+            return ""
+        return " With several runs per system, each system's curve is that of its first run (curve tables too)."
+
     def curve_figure(self, kind: str) -> tuple[Any, str] | None:
         """The Altair chart of one curve table and its caption (plain text, no data text in it), or None
         without the table: ``kind`` is ``"roc"``, ``"precision-recall"`` or ``"reliability"``. The
@@ -197,12 +203,13 @@ class ScoreSections(ReportBase):
             return (curves.roc_chart(frame, systems=systems, classes=classes),
                     f"ROC curves: true-positive against false-positive rate as the threshold falls, "
                     f"{self._caption_systems(MAX_LINES, frame['system'].nunique())} (roc_curve.csv). The dashed "
-                    "diagonal is a system that ranks at random (AUC 0.5); the higher a curve, the better the ranking.")
+                    "diagonal is a system that ranks at random (AUC 0.5); the higher a curve, the better the ranking."
+                    + self._first_run_clause())
         if kind == "precision-recall":
             return (curves.pr_chart(frame, prevalence=self.class_shares, systems=systems, classes=classes),
                     f"Precision-recall curves, {self._caption_systems(MAX_LINES, frame['system'].nunique())} "
                     "(pr_curve.csv). The dashed line is the class's prevalence: the precision of a system that ranks "
-                    "at random. Rare classes show here what the ROC curve hides.")
+                    "at random. Rare classes show here what the ROC curve hides." + self._first_run_clause())
         chosen, words = self.reliability_systems(frame)
         if not chosen:
             return None
@@ -211,7 +218,7 @@ class ScoreSections(ReportBase):
                 f"Reliability diagrams of {words}: in each bin of top-label confidence, the share of items "
                 "predicted right against the mean confidence. Points on the dashed diagonal are perfectly "
                 "calibrated; below it a system is over-confident, above it under-confident. The bars under each "
-                "diagram show where its confidences fall.")
+                "diagram show where its confidences fall." + self._first_run_clause())
 
     def roc_chart(self) -> Chart | None:
         """ROC curves of every system (one panel per class for several classes)."""
