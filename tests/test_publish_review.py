@@ -3,6 +3,8 @@ counts said of the whole data when a chart draws only part of it, and sentences 
 where none was made."""
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 
 from evalreport import charts
@@ -21,3 +23,30 @@ def test_prevalence_subtitle_counts_every_class_when_only_some_are_drawn():
     text = _subtitle(charts.prevalence_bar(drawn, whole=whole).to_dict())
     assert text == "40 classes (24 shown), 3,220 items; largest / smallest = 1.6"
     assert _subtitle(charts.prevalence_bar(whole).to_dict()) == "40 classes, 3,220 items; largest / smallest = 1.6"
+
+
+def test_a_right_to_left_name_is_isolated_from_the_sentence_around_it():
+    from evalreport.escape import markdown
+
+    name = "001_\u0646\u0638\u0627\u0645"                   # an Arabic system name
+    assert markdown(name) == "\u2066001\\_\u0646\u0638\u0627\u0645\u2069"
+    assert markdown("002_Syst\u00e8me") == "002\\_Syst\u00e8me"       # left-to-right text stays as it was
+    # a name's own isolate controls are still shown as U+FFFD: only the escaper adds them
+    assert markdown("a\u2066b\u0646") == "\u2066a\ufffdb\u0646\u2069"
+
+
+def test_methods_paragraph_does_not_call_the_detectable_difference_a_standard_error(tmp_path):
+    from evalreport.examples import shared_task_data
+    from evalreport.inputs import read_runs
+    from evalreport.report.appendix import write_appendix
+    from evalreport.report.build import analyse
+
+    files = shared_task_data(n_systems=3, n_items=200, seed=1).write(tmp_path / "in")
+    runs = read_runs(files["gold"], runs_dir=files["runs_dir"])
+    analyse(runs, tmp_path / "tables", bootstrap=100, seed=0, audit=False)
+    write_appendix(tmp_path / "tables", tmp_path / "out", figures=False)
+    text = " ".join((tmp_path / "out" / "methods.tex").read_text(encoding="utf-8").split())
+    said = re.search(r"with 80\\% power is ([0-9.]+) \(([^)]*)\)", text)
+    assert said is not None
+    assert not said.group(2).startswith("the paired bootstrap standard error")
+    assert "computed from the paired bootstrap standard error of their difference" in said.group(2)
