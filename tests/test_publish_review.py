@@ -8,6 +8,7 @@ import re
 import pandas as pd
 
 from evalreport import charts
+from evalreport.examples import shared_task_data
 
 
 def _subtitle(spec: dict) -> str:
@@ -36,7 +37,6 @@ def test_a_right_to_left_name_is_isolated_from_the_sentence_around_it():
 
 
 def test_methods_paragraph_does_not_call_the_detectable_difference_a_standard_error(tmp_path):
-    from evalreport.examples import shared_task_data
     from evalreport.inputs import read_runs
     from evalreport.report.appendix import write_appendix
     from evalreport.report.build import analyse
@@ -50,3 +50,16 @@ def test_methods_paragraph_does_not_call_the_detectable_difference_a_standard_er
     assert said is not None
     assert not said.group(2).startswith("the paired bootstrap standard error")
     assert "computed from the paired bootstrap standard error of their difference" in said.group(2)
+
+
+def test_pair_counts_in_the_findings_have_thousands_separators(tmp_path):
+    import evalreport
+    from evalreport import Settings
+    from evalreport.analyses.findings import findings
+
+    files = shared_task_data(n_systems=46, n_items=120, seed=1).write(tmp_path / "in")     # 46 x 45 / 2 = 1,035 pairs
+    runs = evalreport.read_runs(files["gold"], runs_dir=files["runs_dir"])
+    rows = findings(evalreport.compare(runs, Settings(bootstrap=50, seed=0, measures=("macro_f1",))),
+                    fragility_count=False).findings.set_index("finding")["detail"]
+    assert rows["separated_pairs"] == "of 1,035"          # "2,750 of 1035 are separated" read badly
+    assert "Holm-corrected over all 1,035 pairs" in rows["separable_count"]
