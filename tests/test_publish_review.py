@@ -63,3 +63,22 @@ def test_pair_counts_in_the_findings_have_thousands_separators(tmp_path):
                     fragility_count=False).findings.set_index("finding")["detail"]
     assert rows["separated_pairs"] == "of 1,035"          # "2,750 of 1035 are separated" read badly
     assert "Holm-corrected over all 1,035 pairs" in rows["separable_count"]
+
+
+def test_a_long_system_name_turned_upright_is_shortened_in_the_pdf_and_html_tables():
+    from evalreport.charts.names import text_units
+    from evalreport.report.display import Table
+    from evalreport.report.typst_table import UPRIGHT_UNITS
+
+    long_a = "000_system_" + "x" * 54                          # 65 characters, as a shared task's file stems
+    long_b = "001_system_" + "x" * 54
+    measures = [f"Measure number {i} (\u2191)" for i in range(20)]
+    df = pd.DataFrame({"measure": measures, long_a: 0.5, long_b: 0.25, "short": 0.125}).set_index("measure")
+    bundle = Table(df, caption="Every measure.")._repr_mimebundle_()
+    typst = bundle["application/vnd.evalreport.typst+json"]["typst"]
+    assert "rotate(-90deg" in typst and long_a not in typst and long_b not in typst
+    heads = re.findall(r'rotate\(-90deg, reflow: true\)\[#"([^"]*)"\]', typst)
+    assert len(set(heads)) == len(heads) and all(text_units(h) <= UPRIGHT_UNITS for h in heads)
+    assert any(h.startswith("000_system_") and "\u2026" in h for h in heads)
+    html = bundle["text/html"]
+    assert f'title="{long_a}"' in html and f'title="{long_b}"' in html     # the whole name on hover
