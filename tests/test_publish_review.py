@@ -82,3 +82,35 @@ def test_a_long_system_name_turned_upright_is_shortened_in_the_pdf_and_html_tabl
     assert any(h.startswith("000_system_") and "\u2026" in h for h in heads)
     html = bundle["text/html"]
     assert f'title="{long_a}"' in html and f'title="{long_b}"' in html     # the whole name on hover
+
+
+MEASURES = ["accuracy", "macro_f1", "macro_recall", "macro_precision", "kappa", "mcc", "k", "jaccard_macro", "ece"]
+
+
+def test_a_winner_clear_under_nearly_every_measure_is_said_by_what_it_leaves_out():
+    from evalreport.report.summary import findings_note
+
+    rows = [("leader", "A", "accuracy", 0.9, "sole")]
+    for m in MEASURES:
+        winner, p = ("B", 0.4) if m == "ece" else ("A", 0.001)
+        rows += [("winner", winner, m, 0.8, ""), ("winner_margin", "C", m, 0.05, ""),
+                 ("winner_noise", "C", m, p, "beyond noise" if p < 0.05 else "within noise")]
+    note = findings_note(pd.DataFrame(rows, columns=["finding", "system", "measure", "value", "detail"]),
+                         primary="accuracy")
+    head = next(t for t in note.text.splitlines() if "Leads beyond the bootstrap noise" in t)
+    # eight names in the headline were a paragraph; what A does not win clearly is one name
+    assert head.endswith("**A** under 8 of the 9 measures, all but Expected calibration error.")
+
+
+def test_details_say_every_one_when_every_measures_lead_is_within_the_noise():
+    from evalreport.report.summary import findings_note
+
+    rows = [("leader", "A", "accuracy", 0.9, "sole")]
+    for m in MEASURES:
+        rows += [("winner", "A", m, 0.8, ""), ("winner_margin", "B", m, 0.01, ""),
+                 ("winner_noise", "B", m, 0.9, "within noise")]
+    note = findings_note(pd.DataFrame(rows, columns=["finding", "system", "measure", "value", "detail"]),
+                         primary="accuracy")
+    line = next(t for t in note.details.splitlines() if "**Every measure** (9)" in t)
+    assert "under every one its lead over the runner-up is within the bootstrap noise" in line
+    assert "Macro recall" not in line                   # not the nine names again
