@@ -114,3 +114,16 @@ def test_details_say_every_one_when_every_measures_lead_is_within_the_noise():
     line = next(t for t in note.details.splitlines() if "**Every measure** (9)" in t)
     assert "under every one its lead over the runner-up is within the bootstrap noise" in line
     assert "Macro recall" not in line                   # not the nine names again
+
+
+def test_a_small_slice_is_not_said_to_have_too_few_items_when_it_lacks_a_gold_class():
+    # 675 items without the rarest of 40 gold classes is "small" (no interval for a class average):
+    # "too few items" alone misled the reader of a 2,000-item, 3-domain report
+    from slices_view_frames import slice_frames
+
+    from evalreport.charts.slices import slice_heatmap, slice_leaderboards
+
+    df = slice_frames(3, 2, small=(0, 1))["slices"]
+    for chart in (slice_heatmap(df, measure="macro_f1"), slice_leaderboards(df, measure="macro_f1")):
+        subtitle = _subtitle(chart.to_dict())
+        assert "too few items or a gold class missing" in subtitle

@@ -133,8 +133,8 @@ def test_findings_leader_changes_by_slice_with_a_corrected_test():
     text = slice_sentence(rows, "Macro F1")
     assert text == ("**Slices:** under Macro F1, **A** leads on 1 of 4 slices of domain; the best elsewhere: **B** on d1 and d2; **C** on "
                     "d3. The paired tests, Holm-corrected within each slice, separate the slice's best from **A** on d1 "
-                    "and d3: **A**'s lead depends on the slice; on d2 the difference is exploratory (not separated, or too few "
-                    "items).")
+                    "and d3: **A**'s lead depends on the slice; on d2 the difference is exploratory (not separated, or too small for "
+                    "the tests).")
 
 
 def test_findings_sentence_stays_short_with_many_slices():
