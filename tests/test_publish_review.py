@@ -127,3 +127,20 @@ def test_a_small_slice_is_not_said_to_have_too_few_items_when_it_lacks_a_gold_cl
     for chart in (slice_heatmap(df, measure="macro_f1"), slice_leaderboards(df, measure="macro_f1")):
         subtitle = _subtitle(chart.to_dict())
         assert "too few items or a gold class missing" in subtitle
+
+
+def test_no_appendix_figure_is_taller_than_the_page_can_hold(tmp_path, monkeypatch):
+    # Typst shows a figure at its own size: the reliability diagrams of 8 systems (9.7 in tall at page
+    # width) ran off a US-letter page, caption and all
+    import altair as alt
+
+    from evalreport.report.appendix import figures
+
+    monkeypatch.setattr(figures, "charts_for", lambda data: [])
+    tall = alt.Chart(pd.DataFrame({"x": [0, 1], "y": [0, 1]})).mark_point().encode(x="x:Q", y="y:Q").properties(
+        width=400, height=1000)
+    made = figures.write_figures(None, tmp_path, extra={"tall": tall})
+    for size, files in made[0].files.items():
+        svg = files["svg"].read_text(encoding="utf-8")
+        height = float(re.search(r'<svg[^>]*?\sheight="([\d.]+)pt"', svg).group(1))
+        assert height <= figures.MAX_HEIGHT_IN * 72 + 0.5, (size, height)
