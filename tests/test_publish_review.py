@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pandas as pd
+import pytest
 
 from evalreport import charts
 from evalreport.examples import shared_task_data
@@ -144,3 +145,12 @@ def test_no_appendix_figure_is_taller_than_the_page_can_hold(tmp_path, monkeypat
         svg = files["svg"].read_text(encoding="utf-8")
         height = float(re.search(r'<svg[^>]*?\sheight="([\d.]+)pt"', svg).group(1))
         assert height <= figures.MAX_HEIGHT_IN * 72 + 0.5, (size, height)
+    # ... and appendix.typ shows it at its own, narrower width, not stretched back to the page's
+    from evalreport.report.appendix.writer import write_bundle
+
+    made[0].size = "page"
+    write_bundle(tmp_path, [], made, [], "", fixed_width=True)
+    typ = (tmp_path / "appendix.typ").read_text(encoding="utf-8")
+    shown = float(re.search(r'image\("figures/tall-page\.pdf", width: ([\d.]+)in\)', typ).group(1))
+    assert shown == pytest.approx(figures.pdf_width_pt(made[0].files["page"]["pdf"].read_bytes()) / 72, abs=0.01)
+    assert shown < 6.9
