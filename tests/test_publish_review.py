@@ -154,3 +154,36 @@ def test_no_appendix_figure_is_taller_than_the_page_can_hold(tmp_path, monkeypat
     shown = float(re.search(r'image\("figures/tall-page\.pdf", width: ([\d.]+)in\)', typ).group(1))
     assert shown == pytest.approx(figures.pdf_width_pt(made[0].files["page"]["pdf"].read_bytes()) / 72, abs=0.01)
     assert shown < 6.9
+
+
+def test_calibration_chart_counts_only_measures_with_a_calibrated_value(tmp_path):
+    # with score columns, 9 of 25 measures are score-based and have no calibrated value: "12 of 25
+    # measures" said the chart left out 13 when it could only leave out 4
+    import numpy as np
+
+    from evalreport.inputs import read_runs
+    from evalreport.report.build import analyse
+    from evalreport.report.sections import ReportData
+
+    rng = np.random.default_rng(0)
+    classes = ["neg", "neu", "pos"]
+    gold = rng.choice(3, size=300, p=[0.5, 0.3, 0.2])
+    (tmp_path / "runs").mkdir()
+    pd.DataFrame({"id": range(300), "label": [classes[g] for g in gold]}).to_csv(tmp_path / "gold.tsv", sep="\t",
+                                                                                 index=False)
+    for s, skill in enumerate((0.9, 0.8, 0.7)):
+        pred = np.where(rng.random(300) < skill, gold, rng.integers(0, 3, 300))
+        z = rng.normal(0, 1, (300, 3))
+        z[np.arange(300), pred] += 2
+        prob = np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)
+        frame = pd.DataFrame({"id": range(300), "label": [classes[p] for p in pred]})
+        for k, c in enumerate(classes):
+            frame[f"score_{c}"] = prob[:, k]
+        frame.to_csv(tmp_path / "runs" / f"sys{s}.tsv", sep="\t", index=False)
+    runs = read_runs(tmp_path / "gold.tsv", runs_dir=tmp_path / "runs")
+    analyse(runs, tmp_path / "tables", bootstrap=50, seed=0, audit=False)
+    caption = ReportData(tmp_path / "tables").calibration_chart().caption
+    scores = pd.read_csv(tmp_path / "tables" / "scores.csv")
+    n_calibrated = scores.loc[scores["calibrated"].astype(bool), "measure"].nunique()
+    assert n_calibrated < scores["measure"].nunique()               # the score-based measures have none
+    assert f"12 of the {n_calibrated} measures with a calibrated value" in caption
