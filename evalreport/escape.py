@@ -12,7 +12,8 @@ Markdown     :func:`markdown` -- notes, headings, captions, pipe-table cells. Ev
              punctuation character is backslash-escaped (CommonMark and pandoc's Markdown
              both take ``\\`` before any of them), so no link, image, emphasis, code span,
              raw attribute (```x`{=typst}``), raw HTML, citation (``@x``), maths (``$``),
-             fenced div (``:::``) or heading attribute (``{#x}``) can be formed.
+             fenced div (``:::``) or heading attribute (``{#x}``) can be formed. Text with
+             right-to-left letters is isolated (U+2066 ... U+2069) from the sentence around it.
 HTML         :func:`html` -- ``&``, ``<``, ``>``, ``"`` and ``'`` as entities.
 Typst        :func:`typst` -- a Typst string literal (``"..."``), shown exactly as written.
 LaTeX        :func:`latex` -- the ten special characters as commands.
