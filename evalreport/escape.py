@@ -12,7 +12,8 @@ Markdown     :func:`markdown` -- notes, headings, captions, pipe-table cells. Ev
              punctuation character is backslash-escaped (CommonMark and pandoc's Markdown
              both take ``\\`` before any of them), so no link, image, emphasis, code span,
              raw attribute (```x`{=typst}``), raw HTML, citation (``@x``), maths (``$``),
-             fenced div (``:::``) or heading attribute (``{#x}``) can be formed.
+             fenced div (``:::``) or heading attribute (``{#x}``) can be formed. Text with
+             right-to-left letters is isolated (U+2066 ... U+2069) from the sentence around it.
 HTML         :func:`html` -- ``&``, ``<``, ``>``, ``"`` and ``'`` as entities.
 Typst        :func:`typst` -- a Typst string literal (``"..."``), shown exactly as written.
 LaTeX        :func:`latex` -- the ten special characters as commands.
@@ -79,9 +80,19 @@ def one_line(text: Any) -> str:
     return _LINE_BREAK.sub("\ufffd", printable(text))
 
 
+def _isolated(text: str) -> str:
+    """``text`` between a left-to-right isolate (U+2066) and its end (U+2069) when it holds right-to-left
+    letters: shown as in a table cell, and the words and numbers around it in a sentence keep their
+    place (without it, "NAME 2." in an English sentence shows the 2 inside an Arabic or Hebrew NAME)."""
+    if any(unicodedata.bidirectional(ch) in ("R", "AL") and unicodedata.category(ch)[0] in "LN" for ch in text):
+        return "\u2066" + text + "\u2069"
+    return text
+
+
 def markdown(text: Any) -> str:
-    """Literal Markdown (CommonMark, pandoc, Quarto): shown exactly as written, on one line."""
-    return _PUNCT.sub(r"\\\1", " ".join(printable(text).split()))
+    """Literal Markdown (CommonMark, pandoc, Quarto): shown exactly as written, on one line; text with
+    right-to-left letters is isolated from the sentence around it (:func:`_isolated`)."""
+    return _isolated(_PUNCT.sub(r"\\\1", " ".join(printable(text).split())))
 
 
 def html(text: Any, *, quote: bool = True) -> str:

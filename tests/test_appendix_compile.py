@@ -113,7 +113,7 @@ def test_main_example_compiles_with_typst(which, request):
 
 def test_figures_are_vector_with_embedded_fonts_at_column_and_page_width(demo):
     _need("pdffonts")
-    from evalreport.report.appendix.figures import pdf_width_pt
+    from evalreport.report.appendix.figures import MAX_HEIGHT_IN, pdf_width_pt
 
     figures = demo / "figures"
     names = {p.stem.rsplit("-", 1)[0] for p in figures.glob("*.pdf")}
@@ -121,12 +121,16 @@ def test_figures_are_vector_with_embedded_fonts_at_column_and_page_width(demo):
     for name in names:
         for size, width in (("column", 3.3 * 72), ("page", 6.9 * 72)):
             pdf = figures / f"{name}-{size}.pdf"
+            svg = (figures / f"{name}-{size}.svg").read_text(encoding="utf-8")
+            height = float(re.search(r'<svg[^>]*? height="([\d.]+)pt"', svg).group(1))
+            if height == pytest.approx(MAX_HEIGHT_IN * 72, abs=0.5):      # a tall drawing: narrower, not taller
+                width = pdf_width_pt(pdf.read_bytes())
+                assert width < (3.3 if size == "column" else 6.9) * 72
             assert pdf_width_pt(pdf.read_bytes()) == pytest.approx(width, abs=0.5)
             fonts = subprocess.run(["pdffonts", str(pdf)], capture_output=True, text=True, check=True).stdout
             rows = fonts.splitlines()[2:]
             assert rows, f"{pdf.name}: no fonts (text drawn as paths?)"
             assert all(r.split()[-5] == "yes" for r in rows), fonts    # the 'emb' column
-            svg = (figures / f"{name}-{size}.svg").read_text(encoding="utf-8")
             assert re.search(rf'<svg[^>]* width="{width:.2f}pt"', svg), svg[:300]
             assert "<image" not in svg                                  # vector, no raster inside
 

@@ -153,6 +153,7 @@ def test_a_slice_of_one_item_is_flagged_small_not_an_error(tmp_path):
     leaders = pd.read_csv(out / "slice_leaders.csv").set_index("slice")
     assert bool(leaders.loc["lonely", "small"]) and leaders.loc["lonely", "n"] == 1
     assert "flagged small" in err
+    assert "slices with fewer than" in err and "slice(s)" not in err
 
 
 # ----------------------------------------------------------------------------- settings, task file, CLI

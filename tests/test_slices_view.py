@@ -131,10 +131,10 @@ def test_findings_leader_changes_by_slice_with_a_corrected_test():
     dep = rows[rows["finding"] == "slice_dependence"]
     assert list(dep["system"]) == ["A"] and float(dep["value"].iloc[0]) == 2
     text = slice_sentence(rows, "Macro F1")
-    assert text == ("**Slices:** under Macro F1, **A** leads on 1 of 4 slices of domain, **B** on d1 and d2; **C** on "
+    assert text == ("**Slices:** under Macro F1, **A** leads on 1 of 4 slices of domain; the best elsewhere: **B** on d1 and d2; **C** on "
                     "d3. The paired tests, Holm-corrected within each slice, separate the slice's best from **A** on d1 "
-                    "and d3: **A**'s lead depends on the slice; on d2 the difference is exploratory (not separated, or too few "
-                    "items).")
+                    "and d3: **A**'s lead depends on the slice; on d2 the difference is exploratory (not separated, or too small for "
+                    "the tests).")
 
 
 def test_findings_sentence_stays_short_with_many_slices():
@@ -152,8 +152,17 @@ def test_findings_leader_differs_only_without_a_corrected_test_is_exploratory():
     assert rows[rows["finding"] == "slice_dependence"].empty
     assert f"domain|d2|{SMALL}" in set(rows["detail"])
     text = slice_sentence(rows, "Macro F1")
-    assert "separate none of these from **A**: the differences by slice are exploratory" in text
+    assert "separate none of these from **A** (d2: too small for the tests): the differences by slice are exploratory" \
+        in text
     assert "depends on the slice" not in text
+
+
+def test_findings_say_no_test_was_made_when_every_other_leaders_slice_is_small():
+    rows = pd.DataFrame(slice_findings(BOARD, _leaders(["A", "B", "C"], ["", "", ""], [True, True, True]),
+                                       "macro_f1"))
+    text = slice_sentence(rows, "Macro F1")
+    assert "These slices are too small for the paired tests" in text
+    assert "the paired tests" not in text.lower().replace("too small for the paired tests", "")
 
 
 def test_no_slice_sentence_when_the_leader_wins_every_slice():

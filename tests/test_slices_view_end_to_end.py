@@ -57,7 +57,7 @@ def test_a_leader_beaten_on_one_domain_is_described_so(changing):
     tmp, *_ = changing
     rep = ReportData(tmp / "tables")
     text = rep.findings().text
-    assert "**Slices:** under Macro F1, **alpha** leads on 2 of 3 slices of domain, **beta** on tweets\\_\\<short\\>" \
+    assert "**Slices:** under Macro F1, **alpha** leads on 2 of 3 slices of domain; the best elsewhere: **beta** on tweets\\_\\<short\\>" \
         in text
     assert "**alpha**'s lead depends on the slice" in text
     leaders = rep.slice_leaders_table().df.set_index("slice")

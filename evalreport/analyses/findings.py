@@ -249,10 +249,10 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
                     f"the fewest resamples B with {floor['pairs']} / (B + 1) below alpha {alpha:g}")
         n_pairs = int(pw["p_value"].notna().sum())
         p_corr = pw["p_holm"].to_numpy(float)
-        add("separated_pairs", "", primary, int((p_corr < alpha).sum()), f"of {n_pairs}")
+        add("separated_pairs", "", primary, int((p_corr < alpha).sum()), f"of {n_pairs:,}")
         add("letters", "", primary, _n_letters(letters), "distinct letters on the leaderboard")
         add("separable_count", leader, primary, n_sep,
-            f"{test_name}, Holm-corrected over " + ("the one pair" if n_pairs == 1 else f"all {n_pairs} pairs")
+            f"{test_name}, Holm-corrected over " + ("the one pair" if n_pairs == 1 else f"all {n_pairs:,} pairs")
             + f", alpha {alpha:g}")
 
     # who wins under each measure: raw, calibrated, what-if distributions

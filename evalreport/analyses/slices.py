@@ -422,8 +422,10 @@ def compare_slices(runs, designs: SliceDesigns, records: Sequence, systems: Sequ
             f"slices tested on independent resamples, Holm over each column's systems x pairs")
     notes = [note]
     if n_small:
-        notes.append(f"{n_small} slice(s) with fewer than {MIN_ITEMS} items or without a gold class that a "
-                     "class-averaged measure needs are flagged small: values kept, no intervals or gap tests")
+        one = n_small == 1
+        notes.append(f"{n_small} slice{'' if one else 's'} with fewer than {MIN_ITEMS} items or without a gold class that "
+                     f"a class-averaged measure needs {'is' if one else 'are'} flagged small: values kept, no intervals "
+                     "or gap tests")
     manifest = {"slice_cols": list(wanted), "slice_measures": [m.id for m in chosen],
                 "slice_resampling": designs.label}
     return tables, notes, manifest

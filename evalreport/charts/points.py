@@ -32,17 +32,21 @@ from evalreport.charts._common import (
 # 1. overview
 
 
-def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence") -> alt.LayerChart:
+def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence",
+                   whole: pd.DataFrame | None = None) -> alt.LayerChart:
     """Bar per class of its share of the gold labels, largest first, count printed at the bar.
 
-    ``prevalence``: (class, count, share).
+    ``prevalence``: (class, count, share), the classes drawn; ``whole``: every class, when
+    ``prevalence`` draws only some of them (the subtitle's counts and ratio are of ``whole``).
     """
     df = require(prevalence, ["class", "count", "share"], "prevalence_bar")[["class", "count", "share"]]
     df["class"] = df["class"].astype(str)
     df = df.sort_values("count", ascending=False, kind="stable")
     df["label"] = [f"{int(c)} ({s:.1%})" for c, s in zip(df["count"], df["share"])]
     n = len(df)
-    ratio = df["count"].max() / max(df["count"].min(), 1)
+    counts = df["count"] if whole is None else require(whole, ["count"], "prevalence_bar")["count"]
+    ratio = counts.max() / max(counts.min(), 1)
+    shown = f"{len(counts):,} classes" + (f" ({n:,} shown)" if len(counts) > n else "")
     # room for the labels right of the bars, but a share never runs past 100 %
     top = min(1.0, float(df["share"].max()) * 1.25)
     room = (top - df["share"].astype(float)) / top * PLOT_WIDTH
@@ -62,7 +66,7 @@ def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence")
                       .encode(text=alt.Text("label:N")).transform_filter("datum.inside"))
     return with_properties(alt.layer(*layers),
         width=PLOT_WIDTH, height=alt.Step(band_step(n, lo=14, hi=24)),
-        title=chart_title(title, f"{n} classes, {int(df['count'].sum())} items; largest / smallest = {ratio:.1f}"),
+        title=chart_title(title, f"{shown}, {int(counts.sum()):,} items; largest / smallest = {ratio:.1f}"),
     )
 
 

@@ -148,7 +148,7 @@ def slice_heatmap(slices: pd.DataFrame, *, measure: str, slice_col: str | None =
                     extra=(_outline("small", MUTED_COLOUR, 1.2, [3, 2]), _outline("best", TEXT_COLOUR, 2)))
     subtitle = ["systems in leaderboard order; dark outline: the best system of the slice"]
     if df["small"].any():
-        subtitle.append(f"{SMALL_MARK.strip()} and dashed: a small slice, too few items for an interval")
+        subtitle.append(f"{SMALL_MARK.strip()} and dashed: a small slice, too few items or a gold class missing for an interval")
     return with_properties(chart, title=chart_title(title or f"{label} on each slice of {col}", *subtitle))
 
 
@@ -252,7 +252,7 @@ def slice_leaderboards(slices: pd.DataFrame, *, measure: str, slice_col: str | N
     if len(order) > len(shown):
         subtitle.append(f"the first {len(shown)} of {len(order)} systems; slices.csv has every system")
     if df["small"].any():
-        subtitle.append(f"{SMALL_MARK.strip()} a small slice: too few items for an interval, the value alone")
+        subtitle.append(f"{SMALL_MARK.strip()} a small slice: too few items or a gold class missing for an interval, the value alone")
     facet = alt.Facet("slice_label:N", sort=list(names.values()), title=None, header=header)
     return with_properties(panel.facet(facet=facet, columns=columns, spacing={"row": 8, "column": 10}),
                            title=chart_title(title or f"{label}: the leaderboard of each slice of {col}", *subtitle))

@@ -39,7 +39,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, cast
 
 from evalreport import escape
-from evalreport.report.typst_table import MIME_TYPST, PROSE_EM, choose_layout, table_source, text_width
+from evalreport.report.typst_table import MIME_TYPST, PROSE_EM, choose_layout, table_source, text_width, upright_texts
 
 __all__ = ["Chart", "Table", "Note", "Heading", "UNDEFINED_MARK", "CHART_PPI", "VALIDATE_ENV", "chart_png_output",
            "chart_svg_output", "chart_image_output", "chart_image_mime", "CHART_IMAGES_ENV"]
@@ -485,11 +485,13 @@ class Table:
         if self.index:
             head.append(f'<th scope="col" class="er-index"{widths[0]}>{esc(self._index_label())}</th>')
             upright, widths = upright[1:], widths[1:]
-        for col, num, up, width in zip(self.df.columns, numeric, upright, widths):
+        labels = [_column_label(col) for col in self.df.columns]
+        for label, short, num, up, width in zip(labels, upright_texts(labels, upright), numeric, upright, widths):
             cls = " ".join(["num"] * num + ["er-upright"] * up)
             cls = f' class="{cls}"' if cls else ""
-            text = esc(_column_label(col))
-            head.append(f'<th scope="col"{cls}{width}><span>{text}</span></th>' if up
+            text = esc(label)
+            full = f' title="{text}"' if short != label else ""      # a long upright header is shortened
+            head.append(f'<th scope="col"{cls}{width}><span{full}>{esc(short)}</span></th>' if up
                         else f'<th scope="col"{cls}{width}>{text}</th>')
         out.append("<thead><tr>" + "".join(head) + "</tr></thead>")
         out.append("<tbody>")

@@ -266,7 +266,8 @@ def _measures_item(of, alpha: float, test: str = "paired bootstrap") -> str:
         return t + (f"; its lead over the runner-up is within the bootstrap noise under every one ({rule})." if one
                     else f". No winner's lead is beyond the bootstrap noise ({rule}).")
     clear_groups = winner_groups(winners[winners["measure"].isin(clear["measure"])], "measure")
-    return t + f". Leads beyond the bootstrap noise ({rule}): " + crowns(clear_groups, labels=True) + "."
+    every = list(dict.fromkeys(winners["measure"]))
+    return t + f". Leads beyond the bootstrap noise ({rule}): " + crowns(clear_groups, labels=True, every=every) + "."
 
 
 def _skipping_item(of: Callable[[str], pd.DataFrame]) -> str:

@@ -57,7 +57,9 @@ def winners_sentence(of: Callable[[str], pd.DataFrame], alpha: float, test: str 
     if len(everyone) == 1:
         t = f"**Every measure** ({n_measures}) crowns {name_list(sorted(everyone), bold=True)}"
         if near:
-            t += (f"; under {join_words([escape(measure_label(m)) for m in near])} its lead over the runner-up is within the "
+            where = ("every one" if len(near) == n_measures and n_measures > 2
+                     else join_words([escape(measure_label(m)) for m in near]))
+            t += (f"; under {where} its lead over the runner-up is within the "
                   f"bootstrap noise ({differences(margin.loc[near, 'value'])}; {rule}: "
                   f"{p_range(noise.loc[near, 'value'])})")
         return t + "." + primary_family_clause(of, near)

@@ -121,13 +121,24 @@ def winner_groups(rows: pd.DataFrame, key: str) -> list[tuple[tuple, list]]:
     return sorted(groups.items(), key=lambda kv: -len(kv[1]))
 
 
-def crowns(groups, *, labels: bool, what: str = "measures", bold: bool = True) -> str:
-    """``A under x and y; B under z; and C under the other 14 measures``: the smaller groups first."""
+#: A group of more measures than MAX_NAMED is said by what it leaves out, when that is at most this many.
+MAX_LEFT_OUT = 4
+
+
+def crowns(groups, *, labels: bool, what: str = "measures", bold: bool = True, every=None) -> str:
+    """``A under x and y; B under z; and C under the other 14 measures``: the smaller groups first.
+    ``every``: all the keys the sentence is about; a group of more than :data:`MAX_NAMED` of them
+    that leaves out at most :data:`MAX_LEFT_OUT` is said as ``every one of the 25 measures but p and q``."""
     parts = []
     ordered = sorted(groups, key=lambda kv: len(kv[1]))
+    label = (lambda k: escape(measure_label(k))) if labels else escape
     for i, (winners, keys) in enumerate(ordered):
-        names = join_words([escape(measure_label(k)) if labels else escape(k) for k in keys])
+        names = join_words([label(k) for k in keys])
+        left_out = [k for k in every if k not in set(keys)] if every is not None else None
         if i == len(ordered) - 1 and len(ordered) > 1 and len(keys) > 2:
             names = f"the other {len(keys)} {what}"      # the complement of the lists before it
+        elif left_out is not None and len(keys) > MAX_NAMED and 0 < len(left_out) <= MAX_LEFT_OUT:
+            names = (f"{len(keys)} of the {len(keys) + len(left_out)} {what}, all but "
+                     + join_words([label(k) for k in left_out]))
         parts.append(f"{name_list(winners, bold=bold)} under {names}")
     return join_words(parts, "; ")

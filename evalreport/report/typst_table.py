@@ -24,8 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from evalreport import escape
+from evalreport.charts.names import shorten_names
 
-__all__ = ["text_width", "Layout", "choose_layout", "table_source", "MIME_TYPST"]
+__all__ = ["text_width", "Layout", "choose_layout", "table_source", "MIME_TYPST", "upright_texts", "UPRIGHT_UNITS"]
 
 #: Mime type of the Typst representation in a display bundle. pandoc's ipynb reader turns a
 #: ``+json`` output into a ``json`` code block; ``templates/typst/select-output.lua`` decodes it
@@ -198,6 +199,33 @@ def _try(size, rotate, landscape, strict, can_rotate, head_nat, head_min, body_n
     return layout
 
 
+#: An upright column header longer than this (narrow-character units) is shortened around an ellipsis,
+#: distinct from the table's other upright headers: a 65-character system name turned upright takes
+#: half a page, and pushes the table's rows onto the next one.
+UPRIGHT_UNITS = 40
+
+
+def upright_texts(header: Sequence[str], rotated: Sequence[bool]) -> list[str]:
+    """The header texts as shown: the upright ones (``rotated``) shortened to :data:`UPRIGHT_UNITS`
+    (:func:`evalreport.charts.names.shorten_names`), the others whole.
+
+    Parameters
+    ----------
+    header : sequence of str
+        The column headers.
+    rotated : sequence of bool
+        Per column: the header is turned upright (empty: none is).
+
+    Returns
+    -------
+    list of str
+        One text per column.
+    """
+    up = [str(h) for h, r in zip(header, rotated) if r]
+    shown = shorten_names(up, UPRIGHT_UNITS) if up else {}
+    return [shown.get(str(h), str(h)) if r else str(h) for h, r in zip(header, list(rotated) + [False] * len(header))]
+
+
 def _cell(text: str, letter: str | None) -> str:
     if letter is None:
         return escape.typst(text)
@@ -227,8 +255,10 @@ def table_source(
         cols = "(" + ", ".join(f"{w / total * 100:.2f}fr" for w in layout.widths) + ",)"
     aligns = ", ".join("right" if num else "left" for num in numeric)
     heads = []
+    shown = upright_texts(header, layout.rotated or [])
     for j, text in enumerate(header):
         if layout.rotated and layout.rotated[j]:
+            text = shown[j]
             heads.append(f"table.cell(align: bottom + center)[#rotate(-90deg, reflow: true)[#{escape.typst(text)}]]")
         else:
             side = "right" if numeric[j] else "left"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from evalreport.report.appendix.tables import COLUMN_IN, PAGE_IN
 
-__all__ = ["Figure", "FIGURE_SIZES", "charts_for", "write_figures", "write_charts", "pdf_width_pt"]
+__all__ = ["Figure", "FIGURE_SIZES", "charts_for", "write_figures", "write_charts", "pdf_width_pt", "MAX_HEIGHT_IN"]
 
 #: Width of each figure size in inches.
 FIGURE_SIZES = {"column": COLUMN_IN, "page": PAGE_IN}
@@ -149,9 +149,16 @@ def _svg_at(svg: str, scale: float, unit: str = "pt") -> str:
     return _SVG_SIZE.sub(repl, svg, count=1)
 
 
+#: The tallest figure the appendix draws (in): 0.8 of a US-letter page's text with 0.8 in margins, the
+#: height appendix.tex caps a figure at; Typst shows a figure at its own size, so a taller one (the
+#: reliability diagrams of eight systems, 9.7 in at page width) ran off the page with its caption.
+MAX_HEIGHT_IN = 7.5
+
+
 def write_figures(data, folder: Path, *, extra=None, sizes=tuple(FIGURE_SIZES)) -> list[Figure]:
     """Write ``folder/NAME-SIZE.pdf`` and ``.svg`` for every chart of :func:`charts_for` and of
-    ``extra`` (name -> chart, or name -> (chart, caption)); return what was written."""
+    ``extra`` (name -> chart, or name -> (chart, caption)), none taller than :data:`MAX_HEIGHT_IN`;
+    return what was written."""
     from evalreport.charts.theme import allow_all_rows
 
     allow_all_rows()            # a curve table passes Altair's 5,000 rows (8 systems x 6 classes x 620 items)
@@ -159,7 +166,7 @@ def write_figures(data, folder: Path, *, extra=None, sizes=tuple(FIGURE_SIZES)) 
     for name, value in dict(extra or {}).items():
         chart, caption = value if isinstance(value, tuple) else (value, "")
         items.append((name, caption, chart, "page"))
-    return write_charts(items, folder, sizes=sizes)
+    return write_charts(items, folder, sizes=sizes, max_height_in=MAX_HEIGHT_IN)
 
 
 def write_charts(items, folder: Path, *, sizes=tuple(FIGURE_SIZES), subtitles: bool = True,

@@ -54,8 +54,8 @@ def rank_segments(data, seg, test: str, alpha: float) -> None:
         row = found[found["finding"] == "detectable"]
         if len(row) and pd.notna(row["value"].iloc[0]):
             t(f" The smallest difference this test set detects between the two leading systems with 80% power is "
-              f"{float(row['value'].iloc[0]):.3g} (the paired {_unit(data)}bootstrap standard error of their "
-              f"difference, two-sided at alpha = {alpha:g}).")
+              f"{float(row['value'].iloc[0]):.3g} (a two-sided test at alpha = {alpha:g}, computed from the paired "
+              f"{_unit(data)}bootstrap standard error of their difference).")
 
 
 def _unit(data) -> str:

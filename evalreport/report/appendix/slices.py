@@ -82,7 +82,7 @@ def slices_tables(data) -> list[TableSpec]:
                "parentheses), systems in the leaderboard's order; the best system of each slice in bold "
                "(paired tests Holm-corrected within each slice are in slice_leaders.csv).")
         if any(first["small"]):
-            cap += f" {SMALL_NOTE} a small slice: too few items for an interval; its value is shown."
+            cap += f" {SMALL_NOTE} a small slice: too few items or a gold class missing for an interval; its value is shown."
         cols = [Column("Slice", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
         out.append(TableSpec(f"slices-{k}" if len(parts) > 1 else "slices", cap, cols, rows, width="page"))
     return out
@@ -115,7 +115,7 @@ def slices_segments(data, seg) -> None:
              "the primary measure Holm-corrected within each slice ")
     seg.cite(*METHODS["holm"])
     if _flags(first["small"]).count(True):
-        seg.text("; a slice with too few items for an interval keeps its value without one")
+        seg.text("; a slice with too few items or a gold class missing for an interval keeps its value without one")
     if not data.table("slice_gaps").empty:
         seg.text(". The difference between two slices of one system was tested on independent resamples of the two "
                  "(disjoint) slices, Holm-corrected over every system and pair of slices of a column")

@@ -22,7 +22,7 @@ from typing import Any
 
 from evalreport.inputs.settings import Settings
 from evalreport.report.appendix import bib, latex, methods, typst
-from evalreport.report.appendix.figures import FIGURE_SIZES, write_figures
+from evalreport.report.appendix.figures import FIGURE_SIZES, pdf_width_pt, write_figures
 from evalreport.report.appendix.tables import build_all
 from evalreport.report.sections._core import ReportBase
 
@@ -135,6 +135,15 @@ def _appendix_tex(specs, figures) -> str:
     return "\n".join(line for line in lines if line) + "\n"
 
 
+def _width_in(figure: Any, size: str) -> float:
+    """The width (in) of ``figure``'s file at ``size``: the column or page width, or less where the
+    drawing was made narrower to stay within the page's height."""
+    try:
+        return min(FIGURE_SIZES[size], pdf_width_pt(Path(figure.files[size]["pdf"]).read_bytes()) / 72)
+    except (KeyError, TypeError, OSError, ValueError):
+        return FIGURE_SIZES[size]
+
+
 def _appendix_typ(specs, figures, *, fixed_width: bool = False) -> str:
     """``fixed_width``: each image at its file's width (a shrunk image beside page-wide floats that
     filled a page was overlaid on them).
@@ -171,7 +180,7 @@ def _appendix_typ(specs, figures, *, fixed_width: bool = False) -> str:
         # a page figure floats across both columns, to the top of a page; a column figure stays in the text
         place = ', placement: top, scope: "parent"' if size == "page" else ""
         # the PDF files, as LaTeX shows them (Typst 0.14+ reads PDF images; its fonts are embedded in them)
-        width = f", width: {FIGURE_SIZES[size]}in" if fixed_width else ""
+        width = f", width: {_width_in(f, size):.3g}in" if fixed_width else ""
         (floats if size == "page" else tables).append(
             f'#figure(image("figures/{f.name}-{size}.pdf"{width}), caption: {typst.text(f.caption)}, '
             f"kind: image{place}) <fig:evalreport-{f.name}>")

@@ -62,13 +62,14 @@ class OverviewSections(ReportBase):
                         + (f"; {len(prev) - len(present):,} listed classes have none." if len(present) < len(prev)
                            else "."))
         caption = "Share of each class in the gold labels."
+        whole = prev
         if len(prev) > MAX_CLASSES_SHOWN:     # 1,000 bars would be a 14,000-pixel chart
             half = MAX_CLASSES_SHOWN // 2
             order = prev.sort_values("count", ascending=False, kind="stable")
             prev = pd.concat([order.head(half), order.tail(half)])
             caption += (f" Only the {half} largest and {half} smallest of {len(order):,} classes; every class is in "
                         "prevalence.csv.")
-        return Chart(charts.prevalence_bar(prev), name="prevalence", caption=caption)
+        return Chart(charts.prevalence_bar(prev, whole=whole), name="prevalence", caption=caption)
 
     # ------------------------------------------------------------------ 2. leaderboard
     def leaderboard_table(self) -> Table:

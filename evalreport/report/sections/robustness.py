@@ -46,7 +46,12 @@ class RobustnessSections(ReportBase):
         if self._calibration_changes_nothing(scores, "value"):
             return Note("Every class is equally frequent in the gold labels, so prevalence calibration changes no "
                         "value and no rank (the calibrated charts would repeat the raw ones).")
-        measures = [m for m in self.measures if m in set(scores["measure"])] or list(dict.fromkeys(scores["measure"]))
+        # the measures with a calibrated value (score-based measures have none)
+        has = set(scores.loc[scores["calibrated"].astype(str).str.lower().isin(("true", "1")), "measure"]) \
+            if "calibrated" in scores else set(scores["measure"])
+        measures = ([m for m in self.measures if m in has] or [m for m in self.measures if m in set(scores["measure"])]
+                    or list(dict.fromkeys(scores["measure"])))
+        n_candidates = len(measures)
         # a panel is as tall as the systems are many: fewer panels when there are many systems
         most = 12 if scores["system"].nunique() <= 10 else 6
         caption = ("Raw (grey) vs prevalence-calibrated (orange) value of every system: the confusion matrix "
@@ -59,8 +64,12 @@ class RobustnessSections(ReportBase):
             others = sorted((m for m in measures if m != self.primary), key=lambda m: change.get(m, 1.0))
             keep = {self.primary, *others[:most - 1]}
             measures = [m for m in measures if m in keep]
-            caption += (f" {len(measures)} of {len(self.measures)} measures: {self._label(self.primary)} and those "
-                        "whose ranking calibration changes most; all values are in scores.csv.")
+            moved = any(change.get(m, 1.0) < 1.0 for m in others)
+            caption += (f" {len(measures)} of the {n_candidates} measures with a calibrated value: "
+                        f"{self._label(self.primary)} and "
+                        + ("those whose ranking calibration changes most" if moved else
+                           "the next in the catalogue's order (calibration changes no measure's ranking)")
+                        + "; all values are in scores.csv.")
         return Chart(charts.calibration_dumbbell(scores, measures=measures or None, systems=self.board_order or None),
                      name="calibration",
                      caption=caption)

@@ -8,7 +8,7 @@ import altair as alt
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.slice_findings import SEPARATED
+from evalreport.analyses.slice_findings import SEPARATED, SMALL
 from evalreport.charts.slices import SMALL_MARK, slice_heatmap, slice_leaderboards
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Heading, Note, Table
@@ -59,26 +59,33 @@ def _column_sentence(rows: pd.DataFrame, lead: pd.Series) -> str:
     by_best: dict[str, list[str]] = {}
     separated: list[str] = []
     unseparated: list[str] = []
+    small: list[str] = []
     for _, r in rows[rows["finding"] == "slice_leader"].iterrows():
         c, name, verdict = _detail(r["detail"])
         if c != col:
             continue
         by_best.setdefault(str(r["system"]), []).append(escape(name))
         (separated if verdict == SEPARATED else unseparated).append(escape(name))
+        if verdict == SMALL:
+            small.append(escape(name))
     ranked = sorted(by_best.items(), key=lambda kv: -len(kv[1]))       # stable: first come first among equals
     clauses = [f"**{escape(b)}** on {_listed(names)}" for b, names in ranked[:MAX_LEADERS_NAMED]]
     if len(ranked) > MAX_LEADERS_NAMED:
         clauses.append(f"{counted(len(ranked) - MAX_LEADERS_NAMED, 'other system')} elsewhere")
     sharing = f" ({shared} of them shared: other systems have the same value there)" if shared else ""
-    text = (f"{leader} leads on {int(float(lead['value']))} of {counted(int(n), 'slice')} of {escape(col)}{sharing}, "
-            + "; ".join(clauses) + ". ")
+    text = (f"{leader} leads on {int(float(lead['value']))} of {counted(int(n), 'slice')} of {escape(col)}{sharing}; "
+            + "the best elsewhere: " + "; ".join(clauses) + ". ")
     if separated:
-        rest = (f"; on {_listed(unseparated)} the difference is exploratory (not separated, or too few items)"
+        rest = (f"; on {_listed(unseparated)} the difference is exploratory (not separated, or too small for the tests)"
                 if unseparated else "")
         return text + (f"The paired tests, Holm-corrected within each slice, separate the slice's best from {leader} "
                        f"on {_listed(separated)}: {leader}'s lead depends on the slice{rest}")
-    return text + (f"The paired tests, Holm-corrected within each slice, separate none of these from {leader}: "
-                   "the differences by slice are exploratory")
+    if len(small) == len(unseparated):      # no test was made on any of them
+        return text + ("These slices are too small for the paired tests (too few items, or a gold class missing): "
+                       "the differences by slice are exploratory")
+    untested = f" ({_listed(small)}: too small for the tests)" if small else ""
+    return text + (f"The paired tests, Holm-corrected within each slice, separate none of these from {leader}"
+                   f"{untested}: the differences by slice are exploratory")
 
 
 def slice_sentence(rows: pd.DataFrame, label: str) -> str:
@@ -144,7 +151,8 @@ class SliceSections(ReportBase):
         return Note(f"The test set cut by {cols} into {counted(n, 'slice')}: each system's "
                     f"{escape(self._label(self.primary))} on the items of each slice alone, with a paired bootstrap "
                     f"interval within the slice and the paired tests Holm-corrected within each slice; a slice "
-                    f"marked {SMALL_MARK.strip()} has too few items for an interval (its value is shown, not hidden).")
+                    f"marked {SMALL_MARK.strip()} has too few items, or lacks a gold class that a class average needs, for an "
+                    "interval (its value is shown, not hidden).")
 
     def _charts(self, build, name: str, caption: str) -> Chart | None:
         rows = self._slice_rows("slices")
@@ -198,7 +206,7 @@ class SliceSections(ReportBase):
                    f"tests, Holm-corrected within the slice, do not separate from it (named up to {MAX_NAMES}, else "
                    "counted) and how many they separate. slice_leaders.csv names every system.")
         if small.any():
-            caption += (f" {SMALL_MARK.strip()}: a small slice, too few items for an interval or a test (its best "
+            caption += (f" {SMALL_MARK.strip()}: a small slice, too few items or a gold class missing for an interval or a test (its best "
                         "is the highest value alone).")
         return Table(show, index=False, caption=caption)
 
@@ -232,6 +240,6 @@ class SliceSections(ReportBase):
                    "slices of a system is in slice_gaps.csv.")
         if any((c, n) in small for c, n in zip(summ["slice_col"], summ["worst_slice"])) or \
                 any((c, n) in small for c, n in zip(summ["slice_col"], summ["best_slice"])):
-            caption += f" {SMALL_MARK.strip()}: a small slice (too few items for an interval)."
+            caption += f" {SMALL_MARK.strip()}: a small slice (too few items or a gold class missing for an interval)."
         return Table(show, index=False, caption=caption,
                      formats={"rank by worst slice": lambda r: "" if pd.isna(r) else f"{r:g}"})
