@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport import charts
-from evalreport.analyses.letters import TWO_LEVEL_TEST, letters_sentence
+from evalreport.analyses.letters import TWO_LEVEL_TEST, letters_sentence, range_sentence
 from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
@@ -103,7 +103,8 @@ class CommonSections(ReportBase):
         intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
         letters = "" if groups.empty or "letters" not in groups else (
             " Colour: the significance letters. " + letters_sentence(self._test_name(),
-                                                                     self.meta.get("alpha", 0.05)))
+                                                                     self.meta.get("alpha", 0.05))
+            + range_sentence(groups["letters"]))
         return Chart(chart, name="leaderboard",
                      caption=f"Systems under {self._label(self.primary)} {intervals}. What trivial or random "
                              "systems score (chance baselines) is drawn as dashed lines when near the systems, "
