@@ -158,11 +158,13 @@ class Chart:
     ``caption`` (plain text) is shown under the chart in HTML; ``print_caption`` under its static
     image (PDF), by default the caption without what only a live chart offers (a clause or
     sentence that says "hover", :func:`print_text`). ``validate``: check the spec against the
-    Vega-Lite schema (default: yes, unless :data:`VALIDATE_ENV` is "0").
+    Vega-Lite schema (default: yes, unless :data:`VALIDATE_ENV` is "0"). ``print_chart``: another
+    chart for the static image only (e.g. the first 40 of 100 systems, which a page holds legibly,
+    while the live chart scrolls through all of them); default: the chart itself.
     """
 
     def __init__(self, chart: Any, *, name: str, caption: str | None = None, validate: bool | None = None,
-                 print_caption: str | None = None):
+                 print_caption: str | None = None, print_chart: Any = None):
         self.name = _check_name(name)
         self.caption = caption
         self.print_caption = print_caption if print_caption is not None else print_text(caption)
@@ -172,6 +174,8 @@ class Chart:
         # Control characters from the data (a label "a\x07b") show as U+FFFD: vl-convert's text
         # measurement panics on them and takes the whole kernel (the report) down.
         self.spec: dict = printable_spec(chart.to_dict(validate=validate))
+        self.print_spec: dict = (self.spec if print_chart is None
+                                 else printable_spec(print_chart.to_dict(validate=validate)))
 
     def _html(self) -> str:
         cap = f"\n<figcaption>{escape.html(self.caption)}</figcaption>" if self.caption else ""
@@ -194,9 +198,9 @@ class Chart:
         if self.print_caption:
             png_meta["caption"] = self.print_caption
         if os.environ.get(DEFER_ENV) == "1":     # the executor draws the image (in parallel)
-            data[MIME_DEFERRED_PNG] = {"spec": self.spec}
+            data[MIME_DEFERRED_PNG] = {"spec": self.print_spec}
             return data, {MIME_DEFERRED_PNG: png_meta}
-        mime, image, w, h = chart_image_output(self.spec)
+        mime, image, w, h = chart_image_output(self.print_spec)
         data[mime] = image
         # width/height in CSS pixels; pandoc turns them into a physical size (96 px/in).
         return data, {mime: {"width": w, "height": h, **png_meta}}
