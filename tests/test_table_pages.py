@@ -182,3 +182,11 @@ def test_data_files_keep_plain_numbers():
     out = io.StringIO()
     write_json(frame, out)
     assert "12000" in out.getvalue() and "12,000" not in out.getvalue()
+
+
+def test_codabench_page_counts_have_separators():
+    from evalreport.report.codabench_page import table_html
+
+    frame = pd.DataFrame({"a": [12_000, 3], "b": [950, 100_000]}, index=pd.Index(["a", "b"], name="gold"))
+    html = table_html(frame, "Confusion matrix", shade=True)
+    assert ">12,000</td>" in html and ">100,000</td>" in html and ">950</td>" in html
