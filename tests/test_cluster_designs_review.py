@@ -100,3 +100,22 @@ def test_item_reference_without_folds_is_the_item_bootstrap_draw_for_draw():
     within = ScoreDesign(sc, clusters=item_clusters(runs).items()).resample([auc], 30, np.random.default_rng(5))
     plain = ScoreDesign(sc).resample([auc], 30, np.random.default_rng(5))
     np.testing.assert_allclose(within, plain, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("primary", ["accuracy", "roc_auc"])
+def test_a_slice_of_one_cluster_is_small_not_separated(primary):
+    # a slice whose items are one document: the cluster bootstrap within it draws that document every time,
+    # so it would report intervals of no width and "separate" the leader from everyone on 10 items
+    runs = simulated_runs(np.random.default_rng(1), n_systems=3)
+    domain = np.where(np.asarray(runs.clusters) == 0, "lonely", "rest").astype(object)
+    runs = dataclasses.replace(runs, slices={"domain": domain}, slice_names={"domain": ("lonely", "rest")})
+    cmp = compare(runs, Settings(primary=primary, bootstrap=100, cluster_col="doc", positive="pos",
+                                 slice_cols=("domain",)))
+    table = cmp.extra["slices"]
+    lonely = table[(table["slice"] == "lonely") & (table["measure"] == primary)]
+    rest = table[(table["slice"] == "rest") & (table["measure"] == primary)]
+    assert lonely["small"].all() and lonely["lo"].isna().all() and lonely["value"].notna().all()
+    assert not rest["small"].any() and (rest["hi"] > rest["lo"]).all()
+    leaders = cmp.extra["slice_leaders"].set_index("slice")
+    assert leaders.at["lonely", "separated"] == ""
+    assert any("one cluster (in a fold)" in n for n in cmp.notes)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from evalreport.errors import InputError
 from evalreport.inputs.settings import Settings
 
-__all__ = ["DesignChoice", "choose_design", "check_clusters"]
+__all__ = ["DesignChoice", "choose_design", "check_clusters", "lone_cluster"]
 
 
 @dataclass(frozen=True)
@@ -158,24 +158,51 @@ def check_clusters(runs) -> None:
     InputError
         One line naming the cluster column, the fold and its one cluster.
     """
-    import numpy as np
-
-    codes = np.asarray(runs.clusters, dtype=np.int64)
-    folds = np.zeros_like(codes) if runs.folds is None else np.asarray(runs.folds, dtype=np.int64)
-    pairs = np.unique(np.stack([folds, codes], axis=1), axis=0) if codes.size else np.zeros((0, 2), np.int64)
-    fold_ids, per_fold = np.unique(pairs[:, 0], return_counts=True)
-    lone = np.flatnonzero(per_fold < 2)
-    if not lone.size:
+    found = lone_cluster(runs)
+    if found is None:
         return
-    fold = int(fold_ids[lone[0]])
-    cluster = str(runs.cluster_names[int(pairs[pairs[:, 0] == fold][0, 1])])
+    fold, code, n_folds = found
+    cluster = str(runs.cluster_names[code])
     why = ("resampling whole clusters draws it every time, so the intervals would have no width and every "
            "difference would look significant")
     col = runs.cluster_col or "(clusters)"
-    if runs.folds is None or len(fold_ids) == 1:
+    if runs.folds is None or n_folds == 1:
         raise InputError(f"--cluster-col {col}: the items fall in 1 cluster ({cluster!r}): {why}; use a column "
                          "with many clusters, or resample items (no --cluster-col)")
     name = str(runs.fold_names[fold]) if fold < len(runs.fold_names) else str(fold)
     raise InputError(f"--cluster-col {col}: fold {name!r} holds 1 cluster ({cluster!r}): clusters are resampled "
                      f"within folds, so its items would be the same in every resample; use a column with "
                      "several clusters in every fold")
+
+
+def lone_cluster(runs, items=None) -> tuple[int, int, int] | None:
+    """The first fold of ``items`` (default: all) that holds a single cluster, or None.
+
+    Parameters
+    ----------
+    runs : Runs
+        Item-level runs with ``clusters`` (and optionally ``folds``).
+    items : array_like of int, optional
+        Item positions (a slice); default every item.
+
+    Returns
+    -------
+    tuple of int or None
+        (fold code, that cluster's code, folds among the items); None when every fold holds two or more
+        clusters.
+    """
+    import numpy as np
+
+    codes = np.asarray(runs.clusters, dtype=np.int64)
+    folds = np.zeros_like(codes) if runs.folds is None else np.asarray(runs.folds, dtype=np.int64)
+    if items is not None:
+        codes, folds = codes[np.asarray(items)], folds[np.asarray(items)]
+    if not codes.size:
+        return None
+    pairs = np.unique(np.stack([folds, codes], axis=1), axis=0)
+    fold_ids, start, per_fold = np.unique(pairs[:, 0], return_index=True, return_counts=True)
+    lone = np.flatnonzero(per_fold < 2)
+    if not lone.size:
+        return None
+    k = int(lone[0])
+    return int(fold_ids[k]), int(pairs[start[k], 1]), int(fold_ids.size)
