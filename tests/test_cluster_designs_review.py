@@ -119,3 +119,22 @@ def test_a_slice_of_one_cluster_is_small_not_separated(primary):
     leaders = cmp.extra["slice_leaders"].set_index("slice")
     assert leaders.at["lonely", "separated"] == ""
     assert any("one cluster (in a fold)" in n for n in cmp.notes)
+
+
+def test_codabench_reference_of_one_cluster_is_the_organisers_error(tmp_path):
+    ref, res = tmp_path / "input" / "ref", tmp_path / "input" / "res"
+    ref.mkdir(parents=True)
+    res.mkdir()
+    (ref / "gold.tsv").write_text("id\tlabel\tdoc\n" + "".join(f"{i}\t{i % 2}\tD\n" for i in range(40)), encoding="utf-8")
+    (res / "pred.tsv").write_text("id\tlabel\n" + "".join(f"{i}\t{(i // 3) % 2}\n" for i in range(40)), encoding="utf-8")
+    task = tmp_path / "task.toml"
+    task.write_text('primary = "accuracy"\nbootstrap = 100\ncluster_col = "doc"\n', encoding="utf-8")
+    err = io.StringIO()
+    with redirect_stderr(err), redirect_stdout(io.StringIO()):
+        rc = main(["codabench", str(tmp_path / "input"), str(tmp_path / "out"), "--task-file", str(task)])
+    assert rc == 3 and len(err.getvalue().strip().splitlines()) == 1, err.getvalue()
+    assert "the items fall in 1 cluster ('D')" in err.getvalue()
+    assert not (tmp_path / "out" / "scores.json").exists()
+    task.write_text('primary = "accuracy"\nbootstrap = 0\ncluster_col = "doc"\n', encoding="utf-8")
+    with redirect_stderr(io.StringIO()), redirect_stdout(io.StringIO()):
+        assert main(["codabench", str(tmp_path / "input"), str(tmp_path / "out0"), "--task-file", str(task)]) == 0
