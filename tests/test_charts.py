@@ -619,3 +619,10 @@ def test_builder_renders_to_svg_within_a4_width(name):
     assert "<text" in svg and ("<path" in svg or "<rect" in svg)
     width = float(re.search(r'<svg[^>]*\swidth="([\d.]+)"', svg).group(1))
     assert 150 < width <= 530, f"{name} is {width:.0f} px wide"
+
+
+def test_prevalence_bar_counts_have_thousands_separators():
+    """A count printed at a bar reads as the report's tables write integers ("15,280", not "15280")."""
+    frame = pd.DataFrame({"class": ["big", "small"], "count": [15280, 720], "share": [15280 / 16000, 720 / 16000]})
+    data = rows(b.prevalence_bar(frame).to_dict())
+    assert data.set_index("class")["label"].to_dict() == {"big": "15,280 (95.5%)", "small": "720 (4.5%)"}

@@ -221,8 +221,9 @@ def test_long_table_repeats_its_header(tmp_path):
     df = pd.DataFrame({"system": [f"sys{i:03d}" for i in range(150)], "value": [i / 7 for i in range(150)]})
     table = Table(df, caption="A long table", index=False)
     assert "table.header(repeat: true," in _typst_of(table)
-    assert "breakable: false" not in _typst_of(table)
-    assert "breakable: false" in _typst_of(Table(df.head(10), index=False))     # short: never split
+    whole = "#show figure: set block(breakable: false)"
+    assert whole not in _typst_of(table)
+    assert whole in _typst_of(Table(df.head(10), index=False))     # short: never split
     pdf = _pdf(tmp_path, [table])
     n = _pages(pdf)
     assert 2 <= n <= 4

@@ -64,7 +64,7 @@ def test_the_drill_down_of_500_labels_shows_40_and_says_how_many_are_hidden(many
 
 
 def test_the_page_holds_the_values_of_the_shown_labels_only(many):
-    """The page's data carries 40 labels' values per system and metric, not 500 (the page was twice as large)."""
+    """The page's data carries 40 labels' values per system and metric, not 500 (which would double the page)."""
     path, runs = many
     text = path.read_text(encoding="utf-8")
     data = json.loads(re.search(r'data-lb="data">(.*?)</script>', text, re.S).group(1))

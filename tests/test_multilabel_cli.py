@@ -229,7 +229,7 @@ def test_demo_refuses_an_output_it_cannot_replace_before_making_the_example(tmp_
 @pytest.mark.parametrize("labels", [('"x"', '{"x": 1}'), ('{"x": 1}', '{"y": 2}'), ('["x"]', '{"x": 1}')])
 def test_an_object_label_is_not_called_multi_label(tmp_path, labels):
     """A JSON object where a label is read is named for what it is, with its file and line, by the single-label
-    and the label-set readers alike (it was taken for a list of labels); lists stay label sets."""
+    and the label-set readers alike (not a list of labels); lists stay label sets."""
     run = tmp_path / "r.jsonl"
     run.write_text("".join(f'{{"id": "{i}", "label": {v}}}\n' for i, v in zip("ab", labels)))
     line = 1 if labels[0].startswith("{") else 2

@@ -72,3 +72,20 @@ def test_parquet_within_the_limits_is_read(tmp_path, gold, monkeypatch):
     run = _parquet(tmp_path / "run.parquet", "y", row_group_size=1)
     rc, out, err = cli("score", gold, run, "--measures", "accuracy", "--format", "csv")
     assert rc == 0 and "run,accuracy,1.0," in out, err
+
+
+def test_a_column_name_with_a_dot_is_judged_as_itself(tmp_path, gold, monkeypatch):
+    # Parquet joins a leaf's path with dots ("label.notes"): the column 'label.notes' (not read) is not the
+    # column 'label' (read), so its expansion is not the run's problem
+    monkeypatch.setattr("evalreport.inputs.workbooks.BOMB_BYTES", 2 ** 20)
+    big = "y" * (3 * 2 ** 20)
+    run = tmp_path / "run.parquet"
+    pq.write_table(pa.table({"id": ["a", "b", "c"], "label": ["x", "y", "x"], "label.notes": ["", big, ""]}), run,
+                   compression="zstd")
+    rc, out, err = cli("score", gold, run, "--measures", "accuracy", "--format", "csv")
+    assert rc == 0 and "run,accuracy,1.0," in out, err
+    bomb = tmp_path / "bomb.parquet"
+    pq.write_table(pa.table({"id": ["a", "b", "c"], "label.x": ["x", "y", "x"], "label": ["x", big, "x"]}), bomb,
+                   compression="zstd")
+    rc, out, err = cli("score", gold, bomb)
+    assert rc == 2 and "column 'label' (rows 1 to 3) expands" in err, err

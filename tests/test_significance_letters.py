@@ -93,7 +93,9 @@ def test_letters_follow_the_order_of_the_systems(sep):
     assert cols[0, 0]                                 # the best system has 'a'
     shown = compact_letters(sep)
     assert shown[0].startswith("a")
-    assert all(list(s) == sorted(s) for s in shown)   # each system's letters alphabetically
+    position = {n: k for k, n in enumerate(letter_names(len(cols)))}
+    assert all(list(s) == sorted(s, key=position.__getitem__)     # each system's letters alphabetically
+               for s in shown if "\u2013" not in s)
 
 
 def test_checker_finds_each_violation():

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from evalreport.errors import InputError
 from evalreport.inputs.settings import Settings
 
-__all__ = ["DesignChoice", "choose_design"]
+__all__ = ["DesignChoice", "choose_design", "check_clusters", "lone_cluster"]
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,8 @@ def choose_design(data, settings: Settings) -> DesignChoice:
     Raises
     ------
     InputError
-        ``--cluster-col`` without clusters in the runs, or clusters with several runs per system.
+        ``--cluster-col`` without clusters in the runs, clusters with several runs per system, or (when
+        resampling) a fold with fewer than two clusters.
     """
     from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
@@ -133,5 +134,75 @@ def choose_design(data, settings: Settings) -> DesignChoice:
     if clustered and run_system is not None:
         raise InputError("--cluster-col with several runs per system (a folder per system) is not "
                          "supported: the two-level bootstrap draws items, not clusters")
+    if clustered and settings.bootstrap:
+        check_clusters(runs)
     name = "clustered items" if clustered else "several runs per system" if run_system is not None else "items"
     return DesignChoice(runs=runs, clustered=clustered, run_system=run_system, name=name)
+
+
+def check_clusters(runs) -> None:
+    """Refuse a clustering that the cluster bootstrap cannot resample: a fold (or the whole test set) with
+    fewer than two clusters.
+
+    Clusters are drawn with replacement within each fold: a fold of one cluster is the same in every
+    resample, so its share of the variance is lost; with one cluster in all the intervals have no width
+    and every paired difference sits at the bootstrap test's p floor.
+
+    Parameters
+    ----------
+    runs : Runs
+        Item-level runs with ``clusters`` (and optionally ``folds``).
+
+    Raises
+    ------
+    InputError
+        One line naming the cluster column, the fold and its one cluster.
+    """
+    found = lone_cluster(runs)
+    if found is None:
+        return
+    fold, code, n_folds = found
+    cluster = str(runs.cluster_names[code])
+    why = ("resampling whole clusters draws it every time, so the intervals would have no width and every "
+           "difference would look significant")
+    col = runs.cluster_col or "(clusters)"
+    if runs.folds is None or n_folds == 1:
+        raise InputError(f"--cluster-col {col}: the items fall in 1 cluster ({cluster!r}): {why}; use a column "
+                         "with many clusters, or resample items (no --cluster-col)")
+    name = str(runs.fold_names[fold]) if fold < len(runs.fold_names) else str(fold)
+    raise InputError(f"--cluster-col {col}: fold {name!r} holds 1 cluster ({cluster!r}): clusters are resampled "
+                     f"within folds, so its items would be the same in every resample; use a column with "
+                     "several clusters in every fold")
+
+
+def lone_cluster(runs, items=None) -> tuple[int, int, int] | None:
+    """The first fold of ``items`` (default: all) that holds a single cluster, or None.
+
+    Parameters
+    ----------
+    runs : Runs
+        Item-level runs with ``clusters`` (and optionally ``folds``).
+    items : array_like of int, optional
+        Item positions (a slice); default every item.
+
+    Returns
+    -------
+    tuple of int or None
+        (fold code, that cluster's code, folds among the items); None when every fold holds two or more
+        clusters.
+    """
+    import numpy as np
+
+    codes = np.asarray(runs.clusters, dtype=np.int64)
+    folds = np.zeros_like(codes) if runs.folds is None else np.asarray(runs.folds, dtype=np.int64)
+    if items is not None:
+        codes, folds = codes[np.asarray(items)], folds[np.asarray(items)]
+    if not codes.size:
+        return None
+    pairs = np.unique(np.stack([folds, codes], axis=1), axis=0)
+    fold_ids, start, per_fold = np.unique(pairs[:, 0], return_index=True, return_counts=True)
+    lone = np.flatnonzero(per_fold < 2)
+    if not lone.size:
+        return None
+    k = int(lone[0])
+    return int(fold_ids[k]), int(pairs[start[k], 1]), int(fold_ids.size)

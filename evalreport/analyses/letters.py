@@ -23,12 +23,12 @@ the best system has 'a'.
 from __future__ import annotations
 
 import string
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
 __all__ = ["letter_matrix", "letter_names", "compact_letters", "letter_set", "shares_letter", "check_letters",
-           "letters_sentence", "TEST_NAMES"]
+           "letters_sentence", "TEST_NAMES", "RANGE", "has_range", "range_sentence"]
 
 
 def _packed(cols: np.ndarray) -> np.ndarray:
@@ -175,9 +175,11 @@ def compact_letters(separated: np.ndarray, *, tested: Sequence[bool] | np.ndarra
     """Each system's letters as a string ("a", "ab", ...), systems in the order of ``separated``.
 
     ``tested``: False for a system with no defined test; it gets no letter ("") and is left out
-    of the display. With more than 52 letters the names have two characters, a system's letters
-    are joined by commas, and three or more consecutive letters are written as a range
-    (``K\u2013h1``: K to h1), which :func:`letter_set` reads back.
+    of the display. With at most 52 letters (one character each) single letters are written run
+    together and four or more consecutive letters as a range, the ranges set off by commas
+    (``"ab,C\u2013T"``: a, b and every letter from C to T). With more letters the names have two
+    characters, a system's letters are joined by commas, and three or more consecutive letters are
+    written as a range (``K\u2013h1``: K to h1). :func:`letter_set` reads every form back.
     """
     sep = np.asarray(separated, dtype=bool)
     S = sep.shape[0]
@@ -189,24 +191,50 @@ def compact_letters(separated: np.ndarray, *, tested: Sequence[bool] | np.ndarra
     out = [""] * S
     for k, i in enumerate(idx):
         held = np.flatnonzero(cols[:, k])
-        out[i] = "".join(names[j] for j in held) if short else ",".join(_runs(held, names))
+        out[i] = _short_form(held, names) if short else ",".join(_runs(held, names))
     return out
 
 
-#: Joins the first and last letter of a run in the comma form ("K–h1": every letter from K to h1).
+#: Joins the first and last letter of a run ("K–h1": every letter from K to h1; "C–T": C to T).
 RANGE = "\u2013"
 _ALPHABET = string.ascii_lowercase + string.ascii_uppercase
+#: The shortest run of consecutive letters written as a range when letters are one character each
+#: ("abc" is as short as "a–c"; "C–T" is much shorter than "CDEFGHIJKLMNOPQRST").
+SHORT_RUN = 4
 
 
-def _runs(held: np.ndarray, names: list[str]) -> list[str]:
-    """Letter indices as names, three or more consecutive ones as one range ``first–last``."""
+def _runs(held: np.ndarray, names: list[str], shortest: int = 3) -> list[str]:
+    """Letter indices as names, ``shortest`` or more consecutive ones as one range ``first–last``."""
     out, start = [], 0
     for k in range(1, len(held) + 1):
         if k == len(held) or held[k] != held[k - 1] + 1:
             a, b = held[start], held[k - 1]
-            out += [f"{names[a]}{RANGE}{names[b]}"] if b - a >= 2 else [names[j] for j in range(a, b + 1)]
+            out += [f"{names[a]}{RANGE}{names[b]}"] if b - a + 1 >= shortest else [names[j] for j in range(a, b + 1)]
             start = k
     return out
+
+
+def _short_form(held: np.ndarray, names: list[str]) -> str:
+    """One-character letters: single letters run together, ranges set off by commas ("ab,C–T,X")."""
+    tokens: list[str] = []
+    for t in _runs(held, names, SHORT_RUN):
+        if RANGE in t or not tokens or RANGE in tokens[-1]:
+            tokens.append(t)
+        else:
+            tokens[-1] += t
+    return ",".join(tokens)
+
+
+def has_range(letters: Iterable[object]) -> bool:
+    """Whether any of the display strings ``letters`` writes a run of letters as a range ("C–T")."""
+    return any(isinstance(t, str) and RANGE in t for t in letters)
+
+
+def range_sentence(letters: Iterable[object]) -> str:
+    """The sentence a caption adds when some of ``letters`` holds a range ("" when none does)."""
+    if not has_range(letters):
+        return ""
+    return f" A range such as C{RANGE}F stands for every letter from C to F (C, D, E and F)."
 
 
 def _letter_index(name: str) -> int:
@@ -214,24 +242,24 @@ def _letter_index(name: str) -> int:
     return _ALPHABET.index(name[0]) + len(_ALPHABET) * (int(name[1:]) if len(name) > 1 else 0)
 
 
-def letter_set(text) -> set[str]:
-    """The letters of one system's display string ("ab" -> {a, b}; "a,a1" -> {a, a1}; "Y\u2013a1" -> {Y, Z, a1};
-    "" or NaN -> {})."""
+def letter_set(text: object) -> set[str]:
+    """The letters of one system's display string ("ab" -> {a, b}; "ab,C\u2013F" -> {a, b, C, D, E, F};
+    "a,a1" -> {a, a1}; "Y\u2013a1" -> {Y, Z, a1}; "" or NaN -> {})."""
     if not isinstance(text, str) or not text:
         return set()
-    if "," not in text and RANGE not in text and not any(c.isdigit() for c in text):
-        return set(text)        # one character a letter ("a1" alone is one letter of the comma form)
-    out = set()
+    out: set[str] = set()
     for token in text.split(","):
         if RANGE in token:
             first, last = (_letter_index(t) for t in token.split(RANGE))
             out.update(letter_names(last + 1)[first:])
+        elif any(c.isdigit() for c in token):
+            out.add(token)          # a two-character name of the comma form ("a1")
         else:
-            out.add(token)
+            out.update(token)       # one-character letters written run together ("ab")
     return out
 
 
-def shares_letter(a, b) -> bool:
+def shares_letter(a: object, b: object) -> bool:
     """Whether two display strings share a letter: the two systems are not separated."""
     return bool(letter_set(a) & letter_set(b))
 

@@ -58,6 +58,16 @@ class ItemClusters:
             object.__setattr__(self, "_mt", cached)
         return cached
 
+    def items(self) -> ItemClusters:
+        """Every item its own cluster, in its cluster's fold: the item bootstrap within folds (the design
+        effect's reference, as the confusion measures' :meth:`ConfusionDesign.resample_items`); with one
+        fold its draws are :func:`~evalreport.analyses.score_design.bootstrap_weights`'."""
+        N = self.codes.shape[0]
+        matrix = sparse.csr_array((np.ones(N), (np.arange(N), np.arange(N))), shape=(N, N))
+        plan = ClusterPlan(matrix=matrix, fold=np.asarray(self.plan.fold)[self.codes], sizes=np.ones(N, dtype=np.int64),
+                           names=tuple(str(i) for i in range(N)), n_folds=self.plan.n_folds)
+        return ItemClusters(codes=np.arange(N, dtype=np.int64), plan=plan, column=None)
+
     def swap_mask(self, rng: np.random.Generator) -> np.ndarray:
         """``(N,)`` True on the items of the clusters whose coin (probability 1/2 each) says swap."""
         return (rng.random(self.n_clusters) < 0.5)[self.codes]

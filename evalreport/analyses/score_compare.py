@@ -155,7 +155,7 @@ class ScorePlan:
 
     def curves(self, run_system: Sequence[str] | None = None) -> dict[str, pd.DataFrame]:
         """The curve frames for :attr:`Comparison.extra`; with several runs per system (``run_system``, per
-        run its system) the curves of each system's first run, under the system's name."""
+        run its system) the curves of each system's first run with scores, under the system's name."""
         from evalreport.analyses.curves import pr_curves, reliability, roc_curves
 
         sc = self.sc if run_system is None else first_runs(self.sc, run_system)
@@ -163,8 +163,8 @@ class ScorePlan:
 
     def design_effect(self, samples: np.ndarray, *, bootstrap: int, seed: int, policy: str) -> pd.DataFrame | None:
         """The ``design`` table of the score-based primary measure on clustered items: its ``(B, S)`` values
-        on the cluster resamples of the last :meth:`resample` (``samples``) against an item bootstrap of at
-        most :data:`~evalreport.analyses.clusters.ITEM_RESAMPLES` resamples; None (no score primary, no
+        on the cluster resamples of the last :meth:`resample` (``samples``) against an item bootstrap (within
+        folds) of at most :data:`~evalreport.analyses.clusters.ITEM_RESAMPLES` resamples; None (no score primary, no
         clusters)."""
         from evalreport.analyses.clusters import ITEM_RESAMPLES, design_effect, item_stream
         from evalreport.analyses.score_design import ScoreDesign
@@ -174,7 +174,9 @@ class ScorePlan:
         if self.primary is None or clusters is None:
             return None
         n_item = min(bootstrap, ITEM_RESAMPLES)
-        items = ScoreDesign(self.sc, policy=policy).resample([self.primary], n_item, item_stream(seed))[:, :, 0]
+        # the items resampled within folds, as the clusters are (the confusion measures' reference too)
+        reference = ScoreDesign(self.sc, policy=policy, clusters=clusters.items())
+        items = reference.resample([self.primary], n_item, item_stream(seed))[:, :, 0]
         return design_effect(samples, items, self.sc.systems, self.primary.id, clusters.plan, clusters.column)
 
     def seed_tables(self, run_rows: pd.DataFrame, intervals: pd.DataFrame, *, run_system: Sequence[str],
@@ -210,7 +212,8 @@ class ScorePlan:
 
 
 def first_runs(sc: ScoreCounts, run_system: Sequence[str]) -> ScoreCounts:
-    """The scores of each system's first run, named by the system (several runs per system).
+    """The scores of each system's first run with scores (else its first run), named by the system (several
+    runs per system): a system whose first run carries no scores still gets curves.
 
     Parameters
     ----------
@@ -228,7 +231,9 @@ def first_runs(sc: ScoreCounts, run_system: Sequence[str]) -> ScoreCounts:
 
     names = [str(x) for x in run_system]
     systems = tuple(dict.fromkeys(names))
-    first = [names.index(system) for system in systems]
+    has = np.asarray(sc.has, dtype=bool)
+    first = [next((i for i, n in enumerate(names) if n == system and has[i]), names.index(system))
+             for system in systems]
     run = {sc.systems[i]: system for i, system in zip(first, systems)}
     return dataclasses.replace(sc, systems=systems, scores=sc.scores[first], has=np.asarray(sc.has)[first],
                                group=None, thresholds=None,
@@ -259,7 +264,7 @@ def design_notes(choice, ids: list[str]) -> list[str]:
     if choice.run_system is not None:
         return [f"score-based measures ({', '.join(ids)}): the same two-level bootstrap (each system's runs with "
                 "replacement, then the items); a system's value is the mean over its runs; DeLong's test is not "
-                "run (it compares one score per item); the curves are those of each system's first run"]
+                "run (it compares one score per item); the curves are those of each system's first run (with scores)"]
     return []
 
 

@@ -72,12 +72,16 @@ class SliceDesigns:
         The task's gold classes present in all items.
     label : str
         The design in words (the manifest's note).
+    unresampled : callable or None
+        ``unresampled(items) -> bool``: whether the design has nothing to draw on these items (clustered
+        items: a fold of the slice holds one cluster, the same in every resample); None: never.
     """
 
     make: Callable[[np.ndarray], Any]
     gold_classes: Callable[[np.ndarray], int]
     n_classes: int
     label: str
+    unresampled: Callable[[np.ndarray], bool] | None = None
 
 
 def slice_measures(records: Sequence, n_slices: int) -> list:
@@ -125,8 +129,10 @@ def _one_slice(designs: SliceDesigns, items: np.ndarray, records: Sequence, *, c
     design = designs.make(items)
     point = np.asarray(design.point(records), dtype=float)
     missing_class = designs.gold_classes(items) < designs.n_classes
-    small = np.array([items.size < MIN_ITEMS or (missing_class and _needs_classes(m)) for m in records])
-    if bootstrap == 0 or items.size < MIN_ITEMS:
+    # one cluster (in a fold) is drawn every time: intervals of no width, every pair at the p floor
+    fixed = designs.unresampled is not None and bool(designs.unresampled(items))
+    small = np.array([items.size < MIN_ITEMS or fixed or (missing_class and _needs_classes(m)) for m in records])
+    if bootstrap == 0 or items.size < MIN_ITEMS or fixed:
         return _Slice(col, name, int(items.size), point, None, small, None)
     directions = [design.direction(m) for m in records]
     order = [systems[k] for k in np.argsort(_ranks(point[:, 0], directions[0]), kind="stable")]
@@ -345,6 +351,12 @@ def single_label_designs(choice, runs, *, positive: int | None, policy: str, cos
 
     label = {"clustered items": "whole clusters within each slice",
              "several runs per system": "two-level bootstrap (runs, then the slice's items) within each slice"}
+    unresampled = None
+    if choice.clustered:
+        from evalreport.analyses.designs import lone_cluster
+
+        def unresampled(items: np.ndarray) -> bool:
+            return lone_cluster(runs, items) is not None
     if score_plan is not None:
         from evalreport.counts.scores import score_counts
 
@@ -355,14 +367,15 @@ def single_label_designs(choice, runs, *, positive: int | None, policy: str, cos
             return choice.build_scores(sc, policy=policy, runs=subset)     # the comparison's design, on the slice
 
         return SliceDesigns(make_scores, gold_classes, n_classes,
-                            "scores, " + label.get(choice.name, "paired bootstrap over the slice's items"))
+                            "scores, " + label.get(choice.name, "paired bootstrap over the slice's items"),
+                            unresampled)
 
     def make(items: np.ndarray):
         return choice.build(positive=positive, policy=policy, costs=costs, strata=strata, runs=runs.subset(items))[1]
 
     return SliceDesigns(make, gold_classes, n_classes,
                         label.get(choice.name, "paired bootstrap over the slice's items")
-                        + (", within gold classes" if strata else ""))
+                        + (", within gold classes" if strata else ""), unresampled)
 
 
 def compare_slices(runs, designs: SliceDesigns, records: Sequence, systems: Sequence[str], scores: pd.DataFrame,
@@ -424,8 +437,10 @@ def compare_slices(runs, designs: SliceDesigns, records: Sequence, systems: Sequ
     if n_small:
         one = n_small == 1
         notes.append(f"{n_small} slice{'' if one else 's'} with fewer than {MIN_ITEMS} items or without a gold class that "
-                     f"a class-averaged measure needs {'is' if one else 'are'} flagged small: values kept, no intervals "
-                     "or gap tests")
+                     "a class-averaged measure needs"
+                     + (" or with one cluster (in a fold), which every resample draws whole,"
+                        if designs.unresampled is not None else "")
+                     + f" {'is' if one else 'are'} flagged small: values kept, no intervals or gap tests")
     manifest = {"slice_cols": list(wanted), "slice_measures": [m.id for m in chosen],
                 "slice_resampling": designs.label}
     return tables, notes, manifest

@@ -42,7 +42,7 @@ def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence",
     df = require(prevalence, ["class", "count", "share"], "prevalence_bar")[["class", "count", "share"]]
     df["class"] = df["class"].astype(str)
     df = df.sort_values("count", ascending=False, kind="stable")
-    df["label"] = [f"{int(c)} ({s:.1%})" for c, s in zip(df["count"], df["share"])]
+    df["label"] = [f"{int(c):,} ({s:.1%})" for c, s in zip(df["count"], df["share"])]
     n = len(df)
     counts = df["count"] if whole is None else require(whole, ["count"], "prevalence_bar")["count"]
     ratio = counts.max() / max(counts.min(), 1)

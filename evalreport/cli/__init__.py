@@ -99,6 +99,11 @@ def main(argv=None) -> int:
             warnings.showwarning = note
             from evalreport.cli.common import prepare
 
+            if os.environ.get("SOURCE_DATE_EPOCH", "").strip():
+                # a malformed value: one line now, before a library read at import (numpy's f2py) fails on it
+                from evalreport.report.report_meta import created
+
+                created()
             args = prepare(parser, args, argv)     # --task-file, plugins
             return int(args.func(args) or 0)
     except EvalReportError as exc:

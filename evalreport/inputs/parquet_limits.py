@@ -45,13 +45,14 @@ def check_parquet_sizes(metadata, path: Path, wanted: Callable[[str], bool] | No
     from evalreport.inputs import tables, workbooks  # the limits are read where they are defined
 
     line_cap, bomb, ratio_cap = tables.MAX_LINE_BYTES, workbooks.BOMB_BYTES, workbooks.MAX_RATIO
+    roots = _roots(metadata)
     first = 0
     for g in range(metadata.num_row_groups):
         group = metadata.row_group(g)
         raw = 0
         for c in range(group.num_columns):
             chunk = group.column(c)
-            name = chunk.path_in_schema.split(".")[0]
+            name = roots(chunk.path_in_schema)
             if wanted is not None and not wanted(name):
                 continue
             size, packed = int(chunk.total_uncompressed_size), int(chunk.total_compressed_size)
@@ -66,3 +67,15 @@ def check_parquet_sizes(metadata, path: Path, wanted: Callable[[str], bool] | No
                      f"rows {first + 1:,} to {first + group.num_rows:,} ({raw:,} bytes in {group.num_rows:,} rows)")
             raise InputError(f"{where}: a row is longer than {line_cap // 2 ** 20} MiB", path=path)
         first += group.num_rows
+
+
+def _roots(metadata) -> Callable[[str], str]:
+    """A leaf column's path (dot-joined, ``labels.list.element``) -> its top-level column: the longest column
+    name that is the path or a dotted prefix of it (a column may itself be named ``score.pos``)."""
+    names = set(metadata.schema.to_arrow_schema().names)
+
+    def root(path: str) -> str:
+        parts = path.split(".")
+        return next((c for c in (".".join(parts[:k]) for k in range(len(parts), 0, -1)) if c in names), parts[0])
+
+    return root

@@ -150,7 +150,7 @@ def score_submission(input_dir: str | Path, settings: Settings | None = None, *,
     input_dir = Path(input_dir)
     try:
         reference, classes = _check_setup(input_dir, **task, labels=labels, id_col=id_col, label_col=label_col,
-                                          cluster_col=settings.cluster_col)
+                                          cluster_col=settings.cluster_col, bootstrap=settings.bootstrap)
     except (InputError, MeasureError, PluginError) as exc:
         raise organiser_error(exc) from None
     try:
@@ -217,15 +217,19 @@ def _counted(gold: Path, files: list, name: str, *, primary, measures, costs, or
 
 
 def _check_setup(input_dir: Path, *, primary, measures, positive, policy, costs, order, gains, labels, id_col,
-                 label_col, cluster_col=None):
+                 label_col, cluster_col=None, bootstrap: int = 0):
     """The reference read as its own perfect submission, and every measure scored on it: what the
     organiser set up works before any submission is read. Returns the gold file's path and the classes."""
     from evalreport.measures import evaluate
 
     gold = data_file(input_dir / "ref", "ref")
-    _, counts, c, g, records, ids, keys = _counted(
+    ref_runs, counts, c, g, records, ids, keys = _counted(
         gold, [gold], "reference", primary=primary, measures=measures, costs=costs, order=order, gains=gains,
         labels=labels, id_col=id_col, label_col=label_col, fold_col=None, hash_files=False, cluster_col=cluster_col)
+    if bootstrap and getattr(ref_runs, "clusters", None) is not None:
+        from evalreport.analyses.designs import check_clusters
+
+        check_clusters(ref_runs)          # one cluster: every submission's bounds would have no width
     clash = {k for k in keys if keys.count(k) > 1}
     if clash:
         raise InputError(f"measures {', '.join(i for i, k in zip(ids, keys) if k in clash)} give the same "

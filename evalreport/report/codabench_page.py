@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport import escape
+from evalreport.report.display import integer_text
 
 if TYPE_CHECKING:
     from evalreport.report.codabench import Scored
@@ -29,6 +30,14 @@ def _num(v, digits: int = 4) -> str:
     """A value to ``digits`` decimals, NaN as "undefined"."""
     return "undefined" if v is None or (isinstance(v, float) and math.isnan(v)) else (
         f"{v:.{digits}f}" if isinstance(v, (float, np.floating)) else str(v))
+
+
+def _count(v):
+    """An integer cell with thousands separators from 10,000 on (:func:`~evalreport.report.display.integer_text`);
+    anything else as it is."""
+    if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
+        return integer_text(int(v))
+    return v
 
 
 def table_html(frame: pd.DataFrame, caption: str, *, shade: bool = False) -> str:
@@ -59,7 +68,7 @@ def table_html(frame: pd.DataFrame, caption: str, *, shade: bool = False) -> str
             style = ""
             if shade and top > 0:
                 style = f' style="background:rgba(31,119,180,{0.6 * float(v) / top:.3f})"'
-            cells.append(f'<td class="n"{style}>{e(_num(v) if isinstance(v, float) else v)}</td>')
+            cells.append(f'<td class="n"{style}>{e(_num(v) if isinstance(v, float) else _count(v))}</td>')
         body.append(f"<tr><th>{e(idx)}</th>{''.join(cells)}</tr>")
     return f"<table><caption>{e(caption)}</caption><tr>{head}</tr>{''.join(body)}</table>"
 

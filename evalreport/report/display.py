@@ -42,7 +42,8 @@ from evalreport import escape
 from evalreport.report.typst_table import MIME_TYPST, PROSE_EM, choose_layout, table_source, text_width, upright_texts
 
 __all__ = ["Chart", "Table", "Note", "Heading", "UNDEFINED_MARK", "CHART_PPI", "VALIDATE_ENV", "chart_png_output",
-           "chart_svg_output", "chart_image_output", "chart_image_mime", "CHART_IMAGES_ENV"]
+           "chart_svg_output", "chart_image_output", "chart_image_mime", "CHART_IMAGES_ENV", "integer_text",
+           "GROUP_DIGITS_FROM"]
 
 #: Resolution of the static chart images (PNG). 144 = twice CSS pixel density.
 CHART_PPI = 144
@@ -158,11 +159,13 @@ class Chart:
     ``caption`` (plain text) is shown under the chart in HTML; ``print_caption`` under its static
     image (PDF), by default the caption without what only a live chart offers (a clause or
     sentence that says "hover", :func:`print_text`). ``validate``: check the spec against the
-    Vega-Lite schema (default: yes, unless :data:`VALIDATE_ENV` is "0").
+    Vega-Lite schema (default: yes, unless :data:`VALIDATE_ENV` is "0"). ``print_chart``: another
+    chart for the static image only (e.g. the first 40 of 100 systems, which a page holds legibly,
+    while the live chart scrolls through all of them); default: the chart itself.
     """
 
     def __init__(self, chart: Any, *, name: str, caption: str | None = None, validate: bool | None = None,
-                 print_caption: str | None = None):
+                 print_caption: str | None = None, print_chart: Any = None):
         self.name = _check_name(name)
         self.caption = caption
         self.print_caption = print_caption if print_caption is not None else print_text(caption)
@@ -172,6 +175,8 @@ class Chart:
         # Control characters from the data (a label "a\x07b") show as U+FFFD: vl-convert's text
         # measurement panics on them and takes the whole kernel (the report) down.
         self.spec: dict = printable_spec(chart.to_dict(validate=validate))
+        self.print_spec: dict = (self.spec if print_chart is None
+                                 else printable_spec(print_chart.to_dict(validate=validate)))
 
     def _html(self) -> str:
         cap = f"\n<figcaption>{escape.html(self.caption)}</figcaption>" if self.caption else ""
@@ -194,9 +199,9 @@ class Chart:
         if self.print_caption:
             png_meta["caption"] = self.print_caption
         if os.environ.get(DEFER_ENV) == "1":     # the executor draws the image (in parallel)
-            data[MIME_DEFERRED_PNG] = {"spec": self.spec}
+            data[MIME_DEFERRED_PNG] = {"spec": self.print_spec}
             return data, {MIME_DEFERRED_PNG: png_meta}
-        mime, image, w, h = chart_image_output(self.spec)
+        mime, image, w, h = chart_image_output(self.print_spec)
         data[mime] = image
         # width/height in CSS pixels; pandoc turns them into a physical size (96 px/in).
         return data, {mime: {"width": w, "height": h, **png_meta}}
@@ -301,6 +306,36 @@ def _whole_column(series: Any) -> bool:
     return bool((values % 1 == 0).all()) or bool(((values * 2) % 1 == 0).all() and (values >= 1).all())
 
 
+#: Integers from this size on are printed with thousands separators ("12,000") in display tables (the
+#: CSV and JSON tables keep plain numbers); smaller ones, and codes, are printed as they are.
+GROUP_DIGITS_FROM = 10_000
+#: Columns of integers that are codes rather than amounts (the last word of the column label): no separators.
+_CODE_COLUMNS = frozenset({"seed", "seeds", "id", "year", "fold"})
+
+
+def integer_text(value: int, col: Any = None) -> str:
+    """An integer as a display table shows it: with thousands separators from
+    :data:`GROUP_DIGITS_FROM` on ("12,000", "-25,000"; "9999" stays), unless the column ``col`` holds
+    codes (a seed, an id, a year, a fold).
+
+    Parameters
+    ----------
+    value : int
+        The number.
+    col : object, optional
+        The column label (a tuple for a MultiIndex column).
+
+    Returns
+    -------
+    str
+        The text of the cell.
+    """
+    words = _column_label(col).lower().replace("_", " ").split() if col is not None else []
+    if abs(value) < GROUP_DIGITS_FROM or (words and words[-1] in _CODE_COLUMNS):
+        return str(value)
+    return f"{value:,}"
+
+
 def _note_letter(i: int) -> str:
     letters = ""
     i += 1
@@ -398,9 +433,11 @@ class Table:
             return str(value)
         if isinstance(value, float) or (hasattr(value, "dtype") and value.dtype.kind == "f"):
             if col in self._whole and math.isfinite(value):
-                return str(int(value)) if float(value) % 1 == 0 else f"{float(value):g}"
+                return integer_text(int(value), col) if float(value) % 1 == 0 else f"{float(value):g}"
             text = f"{float(value):.{self.digits}f}"
             return text[1:] if text.startswith("-") and not text.strip("-0.") else text  # no "-0.000"
+        if isinstance(value, int) or (hasattr(value, "dtype") and value.dtype.kind in "iu"):
+            return integer_text(int(value), col)
         return str(value)
 
     def _cells(self):
@@ -414,10 +451,13 @@ class Table:
         notes: dict[str, str] = {}
         rows = []
         cols = list(self.df.columns)
-        for r, (idx, row) in enumerate(self.df.iterrows()):
+        # column by column, so each value keeps its column's type (a row of an all-number frame
+        # would turn its integers into floats: "12000.000")
+        values = [self.df.iloc[:, c].tolist() for c in range(len(cols))]
+        for r, idx in enumerate(self.df.index):
             cells = []
             for c, col in enumerate(cols):
-                value = row.iloc[c]
+                value = values[c][r]
                 flagged = self.undefined is not None and bool(self.undefined.iat[r, c])
                 if flagged:
                     reason = ""

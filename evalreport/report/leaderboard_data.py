@@ -26,6 +26,7 @@ from evalreport.escape import printable
 from evalreport.report.leaderboard_sets import (
     MAX_DRILL_LABELS,
     SET_TABLES,
+    hidden_note,
     label_drill,
     set_calibrated,
     set_group,
@@ -211,10 +212,9 @@ def _drill(systems: list[str], labels: list[str], t: Mapping[str, pd.DataFrame])
             one = cm[cm["system"] == systems[0]]
             support = one.assign(gold=one["gold"].astype(str)).groupby("gold")["count"].sum()
         shown = shown_labels(labels, support)
-        half = MAX_DRILL_LABELS // 2
         out["shown"] = shown
-        out["hidden_note"] = (f"{len(labels):,} classes: the {half} most and the {half} least frequent in the gold "
-                              f"labels are shown; the other {len(labels) - len(shown):,} are in per_class.csv.")
+        out["hidden_note"] = hidden_note(len(labels), len(shown), "classes", "the gold labels", "per_class.csv",
+                                         by_frequency=bool(len(support)))
     cls = {labels[k]: i for i, k in enumerate(shown)}
     pc = t.get("per_class", pd.DataFrame())
     if len(pc) and labels:

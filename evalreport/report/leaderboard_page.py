@@ -18,12 +18,14 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from evalreport import escape
+from evalreport.charts._common import shown_names
+from evalreport.charts.names import label_expr
 from evalreport.errors import InputError
 from evalreport.report.display import Table
 from evalreport.report.leaderboard_data import page_csv
@@ -54,11 +56,25 @@ def _script_json(obj: Any) -> str:
     return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False).replace("<", "\\u003c")
 
 
-def chart_spec() -> dict:
+#: Room (px) for a system's name on the chart's axis; a longer name is shortened in the middle.
+NAME_LIMIT = 260
+#: The page draws in the reader's system-ui font, which may run up to ~15% wider than the Arial metrics
+#: the shortening measures with: names are shortened to this share of the room, so none is cut again.
+_FONT_SLACK = 0.85
+
+
+def chart_spec(systems: Sequence[str] = ()) -> dict:
     """The Vega-Lite template of the page's chart: each system's value with its interval, best first.
 
     The script fills in ``data.values`` and the axis title for the chosen measure; the parameter ``q``
     (the name filter) hides the systems whose names do not contain it.
+
+    Parameters
+    ----------
+    systems : sequence of str
+        The systems' names: one too long for the axis (:data:`NAME_LIMIT` px) is drawn with its beginning
+        and end around an ellipsis, no two alike (:func:`evalreport.charts._common.shown_names`, as the
+        report's charts do); the data and the tooltip keep it whole.
 
     Returns
     -------
@@ -66,8 +82,12 @@ def chart_spec() -> dict:
         A Vega-Lite v5/v6 specification without data.
     """
     x = {"type": "quantitative", "scale": {"zero": False}, "title": ""}
+    axis: dict[str, Any] = {"labelLimit": NAME_LIMIT}
+    expr = label_expr(shown_names([str(s) for s in systems], NAME_LIMIT * _FONT_SLACK)) if len(systems) else None
+    if expr is not None:
+        axis["labelExpr"] = expr
     y = {"field": "system", "type": "nominal", "sort": {"field": "pos", "op": "min"}, "title": None,
-         "axis": {"labelLimit": 260}}
+         "axis": axis}
     colour = {"field": "tier", "type": "nominal", "title": "significance",
               "scale": {"domain": list(TIER_COLOURS), "range": list(TIER_COLOURS.values())},
               "legend": {"orient": "bottom"}}
@@ -187,7 +207,7 @@ def component_html(data: Mapping[str, Any], *, root_id: str = "lb", chart: bool 
                  '<a data-lb="json-link" download="leaderboard.json" href="#">JSON</a></p>')
     drill = (f'<section class="lb-drill" id="{rid}-drill" data-lb="drill" aria-labelledby="{rid}-drill-title" '
              f'hidden></section>')
-    spec = f'<script type="application/json" data-lb="spec">{_script_json(chart_spec())}</script>' if chart else ""
+    spec = f'<script type="application/json" data-lb="spec">{_script_json(chart_spec(data.get("systems") or ()))}</script>' if chart else ""
     chart_box = '<div class="lb-chart" data-lb="chart" role="img" aria-label="Values with intervals"></div>' \
         if chart else ""
     body = (f'<div class="lb-root" id="{rid}">'

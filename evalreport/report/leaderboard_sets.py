@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = ["LABEL_METRICS", "MAX_DRILL_LABELS", "SET_TABLES", "label_drill", "set_calibrated", "set_group",
-           "shown_labels"]
+           "shown_labels", "hidden_note"]
 
 #: The per-label measures of the drill-down, as columns of ``per_label.csv``.
 LABEL_METRICS = ("recall", "precision", "f1")
@@ -74,6 +74,34 @@ def shown_labels(labels: list[str], support: pd.Series) -> list[int]:
     return [int(k) for k in np.concatenate([order[:half], order[-half:]])]
 
 
+def hidden_note(n_all: int, n_shown: int, noun: str, where: str, table: str, *, by_frequency: bool) -> str:
+    """The drill-down's sentence on the labels (or classes) it leaves out.
+
+    Parameters
+    ----------
+    n_all, n_shown : int
+        How many there are, and how many the drill-down shows.
+    noun : str
+        ``"labels"`` or ``"classes"``.
+    where : str
+        Where the frequencies were counted (``"the gold sets"``).
+    table : str
+        The table that holds them all (``"per_label.csv"``).
+    by_frequency : bool
+        Whether the gold frequencies were known (else the first and the last in their order were kept).
+
+    Returns
+    -------
+    str
+    """
+    half = MAX_DRILL_LABELS // 2
+    which = (f"the {half} most and the {half} least frequent in {where}" if by_frequency else
+             f"the first {half} and the last {half} in {noun[:-2] if noun == 'classes' else noun[:-1]} order "
+             f"(the {noun}' frequencies are not in these tables)")
+    rest = n_all - n_shown
+    return f"{n_all:,} {noun}: {which} are shown; the other {rest:,} {'is' if rest == 1 else 'are'} in {table}."
+
+
 def label_drill(systems: list[str], labels: list[str], tables: Mapping[str, pd.DataFrame],
                 num: Callable[[Any], Any]) -> dict:
     """The drill-down of label sets: per-label scores, gold items, labels added and dropped, labels per item.
@@ -107,9 +135,8 @@ def label_drill(systems: list[str], labels: list[str], tables: Mapping[str, pd.D
     shown = shown_labels(labels, support)
     if len(shown) < len(labels):
         out["shown"] = shown
-        half = MAX_DRILL_LABELS // 2
-        out["hidden_note"] = (f"{len(labels):,} labels: the {half} most and the {half} least frequent in the gold "
-                              f"sets are shown; the other {len(labels) - len(shown):,} are in per_label.csv.")
+        out["hidden_note"] = hidden_note(len(labels), len(shown), "labels", "the gold sets", "per_label.csv",
+                                         by_frequency=bool(len(support)))
     kept = [labels[k] for k in shown]
     if len(pl) and kept:
         grids = [_grid(pl, m, systems, kept, num) for m in LABEL_METRICS]

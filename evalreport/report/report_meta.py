@@ -76,12 +76,33 @@ def write_report_meta(tables: Path, result: dict, settings: Settings | None = No
 
 def created() -> str:
     """When the output was made, to the minute in UTC; ``SOURCE_DATE_EPOCH`` (the reproducible-builds
-    convention, seconds since 1970) fixes it, so two runs of one command can be compared byte for byte."""
+    convention, seconds since 1970) fixes it, so two runs of one command can be compared byte for byte.
+
+    Returns
+    -------
+    str
+        ``YYYY-MM-DD HH:MM UTC``.
+
+    Raises
+    ------
+    InputError
+        ``SOURCE_DATE_EPOCH`` set to something other than a whole number of seconds (the convention asks
+        a malformed value to stop the build rather than fall back to the clock).
+    """
     import os
 
+    from evalreport.errors import InputError
+
     fixed = os.environ.get("SOURCE_DATE_EPOCH", "").strip()
-    when = (_dt.datetime.fromtimestamp(int(fixed), _dt.UTC) if fixed.isdigit()
-            else _dt.datetime.now(_dt.UTC))
+    if not fixed:
+        return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    try:
+        if not (fixed.isascii() and fixed.isdigit()):
+            raise ValueError(fixed)
+        when = _dt.datetime.fromtimestamp(int(fixed), _dt.UTC)
+    except (ValueError, OverflowError, OSError):
+        raise InputError(f"SOURCE_DATE_EPOCH={fixed[:40]!r}: not a time (a whole number of seconds since "
+                         "1970-01-01 UTC, up to the year 9999); set it so or unset it") from None
     return when.strftime("%Y-%m-%d %H:%M UTC")
 
 

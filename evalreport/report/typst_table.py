@@ -10,6 +10,9 @@ words ran into the next column. Here the table is laid out before Typst sees it:
   unbreakable word (so nothing overlaps), the rest of the line is shared by how much each
   column would like to have; a table that fits as it is keeps Typst's ``auto`` widths;
 * header cells wrap at word boundaries and repeat on every page a long table runs over;
+* a short table stays on one page; a long one keeps its first rows with its caption and header and
+  its last rows together (an unbreakable cell spanning them, in a zero-width last column), so no
+  page holds a table's first or last row or two alone;
 * a table that does not fit is set smaller, then with its column headers turned upright
   (rotated 90 degrees), then on a landscape page.
 
@@ -19,6 +22,7 @@ stays alone at the bottom of a page.
 from __future__ import annotations
 
 import functools
+import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -26,7 +30,8 @@ from dataclasses import dataclass, field
 from evalreport import escape
 from evalreport.charts.names import shorten_names
 
-__all__ = ["text_width", "Layout", "choose_layout", "table_source", "MIME_TYPST", "upright_texts", "UPRIGHT_UNITS"]
+__all__ = ["text_width", "Layout", "choose_layout", "table_source", "MIME_TYPST", "upright_texts", "UPRIGHT_UNITS",
+           "row_lines", "kept_rows"]
 
 #: Mime type of the Typst representation in a display bundle. pandoc's ipynb reader turns a
 #: ``+json`` output into a ``json`` code block; ``templates/typst/select-output.lua`` decodes it
@@ -118,9 +123,17 @@ _ATTEMPTS: tuple[tuple[float, bool, bool, bool], ...] = (
     (7.0, True, True, True), (6.5, True, True, True), (7.0, True, True, False), (6.0, True, True, False),
 )
 
-#: A table with at most this many rows is kept on one page; a longer one runs over pages
-#: with its header repeated.
+#: A table with at most this many rows, and at most :data:`KEEP_WHOLE_LINES` lines as set, is kept
+#: on one page; a longer one runs over pages with its header repeated.
 KEEP_WHOLE_ROWS = 12
+KEEP_WHOLE_LINES = 30
+#: A table that runs over pages keeps its first rows (up to this many, and this many lines) with its
+#: header and caption, so it never starts with a row or two at the foot of a page ...
+HEAD_ROWS, HEAD_LINES = 4, 24
+#: ... and its last rows together, so no page holds only a tail of one or two rows.
+TAIL_ROWS, TAIL_LINES = 3, 18
+#: A row of at most this many lines is never cut by a page break (a taller one may be).
+ROW_LINES = 20
 
 #: A cell text longer than this (em) is prose and may wrap; shorter texts keep their line
 #: (in a strict layout).
@@ -226,6 +239,69 @@ def upright_texts(header: Sequence[str], rotated: Sequence[bool]) -> list[str]:
     return [shown.get(str(h), str(h)) if r else str(h) for h, r in zip(header, list(rotated) + [False] * len(header))]
 
 
+def row_lines(rows: Sequence[Sequence[str]], layout: Layout) -> list[int]:
+    """Estimated number of lines of each row as ``layout`` sets it: a cell wider than its column
+    wraps (with a tenth lost at word breaks); with Typst's auto widths nothing wraps.
+
+    Parameters
+    ----------
+    rows : sequence of sequences of str
+        The cell texts, row by row (index column first when there is one).
+    layout : Layout
+        The table's setting (:func:`choose_layout`).
+
+    Returns
+    -------
+    list of int
+        Lines per row, at least 1.
+    """
+    if layout.widths is None:
+        return [max([1] + [text.count("\n") + 1 for text in row]) for row in rows]
+    room = LANDSCAPE_PT if layout.landscape else PORTRAIT_PT
+    total = sum(layout.widths) or 1.0
+    inner = [max(w / total * room - 2 * layout.inset_x, layout.size) for w in layout.widths]
+    return [max([1] + [math.ceil(1.1 * text_width(text) * layout.size / w) for text, w in zip(row, inner)])
+            for row in rows]
+
+
+def kept_rows(lines: Sequence[int], most_rows: int, most_lines: int) -> int:
+    """How many of the leading rows to keep on one page.
+
+    Parameters
+    ----------
+    lines : sequence of int
+        Lines per row (:func:`row_lines`), in the order the rows are taken.
+    most_rows : int
+        At most this many rows ...
+    most_lines : int
+        ... and fewer where they would be taller than this many lines together.
+
+    Returns
+    -------
+    int
+        The number of rows, at least one (zero for a table without rows).
+    """
+    k = min(most_rows, len(lines))
+    while k > 1 and sum(lines[:k]) > most_lines:
+        k -= 1
+    return k
+
+
+def _glue_cells(lines: Sequence[int], head: int, tail: int) -> list[str]:
+    """Per row, the cell of the zero-width last column that keeps rows together: an unbreakable
+    cell spanning the first ``head`` rows and one spanning the last ``tail`` (Typst never splits
+    the rows such a cell spans), an unbreakable one in a row of a few lines (``lines``), so no
+    such row is cut in two by a page break, an empty cell elsewhere."""
+    n_rows = len(lines)
+    cells = ["table.cell(breakable: false, inset: 0pt)[]" if 1 < n <= ROW_LINES else "[]" for n in lines]
+    for start, span in ((0, head), (n_rows - tail, tail)):
+        if span > 1:
+            cells[start] = f"table.cell(rowspan: {span}, breakable: false, inset: 0pt)[]"
+            for k in range(start + 1, start + span):
+                cells[k] = ""
+    return cells
+
+
 def _cell(text: str, letter: str | None) -> str:
     if letter is None:
         return escape.typst(text)
@@ -245,15 +321,25 @@ def table_source(
     ``legend`` the (letter, reason) pairs listed under the table."""
     if not header:          # a frame without columns: an empty one-column table
         header, numeric, rows = [""], [False], [[("", None)] for _ in rows]
+    texts = [[t for t, _ in r] for r in rows]
     if layout is None:
-        layout = choose_layout(header, [[t for t, _ in r] for r in rows])
+        layout = choose_layout(header, texts)
     n = len(header)
     if layout.widths is None:
-        cols = "(" + ", ".join(["auto"] * n) + ",)"
+        widths = ["auto"] * n
     else:
         total = sum(layout.widths)
-        cols = "(" + ", ".join(f"{w / total * 100:.2f}fr" for w in layout.widths) + ",)"
-    aligns = ", ".join("right" if num else "left" for num in numeric)
+        widths = [f"{w / total * 100:.2f}fr" for w in layout.widths]
+    lines = row_lines(texts, layout)
+    whole = len(rows) <= KEEP_WHOLE_ROWS and sum(lines) <= KEEP_WHOLE_LINES
+    head = 0 if whole else kept_rows(lines, HEAD_ROWS, HEAD_LINES)
+    tail = 0 if whole else min(kept_rows(lines[::-1], TAIL_ROWS, TAIL_LINES), len(rows) - head)
+    keep = not whole and (max(head, tail) > 1 or any(n > 1 for n in lines))
+    glue = _glue_cells(lines, head, tail) if keep else None
+    if glue is not None:     # a zero-width column for the cells that keep rows together
+        widths.append("0pt")
+    cols = "(" + ", ".join(widths) + ",)"
+    aligns = ", ".join(["right" if num else "left" for num in numeric] + ["left"] * (glue is not None))
     heads = []
     shown = upright_texts(header, layout.rotated or [])
     for j, text in enumerate(header):
@@ -263,37 +349,42 @@ def table_source(
         else:
             side = "right" if numeric[j] else "left"
             heads.append(f"table.cell(align: bottom + {side})[#{escape.typst(text)}]")
-    lines = [
+    out = [
         "#[",
         f"#show table: set text(size: {layout.size}pt)",
         "#set smartquote(enabled: false)",
     ]
-    if len(rows) <= KEEP_WHOLE_ROWS:     # a short table is not split (no 2-row remnant on a page)
-        lines.append("#show figure: set block(breakable: false)")
-    lines += [
+    if whole:     # a short table is not split (no 2-row remnant on a page)
+        out.append("#show figure: set block(breakable: false)")
+    out += [
         "#figure(kind: table,",
     ]
     if caption:
-        lines.append(f"  caption: figure.caption(position: top, {escape.typst(caption)}),")
-    lines += [
+        out.append(f"  caption: figure.caption(position: top, {escape.typst(caption)}),")
+    if glue is not None:
+        heads.append("[]")
+    out += [
         "  [#table(",
         f"    columns: {cols},",
         f"    inset: (x: {layout.inset_x}pt, y: {layout.inset_y}pt),",
         f"    align: ({aligns},),",
         "    table.header(repeat: true, " + ", ".join(heads) + "),",
     ]
-    for row in rows:
-        lines.append("    " + ", ".join(_cell(text, letter) for text, letter in row) + ",")
-    lines.append("  )")
+    for i, row in enumerate(rows):
+        cells = [_cell(text, letter) for text, letter in row]
+        if glue is not None and glue[i]:
+            cells.append(glue[i])
+        out.append("    " + ", ".join(cells) + ",")
+    out.append("  )")
     if legend:
         items = " #h(1em) ".join(
             f"#super[{letter}]\u00a0\u2014\u00a0#{escape.typst(reason)}" for letter, reason in legend
         )
-        lines.append(f"  #block(width: 100%, above: 0.5em)[#set align(left); #set text(size: "
+        out.append(f"  #block(width: 100%, above: 0.5em)[#set align(left); #set text(size: "
                      f"{max(layout.size - 0.5, 6)}pt, fill: luma(70)); {items}]")
-    lines.append("  ])")
-    lines.append("]")
-    src = "\n".join(lines)
+    out.append("  ])")
+    out.append("]")
+    src = "\n".join(out)
     if layout.landscape:
         src = "#page(flipped: true)[\n" + src + "\n]"
     return src + "\n"

@@ -20,6 +20,36 @@
   function fmtRank(v) { return isNum(v) ? (v % 1 === 0 ? String(v) : v.toFixed(1)) : ''; }
   function at(arr, i) { return arr ? arr[i] : null; }
 
+  // The compact letter display (evalreport/analyses/letters.py): letters a-z, A-Z, then a1, b1, ...; single
+  // letters run together ("ab"), names of two characters and ranges of consecutive letters set off by commas
+  // ("ab,C\u2013T": a, b and every letter from C to T; "K\u2013h1,m1").
+  var ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', RANGE = '\u2013';
+  function letterIndex(name) {
+    return ALPHABET.indexOf(name.charAt(0)) + ALPHABET.length * (name.length > 1 ? parseInt(name.slice(1), 10) : 0);
+  }
+  // The positions of the letters a display string holds, in order (what Python's letter_set reads).
+  function letterIndices(text) {
+    var out = [];
+    if (!text) { return out; }
+    String(text).split(',').forEach(function (token) {
+      if (token.indexOf(RANGE) >= 0) {
+        var ends = token.split(RANGE), last = letterIndex(ends[1]);
+        for (var k = letterIndex(ends[0]); k <= last; k++) { out.push(k); }
+      } else if (/[0-9]/.test(token)) {
+        out.push(letterIndex(token));
+      } else {
+        token.split('').forEach(function (c) { out.push(letterIndex(c)); });
+      }
+    });
+    return out.sort(function (a, b) { return a - b; });
+  }
+  // Two display strings in the order of the letters they hold (the first letter, then the next ones).
+  function compareLetters(x, y) {
+    var a = letterIndices(x), b = letterIndices(y);
+    for (var k = 0; k < Math.min(a.length, b.length); k++) { if (a[k] !== b[k]) { return a[k] - b[k]; } }
+    return a.length - b.length;
+  }
+
   function init(root) {
     var data = JSON.parse(part(root, 'data').textContent);
     var template = part(root, 'spec') ? part(root, 'spec').textContent : null;
@@ -66,7 +96,7 @@
     function compare(a, b) {
       var k = state.key, x = a[k], y = b[k], c;
       if (k === 'system' || k === 'letters' || k === 'tierText') {
-        c = String(x).localeCompare(String(y));
+        c = k === 'letters' ? compareLetters(x, y) : String(x).localeCompare(String(y));
         if (k !== 'system' && (x === '') !== (y === '')) { return x === '' ? 1 : -1; }   // empty last
       } else {
         if (!isNum(x) && !isNum(y)) { c = 0; } else if (!isNum(x)) { return 1; } else if (!isNum(y)) { return -1; }
@@ -199,6 +229,9 @@
         scope += 'Letters: systems sharing a letter are not separated by the ' +
           (raw.test === 'bootstrap' ? 'paired bootstrap' : raw.test) + ' test (Holm-corrected' +
           (isNum(data.settings.alpha) ? ', alpha ' + data.settings.alpha : '') + ').';
+        if (raw.letters.some(function (t) { return t && t.indexOf(RANGE) >= 0; })) {
+          scope += ' A range such as C' + RANGE + 'F stands for every letter from C to F (C, D, E and F).';
+        }
       }
       part(root, 'status').textContent = words;
       part(root, 'scope').textContent = scope;

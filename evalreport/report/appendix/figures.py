@@ -41,7 +41,7 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     intervals, the rank heatmap and the Spearman and Kendall rank-correlation heatmaps; with scores, the
     ROC, precision-recall and reliability curves (:func:`~evalreport.report.appendix.curves.curve_figures`)."""
     from evalreport import charts
-    from evalreport.analyses.letters import letters_sentence
+    from evalreport.analyses.letters import letters_sentence, range_sentence
     from evalreport.measures import get
     from evalreport.report.appendix.curves import curve_figures
     from evalreport.report.appendix.sources import paper_label as label  # whose equation
@@ -64,7 +64,8 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
                                          baseline_names=BASELINE_CHART_WORDS)
     letters = "" if groups.empty or "letters" not in groups else (
         " Colour: the significance letters. " + letters_sentence(data.settings.get("pairwise_test", "bootstrap"),
-                                                                 data.settings.get("alpha", 0.05)))
+                                                                 data.settings.get("alpha", 0.05))
+        + range_sentence(groups["letters"]))
     out.append(("leaderboard", f"Systems under {label(primary)} with their bootstrap intervals; dashed lines: chance "
                                f"baselines.{letters}", chart, "column"))
     ranks = data.table("ranks")

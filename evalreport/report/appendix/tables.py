@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.letters import letters_sentence
+from evalreport.analyses.letters import letters_sentence, range_sentence
 from evalreport.report.appendix.numbers import REPORT_DIGITS, decimals, fmt
 from evalreport.report.section_tables import BASELINE_WORDS
 
@@ -134,7 +134,7 @@ def leaderboard(data) -> list[TableSpec]:
         cap += f" In brackets: the {100 * (1 - alpha):g}% paired bootstrap percentile interval."
     if has_groups:
         sentence = letters_sentence(data.settings.get("pairwise_test", "bootstrap"), alpha)
-        cap += " Superscript letters: s" + sentence[1:]
+        cap += " Superscript letters: s" + sentence[1:] + range_sentence(board["letters"])
     cap += f" Values to {d} decimals (the rounding rule is in the methods paragraph)."
     narrow = TableSpec("leaderboard-column", cap,
                        [Column("Rank", 0.32), Column("System", 1.38, "l"), Column(_short(primary), 1.25)],

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport import charts
-from evalreport.analyses.letters import TWO_LEVEL_TEST, letters_sentence
+from evalreport.analyses.letters import TWO_LEVEL_TEST, letters_sentence, range_sentence
 from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
@@ -28,6 +28,7 @@ from evalreport.report.section_tables import (
     p_floor_sentence,
 )
 from evalreport.report.sections._core import ReportBase
+from evalreport.report.sections.many_systems import print_first, print_systems
 from evalreport.words import counted
 
 __all__ = ["CommonSections", "MAX_PVALUE_SYSTEMS", "p_value_text"]
@@ -103,7 +104,8 @@ class CommonSections(ReportBase):
         intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
         letters = "" if groups.empty or "letters" not in groups else (
             " Colour: the significance letters. " + letters_sentence(self._test_name(),
-                                                                     self.meta.get("alpha", 0.05)))
+                                                                     self.meta.get("alpha", 0.05))
+            + range_sentence(groups["letters"]))
         return Chart(chart, name="leaderboard",
                      caption=f"Systems under {self._label(self.primary)} {intervals}. What trivial or random "
                              "systems score (chance baselines) is drawn as dashed lines when near the systems, "
@@ -118,11 +120,16 @@ class CommonSections(ReportBase):
                 return None   # a balanced test set: the calibration chart's note says so already
             return Note("Prevalence calibration changes no system's rank under any measure: the calibrated ranks "
                         "are those of the rank chart above.")
-        return Chart(charts.rank_heatmap(ranks, calibrated=calibrated, systems=self.board_order or None),
-                     name="ranks-calibrated" if calibrated else "ranks",
-                     caption="Rank of every system under every measure (1 = best)"
-                             + (" after prevalence calibration." if calibrated else ".")
-                             + self._undefined_ranks_sentence(ranks, calibrated))
+        caption = ("Rank of every system under every measure (1 = best)"
+                   + (" after prevalence calibration." if calibrated else ".")
+                   + self._undefined_ranks_sentence(ranks, calibrated))
+        chart = charts.rank_heatmap(ranks, calibrated=calibrated, systems=self.board_order or None)
+        top = print_systems(self.board_order)
+        return Chart(chart, name="ranks-calibrated" if calibrated else "ranks", caption=caption,
+                     **print_first(top, lambda: charts.rank_heatmap(
+                         ranks[ranks["system"].astype(str).isin(top or ())], calibrated=calibrated, systems=top),
+                         caption, total=len(self.board_order), ranked_by=self._label(self.primary),
+                         table="ranks.csv"))
 
     def _undefined_ranks_sentence(self, ranks: pd.DataFrame, calibrated: bool) -> str:
         """Which cells of the rank chart hold an undefined (0/0) value, ranked last only to give it a

@@ -24,7 +24,7 @@ from pathlib import Path
 import pandas as pd
 
 from evalreport import charts
-from evalreport.analyses.letters import letters_sentence
+from evalreport.analyses.letters import letters_sentence, range_sentence
 from evalreport.charts import multilabel as mlcharts
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Note, Table
@@ -117,8 +117,8 @@ class MultiLabelReport(MultiLabelParts, SliceSections):
                              "probability of being best, and the significance letters"
                              + ("; the rank after prevalence calibration of every label." if "rank (calibrated)"
                                 in show else ".")
-                             + (" " + letters_sentence("bootstrap", self.meta.get("alpha", 0.05)) if has_letters
-                                else ""))
+                             + (" " + letters_sentence("bootstrap", self.meta.get("alpha", 0.05))
+                                + range_sentence(board["letters"]) if has_letters else ""))
 
     # ------------------------------------------------------------------ 3. every measure
     def ml_scores_table(self) -> Table:

@@ -6,7 +6,7 @@ from pathlib import PurePath
 import pandas as pd
 
 from evalreport import charts
-from evalreport.analyses.letters import letters_sentence
+from evalreport.analyses.letters import letters_sentence, range_sentence
 from evalreport.analyses.rank_intervals import rank_interval_sentence
 from evalreport.escape import markdown as escape
 from evalreport.measures import get
@@ -87,6 +87,7 @@ class OverviewSections(ReportBase):
                                                      + shown[-1] if shown else "") + ".")
         if has_letters:
             caption += " " + letters_sentence(self._test_name(), self.meta.get("alpha", 0.05))
+            caption += range_sentence(board["letters"])
         if (board["rank"] % 1 != 0).any():
             caption += " Tied systems share the mean of their ranks (e.g. 1.5)."
         if "rank interval" in show:

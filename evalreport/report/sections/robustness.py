@@ -9,6 +9,7 @@ from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Note, Table
 from evalreport.report.section_tables import baselines_wide
 from evalreport.report.sections._core import MAX_CLASSES_CONFUSION, MAX_CLASSES_SHOWN, MAX_ROWS, ReportBase
+from evalreport.report.sections.many_systems import print_first, print_systems
 from evalreport.report.sections.overview import code_span
 
 
@@ -116,15 +117,21 @@ class RobustnessSections(ReportBase):
             return Note(f"Every system keeps its rank under {escape(self._label(self.primary))} in every class "
                         f"distribution tried ({', '.join(escape(s) for s in scenarios)}): this ranking does not "
                         "depend on the test set's class distribution. The values are in the table below.")
-        chart = charts.rank_heatmap(ranks, title=f"{charts.short_measure_label(self.primary)}: rank under other "
-                                                  "class distributions",
-                                    measure_title="Class distribution", measure_labels=False,
-                                    systems=self.board_order or None)
-        return Chart(chart, name="what-if",
-                     caption=f"Rank of every system under {self._label(self.primary)} when the confusion matrices are "
-                             "rescaled to other class distributions (each class's error proportions kept): observed, "
-                             "equal prevalence, the observed shares reversed (rare classes frequent), and any "
-                             "scenario given with --what-if.")
+        def draw(systems: list[str] | None) -> object:
+            shown = ranks if systems is None else ranks[ranks["system"].astype(str).isin(systems)]
+            return charts.rank_heatmap(shown, title=f"{charts.short_measure_label(self.primary)}: rank under other "
+                                                    "class distributions",
+                                       measure_title="Class distribution", measure_labels=False,
+                                       systems=systems or self.board_order or None)
+
+        caption = (f"Rank of every system under {self._label(self.primary)} when the confusion matrices are "
+                   "rescaled to other class distributions (each class's error proportions kept): observed, "
+                   "equal prevalence, the observed shares reversed (rare classes frequent), and any "
+                   "scenario given with --what-if.")
+        top = print_systems(self.board_order)
+        return Chart(draw(None), name="what-if", caption=caption,
+                     **print_first(top, lambda: draw(top), caption, total=len(self.board_order),
+                                   ranked_by=self._label(self.primary), table="what_if.csv"))
 
     def what_if_table(self) -> Table | None:
         wi = self.table("what_if")

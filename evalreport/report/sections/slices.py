@@ -13,6 +13,7 @@ from evalreport.charts.slices import SMALL_MARK, slice_heatmap, slice_leaderboar
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Heading, Note, Table
 from evalreport.report.sections._core import ReportBase
+from evalreport.report.sections.many_systems import print_first, print_systems
 from evalreport.words import counted
 
 __all__ = ["SliceSections", "slice_sentence", "MAX_NAMES"]
@@ -163,10 +164,27 @@ class SliceSections(ReportBase):
         return Chart(chart, name=name, caption=caption)
 
     def slice_heatmap_chart(self) -> Chart | None:
-        """Systems x slices under the primary measure, in leaderboard order."""
-        return self._charts(slice_heatmap, "slice-heatmap",
-                            f"{self._label(self.primary)} of every system on every slice (dark = better); the "
-                            "outlined cell is the slice's best system. Hover a cell for its interval and item count.")
+        """Systems x slices under the primary measure, in leaderboard order; printed, the first
+        :data:`~evalreport.report.sections.many_systems.MAX_PRINT_SYSTEMS` of them."""
+        rows = self._slice_rows("slices")
+        if rows.empty:
+            return None
+        caption = (f"{self._label(self.primary)} of every system on every slice (dark = better); the "
+                   "outlined cell is the slice's best system. Hover a cell for its interval and item count.")
+
+        def draw(systems: list[str], shown: pd.DataFrame = rows) -> alt.TopLevelMixin:
+            made = [slice_heatmap(shown, measure=self.primary, slice_col=c, systems=systems)
+                    for c in self._slice_cols()]
+            return made[0] if len(made) == 1 else alt.vconcat(*made, spacing=24)
+
+        top = print_systems(self.board_order)
+        short = print_first(top, lambda: draw(top or [], rows[rows["system"].astype(str).isin(top or [])]), caption,
+                            total=len(self.board_order),
+                            ranked_by=self._label(self.primary), table="slices.csv")
+        if short:
+            short["print_caption"] += (" A slice whose best system is not among them has no outlined cell "
+                                       "(slice_leaders.csv names its best).")
+        return Chart(draw(self.board_order), name="slice-heatmap", caption=caption, **short)
 
     def slice_multiples_chart(self) -> Chart | None:
         """The per-slice leaderboards as small multiples."""
