@@ -191,3 +191,18 @@ def test_the_buffers_are_reused_and_bounded():
     assert got and got[0] is a and pool.made == 2
     pool.give(b)
     assert pool.take(wait=False) is b
+
+
+def test_openblas_threads_are_not_started_for_score_only(monkeypatch):
+    """``score`` does no matrix product: the executable asks OpenBLAS for one thread (set before numpy is
+    imported); every other command keeps OpenBLAS's threads, and a user's own setting wins."""
+    from evalreport.cli import _no_blas_threads
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    _no_blas_threads(["report"])
+    assert "OPENBLAS_NUM_THREADS" not in __import__("os").environ
+    _no_blas_threads(["score"])
+    assert __import__("os").environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    _no_blas_threads(["score"])
+    assert __import__("os").environ["OPENBLAS_NUM_THREADS"] == "4"

@@ -161,6 +161,7 @@ def run() -> None:
     the process ends with ``os._exit`` once the standard streams are flushed.
     """
     _keep_freed_memory()
+    _no_blas_threads(sys.argv[1:2])
     code = main()
     for stream in (sys.stdout, sys.stderr):
         try:
@@ -168,6 +169,14 @@ def run() -> None:
         except (OSError, ValueError):       # a closed pipe (`evalreport measures | head`)
             pass
     os._exit(code)
+
+
+def _no_blas_threads(command: list[str]) -> None:
+    """``score`` computes no matrix product, and its own threads share the cores: OpenBLAS's worker threads
+    (started when numpy is imported) would only spin, about 0.1 s of CPU a core at start-up. Other commands
+    keep them (the multi-label bootstrap's weighted counts are matrix products)."""
+    if command == ["score"]:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")      # read when numpy is imported, later
 
 
 def _keep_freed_memory() -> None:
