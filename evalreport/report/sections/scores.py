@@ -187,7 +187,7 @@ class ScoreSections(ReportBase):
         """With several runs per system, the sentence that says whose curves are drawn (else empty)."""
         if not self.manifest.get("settings", {}).get("runs_per_system"):
             return ""
-        return " With several runs per system, each system's curve is that of its first run (curve tables too)."
+        return " With several runs per system, each system's curve is that of its first run with scores (curve tables too)."
 
     def curve_figure(self, kind: str) -> tuple[Any, str] | None:
         """The Altair chart of one curve table and its caption (plain text, no data text in it), or None
