@@ -278,3 +278,35 @@ def test_two_level_bootstrap_auc_interval_covers_the_mean_over_seeds():
     coverage = hits / n_sets
     assert 0.92 <= coverage[0] <= 0.975, coverage
     assert coverage[1] < 0.85, coverage
+
+
+# ----------------------------------------------------------------------------- items within folds
+
+
+def test_item_weights_within_folds_keep_every_fold_size():
+    """With cross-validation folds the score measures' item bootstrap draws each fold's items from that fold, as
+    the confusion measures' does (every resample keeps the fold sizes: the pooled counts of Forman & Scholz 2010,
+    section 3); without folds, or with one, the draws are the plain bootstrap's, number for number."""
+    from evalreport.analyses.score_design import bootstrap_weights
+
+    folds = np.repeat([2, 0, 1], [7, 11, 5])[np.random.default_rng(0).permutation(23)]
+    w = bootstrap_weights(np.random.default_rng(4), 500, 23, folds)
+    for f in (0, 1, 2):
+        assert (w[:, folds == f].sum(axis=1) == (folds == f).sum()).all()
+    assert (w[:, folds == 1] > 0).any(axis=0).all() and w.max() > 1        # every item drawn somewhere, repeats too
+    plain = bootstrap_weights(np.random.default_rng(4), 500, 23)
+    assert not (plain[:, folds == 1].sum(axis=1) == 5).all()               # the plain bootstrap moves fold sizes
+    np.testing.assert_array_equal(bootstrap_weights(np.random.default_rng(4), 500, 23, np.zeros(23, int)), plain)
+    np.testing.assert_array_equal(bootstrap_weights(np.random.default_rng(4), 500, 23, None), plain)
+
+
+def test_the_comparisons_score_design_resamples_items_within_folds():
+    """compare's score design (DesignChoice.build_scores) carries the runs' folds when items are independent."""
+    import dataclasses
+
+    runs = dataclasses.replace(simulated_runs(np.random.default_rng(7), folds=True), clusters=None,
+                               cluster_names=(), cluster_col=None)
+    design = choose_design(runs, Settings()).build_scores(score_counts(runs, positive=1), policy="nan")
+    assert design.clusters is None and design.folds is not None
+    w = design._weights(np.random.default_rng(1), 200)
+    assert (w[:, runs.folds == 0].sum(axis=1) == (runs.folds == 0).sum()).all()

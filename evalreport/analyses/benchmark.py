@@ -202,7 +202,8 @@ def _primary_samples(t: BenchmarkTask, B: int, seed, policy: str) -> np.ndarray:
     sc = score_counts(t.runs, positive=pos)
     if sc is None:
         raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} needs scores; the runs carry none")
-    design = ScoreDesign(sc, policy=policy, clusters=item_clusters(t.runs))     # whole clusters, as the labels'
+    # whole clusters or items within folds, as the labels'
+    design = ScoreDesign(sc, policy=policy, clusters=item_clusters(t.runs), folds=getattr(t.runs, "folds", None))
     return design.resample([get(t.primary)], B, design.streams(seed)[0])[:, :, 0]
 
 
@@ -226,7 +227,7 @@ def _seeds_samples(t: BenchmarkTask, B: int, seed, policy: str, run_system) -> n
         sc = score_counts(t.runs, positive=pos)
         if sc is None:
             raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} needs scores; the runs carry none")
-        design = SeedsDesign(ScoreDesign(sc, policy=policy), run_system)
+        design = SeedsDesign(ScoreDesign(sc, policy=policy, folds=getattr(t.runs, "folds", None)), run_system)
         records = [get(t.primary)]
     else:
         design = SeedsDesign(ConfusionDesign(t.runs, positive=pos, policy=policy, costs=t.costs), run_system)

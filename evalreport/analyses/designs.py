@@ -92,7 +92,8 @@ class DesignChoice:
         from evalreport.analyses.score_design import ScoreDesign
 
         data = self.runs if runs is None else runs
-        design = ScoreDesign(sc, policy=policy, clusters=item_clusters(data) if self.clustered else None)
+        design = ScoreDesign(sc, policy=policy, clusters=item_clusters(data) if self.clustered else None,
+                             folds=getattr(data, "folds", None))
         run_system = getattr(data, "run_system", None)
         if self.run_system is None or run_system is None:
             return design

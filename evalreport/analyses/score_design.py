@@ -34,9 +34,21 @@ BLOCK_BUDGET = 2 ** 22
 Progress = Callable[[int, int], None] | None
 
 
-def bootstrap_weights(rng: np.random.Generator, b: int, n: int) -> np.ndarray:
-    """``(b, n)`` multinomial item weights of ``b`` bootstrap resamples of ``n`` items."""
-    draws = rng.integers(0, n, size=(b, n))
+def bootstrap_weights(rng: np.random.Generator, b: int, n: int, folds: np.ndarray | None = None) -> np.ndarray:
+    """``(b, n)`` multinomial item weights of ``b`` bootstrap resamples of ``n`` items; with ``folds`` (``(n,)``
+    fold codes of two or more folds) the items of each fold are drawn from that fold, so every resample keeps
+    the fold sizes, as the confusion measures' bootstrap does (Forman & Scholz 2010: the folds' pooled counts)."""
+    codes = None if folds is None else np.unique(np.asarray(folds).reshape(-1), return_inverse=True)[1]
+    if codes is None or not n or int(codes.max()) == 0:
+        draws = rng.integers(0, n, size=(b, n))
+    else:
+        order = np.argsort(codes, kind="stable")
+        draws = np.empty((b, n), dtype=np.int64)
+        at = 0
+        for size in np.bincount(codes):
+            items = order[at:at + size]
+            draws[:, at:at + size] = items[rng.integers(0, size, size=(b, size))]
+            at += size
     flat = (draws + (np.arange(b, dtype=np.int64) * n)[:, None]).ravel()
     return np.bincount(flat, minlength=b * n).reshape(b, n).astype(float)
 
@@ -52,13 +64,18 @@ class ScoreDesign:
         The undefined-value policy of the measures.
     clusters : ItemClusters, optional
         The items' clusters: resampled and swapped whole (None: independent items).
+    folds : ndarray, optional
+        ``(N,)`` the items' cross-validation folds: independent items are resampled within them (the clusters
+        carry their own folds).
     """
 
     kind = "scores"
     mcnemar_measure = "top-label accuracy of the scores"
 
-    def __init__(self, sc: ScoreCounts, *, policy: str = "nan", clusters: ItemClusters | None = None) -> None:
+    def __init__(self, sc: ScoreCounts, *, policy: str = "nan", clusters: ItemClusters | None = None,
+                 folds: np.ndarray | None = None) -> None:
         self.sc = sc
+        self.folds = folds
         self.systems = tuple(sc.systems)
         self.n_items = sc.n_items
         self.policy = policy
@@ -75,7 +92,7 @@ class ScoreDesign:
     def _weights(self, rng: np.random.Generator, b: int) -> np.ndarray:
         """``(b, N)`` item weights of b paired resamples: of items, or of whole clusters."""
         if self.clusters is None:
-            return bootstrap_weights(rng, b, self.n_items)
+            return bootstrap_weights(rng, b, self.n_items, self.folds)
         return self.clusters.weights(rng, b)
 
     def _swap(self, rng: np.random.Generator) -> np.ndarray:

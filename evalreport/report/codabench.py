@@ -412,8 +412,8 @@ def _score_values(runs, records, frame, *, positive, policy, bootstrap, seed, al
     if bootstrap > 0:
         from evalreport.analyses.score_clusters import item_clusters
 
-        # whole clusters where the reference has them, as the labels' intervals are resampled
-        design = ScoreDesign(sc, policy=policy, clusters=item_clusters(runs))
+        # whole clusters where the reference has them, else items within its folds, as the labels' intervals
+        design = ScoreDesign(sc, policy=policy, clusters=item_clusters(runs), folds=getattr(runs, "folds", None))
         samples = design.resample(records, bootstrap, design.streams(seed)[0])[:, 0, :]
         with np.errstate(all="ignore"):
             lo, hi = np.nanquantile(samples, [alpha / 2, 1 - alpha / 2], axis=0)
