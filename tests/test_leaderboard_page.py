@@ -184,7 +184,7 @@ def test_write_page_leaves_nothing_behind_on_a_missing_folder(stance, tmp_path):
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "import sys; from evalreport.cli import main; sys.exit(main())",
+    return subprocess.run([sys.executable, "-c", "from evalreport.cli import run; run()",
                            *args], capture_output=True, text=True, cwd=cwd, timeout=300)
 
 

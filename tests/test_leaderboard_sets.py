@@ -29,7 +29,7 @@ def sets():
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", "import sys; from evalreport.cli import main; sys.exit(main())",
+    return subprocess.run([sys.executable, "-c", "from evalreport.cli import run; run()",
                            *args], capture_output=True, text=True, cwd=cwd, timeout=300)
 
 

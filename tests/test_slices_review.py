@@ -75,7 +75,7 @@ def test_leaderboard_page_records_a_command_that_the_shell_runs_again(tmp_path):
     names = 'bert,lexicon,majority,<b>x</b> & "y"'
     args = ["leaderboard", str(stance / "gold.tsv"), "--runs-dir", str(stance / "runs"), "--names", names,
             "--bootstrap", "20", "--no-chart", "--quiet", "-o", str(out)]
-    done = subprocess.run([sys.executable, "-c", "import sys; from evalreport.cli import main; sys.exit(main())",
+    done = subprocess.run([sys.executable, "-c", "from evalreport.cli import run; run()",
                            *args], capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
     data = json.loads(re.search(r'data-lb="data">(.*?)</script>', out.read_text(encoding="utf-8"), re.DOTALL).group(1))
