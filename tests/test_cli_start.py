@@ -85,7 +85,8 @@ def test_score_imports_no_pandas_and_no_report_code(tmp_path):
     run.write_text("id\tlabel\n1\ta\n2\ta\n3\ta\n")
     code = ("import sys; from evalreport.cli import main; "
             f"code = main(['score', {str(gold)!r}, {str(run)!r}, '--format', 'csv']); "
-            "print(sorted(m for m in sys.modules if m == 'pandas' or m.startswith('evalreport.report')), code)")
+            "print(sorted(m for m in sys.modules if m == 'pandas' or m.startswith('evalreport.report')), code, "
+            "flush=True); import os; os._exit(0)")       # (past pyarrow's thread pool teardown, as cli.run)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[] 0"
 
@@ -100,7 +101,7 @@ def test_score_of_per_class_scores_imports_no_pandas_and_no_scipy(tmp_path):
     code = ("import sys; from evalreport.cli import main; "
             f"code = main(['score', {str(gold)!r}, {str(run)!r}, '--format', 'csv']); "
             "print(sorted(m for m in sys.modules if m in ('pandas', 'scipy') or m.startswith('evalreport.report')),"
-            " code)")
+            " code, flush=True); import os; os._exit(0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "roc_auc_ovo" in out and "log_loss" in out
     assert out.strip().splitlines()[-1] == "[] 0"
