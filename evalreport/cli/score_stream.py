@@ -96,15 +96,12 @@ class ScoreStream:
 
     def candidates(self, layout) -> list[str]:
         """Every score measure this layout may report (the final choice depends on all the runs)."""
-        from evalreport.analyses.score_compare import default_score_ids
         from evalreport.measures import get
         from evalreport.measures.scores import is_score_measure
 
         if self.measures is not None:
             return list(dict.fromkeys(get(m).id for m in self.measures if is_score_measure(m)))
-        dummy = np.empty((0, 0) if layout == "binary" else (0, 0, 0))
-        return default_score_ids(SimpleNamespace(scores=dummy, gold=self.gold, score_problems={},
-                                                 labels=self.classes), self.positive)
+        return _default_ids(layout, self.gold, self.classes, {}, self.positive)
 
     def _one(self, s: int, scores: np.ndarray, layout, problems: dict[str, str]) -> dict:
         """measure id -> Result (value, undefined, reason of this one system) or the error it raised."""
@@ -147,7 +144,6 @@ class ScoreStream:
         -------
         dict or None
         """
-        from evalreport.analyses.score_compare import default_score_ids
         from evalreport.measures import get
         from evalreport.measures.scores import is_score_measure
 
@@ -163,9 +159,7 @@ class ScoreStream:
         if self._bad_positive is not None:
             raise self._bad_positive
         if self.measures is None:
-            dummy = np.empty((0, 0) if layout == "binary" else (0, 0, 0))
-            ids = default_score_ids(SimpleNamespace(scores=dummy, gold=runs.gold, labels=runs.labels,
-                                                    score_problems=runs.score_problems), self.positive)
+            ids = _default_ids(layout, runs.gold, runs.labels, runs.score_problems, self.positive)
         else:
             ids = [get(m).id for m in asked]
         ids = list(dict.fromkeys(ids))
@@ -187,6 +181,16 @@ class ScoreStream:
                 "value": np.concatenate([[results[s][m].value[0] for s in range(S)] for m in ids]),
                 "undefined": np.concatenate([[results[s][m].undefined[0] for s in range(S)] for m in ids]),
                 "reason": np.concatenate([[results[s][m].reason[0] for s in range(S)] for m in ids])}
+
+
+def _default_ids(layout, gold, labels, problems, positive) -> list[str]:
+    """:func:`~evalreport.analyses.score_compare.default_score_ids` of runs whose scores have this layout (it
+    reads only the scores' number of axes, the labels and the recorded problems)."""
+    from evalreport.analyses.score_compare import default_score_ids
+
+    shape = (0, 0) if layout == "binary" else (0, 0, 0)
+    return default_score_ids(SimpleNamespace(scores=np.empty(shape), gold=gold, labels=labels,
+                                             score_problems=problems), positive)
 
 
 def _placeholder(s: int) -> str:
