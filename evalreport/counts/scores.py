@@ -229,7 +229,7 @@ def score_counts(runs, *, positive: int | None = None) -> ScoreCounts | None:
             problems[system] = {**problems.get(system, {}), "partial": (
                 f"{sources.get(system, system)}: the system has scores for some items only "
                 f"({int(np.isnan(arr[s]).any(axis=-1).sum())} of {arr.shape[1]} items have none)")}
-    gold = np.asarray(runs.gold).astype(np.int64)
+    gold = np.asarray(runs.gold, dtype=np.int64)          # (no copy of int64 codes)
     return ScoreCounts(systems=tuple(runs.systems), labels=labels, gold=gold, layout=layout, columns=columns,
                        scores=arr, has=has, positive=positive, sources=sources, problems=problems)
 

@@ -224,7 +224,8 @@ def ordered_summaries(ordered: np.ndarray, new: np.ndarray, k: int, K: int, want
     class-k and all items in g, and P the class-k items: TP_g = P - (class-k items below g) are the
     positives at or above g's score and pred_g = N - start_g the items predicted positive at g's
     threshold, so no cumulative sum runs over the (tie group, class) cells. Hand & Till's A(k|j)
-    numerator sums TP_g - pos_g / 2 over the class-j items (one ``bincount`` of a per-item vector).
+    numerator sums TP_g - pos_g / 2 over the class-j items (one ``bincount`` of a per-item vector), and
+    the one-vs-rest AUC's numerator is the sum of those over the classes j other than k.
     """
     N = int(ordered.shape[0])
     out: dict[str, Any] = {}
@@ -235,38 +236,51 @@ def ordered_summaries(ordered: np.ndarray, new: np.ndarray, k: int, K: int, want
     if not wanted & {"auc", "ap", "trap", "f1", "ovo"}:
         return out
     # running counts in int32 (a running sum into float64 is ten times slower); per group in float64
-    at = np.append(np.flatnonzero(new), N)          # group starts, then N
-    bounds = at.astype(float)
-    starts = bounds[:-1]
-    c0 = np.zeros(N + 1, dtype=np.int32 if N < 2**31 else np.int64)
+    wide = N >= 2**31
+    at = np.flatnonzero(new)                         # group starts
+    G = at.size
+    c0 = np.empty(N + 1, dtype=np.int64 if wide else np.int32)
+    c0[0] = 0
     np.cumsum(ordered == k, out=c0[1:])
     P = float(c0[N])
-    upto = c0[at].astype(float)                      # class-k items below each group start, then P
-    below = upto[:-1]
-    sizes = np.diff(bounds)
-    pos = np.diff(upto)
-    tp = P - below                                   # positives at or above each group's score
-    pred = N - starts                                # items at or above it
+    upto = np.empty(G + 1)                           # class-k items below each group start, then P
+    upto[:G] = np.take(c0, at)
+    upto[G] = P
+    pos = np.diff(upto)                              # class-k items in each group
+    tp = np.subtract(P, upto[:G], out=upto[:G])      # positives at or above each group's score
     Pv = np.array([P])
     if wanted & {"auc", "ovo"}:
-        half = tp - pos / 2.0
+        half = pos * -0.5
+        half += tp
+        num = None
         if "ovo" in wanted:
-            # each item's group number from 1 (an int32 running sum is several times faster than an int64 one)
-            gid = np.cumsum(new, dtype=np.int32 if N < 2**31 else np.int64)
-            num = np.bincount(ordered, weights=np.concatenate([[0.0], half])[gid], minlength=K)[None, :]
-            out["ovo"] = (num, P * gold)
+            # each item's group number (an int32 running sum is several times faster than an int64 one)
+            gid = np.cumsum(new, dtype=np.int64 if wide else np.int32)
+            gid -= 1
+            num = np.bincount(ordered, weights=np.take(half, gid), minlength=K)
+            out["ovo"] = (num[None, :], P * gold)
         if "auc" in wanted:
-            out["auc"] = (np.array([np.einsum("g,g->", half, sizes - pos)]), np.array([P * (N - P)]))
-    if "f1" in wanted:
-        out["f1"] = (np.array([(2.0 * tp / (pred + P)).max() if N else 0.0]), Pv)
-    if wanted & {"ap", "trap"}:
-        prec = tp / pred
-        if "ap" in wanted:
-            out["ap"] = (np.array([np.einsum("g,g->", pos, prec)]), Pv)
-        if "trap" in wanted:
-            above = pred - sizes                         # items strictly above each group
-            prev = np.divide(tp - pos, above, out=np.ones_like(prec), where=above > 0)
-            out["trap"] = (np.array([np.einsum("g,g->", pos, prec + prev) / 2.0]), Pv)
+            if num is not None:       # the negatives are the other classes' items: their numerators' sum
+                auc = float(num.sum() - num[k])
+            else:
+                neg = np.diff(at, append=N).astype(float)
+                neg -= pos
+                auc = float(np.dot(half, neg))
+            out["auc"] = (np.array([auc]), np.array([P * (N - P)]))
+    if wanted & {"f1", "ap", "trap"}:
+        pred = np.subtract(N, at, dtype=float)       # items at or above each group's score
+        if "f1" in wanted:
+            out["f1"] = (np.array([(2.0 * tp / (pred + P)).max() if N else 0.0]), Pv)
+        if wanted & {"ap", "trap"}:
+            prec = np.divide(tp, pred, out=tp)
+            ap = float(np.dot(pos, prec))
+            if "ap" in wanted:
+                out["ap"] = (np.array([ap]), Pv)
+            if "trap" in wanted:
+                # each segment runs from a group's point to the point one group up, whose precision
+                # (tp - pos) / (pred - size) is that group's tp / pred (1 above the top group)
+                up = float(np.dot(pos[:-1], prec[1:])) + (float(pos[-1]) if G else 0.0)
+                out["trap"] = (np.array([(ap + up) / 2.0]), Pv)
     return out
 
 
