@@ -493,6 +493,7 @@ def test_a_signal_ends_the_kernels_and_removes_the_staging_folder(tmp_path, sign
 
     def child():
         signal.signal(signal.SIGINT, signal.default_int_handler)     # as in a terminal
+        signal.signal(signal.SIGHUP, signal.SIG_DFL)     # (a suite run under nohup ignores it; the CLI then does)
         cli.build_parser = parser
         return quiet_main(["fake"])
 
