@@ -255,7 +255,7 @@ def ordered_summaries(ordered: np.ndarray, new: np.ndarray, k: int, K: int, want
         num = None
         if "ovo" in wanted:
             # each item's group number (an int32 running sum is several times faster than an int64 one)
-            gid = np.cumsum(new, dtype=np.int64 if wide else np.int32)
+            gid: np.ndarray[Any, np.dtype[np.signedinteger]] = np.cumsum(new, dtype=np.int64 if wide else np.int32)
             gid -= 1
             num = np.bincount(ordered, weights=np.take(half, gid), minlength=K)
             out["ovo"] = (num[None, :], P * gold)
