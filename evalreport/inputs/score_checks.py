@@ -4,7 +4,8 @@ A score must be a finite number (else an error naming the line). Whether the sco
 (each in [0, 1]; per-class scores summing to 1 within what rounding explains: 1e-6 per class, or half
 a unit of the last decimal the file writes them with, per class (:func:`sum_tolerance`, also the rule of
 the out-of-core check), so that probabilities printed with 4
-or 2 decimals pass and scores that do not sum to 1 do not) matters only to
+or 2 decimals pass and scores that do not sum to 1 do not; scores written without decimals are a one-hot
+row, which sums to exactly 1) matters only to
 the measures that read them so (Brier score, log loss, calibration error): the problem is recorded as
 one line naming the file, the first line and how many rows have it, and raised where such a measure
 is computed (:meth:`evalreport.counts.scores.ScoreCounts.require`).
@@ -101,11 +102,12 @@ def sum_tolerance(n_classes: int, samples: list) -> float:
     -------
     float
         ``K x 0.5 x 10^-d`` (plus 1e-12 for the float sum) when the most decimals any sampled score is
-        written with, d, is below 6: K values rounded to d decimals sum to 1 within it; else
-        ``K x SUM_TOLERANCE``.
+        written with, d, is from 1 to 5: K values rounded to d decimals sum to 1 within it; else
+        ``K x SUM_TOLERANCE`` (d = 0: scores without decimals are 0 and 1, a one-hot row, whose sum is
+        exactly 1; no rounding explains "1, 1, 0").
     """
     d = _decimals(samples)
-    if d is not None and d < 6:
+    if d is not None and 0 < d < 6:
         return n_classes * 0.5 * 10.0 ** -d + 1e-12
     return SUM_TOLERANCE * n_classes
 
