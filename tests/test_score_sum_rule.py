@@ -2,7 +2,8 @@
 (evalreport.counts.bigdata_score_classes) alike, through the command line where the user meets it.
 
 K probabilities rounded to d decimals sum to 1 within K x 0.5 x 10^-d. Scores written without decimals are 0 and 1:
-a one-hot row, whose sum must be exactly 1.
+a one-hot row, whose sum must be exactly 1. The decimals are the most of every row that needs the rule, so that
+both paths give the same answer whatever the order of the rows (out of core, no sample of the rows decides it).
 """
 from __future__ import annotations
 
@@ -64,6 +65,18 @@ def _one_hot(n: int, seed: int) -> tuple[list[list[str]], np.ndarray]:
     return [["1" if k == t else "0" for k in range(3)] for t in top], y
 
 
+def test_decimals_and_the_tolerance_they_give():
+    from evalreport.inputs.score_checks import decimal_tolerance, decimals, sum_tolerance
+
+    assert decimals([[1.0, 0.0], [0.0]]) == 0
+    assert decimals([[0.5, 0.25], [0.125]]) == 3
+    assert decimals([[0.1 + 0.2]]) == 6 and decimals([[1e-7]]) == 6        # many
+    assert decimal_tolerance(3, 0) == pytest.approx(3e-6)                   # a one-hot row: exactly 1
+    assert decimal_tolerance(3, 2) == pytest.approx(0.015)
+    assert sum_tolerance(3, [[0.1234], [0.5]]) == pytest.approx(1.5e-4)
+    assert sum_tolerance(3, [[1.0], [1.0]]) == pytest.approx(3e-6)
+
+
 def test_one_hot_scores_are_probabilities_in_both_paths(tmp_path):
     rows, y = _one_hot(200, 1)
     (rc_m, out_m, err_m), (rc_d, out_d, err_d) = _both(*_write(tmp_path, rows, y))
@@ -82,3 +95,35 @@ def test_a_one_hot_row_summing_to_two_is_refused_in_both_paths(tmp_path):
         assert len(err.strip().splitlines()) == 1 and "runs.csv" in err and "i17" in err
         assert "the per-class scores sum to 2, not 1 (1 such rows in the file)" in err
     assert _rows_off(err_m) == _rows_off(err_d) == 1
+
+
+def _mixed(n_coarse: int, n_fine: int, *, coarse_first: bool, seed: int = 4):
+    """Rows of one decimal (sums off by up to 0.15 that rounding explains), then rows of four decimals whose
+    first column is scaled by 0.96 (sums off by up to 0.04, which four decimals do not explain); or the other way
+    round."""
+    rng = np.random.default_rng(seed)
+    p = rng.dirichlet(np.ones(3), n_coarse + n_fine)
+    coarse = [[f"{x:.1f}" for x in r] for r in p[:n_coarse]]
+    fine = [[f"{x:.4f}" for x in r * np.array([0.96, 1.0, 1.0])] for r in p[n_coarse:]]
+    return (coarse + fine if coarse_first else fine + coarse), rng.integers(0, 3, n_coarse + n_fine)
+
+
+@pytest.mark.parametrize("coarse_first", [True, False])
+def test_both_paths_refuse_the_same_file_whatever_the_order_of_its_rows(tmp_path, coarse_first):
+    """The decimals come from every row off 1, not from the first (or an unordered sample of) 1000: a file whose
+    first 1000 such rows show one decimal and later ones four is refused, as the same rows in the other order."""
+    rows, y = _mixed(5000, 300, coarse_first=coarse_first)
+    first_off = [r for r in rows if abs(sum(float(x) for x in r) - 1) > 3e-6][:1000]
+    if coarse_first:
+        assert all(len(x) == 3 for r in first_off for x in r)              # the first 1000 rows off: one decimal
+    (rc_m, _, err_m), (rc_d, _, err_d) = _both(*_write(tmp_path, rows, y))
+    assert rc_m == 2 and rc_d == 2, (err_m, err_d)
+    want = sum(abs(sum(float(x) for x in r) - 1) > 1.5e-4 + 1e-12 for r in rows)
+    assert _rows_off(err_m) == _rows_off(err_d) == want
+
+
+def test_both_paths_accept_rows_of_one_decimal(tmp_path):
+    rows, y = _mixed(1500, 0, coarse_first=True)
+    assert max(abs(sum(float(x) for x in r) - 1) for r in rows) > 0.05       # rounding explains it: 3 x 0.05
+    (rc_m, out_m, err_m), (rc_d, out_d, err_d) = _both(*_write(tmp_path, rows, y))
+    assert rc_m == 0 and rc_d == 0, (err_m, err_d)
