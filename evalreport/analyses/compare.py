@@ -244,6 +244,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     pos = resolve_positive(positive, labels, K) if positive is not None else None
     # score-based measures (analyses/score_compare.py): computed and resampled beside the confusion ones
     from evalreport.analyses.score_compare import design_notes, score_plan, with_score_seeds
+    from evalreport.analyses.score_design import with_strata
     from evalreport.measures.scores import is_score_measure
 
     plan = score_plan(runs if isinstance(runs, Runs) else None, primary, measures, pos)
@@ -370,7 +371,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
             s_order = s_order.sort_values("rank", kind="stable")["system"].tolist() or order
             sboot, snotes = plan.resample(bootstrap=bootstrap, seed=seed, alpha=alpha, rounds=rounds,
                                           pairwise_test=pairwise_test, order=s_order, policy=policy,
-                                          margin=s.margin, design=choice.build_scores(plan.sc, policy=policy))
+                                          margin=s.margin, design=with_strata(choice.build_scores(plan.sc, policy=policy),
+                                                                            bootstrap_strata))
             snotes = design_notes(choice, plan.ids) + snotes
             if design.clusters is not None:
                 score_design = plan.design_effect(sboot.samples[:, :, 0], bootstrap=bootstrap, seed=seed,

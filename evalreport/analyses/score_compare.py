@@ -14,7 +14,8 @@ The design follows the comparison's (:meth:`evalreport.analyses.designs.DesignCh
 items; whole clusters (``--cluster-col``: cluster weights on the once-ranked scores, Field & Welsh 2007);
 or several runs per system (the two-level bootstrap of
 :class:`~evalreport.analyses.seeds.SeedsDesign` around the runs' score design: a system's value is the
-mean over its runs, as for the confusion measures).
+mean over its runs, as for the confusion measures). With ``bootstrap_strata = "gold"`` the items are
+drawn within gold classes, as the confusion measures' (:func:`~evalreport.analyses.score_design.with_strata`).
 """
 from __future__ import annotations
 

@@ -9,6 +9,11 @@ systems' scores per item with probability 1/2 and ranks the exchanged scores aga
 rounds x pairs x N log N). McNemar's test, where asked for, counts the top label of the scores
 (:func:`evalreport.measures.score_items.confidence`) right or wrong.
 
+With ``strata="gold"`` (``--bootstrap-strata gold``) the items are drawn within each gold class (within
+each fold), as the confusion measures' bootstrap draws them: every resample keeps the class counts.
+Whole clusters hold items of several classes and cannot be drawn within a class (refused, as for the
+confusion measures).
+
 Clustered items (``clusters``, :mod:`evalreport.analyses.score_clusters`): the same weighted evaluation
 under cluster weights (each item weighted by the number of times its cluster was drawn, the same
 clusters for every system); the randomisation test exchanges scores per cluster and McNemar's test is
@@ -22,11 +27,12 @@ import numpy as np
 
 from evalreport.analyses.score_clusters import ItemClusters
 from evalreport.counts.scores import ScoreCounts
+from evalreport.errors import InputError
 from evalreport.measures import Measure
 from evalreport.measures.score_items import confidence
 from evalreport.measures.scores import ScoreStats, compute_scores, summaries_of
 
-__all__ = ["ScoreDesign", "BLOCK_BUDGET", "bootstrap_weights"]
+__all__ = ["ScoreDesign", "BLOCK_BUDGET", "bootstrap_weights", "with_strata"]
 
 #: Numbers in one block's (resamples x items x classes) weighted counts.
 BLOCK_BUDGET = 2 ** 22
@@ -67,21 +73,55 @@ class ScoreDesign:
     folds : ndarray, optional
         ``(N,)`` the items' cross-validation folds: independent items are resampled within them (the clusters
         carry their own folds).
+    strata : {None, "gold"}
+        ``"gold"``: independent items are resampled within each gold class too (within each fold).
     """
 
     kind = "scores"
     mcnemar_measure = "top-label accuracy of the scores"
 
     def __init__(self, sc: ScoreCounts, *, policy: str = "nan", clusters: ItemClusters | None = None,
-                 folds: np.ndarray | None = None) -> None:
+                 folds: np.ndarray | None = None, strata: str | None = None) -> None:
         self.sc = sc
         self.folds = folds
+        self.strata: str | None = None
         self.systems = tuple(sc.systems)
         self.n_items = sc.n_items
         self.policy = policy
         self.clusters = clusters
         if clusters is not None and clusters.codes.shape[0] != sc.n_items:
             raise ValueError(f"{clusters.codes.shape[0]} cluster codes for {sc.n_items} scored items")
+        self.stratify(strata)
+
+    def stratify(self, strata: str | None) -> None:
+        """Resample within gold classes (``"gold"``) or not (None) from now on.
+
+        Parameters
+        ----------
+        strata : {None, "gold"}
+            As the comparison's ``bootstrap_strata``.
+
+        Raises
+        ------
+        InputError
+            An unknown stratum, or gold classes with whole clusters (a cluster holds items of several classes).
+        """
+        if strata not in (None, "gold"):
+            raise InputError(f"unknown bootstrap strata {strata!r}; choose 'gold' (or none)")
+        if strata == "gold" and self.clusters is not None:
+            raise InputError("--bootstrap-strata gold cannot be combined with --cluster-col: a cluster holds "
+                             "items of several gold classes and is resampled whole")
+        self.strata = strata
+
+    def _strata_codes(self) -> np.ndarray | None:
+        """``(N,)`` the stratum of each item: its fold, with ``strata="gold"`` its fold and gold class (or None)."""
+        if self.strata != "gold":
+            return self.folds
+        gold = np.asarray(self.sc.gold, dtype=np.int64)
+        if self.folds is None:
+            return gold
+        folds = np.unique(np.asarray(self.folds).reshape(-1), return_inverse=True)[1]
+        return folds * (int(gold.max(initial=0)) + 1) + gold
 
     @property
     def swap_unit(self) -> str:
@@ -92,7 +132,7 @@ class ScoreDesign:
     def _weights(self, rng: np.random.Generator, b: int) -> np.ndarray:
         """``(b, N)`` item weights of b paired resamples: of items, or of whole clusters."""
         if self.clusters is None:
-            return bootstrap_weights(rng, b, self.n_items, self.folds)
+            return bootstrap_weights(rng, b, self.n_items, self._strata_codes())
         return self.clusters.weights(rng, b)
 
     def _swap(self, rng: np.random.Generator) -> np.ndarray:
@@ -167,3 +207,27 @@ class ScoreDesign:
         if self.clusters is None:
             return None
         return self.clusters.per_cluster(self.correct()[0])
+
+
+def with_strata(design, strata: str | None):
+    """``design`` with its score design resampled within gold classes when ``strata`` is ``"gold"``.
+
+    Parameters
+    ----------
+    design : ScoreDesign or SeedsDesign
+        A score design, or the two-level design around one (its ``inner`` design is stratified: the runs
+        are drawn as they are, then the items within gold classes).
+    strata : {None, "gold"}
+        The comparison's ``bootstrap_strata``.
+
+    Returns
+    -------
+    ScoreDesign or SeedsDesign
+        ``design`` itself.
+    """
+    if strata is not None:
+        inner = getattr(design, "inner", design)
+        if not isinstance(inner, ScoreDesign):
+            raise TypeError(f"with_strata takes a score design, not {type(inner).__name__}")
+        inner.stratify(strata)
+    return design

@@ -364,10 +364,14 @@ def single_label_designs(choice, runs, *, positive: int | None, policy: str, cos
             subset = runs.subset(items)
             sc = score_counts(subset, positive=positive)
             assert sc is not None                  # the runs carry scores: the comparison's plan has them
-            return choice.build_scores(sc, policy=policy, runs=subset)     # the comparison's design, on the slice
+            from evalreport.analyses.score_design import with_strata
+
+            # the comparison's design, on the slice (within gold classes when the comparison's is)
+            return with_strata(choice.build_scores(sc, policy=policy, runs=subset), strata)
 
         return SliceDesigns(make_scores, gold_classes, n_classes,
-                            "scores, " + label.get(choice.name, "paired bootstrap over the slice's items"),
+                            "scores, " + label.get(choice.name, "paired bootstrap over the slice's items")
+                            + (", within gold classes" if strata else ""),
                             unresampled)
 
     def make(items: np.ndarray):

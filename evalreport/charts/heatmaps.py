@@ -83,9 +83,30 @@ def _system_measure_axes(rows_are_measures: bool, systems, measures, measure_tit
                 y_sort=systems, y_limit=label_limit(systems, SYSTEM_ROW_LIMIT), x_limit=150)
 
 
+def worst_rank(ranks: pd.DataFrame, *, calibrated: bool = False) -> float:
+    """The worst (largest) rank of ``ranks`` (its raw or calibrated rows, as :func:`rank_heatmap` picks
+    them), where the rank chart's colour scale ends; 1 without ranks.
+
+    Parameters
+    ----------
+    ranks : DataFrame
+        (system, measure, rank[, calibrated]).
+    calibrated : bool
+        The prevalence-calibrated rows (when the column is there).
+
+    Returns
+    -------
+    float
+    """
+    df = _calibration_filter(require(ranks, ["system", "measure", "rank"], "rank_heatmap"), calibrated,
+                             "rank_heatmap")
+    rank = pd.to_numeric(df["rank"], errors="coerce").astype(float)
+    return float(np.nanmax(rank)) if np.isfinite(rank).any() else 1.0
+
+
 def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str = "auto",
                  title: str | None = None, measure_title: str = "Measure",
-                 measure_labels: bool = True, systems=None) -> alt.LayerChart:
+                 measure_labels: bool = True, systems=None, worst: float | None = None) -> alt.LayerChart:
     """Systems x measures, each cell the rank of the system under the measure (1 = best,
     dark), printed in the cell. Systems are in the order ``systems`` gives (e.g. the
     leaderboard's), else ordered by their mean rank.
@@ -95,12 +116,15 @@ def rank_heatmap(ranks: pd.DataFrame, *, calibrated: bool = False, orient: str =
     printed with one decimal, the others without. ``orient``: ``"auto"`` puts the longer list
     on the rows. Measures are shown by their short registry labels (ids in the tooltip);
     ``measure_labels=False`` shows the ``measure`` values as they are (e.g. scenario names).
+    ``worst``: the rank the colour scale ends at (default: the worst in ``ranks``); a chart of some
+    systems of a table passes the whole table's (:func:`worst_rank`), so that a colour means the same
+    rank as in the chart of every system.
     """
     df = require(ranks, ["system", "measure", "rank"], "rank_heatmap")
     df = _calibration_filter(df, calibrated, "rank_heatmap")[["system", "measure", "rank"]]
     df["system"] = df["system"].astype(str)
     df["rank"] = pd.to_numeric(df["rank"], errors="coerce").astype(float)
-    worst = float(np.nanmax(df["rank"])) if np.isfinite(df["rank"]).any() else 1.0
+    worst = worst_rank(df) if worst is None else float(worst)
     df["fill"] = df["rank"]
     df["label"] = rank_texts(df["rank"])
     df["ink"] = ink((worst - df["rank"]) / max(worst - 1, 1))

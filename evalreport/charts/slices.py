@@ -37,7 +37,8 @@ from evalreport.charts.names import label_expr
 from evalreport.charts.theme import CATEGORY_COLOURS, MUTED_COLOUR, TEXT_COLOUR
 from evalreport.measures.labels import measure_label
 
-__all__ = ["slice_heatmap", "slice_leaderboards", "slice_names", "SMALL_MARK", "MAX_PANEL_SYSTEMS"]
+__all__ = ["slice_heatmap", "slice_leaderboards", "slice_names", "slice_value_domain", "SMALL_MARK",
+           "MAX_PANEL_SYSTEMS"]
 
 #: Added to the name of a slice with too few items for an interval.
 SMALL_MARK = " *"
@@ -91,8 +92,37 @@ def _outline(field: str, colour: str, width: float, dash: list[int] | None = Non
     return layer
 
 
+def slice_value_domain(slices: pd.DataFrame, *, measure: str, slice_col: str | None = None) -> tuple[float, float]:
+    """The values the colour scale of :func:`slice_heatmap` spans: the lowest and highest value of the measure
+    on the slices of ``slice_col`` over every system of ``slices``, ``(0, 1)`` without values.
+
+    Parameters
+    ----------
+    slices : DataFrame
+        The ``slices`` table.
+    measure : str
+        The measure shown.
+    slice_col : str, optional
+        The slice column (default: the first in the table).
+
+    Returns
+    -------
+    tuple of float
+        ``(lo, hi)``, ``hi > lo``.
+    """
+    df, _ = _rows(slices, measure, slice_col, "slice_heatmap")
+    return _domain(df["value"].to_numpy(float))
+
+
+def _domain(v: np.ndarray) -> tuple[float, float]:
+    """``(lo, hi)`` of the finite values, ``(0, 1)`` without any; a single value gets a sliver of width."""
+    lo, hi = (float(np.nanmin(v)), float(np.nanmax(v))) if np.isfinite(v).any() else (0.0, 1.0)
+    return lo, (hi if hi > lo else lo + 1e-9)
+
+
 def slice_heatmap(slices: pd.DataFrame, *, measure: str, slice_col: str | None = None, systems=None,
-                  higher_is_better: bool | None = None, title: str | None = None) -> alt.LayerChart:
+                  higher_is_better: bool | None = None, title: str | None = None,
+                  domain: tuple[float, float] | None = None) -> alt.LayerChart:
     """Systems (rows) x slices (columns), each cell the system's value on the slice, as colour
     (dark = good) and printed when the cells leave room (always in the tooltip).
 
@@ -111,6 +141,10 @@ def slice_heatmap(slices: pd.DataFrame, *, measure: str, slice_col: str | None =
         The measure's direction (default: the registry's).
     title : str, optional
         The title (default names the measure and the slice column).
+    domain : tuple of float, optional
+        The values the colour scale spans (default: those shown, :func:`slice_value_domain`); a chart of
+        some systems of a table passes the whole table's, so that a colour means the same value as in the
+        chart of every system.
 
     Returns
     -------
@@ -125,8 +159,7 @@ def slice_heatmap(slices: pd.DataFrame, *, measure: str, slice_col: str | None =
     df["slice_label"] = df["slice"].map(names)
     up = is_higher_better(measure, higher_is_better)
     v = df["value"].to_numpy(float)
-    lo, hi = (float(np.nanmin(v)), float(np.nanmax(v))) if np.isfinite(v).any() else (0.0, 1.0)
-    hi = hi if hi > lo else lo + 1e-9
+    lo, hi = _domain(v) if domain is None else (float(domain[0]), float(domain[1]))
     df["fill"] = v
     df["label"] = texts(v, "{:.2f}")
     df["ink"] = ink(((v - lo) / (hi - lo)) if up else ((hi - v) / (hi - lo)))

@@ -51,6 +51,8 @@ def emit_columns(columns: dict, fmt: str, *, file=None) -> None:
     file = file or sys.stdout
     names = list(columns)
     arrays = [np.asarray(columns[n]) for n in names]
+    # fixed-width text (e.g. a reason column built from a list of str) is text, as an object column is
+    arrays = [a.astype(object) if a.dtype.kind == "U" else a for a in arrays]
     if fmt == "json":
         rows = zip(*(a.tolist() for a in arrays))
         records = [{n: (None if isinstance(v, float) and math.isnan(v) else

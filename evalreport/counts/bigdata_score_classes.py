@@ -22,7 +22,7 @@ from evalreport.counts.bigdata_plan import raw_text
 from evalreport.counts.bigdata_scores import ScoreHistogram, assemble_cells, bin_cells
 from evalreport.counts.scores import ScoreCounts, tie_groups
 from evalreport.errors import InputError
-from evalreport.inputs.score_checks import SUM_TOLERANCE, sum_message, sum_tolerance
+from evalreport.inputs.score_checks import MANY_DECIMALS, SUM_TOLERANCE, decimal_tolerance, sum_message
 
 __all__ = ["ClassHistogram", "histogram_classes"]
 
@@ -120,20 +120,28 @@ def _problems(job: Job, sys_map: str, values: list[str], systems: Sequence[str],
 def _sum_problem(job: Job, sys_map: str, values: list[str], code: int, name: str) -> str | None:
     """The in-memory rule and message for one system whose per-class scores stray from 1 by more than
     1e-6 per class: rounding to the decimals the scores are written with may explain it
-    (:func:`evalreport.inputs.score_checks.sum_tolerance`)."""
+    (:func:`evalreport.inputs.score_checks.decimal_tolerance`, over the decimals of every such row, as in memory)."""
     K = len(values)
     total = f"({' + '.join(values)})"
     rows = (f"FROM {job.runs_view} r JOIN {sys_map} s ON r.{job.rsys} = s.raw WHERE s.code = {code} "
             f"AND ABS({total} - 1.0) > ")
-    sample = job.engine.arrays(f"SELECT {', '.join(f'{v} AS c{k}' for k, v in enumerate(values))} "
-                               f"{rows}{SUM_TOLERANCE * K!r} LIMIT 1000")
-    tolerance = sum_tolerance(K, [sample[f"c{k}"] for k in range(K)])
+    most = job.engine.rows(f"SELECT MAX(GREATEST({', '.join(_decimals_sql(v) for v in values)})) "
+                           f"{rows}{SUM_TOLERANCE * K!r}")[0][0]
+    tolerance = decimal_tolerance(K, MANY_DECIMALS if most is None else int(most))
     first = job.example(f"SELECT r.{job.rid}, {total} {rows}{tolerance!r}")
     if first is None:
         return None
     n_rows = int(job.engine.rows(f"SELECT COUNT(*) {rows}{tolerance!r}")[0][0])
     return str(InputError(f"system {name!r}: {sum_message(float(first[1]), n_rows)}", path=job.runs_label,
                           item=first[0]))
+
+
+def _decimals_sql(value: str) -> str:
+    """SQL for the decimals a score is written with, counted up to MANY_DECIMALS, by the test of
+    :func:`evalreport.inputs.score_checks.decimals`: rounding it to d decimals gives it back."""
+    tests = " ".join(f"WHEN ROUND({value} * {10.0 ** d!r}) / {10.0 ** d!r} = {value} THEN {d}"
+                     for d in range(MANY_DECIMALS))
+    return f"CASE {tests} ELSE {MANY_DECIMALS} END"
 
 
 def _confidence_counts(hist: ScoreHistogram, K: int) -> ScoreHistogram:

@@ -3,8 +3,10 @@
 A score must be a finite number (else an error naming the line). Whether the scores are probabilities
 (each in [0, 1]; per-class scores summing to 1 within what rounding explains: 1e-6 per class, or half
 a unit of the last decimal the file writes them with, per class (:func:`sum_tolerance`, also the rule of
-the out-of-core check), so that probabilities printed with 4
-or 2 decimals pass and scores that do not sum to 1 do not) matters only to
+the out-of-core check; the decimals are the most of any row that needs the rule, so the answer does not
+depend on the order of the rows), so that probabilities printed with 4
+or 2 decimals pass and scores that do not sum to 1 do not; scores written without decimals are a one-hot
+row, which sums to exactly 1) matters only to
 the measures that read them so (Brier score, log loss, calibration error): the problem is recorded as
 one line naming the file, the first line and how many rows have it, and raised where such a measure
 is computed (:meth:`evalreport.counts.scores.ScoreCounts.require`).
@@ -13,9 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["finite_scores", "range_problem", "sum_problem", "sum_tolerance", "sum_message", "SUM_TOLERANCE"]
+__all__ = ["finite_scores", "range_problem", "sum_problem", "sum_tolerance", "sum_message", "SUM_TOLERANCE",
+           "MANY_DECIMALS", "decimals", "decimal_tolerance"]
 
 SUM_TOLERANCE = 1e-6          # per class: K rounded probabilities may sum to 1 +- K x 0.5e-6
+#: From this many decimals on the rounding rule is no looser than ``SUM_TOLERANCE``: counting stops there.
+MANY_DECIMALS = 6
 _NEED = "log loss, Brier score and calibration error need probabilities"
 
 
@@ -78,7 +83,8 @@ def sum_problem(table, columns: dict) -> str | None:
     off = np.abs(total) > SUM_TOLERANCE * len(columns)
     if not off.any():
         return None
-    tolerance = sum_tolerance(len(columns), [v[np.flatnonzero(off)[:1000]] for v in values])
+    rows = np.flatnonzero(off)
+    tolerance = sum_tolerance(len(columns), [v[rows] for v in values])
     off = np.abs(total) > tolerance
     if not off.any():
         return None
@@ -94,18 +100,36 @@ def sum_tolerance(n_classes: int, samples: list) -> float:
     n_classes : int
         K, the number of score columns.
     samples : list of array-like
-        Per column, the scores of some rows whose sum is off by more than ``SUM_TOLERANCE`` per class
-        (the rows that need the rule; up to 1000 suffice).
+        Per column, the scores of every row whose sum is off by more than ``SUM_TOLERANCE`` per class
+        (the rows that need the rule: all of them, so that the rule does not depend on the rows' order).
 
     Returns
     -------
     float
-        ``K x 0.5 x 10^-d`` (plus 1e-12 for the float sum) when the most decimals any sampled score is
-        written with, d, is below 6: K values rounded to d decimals sum to 1 within it; else
-        ``K x SUM_TOLERANCE``.
+        With d the most decimals any of these scores is written with (:func:`decimals`): for d = 0,
+        ``K x SUM_TOLERANCE`` (scores without decimals are 0 and 1, a one-hot row, whose sum is exactly
+        1: no rounding explains "1, 1, 0"); for 0 < d < 6, ``K x 0.5 x 10^-d`` (plus 1e-12 for the float
+        sum): K values rounded to d decimals sum to 1 within it; else ``K x SUM_TOLERANCE``.
     """
-    d = _decimals(samples)
-    if d is not None and d < 6:
+    return decimal_tolerance(n_classes, decimals(samples))
+
+
+def decimal_tolerance(n_classes: int, d: int) -> float:
+    """:func:`sum_tolerance` for scores written with at most ``d`` decimals (:func:`decimals`).
+
+    Parameters
+    ----------
+    n_classes : int
+        K, the number of score columns.
+    d : int
+        The most decimals of the scores (``MANY_DECIMALS`` or more: many).
+
+    Returns
+    -------
+    float
+        ``K x SUM_TOLERANCE`` for d = 0 or d >= 6, else ``K x 0.5 x 10^-d + 1e-12``.
+    """
+    if 0 < d < MANY_DECIMALS:
         return n_classes * 0.5 * 10.0 ** -d + 1e-12
     return SUM_TOLERANCE * n_classes
 
@@ -127,12 +151,32 @@ def sum_message(total: float, n_rows: int) -> str:
     return f"the per-class scores sum to {total:.9g}, not 1 ({n_rows} such rows in the file): {_NEED}"
 
 
-def _decimals(samples: list) -> int | None:
-    """The most decimals any of these scores is written with (its shortest repr), or None beyond 15."""
+def decimals(samples: list) -> int:
+    """The most decimals any of these scores is written with, counted up to :data:`MANY_DECIMALS`.
+
+    A score x has at most d decimals when rounding it to d decimals gives x back:
+    ``rint(x * 10^d) / 10^d == x`` holds exactly when x is the double nearest to a number of d decimals
+    (the product is within a unit in the last place of that number's integer numerator, and the division is
+    correctly rounded), that is when its shortest written form has d decimals or fewer. The out-of-core
+    check asks DuckDB the same question (``ROUND(x * 10^d) / 10^d = x``).
+
+    Parameters
+    ----------
+    samples : list of array-like
+        Scores, one array per column.
+
+    Returns
+    -------
+    int
+        From 0 to :data:`MANY_DECIMALS` (which also stands for more).
+    """
     most = 0
-    for value in (float(x) for column in samples for x in column):
-        text = repr(abs(value))
-        mantissa, _, exponent = text.partition("e")
-        places = len(mantissa.partition(".")[2].rstrip("0")) - (int(exponent) if exponent else 0)
-        most = max(most, places)
-    return most if most <= 15 else None
+    for column in samples:
+        x = np.asarray(column, dtype=float).ravel()
+        while most < MANY_DECIMALS and x.size:
+            scale = 10.0 ** most
+            with np.errstate(over="ignore", invalid="ignore"):
+                x = x[np.rint(x * scale) / scale != x]          # the scores with more than `most` decimals
+            if x.size:
+                most += 1
+    return most

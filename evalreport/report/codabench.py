@@ -296,7 +296,7 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
     frame = evaluate(counts, label_records, positive=positive, policy=policy, costs=costs, gains=gains)
     if score_records:          # score-based measures (measures/scores.py) from the submission's scores
         frame, score_boot = _score_values(runs, score_records, frame, positive=positive, policy=policy,
-                                          bootstrap=bootstrap, seed=seed, alpha=alpha)
+                                          bootstrap=bootstrap, seed=seed, alpha=alpha, strata=strata)
     frame = frame.set_index("measure").loc[ids].reset_index()
     rows = pd.DataFrame({"measure": ids, "key": keys, "value": frame["value"].to_numpy(dtype=float),
                          "lo": np.nan, "hi": np.nan, "undefined": frame["undefined"].to_numpy(dtype=bool),
@@ -389,10 +389,10 @@ def _label_record():
     return get("accuracy")
 
 
-def _score_values(runs, records, frame, *, positive, policy, bootstrap, seed, alpha):
+def _score_values(runs, records, frame, *, positive, policy, bootstrap, seed, alpha, strata=None):
     """The rows of the score-based ``records`` appended to ``frame`` (measure, value, undefined, reason),
     and their percentile intervals (measure, lo, hi) by :class:`~evalreport.analyses.score_design.ScoreDesign`
-    (over whole clusters when the reference has a cluster column)."""
+    (over whole clusters when the reference has a cluster column; within gold classes with ``strata="gold"``)."""
     from evalreport.analyses.score_design import ScoreDesign
     from evalreport.counts.scores import score_counts
     from evalreport.measures import resolve_positive
@@ -413,7 +413,8 @@ def _score_values(runs, records, frame, *, positive, policy, bootstrap, seed, al
         from evalreport.analyses.score_clusters import item_clusters
 
         # whole clusters where the reference has them, else items within its folds, as the labels' intervals
-        design = ScoreDesign(sc, policy=policy, clusters=item_clusters(runs), folds=getattr(runs, "folds", None))
+        design = ScoreDesign(sc, policy=policy, clusters=item_clusters(runs), folds=getattr(runs, "folds", None),
+                             strata=strata)
         samples = design.resample(records, bootstrap, design.streams(seed)[0])[:, 0, :]
         with np.errstate(all="ignore"):
             lo, hi = np.nanquantile(samples, [alpha / 2, 1 - alpha / 2], axis=0)

@@ -27,7 +27,7 @@ from evalreport import escape
 from evalreport.charts._common import shown_names
 from evalreport.charts.names import label_expr
 from evalreport.errors import InputError
-from evalreport.report.display import Table
+from evalreport.report.display import Table, integer_text
 from evalreport.report.leaderboard_data import page_csv
 
 __all__ = ["assets_html", "chart_spec", "component_html", "document", "page_html", "write_page", "write_html", "CSP", "InteractiveTable", "report_component"]
@@ -155,8 +155,9 @@ def _footer(data: Mapping[str, Any]) -> str:
     for key, label in (("seed", "seed"), ("bootstrap", "bootstrap resamples"), ("alpha", "alpha"),
                        ("pairwise_test", "letters' test")):
         value = st.get(key, prov.get(key))
-        if value is not None:
-            facts.append(f"{label} {value}")
+        if value is not None:         # the number of resamples as the tables print integers ("10,000"); a seed is a code
+            shown = integer_text(value) if key == "bootstrap" and isinstance(value, int) else value
+            facts.append(f"{label} {shown}")
     if prov.get("created"):
         facts.append(f"made {prov['created']}")
     parts = [f"<p>{escape.html('; '.join(facts))}.</p>" if facts else ""]

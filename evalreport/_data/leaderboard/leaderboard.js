@@ -17,7 +17,11 @@
 
   function isNum(v) { return typeof v === 'number' && isFinite(v); }
   function fmt(v, digits) { return isNum(v) ? v.toFixed(digits === undefined ? 3 : digits) : ''; }
-  function fmtRank(v) { return isNum(v) ? (v % 1 === 0 ? String(v) : v.toFixed(1)) : ''; }
+  // Integers as the static tables print them (integer_text in evalreport/report/display.py): with thousands
+  // separators from GROUP_DIGITS_FROM on ("12,000", "-25,000"), smaller ones as they are ("9999").
+  var GROUP_DIGITS_FROM = 10000, GROUPED = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+  function fmtInt(v) { return isNum(v) ? (Math.abs(v) < GROUP_DIGITS_FROM ? String(v) : GROUPED.format(v)) : ''; }
+  function fmtRank(v) { return isNum(v) ? (v % 1 === 0 ? fmtInt(v) : v.toFixed(1)) : ''; }
   function at(arr, i) { return arr ? arr[i] : null; }
 
   // The compact letter display (evalreport/analyses/letters.py): letters a-z, A-Z, then a1, b1, ...; single
@@ -159,8 +163,8 @@
         var tier = el('td', { 'class': 'lb-tier' });
         if (r.tierText) { tier.appendChild(el('span', { 'class': 'lb-tag' }, r.tierText)); }
         tr.appendChild(tier);
-        tr.appendChild(el('td', null, isNum(r.rank_lo) ? (r.rank_lo === r.rank_hi ? String(r.rank_lo)
-          : r.rank_lo + '\u2013' + r.rank_hi) : ''));
+        tr.appendChild(el('td', null, isNum(r.rank_lo) ? (r.rank_lo === r.rank_hi ? fmtInt(r.rank_lo)
+          : fmtInt(r.rank_lo) + '\u2013' + fmtInt(r.rank_hi)) : ''));
         tr.appendChild(el('td', null, fmt(r.p_best)));
         frag.appendChild(tr);
       });
@@ -302,7 +306,7 @@
       if (d.confusion) {
         box.appendChild(drillTable('Confusion matrix (rows: gold class, columns: predicted class)',
           ['gold \\ predicted'].concat(data.labels),
-          data.labels.map(function (c, g) { return [c].concat(d.confusion[i][g].map(String)); }), true));
+          data.labels.map(function (c, g) { return [c].concat(d.confusion[i][g].map(fmtInt)); }), true));
       }
       if (d.confusion_note) { box.appendChild(el('p', null, d.confusion_note)); }
       if (!d.per_class && !d.confusion) {
@@ -314,7 +318,8 @@
     }
 
     function labelDrill(box, i, d) {       // label sets: each label's own 2 x 2 matrix, and labels per item
-      function cell(v, digits) { return isNum(v) ? fmt(v, digits) : '\u2014'; }
+      // (digits 0: counts, printed as the static tables print integers)
+      function cell(v, digits) { return isNum(v) ? (digits === 0 ? fmtInt(Math.round(v)) : fmt(v, digits)) : '\u2014'; }
       var c = d.cardinality, own = c && c.systems[i];
       if (own) {
         box.appendChild(el('p', null, 'Labels per item: ' + cell(own.cardinality, 2) + ' (gold sets ' +

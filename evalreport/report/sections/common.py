@@ -125,9 +125,13 @@ class CommonSections(ReportBase):
                    + self._undefined_ranks_sentence(ranks, calibrated))
         chart = charts.rank_heatmap(ranks, calibrated=calibrated, systems=self.board_order or None)
         top = print_systems(self.board_order)
+        from evalreport.charts.heatmaps import worst_rank
+
+        worst = worst_rank(ranks, calibrated=calibrated)      # printed: the colours of the whole table's ranks
         return Chart(chart, name="ranks-calibrated" if calibrated else "ranks", caption=caption,
                      **print_first(top, lambda: charts.rank_heatmap(
-                         ranks[ranks["system"].astype(str).isin(top or ())], calibrated=calibrated, systems=top),
+                         ranks[ranks["system"].astype(str).isin(top or ())], calibrated=calibrated, systems=top,
+                         worst=worst),
                          caption, total=len(self.board_order), ranked_by=self._label(self.primary),
                          table="ranks.csv"))
 

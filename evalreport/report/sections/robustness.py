@@ -117,12 +117,16 @@ class RobustnessSections(ReportBase):
             return Note(f"Every system keeps its rank under {escape(self._label(self.primary))} in every class "
                         f"distribution tried ({', '.join(escape(s) for s in scenarios)}): this ranking does not "
                         "depend on the test set's class distribution. The values are in the table below.")
+        from evalreport.charts.heatmaps import worst_rank
+
+        worst = worst_rank(ranks)          # printed, some systems: the colours of the whole table's ranks
+
         def draw(systems: list[str] | None) -> object:
             shown = ranks if systems is None else ranks[ranks["system"].astype(str).isin(systems)]
             return charts.rank_heatmap(shown, title=f"{charts.short_measure_label(self.primary)}: rank under other "
                                                     "class distributions",
                                        measure_title="Class distribution", measure_labels=False,
-                                       systems=systems or self.board_order or None)
+                                       systems=systems or self.board_order or None, worst=worst)
 
         caption = (f"Rank of every system under {self._label(self.primary)} when the confusion matrices are "
                    "rescaled to other class distributions (each class's error proportions kept): observed, "

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.analyses.slice_findings import SEPARATED, SMALL
-from evalreport.charts.slices import SMALL_MARK, slice_heatmap, slice_leaderboards
+from evalreport.charts.slices import SMALL_MARK, slice_heatmap, slice_leaderboards, slice_value_domain
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Heading, Note, Table
 from evalreport.report.sections._core import ReportBase
@@ -173,7 +173,9 @@ class SliceSections(ReportBase):
                    "outlined cell is the slice's best system. Hover a cell for its interval and item count.")
 
         def draw(systems: list[str], shown: pd.DataFrame = rows) -> alt.TopLevelMixin:
-            made = [slice_heatmap(shown, measure=self.primary, slice_col=c, systems=systems)
+            # the colour scale of every system's values, printed (some systems) as live
+            made = [slice_heatmap(shown, measure=self.primary, slice_col=c, systems=systems,
+                                  domain=slice_value_domain(rows, measure=self.primary, slice_col=c))
                     for c in self._slice_cols()]
             return made[0] if len(made) == 1 else alt.vconcat(*made, spacing=24)
 
