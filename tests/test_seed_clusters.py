@@ -3,6 +3,8 @@
 Welsh 2007, in the place of items). It reduces to the clustered design with one run per system (digit for
 digit) and to the runs-then-items design with clusters of one item (in distribution); tests it cannot run
 are refused in one line; the seed tables and the design effect keep working."""
+import dataclasses
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -45,8 +47,7 @@ def _runs(runs_per_system: dict[str, int], *, docs: int = 30, per_doc: int = 6, 
 
 
 def _without_run_systems(runs: Runs) -> Runs:
-    return Runs(gold=runs.gold, pred=runs.pred, labels=runs.labels, systems=runs.systems, clusters=runs.clusters,
-                cluster_names=runs.cluster_names, cluster_col=runs.cluster_col)
+    return dataclasses.replace(runs, run_system=None)
 
 
 def test_the_refusal_is_gone_and_the_design_is_named():
@@ -172,3 +173,45 @@ def test_system_design_effect_averages_the_runs_variances():
     assert table.loc[0, "se_item"] == pytest.approx(np.sqrt((sd_i[0] ** 2 + sd_i[1] ** 2) / 2))
     assert table.loc[1, "design_effect"] == pytest.approx((sd_c[2] / sd_i[2]) ** 2)
     assert table.loc[0, "cluster_col"] == "doc" and table.loc[0, "n_clusters"] == 4
+
+
+def _scored(runs_per_system: dict[str, int], seed: int = 0) -> Runs:
+    """Binary runs with a ``score`` column whose separation of the classes varies by document and seed."""
+    rng = np.random.default_rng(seed)
+    docs, per_doc = 30, 6
+    n = docs * per_doc
+    gold = (rng.random(n) < 0.4).astype(np.int64)
+    rows, names, owner = [], [], []
+    for k, (system, count) in enumerate(runs_per_system.items()):
+        doc = np.repeat(rng.normal(1.0 + 0.2 * k, 0.6, docs), per_doc)
+        for r in range(count):
+            z = (doc + 0.2 * rng.standard_normal()) * (2 * gold - 1) + rng.standard_normal(n)
+            rows.append(1.0 / (1.0 + np.exp(-z)))
+            names.append(system if count == 1 else f"{system}/seed{r + 1}")
+            owner.append(system)
+    scores = np.stack(rows)
+    return Runs(gold=gold, pred=(scores > 0.5).astype(np.int64), labels=("neg", "pos"), systems=tuple(names),
+                scores=scores, run_system=tuple(owner), clusters=np.repeat(np.arange(docs), per_doc),
+                cluster_names=tuple(f"d{i}" for i in range(docs)), cluster_col="doc")
+
+
+def test_a_score_primary_with_one_run_each_is_the_clustered_design_digit_for_digit():
+    runs = _scored({"a": 1, "b": 1, "c": 1})
+    settings = Settings(bootstrap=150, seed=2, primary="roc_auc", positive="pos", cluster_col="doc")
+    seeds, clustered = compare(runs, settings), compare(_without_run_systems(runs), settings)
+    for name in ("intervals", "pairwise", "groups", "leaderboard"):
+        pd.testing.assert_frame_equal(getattr(seeds, name).reset_index(drop=True),
+                                      getattr(clustered, name).reset_index(drop=True), check_exact=True, obj=name)
+    pd.testing.assert_frame_equal(seeds.extra["design"], clustered.extra["design"], check_exact=True)
+
+
+def test_a_score_primary_with_several_runs_resamples_runs_then_clusters():
+    runs = _scored({"a": 3, "b": 4}, seed=1)
+    c = compare(runs, Settings(bootstrap=200, seed=2, primary="roc_auc", positive="pos", cluster_col="doc"))
+    assert c.primary == "roc_auc" and set(c.pairwise["test"]) == {"bootstrap"}
+    design = c.extra["design"].set_index("system")
+    assert list(design.index) == ["a", "b"] and set(design["measure"]) == {"roc_auc"}
+    spread = c.extra["seed_spread"].set_index(["system", "measure"])
+    for system in ("a", "b"):        # one run's cluster-bootstrap standard error, as item_se
+        assert design.loc[system, "se_cluster"] == pytest.approx(spread.loc[(system, "roc_auc"), "item_se"], rel=1e-9)
+    assert any("then whole clusters" in n and "score-based measures" in n for n in c.notes)
