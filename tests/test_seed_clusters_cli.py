@@ -75,6 +75,7 @@ def test_report_names_the_design(task, tmp_path):
     assert "(clustered items, several runs per system)" in html
     assert "two-level bootstrap (runs, then clusters)" in html and "runs, then items" not in html
     assert "the same clusters for every run of every system" in html and "Several runs per system" in html
+    assert "two-level bootstrap over runs and clusters" in html          # the seed strip chart's subtitle
     assert "<b>x&amp;</b>" not in html                          # a class name is text, never markup
     methods = (out / "appendix" / "methods.md").read_text(encoding="utf-8")
     assert "then the clusters above" in methods and "@owen2007pigeonhole" in methods

@@ -94,7 +94,8 @@ class SeedsSections(ReportBase):
             return Note("No runs table: one run per system.")
         iv = self.table("intervals")
         chart = seed_strip(runs, measure=self.primary, intervals=iv if len(iv) else None,
-                           higher_is_better=get(self.primary).higher_is_better)
+                           higher_is_better=get(self.primary).higher_is_better,
+                           unit="clusters" if self._resampled() == "runs and clusters" else "items")
         return Chart(chart, name="seed-strip",
                      caption="Each dot is one run (seed) of a system; the dark tick is the mean over its runs, the "
                              "line its interval. Hover a dot for the run's name and value.")
