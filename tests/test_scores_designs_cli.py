@@ -110,14 +110,17 @@ def test_report_with_clusters_and_a_roc_auc_primary(clustered):
     assert "plans measures of predicted labels" in html
 
 
-def test_clusters_with_several_runs_and_a_score_primary_is_one_line_exit_2(tmp_path):
+def test_clusters_with_several_runs_and_a_score_primary_resample_runs_then_clusters(tmp_path):
     gold, runs = _scored_task(tmp_path / "in", seeds=2, clusters=True)
     proc = subprocess.run([sys.executable, "-m", "evalreport", "compare", str(gold), "--runs-dir", str(runs),
-                           "--cluster-col", "doc", "--primary", "roc_auc", "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 2
-    assert len(proc.stderr.strip().splitlines()) == 1 and "several runs per system" in proc.stderr
-    assert not (tmp_path / "out").exists()
+                           "--cluster-col", "doc", "--primary", "roc_auc", "--bootstrap", "100", "--out",
+                           str(tmp_path / "out")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    design = pd.read_csv(tmp_path / "out" / "design.csv")       # the score primary's design effect, per system
+    assert set(design["measure"]) == {"roc_auc"} and list(design["system"]) == ["bert", "rule", "svm"]
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert any(n.startswith("clustered items, several runs per system") for n in manifest["notes"])
+    assert any("score-based measures (roc_auc" in n and "then whole clusters" in n for n in manifest["notes"])
 
 
 @pytest.mark.parametrize("seeds, clusters, words", [(1, True, "scores, whole clusters within each slice"),

@@ -227,7 +227,11 @@ def _seeds_samples(t: BenchmarkTask, B: int, seed, policy: str, run_system) -> n
         sc = score_counts(t.runs, positive=pos)
         if sc is None:
             raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} needs scores; the runs carry none")
-        design = SeedsDesign(ScoreDesign(sc, policy=policy, folds=getattr(t.runs, "folds", None)), run_system)
+        from evalreport.analyses.score_clusters import item_clusters
+
+        # whole clusters (a cluster column) or items, as the labels' design below
+        design = SeedsDesign(ScoreDesign(sc, policy=policy, clusters=item_clusters(t.runs),
+                                         folds=getattr(t.runs, "folds", None)), run_system)
         records = [get(t.primary)]
     else:
         design = SeedsDesign(ConfusionDesign(t.runs, positive=pos, policy=policy, costs=t.costs), run_system)

@@ -291,7 +291,8 @@ def design_effect(cluster_values: np.ndarray, item_values: np.ndarray, systems, 
         columns=DESIGN_COLUMNS)
 
 
-def design_sentence(table: pd.DataFrame, *, quote: Callable[[str], str] = str, label: str | None = None) -> str:
+def design_sentence(table: pd.DataFrame, *, quote: Callable[[str], str] = str, label: str | None = None,
+                    one_run: bool = False) -> str:
     """The design in words for the report (empty without clusters).
 
     Parameters
@@ -302,6 +303,9 @@ def design_sentence(table: pd.DataFrame, *, quote: Callable[[str], str] = str, l
         Escapes the cluster column's name (text from the data) for the target, e.g. Markdown.
     label : str, optional
         The primary measure's name (default: its id).
+    one_run : bool
+        Several runs per system: the clusters are the same for every run of every system, and the design
+        effect is that of one run (:func:`evalreport.analyses.seed_clusters.system_design_effect`).
 
     Returns
     -------
@@ -317,14 +321,17 @@ def design_sentence(table: pd.DataFrame, *, quote: Callable[[str], str] = str, l
     deff = deff[~np.isnan(deff)]
     where = f" (column {quote(col)})" if col else ""
     text = (f"Intervals, P(best), ranks and tests resample whole clusters{where}: {n:,} clusters of "
-            f"{size:,.3g} items on average, the same clusters for every system.")
+            f"{size:,.3g} items on average, the same clusters for every "
+            + ("run of every system (and each system's runs with replacement)." if one_run else "system."))
     if deff.size:
         lo, hi = float(deff.min()), float(deff.max())
         same = abs(hi - lo) < 0.005
         span = f"{lo:.2f}" if same else f"{lo:.2f} to {hi:.2f}"
         wide = f"{np.sqrt(lo):.2f}" if same else f"{np.sqrt(lo):.2f} to {np.sqrt(hi):.2f}"
-        text += (f" The design effect of {label or row['measure']} (cluster-bootstrap variance over item-bootstrap "
-                 f"variance) is {span}: the intervals are {wide} times as wide as an item bootstrap would claim.")
+        of = " of one run" if one_run else ""
+        text += (f" The design effect of {label or row['measure']}{' for one run' if one_run else ''} (cluster-bootstrap "
+                 f"variance over item-bootstrap variance) is {span}: the intervals{of} are {wide} times as wide as an "
+                 "item bootstrap would claim.")
     if n < FEW_CLUSTERS:
         text += (f" Warning: with only {n} clusters the cluster bootstrap is unreliable (its intervals tend to be "
                  f"too narrow below about {FEW_CLUSTERS} clusters); treat the intervals and tests as rough.")

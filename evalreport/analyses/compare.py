@@ -345,11 +345,21 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                          rounds=rounds, pairwise_test=pairwise_test, order=order, progress=progress,
                          margin=s.margin)
         intervals, rank_dist, pairwise, groups = boot.intervals, boot.rank_distribution, boot.pairwise, boot.groups
-        if run_system is not None:
+        if run_system is not None and design.clusters is not None:      # runs, then whole clusters
+            from evalreport.analyses.seed_clusters import SEEDS_CLUSTERS_NOTE
+
+            notes.append(SEEDS_CLUSTERS_NOTE)
+        elif run_system is not None:
             notes.append("several runs per system: two-level bootstrap (each resample draws every system's runs "
                          "with replacement, then the items, paired across every run); values are means over runs")
         notes += boot.notes
-        if design.clusters is None:
+        if design.clusters is not None and seeds is not None:       # the design effect of one run, per system
+            from evalreport.analyses.seed_clusters import seeds_cluster_tables
+
+            extra, cluster_note = seeds_cluster_tables(seeds, records[0], bootstrap, seed)
+            notes.append(f"intervals: {bootstrap} two-level bootstrap resamples over runs, then whole clusters, "
+                         f"percentile {100 * (1 - alpha):g}% intervals, seed {seed}; {cluster_note}")
+        elif design.clusters is None:
             over = "runs, then items" if run_system is not None else "items"     # the two-level bootstrap
             notes.append(f"intervals: {bootstrap} paired bootstrap resamples over {over}, percentile "
                          f"{100 * (1 - alpha):g}% intervals, seed {seed}"
@@ -374,7 +384,13 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                                           margin=s.margin, design=with_strata(choice.build_scores(plan.sc, policy=policy),
                                                                             bootstrap_strata))
             snotes = design_notes(choice, plan.ids) + snotes
-            if design.clusters is not None:
+            if design.clusters is not None and seeds is not None:
+                from evalreport.analyses.seed_clusters import seeds_score_design_effect
+
+                score_design = seeds_score_design_effect(plan, bootstrap=bootstrap, seed=seed, policy=policy)
+                if score_design is not None:
+                    extra = {**extra, "design": score_design}
+            elif design.clusters is not None:
                 score_design = plan.design_effect(sboot.samples[:, :, 0], bootstrap=bootstrap, seed=seed,
                                                   policy=policy)
                 if score_design is not None:      # the leaderboard's measure is score-based: its design effect
@@ -417,8 +433,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     if run_system is not None:
         from evalreport.analyses.seeds import seeds_extra
 
-        extra = seeds_extra(runs, run_scores, records, intervals, design=seeds if len(intervals) else None,
-                            settings=s, positive=pos)
+        extra = {**extra, **seeds_extra(runs, run_scores, records, intervals,
+                                        design=seeds if len(intervals) else None, settings=s, positive=pos)}
         settings["runs_per_system"] = {k: run_system.count(k) for k in systems}
         if plan is not None and score_run_rows is not None:
             extra = with_score_seeds(extra, plan, score_run_rows, intervals, run_system, s)

@@ -3,9 +3,11 @@
 A comparison of single-label data resamples one of a few designs: items (the paired bootstrap of
 :class:`~evalreport.analyses.resampling.ConfusionDesign`), whole clusters (the same design with
 ``Runs.clusters``), several runs per system (:class:`~evalreport.analyses.seeds.SeedsDesign` around
-the runs' design), optionally within gold classes, with score-based measures resampled beside it
-(:mod:`evalreport.analyses.score_compare`) in the same design (:meth:`DesignChoice.build_scores`: items,
-whole clusters, or runs then items). :func:`choose_design` checks that the data and the
+the runs' design), or both (clustered items with several runs per system: the SeedsDesign around the
+clustered design, so that each resample draws every system's runs, then whole clusters within folds, the
+same clusters for every run of every system), optionally within gold classes, with score-based measures
+resampled beside it (:mod:`evalreport.analyses.score_compare`) in the same design
+(:meth:`DesignChoice.build_scores`: items, whole clusters, runs then items, or runs then clusters). :func:`choose_design` checks that the data and the
 settings make one of them, and returns a :class:`DesignChoice`; :meth:`DesignChoice.build` makes the
 engine's design for all items or for a subset (a slice, :mod:`evalreport.analyses.slices`), so that
 slices are one more column of the design, not another branch.
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from evalreport.errors import InputError
 from evalreport.inputs.settings import Settings
 
-__all__ = ["DesignChoice", "choose_design", "check_clusters", "lone_cluster"]
+__all__ = ["DesignChoice", "choose_design", "check_clusters", "check_seed_tests", "lone_cluster", "SEEDS_CLUSTERS"]
 
 
 @dataclass(frozen=True)
@@ -119,8 +121,8 @@ def choose_design(data, settings: Settings) -> DesignChoice:
     Raises
     ------
     InputError
-        ``--cluster-col`` without clusters in the runs, clusters with several runs per system, or (when
-        resampling) a fold with fewer than two clusters.
+        ``--cluster-col`` without clusters in the runs, a test that clusters with several runs per system
+        cannot run (:func:`check_seed_tests`), or (when resampling) a fold with fewer than two clusters.
     """
     from evalreport.counts.bigdata import PatternCounts
     from evalreport.inputs.runs import Runs
@@ -132,13 +134,54 @@ def choose_design(data, settings: Settings) -> DesignChoice:
                          f"column (read_runs(..., cluster_col={settings.cluster_col!r})) from item-level gold and "
                          "run files")
     run_system = getattr(runs, "run_system", None) if isinstance(runs, Runs) else None    # several runs per system
-    if clustered and run_system is not None:
-        raise InputError("--cluster-col with several runs per system (a folder per system) is not "
-                         "supported: the two-level bootstrap draws items, not clusters")
     if clustered and settings.bootstrap:
         check_clusters(runs)
-    name = "clustered items" if clustered else "several runs per system" if run_system is not None else "items"
+    if clustered and run_system is not None:
+        check_seed_tests(run_system, settings)
+        name = SEEDS_CLUSTERS
+    else:
+        name = "clustered items" if clustered else "several runs per system" if run_system is not None else "items"
     return DesignChoice(runs=runs, clustered=clustered, run_system=run_system, name=name)
+
+
+#: The name of the design of clustered items with several runs per system (notes, slices, the report).
+SEEDS_CLUSTERS = "clustered items, several runs per system"
+
+
+def check_seed_tests(run_system, settings: Settings) -> None:
+    """Refuse a pairwise test that clustered items with several runs per system cannot run.
+
+    The two-level bootstrap (each system's runs with replacement, then whole clusters) gives the paired
+    bootstrap test of the system means. Approximate randomisation swaps one prediction per cluster
+    between two systems, and McNemar's test counts one prediction per item: a system of several runs
+    has neither, and running them on one run each would test runs, not systems, ignoring the seeds.
+    With one run per system every test of the clustered design is valid.
+
+    Parameters
+    ----------
+    run_system : sequence of str
+        Per run, its system.
+    settings : Settings
+        ``pairwise_test`` and ``randomization`` (rounds asked for).
+
+    Raises
+    ------
+    InputError
+        One line: the test asked for and the test to use instead.
+    """
+    names = list(run_system)
+    if len(set(names)) == len(names):           # one run per system: the clustered design's tests
+        return
+    asked = []                                  # settings of a task file or of Python (no command-line option)
+    if settings.pairwise_test != "bootstrap":
+        asked.append(f"pairwise_test = {settings.pairwise_test!r}")
+    if settings.randomization:
+        asked.append(f"randomization = {settings.randomization}")
+    if asked:
+        raise InputError(f"{' and '.join(asked)}: with --cluster-col and several runs per system only the paired "
+                         "bootstrap test is valid (runs, then whole clusters, are resampled; approximate "
+                         "randomisation and McNemar's test compare one prediction per item); drop the setting or "
+                         "use one run per system")
 
 
 def check_clusters(runs) -> None:

@@ -118,7 +118,7 @@ from evalreport.analyses.fragility import (  # noqa: F401
     fragility,
     pair_fragility,
 )
-from evalreport.analyses.letters import TEST_NAMES, TWO_LEVEL_TEST, shares_letter
+from evalreport.analyses.letters import TEST_NAMES, TWO_LEVEL_CLUSTER_TEST, TWO_LEVEL_TEST, shares_letter
 from evalreport.analyses.paired import COLUMNS as PAIRED_COLUMNS, comparison_pairs
 from evalreport.analyses.rank_findings import rank_findings
 from evalreport.analyses.resampling import p_floor, resamples_needed
@@ -215,7 +215,8 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
     # the corrected pairwise tests: the leader's significance group
     test = comp.settings.get("pairwise_test", "bootstrap")
     # several runs per system: the bootstrap draws runs, then items
-    test_name = (TWO_LEVEL_TEST if test == "bootstrap" and comp.settings.get("runs_per_system")
+    two_level = TWO_LEVEL_CLUSTER_TEST if comp.settings.get("cluster_col") else TWO_LEVEL_TEST
+    test_name = (two_level if test == "bootstrap" and comp.settings.get("runs_per_system")
                  else TEST_NAMES.get(test, test))
     pw = comp.pairwise[(comp.pairwise["test"] == test)] if len(comp.pairwise) else comp.pairwise
     if len(pw) and len(comp.groups):

@@ -131,6 +131,9 @@ TEST_NAMES = {"bootstrap": "paired bootstrap", "randomization": "approximate ran
 #: The bootstrap test's name with several runs per system: each resample draws runs, then items
 #: (:mod:`evalreport.analyses.seeds`).
 TWO_LEVEL_TEST = "two-level bootstrap (runs, then items)"
+#: The same with clustered items (``--cluster-col``): each resample draws runs, then whole clusters
+#: (:mod:`evalreport.analyses.seed_clusters`).
+TWO_LEVEL_CLUSTER_TEST = "two-level bootstrap (runs, then clusters)"
 _CORRECTED = {"holm": "Holm-corrected", "bh": "Benjamini-Hochberg-adjusted", "none": "uncorrected"}
 
 

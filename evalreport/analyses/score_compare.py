@@ -257,6 +257,11 @@ def design_notes(choice, ids: list[str]) -> list[str]:
     list of str
         One note for clustered items or several runs per system, else none.
     """
+    if choice.clustered and choice.run_system is not None:
+        return [f"score-based measures ({', '.join(ids)}): the same two-level bootstrap (each system's runs with "
+                "replacement, then whole clusters, each item weighted by its cluster's draws); a system's value is "
+                "the mean over its runs; DeLong's test is not run; the curves are those of each system's first run "
+                "(with scores)"]
     if choice.clustered:
         return [f"score-based measures ({', '.join(ids)}): the same cluster bootstrap (each item weighted by the "
                 "number of times its cluster is drawn, the same clusters for every system); the randomisation "

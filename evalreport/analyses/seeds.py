@@ -71,7 +71,10 @@ class SeedsDesign:
     -----
     With several runs the pairwise table holds the paired bootstrap test only: approximate
     randomisation and McNemar's test exchange or compare one prediction per item, which a system
-    of several runs does not have.
+    of several runs does not have. Around a clustered design (``inner.clusters``: whole clusters
+    drawn within folds, the same clusters for every run of every system) the two levels are runs,
+    then clusters; with one run per system the randomisation test and McNemar's test are the wrapped
+    design's (clusters swapped whole, the clustered McNemar test of Durkalski et al. 2003).
     """
 
     kind = "seeds"
@@ -132,6 +135,18 @@ class SeedsDesign:
                    rng.multinomial(idx.size, np.full(idx.size, 1.0 / idx.size), size=n_resamples).astype(float)
                    for idx in self.index]
         return _means(values, self.index, weights)
+
+    @property
+    def swap_unit(self) -> str:
+        """What the wrapped design's randomisation test swaps (item or cluster)."""
+        return str(getattr(self.inner, "swap_unit", "discordant item"))
+
+    def cluster_right(self) -> np.ndarray | None:
+        """``(S, C)`` the wrapped design's right items per cluster (one run per system), or None without
+        clusters: McNemar's test on clustered items is then the clustered test, as without runs."""
+        per_cluster = getattr(self.inner, "cluster_right", None)
+        right = per_cluster() if per_cluster is not None else None
+        return None if right is None else np.asarray(right)[self._single(np.arange(len(self.systems)))]
 
     def _single(self, systems: np.ndarray) -> np.ndarray:
         """The run of each system (one run per system only)."""

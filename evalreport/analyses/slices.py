@@ -350,7 +350,9 @@ def single_label_designs(choice, runs, *, positive: int | None, policy: str, cos
         return int(np.unique(gold[items]).size)
 
     label = {"clustered items": "whole clusters within each slice",
-             "several runs per system": "two-level bootstrap (runs, then the slice's items) within each slice"}
+             "several runs per system": "two-level bootstrap (runs, then the slice's items) within each slice",
+             "clustered items, several runs per system": "two-level bootstrap (runs, then whole clusters) within "
+                                                         "each slice"}
     unresampled = None
     if choice.clustered:
         from evalreport.analyses.designs import lone_cluster

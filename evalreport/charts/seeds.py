@@ -33,7 +33,8 @@ def _order(values: pd.Series, hib: bool) -> list[str]:
 
 
 def seed_strip(runs: pd.DataFrame, *, measure: str, intervals: pd.DataFrame | None = None,
-               higher_is_better: bool | None = None, title: str | None = None) -> alt.LayerChart:
+               higher_is_better: bool | None = None, title: str | None = None,
+               unit: str = "items") -> alt.LayerChart:
     """One row per system: a dot per run (seed), the mean over runs and its interval as a bar.
 
     Parameters
@@ -48,6 +49,8 @@ def seed_strip(runs: pd.DataFrame, *, measure: str, intervals: pd.DataFrame | No
         The measure's direction (default: the registry's); the best system is on top.
     title : str, optional
         The chart's title.
+    unit : str
+        What the bootstrap draws after the runs, for the subtitle (``"clusters"`` with clustered items).
 
     Returns
     -------
@@ -98,7 +101,7 @@ def seed_strip(runs: pd.DataFrame, *, measure: str, intervals: pd.DataFrame | No
     runs_per = sorted(set(mean["n_runs"]))
     counts = f"{runs_per[0]} runs each" if len(runs_per) == 1 else f"{runs_per[0]}-{runs_per[-1]} runs"
     sub = [f"{len(order)} systems, {counts}; a dot per run (seed), a dark tick at the mean over runs",
-           "the dark line: the interval of the mean (two-level bootstrap over runs and items)" if has_iv else ""]
+           f"the dark line: the interval of the mean (two-level bootstrap over runs and {unit})" if has_iv else ""]
     return with_properties(alt.layer(*layers), width=PLOT_WIDTH, height=alt.Step(band_step(len(order), lo=18, hi=30)),
                            title=chart_title(title or f"Every run under {name}", *sub))
 

@@ -48,6 +48,8 @@ MAX_CONFUSION_CLASSES = 40
 
 #: The letters' test named on the page when each system has several runs (docs/seeds.md).
 TWO_LEVEL_TEST = "two-level bootstrap (runs, then items)"
+#: The same with clustered items: each resample draws runs, then whole clusters.
+TWO_LEVEL_CLUSTER_TEST = "two-level bootstrap (runs, then clusters)"
 
 
 def _short(text: str) -> str:
@@ -293,7 +295,7 @@ def page_data(tables: Mapping[str, pd.DataFrame], manifest: Mapping[str, Any], *
         for block in [*raw.values(), shown_settings]:
             for key in ("test", "pairwise_test"):
                 if block.get(key) == "bootstrap":
-                    block[key] = TWO_LEVEL_TEST
+                    block[key] = TWO_LEVEL_CLUSTER_TEST if settings.get("cluster_col") else TWO_LEVEL_TEST
     cal = (set_calibrated(measures, systems, tables, _num, _rank) if sets else
            {m: c for m in measures if (c := _calibrated(m, systems, tables)) is not None})
     every = bool(len(tables.get("measure_letters", pd.DataFrame())))

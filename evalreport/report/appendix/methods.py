@@ -156,6 +156,10 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
     clustered = bool(s.get("cluster_col")) and intervals
     if clustered:
         _cluster_methods(seg, data, s, B, seed, alpha)
+        if s.get("runs_per_system"):          # clustered items with several runs: runs, then clusters
+            from evalreport.report.appendix.seeds import seeds_segments
+
+            seeds_segments(data, seg, s["runs_per_system"], B, clusters=True)
     if intervals and not clustered:
         folds = data.meta.get("folds") or 0
         unit = "runs and items" if s.get("runs_per_system") else "items"      # two levels: said just below

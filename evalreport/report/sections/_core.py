@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.letters import TEST_NAMES, TWO_LEVEL_TEST
+from evalreport.analyses.letters import TEST_NAMES, TWO_LEVEL_CLUSTER_TEST, TWO_LEVEL_TEST
 from evalreport.escape import csv_unquote
 from evalreport.measures import get
 from evalreport.report.section_tables import MIN_SYSTEMS_AGREEMENT, integer_ranks
@@ -190,8 +190,12 @@ class ReportBase:
         """What each bootstrap resample draws, in words: clusters, runs and items, or items."""
         settings = self.manifest.get("settings", {})
         if settings.get("cluster_col"):
-            return "clusters"
+            return "runs and clusters" if settings.get("runs_per_system") else "clusters"
         return "runs and items" if settings.get("runs_per_system") else "items"
+
+    def _several_runs(self) -> bool:
+        """Whether a system's value is the mean over several runs (the two-level bootstrap, over items or clusters)."""
+        return self._resampled() in ("runs and items", "runs and clusters")
 
     def _test_name(self) -> str:
         """The reader's name of the pairwise test behind the letters, rank intervals and winners' leads: with
@@ -199,6 +203,8 @@ class ReportBase:
         test = self.meta.get("pairwise_test", "bootstrap")
         if test == "bootstrap" and self._resampled() == "runs and items":
             return TWO_LEVEL_TEST
+        if test == "bootstrap" and self._resampled() == "runs and clusters":
+            return TWO_LEVEL_CLUSTER_TEST
         return TEST_NAMES.get(test, test)
 
     @staticmethod

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport import charts
-from evalreport.analyses.letters import TWO_LEVEL_TEST, letters_sentence, range_sentence
+from evalreport.analyses.letters import TWO_LEVEL_CLUSTER_TEST, TWO_LEVEL_TEST, letters_sentence, range_sentence
 from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
@@ -100,7 +100,7 @@ class CommonSections(ReportBase):
                                              strongest=str(list(best)[0]) if len(best) else None,
                                              baseline_names=BASELINE_CHART_WORDS,
                                              points="mean over each system's runs"
-                                             if self._resampled() == "runs and items" else "value on all items")
+                                             if self._several_runs() else "value on all items")
         intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
         letters = "" if groups.empty or "letters" not in groups else (
             " Colour: the significance letters. " + letters_sentence(self._test_name(),
@@ -230,7 +230,8 @@ class CommonSections(ReportBase):
         p = self._label(self.primary)
         if fl.empty:
             return Note(f"No pair of systems changes order between {escape(p)} and the other measures.")
-        test = TWO_LEVEL_TEST if self._resampled() == "runs and items" else "paired bootstrap"
+        test = {"runs and items": TWO_LEVEL_TEST, "runs and clusters": TWO_LEVEL_CLUSTER_TEST}.get(self._resampled(),
+                                                                                                "paired bootstrap")
         rule = (f"A flip is larger than the noise when, under both measures, the {test} test of the two "
                 f"systems' difference (the same resampled {self._resampled()} for both), Holm-corrected over the two tests of "
                 f"every flip, gives p < {alpha:g} (paired_differences.csv)." if "p_primary" in fl else
@@ -330,7 +331,7 @@ class CommonSections(ReportBase):
         words = dict(self.test_words)
         if self._resampled() == "clusters":       # the tests swap and count whole clusters
             words.update(mcnemar="clustered McNemar", bootstrap="paired cluster bootstrap")
-        elif self._resampled() == "runs and items":
+        elif self._several_runs():
             words.update(bootstrap=self._test_name())
         wide.columns = [f"p ({words.get(t, t)}, Holm)" for t in wide.columns]
         diff = pw[pw["test"] != "mcnemar"].groupby(["system_a", "system_b"])["difference"].first()

@@ -29,8 +29,10 @@ class OverviewSections(ReportBase):
         ]
         unit = {"clusters": "whole clusters"}.get(self._resampled(), self._resampled())
         if m.get("bootstrap"):
-            how = (f"{self._test_name()} resamples" if unit == "runs and items" else
+            how = (f"{self._test_name()} resamples" if self._several_runs() else
                    f"paired bootstrap resamples over {unit}")
+            if self._resampled() == "runs and clusters":      # the design in words: both levels
+                how += " (clustered items, several runs per system)"
             lines.append(f"Uncertainty: {m['bootstrap']:,} {how}, seed "
                          f"{m.get('seed')}; intervals are {100 * (1 - m.get('alpha', 0.05)):g}% percentile intervals.")
         if m.get("positive"):
@@ -125,7 +127,8 @@ class OverviewSections(ReportBase):
         from evalreport.analyses.clusters import FEW_CLUSTERS, design_sentence
 
         few = int(design["n_clusters"].iloc[0]) < FEW_CLUSTERS
-        return Note(design_sentence(design, quote=escape, label=self._label(self.primary)) + " Every system's "
+        return Note(design_sentence(design, quote=escape, label=self._label(self.primary),
+                                    one_run=self._several_runs()) + " Every system's "
                     "design effect is in design.csv.", kind="warning" if few else "note")
 
     # ------------------------------------------------------------------ 3. every measure
@@ -141,7 +144,7 @@ class OverviewSections(ReportBase):
         after = " after prevalence calibration" if calibrated else ""
         rest = ". Undefined (0/0) cells are marked and the reason is given; the measures' ids and definitions are in " \
                "the appendix."
-        if self._resampled() == "runs and items":
+        if self._several_runs():
             rest = "; each value is the mean over the system's runs (every run's value is in runs.csv)" + rest
         if values.shape[1] > max(values.shape[0], MAX_SYSTEM_COLUMNS):
             # more systems than measures: a column per system would not fit the page, a row per system does

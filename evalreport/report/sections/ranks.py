@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 
 from evalreport import charts
-from evalreport.analyses.letters import TWO_LEVEL_TEST
+from evalreport.analyses.letters import TWO_LEVEL_CLUSTER_TEST, TWO_LEVEL_TEST
 from evalreport.analyses.rank_intervals import rank_interval_sentence
 from evalreport.escape import markdown as escape
 from evalreport.report.display import Chart, Note, Table
@@ -39,11 +39,12 @@ class RankSections(ReportBase):
         r = row.iloc[0]
         n = self.meta.get("n_items")
         items = f"{n:,} items" if isinstance(n, int) else "these items"
-        test = {"clusters": "paired cluster bootstrap test", "runs and items": f"{TWO_LEVEL_TEST} test"}.get(
+        test = {"clusters": "paired cluster bootstrap test", "runs and items": f"{TWO_LEVEL_TEST} test",
+                "runs and clusters": f"{TWO_LEVEL_CLUSTER_TEST} test"}.get(
             self._resampled(), "paired bootstrap test")
         unit = "items"
         n_clusters = self.manifest.get("settings", {}).get("n_clusters")
-        if self._resampled() == "clusters" and n_clusters:
+        if self._resampled() in ("clusters", "runs and clusters") and n_clusters:
             # clustered: the cluster bootstrap's se, and the test set's size is its clusters
             items = f"{int(n_clusters):,} clusters" + (f" ({n:,} items)" if isinstance(n, int) else "")
             unit = "clusters"

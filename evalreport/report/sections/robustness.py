@@ -197,7 +197,7 @@ class RobustnessSections(ReportBase):
 
     def _runs_words(self) -> str:
         """With several runs per system, what a per-class value is; else nothing."""
-        return "; counts averaged over each system's runs" if self._resampled() == "runs and items" else ""
+        return "; counts averaged over each system's runs" if self._several_runs() else ""
 
     # ------------------------------------------------------------------ 7. chance baselines
     def _baselines_not_computed(self, base: pd.DataFrame, reasons: pd.DataFrame) -> pd.DataFrame:

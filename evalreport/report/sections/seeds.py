@@ -53,6 +53,16 @@ class SeedsSections(ReportBase):
         table = self.table(name)
         return table[table["measure"].astype(str) == self.primary] if "measure" in table else table
 
+    def _second_level(self) -> str:
+        """What each resample draws after the runs, in words (clusters of items, or items)."""
+        if self._resampled() == "runs and clusters":
+            return "whole clusters of test items (clustered items, several runs per system; the same clusters"
+        return "the test items (the same items"
+
+    def _unit(self) -> str:
+        """What the item noise resamples: whole clusters of items, or items."""
+        return "whole clusters of test items" if self._resampled() == "runs and clusters" else "test items"
+
     def seeds_note(self) -> Note:
         """What the leaderboard's values and intervals are with several runs, in words."""
         spread = self._primary_rows("seed_spread")
@@ -65,7 +75,7 @@ class SeedsSections(ReportBase):
         names = ", ".join(f"**{escape(s)}**" for s in self.in_board_order(seedy["system"]))
         text = (f"{counted(len(spread), 'system')} with {runs} (one per training seed). A system's value is the mean "
                 f"of {label} over its runs; its interval comes from a two-level bootstrap: every resample draws each "
-                "system's runs with replacement, then the test items (the same items for every run of every system), "
+                f"system's runs with replacement, then {self._second_level()} for every run of every system), "
                 "so it holds both the seed's and the test set's share of the uncertainty (Bouthillier et al. 2021). ")
         if len(seedy):
             text += (f"For {names} the seed spread is larger than the item noise: another seed moves "
@@ -84,7 +94,8 @@ class SeedsSections(ReportBase):
             return Note("No runs table: one run per system.")
         iv = self.table("intervals")
         chart = seed_strip(runs, measure=self.primary, intervals=iv if len(iv) else None,
-                           higher_is_better=get(self.primary).higher_is_better)
+                           higher_is_better=get(self.primary).higher_is_better,
+                           unit="clusters" if self._resampled() == "runs and clusters" else "items")
         return Chart(chart, name="seed-strip",
                      caption="Each dot is one run (seed) of a system; the dark tick is the mean over its runs, the "
                              "line its interval. Hover a dot for the run's name and value.")
@@ -97,7 +108,7 @@ class SeedsSections(ReportBase):
         chart = seed_spread_bars(spread, measure=self.primary, higher_is_better=get(self.primary).higher_is_better)
         return Chart(chart, name="seed-spread",
                      caption="Seed spread: the standard deviation of a system's runs. Item noise: the bootstrap "
-                             "standard error of one run over the test items (the mean over its runs).")
+                             f"standard error of one run over the {self._unit()} (the mean over its runs).")
 
     def seed_spread_table(self) -> Table | Note:
         """The seed spread, item noise and standard error of the mean per system (primary measure)."""
@@ -110,7 +121,8 @@ class SeedsSections(ReportBase):
                              "SE of the mean": spread["se"].astype(float)})
         return Table(show, index=False,
                      caption=f"{self._label(self.primary)}: the mean over runs, the standard deviation over runs "
-                             "(seed spread), the bootstrap standard error of one run over items (item noise) and "
+                             f"(seed spread), the bootstrap standard error of one run over {self._unit()} (item noise) "
+                             "and "
                              "the standard error of the mean from the two-level bootstrap; every run's value of every "
                              "measure is in runs.csv.")
 
