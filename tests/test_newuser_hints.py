@@ -4,7 +4,11 @@ nothing written; it also says that case is the difference, so the fix is obvious
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -77,3 +81,30 @@ def test_the_audit_page_explains_every_property_code():
     assert set(rows) == set(PROPERTIES)
     for pid, prop in PROPERTIES.items():
         assert prop.ref in rows[pid] and prop.title in rows[pid], rows[pid]
+
+
+def test_the_documented_submission_check_finds_every_bad_file_in_one_pass(tmp_path):
+    """docs/leaderboard.md's loop, run as written (with this interpreter's evalreport): one line for each
+    bad submission, naming its file, and nothing for a good one."""
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("no bash")
+    text = (Path(__file__).resolve().parent.parent / "docs" / "leaderboard.md").read_text(encoding="utf-8")
+    section = text[text.index("## Before publishing"):]
+    loop = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
+    write(tmp_path / "gold.csv", GOLD)
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    write(runs / "team01.csv", "id,label\nt1,positive\nt2,negative\nt3,positive\n")
+    write(runs / "team04.csv", "ID,prediction\nt1,positive\nt2,negative\nt3,neutral\n")
+    write(runs / "team06.csv", "id,label\nt1,positive\nt2,negative\nt3,neutral\nt2,negative\n")
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    write(shim / "evalreport", f'#!/bin/sh\nexec "{sys.executable}" -m evalreport "$@"\n').chmod(0o755)
+    env = {**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ.get('PATH', '')}"}
+    done = subprocess.run([bash, "-c", loop], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 2, done.stdout + done.stderr
+    assert "team04.csv, line 1" in lines[0] and "'ID' for 'id'" in lines[0]
+    assert "team06.csv, line 5" in lines[1] and "repeating an id" in lines[1]
+    assert (tmp_path / "check" / "team01" / "out" / "scores.json").exists()
