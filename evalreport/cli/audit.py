@@ -15,12 +15,14 @@ def register(sub) -> None:
                     "for every measure by exhaustive enumeration of confusion matrices up to --max-n items, a "
                     "seeded random search beyond, and exact expectations for the random-classifier properties. "
                     "With --consistency: the exhaustive consistency study of binary measures (Gösgens et al. "
-                    "2021, section 5.1, Table 3).")
+                    "2021, section 5.1, Table 3). The table's columns are SETTING:PROPERTY (bin: two classes, "
+                    "mc: three); what each property means: docs/audit.md#properties.")
     p.add_argument("--measures", type=csv_list, help="measure ids, comma-separated (default: the whole catalogue; "
                    "for --consistency: Acc, BA, F1, kappa, CE, GM1, CC, SBA as in Gösgens et al. 2021)")
     p.add_argument("--properties", type=csv_list,
                    help="property ids (MON, PIII, Mon, ...), paper.ID (sebastiani.MON) or a paper "
-                        "(sebastiani, opitz, goesgens), comma-separated (default: all)")
+                        "(sebastiani, opitz, goesgens), comma-separated (default: all; each one in words: "
+                        "docs/audit.md#properties)")
     p.add_argument("--max-n", type=int, default=None,
                    help="exhaustive bound on the number of items (default: 8; for --consistency: 10, "
                         "i.e. n = 2..10 as in Gösgens et al. 2021)")

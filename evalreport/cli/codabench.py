@@ -32,7 +32,8 @@ def register(sub) -> None:
     p.add_argument("--id-col", default="id", help="item id column (default: id)")
     p.add_argument("--label-col", default="label", help="label column (default: label)")
     p.add_argument("--missing", choices=("error", "abstain"), default="error",
-                   help="gold ids missing from the submission: error (default) or a wrong 'abstain' prediction")
+                   help="gold ids missing from the submission: error (default) or a wrong '<abstain>' prediction (a class "
+                        "of the submission's own in its class averages: docs/usage.md#inputs)")
     p.add_argument("--allow-unknown", action="store_true", help="accept predicted labels outside the class set")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="N",
                    help="bootstrap resamples for the interval bounds (default: 1000; 0 = no bounds)")

@@ -54,7 +54,8 @@ def add_input_options(p: argparse.ArgumentParser, *, runs_required: bool = False
     p.add_argument("--labels", type=csv_list, help="class set and order, comma-separated (may list classes "
                    "absent from the gold labels)")
     p.add_argument("--missing", choices=("error", "abstain"), default="error",
-                   help="gold ids missing from a run: error (default) or count as a wrong 'abstain' prediction")
+                   help="gold ids missing from a run: error (default) or count as a wrong '<abstain>' prediction (a class "
+                        "of that run's own in its class averages: docs/usage.md#inputs)")
     p.add_argument("--allow-unknown", action="store_true", help="accept predicted labels outside the class set")
     p.add_argument("--backend", choices=("memory", "duckdb", "spark"), default="memory",
                    help="memory (default: one run file per system, read into memory), or duckdb / spark: count "

@@ -78,7 +78,7 @@ def listing(names: Sequence[str], limit: int = _MAX_LISTED) -> str:
 
 
 def near_miss(label: str, classes: Sequence[str]) -> str:
-    """A hint when an unknown label equals a class after Unicode (NFC) or number normalisation."""
+    """A hint when an unknown label equals a class after Unicode (NFC) or number normalisation, or but for case."""
     import unicodedata
 
     def number(text):
@@ -96,7 +96,19 @@ def near_miss(label: str, classes: Sequence[str]) -> str:
         if number(label) is not None and number(c) == number(label):
             return (f" (it equals class {short(c)} as a number: JSON Lines and Parquet numbers are written in their "
                     "shortest form, text files as written)")
+    for c in classes:
+        if c != label and c.casefold() == label.casefold():
+            return f" (it differs from class {short(c)} only in upper and lower case: labels are case-sensitive)"
     return ""
+
+
+def case_hint(missing: Sequence[str], found: Sequence[str]) -> str:
+    """A hint naming each found column that differs from a missing one only in case (``ID`` for ``id``)."""
+    pairs = [(m, f) for m in missing for f in found if f != m and f.casefold() == m.casefold()]
+    if not pairs:
+        return ""
+    named = ", ".join(f"{f!r} for {m!r}" for m, f in pairs)
+    return f" ({named}: column names are case-sensitive; rename the column)"
 
 
 def as_paths(value) -> list[Path]:

@@ -23,7 +23,7 @@ import pyarrow.json as pa_json
 import pyarrow.parquet as pq
 
 from evalreport.errors import InputError
-from evalreport.inputs.checks import FORMATS, SCAN_CHUNK, check_file, short, utf8_error
+from evalreport.inputs.checks import FORMATS, SCAN_CHUNK, case_hint, check_file, short, utf8_error
 from evalreport.inputs.delimiters import DECIMAL_COMMA, NAMES, sniff_delimiter
 from evalreport.inputs.lines import (
     check_csv_quotes,
@@ -104,6 +104,7 @@ class Table:
             word = "column" if len(missing) == 1 else "columns"
             if len(self.all_names) == 1 and self.fmt in DELIMITER and self.header:
                 found += f" (one column: none of the separators {', '.join(NAMES.values())} splits the header)"
+            found += case_hint(missing, self.all_names)
             raise InputError(f"missing {word} {', '.join(repr(m) for m in missing)}; the columns found are: {found}",
                              path=self.path, line=1 if self.fmt in HEADED and self.header else None)
 
