@@ -321,6 +321,32 @@ def test_the_codabench_page_draws_a_scored_submission_offline(tmp_path):
     assert "<b>1</b>" not in page and "<i>pos</i>" not in page and "&lt;i&gt;pos&lt;/i&gt;" in page
 
 
+def test_the_codabench_page_without_altair_says_why_it_has_no_curves(tmp_path, monkeypatch):
+    """A scorer installed without the report extra (no altair, no vl-convert) still writes the page: a
+    note says why the curves are missing, instead of the scorer failing with ModuleNotFoundError."""
+    import dataclasses
+    import importlib.util
+
+    from evalreport.report import codabench_page
+    from evalreport.report.codabench import score_submission
+
+    runs, probs = scored_runs(4, 120, ["team"], ["neg", "pos"])
+    ref, res = tmp_path / "in" / "ref", tmp_path / "in" / "res"
+    ref.mkdir(parents=True)
+    res.mkdir()
+    labels = np.asarray(runs.labels)
+    pd.DataFrame({"id": range(120), "label": labels[runs.gold]}).to_csv(ref / "gold.csv", index=False)
+    pd.DataFrame({"id": range(120), "label": labels[runs.pred[0]]}).to_csv(res / "sub.csv", index=False)
+    scored = dataclasses.replace(score_submission(tmp_path / "in", bootstrap=0),
+                                 curves={k: v for k, v in score_frames(runs, probs).items() if k == "roc_curve"})
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "altair" else real(name, *a))
+    page = codabench_page.detail_page(scored)
+    assert "<svg" not in page and "lacks altair and vl-convert-python" in page
+    monkeypatch.undo()
+    assert "<svg" in codabench_page.detail_page(scored)
+
+
 def test_reliability_diagram_leaves_out_scores_that_are_not_probabilities(folders):
     """A system whose top-label confidences fall outside [0, 1] (a linear SVM's decision values) has no
     reliability diagram; the caption says one system was left out and why."""

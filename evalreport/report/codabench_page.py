@@ -107,10 +107,25 @@ def detail_page(scored: Scored, *, title: str = "Your submission", alpha: float 
         from evalreport.report.codabench_slices import detail_frame
 
         body.append(table_html(detail_frame(scored.slices, lambda m: get(m).label), "By slice of the test set"))
-    if scored.curves:
+    if scored.curves and not _can_draw():
+        body.append(f'<p class="note">{e(_NO_CURVES)}</p>')
+    elif scored.curves:
         from evalreport.report.codabench_curves import curves_html
 
         gold = scored.per_class["gold items"].astype(float)
         body.append(curves_html(scored.curves, (gold / gold.sum()).to_dict() if gold.sum() > 0 else None))
     return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
             f"<title>{e(title)}</title><style>{_STYLE}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+#: The page's note where the scorer's environment cannot draw charts (the scores are written all the same).
+_NO_CURVES = ("The ROC, precision-recall and reliability curves of your scores are not drawn: the scoring "
+              "environment lacks altair and vl-convert-python (pip install 'evalreport[report]').")
+
+
+def _can_draw() -> bool:
+    """Whether altair and vl-convert-python are installed (the curves' SVG needs both; the base install has
+    neither)."""
+    from importlib.util import find_spec
+
+    return all(find_spec(name) is not None for name in ("altair", "vl_convert"))
