@@ -104,6 +104,7 @@ def test_the_detail_page_is_offline_and_escapes_class_names(tmp_path):
     ("two", "the submission must be one file; found 2: a.tsv, b.tsv"),
     ("bad_label", "predictions.tsv, line 5"),
     ("missing_id", "predictions.tsv, id '79'"),
+    ("no_scores", "predictions.tsv: submission error: the measure(s) roc_auc need scores"),
 ])
 def test_a_malformed_submission_is_one_line_exit_2_and_no_scores(platform, capsys, setup, message):
     root, task = platform
@@ -121,6 +122,8 @@ def test_a_malformed_submission_is_one_line_exit_2_and_no_scores(platform, capsy
         frame.to_csv(sub, sep="\t", index=False)
     elif setup == "missing_id":
         pd.read_csv(sub, sep="\t").iloc[:-1].to_csv(sub, sep="\t", index=False)
+    elif setup == "no_scores":                   # the task lists a score-based measure; the file has labels only
+        task.write_text(task.read_text(encoding="utf-8").replace('"k"]', '"k", "roc_auc"]'), encoding="utf-8")
     elif setup == "no_ref":
         import shutil
 

@@ -400,8 +400,9 @@ def _score_values(runs, records, frame, *, positive, policy, bootstrap, seed, al
 
     pos = None if positive is None else resolve_positive(positive, list(runs.labels), len(runs.labels))
     if runs.scores is None or (np.ndim(runs.scores) == 2 and pos is None):
+        run = next((src.path for src in runs.sources if src.role == "run"), None)
         raise InputError(f"{SUBMISSION}: the measure(s) {', '.join(m.id for m in records)} need scores: a 'score' "
-                         "column (with the task's positive class) or score_<class> columns")
+                         "column (with the task's positive class) or score_<class> columns", path=run)
     sc = score_counts(runs, positive=pos)
     results = [compute_scores(m, sc, policy=policy) for m in records]
     extra = pd.DataFrame({"measure": [m.id for m in records], "value": [float(r.value[0]) for r in results],
