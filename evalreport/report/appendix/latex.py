@@ -125,10 +125,14 @@ def _cell(c: Cell, width: float | None = None) -> str:
     if c.bold:
         text = rf"\textbf{{{text}}}"
     if c.sup:
-        text += rf"\textsuperscript{{{latex_literal(c.sup)}}}"
+        # many systems hold long letter lists ("h1,k1,m1-o1,..."): they may break after a comma (a
+        # superscript is a box, so each piece is one)
+        pieces = c.sup.split(",")
+        text += r"\allowbreak{}".join(rf"\textsuperscript{{{latex_literal(part + ',' * (k < len(pieces) - 1))}}}"
+                                      for k, part in enumerate(pieces))
     if c.interval:
         lo, hi = (t.replace("-", r"\ensuremath{-}") for t in c.interval)
-        text += rf" {{\scriptsize [{lo}, {hi}]}}"
+        text += rf" {{\scriptsize [{lo},~{hi}]}}"   # the interval on one line
     if c.rank:
         text += rf" {{\scriptsize ({c.rank})}}"
     return text

@@ -42,10 +42,11 @@ def _cell(c: Cell, width: float | None = None) -> str:
     if c.bold:
         parts = [f"strong({parts[0]})"]
     if c.sup:
-        parts.append(f"super({lit(c.sup)})")
+        parts.append(f"super({lit(c.sup.replace(',', ',' + _ZWSP))})")   # long letter lists break after a comma
     if c.interval:
         lo, hi = (t.replace("-", "\u2212") for t in c.interval)
-        parts.append(f"text(size: 0.8em, {lit(f' [{lo}, {hi}]')})")
+        interval = f" [{lo},\u00a0{hi}]"          # on one line
+        parts.append(f"text(size: 0.8em, {lit(interval)})")
     if c.rank:
         parts.append(f"text(size: 0.8em, {lit(f' ({c.rank})')})")
     return "[#" + "#".join(parts) + "]" if len(parts) > 1 else f"[#{parts[0]}]"
