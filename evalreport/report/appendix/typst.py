@@ -72,8 +72,11 @@ def table(spec: TableSpec) -> str:
         body = ",\n    ".join(", ".join(_cell(c, col.width) for c, col in zip(row, spec.columns)) for row in rows)
         if first == 0:
             title, tail = f"  caption: {caption(spec.caption)},", f") <{label}>"
-        else:     # no second number: a caption that names the table
-            title = (f"  caption: [#ref(<{label}>)#{lit(continued_text(spec, first, len(rows)))}], "
+        else:     # no second number: a caption that names the table (its number as text: a #ref link in a
+            # float's caption stops Typst 0.15's tagged PDF export, "expected link ancestor")
+            number = (f"#context {{ let f = query(<{label}>).first(); f.supplement + [ ] + "
+                      "numbering(f.numbering, ..f.counter.at(f.location())) }")
+            title = (f"  caption: [{number}#{lit(continued_text(spec, first, len(rows)))}], "
                      "numbering: none, outlined: false,")
             tail = ")"
         out += [
