@@ -210,3 +210,16 @@ def test_the_latex_appendix_stays_within_the_page(hundred, tmp_path):
     assert _words_outside(folder / "main-example.pdf", 0.8) == []
     text = subprocess.run(["pdftotext", str(folder / "main-example.pdf"), "-"], capture_output=True, text=True).stdout
     assert "Table 1, continued: systems" in text
+
+
+def test_typst_column_tables_after_page_tables_wait_for_them():
+    """A column table in the text after page-wide tables starts once they are placed (#place.flush): in the
+    strips page floats leave at the foot of pages it was dealt out a row (or a lone header) per column."""
+    from evalreport.report.appendix.writer import _appendix_typ
+
+    page = TableSpec("measures", "m", [Column("M", 1.0, "l")], [[Cell("x", kind="text")]], width="page")
+    column = TableSpec("baselines", "b", [Column("B", 1.0, "l")], [[Cell("y", kind="text")]])
+    lines = _appendix_typ([column, page, page, column], []).splitlines()
+    includes = [line for line in lines if line.startswith(("#include \"tables", "#place.flush"))]
+    assert includes == ['#include "tables/baselines.typ"', '#include "tables/measures.typ"',
+                        '#include "tables/measures.typ"', "#place.flush()", '#include "tables/baselines.typ"']

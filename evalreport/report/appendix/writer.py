@@ -170,7 +170,15 @@ def _appendix_typ(specs, figures, *, fixed_width: bool = False) -> str:
     ]
     specs, notes = _included(specs, column=True)
     lines += [f"// {n}" for n in notes]
-    tables = [f'#include "tables/{s.name}.typ"' for s in specs]
+    tables: list[str] = []
+    after_page = False
+    for s in specs:
+        if s.width != "page" and after_page:
+            # a column table after page tables starts once they are placed: in the strips they leave at the
+            # foot of pages it was dealt out a row (or a lone header) per column, page after page
+            tables.append("#place.flush()")
+        after_page = s.width == "page"
+        tables.append(f'#include "tables/{s.name}.typ"')
     floats: list[str] = []              # page-wide figures, given before the tables (see the docstring)
     for f in figures:
         if f.name in TYPST_COLUMN_FIGURES and f.size != "column":
