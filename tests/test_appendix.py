@@ -141,8 +141,8 @@ def _appendix_leaderboard(bundle) -> pd.DataFrame:
     for line in body:
         rank, _, value = line.rstrip("\\ ").split(" & ")
         value = value.replace(r"\ensuremath{-}", "-")
-        v, lo, hi = re.fullmatch(r"(?:\\textbf\{)?([-\d.]+)\}?(?:\\textsuperscript\{\w+\})? \{\\scriptsize "
-                                 r"\[([-\d.]+), ([-\d.]+)\]\}", value).groups()
+        v, lo, hi = re.fullmatch(r"(?:\\textbf\{)?([-\d.]+)\}?(?:\\textsuperscript\{[^}]*\}(?:\\allowbreak\{\})?)* "
+                                 r"\{\\scriptsize \[([-\d.]+),~([-\d.]+)\]\}", value).groups()
         rows.append({"rank": float(rank), "value": v, "lo": lo, "hi": hi})
     return pd.DataFrame(rows)
 

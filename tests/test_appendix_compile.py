@@ -161,8 +161,8 @@ def test_report_appendix_agrees_with_report_html(tmp_path):
     html = (out / "report.html").read_text(encoding="utf-8")
     board = pd.read_csv(out / "tables" / "leaderboard.csv")
     tex = (out / "appendix" / "tables" / "leaderboard-column.tex").read_text(encoding="utf-8")
-    shown = re.findall(r"(?:\\textbf\{)?(\d\.\d+)\}?(?:\\textsuperscript\{\w+\})? \{\\scriptsize \[(\d\.\d+), "
-                       r"(\d\.\d+)\]\}", tex)
+    shown = re.findall(r"(?:\\textbf\{)?(\d\.\d+)\}?(?:\\textsuperscript\{[^}]*\}(?:\\allowbreak\{\})?)* "
+                       r"\{\\scriptsize \[(\d\.\d+),~(\d\.\d+)\]\}", tex)
     assert len(shown) == len(board)
     d = len(shown[0][0].split(".")[1])
     for (v, lo, hi), row in zip(shown, board.itertuples()):

@@ -12,7 +12,7 @@ from evalreport.inputs import read_runs
 from evalreport.report.build import analyse
 from evalreport.report.display import Chart
 from evalreport.report.sections import open_report
-from evalreport.report.sections.many_systems import MAX_PRINT_SYSTEMS, print_first, print_systems
+from evalreport.report.sections.many_systems import MAX_PRINT_SYSTEMS, print_first, print_systems, shown_sentence
 
 
 def _write(folder, n_systems: int):
@@ -47,7 +47,8 @@ def hundred(tmp_path_factory):
 @pytest.mark.parametrize("make, table", [(lambda r: r.rank_heatmap(), "ranks.csv"),
                                          (lambda r: r.rank_heatmap(calibrated=True), "ranks.csv"),
                                          (lambda r: r.what_if_chart(), "what_if.csv"),
-                                         (lambda r: r.slice_heatmap_chart(), "slices.csv")])
+                                         (lambda r: r.slice_heatmap_chart(), "slices.csv"),
+                                         (lambda r: r.leaderboard_chart(), "leaderboard.csv")])
 def test_printed_heatmaps_show_the_first_forty_and_say_so(hundred, make, table):
     chart = make(hundred)
     assert isinstance(chart, Chart)
@@ -62,9 +63,15 @@ def test_printed_heatmaps_show_the_first_forty_and_say_so(hundred, make, table):
 
 def test_few_systems_print_as_they_are(tmp_path):
     rep = _report(tmp_path, 12)
-    for chart in (rep.rank_heatmap(), rep.slice_heatmap_chart(), rep.what_if_chart()):
+    for chart in (rep.rank_heatmap(), rep.slice_heatmap_chart(), rep.what_if_chart(), rep.leaderboard_chart()):
         assert isinstance(chart, Chart)
         assert chart.print_spec is chart.spec and "Printed" not in (chart.print_caption or "")
+
+
+def test_shown_sentence_names_the_csv():
+    assert shown_sentence(40, 300, table="ranks.csv") == (" Shown: the first 40 systems of the leaderboard's 300; "
+                                                          "every system is in ranks.csv.")
+    assert shown_sentence(40, 1200, table="t.csv").endswith("leaderboard's 1,200; every system is in t.csv.")
 
 
 def test_print_systems_and_keywords():

@@ -46,6 +46,7 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     from evalreport.report.appendix.curves import curve_figures
     from evalreport.report.appendix.sources import paper_label as label  # whose equation
     from evalreport.report.section_tables import BASELINE_CHART_WORDS, MIN_SYSTEMS_AGREEMENT
+    from evalreport.report.sections.many_systems import print_systems, shown_sentence
 
     primary = data.primary
     out = []
@@ -58,6 +59,13 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     base = data.table("baselines")
     base = base[base["measure"] == primary] if not base.empty else None
     groups = data.table("groups")
+    board = data.table("leaderboard")
+    systems = list(board.sort_values("rank", kind="stable")["system"].astype(str)) if len(board) else None
+    top = print_systems(systems or [])
+    shown = "" if top is None else shown_sentence(len(top), len(systems or []), table="leaderboard.csv")
+    if top is not None:
+        iv = iv[iv["system"].astype(str).isin(top)]
+        groups = groups[groups["system"].astype(str).isin(top)] if "system" in groups else groups
     chart = charts.leaderboard_intervals(iv, measure=primary, baselines=base,
                                          groups=groups if not groups.empty else None,
                                          higher_is_better=get(primary).higher_is_better,
@@ -67,14 +75,15 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
                                                                  data.settings.get("alpha", 0.05))
         + range_sentence(groups["letters"]))
     out.append(("leaderboard", f"Systems under {label(primary)} with their bootstrap intervals; dashed lines: chance "
-                               f"baselines.{letters}", chart, "column"))
+                               f"baselines.{letters}{shown}", chart, "column"))
     ranks = data.table("ranks")
-    board = data.table("leaderboard")
-    systems = list(board.sort_values("rank", kind="stable")["system"].astype(str)) if len(board) else None
-    out.append(("ranks", "Rank of every system under every measure.",
+    if top is not None:
+        ranks = ranks[ranks["system"].astype(str).isin(top)]
+    rows = top if top is not None else systems
+    out.append(("ranks", "Rank of every system under every measure." + shown.replace("leaderboard.csv", "ranks.csv"),
                 # a few systems: a row each (a column each would make a tall, narrow figure of a page)
-                charts.rank_heatmap(ranks, systems=systems,
-                                    orient="systems_rows" if systems is not None and len(systems) <= 6 else "auto"),
+                charts.rank_heatmap(ranks, systems=rows,
+                                    orient="systems_rows" if rows is not None and len(rows) <= 6 else "auto"),
                 "page"))
     corr = data.table("rank_correlation")
     order = data.measures or None

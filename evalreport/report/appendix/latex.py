@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 from evalreport.escape import latex_portable as latex_literal
-from evalreport.report.appendix.tables import Cell, TableSpec
+from evalreport.report.appendix.tables import Cell, TableSpec, continued_text, table_parts
 
 __all__ = ["table", "breakable", "caption", "CHAR_MACRO", "PACKAGES", "latex_literal"]
 
@@ -125,10 +125,14 @@ def _cell(c: Cell, width: float | None = None) -> str:
     if c.bold:
         text = rf"\textbf{{{text}}}"
     if c.sup:
-        text += rf"\textsuperscript{{{latex_literal(c.sup)}}}"
+        # many systems hold long letter lists ("h1,k1,m1-o1,..."): they may break after a comma (a
+        # superscript is a box, so each piece is one)
+        pieces = c.sup.split(",")
+        text += r"\allowbreak{}".join(rf"\textsuperscript{{{latex_literal(part + ',' * (k < len(pieces) - 1))}}}"
+                                      for k, part in enumerate(pieces))
     if c.interval:
         lo, hi = (t.replace("-", r"\ensuremath{-}") for t in c.interval)
-        text += rf" {{\scriptsize [{lo}, {hi}]}}"
+        text += rf" {{\scriptsize [{lo},~{hi}]}}"   # the interval on one line
     if c.rank:
         text += rf" {{\scriptsize ({c.rank})}}"
     return text
@@ -143,28 +147,38 @@ def _colspec(spec: TableSpec) -> str:
 
 
 def table(spec: TableSpec) -> str:
-    """One table (``table`` for a column, ``table*`` for the page) as LaTeX source."""
+    """One table (``table`` for a column, ``table*`` for the page) as LaTeX source; a table taller than
+    a page is written as several floats (:func:`~.tables.table_parts`), each with the header, the
+    continued ones with a caption line that names the table and its rows (LaTeX's ``longtable`` would
+    break it, but not in a two-column paper)."""
     env = "table" if spec.width == "column" else "table*"
     head = " & ".join(rf"${c.math[0]}$" if c.math else rf"\textbf{{{breakable(c.title, width_in=c.width)}}}"
                       for c in spec.columns) + r" \\"
-    body = "\n".join(" & ".join(_cell(c, col.width) for c, col in zip(row, spec.columns)) + r" \\"
-                     for row in spec.rows)
     label = "tab:evalreport-" + spec.name
-    return "\n".join([
-        f"% {spec.name}: {spec.total_width():.2f} in wide (fixed column widths; booktabs, no vertical rules)",
-        rf"\begin{{{env}}}[tbp]",
-        r"\centering\footnotesize\setlength{\tabcolsep}{3pt}",
-        rf"\caption{{{caption(spec.caption)}}}\label{{{label}}}",
-        rf"\begin{{tabular}}{{@{{\hspace{{3pt}}}}{_colspec(spec)}@{{\hspace{{3pt}}}}}}",
-        r"\toprule",
-        head,
-        r"\midrule",
-        body,
-        r"\bottomrule",
-        r"\end{tabular}",
-        rf"\end{{{env}}}",
-        "",
-    ])
+    out = [f"% {spec.name}: {spec.total_width():.2f} in wide (fixed column widths; booktabs, no vertical rules)"]
+    parts = table_parts(spec)
+    for first, rows in parts:
+        body = "\n".join(" & ".join(_cell(c, col.width) for c, col in zip(row, spec.columns)) + r" \\"
+                         for row in rows)
+        if first == 0:
+            title = rf"\caption{{{caption(spec.caption)}}}\label{{{label}}}"
+        else:   # no second number: a line that names the table
+            title = (rf"{{Table~\ref{{{label}}}{latex_literal(continued_text(spec, first, len(rows)))}}}"
+                     r"\par\smallskip")
+        out += [
+            rf"\begin{{{env}}}[tbp]",
+            r"\centering\footnotesize\setlength{\tabcolsep}{3pt}",
+            title,
+            rf"\begin{{tabular}}{{@{{\hspace{{3pt}}}}{_colspec(spec)}@{{\hspace{{3pt}}}}}}",
+            r"\toprule",
+            head,
+            r"\midrule",
+            body,
+            r"\bottomrule",
+            r"\end{tabular}",
+            rf"\end{{{env}}}",
+        ]
+    return "\n".join(out) + "\n"
 
 
 def caption(value) -> str:

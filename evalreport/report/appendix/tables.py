@@ -21,10 +21,11 @@ import pandas as pd
 from evalreport.analyses.letters import letters_sentence, range_sentence
 from evalreport.report.appendix.numbers import REPORT_DIGITS, decimals, fmt
 from evalreport.report.section_tables import BASELINE_WORDS
+from evalreport.report.sections.many_systems import MAX_PRINT_SYSTEMS, shown_sentence
 
 __all__ = ["Cell", "Column", "TableSpec", "COLUMN_IN", "PAGE_IN", "GAP_IN", "leaderboard",
            "measures_tables", "per_class_tables", "baselines_table", "systems_per_table", "build_all",
-           "primary_decimals"]
+           "primary_decimals", "table_parts", "text_lines", "PART_HEIGHT_IN", "MAX_TABLE_SYSTEMS"]
 
 COLUMN_IN, PAGE_IN = 3.3, 6.9
 #: Space on each side of a column (LaTeX: ``\tabcolsep`` = 3 pt; Typst: cell inset 3 pt).
@@ -33,6 +34,18 @@ GAP_IN = 3 / 72.27
 SYSTEM_COL_IN = 0.66
 #: Width of the first column (measure or class names) of those tables.
 NAME_COL_IN = 1.55
+#: The most systems the measures x systems and per-class tables show (the first of the leaderboard; the CSV
+#: files hold them all): as many as the report's printed heatmaps, in at most six page tables.
+MAX_TABLE_SYSTEMS = MAX_PRINT_SYSTEMS
+#: The tallest part of a table (in), caption, header and rows: a float taller than the text runs off the page
+#: (LaTeX: "Float too large"; Typst: over the bottom margin). The default article class on US letter has
+#: 7.3 in of text; the rest is the float's spacing. A longer table continues in further parts.
+PART_HEIGHT_IN = 6.9
+#: Mean width (pt) of a character of the 8 pt table text, rounded up (names break only at their break
+#: points, so a line holds fewer characters than fit): how many lines a name takes in its column.
+_CHAR_PT = 4.6
+#: Line pitch (pt) of the 8 pt table text and the padding of a row, the larger of LaTeX's and Typst's.
+_LINE_PT, _ROW_PAD_PT = 10.5, 4.0
 
 
 @dataclass
@@ -65,10 +78,123 @@ class TableSpec:
     rows: list[list[Cell]]
     width: str = "column"  # "column" or "page"
     notes: list[str] = field(default_factory=list)
+    row_noun: str = "row"  # what a row is ("system", "class"), for a continued part's caption
 
     def total_width(self) -> float:
         """Inches the table takes: its columns plus a gap on each side of every column."""
         return sum(c.width for c in self.columns) + 2 * GAP_IN * len(self.columns)
+
+
+def text_lines(text: str, width_in: float, *, char_pt: float = _CHAR_PT) -> int:
+    """How many lines ``text`` takes in a column ``width_in`` inches wide, filled word by word.
+
+    A word breaks only after ``_``, ``-``, ``.`` or ``/`` or at a change of case or between letters and
+    digits (:func:`~evalreport.report.appendix.latex.breakable`); the estimate breaks there only, and a
+    piece longer than a line takes as many lines as it needs.
+
+    Parameters
+    ----------
+    text : str
+        The cell's text.
+    width_in : float
+        The column's width in inches.
+    char_pt : float
+        The width of a character in points.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    import re
+
+    per_line = max(1, int(width_in * 72 / char_pt))
+    # (piece, whether a space comes before it)
+    pieces = [(p, k == 0) for word in str(text).split()
+              for k, p in enumerate(re.findall(r"[^_\-./]*[_\-./]+|[^_\-./]+", word))]
+    lines, used = 1, 0
+    for piece, spaced in pieces:
+        need = len(piece) + (1 if used and spaced else 0)
+        if used + need <= per_line:
+            used += need
+            continue
+        if used:                           # the piece starts a new line
+            lines, need = lines + 1, len(piece)
+        while need > per_line:             # a piece longer than a line
+            lines, need = lines + 1, need - per_line
+        used = need
+    return lines
+
+
+def _row_pt(cells: list[Cell], columns: list[Column], *, char_pt: float = _CHAR_PT) -> float:
+    """Estimated height (pt) of one row: its tallest cell."""
+    tallest = 1
+    for cell, col in zip(cells, columns):
+        text = cell.text + (f" [{cell.interval[0]}, {cell.interval[1]}]" if cell.interval else "") + (
+            f" ({cell.rank})" if cell.rank else "") + cell.sup
+        tallest = max(tallest, text_lines(text, col.width, char_pt=char_pt))
+    return _ROW_PAD_PT + _LINE_PT * tallest
+
+
+def _caption_pt(spec: TableSpec) -> float:
+    """Estimated height (pt) of the caption across the table's width (caption segments taken as text)."""
+    text = spec.caption if isinstance(spec.caption, str) else " ".join(str(getattr(s, "text", s)) for s in spec.caption)
+    width = COLUMN_IN if spec.width == "column" else PAGE_IN
+    return _LINE_PT * text_lines(text, width) + 2 * _LINE_PT
+
+
+def table_parts(spec: TableSpec, *, height_in: float = PART_HEIGHT_IN) -> list[tuple[int, list[list[Cell]]]]:
+    """The table's rows in parts that each fit a page: ``(index of the part's first row, rows)``.
+
+    The first part carries the caption; each part repeats the header, and a continued part has a
+    one-line caption. Every part holds at least one row.
+
+    Parameters
+    ----------
+    spec : TableSpec
+        The table.
+    height_in : float
+        The most a part may take, caption, header and rows (:data:`PART_HEIGHT_IN`).
+
+    Returns
+    -------
+    list of (int, list of rows)
+        One part when the whole table fits.
+    """
+    header = _row_pt([Cell(c.title, kind="text") for c in spec.columns], spec.columns, char_pt=_CHAR_PT * 1.15)
+    room = height_in * 72 - header
+    budget = room - _caption_pt(spec)
+    parts: list[tuple[int, list[list[Cell]]]] = []
+    start, used = 0, 0.0
+    for i, row in enumerate(spec.rows):
+        h = _row_pt(row, spec.columns)
+        if i > start and used + h > budget:
+            parts.append((start, spec.rows[start:i]))
+            start, used, budget = i, 0.0, room - 3 * _LINE_PT
+        used += h
+    parts.append((start, spec.rows[start:]))
+    return parts
+
+
+def continued_text(spec: TableSpec, first: int, rows: int) -> str:
+    """What a continued part's caption says after the table's number: which rows it holds.
+
+    Parameters
+    ----------
+    spec : TableSpec
+        The table.
+    first : int
+        The index of the part's first row.
+    rows : int
+        How many rows the part holds.
+
+    Returns
+    -------
+    str
+        E.g. ``", continued: systems 41-80 of 100."``
+    """
+    noun = spec.row_noun + "s"
+    return f", continued: {noun} {first + 1}\u2013{first + rows} of {len(spec.rows):,}."
 
 
 def paper_measure_label(measure_id: str) -> str:
@@ -138,7 +264,7 @@ def leaderboard(data) -> list[TableSpec]:
     cap += f" Values to {d} decimals (the rounding rule is in the methods paragraph)."
     narrow = TableSpec("leaderboard-column", cap,
                        [Column("Rank", 0.32), Column("System", 1.38, "l"), Column(_short(primary), 1.25)],
-                       [[r, s, v] for r, s, v, _ in cells], width="column")
+                       [[r, s, v] for r, s, v, _ in cells], width="column", row_noun="system")
     page_cols = [Column("Rank", 0.35), Column("System", 2.0, "l"), Column(_short(primary), 1.5)]
     has_pbest = "p_best" in board and board["p_best"].notna().any()
     if has_pbest:
@@ -154,7 +280,7 @@ def leaderboard(data) -> list[TableSpec]:
         rows.append(line)
     page_cap = cap + (" P(best): the share of bootstrap resamples in which the system ranks first." if has_pbest
                       else "") + " Calibrated: the value and rank after prevalence calibration (Opitz (2022), eq.\u00a05\u20136)."
-    return [narrow, TableSpec("leaderboard-page", page_cap, page_cols, rows, width="page")]
+    return [narrow, TableSpec("leaderboard-page", page_cap, page_cols, rows, width="page", row_noun="system")]
 
 
 def _short(measure_id: str) -> str:
@@ -202,6 +328,9 @@ def measures_tables(data) -> list[TableSpec]:
     systems = list(board["system"]) if len(board) else list(dict.fromkeys(scores["system"]))
     measures = list(dict.fromkeys(scores["measure"]))
     value = scores.set_index(["system", "measure"])["value"]
+    shown = shown_sentence(MAX_TABLE_SYSTEMS, len(systems), table="scores.csv") \
+        if len(systems) > MAX_TABLE_SYSTEMS else ""
+    systems = systems[:MAX_TABLE_SYSTEMS]
     digits = {}
     for m in measures:
         sub = iv[iv["measure"] == m] if len(iv) else iv
@@ -223,9 +352,10 @@ def measures_tables(data) -> list[TableSpec]:
         which = f" (systems {first + 1}-{first + len(part)} of {len(systems)})" if len(parts) > 1 else ""
         cap = ("Every measure (rows; \u2191 higher is better, \u2193 lower is better) for every system" + which +
                ", in the leaderboard's order; in parentheses the system's rank under the measure (1 = best, in bold). "
-               "A dash: undefined (0/0). Decimals per measure from its bootstrap intervals.")
+               "A dash: undefined (0/0). Decimals per measure from its bootstrap intervals." + shown)
         cols = [Column("Measure", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
-        out.append(TableSpec(f"measures-{k}" if len(parts) > 1 else "measures", cap, cols, rows, width="page"))
+        out.append(TableSpec(f"measures-{k}" if len(parts) > 1 else "measures", cap, cols, rows, width="page",
+                             row_noun="measure"))
     return out
 
 
@@ -248,6 +378,9 @@ def per_class_tables(data, *, metric: str = "f1") -> list[TableSpec]:
     board = data.table("leaderboard")
     systems = list(board["system"]) if len(board) else list(dict.fromkeys(pc["system"]))
     classes = list(dict.fromkeys(pc["class"]))
+    shown = shown_sentence(MAX_TABLE_SYSTEMS, len(systems), table="per_class.csv") \
+        if len(systems) > MAX_TABLE_SYSTEMS else ""
+    systems = systems[:MAX_TABLE_SYSTEMS]
     wide = pc.pivot_table(index="class", columns="system", values="value", aggfunc="first").reindex(
         index=classes, columns=systems)
     best = wide.max(axis=1)
@@ -262,10 +395,10 @@ def per_class_tables(data, *, metric: str = "f1") -> list[TableSpec]:
         first = sum(len(p) for p in parts[:k - 1])
         which = f" (systems {first + 1}-{first + len(part)} of {len(systems)})" if len(parts) > 1 else ""
         cap = (f"Per-class {name} of every system{which}; the best system of each class in bold, a dash where "
-               f"it is undefined (0/0). No intervals per class: {REPORT_DIGITS} decimals, as in the report.")
+               f"it is undefined (0/0). No intervals per class: {REPORT_DIGITS} decimals, as in the report." + shown)
         cols = [Column("Class", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
         out.append(TableSpec(f"per-class-{metric}-{k}" if len(parts) > 1 else f"per-class-{metric}", cap, cols, rows,
-                             width="page"))
+                             width="page", row_noun="class"))
     return out
 
 

@@ -6,7 +6,7 @@ zero-width break points so that they wrap inside their column."""
 from __future__ import annotations
 
 from evalreport.escape import printable, typst as lit
-from evalreport.report.appendix.tables import GAP_IN, Cell, TableSpec
+from evalreport.report.appendix.tables import GAP_IN, Cell, TableSpec, continued_text, table_parts
 
 __all__ = ["table", "text", "caption"]
 
@@ -42,41 +42,57 @@ def _cell(c: Cell, width: float | None = None) -> str:
     if c.bold:
         parts = [f"strong({parts[0]})"]
     if c.sup:
-        parts.append(f"super({lit(c.sup)})")
+        parts.append(f"super({lit(c.sup.replace(',', ',' + _ZWSP))})")   # long letter lists break after a comma
     if c.interval:
         lo, hi = (t.replace("-", "\u2212") for t in c.interval)
-        parts.append(f"text(size: 0.8em, {lit(f' [{lo}, {hi}]')})")
+        interval = f" [{lo},\u00a0{hi}]"          # on one line
+        parts.append(f"text(size: 0.8em, {lit(interval)})")
     if c.rank:
         parts.append(f"text(size: 0.8em, {lit(f' ({c.rank})')})")
     return "[#" + "#".join(parts) + "]" if len(parts) > 1 else f"[#{parts[0]}]"
 
 
 def table(spec: TableSpec) -> str:
-    """One table as a Typst ``figure`` (placed across both columns for a page table)."""
+    """One table as a Typst ``figure`` (placed across both columns for a page table). A page table
+    taller than a page is written as several figures (:func:`~.tables.table_parts`: a float does not
+    break), the continued ones unnumbered with a caption that names the table and its rows; a column
+    table stays in the text, where it breaks across columns and pages."""
     # a Typst column's width includes the cell's inset (3 pt a side); LaTeX's p{} is the text alone
     widths = ", ".join(f"{c.width + 2 * GAP_IN:.3f}in" for c in spec.columns)
     aligns = ", ".join("left" if c.align == "l" else "right" for c in spec.columns)
     head = ", ".join(f"[${c.math[1]}$]" if c.math else f"[*#{_breakable(c.title, c.width)}*]" for c in spec.columns)
-    body = ",\n    ".join(", ".join(_cell(c, col.width) for c, col in zip(row, spec.columns)) for row in spec.rows)
     # a page table floats across both columns, to the top of a page (see writer._appendix_typ); a column
     # table stays in the text, where it may break across columns (a float taller than the column would
     # run over the page)
     scope = ', placement: top, scope: "parent"' if spec.width == "page" else ""
-    return "\n".join([
-        f"// {spec.name}: {spec.total_width():.2f} in wide (fixed column widths; booktabs-style rules)",
-        "#figure(",
-        "  text(size: 8pt, table(",
-        f"    columns: ({widths},),",
-        f"    align: ({aligns},),",
-        "    stroke: none, inset: (x: 3pt, y: 3pt),",
-        "    table.hline(stroke: 0.08em),",
-        f"    table.header({head}),",
-        "    table.hline(stroke: 0.05em),",
-        f"    {body},",
-        "    table.hline(stroke: 0.08em),",
-        "  )),",
-        f"  caption: {caption(spec.caption)},",
-        f"  kind: table{scope},",
-        f") <tab:evalreport-{spec.name}>",
-        "",
-    ])
+    label = f"tab:evalreport-{spec.name}"
+    parts = table_parts(spec) if spec.width == "page" else [(0, spec.rows)]
+    out = [f"// {spec.name}: {spec.total_width():.2f} in wide (fixed column widths; booktabs-style rules)"]
+    for first, rows in parts:
+        body = ",\n    ".join(", ".join(_cell(c, col.width) for c, col in zip(row, spec.columns)) for row in rows)
+        if first == 0:
+            title, tail = f"  caption: {caption(spec.caption)},", f") <{label}>"
+        else:     # no second number: a caption that names the table (its number as text: a #ref link in a
+            # float's caption stops Typst 0.15's tagged PDF export, "expected link ancestor")
+            number = (f"#context {{ let f = query(<{label}>).first(); f.supplement + [ ] + "
+                      "numbering(f.numbering, ..f.counter.at(f.location())) }")
+            title = (f"  caption: [{number}#{lit(continued_text(spec, first, len(rows)))}], "
+                     "numbering: none, outlined: false,")
+            tail = ")"
+        out += [
+            "#figure(",
+            "  text(size: 8pt, table(",
+            f"    columns: ({widths},),",
+            f"    align: ({aligns},),",
+            "    stroke: none, inset: (x: 3pt, y: 3pt),",
+            "    table.hline(stroke: 0.08em),",
+            f"    table.header({head}),",
+            "    table.hline(stroke: 0.05em),",
+            f"    {body},",
+            "    table.hline(stroke: 0.08em),",
+            "  )),",
+            title,
+            f"  kind: table{scope},",
+            tail,
+        ]
+    return "\n".join(out) + "\n"

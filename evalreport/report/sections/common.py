@@ -106,12 +106,22 @@ class CommonSections(ReportBase):
             " Colour: the significance letters. " + letters_sentence(self._test_name(),
                                                                      self.meta.get("alpha", 0.05))
             + range_sentence(groups["letters"]))
-        return Chart(chart, name="leaderboard",
-                     caption=f"Systems under {self._label(self.primary)} {intervals}. What trivial or random "
-                             "systems score (chance baselines) is drawn as dashed lines when near the systems, "
-                             "always including the one the findings call the strongest (marked \"strongest\"); the "
-                             "axis is zoomed to the systems, and a baseline far from them is named in the chart's "
-                             "subtitle instead." + letters)
+        caption = (f"Systems under {self._label(self.primary)} {intervals}. What trivial or random "
+                   "systems score (chance baselines) is drawn as dashed lines when near the systems, "
+                   "always including the one the findings call the strongest (marked \"strongest\"); the "
+                   "axis is zoomed to the systems, and a baseline far from them is named in the chart's "
+                   "subtitle instead." + letters)
+        top = print_systems(self.board_order)
+        # the printed chart (PDF) of many systems: the first of the leaderboard, at a readable size
+        return Chart(chart, name="leaderboard", caption=caption,
+                     **print_first(top, lambda: charts.leaderboard_intervals(
+                         iv[iv["system"].astype(str).isin(top or ())], measure=self.primary, baselines=base,
+                         groups=groups[groups["system"].astype(str).isin(top or ())] if not groups.empty else None,
+                         higher_is_better=get(self.primary).higher_is_better,
+                         strongest=str(list(best)[0]) if len(best) else None, baseline_names=BASELINE_CHART_WORDS,
+                         points="mean over each system's runs" if self._resampled() == "runs and items"
+                         else "value on all items"), caption, total=len(self.board_order),
+                         ranked_by=self._label(self.primary), table="leaderboard.csv"))
 
     def rank_heatmap(self, *, calibrated: bool = False) -> Chart | Note | None:
         ranks = self.table("ranks")

@@ -14,7 +14,7 @@ from typing import Any
 from evalreport.report.display import print_text
 from evalreport.words import counted
 
-__all__ = ["MAX_PRINT_SYSTEMS", "print_systems", "print_sentence", "print_first"]
+__all__ = ["MAX_PRINT_SYSTEMS", "print_systems", "print_sentence", "print_first", "shown_sentence"]
 
 #: The most systems a printed heatmap shows: at the smallest row height (14 px) 40 rows fill about
 #: two thirds of a page, leaving room for the title, the axis of measures and the legend.
@@ -62,6 +62,28 @@ def print_sentence(shown: int, total: int, *, ranked_by: str, table: str) -> str
     """
     return (f" Printed: the first {counted(shown, 'system')} of the leaderboard under {ranked_by} "
             f"({counted(total - shown, 'more system')} in the HTML report and in {table}).")
+
+
+def shown_sentence(shown: int, total: int, *, table: str) -> str:
+    """The caption's sentence of a printed figure or table (the paper appendix's) that shows the first
+    systems of the leaderboard only: there is no live chart to point to, the CSV file holds them all.
+
+    Parameters
+    ----------
+    shown : int
+        How many systems the figure or table shows.
+    total : int
+        How many systems there are.
+    table : str
+        The CSV file that holds every system's values.
+
+    Returns
+    -------
+    str
+        One sentence, beginning with a space.
+    """
+    return (f" Shown: the first {counted(shown, 'system')} of the leaderboard's {total:,}; "
+            f"every system is in {table}.")
 
 
 def print_first(top: list[str] | None, draw: Callable[[], Any], caption: str, *, total: int, ranked_by: str,
