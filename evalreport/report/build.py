@@ -150,8 +150,10 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
     extra: dict[str, pd.DataFrame] = {}
     tensor = np.asarray(counts.tensor)
     gold_sizes = tensor[0].sum(axis=1)
-    extra["prevalence"] = pd.DataFrame({"class": list(counts.labels), "count": gold_sizes,
-                                        "share": gold_sizes / max(gold_sizes.sum(), 1)})
+    # the gold classes are the task's (Counts.n_task); "<abstain>" and unknown predicted labels have no gold items
+    n_task = getattr(counts, "n_task", None) or len(counts.labels)
+    extra["prevalence"] = pd.DataFrame({"class": list(counts.labels)[:n_task], "count": gold_sizes[:n_task],
+                                        "share": gold_sizes[:n_task] / max(gold_sizes.sum(), 1)})
     extra["per_class"] = per_class_frame(counts, policy=policy)
     K = tensor.shape[-1]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -204,7 +206,8 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
     # which of the report's measures meet the default requirements of a choice of measure (docs/recommend.md)
     from evalreport.analyses.recommend import recommend_for_report
 
-    extra.update(recommend_for_report(counts.labels, gold_sizes, list(comp.records), extra.get("audit"), policy=policy))
+    extra.update(recommend_for_report(list(counts.labels)[:n_task], gold_sizes[:n_task], list(comp.records),
+                                      extra.get("audit"), policy=policy))
     if facts["folds"] is not None:
         from evalreport.analyses.crossval import cross_validate
 
