@@ -241,7 +241,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
     counts = as_counts(data).pooled()
     labels, systems = counts.labels, counts.systems
     K = len(labels)
-    pos = resolve_positive(positive, labels, K) if positive is not None else None
+    pos = resolve_positive(positive, labels, K, n_task=getattr(counts, "n_task", None)) if positive is not None else None
     # score-based measures (analyses/score_compare.py): computed and resampled beside the confusion ones
     from evalreport.analyses.score_compare import design_notes, score_plan, with_score_seeds
     from evalreport.analyses.score_design import with_strata

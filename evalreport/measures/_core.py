@@ -531,7 +531,25 @@ def result(m: Measure, ctx: Context, value, labels, *, explain: bool = True) -> 
     return Result(m, value, undefined, reason)
 
 
-def resolve_positive(positive, labels, K: int) -> int:
+def resolve_positive(positive, labels, K: int, *, n_task: int | None = None) -> int:
+    """The index of the positive class.
+
+    Parameters
+    ----------
+    positive : int or str
+        An index into ``labels`` or a class name.
+    labels : sequence or None
+        The class names.
+    K : int
+        The number of classes.
+    n_task : int, optional
+        The first ``n_task`` labels are the task's classes (``Runs.n_task``); the rest occur only in
+        predictions (``<abstain>``, unknown labels) and are not listed when a name is not found.
+
+    Returns
+    -------
+    int
+    """
     if isinstance(positive, (int, np.integer)) and not isinstance(positive, bool):
         if not 0 <= positive < K:
             raise MeasureError(f"positive class index {positive} is outside 0..{K - 1}")
@@ -540,7 +558,11 @@ def resolve_positive(positive, labels, K: int) -> int:
         raise MeasureError("a positive class given by name needs the class labels")
     labels = [str(x) for x in labels]
     if str(positive) not in labels:
-        raise MeasureError(f"positive class {positive!r} is not one of the classes: {', '.join(labels)}")
+        from evalreport.inputs.checks import listing, near_miss, short
+
+        task = labels[:n_task] if n_task else labels
+        raise MeasureError(f"positive class {short(str(positive))} is not one of the classes: {listing(task)}"
+                           + near_miss(str(positive), task))
     return labels.index(str(positive))
 
 

@@ -104,7 +104,7 @@ def evaluate_columns(data, measures=None, *, positive=None, policy: str = "nan",
     tensor = np.asarray(tensor, dtype=float)      # once, not in every measure's compute
     task = getattr(data, "n_task", None)          # Counts / Runs: classes only in predictions
     if positive is not None:
-        positive = resolve_positive(positive, labels, tensor.shape[-1])
+        positive = resolve_positive(positive, labels, tensor.shape[-1], n_task=task)
     chosen = default_measures(positive=positive, costs=costs, gains=gains) if measures is None else unique(measures)
     chosen = [bind(m, labels, gains=gains) for m in chosen]
     for m in chosen:

@@ -133,7 +133,8 @@ def analyse(runs: Any, tables: Path, settings: Settings | None = None, *, stages
     if comparison is not None:
         measures = list(comparison.measures)
     elif measures is None:
-        measures = comparison_measures(positive=_pos_index(pos, counts.labels), costs=costs, primary=primary)
+        measures = comparison_measures(positive=_pos_index(pos, counts.labels, getattr(counts, "n_task", None)),
+                                       costs=costs, primary=primary)
         if costs is not None:
             measures += [m.id for m in default_measures(costs=costs) if m.kind == "ordinal" and m.id not in measures]
         if gains is not None:
@@ -263,12 +264,12 @@ def resolve_needs(needs: Sequence[str] | None, audit: bool) -> list[str]:
         raise InputError(f"--needs: {exc}") from None
 
 
-def _pos_index(positive, labels):
+def _pos_index(positive, labels, n_task: int | None = None):
     if positive is None:
         return None
     from evalreport.measures import resolve_positive
 
-    return resolve_positive(positive, labels, len(labels))
+    return resolve_positive(positive, labels, len(labels), n_task=n_task)
 
 
 def protected_inputs(out_dir: Path, inputs, sources, include) -> list:
