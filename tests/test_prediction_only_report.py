@@ -43,6 +43,8 @@ def test_abstain_is_not_a_gold_class_in_the_report(tmp_path):
     assert meta["n_classes"] == 3 and meta["n_prediction_only"] == 1
     html = (out / "report.html").read_text(encoding="utf-8")
     assert _prevalence_subtitle(html) == "3 classes, 300 items; largest / smallest = 39.0"
+    # the confusion matrices have a row per gold class (each sums to 100%) and a column for <abstain>
+    assert '"predicted":"\\u003cabstain>"' in html and '"gold":"\\u003cabstain>"' not in html
     notes = pd.read_csv(out / "tables" / "recommend_notes.csv")["note"]
     assert notes.str.startswith("Setting: 3 classes (").any()
     assert not notes.str.contains("abstain").any()

@@ -182,6 +182,9 @@ class RobustnessSections(ReportBase):
 
     def confusion_chart(self) -> Chart | Note:
         conf = self.table("confusion")
+        gold = self.table("prevalence")
+        if not conf.empty and "class" in gold:      # a class only in predictions has no gold row to normalise
+            conf = conf[conf["gold"].astype(str).isin(set(gold["class"].astype(str)))]
         n_classes = conf["gold"].nunique() if not conf.empty else 0
         if conf.empty or n_classes > MAX_CLASSES_CONFUSION:
             return Note(f"Confusion matrices are not drawn for {n_classes} classes; they are in confusion.csv.")
