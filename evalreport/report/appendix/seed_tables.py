@@ -13,7 +13,7 @@ from __future__ import annotations
 import pandas as pd
 
 from evalreport.report.appendix.numbers import REPORT_DIGITS, fmt
-from evalreport.report.appendix.seeds import design_test
+from evalreport.report.appendix.seeds import design_test, resampled
 from evalreport.report.appendix.tables import (
     COLUMN_IN,
     GAP_IN,
@@ -70,7 +70,8 @@ def seed_spread_table(data) -> list[TableSpec]:
     if spread.empty:
         return []
     rows_by = {str(r["system"]): r for _, r in spread.iterrows()}
-    order = [s for s in _board_systems(data) if s in rows_by] + [s for s in rows_by if s not in _board_systems(data)]
+    board = _board_systems(data)
+    order = [s for s in board if s in rows_by] + [s for s in rows_by if s not in set(board)]
     systems, shown = _shown(order, "seed_spread.csv")
     d = primary_decimals(data)
     rows = []
@@ -78,7 +79,7 @@ def seed_spread_table(data) -> list[TableSpec]:
         r = rows_by[s]
         rows.append([Cell(s, kind="text"), Cell(str(int(r["n_runs"]))), Cell(fmt(r["value"], d) or "\u2014")]
                     + [Cell(fmt(r[k], REPORT_DIGITS) or "\u2014") for k in ("seed_sd", "item_se", "se")])
-    unit = "whole clusters of test items" if "clusters" in design_test(data) else "test items"
+    unit = "whole clusters of test items" if resampled(data) == "runs and clusters" else "test items"
     cap = (f"Seed spread under {paper_measure_label(data.primary)}, in leaderboard order: each system's runs, the "
            f"mean over its runs (to {d} decimals, as the leaderboard), the standard deviation over its runs (seed "
            f"SD), the bootstrap standard error of one run over {unit} (item SE) and the standard error of the mean "
@@ -125,7 +126,8 @@ def aso_tables(data) -> list[TableSpec]:
         return []
     eps = {(str(a), str(b)): v for a, b, v in zip(aso["system_a"], aso["system_b"], aso["eps_min"])}
     named = set(aso["system_a"].astype(str)) | set(aso["system_b"].astype(str))
-    order = [s for s in _board_systems(data) if s in named] + sorted(named - set(_board_systems(data)))
+    board = _board_systems(data)
+    order = [s for s in board if s in named] + sorted(named - set(board))
     words = _aso_words(data, aso, len(order) * (len(order) - 1) // 2)
     if len(order) <= systems_per_table():
         return [_aso_matrix(order, eps, words)]
