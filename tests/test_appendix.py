@@ -79,11 +79,27 @@ def test_bundle_files(bundle):
         assert (out / name).is_file(), name
     tex = (out / "appendix.tex").read_text(encoding="utf-8")
     for stem in _tex_tables(bundle):
-        # the leaderboard is included once (the page version); the column version is there to choose
-        assert (rf"\input{{\evalreportdir tables/{stem}}}" in tex) == (stem != "leaderboard-column"), stem
+        # every table is included; the leaderboard once, its version chosen by the text width (see
+        # test_leaderboard_version_is_chosen_by_the_text_width)
+        assert tex.count(rf"\input{{\evalreportdir tables/{stem}}}") == 1, stem
         assert (out / "tables" / f"{stem}.typ").is_file()
     assert tex.index("methods") < tex.index("tables/leaderboard-page}") < tex.index("measures")
     assert r"\input{appendix}" in (out / "main-example.tex").read_text(encoding="utf-8")
+
+
+def test_leaderboard_version_is_chosen_by_the_text_width(bundle):
+    """The page-wide leaderboard ran 121 pt into the margin of the default article class (4.8 in of text):
+    appendix.tex inputs it where the text is as wide as the table, else the one-column version."""
+    out = bundle / "out"
+    tex = (out / "appendix.tex").read_text(encoding="utf-8")
+    page = (out / "tables" / "leaderboard-page.tex").read_text(encoding="utf-8")
+    width = float(re.match(r"% leaderboard-page: ([\d.]+) in wide", page).group(1))
+    line = next(ln for ln in tex.splitlines() if "tables/leaderboard-page}" in ln)
+    m = re.match(r"\\ifdim\\textwidth<([\d.]+)in\\relax\\input\{\\evalreportdir tables/leaderboard-column\}"
+                 r"\\else\\input\{\\evalreportdir tables/leaderboard-page\}\\fi", line)
+    assert m, line
+    assert width <= float(m.group(1)) <= width + 0.02
+    assert 345 / 72.27 < width < 6.9          # the article's text is narrower than the table, a 6.9 in page not
 
 
 def test_booktabs_structure_no_vertical_rules_no_resizebox(bundle):

@@ -209,3 +209,73 @@ def test_typst_appendix_compiles_with_pdf_tags_wherever_the_pages_break(tmp_path
             except Exception as exc:        # (typst raises its own error types)
                 failed.append(f"{height} cm, {size} pt: {str(exc).splitlines()[0][:80]}")
     assert not failed, failed
+
+
+# ----------------------------------------------------------------------------- several runs per system
+@pytest.fixture(scope="module")
+def seeds(tmp_path_factory):
+    """4 systems x 3 seeds (names with LaTeX and Typst specials), the whole bundle with figures."""
+    from test_appendix_seeds import SYSTEMS, _seed_task
+
+    from evalreport.cli import main
+
+    tmp = tmp_path_factory.mktemp("seeds")
+    gold, runs = _seed_task(tmp / "in", SYSTEMS, 3)
+    assert main(["appendix", str(gold), "--runs-dir", str(runs), "-o", str(tmp / "out"), "--bootstrap", "100",
+                 "--primary", "macro_f1", "--no-audit", "--quiet"]) == 0
+    return tmp / "out"
+
+
+def _overfull_pt(log: str) -> list[float]:
+    return [float(x) for x in re.findall(r"Overfull \\hbox \(([\d.]+)pt too wide\)", log)]
+
+
+#: main-example.tex as the default one-column article class (4.8 in, 345 pt of text).
+def _as_article(folder: Path) -> None:
+    src = (folder / "main-example.tex").read_text(encoding="utf-8")
+    src = src.replace("[letterpaper,twocolumn,10pt]{article}", "{article}")
+    (folder / "main-example.tex").write_text(re.sub(r"\\usepackage\[margin[^\n]*geometry\}\n", "", src),
+                                             encoding="utf-8")
+
+
+@pytest.mark.parametrize("layout", ["two-column", "article"])
+def test_seeds_appendix_compiles_with_pdflatex_within_the_text(seeds, layout, tmp_path):
+    """The seed-spread and ASO tables print the CSVs' values; no table is more than 2 pt too wide, in the
+    two-column example and in the default article class, where the page-wide leaderboard ran 121 pt into
+    the margin and appendix.tex now takes the one-column version."""
+    _need("pdflatex", "bibtex", "pdftotext")
+    folder = tmp_path / layout
+    shutil.copytree(seeds, folder)
+    if layout == "article":
+        _as_article(folder)
+        assert "twocolumn" not in (folder / "main-example.tex").read_text(encoding="utf-8")
+    log = _pdflatex(folder)
+    assert max(_overfull_pt(log), default=0) <= 2, re.findall(r"Overfull.*\n.*", log)
+    text = re.sub(r"\s+", " ", _text(folder / "main-example.pdf"))
+    assert "Seed spread under Macro F1" in text and "Almost Stochastic Order of the runs" in text
+    assert "two-level bootstrap (runs, then items) percentile interval" in text
+    assert "paired bootstrap" not in text.replace("paired across", "")
+    for name in ("svm&tfidf", "#rule$", "BERT-base", "CNN_small"):
+        assert name in text, name
+    spread = pd.read_csv(seeds / "data" / "seed_spread.csv", keep_default_na=False)
+    for sd in spread[spread["measure"] == "macro_f1"]["seed_sd"]:
+        assert f"{sd:.3f}" in text
+    # the page leaderboard adds P(best): there in two columns (6.9 in of text), not in the article (4.8 in)
+    assert ("P(best)" in text) == (layout == "two-column")
+
+
+def test_seeds_appendix_compiles_with_typst(seeds, tmp_path):
+    typst = pytest.importorskip("typst")
+    _need("pdftotext")
+    folder = tmp_path / "typ"
+    shutil.copytree(seeds, folder)
+    typst.compile(str(folder / "main-example.typ"), output=str(folder / "typst.pdf"), root=str(folder),
+                  ignore_system_fonts=True)
+    text = re.sub(r"\s+", " ", _text(folder / "typst.pdf")).replace("\u200b", "").replace("\u00ad", "")
+    assert "Seed spread under Macro F1" in text and "Almost Stochastic Order of the runs" in text
+    assert "two-level bootstrap (runs, then items)" in text
+    for name in ("svm&tfidf", "#rule$", "BERT-base", "CNN_small"):
+        assert name in text, name
+    aso = pd.read_csv(seeds / "data" / "aso.csv", keep_default_na=False)
+    for eps in aso[aso["measure"] == "macro_f1"]["eps_min"]:
+        assert f"{eps:.2f}" in text

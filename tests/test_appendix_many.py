@@ -223,3 +223,58 @@ def test_typst_column_tables_after_page_tables_wait_for_them():
     includes = [line for line in lines if line.startswith(("#include \"tables", "#place.flush"))]
     assert includes == ['#include "tables/baselines.typ"', '#include "tables/measures.typ"',
                         '#include "tables/measures.typ"', "#place.flush()", '#include "tables/baselines.typ"']
+
+
+# ----------------------------------------------------------------------------- seed tables at many systems
+def _seed_specs(n: int):
+    """The seed-spread and ASO tables of ``n`` systems with 50-character names, 3 runs each."""
+    from test_appendix_seeds import _many
+
+    from evalreport.report.appendix.seed_tables import seed_tables
+
+    data, names = _many(n)
+    return seed_tables(data), names
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n", [6, 45])
+def test_seed_tables_stay_within_the_page_at_many_systems(n, tmp_path):
+    """The seed-spread and ASO tables of 6 systems (ASO: a page matrix) and of 45 (the first 40 shown, ASO
+    against the next system) compile in the two-column example with pdfLaTeX and Typst, every word within the
+    text area and no overfull box; a long table continues in further floats (LaTeX) or breaks (Typst)."""
+    for tool in ("pdflatex", "pdftotext"):
+        if shutil.which(tool) is None:
+            pytest.skip(f"{tool} not installed (Debian: texlive-latex-recommended, poppler-utils)")
+    from evalreport.report.appendix.writer import MAIN_EXAMPLE, MAIN_EXAMPLE_TYP, write_tables
+
+    specs, names = _seed_specs(n)
+    assert [s.name for s in specs] == ["seed-spread", "aso"]
+    write_tables(specs, tmp_path)
+    inputs = "\n".join(rf"\input{{tables/{s.name}}}" for s in specs)
+    main_tex = MAIN_EXAMPLE.replace(r"\input{appendix}", inputs).replace(r"\bibliographystyle{plain}", "").replace(
+        r"\bibliography{references}", "")
+    (tmp_path / "main-example.tex").write_text(main_tex, encoding="utf-8")
+    for _ in range(2):
+        run = subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "main-example"], cwd=tmp_path,
+                             capture_output=True, text=True, errors="replace")
+        assert run.returncode == 0, run.stdout[-2000:]
+    log = (tmp_path / "main-example.log").read_text(encoding="latin-1")
+    assert "Float too large" not in log and "Overfull" not in log
+    assert _words_outside(tmp_path / "main-example.pdf", 0.8) == []
+    text = subprocess.run(["pdftotext", str(tmp_path / "main-example.pdf"), "-"], capture_output=True,
+                          text=True).stdout
+    assert "Seed spread under" in text and "Almost Stochastic Order" in text
+    if n > 40:
+        assert "Table 1, continued: systems" in text and "of 40." in text
+    typst_mod = pytest.importorskip("typst")
+    show = ("#show figure.where(kind: table): set figure.caption(position: top)\n"
+            "#show figure.where(kind: table): set block(breakable: true)\n")
+    body = show + "".join(f'#include "tables/{s.name}.typ"\n' for s in specs)
+    (tmp_path / "appendix.typ").write_text(body, encoding="utf-8")
+    (tmp_path / "main-example.typ").write_text(MAIN_EXAMPLE_TYP.replace('#bibliography("references.bib")', ""),
+                                               encoding="utf-8")
+    typst_mod.compile(str(tmp_path / "main-example.typ"), output=str(tmp_path / "typst.pdf"), root=str(tmp_path))
+    assert _words_outside(tmp_path / "typst.pdf", 0.8) == []
+    flat = re.sub(r"\s+", "", subprocess.run(["pdftotext", str(tmp_path / "typst.pdf"), "-"], capture_output=True,
+                                             text=True).stdout).replace("\u200b", "").replace("\u00ad", "")
+    assert re.sub(r"\s+", "", names[0])[:20] in flat

@@ -44,6 +44,7 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
     from evalreport.analyses.letters import letters_sentence, range_sentence
     from evalreport.measures import get
     from evalreport.report.appendix.curves import curve_figures
+    from evalreport.report.appendix.seeds import design_test, interval_words
     from evalreport.report.appendix.sources import paper_label as label  # whose equation
     from evalreport.report.section_tables import BASELINE_CHART_WORDS, MIN_SYSTEMS_AGREEMENT
     from evalreport.report.sections.many_systems import print_systems, shown_sentence
@@ -71,10 +72,10 @@ def charts_for(data) -> list[tuple[str, str, object, str]]:
                                          higher_is_better=get(primary).higher_is_better,
                                          baseline_names=BASELINE_CHART_WORDS)
     letters = "" if groups.empty or "letters" not in groups else (
-        " Colour: the significance letters. " + letters_sentence(data.settings.get("pairwise_test", "bootstrap"),
+        " Colour: the significance letters. " + letters_sentence(design_test(data),
                                                                  data.settings.get("alpha", 0.05))
         + range_sentence(groups["letters"]))
-    out.append(("leaderboard", f"Systems under {label(primary)} with their bootstrap intervals; dashed lines: chance "
+    out.append(("leaderboard", f"Systems under {label(primary)} with their {interval_words(data)} intervals; dashed lines: chance "
                                f"baselines.{letters}{shown}", chart, "column"))
     ranks = data.table("ranks")
     if top is not None:

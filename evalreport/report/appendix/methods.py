@@ -20,6 +20,7 @@ from evalreport.measures.references import METHODS, works_for_source
 from evalreport.report.appendix.crossval import crossval_segments, folds
 from evalreport.report.appendix.numbers import MAX_DIGITS, MIN_DIGITS, REPORT_DIGITS
 from evalreport.report.appendix.rank_methods import rank_methods, rank_segments
+from evalreport.report.appendix.seeds import design_test
 from evalreport.report.appendix.sources import paper_label, source_refs
 
 __all__ = ["methods_segments", "cited_methods", "render", "POLICY_WORDS", "benchmark_segments",
@@ -162,8 +163,9 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
             seeds_segments(data, seg, s["runs_per_system"], B, clusters=True)
     if intervals and not clustered:
         folds = data.meta.get("folds") or 0
-        unit = "runs and items" if s.get("runs_per_system") else "items"      # two levels: said just below
-        t(f"Uncertainty was estimated with {B:,} paired bootstrap resamples over {unit} (every resample draws the "
+        design = "two-level bootstrap resamples, runs then items" if s.get("runs_per_system") else \
+            "paired bootstrap resamples over items"      # two levels: said just below
+        t(f"Uncertainty was estimated with {B:,} {design} (every resample draws the "
           "same items for all systems, so that the systems are compared on the same data"
           + (f"; items were resampled within each of the {folds} cross-validation folds" if folds else "")
           + ((" and within each gold class, so that no resample loses a class" if folds else
@@ -182,9 +184,10 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
             m = pw[pw["test"] == pw["test"].iloc[0]]
             pairs = len(m)
             tests = set(pw["test"])
-            t(f" Each of the {pairs:,} pairs of systems was compared under the primary measure by a two-sided paired "
-              f"bootstrap test of the difference: z is the observed difference over the standard deviation of its "
-              f"{B:,} paired bootstrap replicates, and p = 2\u03a6(\u2212|z|), the normal approximation ")
+            boot = design_test(data, "bootstrap")
+            t(f" Each of the {pairs:,} pairs of systems was compared under the primary measure by a two-sided {boot} "
+              f"test of the difference: z is the observed difference over the standard deviation of its "
+              f"{B:,} {boot} replicates, and p = 2\u03a6(\u2212|z|), the normal approximation ")
             c(*METHODS["bootstrap"])
             t(", whose p-values, unlike a count of resamples, are not bounded below by 1/(B\u00a0+\u00a01)")
             if "randomization" in tests:
@@ -211,7 +214,7 @@ def methods_segments(data, *, benchmark: bool = False, version: str | None = Non
             t(").")
             t(" The leaderboard's significance letters are a compact letter display ")
             c(*METHODS["letters"])
-            t(": s" + letters_sentence(test, alpha)[1:] + " No letter can be removed without breaking that, and "
+            t(": s" + letters_sentence(design_test(data, test), alpha)[1:] + " No letter can be removed without breaking that, and "
               "the letters are named in leaderboard order (the best system holds the letter a).")
             rank_segments(data, seg, test, alpha)
             floor = p_floor(pw, test)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evalreport.analyses.letters import TEST_NAMES
 from evalreport.measures.references import METHODS
+from evalreport.report.appendix.seeds import design_test, interval_words
 
 __all__ = ["rank_methods", "rank_segments"]
 
@@ -33,7 +33,7 @@ def rank_methods(data) -> list[str]:
 def rank_segments(data, seg, test: str, alpha: float) -> None:
     """Rank intervals, the margin and the detectable difference, as sentences of ``seg``."""
     t, c = seg.text, seg.cite
-    name = TEST_NAMES.get(test, test)
+    name = design_test(data, test)
     if _has_rank_intervals(data):
         t(f" Each system's rank interval is simultaneous at {100 * (1 - alpha):g}%: its best rank is one more than "
           f"the number of systems the Holm-corrected {name} test finds significantly better, its worst rank the "
@@ -46,7 +46,7 @@ def rank_segments(data, seg, test: str, alpha: float) -> None:
         t(f" Equivalence was judged within a margin of \u00b1{margin:g} in the primary measure: a pair is "
           "equivalent when two one-sided tests ")
         c(*METHODS["equivalence"])
-        t(" (normal approximation with the paired bootstrap standard error, the larger of the two p-values "
+        t(f" (normal approximation with the {interval_words(data)} standard error, the larger of the two p-values "
           f"Holm-corrected over all pairs) reject at alpha = {alpha:g}, different when the corrected {name} test "
           "rejects equality, and inconclusive otherwise.")
     found = data.table("findings")
@@ -54,11 +54,6 @@ def rank_segments(data, seg, test: str, alpha: float) -> None:
         row = found[found["finding"] == "detectable"]
         if len(row) and pd.notna(row["value"].iloc[0]):
             t(f" The smallest difference this test set detects between the two leading systems with 80% power is "
-              f"{float(row['value'].iloc[0]):.3g} (a two-sided test at alpha = {alpha:g}, computed from the paired "
-              f"{_unit(data)}bootstrap standard error of their difference).")
+              f"{float(row['value'].iloc[0]):.3g} (a two-sided test at alpha = {alpha:g}, computed from the "
+              f"{interval_words(data)} standard error of their difference).")
 
-
-def _unit(data) -> str:
-    """``"cluster "`` when the comparison resampled whole clusters, else empty."""
-    settings = data.manifest.get("settings", {}) if isinstance(data.manifest, dict) else {}
-    return "cluster " if settings.get("cluster_col") else ""

@@ -1,10 +1,78 @@
-"""The methods paragraph's sentences on several runs per system (the two-level bootstrap and
-Almost Stochastic Order)."""
+"""Several runs per system (training seeds): the design the comparison used, the methods paragraph's
+sentences on it (the two-level bootstrap and Almost Stochastic Order), and the seed-spread and ASO tables."""
 from __future__ import annotations
 
+from evalreport.analyses.letters import TEST_NAMES, TWO_LEVEL_CLUSTER_TEST, TWO_LEVEL_TEST
 from evalreport.measures.references import METHODS
 
-__all__ = ["seeds_segments"]
+__all__ = ["seeds_segments", "resampled", "design_test", "interval_words"]
+
+
+def _settings(data) -> dict:
+    """The comparison's settings as its manifest records them."""
+    manifest = data.manifest if isinstance(data.manifest, dict) else {}
+    return manifest.get("settings", {}) or {}
+
+
+def resampled(data) -> str:
+    """What each bootstrap resample drew, read from the comparison's manifest as the HTML report reads it.
+
+    Parameters
+    ----------
+    data
+        The report's tables (``manifest.json``'s settings: ``runs_per_system``, ``cluster_col``).
+
+    Returns
+    -------
+    str
+        ``"items"``, ``"clusters"``, ``"runs and items"`` or ``"runs and clusters"``.
+    """
+    settings = _settings(data)
+    if settings.get("cluster_col"):
+        return "runs and clusters" if settings.get("runs_per_system") else "clusters"
+    return "runs and items" if settings.get("runs_per_system") else "items"
+
+
+def design_test(data, test: str | None = None) -> str:
+    """The reader's name of the pairwise test: with several runs per system the bootstrap test draws
+    runs, then items (or clusters), so it is the two-level one, not the paired (items only) one.
+
+    Parameters
+    ----------
+    data
+        The report's tables.
+    test : str, optional
+        The test's key (default: the comparison's ``pairwise_test``).
+
+    Returns
+    -------
+    str
+        E.g. ``"paired bootstrap"`` or ``"two-level bootstrap (runs, then items)"``.
+    """
+    test = test or data.settings.get("pairwise_test", "bootstrap")
+    if test == "bootstrap":
+        two = {"runs and items": TWO_LEVEL_TEST, "runs and clusters": TWO_LEVEL_CLUSTER_TEST}.get(resampled(data))
+        if two:
+            return two
+    return TEST_NAMES.get(test, test)
+
+
+def interval_words(data) -> str:
+    """The bootstrap behind the intervals, in words: ``"paired bootstrap"``, ``"paired cluster bootstrap"``
+    or the two-level design.
+
+    Parameters
+    ----------
+    data
+        The report's tables.
+
+    Returns
+    -------
+    str
+        The words that stand before "percentile interval".
+    """
+    return {"runs and items": TWO_LEVEL_TEST, "runs and clusters": TWO_LEVEL_CLUSTER_TEST,
+            "clusters": "paired cluster bootstrap"}.get(resampled(data), "paired bootstrap")
 
 
 def seeds_segments(data, seg, runs_per_system: dict, n_resamples: int, *, clusters: bool = False) -> None:

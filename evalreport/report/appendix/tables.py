@@ -20,6 +20,7 @@ import pandas as pd
 
 from evalreport.analyses.letters import letters_sentence, range_sentence
 from evalreport.report.appendix.numbers import REPORT_DIGITS, decimals, fmt
+from evalreport.report.appendix.seeds import design_test, interval_words
 from evalreport.report.section_tables import BASELINE_WORDS
 from evalreport.report.sections.many_systems import MAX_PRINT_SYSTEMS, shown_sentence
 
@@ -240,7 +241,9 @@ def primary_decimals(data) -> int:
 def leaderboard(data) -> list[TableSpec]:
     """The leaderboard under the primary measure: a one-column table (rank, system, value
     [interval] with the compact letter display of the significance tests as superscript letters) and a
-    page table that adds P(best) and the prevalence-calibrated value and rank."""
+    page table that adds P(best) and the prevalence-calibrated value and rank. The captions name the
+    comparison's design (:func:`~.seeds.design_test`): with several runs per system the intervals and
+    letters come from the two-level bootstrap, not the paired one."""
     board = data.table("leaderboard")
     primary = data.primary
     d = primary_decimals(data)
@@ -257,9 +260,9 @@ def leaderboard(data) -> list[TableSpec]:
     alpha = data.settings.get("alpha", 0.05)
     cap = f"Leaderboard under {what}, best first; the best value in bold."
     if has_iv:
-        cap += f" In brackets: the {100 * (1 - alpha):g}% paired bootstrap percentile interval."
+        cap += f" In brackets: the {100 * (1 - alpha):g}% {interval_words(data)} percentile interval."
     if has_groups:
-        sentence = letters_sentence(data.settings.get("pairwise_test", "bootstrap"), alpha)
+        sentence = letters_sentence(design_test(data), alpha)
         cap += " Superscript letters: s" + sentence[1:] + range_sentence(board["letters"])
     cap += f" Values to {d} decimals (the rounding rule is in the methods paragraph)."
     narrow = TableSpec("leaderboard-column", cap,
@@ -430,7 +433,8 @@ def baselines_table(data) -> list[TableSpec]:
 def build_all(data) -> list[TableSpec]:
     """Every table of the appendix, in the order ``appendix.tex`` shows them."""
     from evalreport.report.appendix.crossval import cv_table
+    from evalreport.report.appendix.seed_tables import seed_tables
     from evalreport.report.appendix.slices import slices_tables
 
-    return [*leaderboard(data), *cv_table(data), *measures_tables(data), *per_class_tables(data),
+    return [*leaderboard(data), *seed_tables(data), *cv_table(data), *measures_tables(data), *per_class_tables(data),
             *baselines_table(data), *slices_tables(data)]

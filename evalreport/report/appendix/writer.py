@@ -124,9 +124,10 @@ def _appendix_tex(specs, figures) -> str:
         r"\input{\evalreportdir methods}",
         r"\subsection{Results}",
     ]
+    every = {s.name: s for s in specs}
     specs, notes = _included(specs)
     lines += [f"% {n}" for n in notes]
-    lines += [rf"\input{{\evalreportdir tables/{s.name}}}" for s in specs]
+    lines += [_table_input(s, every) for s in specs]
     for f in figures:
         env = "figure" if f.size == "column" else "figure*"
         lines += [rf"\begin{{{env}}}[tbp]", r"\centering",
@@ -134,6 +135,20 @@ def _appendix_tex(specs, figures) -> str:
                   rf"\caption{{{latex.latex_literal(f.caption)}}}\label{{fig:evalreport-{f.name}}}",
                   rf"\end{{{env}}}"]
     return "\n".join(line for line in lines if line) + "\n"
+
+
+def _table_input(spec, every: dict) -> str:
+    """The line of ``appendix.tex`` that inputs ``spec``; for a page table with a one-column version
+    (:data:`ALTERNATIVES`), a choice by the paper's text width: the page version where ``\\textwidth``
+    holds it (a ``table*`` spans the text width, both columns of a two-column paper), else the one-column
+    version (the default ``article`` class's 4.8 in text, where the page version ran 121 pt into the margin)."""
+    narrow = next((col for col, page in ALTERNATIVES.items() if page == spec.name and col in every), None)
+    line = rf"\input{{\evalreportdir tables/{spec.name}}}"
+    if narrow is None:
+        return line
+    need = spec.total_width() + 0.01       # rounding of the column widths (2 decimals of an inch)
+    return (rf"\ifdim\textwidth<{need:.2f}in\relax\input{{\evalreportdir tables/{narrow}}}"
+            rf"\else{line}\fi % the page table where the text is wide enough")
 
 
 def _width_in(figure: Any, size: str) -> float:
