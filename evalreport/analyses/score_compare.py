@@ -121,8 +121,8 @@ class ScorePlan:
             tests += ("randomization",)
         elif self.primary is not None and rounds:
             notes.append("approximate randomisation on score-based measures ranks the exchanged scores again in "
-                         "every round: it runs only when it is the letters' test (pairwise_test = \"randomization\" in the task "
-                         "file; Python: Settings(pairwise_test=\"randomization\"))")
+                         "every round: it runs only when it is the letters' test (Python: "
+                         "Settings(pairwise_test=\"randomization\"); no task-file key or option sets it)")
         if self.primary is not None and pairwise_test == "mcnemar":
             tests += ("mcnemar",)
         tests = tuple(t for t in tests if t in offered)
