@@ -59,13 +59,33 @@ from evalreport.measures import Measure, compute
 
 __all__ = ["ClusterPlan", "cluster_plan", "draw_cluster_weights", "cluster_swap_differences",
            "clustered_mcnemar", "design_effect", "design_sentence", "item_stream", "ITEM_RESAMPLES",
-           "FEW_CLUSTERS", "DESIGN_COLUMNS"]
+           "FEW_CLUSTERS", "DESIGN_COLUMNS", "few_clusters_warning"]
 
 #: Item bootstrap resamples behind the design effect (at most the cluster bootstrap's B).
 ITEM_RESAMPLES = 250
 
 #: Fewer clusters than this: the report warns that the cluster bootstrap is unreliable.
 FEW_CLUSTERS = 30
+
+def few_clusters_warning(n_clusters: int) -> str:
+    """The end of a comparison's note on clustered items: a warning below :data:`FEW_CLUSTERS` clusters, else "".
+
+    Parameters
+    ----------
+    n_clusters : int
+        The number of clusters.
+
+    Returns
+    -------
+    str
+        Empty, or "; warning: ..." to append to the note.
+    """
+    if n_clusters >= FEW_CLUSTERS:
+        return ""
+    return (f"; warning: with only {n_clusters} clusters the cluster bootstrap is unreliable (its intervals too "
+            f"narrow and its tests too ready to separate below about {FEW_CLUSTERS} clusters): treat the "
+            "intervals, tests and letters as rough")
+
 
 DESIGN_COLUMNS = ["system", "measure", "se_cluster", "se_item", "design_effect", "n_clusters", "n_items",
                   "mean_cluster_size", "min_cluster_size", "max_cluster_size", "n_resamples_cluster",

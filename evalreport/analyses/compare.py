@@ -466,7 +466,7 @@ def _cluster_tables(design, primary: Measure, values: np.ndarray, bootstrap: int
                     seed: int) -> tuple[dict[str, pd.DataFrame], str]:
     """The ``design`` table of a clustered comparison (the design effect of the primary measure, against an
     item bootstrap of at most :data:`~evalreport.analyses.clusters.ITEM_RESAMPLES` resamples) and its note."""
-    from evalreport.analyses.clusters import FEW_CLUSTERS, ITEM_RESAMPLES, design_effect, item_stream
+    from evalreport.analyses.clusters import ITEM_RESAMPLES, design_effect, few_clusters_warning, item_stream
 
     n_item = min(bootstrap, ITEM_RESAMPLES)
     items = design.resample_items([primary], n_item, item_stream(seed))[:, :, 0]
@@ -476,11 +476,7 @@ def _cluster_tables(design, primary: Measure, values: np.ndarray, bootstrap: int
             f"average) resampled within folds, the same clusters for every system; the randomisation test swaps "
             f"whole clusters and McNemar's test is the clustered test of Durkalski et al. (2003); design effects "
             f"(design.csv) against {n_item} item resamples")
-    if plan.n_clusters < FEW_CLUSTERS:
-        # the report's overview says the same; the command line and the manifest must not stay silent
-        note += (f"; warning: with only {plan.n_clusters} clusters the cluster bootstrap is unreliable (its "
-                 f"intervals too narrow and its tests too ready to separate below about {FEW_CLUSTERS} clusters): "
-                 "treat the intervals, tests and letters as rough")
+    note += few_clusters_warning(plan.n_clusters)      # the report's overview says the same
     return {"design": table}, note
 
 

@@ -22,10 +22,10 @@ import pandas as pd
 
 from evalreport.analyses.clusters import (
     DESIGN_COLUMNS,
-    FEW_CLUSTERS,
     ITEM_RESAMPLES,
     ClusterPlan,
     design_effect,
+    few_clusters_warning,
     item_stream,
 )
 
@@ -117,10 +117,7 @@ def seeds_cluster_tables(seeds, primary, bootstrap: int, seed: int) -> tuple[dic
     note = (f"{plan.n_clusters:,} clusters (gold column {inner.cluster_col!r}, {plan.sizes.mean():.1f} items on "
             f"average) resampled within folds, the same clusters for every run of every system; design effects of "
             f"one run (design.csv) against {n_item} item resamples")
-    if plan.n_clusters < FEW_CLUSTERS:
-        note += (f"; warning: with only {plan.n_clusters} clusters the cluster bootstrap is unreliable (its "
-                 f"intervals too narrow and its tests too ready to separate below about {FEW_CLUSTERS} clusters): "
-                 "treat the intervals, tests and letters as rough")
+    note += few_clusters_warning(plan.n_clusters)      # the report's overview says the same
     return {"design": table}, note
 
 
