@@ -148,3 +148,29 @@ def test_a_benchmark_files_task_names_every_unknown_measure(tmp_path):
                     'measures = ["acuracy", "mccx"]\n', encoding="utf-8")
     code, _, err = _run(["benchmark", "--benchmark-file", str(spec), "--out", str(tmp_path / "out")])
     assert code == 2 and "task 'alpha': 2 unknown measures" in err and "'accuracy'" in err and "'mcc'" in err, err
+
+
+# ------------------------------------------------------------------------------------------------
+# an unknown option: in the usage of the command it was given to
+
+
+def _exit(argv):
+    err = io.StringIO()
+    with redirect_stderr(err), pytest.raises(SystemExit) as stop:
+        main(argv)
+    return stop.value.code, err.getvalue()
+
+
+def test_an_unknown_option_is_reported_by_its_command(files):
+    code, err = _exit(["score", "--bogus", str(files / "gold.tsv"), str(files / "run.tsv")])
+    assert code == 2
+    assert err.splitlines()[-1] == "evalreport score: error: unrecognized arguments: --bogus"
+    assert err.startswith("usage: evalreport score ")
+
+
+def test_a_positional_argument_given_as_an_option_is_told_how_it_is_given(files):
+    code, err = _exit(["recommend", "--gold", str(files / "gold.tsv")])
+    assert code == 2
+    # the path itself is read as the gold argument; only the option name is left over
+    assert err.splitlines()[-1] == ("evalreport recommend: error: unrecognized arguments: --gold "
+                                    "(gold takes no option name: evalreport recommend GOLD [options])")

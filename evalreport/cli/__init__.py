@@ -34,15 +34,24 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
     return parser
 
 
+class _Parser(argparse.ArgumentParser):
+    """The top-level parser, which knows its commands' parsers (to report an unknown option in the
+    usage of the command it was given to)."""
+
+    commands: dict[str, argparse.ArgumentParser]
+
+
 def _empty_parser():
     from evalreport import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="evalreport",
         description="Rank classification systems under every measure, with uncertainty, prevalence "
                     "calibration and a measure audit.")
     parser.add_argument("--version", action="version", version=f"evalreport {__version__}")
-    return parser, parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    parser.commands = sub.choices
+    return parser, sub
 
 
 def _register(sub, name: str) -> None:
@@ -57,10 +66,28 @@ def _command_in(argv) -> str | None:
     return next((a for a in argv if not a.startswith("-")), None)
 
 
+def _unknown_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> None:
+    """Exit 2 naming the arguments no option takes, in the usage of the command they were given to. An
+    option named like one of the command's positional arguments (``--gold`` where the gold file is the
+    first argument) is told how that argument is given."""
+    own = getattr(parser, "commands", {}).get(getattr(args, "command", None) or "", parser)
+    message = f"unrecognized arguments: {' '.join(extra)}"
+    positional = {a.dest.replace("_", "-"): a.metavar or a.dest for a in own._actions
+                  if not a.option_strings and a.dest not in ("help", "command")}
+    named = [a for a in extra if a.startswith("--") and a[2:].split("=")[0] in positional]
+    if named:
+        name = named[0][2:].split("=")[0]
+        message += (f" ({name} takes no option name: "
+                    f"{own.prog} {' '.join(str(m).upper() for m in positional.values())} [options])")
+    own.error(message)
+
+
 def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     parser = build_parser(argv)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        _unknown_arguments(parser, args, extra)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
