@@ -174,3 +174,10 @@ def test_a_positional_argument_given_as_an_option_is_told_how_it_is_given(files)
     # the path itself is read as the gold argument; only the option name is left over
     assert err.splitlines()[-1] == ("evalreport recommend: error: unrecognized arguments: --gold "
                                     "(gold takes no option name: evalreport recommend GOLD [options])")
+
+
+def test_an_abbreviation_of_a_positional_argument_is_told_how_it_is_given(files):
+    code, err = _exit(["score", "--gold", str(files / "gold.tsv"), str(files / "run.tsv")])
+    assert code == 2
+    assert err.splitlines()[-1] == ("evalreport score: error: ambiguous option: --gold could match --gold-id-col, "
+                                    "--gold-label-col (gold takes no option name: evalreport score GOLD RUNS [options])")

@@ -10,7 +10,9 @@ import argparse
 import importlib
 import os
 import pkgutil
+import re
 import sys
+from typing import NoReturn
 
 from evalreport.errors import EvalReportError
 
@@ -35,10 +37,21 @@ def build_parser(argv=None) -> argparse.ArgumentParser:
 
 
 class _Parser(argparse.ArgumentParser):
-    """The top-level parser, which knows its commands' parsers (to report an unknown option in the
-    usage of the command it was given to)."""
+    """The parser of ``evalreport`` and of each command: it knows the commands' parsers (an unknown option
+    is reported in the usage of the command it was given to), and an option named like one of the
+    command's positional arguments (``--gold`` where the gold file is the first argument) is told how
+    that argument is given."""
 
     commands: dict[str, argparse.ArgumentParser]
+
+    def error(self, message: str) -> NoReturn:
+        positional = {a.dest.replace("_", "-"): a.metavar or a.dest for a in self._actions
+                      if not a.option_strings and a.dest not in ("help", "command")}
+        first = re.search(r"(?:arguments|option): --([\w-]+)", message)
+        if first and first.group(1) in positional:
+            names = " ".join(str(m).upper() for m in positional.values())
+            message += f" ({first.group(1)} takes no option name: {self.prog} {names} [options])"
+        super().error(message)
 
 
 def _empty_parser():
@@ -67,19 +80,9 @@ def _command_in(argv) -> str | None:
 
 
 def _unknown_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace, extra: list[str]) -> None:
-    """Exit 2 naming the arguments no option takes, in the usage of the command they were given to. An
-    option named like one of the command's positional arguments (``--gold`` where the gold file is the
-    first argument) is told how that argument is given."""
+    """Exit 2 naming the arguments no option takes, in the usage of the command they were given to."""
     own = getattr(parser, "commands", {}).get(getattr(args, "command", None) or "", parser)
-    message = f"unrecognized arguments: {' '.join(extra)}"
-    positional = {a.dest.replace("_", "-"): a.metavar or a.dest for a in own._actions
-                  if not a.option_strings and a.dest not in ("help", "command")}
-    named = [a for a in extra if a.startswith("--") and a[2:].split("=")[0] in positional]
-    if named:
-        name = named[0][2:].split("=")[0]
-        message += (f" ({name} takes no option name: "
-                    f"{own.prog} {' '.join(str(m).upper() for m in positional.values())} [options])")
-    own.error(message)
+    own.error(f"unrecognized arguments: {' '.join(extra)}")
 
 
 def main(argv=None) -> int:
