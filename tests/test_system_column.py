@@ -1,8 +1,9 @@
 """The same predictions give the same systems and scores whatever the layout and the backend.
 
 A run file with a ``system`` column (the long layout ``system, id, label``) names its systems by that
-column in memory as the out-of-core backends do (:mod:`evalreport.inputs.system_column`); a folder of
-one file per system names them by the file stems. ``score``, ``compare`` and ``report`` read the runs
+column in memory as the out-of-core backends do, a wide file (``id, label_<system>, ...``) by its column
+names (:mod:`evalreport.inputs.system_column`); a folder of one file per system names them by the file
+stems. ``score``, ``compare`` and ``report`` read the runs
 in memory and must give the table ``score --backend duckdb`` gives on the long file.
 """
 from __future__ import annotations
@@ -44,12 +45,16 @@ def _write(tmp: Path) -> dict[str, Path]:
     per-system files that carry the system column (named unlike their system)."""
     ids, gold, preds = _data()
     out = {"gold": tmp / "gold.tsv", "long": tmp / "long.tsv", "long_parquet": tmp / "long.parquet",
-           "folder": tmp / "per_system", "parts": tmp / "parts"}
+           "folder": tmp / "per_system", "parts": tmp / "parts", "wide": tmp / "wide.csv",
+           "wide_parquet": tmp / "wide.parquet"}
     out["gold"].write_text("id\tlabel\n" + "".join(f"{i}\t{g}\n" for i, g in zip(ids, gold)))
     rows = [(s, i, p) for s in SYSTEMS for i, p in zip(ids, preds[s])]
     out["long"].write_text("id\tsystem\tlabel\n" + "".join(f"{i}\t{s}\t{p}\n" for s, i, p in rows))
     pq.write_table(pa.table({"system": [r[0] for r in rows], "id": [r[1] for r in rows],
                              "label": [r[2] for r in rows]}), out["long_parquet"])
+    out["wide"].write_text("id," + ",".join(f"label_{s}" for s in SYSTEMS) + "\n" + "".join(
+        f"{i}," + ",".join(preds[s][k] for s in SYSTEMS) + "\n" for k, i in enumerate(ids)))
+    pq.write_table(pa.table({"id": ids, **{f"label_{s}": preds[s] for s in SYSTEMS}}), out["wide_parquet"])
     out["folder"].mkdir()
     out["parts"].mkdir()
     for k, s in enumerate(SYSTEMS):
@@ -79,6 +84,8 @@ def test_long_file_names_systems_by_its_column_in_memory_as_duckdb_does(files):
     assert list(dict.fromkeys(duck["system"])) == ["alpha", "sys2", "sys10"]
     layouts = {"long tsv": _score(g, str(files["long"])),
                "long parquet": _score(g, str(files["long_parquet"])),
+               "wide csv": _score(g, str(files["wide"])),
+               "wide parquet": _score(g, str(files["wide_parquet"])),
                "per-system folder": _score(g, "--runs-dir", str(files["folder"])),
                "parts with a system column": _score(g, "--runs-dir", str(files["parts"])),
                "parts, duckdb": _score(g, "--runs-dir", str(files["parts"]), "--backend", "duckdb")}
@@ -167,7 +174,7 @@ def _values(frame: pd.DataFrame) -> pd.DataFrame:
 def test_score_compare_and_report_give_one_score_table_for_every_layout(files, tmp_path):
     g = str(files["gold"])
     expected = _values(_score(g, str(files["long"]), "--backend", "duckdb"))
-    layouts = {"long": [str(files["long"])], "folder": ["--runs-dir", str(files["folder"])]}
+    layouts = {"long": [str(files["long"])], "wide": [str(files["wide"])], "folder": ["--runs-dir", str(files["folder"])]}
     for name, runs in layouts.items():
         pd.testing.assert_frame_equal(_values(_score(g, *runs)), expected, check_exact=True, obj=f"score, {name}")
         out = tmp_path / f"compare-{name}"
@@ -183,3 +190,20 @@ def test_score_compare_and_report_give_one_score_table_for_every_layout(files, t
                                       check_exact=True, obj=f"report, {name}")
         inputs = pd.read_csv(report / "tables" / "inputs.csv")
         assert sorted(inputs.loc[inputs["role"] == "run", "system"]) == sorted(SYSTEMS)
+
+
+def test_a_wide_file_names_the_column_in_its_messages_and_refuses_scores(tmp_path, capsys):
+    gold = tmp_path / "gold.tsv"
+    gold.write_text("id\tlabel\n1\ta\n2\tb\n3\ta\n")
+    wide = tmp_path / "wide.tsv"
+    wide.write_text("id\tlabel_A\tlabel_B\n1\ta\ta\n2\tb\tzebra\n3\ta\ta\n")
+    rc = main(["score", str(gold), str(wide)])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1
+    assert f"{wide}, line 3, id '2': system 'B' (column 'label_B'): predicted label 'zebra' is not a class" in err[0]
+    wide.write_text("id\tlabel_A\tlabel_B\tscore\n1\ta\ta\t0.1\n2\tb\tb\t0.2\n3\ta\ta\t0.3\n")
+    rc = main(["score", str(gold), str(wide)])
+    err = capsys.readouterr().err
+    assert rc == 2 and "a wide run file (label_<system> columns) cannot carry score columns ('score')" in err
+    wide.write_text("id\tlabel_A\tlabel_B\n1\ta\ta\n2\tb\tb\n3\ta\ta\n")
+    assert read_runs(gold, [wide]).systems == ("A", "B")

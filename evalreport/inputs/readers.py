@@ -155,7 +155,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
     slice_bins : None, an int (quantile bins of every numeric slice column, ``--slice-bins N``) or a
         mapping column -> int or bin edges.
     system_col : a run file with this column holds one system per value, named by it (the backends' long
-        layout; :mod:`evalreport.inputs.system_column`); ``None``: every run file is one system.
+        layout; ``label_<system>`` columns: the wide layout; :mod:`evalreport.inputs.system_column`).
     score_sink : optional; takes each run's checked scores as it is read
         (:class:`~evalreport.inputs.run_scores.ScoreSink`), and :attr:`Runs.scores` is then None: for a
         command that summarises each system's scores without holding every system's at once.
@@ -198,8 +198,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
                     if c is not None and c not in (id_col, gold_id_col))
     reading: list[Path | RunPiece] = list(run_paths)
     if not run_system:        # a system column names the systems of a run file (the backends' long layout)
-        reading, named = split_systems(run_paths, names, system_col=system_col, id_col=id_col, wanted=wanted,
-                                       as_dict=as_dict, hashed=hash_files)
+        reading, named = split_systems(run_paths, names, system_col=system_col, id_col=id_col, label_col=label_col,
+                                       wanted=wanted, as_dict=as_dict, hashed=hash_files)
         systems = named if named is not None else _system_names(run_paths, names)
     with ThreadPoolExecutor(max_workers=_READERS) as pool:
         runs = _read_runs(gold_path, reading, systems, pool, clock, wanted=wanted, as_dict=as_dict, id_col=id_col,
