@@ -207,3 +207,13 @@ def test_a_wide_file_names_the_column_in_its_messages_and_refuses_scores(tmp_pat
     assert rc == 2 and "a wide run file (label_<system> columns) cannot carry score columns ('score')" in err
     wide.write_text("id\tlabel_A\tlabel_B\n1\ta\ta\n2\tb\tb\n3\ta\ta\n")
     assert read_runs(gold, [wide]).systems == ("A", "B")
+
+
+def test_duckdb_says_which_layouts_it_reads_when_the_system_column_is_missing(files, capsys):
+    for runs in ([str(files["wide"])], ["--runs-dir", str(files["folder"])]):
+        rc = main(["score", str(files["gold"]), *runs, "--backend", "duckdb"])
+        err = capsys.readouterr().err.strip().splitlines()
+        assert rc == 2 and len(err) == 1
+        assert "missing column" in err[0] and "'system'" in err[0]
+        assert "the out-of-core backends read the long layout (system, id, label)" in err[0]
+        assert "is read in memory (--backend memory)" in err[0]

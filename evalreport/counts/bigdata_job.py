@@ -104,7 +104,10 @@ class Job:
             raise InputError(f"cannot read the inputs with {engine}: {str(exc).splitlines()[0]}",
                              path=self.gold_label) from None
         self._require(gold_cols, (id_col, label_col), self.gold_label)
-        self._require(run_cols, (system_col, id_col, label_col), self.runs_label)
+        self._require(run_cols, (system_col, id_col, label_col), self.runs_label,
+                      hint=(f"; the out-of-core backends read the long layout ({system_col}, {id_col}, {label_col}): "
+                            "one file per system or a wide file (label_<system> columns) is read in memory "
+                            "(--backend memory)") if system_col not in run_cols else "")
         self.has_folds = fold_col is not None and fold_col in gold_cols
         self.rid, self.rlab, self.rsys = self.q(id_col), self.q(label_col), self.q(system_col)
         self.gid, self.glab = self.q(id_col), self.q(label_col)
@@ -113,13 +116,13 @@ class Job:
         # ids joined as stored when both sides have the same type, else as text
         self._ids_as_text = gold_cols[id_col] != run_cols[id_col]
 
-    def _require(self, found: dict, needed, where) -> None:
+    def _require(self, found: dict, needed, where, *, hint: str = "") -> None:
         missing = [c for c in needed if c not in found]
         if missing:
             self.engine.close()
             word = "column" if len(missing) == 1 else "columns"
             raise InputError(f"missing {word} {', '.join(repr(m) for m in missing)}; the columns found are: "
-                             f"{', '.join(repr(c) for c in found) or '(none)'}", path=where)
+                             f"{', '.join(repr(c) for c in found) or '(none)'}{hint}", path=where)
 
     def __enter__(self):
         return self
