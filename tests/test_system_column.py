@@ -109,6 +109,8 @@ def test_spark_names_the_systems_of_the_long_file_as_memory_does(files):
     g = str(files["gold"])
     pd.testing.assert_frame_equal(_score(g, str(files["long"]), "--backend", "spark"), _score(g, str(files["long"])),
                                   check_exact=True)
+    pd.testing.assert_frame_equal(_score(g, "--runs-dir", str(files["folder"]), "--backend", "spark"),
+                                  _score(g, "--runs-dir", str(files["folder"])), check_exact=True)
 
 
 def test_read_runs_splits_a_long_file_and_keeps_the_file_in_the_sources(files):
@@ -209,11 +211,34 @@ def test_a_wide_file_names_the_column_in_its_messages_and_refuses_scores(tmp_pat
     assert read_runs(gold, [wide]).systems == ("A", "B")
 
 
-def test_duckdb_says_which_layouts_it_reads_when_the_system_column_is_missing(files, capsys):
-    for runs in ([str(files["wide"])], ["--runs-dir", str(files["folder"])]):
-        rc = main(["score", str(files["gold"]), *runs, "--backend", "duckdb"])
-        err = capsys.readouterr().err.strip().splitlines()
-        assert rc == 2 and len(err) == 1
-        assert "missing column" in err[0] and "'system'" in err[0]
-        assert "the out-of-core backends read the long layout (system, id, label)" in err[0]
-        assert "is read in memory (--backend memory)" in err[0]
+def test_duckdb_says_which_layouts_it_reads_when_a_run_table_has_neither_system_nor_label(files, capsys):
+    rc = main(["score", str(files["gold"]), str(files["wide"]), "--backend", "duckdb"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1
+    assert "missing columns 'system', 'label'" in err[0]
+    assert "the out-of-core backends read the long layout (system, id, label) or one file per system" in err[0]
+    assert "a wide file (label_<system> columns) is read in memory (--backend memory)" in err[0]
+
+
+def test_duckdb_names_files_without_a_system_column_by_their_stems_as_memory_does(files, tmp_path):
+    g = str(files["gold"])
+    memory = _score(g, "--runs-dir", str(files["folder"]))
+    pd.testing.assert_frame_equal(_score(g, "--runs-dir", str(files["folder"]), "--backend", "duckdb"), memory,
+                                  check_exact=True)
+    given = [str(files["folder"] / f"{s}.tsv") for s in ("sys2", "alpha", "sys10")]   # the order given is kept
+    got = _score(g, *given, "--backend", "duckdb")
+    assert list(dict.fromkeys(got["system"])) == ["sys2", "alpha", "sys10"]
+    pd.testing.assert_frame_equal(got, _score(g, *given), check_exact=True)
+    beside = tmp_path / "beside"              # the gold file in the runs folder is no run, as in memory
+    shutil.copytree(files["folder"], beside)
+    shutil.copy(files["gold"], beside / "gold.tsv")
+    pd.testing.assert_frame_equal(_score(str(beside / "gold.tsv"), "--runs-dir", str(beside), "--backend", "duckdb"),
+                                  memory, check_exact=True)
+    pd.testing.assert_frame_equal(_score(str(beside / "gold.tsv"), "--runs-dir", str(beside)), memory, check_exact=True)
+    twice = tmp_path / "other"
+    twice.mkdir()
+    (twice / "alpha.tsv").write_text((files["folder"] / "alpha.tsv").read_text())
+    with pytest.raises(InputError, match=r"system name 'alpha' is used twice"):
+        from evalreport.counts.bigdata import count_confusions
+
+        count_confusions(files["gold"], [files["folder"] / "alpha.tsv", twice / "alpha.tsv"])
