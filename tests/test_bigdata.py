@@ -189,8 +189,9 @@ def test_unknown_ids_duplicates_and_unknown_labels(small):
     dup_gold.write_text("id,label\n1,a\n1,b\n")
     with pytest.raises(InputError, match=r"duplicate gold row.*id '1' appears 2 times"):
         count_confusions(dup_gold, runs)
-    with pytest.raises(InputError, match=r"missing column 'system'"):
-        count_confusions(gold, gold)
+    no_label = write_rows(tmp / "n.csv", [(1, "a")], ("id", "guess"), sep=",")
+    with pytest.raises(InputError, match=r"missing columns 'system', 'label'"):
+        count_confusions(gold, no_label)
     with pytest.raises(InputError, match="engine must be one of"):
         count_confusions(gold, runs, engine="sqlite")
     with pytest.raises(InputError, match="not found"):

@@ -198,7 +198,8 @@ def _primary_samples(t: BenchmarkTask, B: int, seed, policy: str) -> np.ndarray:
     from evalreport.analyses.score_design import ScoreDesign
     from evalreport.counts.scores import score_counts
 
-    pos = None if t.positive is None else resolve_positive(t.positive, list(t.runs.labels), len(t.runs.labels))
+    pos = None if t.positive is None else resolve_positive(t.positive, list(t.runs.labels), len(t.runs.labels),
+                                                           n_task=getattr(t.runs, "n_task", None))
     sc = score_counts(t.runs, positive=pos)
     if sc is None:
         raise MeasureError(f"task {t.name!r}: the primary measure {t.primary} needs scores; the runs carry none")
@@ -218,7 +219,8 @@ def _seeds_samples(t: BenchmarkTask, B: int, seed, policy: str, run_system) -> n
     from evalreport.measures.scores import is_score_measure
 
     labels = list(t.runs.labels)
-    pos = None if t.positive is None else resolve_positive(t.positive, labels, len(labels))
+    pos = None if t.positive is None else resolve_positive(t.positive, labels, len(labels),
+                                                           n_task=getattr(t.runs, "n_task", None))
     if is_score_measure(t.primary):     # the runs' scores, the same two-level design
         from evalreport.analyses.score_design import ScoreDesign
         from evalreport.counts.scores import score_counts

@@ -240,7 +240,7 @@ def aggregate(data, measures=None, *, positive=None, policy: str = "nan", costs=
     C, labels, systems, folds = _fold_tensor(data)
     task = getattr(data, "n_task", None)      # prediction-only classes (Runs.n_task)
     K = C.shape[-1]
-    pos = resolve_positive(positive, labels, K) if positive is not None else None
+    pos = resolve_positive(positive, labels, K, n_task=task) if positive is not None else None
     chosen = default_measures(positive=pos, costs=costs) if measures is None else [
         bind(m, labels) for m in unique(measures)]         # class subsets resolved to this task's classes
     frames = []
@@ -301,7 +301,7 @@ def undefined_folds(data, *, positive) -> pd.DataFrame:
     per (system, fold) with V(i) = 0, none otherwise.
     """
     C, labels, systems, folds = _fold_tensor(data)
-    pos = resolve_positive(positive, labels, C.shape[-1])
+    pos = resolve_positive(positive, labels, C.shape[-1], n_task=getattr(data, "n_task", None))
     pr_ok, re_ok, _, _ = f_validity(C, pos)
     s_idx, f_idx = np.nonzero(~(pr_ok & re_ok))
     d = np.diagonal(C, axis1=-2, axis2=-1)[..., pos]
@@ -397,7 +397,7 @@ def score_folds(runs, *, positive) -> pd.DataFrame:
 
     Columns ``system, fold, measure, value, positives, negatives, undefined, reason``.
     """
-    pos = resolve_positive(positive, runs.labels, runs.n_classes)
+    pos = resolve_positive(positive, runs.labels, runs.n_classes, n_task=runs.n_task)
     scores = _positive_scores(runs, pos)
     if scores is None:
         raise InputError("the runs carry no scores (a 'score' column): AUC needs them")
@@ -427,7 +427,7 @@ def score_aggregates(runs, *, positive, policy: str = "nan") -> pd.DataFrame:
     ``avg`` over the folds where the fold value exists; a one-class fold is named in ``reason``
     and (policy ``zero`` / ``one``) counted as 0 / 1 instead of skipped.
     """
-    pos = resolve_positive(positive, runs.labels, runs.n_classes)
+    pos = resolve_positive(positive, runs.labels, runs.n_classes, n_task=runs.n_task)
     per_fold = score_folds(runs, positive=pos)
     scores = _positive_scores(runs, pos)
     y = np.asarray(runs.gold) == pos

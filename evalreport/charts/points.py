@@ -27,6 +27,8 @@ from evalreport.charts._common import (
     text_width,
     with_properties,
 )
+from evalreport.inputs.checks import listing
+from evalreport.words import counted
 
 # --------------------------------------------------------------------------------------------
 # 1. overview
@@ -44,8 +46,8 @@ def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence",
     df = df.sort_values("count", ascending=False, kind="stable")
     df["label"] = [f"{int(c):,} ({s:.1%})" for c, s in zip(df["count"], df["share"])]
     n = len(df)
-    counts = df["count"] if whole is None else require(whole, ["count"], "prevalence_bar")["count"]
-    ratio = counts.max() / max(counts.min(), 1)
+    every = df if whole is None else require(whole, ["count"], "prevalence_bar")
+    counts = every["count"]
     shown = f"{len(counts):,} classes" + (f" ({n:,} shown)" if len(counts) > n else "")
     # room for the labels right of the bars, but a share never runs past 100 %
     top = min(1.0, float(df["share"].max()) * 1.25)
@@ -66,8 +68,35 @@ def prevalence_bar(prevalence: pd.DataFrame, *, title: str = "Class prevalence",
                       .encode(text=alt.Text("label:N")).transform_filter("datum.inside"))
     return with_properties(alt.layer(*layers),
         width=PLOT_WIDTH, height=alt.Step(band_step(n, lo=14, hi=24)),
-        title=chart_title(title, f"{shown}, {int(counts.sum()):,} items; largest / smallest = {ratio:.1f}"),
+        title=chart_title(title, f"{shown}, {int(counts.sum()):,} items; {imbalance_text(every)}"),
     )
+
+
+def imbalance_text(prevalence: pd.DataFrame) -> str:
+    """The largest class's count over the smallest's, for a subtitle: undefined, with the empty classes
+    named, when a declared class (``--labels``, a task file's ``labels``) has no gold items.
+
+    Parameters
+    ----------
+    prevalence : pandas.DataFrame
+        Columns ``count`` and, to name the empty classes, ``class``: every class of the task.
+
+    Returns
+    -------
+    str
+        ``largest / smallest = 6.0``, or ``largest / smallest undefined: class 'x' has no gold items``.
+    """
+    counts = prevalence["count"].to_numpy()
+    empty = counts == 0
+    if not empty.any():
+        return f"largest / smallest = {counts.max() / counts.min():.1f}"
+    names = [str(c) for c in prevalence["class"].to_numpy()[empty]] if "class" in prevalence else []
+    n = int(empty.sum())
+    if not names:
+        return f"largest / smallest undefined: {counted(n, 'class', 'classes')} with no gold items"
+    verb = "has" if n == 1 else "have"
+    return (f"largest / smallest undefined: {'class' if n == 1 else 'classes'} {listing(names, 3)} {verb} "
+            "no gold items")
 
 
 # --------------------------------------------------------------------------------------------

@@ -344,7 +344,7 @@ def load(args) -> Loaded:
                       missing=args.missing, allow_unknown=args.allow_unknown)
             if args.names:
                 raise InputError("--names is not supported with --backend duckdb|spark: the system names come "
-                                 "from the 'system' column of the run tables")
+                                 "from the 'system' column of the run tables (without it: each file's stem)")
             if getattr(args, "gold_id_col", None) or getattr(args, "gold_label_col", None):
                 raise InputError("--gold-id-col and --gold-label-col are not supported with --backend duckdb|spark: "
                                  "give the gold table the runs' column names (--id-col, --label-col)")

@@ -85,7 +85,8 @@ def run(args) -> int:
     runs = loaded.runs
     if not isinstance(runs, Runs):
         raise InputError("plan needs item-level predictions (GOLD and RUNs)")
-    pos = None if args.positive is None else resolve_positive(args.positive, runs.labels, runs.n_classes)
+    pos = None if args.positive is None else resolve_positive(args.positive, runs.labels, runs.n_classes,
+                                                              n_task=runs.n_task)
     with ProgressBar(enabled=not args.no_progress) as bar:
         result = plan(runs, args.measure, args.difference, power=args.power, alpha=args.alpha, systems=args.systems,
                       resamples=args.resamples, seed=args.seed, progress=bar, positive=pos)

@@ -54,13 +54,22 @@ class DuckDB:
         self._registered: list[str] = []
 
     def view(self, name: str, paths: list[str], fmt: str) -> None:
+        self.con.execute(f"CREATE TEMP VIEW {name} AS SELECT * FROM {self._source(paths, fmt)}")
+
+    def view_named(self, name: str, paths: list[str], fmt: str, column: str, values: list[str]) -> None:
+        """A view of the files with a text column ``column`` holding each file's value (its system)."""
+        q = self.quote
+        col = q + column.replace(q, q + q) + q
+        parts = [f"SELECT {sql_string(v)} AS {col}, * FROM {self._source([p], fmt)}" for p, v in zip(paths, values)]
+        self.con.execute(f"CREATE OR REPLACE TEMP VIEW {name} AS " + " UNION ALL BY NAME ".join(parts))
+
+    @staticmethod
+    def _source(paths: list[str], fmt: str) -> str:
         files = "[" + ", ".join(sql_string(p) for p in paths) + "]"
         if fmt == "parquet":
-            source = f"read_parquet({files})"
-        else:
-            delim = sql_string(_separator(paths, fmt))
-            source = f"read_csv({files}, header = true, delim = {delim}, quote = '\"', all_varchar = true)"
-        self.con.execute(f"CREATE TEMP VIEW {name} AS SELECT * FROM {source}")
+            return f"read_parquet({files})"
+        delim = sql_string(_separator(paths, fmt))
+        return f"read_csv({files}, header = true, delim = {delim}, quote = '\"', all_varchar = true)"
 
     def columns(self, name: str) -> dict[str, str]:
         return {row[0]: str(row[1]).upper() for row in self.con.execute(f"DESCRIBE {name}").fetchall()}
@@ -106,14 +115,25 @@ class Spark:
         self._views: list[str] = []
 
     def view(self, name: str, paths: list[str], fmt: str) -> None:
+        self._frame(paths, fmt).createOrReplaceTempView(name)
+        self._views.append(name)
+
+    def view_named(self, name: str, paths: list[str], fmt: str, column: str, values: list[str]) -> None:
+        """A view of the files with a text column ``column`` holding each file's value (its system)."""
+        from functools import reduce
+
+        from pyspark.sql import functions as F
+
+        frames = [self._frame([p], fmt).withColumn(column, F.lit(v)) for p, v in zip(paths, values)]
+        reduce(lambda a, b: a.unionByName(b, allowMissingColumns=True), frames).createOrReplaceTempView(name)
+        if name not in self._views:
+            self._views.append(name)
+
+    def _frame(self, paths: list[str], fmt: str):
         reader = self.spark.read
         if fmt == "parquet":
-            frame = reader.parquet(*paths)
-        else:
-            frame = reader.csv(paths, header=True, sep=_separator(paths, fmt), inferSchema=False,
-                               quote='"', escape='"')
-        frame.createOrReplaceTempView(name)
-        self._views.append(name)
+            return reader.parquet(*paths)
+        return reader.csv(paths, header=True, sep=_separator(paths, fmt), inferSchema=False, quote='"', escape='"')
 
     def columns(self, name: str) -> dict[str, str]:
         return {f.name: f.dataType.simpleString().upper() for f in self.spark.table(name).schema.fields}

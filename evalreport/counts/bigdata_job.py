@@ -18,6 +18,7 @@ from __future__ import annotations
 import glob as _glob
 import os
 import uuid
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -30,8 +31,11 @@ _FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".tsv": "tsv
 _COMPRESSED = (".gz", ".zst", ".gzip")
 
 
-def paths(value, role: str) -> tuple[list[str], str]:
-    """Files named by a path, a list of paths, a folder or a glob, and their common format."""
+def paths(value, role: str, *, exclude: Sequence[str] = ()) -> tuple[list[str], str]:
+    """Files named by a path, a list of paths, a folder or a glob, and their common format; a folder's
+    files in natural order of their names, without those of ``exclude`` (the gold file in the runs
+    folder, as the in-memory reader leaves it out)."""
+    skip = {str(Path(f).resolve()) for f in exclude}
     items = [value] if isinstance(value, (str, os.PathLike)) else list(value)
     if not items:
         raise InputError(f"no {role} files given")
@@ -40,8 +44,11 @@ def paths(value, role: str) -> tuple[list[str], str]:
         text = str(item)
         path = Path(text)
         if path.is_dir():
-            found = sorted(str(p) for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
-                           and _format(p.name) is not None)
+            from evalreport.inputs.checks import natural_key  # the in-memory reader's order of a folder
+
+            found = [str(p) for p in sorted((p for p in path.iterdir() if p.is_file() and not p.name.startswith(".")
+                                             and _format(p.name) is not None and str(p.resolve()) not in skip),
+                                            key=lambda p: natural_key(p.name))]
             if not found:
                 raise InputError(f"no {role} files ({', '.join(_FORMATS)}) in the folder", path=path)
             files += found
@@ -81,7 +88,7 @@ class Job:
         if engine not in ENGINES:
             raise InputError(f"engine must be one of {', '.join(ENGINES)}; got {engine!r}")
         self.gold_files, gold_fmt = paths(gold, "gold")
-        self.run_files, run_fmt = paths(runs, "run")
+        self.run_files, run_fmt = paths(runs, "run", exclude=self.gold_files)
         self.gold_label = self.gold_files[0] if len(self.gold_files) == 1 else f"{self.gold_files[0]} (+{len(self.gold_files) - 1})"
         self.runs_label = self.run_files[0] if len(self.run_files) == 1 else f"{self.run_files[0]} (+{len(self.run_files) - 1})"
         self.engine = (DuckDB(memory_limit=memory_limit, temp_directory=temp_directory, threads=threads)
@@ -96,6 +103,9 @@ class Job:
             self.engine.view(self.runs_view, self.run_files, run_fmt)
             gold_cols = self.engine.columns(self.gold_view)
             run_cols = self.engine.columns(self.runs_view)
+            self.file_systems: list[str] | None = None
+            if system_col not in run_cols and label_col in run_cols:
+                run_cols = self._systems_by_file(run_fmt, system_col)
         except InputError:
             self.engine.close()
             raise
@@ -104,7 +114,10 @@ class Job:
             raise InputError(f"cannot read the inputs with {engine}: {str(exc).splitlines()[0]}",
                              path=self.gold_label) from None
         self._require(gold_cols, (id_col, label_col), self.gold_label)
-        self._require(run_cols, (system_col, id_col, label_col), self.runs_label)
+        self._require(run_cols, (system_col, id_col, label_col), self.runs_label,
+                      hint=(f"; the out-of-core backends read the long layout ({system_col}, {id_col}, {label_col}) "
+                            f"or one file per system ({id_col}, {label_col}): a wide file ({label_col}_<system> "
+                            "columns) is read in memory (--backend memory)") if system_col not in run_cols else "")
         self.has_folds = fold_col is not None and fold_col in gold_cols
         self.rid, self.rlab, self.rsys = self.q(id_col), self.q(label_col), self.q(system_col)
         self.gid, self.glab = self.q(id_col), self.q(label_col)
@@ -113,13 +126,28 @@ class Job:
         # ids joined as stored when both sides have the same type, else as text
         self._ids_as_text = gold_cols[id_col] != run_cols[id_col]
 
-    def _require(self, found: dict, needed, where) -> None:
+    def _systems_by_file(self, fmt: str, system_col: str) -> dict[str, str]:
+        """Run files without the system column: one system per file, named by the file's stem, in the
+        files' order, as the in-memory reader names them (a gold file among them is no run)."""
+        files = self.run_files
+        stems = [Path(f).stem for f in files]
+        seen: dict[str, str] = {}
+        for f, stem in zip(files, stems):
+            if stem in seen:
+                raise InputError(f"system name {stem!r} is used twice ({seen[stem]} and {f}): each run file without "
+                                 f"a {system_col!r} column is the system its name says")
+            seen[stem] = f
+        self.run_files, self.file_systems = files, stems
+        self.engine.view_named(self.runs_view, files, fmt, system_col, stems)
+        return self.engine.columns(self.runs_view)
+
+    def _require(self, found: dict, needed, where, *, hint: str = "") -> None:
         missing = [c for c in needed if c not in found]
         if missing:
             self.engine.close()
             word = "column" if len(missing) == 1 else "columns"
             raise InputError(f"missing {word} {', '.join(repr(m) for m in missing)}; the columns found are: "
-                             f"{', '.join(repr(c) for c in found) or '(none)'}", path=where)
+                             f"{', '.join(repr(c) for c in found) or '(none)'}{hint}", path=where)
 
     def __enter__(self):
         return self
@@ -205,7 +233,7 @@ class Job:
             k = int(np.flatnonzero(with_id < n)[0])
             raise InputError(f"{int((n - with_id).sum())} run row(s) have an empty id (e.g. system "
                              f"{raw_text(raw_sys[k])!r})", path=self.runs_label)
-        plan.set_systems(unique_raw(raw_sys), systems)
+        plan.set_systems(unique_raw(raw_sys), systems if systems is not None else self.file_systems)
         s_code = np.array([plan._sys_lookup[k] for k in keys(raw_sys)], dtype=np.int64)
         keep = s_code >= 0
         if (known < n)[keep].any():

@@ -75,6 +75,7 @@ from evalreport.inputs.run_folders import RUN_SEPARATOR, system_folders
 from evalreport.inputs.run_scores import ScoreCollector, ScoreSink
 from evalreport.inputs.runs import Runs, Source, code_dtype
 from evalreport.inputs.slices import read_slices
+from evalreport.inputs.system_column import SYSTEM_COL, RunPiece, split_systems
 from evalreport.inputs.tables import MISSING_LABELS, Table, first_true, read_table
 from evalreport.words import counted
 
@@ -112,7 +113,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
               allow_unknown: bool = False, gold_id_col: str | None = None,
               gold_label_col: str | None = None, timings: dict | None = None, hash_files: bool = True,
               cluster_col: str | None = None, slice_cols: Sequence[str] = (), slice_bins=None,
-              score_sink: ScoreSink | None = None) -> Runs:
+              score_sink: ScoreSink | None = None, system_col: str | None = SYSTEM_COL) -> Runs:
     """Read a gold file and one prediction file per system into an encoded :class:`Runs`.
 
     Parameters
@@ -123,7 +124,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
         one per system, in the order the systems should have.
     runs_dir : a folder; every file in it with a supported extension (sorted naturally by name,
         hidden files and the gold file excluded) is a run, appended after ``runs``.
-    names : system names, one per run file (default: each file's stem).
+    names : system names, one per system (default: each file's stem, or the values of ``system_col``).
     id_col, label_col : column names of the item id and the (gold or predicted) label.
     gold_id_col, gold_label_col : the gold file's names of these columns, where they differ from
         the runs' (default: ``id_col``, ``label_col``).
@@ -153,6 +154,8 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
         lacks, or one of more than 200 slices, is an error.
     slice_bins : None, an int (quantile bins of every numeric slice column, ``--slice-bins N``) or a
         mapping column -> int or bin edges.
+    system_col : a run file with this column holds one system per value, named by it (the backends' long
+        layout; ``label_<system>`` columns: the wide layout; :mod:`evalreport.inputs.system_column`).
     score_sink : optional; takes each run's checked scores as it is read
         (:class:`~evalreport.inputs.run_scores.ScoreSink`), and :attr:`Runs.scores` is then None: for a
         command that summarises each system's scores without holding every system's at once.
@@ -179,7 +182,7 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
     if missing not in ("error", "abstain"):
         raise InputError(f"missing must be 'error' or 'abstain', not {missing!r}")
     run_system: list[str] = []
-    gold_path, run_paths, systems = run_files(gold, runs, runs_dir, names, run_system=run_system)
+    gold_path, run_paths, systems = run_files(gold, runs, runs_dir, names, run_system=run_system, named_later=True)
     gold_id_col = gold_id_col or id_col
     gold_label_col = gold_label_col or label_col
 
@@ -193,8 +196,13 @@ def read_runs(gold, runs=(), *, runs_dir=None, names: Sequence[str] | None = Non
     clock = _Clock(timings)
     as_dict = tuple(c for c in (label_col, gold_label_col, fold_col, cluster_col)
                     if c is not None and c not in (id_col, gold_id_col))
+    reading: list[Path | RunPiece] = list(run_paths)
+    if not run_system:        # a system column names the systems of a run file (the backends' long layout)
+        reading, named = split_systems(run_paths, names, system_col=system_col, id_col=id_col, label_col=label_col,
+                                       wanted=wanted, as_dict=as_dict, hashed=hash_files)
+        systems = named if named is not None else _system_names(run_paths, names)
     with ThreadPoolExecutor(max_workers=_READERS) as pool:
-        runs = _read_runs(gold_path, run_paths, systems, pool, clock, wanted=wanted, as_dict=as_dict, id_col=id_col,
+        runs = _read_runs(gold_path, reading, systems, pool, clock, wanted=wanted, as_dict=as_dict, id_col=id_col,
                           label_col=label_col, gold_id_col=gold_id_col, gold_label_col=gold_label_col,
                           fold_col=fold_col, score_col=score_col, labels=labels, missing=missing,
                           allow_unknown=allow_unknown, hash_files=hash_files, cluster_col=cluster_col,
@@ -228,11 +236,15 @@ _SMALL = 2 ** 21
 
 def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hashed: bool,
                    prealign=None, index: int | None = None) -> tuple[Table, Path, str, tuple | None]:
-    table, path = read_table(path, role, id_col=id_col, wanted=wanted, dictionary=as_dict, same_ids=same_ids)
+    if isinstance(path, RunPiece):    # one system's rows of a file read and split already
+        table, path, digest = path.table, path.path, path.sha256
+    else:
+        table, path = read_table(path, role, id_col=id_col, wanted=wanted, dictionary=as_dict, same_ids=same_ids)
+        digest = hash_file(path) if hashed else ""
     aligned = None if prealign is None else prealign(table)
     if prealign is not None and index is not None:
         prealign.scores_in_gold_order(index, table)
-    return table, path, hash_file(path) if hashed else "", aligned
+    return table, path, digest, aligned
 
 
 class _Prealign:
@@ -456,11 +468,13 @@ def _label_codes(r: Table, label_col: str, class_index: dict, classes: list[str]
     return lut[local]
 
 
-def run_files(gold, runs, runs_dir, names, *, run_system: list[str] | None = None) -> tuple[Path, list[Path], list[str]]:
+def run_files(gold, runs, runs_dir, names, *, run_system: list[str] | None = None,
+              named_later: bool = False) -> tuple[Path, list[Path], list[str]]:
     """The gold path, the run files (given, then those of ``runs_dir`` but the gold file) and their
     system names; no run file is an error. A ``runs_dir`` holding a folder per system
     (:mod:`evalreport.inputs.run_folders`) is read only when ``run_system`` is a list: it receives the
-    system of every run (a run given by name is a system of its own), and the runs are named ``system/run``."""
+    system of every run (a run given by name is a system of its own), and the runs are named ``system/run``.
+    ``named_later``: flat run files are named by their stems here, ``names`` applied by the caller."""
     run_paths = as_paths(runs)
     gold_path = Path(gold)
     nested = None if runs_dir is None else system_folders(Path(runs_dir), exclude=gold_path)
@@ -478,6 +492,8 @@ def run_files(gold, runs, runs_dir, names, *, run_system: list[str] | None = Non
         run_paths += runs_in_folder(Path(runs_dir), exclude=gold_path)
     if not run_paths:
         raise InputError("no run files given (RUN... or --runs-dir DIR; Python: runs=[...] or runs_dir=...)")
+    if named_later and nested is None:
+        return gold_path, run_paths, [p.stem for p in run_paths]
     return gold_path, run_paths, _system_names(run_paths, names)
 
 

@@ -398,7 +398,8 @@ def _score_values(runs, records, frame, *, positive, policy, bootstrap, seed, al
     from evalreport.measures import resolve_positive
     from evalreport.measures.scores import compute_scores
 
-    pos = None if positive is None else resolve_positive(positive, list(runs.labels), len(runs.labels))
+    pos = None if positive is None else resolve_positive(positive, list(runs.labels), len(runs.labels),
+                                                         n_task=runs.n_task)
     if runs.scores is None or (np.ndim(runs.scores) == 2 and pos is None):
         run = next((src.path for src in runs.sources if src.role == "run"), None)
         raise InputError(f"{SUBMISSION}: the measure(s) {', '.join(m.id for m in records)} need scores: a 'score' "
