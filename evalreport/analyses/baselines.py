@@ -163,15 +163,10 @@ def _compositions(total: int, K: int) -> np.ndarray:
     return np.concatenate(blocks)
 
 
-def support_size(a) -> int:
-    """Number of tables with row sums a (any column sums): prod_i C(a_i + K - 1, K - 1)."""
-    K = len(a)
-    return math.prod(math.comb(int(x) + K - 1, K - 1) for x in a)
-
-
 def _support_exceeds(a, limit: int) -> bool:
-    """``support_size(a) > limit``, without the whole product: every factor is >= 1, so the partial
-    product passing ``limit`` decides it (1,000 classes: a few factors, not a 3,000-digit integer)."""
+    """Whether the number of tables with row sums a, prod_i C(a_i + K - 1, K - 1), exceeds ``limit``: every
+    factor is >= 1, so the partial product passing ``limit`` decides it (1,000 classes: a few factors, not a
+    3,000-digit integer)."""
     K, size = len(a), 1
     for x in a:
         size *= math.comb(int(x) + K - 1, K - 1)

@@ -282,7 +282,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
                 add("winner_noise", key[2], key[0], float(r["p_holm"]), str(r["noise"]))
 
     # a constant predictor among the systems that wins, or a chance baseline that beats every system
-    constant = constant_sets(comp) if labelsets else _constant_systems(counts, comp)
+    constant = constant_sets(comp) if labelsets else _constant_systems(counts)
     for s, label in constant.items():
         add("constant_system", s, "", np.nan, f"predicts {label} for every item")
     for r in [r for r in rows if r["finding"] in ("leader", "winner", "winner_calibrated", "winner_what_if")]:
@@ -492,7 +492,7 @@ def _chance_verdict(r, b_value: float, sign: float, resampled: bool) -> str:
 # ----------------------------------------------------------------------------- constant predictors
 
 
-def _constant_systems(counts, comp) -> dict[str, str]:
+def _constant_systems(counts) -> dict[str, str]:
     """System -> the one class it predicts for every item (systems that predict one class only)."""
     if counts is None:
         return {}

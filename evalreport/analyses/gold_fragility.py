@@ -152,7 +152,7 @@ def _apply(T: np.ndarray, moves: np.ndarray, takes) -> np.ndarray:
     return out
 
 
-def _linear(f: Oriented, T: np.ndarray, t: int, rng) -> bool:
+def _linear(f: Oriented, T: np.ndarray, rng) -> bool:
     """Affine in the cells (at the data's n), tested numerically on the pair and random tables."""
     from evalreport.analyses.baselines import is_linear
 
@@ -274,7 +274,7 @@ def pair_gold_fragility(measure, T: np.ndarray, *, n_task: int | None = None, po
     if f.m.id == "accuracy":
         c = accuracy_gold_changes(T, n_task)
         return GoldFragility(c, True, "closed form: each change swings the gap in correct items by at most 2", c)
-    if K <= FULL_CLASSES and _linear(f, T, t, np.random.default_rng(seed)):
+    if K <= FULL_CLASSES and _linear(f, T, np.random.default_rng(seed)):
         c = _linear_exact(f, T, t)
         if c is not None:
             return GoldFragility(c, True, "the measure is linear in the cells, so the changes with the largest "

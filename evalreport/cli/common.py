@@ -36,7 +36,7 @@ def csv_list(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
-def add_input_options(p: argparse.ArgumentParser, *, runs_required: bool = False) -> None:
+def add_input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("gold", nargs="?", help="gold labels file (TSV, CSV, JSONL or Parquet; columns id, label)")
     p.add_argument("runs", nargs="*", help="one prediction file per system")
     p.add_argument("--runs-dir", help="a folder of run files (system name = file stem), or of one folder per system "

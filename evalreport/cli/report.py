@@ -254,7 +254,7 @@ def run_report(args) -> int:
     if getattr(args, "appendix", False):
         from evalreport.cli.appendix import add_to_report
 
-        paths["appendix"] = add_to_report(args.out, progress=settings.progress)
+        paths["appendix"] = add_to_report(args.out)
     print_outputs(paths)
     return 0
 
@@ -335,7 +335,7 @@ def run_demo(args) -> int:
     if getattr(args, "appendix", False):
         from evalreport.cli.appendix import add_to_report
 
-        result["appendix"] = add_to_report(args.out, progress=settings.progress)
+        result["appendix"] = add_to_report(args.out)
     print_outputs(result)
     return 0
 

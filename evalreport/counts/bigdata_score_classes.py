@@ -81,7 +81,7 @@ def _check_finite(job: Job, sys_map: str, cols: list[str], values: list[str]) ->
                              "not a finite number", path=job.runs_label, item=bad[1])
 
 
-def _sums(job: Job, sys_map: str, gold_map: str, values: list[str], S: int) -> dict[str, np.ndarray]:
+def _sums(job: Job, sys_map: str, gold_map: str, values: list[str]) -> dict[str, np.ndarray]:
     """Per system: the Brier and log-loss sums, the score range and the largest |sum over classes - 1|."""
     K = len(values)
     gold_p = "CASE gm.code " + " ".join(f"WHEN {k} THEN {v}" for k, v in enumerate(values)) + " END"
@@ -204,7 +204,7 @@ def histogram_classes(job: Job, *, labels: Sequence[str] | None, systems: Sequen
                                     group=f"CASE WHEN {top} = gm.code THEN 0 ELSE 1 END")
     confidence = _confidence_counts(assemble_cells(cells, plan.systems, classes, 0, exact, width, n_items, sources,
                                               job.runs_label), K)
-    sums = _sums(job, sys_map, gold_map, values, S)
+    sums = _sums(job, sys_map, gold_map, values)
     return ClassHistogram(systems=tuple(plan.systems), labels=classes, per_class=tuple(per_class),
                           confidence=confidence, brier_sum=sums["brier"], log_sum=sums["logl"], n_items=n_items,
                           problems=_problems(job, sys_map, values, plan.systems, sums))

@@ -261,9 +261,6 @@ def eq(vs, vd, *_):
     return close(vs, vd)
 
 
-_not_unary = _b.not_unary
-
-
 # ---------------------------------------------------------------------- Sebastiani (2015)
 
 
