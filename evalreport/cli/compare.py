@@ -188,16 +188,22 @@ def run_provenance(args: argparse.Namespace, runs=None) -> dict:
     return provenance(command_line(), [*sources, *recorded_sources(args)])
 
 
-def run(args) -> int:
+def compare_single_label(args: argparse.Namespace, settings: Settings):
+    """Read the single-label inputs of the command line and compare them (with a progress bar).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command's arguments (``read_scores`` is set from the measures asked for).
+    settings : Settings
+        From :func:`checked_settings`.
+
+    Returns
+    -------
+    tuple
+        The loaded inputs, the settings completed from them (costs, gains, gold) and the comparison.
+    """
     from evalreport.analyses.compare import compare
-
-    if multilabel.wanted(args):
-        return multilabel.run_compare(args)
-    settings = checked_settings(args)
-    if args.out:                       # before any work: -o must not be the folder of the inputs
-        from evalreport._atomic import check_outside
-
-        check_outside(args.out, input_paths(args))
     from evalreport.cli.score import wants_scores
 
     args.read_scores = wants_scores(args.measures, args.primary)     # measures of labels: no score column read
@@ -206,6 +212,18 @@ def run(args) -> int:
     settings = gold_settings(args, settings, loaded.counts.labels, getattr(loaded.runs, "n_task", None))
     with ProgressBar(enabled=settings.bootstrap > 0 and settings.progress and loaded.runs is not None) as bar:
         result = compare(loaded.runs if loaded.runs is not None else loaded.counts, settings, progress=bar)
+    return loaded, settings, result
+
+
+def run(args) -> int:
+    if multilabel.wanted(args):
+        return multilabel.run_compare(args)
+    settings = checked_settings(args)
+    if args.out:                       # before any work: -o must not be the folder of the inputs
+        from evalreport._atomic import check_outside
+
+        check_outside(args.out, input_paths(args))
+    loaded, settings, result = compare_single_label(args, settings)
     board = result.leaderboard
     emit(board, args.format, wide=_display(board, result.settings.get("alpha", settings.alpha)),
          title=f"evalreport compare: {result.primary}")

@@ -174,16 +174,8 @@ def slice_scores(runs, slices: Mapping[str, np.ndarray] | None, records, keys: S
 
     Parameters
     ----------
-    runs : Runs
-        The submission read against the reference (one system).
-    slices : mapping of str to array, or None
-        Per slice column, one slice name per item (``Runs.slices``); None or empty: no keys.
-    records : sequence of Measure
-        The measures of the leaderboard, in the order of ``keys``.
-    keys : sequence of str
-        Their leaderboard keys.
-    evaluate_subset : callable
-        ``runs -> values``: the value of every record on a subset of the items (NaN where undefined).
+    runs, slices, records, keys, evaluate_subset
+        As in :func:`slice_rows` (no slices: no keys).
     stand_in : callable
         ``record -> (value, rule)``: what the leaderboard shows for an undefined value.
 
