@@ -464,8 +464,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
 
 def _cluster_tables(design, primary: Measure, values: np.ndarray, bootstrap: int,
                     seed: int) -> tuple[dict[str, pd.DataFrame], str]:
-    """The ``design`` table of a clustered comparison (the design effect of the primary measure, against an
-    item bootstrap of at most :data:`~evalreport.analyses.clusters.ITEM_RESAMPLES` resamples) and its note."""
+    """The ``design`` table of a clustered comparison (the primary measure's design effect) and its note."""
     from evalreport.analyses.clusters import ITEM_RESAMPLES, design_effect, few_clusters_warning, item_stream
 
     n_item = min(bootstrap, ITEM_RESAMPLES)

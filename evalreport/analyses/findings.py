@@ -466,8 +466,7 @@ def _baseline_method(row) -> str:
 
 
 def _set_aside(base: pd.DataFrame, strongest, sign: float) -> pd.DataFrame:
-    """The Monte-Carlo estimates better than the strongest (exact) baseline, but within
-    :data:`MC_SE` of their standard errors of it: noise, not a stronger baseline."""
+    """Monte-Carlo estimates above the strongest exact baseline by less than :data:`MC_SE` standard errors."""
     if base is None or not len(base) or "se" not in base:
         return base.iloc[:0] if base is not None else pd.DataFrame()
     b = base[base["value"].notna()]
@@ -477,8 +476,7 @@ def _set_aside(base: pd.DataFrame, strongest, sign: float) -> pd.DataFrame:
 
 
 def _chance_verdict(r, b_value: float, sign: float, resampled: bool) -> str:
-    """``below_baseline`` (the whole interval worse than the baseline), ``chance_level`` (the
-    interval holds it), ``at_or_below_baseline`` (no interval: the value at or below it) or ''."""
+    """``below_baseline``, ``chance_level``, ``at_or_below_baseline`` or '' for one system's interval or value."""
     tol = 10.0 ** -ROUND_DECIMALS
     if resampled and pd.notna(r.get("lo")) and pd.notna(r.get("hi")):
         lo, hi = sorted((sign * float(r["lo"]), sign * float(r["hi"])))

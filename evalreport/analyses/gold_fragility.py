@@ -203,9 +203,7 @@ def _shortest(ok, lo: int, hi: int) -> int:
 
 
 def _greedy(f: Oriented, T0: np.ndarray, t: int, cap: int) -> int | None:
-    """Best change first (as many items of its cell as the gap suggests, cut to the shortest closing
-    number), then each group of changes cut to the fewest that keep the challenger level; the count
-    is checked on the measure."""
+    """Greedy count: best change first, then each group cut to the fewest that keep the challenger level."""
     T = T0.copy()
     moves_done: list[np.ndarray] = []
     takes: list[int] = []

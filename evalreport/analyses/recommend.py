@@ -221,8 +221,7 @@ def recommend(data: DataSetting, must: Sequence[str] | str | None = None, measur
 
 
 def _audit_rows(ms, props, data, audit_frame, max_n, seed) -> pd.DataFrame:
-    """The audit's rows for these properties in the data's setting: ``(measure, paper.ID) -> row``
-    as a frame indexed by both, under each paper's own 0/0 policy."""
+    """The audit's rows ``(measure, paper.ID) -> row`` in the data's setting, under each paper's 0/0 policy."""
     if audit_frame is None:
         from evalreport.analyses.audit import audit
 
@@ -324,8 +323,7 @@ def _title(prop: str) -> str:
 
 
 def _no_skill_words(m: Measure, data: DataSetting) -> str:
-    """What systems without skill score on these prevalences: a majority predictor, predictions at
-    random with the gold shares, and uniformly at random (expected confusion matrices)."""
+    """What systems without skill score on these prevalences."""
     a = np.asarray(data.counts, dtype=float)
     p = a / a.sum()
     K = data.K

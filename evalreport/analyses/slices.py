@@ -279,8 +279,7 @@ def _gap_rows(parts: list[_Slice], records, systems, alpha: float) -> pd.DataFra
 
 
 def _summary_rows(parts: list[_Slice], records, systems, directions) -> pd.DataFrame:
-    """The ``slice_summary`` rows of one slice column: per system and measure the worst and best slice
-    (small slices left out unless every slice is small), min/max ratio, max difference, robustness rank."""
+    """The ``slice_summary`` rows of one slice column: worst and best slice, ratio, difference, robustness rank."""
     frames = []
     for j, m in enumerate(records):
         use = [p for p in parts if not p.small[j]] or parts

@@ -195,8 +195,7 @@ def _prepare(parser: argparse.ArgumentParser, args, argv=None):
 
 
 def _check_measure_names(args) -> None:
-    """Every unknown id of ``--primary`` and ``--measures`` (or the task file's) in one error, each with
-    its nearest valid id, before any input is read (plugins are loaded by now, so their ids count)."""
+    """Every unknown id of ``--primary`` and ``--measures`` in one error, each with its nearest valid id."""
     specs = [getattr(args, "primary", None), *(getattr(args, "measures", None) or ())]
     specs = [s for s in specs if isinstance(s, str) and s.strip()]
     if specs:

@@ -59,8 +59,7 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_formats_option(p) -> None:
-    """``--formats html,pdf``; ``--format`` is its hidden, deprecated alias (elsewhere ``--format`` picks
-    table/csv/json/...: a different thing, hence the new name)."""
+    """``--formats html,pdf``, with ``--format`` as its hidden, deprecated alias."""
     import argparse
 
     p.add_argument("--formats", dest="formats", type=csv_list, default=None, metavar="html,pdf",

@@ -107,8 +107,7 @@ def _indicator(t: Table, name: str, *, check: bool = True) -> np.ndarray | None:
 
 
 def _jsonl_lists(t: Table, label_col: str) -> pa.Array:
-    """The label column of a JSON Lines file pyarrow could not read in one go (mixed types):
-    parsed line by line, naming the line where a list and a single label meet."""
+    """The label column of a JSON Lines file with mixed types, parsed line by line (errors name the line)."""
     lists: list[list[str | None] | None] = []
     first_scalar: int | None = None
     first_list: int | None = None

@@ -226,8 +226,7 @@ _QUICK_CHARS = 2 ** 20
 
 
 def _first_line(handle, *, blank: bool) -> str | None:
-    """The first line of a text stream (``blank``: the first that is not blank), or None when it is not
-    whole within :data:`_QUICK_CHARS` characters."""
+    """The first (``blank``: non-blank) line of a text stream, or None when not whole within :data:`_QUICK_CHARS`."""
     read = 0
     while read < _QUICK_CHARS:
         line = handle.readline(_QUICK_CHARS - read)

@@ -81,8 +81,7 @@ def slice_keys(names: Sequence[str]) -> dict[str, str]:
 
 
 def _subset(runs, mask: np.ndarray):
-    """``runs`` restricted to the items of ``mask``: its own ``subset`` where it has one, else the arrays a
-    confusion matrix and scores need."""
+    """``runs`` restricted to the items of ``mask``."""
     if hasattr(runs, "subset"):
         return runs.subset(mask)
     scores = None if runs.scores is None else np.asarray(runs.scores)[:, mask]     # (S, N) or (S, N, K)
@@ -91,8 +90,7 @@ def _subset(runs, mask: np.ndarray):
 
 
 def _in_order(names: np.ndarray, order: Sequence[str]) -> list[str]:
-    """The slices present in ``names``: those of ``order`` (the column's own order, ``"(empty)"`` last) first,
-    then any it does not list, as they come."""
+    """The slices present in ``names``: those of ``order`` first, then the others as they come."""
     present = dict.fromkeys(names.tolist())
     listed = [s for s in order if s in present]
     known = set(listed)

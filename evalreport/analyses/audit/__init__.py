@@ -319,9 +319,7 @@ def audit_for_report(measures, *, policy: str = "nan", max_n: int = 8, seed: int
 
 
 class _Banks:
-    """Every measure's values on every matrix its checks read (:mod:`.batches`), computed for a
-    few measures at a time: one stacked call per measure, setting and policy, the tensor's sums
-    shared between the measures (:func:`~evalreport.measures._shared.shared_sums`)."""
+    """Every measure's values on every matrix its checks read, a few measures at a time (sums shared)."""
 
     CHUNK = 8   # measures per block: bounds the memory the values take
 

@@ -54,8 +54,7 @@ class MultiLabelBase(CommonSections):
         return list(board.sort_values("rank", kind="stable")["system"]) if not board.empty else []
 
     def _label(self, measure_id: str) -> str:
-        """A measure's short label ("Macro F1'", not "Macro F1' (F1 of macro P and R)": the explanation is the
-        appendix's, which has the full definitions)."""
+        """A measure's short label (the appendix has the full definition)."""
         return charts.short_measure_label(measure_id)
 
     @cached_property
