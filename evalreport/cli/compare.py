@@ -171,20 +171,14 @@ def run_provenance(args: argparse.Namespace, runs=None) -> dict:
     dict
         ``command``, ``created``, ``versions`` and ``inputs`` (role, path, sha256, rows).
     """
-    from evalreport.inputs.readers import hash_file
-    from evalreport.inputs.runs import Source
     from evalreport.report.report_meta import provenance
 
     sources = list(getattr(runs, "sources", ()) or ())
-    if not sources or getattr(args, "backend", "memory") != "memory":
-        from evalreport.cli.report import confusion_files
+    if (not sources or getattr(args, "backend", "memory") != "memory") and (getattr(args, "confusion", None)
+                                                                            or args.gold):
+        from evalreport.cli.report import counted_sources
 
-        if getattr(args, "confusion", None):
-            sources = [Source("confusion", str(p), hash_file(p), None) for p in confusion_files(args.confusion)]
-        elif args.gold:                      # counted out of core: the files, not their rows
-            sources = [Source("gold", str(args.gold), hash_file(args.gold), None)] + [
-                Source("runs", str(p), hash_file(p), None)
-                for p in confusion_files(list(args.runs or ()) + ([args.runs_dir] if args.runs_dir else []))]
+        sources = counted_sources(args)
     return provenance(command_line(), [*sources, *recorded_sources(args)])
 
 

@@ -79,8 +79,6 @@ class MultiLabelBase(CommonSections):
 
     def _nonempty(self, name: str) -> pd.DataFrame | None:
         """The table ``name``, or None when it is absent or empty."""
-        if not self._has(name):
-            return None
         frame = self.table(name)
         return None if frame.empty else frame
 
