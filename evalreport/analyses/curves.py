@@ -90,10 +90,8 @@ def pr_curves(runs, *, positive=None) -> pd.DataFrame:
 
     Parameters
     ----------
-    runs : Runs or ScoreCounts
-        Scored runs.
-    positive : str or int, optional
-        The positive class (binary form).
+    runs, positive
+        As in :func:`roc_curves`.
 
     Returns
     -------

@@ -300,10 +300,8 @@ def gold_fragility(runs, measures, *, leaders: dict[str, str], positive=None, po
         The measures (the primary measure and accuracy in the report).
     leaders : dict
         Measure id -> the leading system under it.
-    positive, policy, costs
-        As for :func:`evalreport.measures.compute`.
-    seed : int
-        Seed of the numerical linearity test.
+    positive, policy, costs, seed
+        As in :func:`pair_gold_fragility`.
 
     Returns
     -------

@@ -183,14 +183,10 @@ def parse_sets(t: Table, layout: str, *, id_col: str, label_col: str, label_sep:
 
     Parameters
     ----------
-    t : Table
-        The file as read by :func:`~evalreport.inputs.tables.read_table`.
+    t, id_col, label_col, label_sep
+        As in :func:`detect_form`.
     layout : str
         One of ``"list"``, ``"sep"``, ``"long"``, ``"wide"``.
-    id_col, label_col : str
-        The id and label column names.
-    label_sep : str or None
-        The separator between labels (the sep layout).
 
     Returns
     -------
@@ -274,10 +270,8 @@ def read_with_form(path, role: str, *, id_col: str, label_col: str, label_sep: s
         The file.
     role : str
         ``"gold"`` or ``"run"``, for messages.
-    id_col, label_col : str
-        The id and label column names.
-    label_sep : str or None
-        The separator between labels inside one field, if any.
+    id_col, label_col, label_sep
+        As in :func:`detect_form`.
 
     Returns
     -------
