@@ -476,7 +476,7 @@ def _set_aside(base: pd.DataFrame, strongest, sign: float) -> pd.DataFrame:
 
 
 def _chance_verdict(r, b_value: float, sign: float, resampled: bool) -> str:
-    """``below_baseline``, ``chance_level``, ``at_or_below_baseline`` or '' for one system's interval or value."""
+    """``below_baseline``, ``chance_level``, ``at_or_below_baseline`` or '' for a system against the baseline."""
     tol = 10.0 ** -ROUND_DECIMALS
     if resampled and pd.notna(r.get("lo")) and pd.notna(r.get("hi")):
         lo, hi = sorted((sign * float(r["lo"]), sign * float(r["hi"])))

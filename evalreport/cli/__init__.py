@@ -168,7 +168,7 @@ def run() -> None:
 
 
 def _no_blas_threads(command: list[str]) -> None:
-    """Stop OpenBLAS's worker threads for ``score``, which computes no matrix product (they would only spin)."""
+    """One OpenBLAS thread for ``score``, which computes no matrix product (more threads would only spin)."""
     if command == ["score"]:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")      # read when numpy is imported, later
 
