@@ -120,7 +120,12 @@ def _rank_key(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
 
 
 def _rank_probabilities(values: np.ndarray, higher_is_better: bool) -> np.ndarray:
-    """``(S, S)`` with ``[s, k]`` = P(system s has rank k+1) over the rows of ``values`` (B, S)."""
+    """``(S, S)`` with ``[s, k]`` = P(system s has rank k+1) over the rows of ``values`` (B, S).
+
+    Within each resample systems are ranked in the measure's direction, an undefined (NaN) value
+    below every defined one; a tie of t systems over positions r..r+t-1 gives each probability 1/t
+    at each of them (the expected rank is the average rank; each system's probabilities sum to 1).
+    Values are compared at 12 decimals, so equal values reached by other float paths still tie."""
     B, S = values.shape
     acc = np.zeros(S * (S + 1), dtype=float)
     step = max(1, DRAW_BUDGET // (S * S))
@@ -210,7 +215,8 @@ def randomization_p(differences: np.ndarray, observed: np.ndarray) -> tuple[np.n
 
 def _canonical_pairs(systems: Sequence[str] | np.ndarray, a: np.ndarray,
                      b: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(first, second, flip, order)``: pairs ordered by sorted names, so the draws ignore the systems' order."""
+    """``(first, second, flip, order)``: each pair oriented and ordered by sorted system names
+    (so the randomisation draws do not depend on the order or the labels of the systems)."""
     names = np.asarray(systems, dtype=object).astype(str)
     S = names.shape[0]
     rank = np.empty(S, dtype=np.int64)
