@@ -136,7 +136,7 @@ def _pair_signs(key: np.ndarray):
 
 def _value_relations(scores: pd.DataFrame, calibrated: bool | None, higher_is_better: Mapping[str, bool] | None
                      ) -> tuple[list, list, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The (measures, systems) values of ``scores`` and every pair's sign under each measure."""
+    """The (measures, systems) values of ``scores`` (raw rows unless it has ``calibrated``) and each pair's signs."""
     if calibrated is False and "calibrated" not in scores.columns:
         calibrated = None
     names, systems, matrix = _wide(scores, "value", calibrated)
