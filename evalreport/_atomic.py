@@ -123,8 +123,7 @@ def check_outside(target, inputs) -> None:
 
 
 def _absolute(target) -> Path:
-    """``target`` as an absolute path with a real last component (``.`` and ``x/..`` resolved); other symlinks
-    are kept, but a last component that links to a folder is followed."""
+    """``target`` as an absolute path with a real last component (``.`` and ``x/..`` resolved)."""
     try:
         path = Path(os.path.abspath(os.fspath(target)))
     except OSError as exc:                            # the current folder was deleted
@@ -174,9 +173,7 @@ def _reason(exc: OSError) -> str:
 
 
 def _output_error(target: Path, exc: OSError, *, staging: Path | None = None, inside: bool = False):
-    """One line for an OSError met while writing ``target``. ``inside``: raised while the output was
-    being written (then only errors about space or about a file of the staging folder are converted;
-    others are returned as ``None``, to be raised as they are)."""
+    """One line for an OSError met while writing ``target``."""
     reason = _reason(exc)
     name = exc.filename
     if inside:
@@ -281,8 +278,7 @@ def _exchange(a: Path, b: Path) -> bool:
 
 @contextmanager
 def _locked(target: Path):
-    """Hold an exclusive ``flock`` on ``.NAME.lock`` beside ``target``; the file is removed on release.
-    Where locks are not supported the block runs unlocked."""
+    """Hold an exclusive ``flock`` on ``.NAME.lock`` beside ``target`` (removed on release; none where unsupported)."""
     path = target.parent / f"{_prefix(target)}.lock"
     fd = None
     while fcntl is not None:
@@ -330,8 +326,7 @@ def _prefix(target: Path) -> str:
 
 
 def _leftovers(target: Path) -> list[tuple[Path, str, int]]:
-    """``(path, kind, pid)`` of the staging (``tmp``) and parked (``old``) folders beside ``target``
-    (``.NAME.PID-XXXXXXXX.tmp`` / ``.old``: pid is the process that made it)."""
+    """``(path, kind, pid)`` of the staging (``tmp``) and parked (``old``) folders beside ``target``."""
     prefix = _prefix(target) + "."
     pattern = re.compile(r"(\d+)-[a-z0-9_]{8}\.(tmp|old)")
     try:
@@ -362,8 +357,7 @@ def _alive(pid: int) -> bool:
 
 
 def _recover(target: Path) -> None:
-    """Under the lock: put back a previous output that a run killed mid-swap left parked, and remove
-    the staging and parked folders of processes no longer running."""
+    """Under the lock: restore an output left parked by a killed run; remove dead processes' staging folders."""
     found = _leftovers(target)
     if not os.path.lexists(target):
         parked = [(p, pid) for p, kind, pid in found if kind == "old" and (p / "previous").is_dir()

@@ -81,9 +81,7 @@ def one_line(text: Any) -> str:
 
 
 def _isolated(text: str) -> str:
-    """``text`` between a left-to-right isolate (U+2066) and its end (U+2069) when it holds right-to-left
-    letters: shown as in a table cell, and the words and numbers around it in a sentence keep their
-    place (without it, "NAME 2." in an English sentence shows the 2 inside an Arabic or Hebrew NAME)."""
+    """``text`` in a left-to-right isolate when it holds right-to-left letters, so the sentence keeps its order."""
     if any(unicodedata.bidirectional(ch) in ("R", "AL") and unicodedata.category(ch)[0] in "LN" for ch in text):
         return "\u2066" + text + "\u2069"
     return text

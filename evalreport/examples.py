@@ -123,8 +123,7 @@ def _systems(seed: int, *, multiclass: bool) -> dict:
 
 
 def _cross_validate(X, y, labels, folds, systems) -> dict:
-    """Out-of-fold per-class scores of every system (name -> (N, K) array), split by ``folds``, so the
-    fold written to the gold file is the fold that predicted the item."""
+    """Out-of-fold per-class scores of every system (name -> (N, K) array), split by ``folds``."""
     from sklearn.model_selection import PredefinedSplit, cross_val_predict
     from threadpoolctl import threadpool_limits  # a scikit-learn dependency
 
@@ -142,11 +141,7 @@ def _cross_validate(X, y, labels, folds, systems) -> dict:
 
 
 def _temperature_scaled(model, X, y, folds) -> np.ndarray:
-    """Out-of-fold class probabilities of a model that has only decision values: the softmax of
-    its decision values divided by one temperature T (temperature scaling, Guo et al. 2017). T is
-    fitted by log loss on the training folds' own out-of-fold decision values, so no test item
-    is seen; dividing by one T > 0 keeps each item's top class, so the predicted labels are the
-    model's own."""
+    """Out-of-fold probabilities of a model with decision values only, by temperature scaling (Guo et al. 2017)."""
     from sklearn.base import clone
     from sklearn.model_selection import PredefinedSplit, cross_val_predict
 
@@ -332,8 +327,7 @@ def _cv_predictions(X, y, folds, systems) -> dict:
 
 
 def _benchmark_systems(seed: int) -> dict:
-    """The single-task demo's eight classifiers and five more, thirteen in all: a benchmark
-    of several tasks over more systems than the single-task demo."""
+    """The single-task demo's eight classifiers and five more, thirteen in all."""
     from sklearn.discriminant_analysis import LinearDiscriminantAnalysis
     from sklearn.dummy import DummyClassifier
     from sklearn.ensemble import ExtraTreesClassifier

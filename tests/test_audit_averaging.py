@@ -22,7 +22,8 @@ from evalreport.analyses.audit import (
     preservation,
     table_2_averaging,
 )
-from evalreport.analyses.audit.properties import Case, _not_unary, _relation, gt
+from evalreport.analyses.audit.batches import not_unary
+from evalreport.analyses.audit.properties import Case, _relation, gt
 from evalreport.analyses.audit.space import Space
 from evalreport.errors import MeasureError
 from evalreport.measures import REGISTRY, Measure, compute, get
@@ -268,8 +269,8 @@ def test_weighted_mon_is_lost_by_relabelling():
     space = Space(3, 6)
     for b in ("accuracy", "f1", "kappa", "gm1", "balanced_accuracy"):
         case = Case(get(f"{b}_weighted"), 3, "multiclass", "nan", space)
-        assert _relation(case, ["correct"], gt, src_ok=_not_unary, what="").verdict == "satisfied", b
-        assert _relation(case, ["relabel"], gt, src_ok=_not_unary, what="").verdict == "violated", b
+        assert _relation(case, ["correct"], gt, src_ok=not_unary, what="").verdict == "satisfied", b
+        assert _relation(case, ["relabel"], gt, src_ok=not_unary, what="").verdict == "violated", b
 
 
 def test_csym_of_every_average_and_sym_of_every_micro_average(pres):

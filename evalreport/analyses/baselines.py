@@ -163,15 +163,8 @@ def _compositions(total: int, K: int) -> np.ndarray:
     return np.concatenate(blocks)
 
 
-def support_size(a) -> int:
-    """Number of tables with row sums a (any column sums): prod_i C(a_i + K - 1, K - 1)."""
-    K = len(a)
-    return math.prod(math.comb(int(x) + K - 1, K - 1) for x in a)
-
-
 def _support_exceeds(a, limit: int) -> bool:
-    """``support_size(a) > limit``, without the whole product: every factor is >= 1, so the partial
-    product passing ``limit`` decides it (1,000 classes: a few factors, not a 3,000-digit integer)."""
+    """Whether the number of tables with row sums a, prod_i C(a_i + K - 1, K - 1), exceeds ``limit``."""
     K, size = len(a), 1
     for x in a:
         size *= math.comb(int(x) + K - 1, K - 1)
@@ -260,9 +253,7 @@ def sample_tables(a, model: str, n_samples: int, rng, sizes=None) -> np.ndarray:
 
 
 def _to_float(counts: np.ndarray) -> np.ndarray:
-    """Integer tables (int64) as float64, converted in place (the same 8 bytes per cell; every count
-    is far below 2**53, so each value is exact, as ``astype(float)`` makes it): a fresh array of
-    1,000-class tables costs more in page faults than the conversion itself."""
+    """Integer tables as float64, converted in place (exact below 2**53; cheaper than a fresh array's page faults)."""
     flat = np.ascontiguousarray(counts, dtype=np.int64).reshape(-1)
     out = flat.view(np.float64)
     np.copyto(out, flat, casting="unsafe")     # numpy reads overlapping input as if copied first
@@ -316,9 +307,7 @@ MIX_ROWS = 16
 
 def _linear_large(measures, values, tables: np.ndarray, rng, at_tables, *, n_mixtures: int = 6,
                   rtol: float = 1e-9) -> dict:
-    """``{id: is_linear(...)}`` of every measure on large tables, with :func:`is_linear`'s draws and verdicts:
-    the mixtures of all measures are made MIX_ROWS at a time as rows of one matrix product, so the tables
-    are read once per MIX_ROWS mixtures (a lone row is padded to two: numpy's vector routine rounds otherwise)."""
+    """``{id: is_linear(...)}`` of every measure on large tables, the mixtures made MIX_ROWS at a time."""
     flat = tables.reshape(len(tables), -1)
     if len(flat) < 2:
         return {m.id: False for m in measures}

@@ -1,48 +1,16 @@
 """Clustered items: the paired cluster bootstrap, cluster swaps, the clustered McNemar test and the
 design effect (used by :class:`evalreport.analyses.resampling.ConfusionDesign` when the runs have a
-cluster column, ``--cluster-col``).
+cluster column, ``--cluster-col``). Why items of one cluster must be resampled together, the tests
+(Durkalski et al. 2003's clustered McNemar) and the design effect (Kish 1965, measured by the
+bootstrap) are in docs/usage.md#clusters; clusters are resampled within folds, and gold strata are
+refused (a cluster belongs to no single class stratum).
 
-Why
----
-Test sets come in clusters: several questions per document, turns of one dialogue, images of one
-patient. Items of one cluster are not independent (a system that misreads a document misses
-several of its questions), so resampling items treats a test set of 60 documents x 10 questions as
-600 independent draws and its intervals are far too narrow: the resampling unit must be the unit
-that was sampled, the cluster (Field & Welsh 2007, the cluster bootstrap; Davison & Hinkley 1997,
-section 3.8). Every resampling analysis then resamples or swaps whole clusters, the same clusters
-for every system (paired).
-
-How it stays fast: clusters as pattern counts
----------------------------------------------
-The items are reduced to their distinct (fold, gold, predictions) patterns, as for
-independent items (:mod:`evalreport.analyses.resampling_patterns`); a sparse ``(C, P)`` matrix ``M`` holds how many
-items of cluster c have pattern p. A resample draws cluster counts ``d`` (C clusters with
-replacement within each fold: every resample keeps each fold's number of clusters), and its
-pattern counts are ``d @ M``; the confusion tensors follow by the same sparse product as for items.
-Nothing of size N x B is made, and memory is bounded by blocks of resamples.
-
-Strata
-------
-Clusters are resampled within folds (a cluster lies within one fold; the reader checks it).
-Stratifying by gold class (``bootstrap_strata = "gold"``) is refused: a cluster holds items of
-several gold classes, so it belongs to no single class stratum.
-
-Tests
------
-The paired bootstrap test uses the cluster resamples. The approximate randomisation test swaps the
-two systems' outputs on all items of a cluster at once, with probability 1/2 per cluster. McNemar's
-test assumes independent items; for clusters it is replaced by the clustered McNemar test of
-Durkalski et al. (2003): with ``b_k`` (``c_k``) the items of cluster k that only the first (second)
-system gets right, ``X^2 = (sum_k (b_k - c_k))^2 / sum_k (b_k - c_k)^2``, chi-squared with one degree of
-freedom under equal accuracy. It needs no model of the correlation within clusters; with clusters
-of one item it is McNemar's statistic without continuity correction.
-
-Design effect
--------------
-Per system, the variance of the primary measure over the cluster resamples divided by its variance
-over item resamples (Kish 1965's design effect, measured by the bootstrap): how much wider the
-honest interval is, squared. The item bootstrap behind it runs with fewer resamples
-(:data:`ITEM_RESAMPLES`), enough for a ratio of variances.
+How it stays fast: the items are reduced to their distinct (fold, gold, predictions) patterns, as for
+independent items (:mod:`evalreport.analyses.resampling_patterns`); a sparse ``(C, P)`` matrix ``M``
+holds how many items of cluster c have pattern p. A resample draws cluster counts ``d`` (C clusters
+with replacement within each fold), its pattern counts are ``d @ M``, and the confusion tensors follow
+by the same sparse product as for items: nothing of size N x B is made. The item bootstrap behind the
+design effect runs with fewer resamples (:data:`ITEM_RESAMPLES`), enough for a ratio of variances.
 """
 from __future__ import annotations
 

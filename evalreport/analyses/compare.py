@@ -1,37 +1,17 @@
 """``compare``: every table of a comparison of systems, built once.
 
-A :class:`Comparison` holds tidy frames (scores, ranks, correlations, disagreements,
-baselines, intervals, rank distributions, pairwise tests, significance groups, leaderboard);
-:func:`evalreport.report.write.write_comparison` writes them as CSV files plus JSON twins - these
-file names and columns are part of the interface (see the README):
-
-=========================  ===========================================================
-file                       columns (at least)
-=========================  ===========================================================
-scores.csv                 system, measure, value, calibrated (+ undefined, reason)
-ranks.csv                  system, measure, rank, calibrated (+ value, tied, nan_last)
-rank_correlation.csv       measure_a, measure_b, method, value (+ n_systems, note)
-intervals.csv              system, measure, value, lo, hi (+ se, nan_fraction, resamples_missing_class)
-rank_distribution.csv      system, measure, rank, probability
-pairwise.csv               system_a, system_b, measure, test, statistic, difference, p_value, p_holm, p_bh,
-                           n_resamples, detail
-baselines.csv              measure, baseline, value (+ se, method, note)
-disagreements.csv          measure_a, measure_b, system_a, system_b (+ values, preferences)
-calibration_correlation    measure, method, value: m vs its calibrated self m_c
-inconsistency.csv          measure_a, measure_b, n_pairs, discordant, rate
-groups.csv                 system, group, leader, letters (compact letter display)
-leaderboard.csv            the primary measure: rank, system, value, lo, hi, group, letters, ..., rank_lo, rank_hi
-manifest.json              settings, measures, systems, labels and notes
-=========================  ===========================================================
+A :class:`Comparison` holds tidy frames (scores, ranks, correlations, disagreements, baselines,
+intervals, rank distributions, pairwise tests, significance groups, leaderboard);
+:func:`evalreport.report.write.write_comparison` writes them as CSV files plus JSON twins, whose
+names and columns are part of the interface (docs/report.md#files lists them).
 
 Intervals, rank distributions and pairwise tests come from the comparison engine
 (:mod:`evalreport.analyses.engine`, with :class:`~evalreport.analyses.resampling.ConfusionDesign`)
 and need item-level predictions (Runs) or the joint patterns of the items with counts
-(:class:`~evalreport.counts.bigdata.PatternCounts`, as counted out of core; resampled without
-expanding them to items); with confusion-matrix input those files are written empty (with their
-columns) and the manifest's notes say why. Label sets
-(:class:`~evalreport.inputs.multilabel.MultiLabelRuns`) give a :class:`Comparison` of ``kind``
-``"multilabel"`` with the same tables and columns plus its own in ``extra``
+(:class:`~evalreport.counts.bigdata.PatternCounts`, resampled without expanding them to items); with
+confusion-matrix input those files are written empty (with their columns) and the manifest's notes
+say why. Label sets (:class:`~evalreport.inputs.multilabel.MultiLabelRuns`) give a
+:class:`Comparison` of ``kind`` ``"multilabel"`` with the same tables plus its own in ``extra``
 (:mod:`evalreport.analyses.multilabel`).
 """
 from __future__ import annotations
@@ -464,8 +444,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
 
 def _cluster_tables(design, primary: Measure, values: np.ndarray, bootstrap: int,
                     seed: int) -> tuple[dict[str, pd.DataFrame], str]:
-    """The ``design`` table of a clustered comparison (the design effect of the primary measure, against an
-    item bootstrap of at most :data:`~evalreport.analyses.clusters.ITEM_RESAMPLES` resamples) and its note."""
+    """The ``design`` table of a clustered comparison (the primary measure's design effect) and its note."""
     from evalreport.analyses.clusters import ITEM_RESAMPLES, design_effect, few_clusters_warning, item_stream
 
     n_item = min(bootstrap, ITEM_RESAMPLES)

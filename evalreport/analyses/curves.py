@@ -37,8 +37,7 @@ def as_score_counts(runs, positive=None) -> ScoreCounts | None:
 
 
 def _curves(sc: ScoreCounts):
-    """Per system with scores and per curve: (system, class name, positive and negative weights per group,
-    thresholds highest first)."""
+    """Per scored system and curve: (system, class, positive and negative weights per group, thresholds)."""
     for s, system in enumerate(sc.systems):
         if not sc.has[s]:
             continue
@@ -91,10 +90,8 @@ def pr_curves(runs, *, positive=None) -> pd.DataFrame:
 
     Parameters
     ----------
-    runs : Runs or ScoreCounts
-        Scored runs.
-    positive : str or int, optional
-        The positive class (binary form).
+    runs, positive
+        As in :func:`roc_curves`.
 
     Returns
     -------

@@ -282,7 +282,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
                 add("winner_noise", key[2], key[0], float(r["p_holm"]), str(r["noise"]))
 
     # a constant predictor among the systems that wins, or a chance baseline that beats every system
-    constant = constant_sets(comp) if labelsets else _constant_systems(counts, comp)
+    constant = constant_sets(comp) if labelsets else _constant_systems(counts)
     for s, label in constant.items():
         add("constant_system", s, "", np.nan, f"predicts {label} for every item")
     for r in [r for r in rows if r["finding"] in ("leader", "winner", "winner_calibrated", "winner_what_if")]:
@@ -466,8 +466,7 @@ def _baseline_method(row) -> str:
 
 
 def _set_aside(base: pd.DataFrame, strongest, sign: float) -> pd.DataFrame:
-    """The Monte-Carlo estimates better than the strongest (exact) baseline, but within
-    :data:`MC_SE` of their standard errors of it: noise, not a stronger baseline."""
+    """Monte-Carlo estimates above the strongest exact baseline by less than :data:`MC_SE` standard errors."""
     if base is None or not len(base) or "se" not in base:
         return base.iloc[:0] if base is not None else pd.DataFrame()
     b = base[base["value"].notna()]
@@ -477,8 +476,7 @@ def _set_aside(base: pd.DataFrame, strongest, sign: float) -> pd.DataFrame:
 
 
 def _chance_verdict(r, b_value: float, sign: float, resampled: bool) -> str:
-    """``below_baseline`` (the whole interval worse than the baseline), ``chance_level`` (the
-    interval holds it), ``at_or_below_baseline`` (no interval: the value at or below it) or ''."""
+    """``below_baseline``, ``chance_level``, ``at_or_below_baseline`` or '' for a system against the baseline."""
     tol = 10.0 ** -ROUND_DECIMALS
     if resampled and pd.notna(r.get("lo")) and pd.notna(r.get("hi")):
         lo, hi = sorted((sign * float(r["lo"]), sign * float(r["hi"])))
@@ -492,7 +490,7 @@ def _chance_verdict(r, b_value: float, sign: float, resampled: bool) -> str:
 # ----------------------------------------------------------------------------- constant predictors
 
 
-def _constant_systems(counts, comp) -> dict[str, str]:
+def _constant_systems(counts) -> dict[str, str]:
     """System -> the one class it predicts for every item (systems that predict one class only)."""
     if counts is None:
         return {}

@@ -208,8 +208,7 @@ def _other_tests(pairwise: pd.DataFrame, add: Callable[..., None], *, alpha: flo
 
 
 def _calibration(comp, add: Callable[..., None]) -> None:
-    """Per label-based measure the first system after per-label prevalence calibration, and how
-    many systems change rank under the primary measure."""
+    """Per label-based measure the leader after per-label calibration, and the systems whose rank it changes."""
     cs = table_of(comp, "calibration_summary")
     if cs.empty or len(comp.systems) < 2:
         return
@@ -227,8 +226,7 @@ def _calibration(comp, add: Callable[..., None]) -> None:
 
 
 def _skips(comp, add: Callable[..., None], rows: list[dict]) -> None:
-    """Values that exist because 0/0 labels (label averages) or items (example-based measures) were
-    skipped or filled in, and the leaders and winners whose value skips more than another system's."""
+    """Values that exist only because 0/0 labels or items were skipped, and leaders that skip more than others."""
     scores = comp.scores[comp.scores["value"].notna()]
     valued = set(zip(scores["system"], scores["measure"]))
     value = scores.set_index(["system", "measure"])["value"]
@@ -262,9 +260,7 @@ def _used(k: int, n: int, unit: str, policy: str) -> str:
 
 
 def _sklearn_readings(es: pd.DataFrame) -> dict[tuple[str, str], str]:
-    """(system, measure) -> ``"; the value with those items counted as 0: x, as 1: y; equals
-    scikit-learn's with those items left out"``: how scikit-learn's three readings of a 0/0 item
-    compare (the ones that differ from the value, and the ones it equals)."""
+    """(system, measure) -> how scikit-learn's three readings of a 0/0 item compare with the value."""
     words = {"nan": "left out", "0": "counted as 0", "1": "counted as 1"}
     out = {}
     for r in es.itertuples(index=False) if len(es) else ():

@@ -79,8 +79,7 @@ def linear_exact(f: Oriented, X: np.ndarray, Y: np.ndarray) -> tuple[int | None,
 
 
 def _ball(f: Oriented, C: np.ndarray, depth: int, *, lower: bool) -> np.ndarray | None:
-    """Best oriented value within 0..depth changes of C (min for the leader, max for the challenger) by
-    enumerating each distance's matrices (neighbours at distance d of those at d - 1); None when too many."""
+    """Best oriented value within 0..depth changes of C, by enumerating each distance; None when too many."""
     K = C.shape[-1]
     start = np.rint(C).astype(np.int64).reshape(1, K * K)
     g, p, q = np.array([t for t in itertools.product(range(K), repeat=3) if t[1] != t[2]]).T

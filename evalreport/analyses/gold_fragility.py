@@ -152,7 +152,7 @@ def _apply(T: np.ndarray, moves: np.ndarray, takes) -> np.ndarray:
     return out
 
 
-def _linear(f: Oriented, T: np.ndarray, t: int, rng) -> bool:
+def _linear(f: Oriented, T: np.ndarray, rng) -> bool:
     """Affine in the cells (at the data's n), tested numerically on the pair and random tables."""
     from evalreport.analyses.baselines import is_linear
 
@@ -203,9 +203,7 @@ def _shortest(ok, lo: int, hi: int) -> int:
 
 
 def _greedy(f: Oriented, T0: np.ndarray, t: int, cap: int) -> int | None:
-    """Best change first (as many items of its cell as the gap suggests, cut to the shortest closing
-    number), then each group of changes cut to the fewest that keep the challenger level; the count
-    is checked on the measure."""
+    """Greedy count: best change first, then each group cut to the fewest that keep the challenger level."""
     T = T0.copy()
     moves_done: list[np.ndarray] = []
     takes: list[int] = []
@@ -274,7 +272,7 @@ def pair_gold_fragility(measure, T: np.ndarray, *, n_task: int | None = None, po
     if f.m.id == "accuracy":
         c = accuracy_gold_changes(T, n_task)
         return GoldFragility(c, True, "closed form: each change swings the gap in correct items by at most 2", c)
-    if K <= FULL_CLASSES and _linear(f, T, t, np.random.default_rng(seed)):
+    if K <= FULL_CLASSES and _linear(f, T, np.random.default_rng(seed)):
         c = _linear_exact(f, T, t)
         if c is not None:
             return GoldFragility(c, True, "the measure is linear in the cells, so the changes with the largest "
@@ -302,10 +300,8 @@ def gold_fragility(runs, measures, *, leaders: dict[str, str], positive=None, po
         The measures (the primary measure and accuracy in the report).
     leaders : dict
         Measure id -> the leading system under it.
-    positive, policy, costs
-        As for :func:`evalreport.measures.compute`.
-    seed : int
-        Seed of the numerical linearity test.
+    positive, policy, costs, seed
+        As in :func:`pair_gold_fragility`.
 
     Returns
     -------

@@ -156,8 +156,7 @@ def _exact_chunk(cost: np.ndarray, ref: np.ndarray):
 
 
 def _insertion_deltas(m: np.ndarray) -> np.ndarray:
-    """delta[p, q]: cost change of moving the system at position p to position q, where
-    ``m`` is the cost matrix permuted into the current order."""
+    """delta[p, q]: cost change of moving the system at position p to q (``m`` permuted to the current order)."""
     S = m.shape[0]
     d = m - m.T                                   # d[p, r]: cost(p before r) - cost(r before p)
     cs = np.concatenate([np.zeros((S, 1)), np.cumsum(d, axis=1)], axis=1)   # cs[p, r] = sum_{r'<r} d[p, r']

@@ -47,8 +47,7 @@ def _within(inner: np.ndarray, outer: np.ndarray) -> np.ndarray:
 
 
 def _absorb(cols: np.ndarray) -> np.ndarray:
-    """Drop every column (letter) whose holders are a subset of another column's; of equal
-    columns the first is kept."""
+    """Drop every column (letter) whose holders are a subset of another column's."""
     if len(cols) < 2:
         return cols
     sub = _within(cols, cols)                        # sub[p, q]: holders(p) within holders(q)

@@ -69,7 +69,7 @@ def measure_letters(comparison, *, alpha: float | None = None) -> pd.DataFrame:
     frames = []
     for j, mid in enumerate(comparison.measures):
         if own[j]:
-            frames.append(_primary_rows(comparison, level))
+            frames.append(_primary_rows(comparison))
             continue
         k = tested.index(j)
         sign = 1.0 if higher[k] else -1.0
@@ -105,7 +105,7 @@ def _rows(p_holm: np.ndarray, difference: np.ndarray, a: np.ndarray, b: np.ndarr
     return out.assign(measure=mid, test=test)
 
 
-def _primary_rows(comparison, alpha: float) -> pd.DataFrame:
+def _primary_rows(comparison) -> pd.DataFrame:
     """The primary measure's rows: the comparison's own letters, tiers and rank intervals."""
     board = comparison.leaderboard.set_index("system")
     test = str(comparison.settings.get("pairwise_test", "bootstrap"))

@@ -468,8 +468,7 @@ def _search(sizes: _Sizes, N: int, D: float, alpha: float, power: float,
 
 
 def _closed_form(sub, measure_id: str, D: float, alpha: float, power: float) -> dict:
-    """For accuracy: the paired-proportions sizes (with clusters: in items and clusters, inflated by the
-    design effect); else empty."""
+    """For accuracy: the paired-proportions sizes (with clusters inflated by the design effect); else empty."""
     if measure_id != "accuracy":
         return {}
     right = np.asarray(sub.pred) == np.asarray(sub.gold)[None, :]

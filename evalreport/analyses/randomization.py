@@ -21,8 +21,7 @@ _BIT_CELL_MAX = 2048              # randomisation: cells up to this size are dra
 
 
 def _pair_cells(pat: Patterns, first: np.ndarray, second: np.ndarray):
-    """Discordant cells of each pair: ``(pair, gold, pred_first, pred_second, n)`` rows, sorted by
-    pair then cell (pairs as given)."""
+    """Discordant cells ``(pair, gold, pred_first, pred_second, n)`` of each pair, sorted by pair then cell."""
     K, P = pat.n_classes, pat.n_patterns
     K3 = K ** 3
     step = max(1, DRAW_BUDGET // (4 * max(P, 1)))

@@ -136,8 +136,7 @@ def _pair_signs(key: np.ndarray):
 
 def _value_relations(scores: pd.DataFrame, calibrated: bool | None, higher_is_better: Mapping[str, bool] | None
                      ) -> tuple[list, list, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The values of ``scores`` as a (measures, systems) matrix and every pair's sign under each
-    measure (:func:`_pair_signs`); raw scores only unless the frame has a ``calibrated`` column."""
+    """The (measures, systems) values of ``scores`` (raw rows unless it has ``calibrated``) and each pair's signs."""
     if calibrated is False and "calibrated" not in scores.columns:
         calibrated = None
     names, systems, matrix = _wide(scores, "value", calibrated)
@@ -146,8 +145,7 @@ def _value_relations(scores: pd.DataFrame, calibrated: bool | None, higher_is_be
 
 
 def _comparable(defined: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """(M, P) bool from the (M, S) mask of defined values: both systems of pair p have a value
-    under the measure (an infinite value is a value; only NaN is undefined)."""
+    """(M, P) bool: both systems of pair p have a (non-NaN) value under the measure."""
     return defined[:, i] & defined[:, j]
 
 

@@ -7,30 +7,8 @@ this data's setting: the audit enumerates confusion matrices with the data's num
 where every class occurs in the gold labels (docs/audit.md#conditions); or a check computed on the
 data's gold class counts (:mod:`.recommend_data`). A requirement made of several properties holds
 when each does. Nothing here is copied from the papers' tables: each answer is a verdict, with the
-smallest counterexample where it fails.
-
-====================  ===============================  ===================================================
-requirement           computed as                      in words
-====================  ===============================  ===================================================
-chance-corrected      goesgens.CB + opitz.PV           a system with no skill scores a constant (Gösgens
-                                                       et al. 2021, Definition 8; Opitz 2022, Property V)
-max-only-if-perfect   goesgens.Max                     the best value only for a perfect prediction
-min-only-if-all-wrong goesgens.Min                     the worst value only when no item is right
-monotone              opitz.PI                         a correct decision never lowers the score, an
-                                                       error never raises it (Opitz 2022, eq. 3)
-strictly-monotone     goesgens.SMon                    every correct decision raises the score
-prevalence-robust     opitz.PIV                        rescaling the gold classes leaves it alone
-symmetric             goesgens.CSym                    class names do not matter (classes permuted)
-gold-pred-symmetric   goesgens.Sym                     gold and predictions swapped: same value
-fixed-range           sebastiani.FIX                   the same [min, max] on every test set
-continuous            sebastiani.CON                   no jump, kink or infinite slope
-distance              goesgens.Dist                    best value minus it is a metric on labelings
-class-decomposable    opitz.PIII                       a mean of per-class scores
-defined               gold class counts                no 0/0 for a class never predicted, a constant
-                                                       predictor, all wrong or all right
-ordinal               near vs far miss                 an error between neighbouring classes costs less
-cost-sensitive        two cost / gain matrices         the value follows the costs of errors
-====================  ===============================  ===================================================
+smallest counterexample where it fails. The requirements, what each is computed as and its source:
+:data:`REQUIREMENTS` and docs/recommend.md.
 """
 from __future__ import annotations
 
@@ -221,8 +199,7 @@ def recommend(data: DataSetting, must: Sequence[str] | str | None = None, measur
 
 
 def _audit_rows(ms, props, data, audit_frame, max_n, seed) -> pd.DataFrame:
-    """The audit's rows for these properties in the data's setting: ``(measure, paper.ID) -> row``
-    as a frame indexed by both, under each paper's own 0/0 policy."""
+    """The audit's rows ``(measure, paper.ID) -> row`` in the data's setting, under each paper's 0/0 policy."""
     if audit_frame is None:
         from evalreport.analyses.audit import audit
 
@@ -324,8 +301,7 @@ def _title(prop: str) -> str:
 
 
 def _no_skill_words(m: Measure, data: DataSetting) -> str:
-    """What systems without skill score on these prevalences: a majority predictor, predictions at
-    random with the gold shares, and uniformly at random (expected confusion matrices)."""
+    """What systems without skill score on these prevalences."""
     a = np.asarray(data.counts, dtype=float)
     p = a / a.sum()
     K = data.K

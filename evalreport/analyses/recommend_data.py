@@ -271,8 +271,7 @@ def _absent_words(data: DataSetting) -> str:
 
 
 def _resample_pitfall(m: Measure, data: DataSetting, policy: str) -> list[str]:
-    """A bootstrap resample of the items misses the rarest class with probability (1 - c/n)^n: where
-    the measure has no value then, say how often that happens."""
+    """A bootstrap resample of the items misses the rarest class with probability (1 - c/n)^n."""
     if not data.known_counts or data.K < 2:
         return []
     r = data.rarest()

@@ -201,8 +201,7 @@ def _resample_values(pat: Patterns, measures, n_resamples: int, rng, A, *, posit
 
 
 def _available_memory() -> int:
-    """Bytes this process may still allocate: the least of the free memory, the cgroup's room and the
-    address-space limit (``ulimit -v``) left; 2 GiB when none can be read."""
+    """Bytes this process may still allocate (free memory, cgroup room, ``ulimit -v``); 2 GiB when unknown."""
     found = []
     try:
         with open("/proc/meminfo") as fh:
@@ -239,9 +238,7 @@ def _available_memory() -> int:
 
 
 def _rows_in_memory(cells: int) -> int:
-    """Resamples whose ``(b, S, K, K)`` tensors (``cells`` = S*K*K each) are made and measured at once:
-    a block of at most 1/32 of the available memory (the measures make a few temporaries of its size)
-    and of at most ``_TENSOR_CAP`` elements; at least one."""
+    """Resamples measured at once: at most 1/32 of the available memory and ``_TENSOR_CAP`` elements; at least 1."""
     budget = min(_TENSOR_CAP, _available_memory() // (32 * 8))
     return max(1, budget // max(cells, 1))
 

@@ -251,8 +251,7 @@ STRATA = (None, "gold")
 
 
 def _strata(pat: Patterns, strata: str | None) -> tuple[np.ndarray, int]:
-    """``(stratum of each pattern, number of strata)``: the folds, or with ``strata="gold"`` the
-    (fold, gold class) cells, numbered fold by fold (``fold * K + gold``)."""
+    """``(stratum of each pattern, number of strata)``: the folds, or the (fold, gold class) cells."""
     if strata is None:
         return pat.fold, pat.n_folds
     if strata != "gold":

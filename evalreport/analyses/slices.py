@@ -15,13 +15,10 @@ gap between two slices of one system is tested on the difference of their resamp
 percentile interval, the normal-approximation p-value of the paired bootstrap test, Holm over every
 system and pair of slices of one column and measure).
 
-Four tables (:data:`COLUMNS`): ``slices`` (per system, slice and measure: value, interval, rank,
-best, small, the overall value, difference and ratio to it), ``slice_leaders`` (per slice: the best
-system and which systems the tests separate from it), ``slice_gaps`` (per system: every pair of
-slices) and ``slice_summary`` (per system: worst and best slice, min/max ratio, max difference,
-robustness rank by the worst slice). A slice of fewer than :data:`MIN_ITEMS` items, or missing a
-gold class that a class-averaged measure needs, is ``small``: its value is kept, its interval is not
-given, and it takes no part in the gaps' tests.
+Four tables (:data:`COLUMNS`; docs/slices.md): ``slices``, ``slice_leaders``, ``slice_gaps`` and
+``slice_summary``. A slice of fewer than :data:`MIN_ITEMS` items, or missing a gold class that a
+class-averaged measure needs, is ``small``: its value is kept, its interval is not given, and it takes
+no part in the gaps' tests.
 """
 from __future__ import annotations
 
@@ -279,8 +276,7 @@ def _gap_rows(parts: list[_Slice], records, systems, alpha: float) -> pd.DataFra
 
 
 def _summary_rows(parts: list[_Slice], records, systems, directions) -> pd.DataFrame:
-    """The ``slice_summary`` rows of one slice column: per system and measure the worst and best slice
-    (small slices left out unless every slice is small), min/max ratio, max difference, robustness rank."""
+    """The ``slice_summary`` rows of one slice column: worst and best slice, ratio, difference, robustness rank."""
     frames = []
     for j, m in enumerate(records):
         use = [p for p in parts if not p.small[j]] or parts

@@ -44,8 +44,7 @@ def display_text(value):
 
 
 def _shorten(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with every text cell longer than :data:`MAX_TEXT` replaced by :func:`display_text`
-    (names from the data can be megabytes long: Vega would measure and embed them whole)."""
+    """``df`` with every text cell longer than :data:`MAX_TEXT` replaced by :func:`display_text`."""
     for column in df.columns:
         col = df[column]
         if not (col.dtype == object or pd.api.types.is_string_dtype(col)):

@@ -68,9 +68,7 @@ def _method_label(method) -> str:
 
 
 def _system_order(df: pd.DataFrame, order, what: str) -> list:
-    """The systems by mean rank (ties in order of appearance); with ``order`` (names shortened
-    like the frame's), the systems it names in its order, then any others by mean rank (e.g.
-    systems the consensus excluded)."""
+    """The systems by mean rank (ties in order of appearance), or those ``order`` names first."""
     means = df.groupby("system", sort=False)["rank"].mean()
     by_rank = means.sort_values(kind="stable").index.tolist()
     if order is None:
@@ -88,9 +86,7 @@ def _system_order(df: pd.DataFrame, order, what: str) -> list:
 
 
 def _task_grid(task_ranks: pd.DataFrame, what: str) -> pd.DataFrame:
-    """The task_ranks frame completed to every system x task: ``took_part`` False where the
-    system has no row or ``missing`` is True (its rank, if any, was given by the missing
-    policy)."""
+    """The task_ranks frame completed to every system x task, with ``took_part``."""
     df = require(task_ranks, ["task", "system", "rank"], what)
     keep = ["task", "system", "rank"] + [c for c in ("value", "missing") if c in df.columns]
     df = df[keep].copy()
@@ -168,9 +164,7 @@ def task_rank_heatmap(task_ranks: pd.DataFrame, *, order=None, title: str | None
 
 
 def _spread_ties(df: pd.DataFrame) -> pd.DataFrame:
-    """Counts per (system, position): a rank shared by n tied systems (an average rank) counts
-    1/n at each of the n positions it spans (ranks 1.5 of two systems: half a 1st place and half
-    a 2nd place each), so each task adds exactly 1 to each system and to each position."""
+    """Counts per (system, position): a rank shared by n tied systems counts 1/n at each position it spans."""
     size = df.groupby(["task", "rank"])["system"].transform("size").to_numpy()
     rows = []
     for (_task, system, rank), n in zip(df[["task", "system", "rank"]].itertuples(index=False), size):
@@ -251,8 +245,7 @@ def rank_frequency(frame: pd.DataFrame, *, method: str | None = None, order=None
 
 
 def _ordinal_colours(n: int) -> list[str]:
-    """``n`` colours from the darkest (rank 1) to the lightest blue of the project's sequential
-    scale, interpolated in RGB between its three stops (monotone in lightness: prints in grey)."""
+    """``n`` blues from the darkest (rank 1) to the lightest of the sequential scale (monotone in lightness)."""
     stops = np.array([[int(c[i:i + 2], 16) for i in (1, 3, 5)] for c in SEQUENTIAL[::-1]], dtype=float)
     # stop at 85% of the way to the near-white end: the last rank must still show on white paper
     t = np.linspace(0, 0.85, n) if n > 1 else np.array([0.0])
@@ -346,9 +339,7 @@ MIN_TIED_NAME = 12
 
 
 def _end_labels(members: pd.Series, systems, limit: float, size: float) -> list[str]:
-    """The names written at the ends of the bump chart's lines: each tie group's systems joined by
-    commas, every name shortened (no two alike) so that a group of k names fits ``limit`` px; a group
-    too large for that shows its first name and "+n tied" (the tooltip names them all)."""
+    """The names at the ends of the bump chart's lines: each tie group's systems, shortened to fit ``limit`` px."""
     maps: dict = {}
 
     def shown(px: float) -> dict:

@@ -48,11 +48,7 @@ def _one_line(name: str) -> str:
 
 
 def _wrap(name: str, room: float, size: float = CD_FONT) -> list[str]:
-    """``name`` on one line when it fits ``room`` px, else on two lines: broken after the
-    separator (space, ``_ - . / : + …``) nearest its middle among the breaks that leave both lines
-    within ``room``, else after as many characters as fit the first line. A name no longer than
-    two lines (:func:`_names` shortens longer ones) therefore never overflows; a line that still
-    does not fit is cut by the text mark's limit."""
+    """``name`` on one line when it fits ``room`` px, else on two lines broken near its middle."""
     name = _one_line(name)
     if text_px(name, size) <= room or len(name) < 4:
         return [name]
@@ -69,8 +65,7 @@ def _wrap(name: str, room: float, size: float = CD_FONT) -> list[str]:
 
 
 def _names(systems, room: float) -> dict:
-    """``{system: shown}``: every name shortened to what two lines of ``room`` px hold (beginning
-    and end kept, no two alike: :func:`~evalreport.charts._common.shown_names`)."""
+    """``{system: shown}``: every name shortened to what two lines of ``room`` px hold (no two alike)."""
     return shown_names([_one_line(s) for s in systems], 2 * room - 2 * CHAR_WIDTH, size=CD_FONT)
 
 

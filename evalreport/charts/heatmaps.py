@@ -177,10 +177,7 @@ def identical_rankings(rank_correlation: pd.DataFrame, *, method: str = "spearma
 
 
 def _identical_groups(df: pd.DataFrame, measures: list) -> list[list]:
-    """The groups of :func:`identical_rankings` from a :func:`_correlation_frame` result: the
-    connected components of the pairs with correlation 1 (union-find; a few dozen measures).
-    With ``n_systems``, a pair also needs both measures defined on the same systems: a correlation
-    over fewer systems (one measure undefined for some) is no identity of the whole rankings."""
+    """The groups of :func:`identical_rankings` from a :func:`_correlation_frame` result."""
     same = df["value"].to_numpy(float) >= 1 - 1e-9
     if "n_systems" in df:
         own = df.loc[df["measure_a"] == df["measure_b"]].set_index("measure_a")["n_systems"]

@@ -53,8 +53,7 @@ AXIS_PX = {"system": 140, "label": LABEL_AXIS_LIMIT}
 
 
 def _axis_names(df: pd.DataFrame, column: str, order: list, kind: str) -> tuple[pd.DataFrame, list]:
-    """``df`` with ``<column>_shown`` (:func:`~evalreport.charts._common.shown_names`) and the order
-    in shown names."""
+    """``df`` with ``<column>_shown`` (:func:`~evalreport.charts._common.shown_names`) and the order in shown names."""
     shown = shown_names(order, AXIS_PX[kind])
     df = df.assign(**{f"{column}_shown": df[column].map(shown).fillna(df[column])})
     return df, [shown[str(v)] for v in order]
@@ -152,8 +151,7 @@ def set_size_heatmap(sizes: pd.DataFrame, *, sources=None, title: str | None = N
 
 def _labels_by_systems(df: pd.DataFrame, labels: list, systems: list, colour: alt.Fill,
                        tooltip: list) -> alt.LayerChart:
-    """The heatmap of labels (rows, column ``name``) x systems (columns) of :func:`label_heatmap`
-    and :func:`label_error_heatmap`, its cells sized to the page."""
+    """The labels x systems heatmap of :func:`label_heatmap` and :func:`label_error_heatmap`, sized to the page."""
     limit = label_limit(shown_names(labels, AXIS_PX["label"]).values(), LABEL_AXIS_LIMIT)
     sx = band_step(len(systems), room=min(PLOT_WIDTH, PAGE_WIDTH - limit - 40), lo=12, hi=44)
     sy = band_step(len(labels), lo=12, hi=20)

@@ -128,9 +128,7 @@ def _token_end(name: str, i: int) -> int:
 
 
 def _by_prefix(group: list[str], budget: int) -> dict | None:
-    """Every name of ``group`` with a beginning long enough to hold the first character where it
-    differs from its nearest neighbour in the group (so any two differ there, at the same place),
-    and the end filling the budget; None when some name has no room for it."""
+    """Names of ``group`` with a beginning long enough to tell them apart, and an end; None when no room."""
     group = sorted(group)     # the nearest neighbour of a name (longest common beginning) is next to it
     near = [_common_prefix(a, b) for a, b in zip(group, group[1:])]
     out = {}
@@ -154,9 +152,7 @@ def _by_suffix(group: list[str], budget: int) -> dict | None:
 
 
 def _by_window(group: list[str], budget: int) -> dict | None:
-    """A short beginning, a window from the word where the names of ``group`` first differ, and a
-    short end; the window starts at the same position in every name, so names whose first
-    difference lies inside it differ there."""
+    """A short beginning, a window from where the names of ``group`` first differ, and a short end."""
     edge = max(1, (budget - 2) // 5)
     group = sorted(group)
     first = _common_prefix(group[0], group[-1])     # where the sorted group first differs
@@ -177,9 +173,7 @@ def _by_window(group: list[str], budget: int) -> dict | None:
 
 
 def _refine(group: list[str], budget: int) -> dict | None:
-    """The best of :func:`_by_prefix`, :func:`_by_suffix` and :func:`_by_window` for ``group``: the
-    one that tells most names apart, then keeps most of both ends (a beginning and an end of a few
-    characters say more than a long beginning and a one-letter end)."""
+    """The best of :func:`_by_prefix`, :func:`_by_suffix` and :func:`_by_window` for ``group``."""
     best, best_key = None, None
     for method in (_by_prefix, _by_suffix, _by_window):
         found = method(group, budget)
@@ -193,8 +187,7 @@ def _refine(group: list[str], budget: int) -> dict | None:
 
 
 def _alternatives(name: str, budget: int):
-    """Every one-ellipsis abbreviation of ``name`` within ``budget``, longest first, the split
-    nearest the middle first."""
+    """Every one-ellipsis abbreviation of ``name`` within ``budget``, longest first."""
     for kept in range(budget - 1, 0, -1):
         for head in sorted(range(kept + 1), key=lambda h: (abs(2 * h - kept), h)):
             tail = kept - head

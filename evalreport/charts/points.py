@@ -117,9 +117,7 @@ BASELINE_FONT, BASELINE_LINE = 10, 13
 
 
 def _baseline_rows(base: pd.DataFrame, lo: float, hi: float, width: float) -> pd.DataFrame:
-    """Where each baseline label goes above the plot: baselines within 3 px share one label
-    ("majority / prevalence = 0.157"); each label starts at its rule (or ends there near the
-    right edge) on the first line above the plot where it overlaps no other label."""
+    """Where each baseline label goes above the plot (baselines within 3 px share one label)."""
     px = (base["value"].to_numpy(float) - lo) / (hi - lo) * width
     cluster = np.concatenate([[0], np.cumsum(np.diff(px) > 3)])
     rows = []

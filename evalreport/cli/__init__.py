@@ -74,8 +74,7 @@ def _register(sub, name: str) -> None:
 
 
 def _command_in(argv) -> str | None:
-    """The command of a command line: its first word that is not an option (the top-level parser has
-    only ``-h`` and ``--version``, which take no value)."""
+    """The command of a command line: its first word that is not an option."""
     return next((a for a in argv if not a.startswith("-")), None)
 
 
@@ -167,10 +166,7 @@ def main(argv=None) -> int:
 
 
 def _error_text(exc: EvalReportError) -> str:
-    """The text of an error line, inert (:func:`evalreport.escape.one_line`): a file name, label or
-    column from the data cannot move the cursor, recolour the terminal or forge a line of its own.
-    An error about an input, a measure or an output folder is one line; another (a renderer that
-    failed, with the end of its stderr) keeps its lines, each inert and indented under the first."""
+    """The text of an error line, inert (:func:`evalreport.escape.one_line`)."""
     from evalreport.errors import InputError, MeasureError, OutputError
     from evalreport.escape import one_line
 
@@ -202,9 +198,7 @@ def run() -> None:
 
 
 def _no_blas_threads(command: list[str]) -> None:
-    """``score`` computes no matrix product, and its own threads share the cores: OpenBLAS's worker threads
-    (started when numpy is imported) would only spin, about 0.1 s of CPU a core at start-up. Other commands
-    keep them (the multi-label bootstrap's weighted counts are matrix products)."""
+    """One OpenBLAS thread for ``score``, which computes no matrix product (more threads would only spin)."""
     if command == ["score"]:
         os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")      # read when numpy is imported, later
 
@@ -244,8 +238,7 @@ def _keep_freed_memory() -> None:
 
 
 def _log_warnings_as_notes() -> None:
-    """The library logs what a user must see (e.g. Quarto's warnings) at WARNING on the ``evalreport``
-    logger: print those as one-line notes like the library's warnings; debug and info stay quiet."""
+    """Print the ``evalreport`` logger's warnings (e.g. Quarto's) as one-line notes; debug and info stay quiet."""
     import logging
 
     logger = logging.getLogger("evalreport")
@@ -280,8 +273,7 @@ def _interrupted(stopped) -> int:
 
 
 def _stop_kernels() -> None:
-    """Kill the notebook kernels this process started and that are still running (Linux; elsewhere the
-    kernels end by themselves when their parent is gone)."""
+    """Kill the notebook kernels this process started that still run (Linux; elsewhere they end by themselves)."""
     import signal
 
     me = str(os.getpid())

@@ -83,7 +83,7 @@ def run_appendix(args) -> int:
     return 0
 
 
-def add_to_report(out_dir, *, progress: bool = True) -> Path:
+def add_to_report(out_dir) -> Path:
     """``report --appendix``: write OUTDIR/appendix from the report's OUTDIR/tables (atomically)."""
     from evalreport._atomic import atomic_dir
     from evalreport.report.appendix import write_appendix

@@ -65,9 +65,7 @@ def register(sub) -> None:
 
 
 def _file_defaults(args) -> dict:
-    """The benchmark-wide keys at the top level of ``--benchmark-file`` (title, seed, bootstrap,
-    alpha, policy; plugins of the file's top level and tasks) as the defaults of this command's
-    options: the file's values hold unless the command line gives the option (docs/plugins.md)."""
+    """The benchmark-wide keys of ``--benchmark-file`` as this command's option defaults (docs/plugins.md)."""
     if not getattr(args, "benchmark_file", None):
         return {}
     from evalreport.inputs.benchmark import benchmark_wide
@@ -165,8 +163,7 @@ def warn_mixed_primaries(benchmark) -> None:
 
 
 def _recorded(args) -> list:
-    """The benchmark file, the task file and the entry points that registered measures, as sources
-    recorded in the report's provenance (plugins: :func:`build_benchmark_report` records them)."""
+    """The benchmark file, task file and measure entry points, as sources recorded in the provenance."""
     from evalreport.cli.common import recorded_sources
     from evalreport.inputs.readers import hash_file
     from evalreport.inputs.runs import Source

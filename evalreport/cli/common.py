@@ -36,7 +36,7 @@ def csv_list(text: str) -> list[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
-def add_input_options(p: argparse.ArgumentParser, *, runs_required: bool = False) -> None:
+def add_input_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("gold", nargs="?", help="gold labels file (TSV, CSV, JSONL or Parquet; columns id, label)")
     p.add_argument("runs", nargs="*", help="one prediction file per system")
     p.add_argument("--runs-dir", help="a folder of run files (system name = file stem), or of one folder per system "
@@ -195,8 +195,7 @@ def _prepare(parser: argparse.ArgumentParser, args, argv=None):
 
 
 def _check_measure_names(args) -> None:
-    """Every unknown id of ``--primary`` and ``--measures`` (or the task file's) in one error, each with
-    its nearest valid id, before any input is read (plugins are loaded by now, so their ids count)."""
+    """Every unknown id of ``--primary`` and ``--measures`` in one error, each with its nearest valid id."""
     specs = [getattr(args, "primary", None), *(getattr(args, "measures", None) or ())]
     specs = [s for s in specs if isinstance(s, str) and s.strip()]
     if specs:

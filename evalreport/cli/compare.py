@@ -171,33 +171,33 @@ def run_provenance(args: argparse.Namespace, runs=None) -> dict:
     dict
         ``command``, ``created``, ``versions`` and ``inputs`` (role, path, sha256, rows).
     """
-    from evalreport.inputs.readers import hash_file
-    from evalreport.inputs.runs import Source
     from evalreport.report.report_meta import provenance
 
     sources = list(getattr(runs, "sources", ()) or ())
-    if not sources or getattr(args, "backend", "memory") != "memory":
-        from evalreport.cli.report import confusion_files
+    if (not sources or getattr(args, "backend", "memory") != "memory") and (getattr(args, "confusion", None)
+                                                                            or args.gold):
+        from evalreport.cli.report import counted_sources
 
-        if getattr(args, "confusion", None):
-            sources = [Source("confusion", str(p), hash_file(p), None) for p in confusion_files(args.confusion)]
-        elif args.gold:                      # counted out of core: the files, not their rows
-            sources = [Source("gold", str(args.gold), hash_file(args.gold), None)] + [
-                Source("runs", str(p), hash_file(p), None)
-                for p in confusion_files(list(args.runs or ()) + ([args.runs_dir] if args.runs_dir else []))]
+        sources = counted_sources(args)
     return provenance(command_line(), [*sources, *recorded_sources(args)])
 
 
-def run(args) -> int:
+def compare_single_label(args: argparse.Namespace, settings: Settings):
+    """Read the single-label inputs of the command line and compare them (with a progress bar).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command's arguments (``read_scores`` is set from the measures asked for).
+    settings : Settings
+        From :func:`checked_settings`.
+
+    Returns
+    -------
+    tuple
+        The loaded inputs, the settings completed from them (costs, gains, gold) and the comparison.
+    """
     from evalreport.analyses.compare import compare
-
-    if multilabel.wanted(args):
-        return multilabel.run_compare(args)
-    settings = checked_settings(args)
-    if args.out:                       # before any work: -o must not be the folder of the inputs
-        from evalreport._atomic import check_outside
-
-        check_outside(args.out, input_paths(args))
     from evalreport.cli.score import wants_scores
 
     args.read_scores = wants_scores(args.measures, args.primary)     # measures of labels: no score column read
@@ -206,6 +206,18 @@ def run(args) -> int:
     settings = gold_settings(args, settings, loaded.counts.labels, getattr(loaded.runs, "n_task", None))
     with ProgressBar(enabled=settings.bootstrap > 0 and settings.progress and loaded.runs is not None) as bar:
         result = compare(loaded.runs if loaded.runs is not None else loaded.counts, settings, progress=bar)
+    return loaded, settings, result
+
+
+def run(args) -> int:
+    if multilabel.wanted(args):
+        return multilabel.run_compare(args)
+    settings = checked_settings(args)
+    if args.out:                       # before any work: -o must not be the folder of the inputs
+        from evalreport._atomic import check_outside
+
+        check_outside(args.out, input_paths(args))
+    loaded, settings, result = compare_single_label(args, settings)
     board = result.leaderboard
     emit(board, args.format, wide=_display(board, result.settings.get("alpha", settings.alpha)),
          title=f"evalreport compare: {result.primary}")

@@ -104,8 +104,7 @@ def run(args) -> int:
 
 
 def _wide(frame):
-    """One row per (system, measure), systems in input order; one column per aggregation. A cell that
-    does not apply (e.g. pr_re for accuracy) is blank, an undefined value prints as 'undefined'."""
+    """One row per (system, measure), one column per aggregation; blank where it does not apply."""
     import pandas as pd
 
     systems = list(dict.fromkeys(frame["system"]))

@@ -19,8 +19,6 @@ from evalreport.cli.common import (
     add_margin_option,
     add_measure_options,
     add_task_options,
-    gain_matrix,
-    gold_settings,
     input_paths,
     print_note,
 )
@@ -78,8 +76,7 @@ def _bundle(no_chart: bool) -> str | None:
 def _from_inputs(args: argparse.Namespace):
     """Compare the systems named on the command line; the page's tables, manifest and provenance."""
     from evalreport.analyses.compare import compare
-    from evalreport.cli.compare import ProgressBar, checked_settings, run_provenance
-    from evalreport.cli.score import wants_scores
+    from evalreport.cli.compare import ProgressBar, checked_settings, compare_single_label, run_provenance
     from evalreport.report.leaderboard_data import tables_from_comparison
 
     args.out = None
@@ -91,12 +88,7 @@ def _from_inputs(args: argparse.Namespace):
         for note in sets.notes:
             print_note(note)
         return tables_from_comparison(sets), sets.manifest(), run_provenance(args, runs)
-    args.read_scores = wants_scores(args.measures, args.primary)
-    loaded = multilabel.single_label_load(args)
-    settings = settings.replace(costs=loaded.costs, gains=gain_matrix(args, loaded.counts.labels))
-    settings = gold_settings(args, settings, loaded.counts.labels, getattr(loaded.runs, "n_task", None))
-    with ProgressBar(enabled=settings.bootstrap > 0 and settings.progress and loaded.runs is not None) as bar:
-        result = compare(loaded.runs if loaded.runs is not None else loaded.counts, settings, progress=bar)
+    loaded, settings, result = compare_single_label(args, settings)
     for note in result.notes:
         print_note(note)
     counts = loaded.counts

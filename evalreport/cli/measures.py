@@ -98,8 +98,7 @@ def print_table(frame, cols, *, file, terminal: bool, width: int | None = None) 
 
 
 def _table_width(show) -> int:
-    """Cells the rich table needs with every cell on one line (aliases one per line): a border and two
-    spaces of padding per column, and the closing border."""
+    """Cells the rich table needs with every cell on one line (aliases one per line)."""
     from rich.cells import cell_len
 
     def cell(c, v):

@@ -207,8 +207,7 @@ def run_compare(args) -> int:
 
 
 def _display(board):
-    """The leaderboard for table/markdown/latex: the system as index, the significance letters
-    (not the tiers), columns with no value at all (the calibrated ones, not built for label sets) left out."""
+    """The leaderboard for table/markdown/latex: system as index, letters, columns with no value left out."""
     shown = board.set_index("system") if "system" in board.columns else board
     shown = shown.drop(columns=["group"], errors="ignore")      # tiers; the letters say which pairs differ
     return shown.loc[:, shown.notna().any(axis=0)]

@@ -152,8 +152,7 @@ def _formatted(df: pd.DataFrame) -> pd.DataFrame:
 
 
 def _text_cells(df: pd.DataFrame, esc) -> pd.DataFrame:
-    """:func:`_formatted` with ``esc`` applied to every cell that is text in ``df`` (names, labels;
-    not the numbers, whose formatting is ours), and to the header and the index."""
+    """:func:`_formatted` with ``esc`` applied to the text cells, the header and the index."""
     text = _formatted(df)
     for j in range(len(df.columns)):
         raw = df.iloc[:, j].tolist()
@@ -181,10 +180,7 @@ def _markdown(df: pd.DataFrame) -> str:
 
 
 def _latex(df: pd.DataFrame) -> str:
-    """A booktabs tabular to paste into a paper: one header row (the index's name heads its column),
-    numbers right-aligned, text from the data literal and printed as written
-    (:func:`evalreport.escape.latex_literal`: no ``<``/``|`` turned into other glyphs by OT1 fonts).
-    A first comment line names the packages it needs."""
+    """A booktabs tabular to paste into a paper, text from the data printed as written (``latex_literal``)."""
     import pandas as pd
 
     from evalreport import escape

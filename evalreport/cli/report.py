@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import shlex
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -59,8 +58,7 @@ def add_report_options(p: argparse.ArgumentParser) -> None:
 
 
 def _add_formats_option(p) -> None:
-    """``--formats html,pdf``; ``--format`` is its hidden, deprecated alias (elsewhere ``--format`` picks
-    table/csv/json/...: a different thing, hence the new name)."""
+    """``--formats html,pdf``, with ``--format`` as its hidden, deprecated alias."""
     import argparse
 
     p.add_argument("--formats", dest="formats", type=csv_list, default=None, metavar="html,pdf",
@@ -141,8 +139,10 @@ def report_settings(args: argparse.Namespace, **read: Any) -> Settings:
     file (:func:`evalreport.cli.common.settings_from_args`), the formats asked for and the command
     line; then a check that the report's optional packages are installed. Option errors come first,
     before any file is read."""
+    from evalreport.cli.compare import command_line
+
     formats = _check_formats(_formats(args))
-    settings = common.settings_from_args(args, formats=formats, command=_command(), **read)
+    settings = common.settings_from_args(args, formats=formats, command=command_line(), **read)
     _check_report_extra()
     return settings
 
@@ -208,10 +208,6 @@ def what_if_specs(specs: Sequence[str], labels: Sequence[str]) -> dict[str, dict
     return out
 
 
-def _command() -> str:
-    return "evalreport " + " ".join(shlex.quote(a) for a in sys.argv[1:])
-
-
 def run_report(args) -> int:
     from evalreport._atomic import check_outside
     from evalreport.cli.common import gain_matrix, load
@@ -229,16 +225,8 @@ def run_report(args) -> int:
     data: Runs | PatternCounts | Counts | None = loaded.runs
     sources = None
     if data is None or args.backend != "memory":  # counts, or item patterns counted out of core
-        from evalreport.inputs.readers import hash_file
-        from evalreport.inputs.runs import Source
-
         data = loaded.counts if data is None else data
-        if args.confusion:
-            sources = [Source("confusion", str(p), hash_file(p), None) for p in confusion_files(args.confusion)]
-        else:  # counted out of core (--backend duckdb|spark)
-            sources = [Source("gold", str(args.gold), hash_file(args.gold), None)] + [   # rows: not counted
-                Source("runs", str(p), hash_file(p), None)
-                for p in confusion_files(list(args.runs) + ([args.runs_dir] if args.runs_dir else []))]
+        sources = counted_sources(args)
     extra = common.recorded_sources(args, plugins=False, gains=False)   # build_report records those two
     if extra:   # the task file and entry points among the inputs, with the data files
         sources = [*(sources if sources is not None else getattr(data, "sources", ())), *extra]
@@ -254,9 +242,32 @@ def run_report(args) -> int:
     if getattr(args, "appendix", False):
         from evalreport.cli.appendix import add_to_report
 
-        paths["appendix"] = add_to_report(args.out, progress=settings.progress)
+        paths["appendix"] = add_to_report(args.out)
     print_outputs(paths)
     return 0
+
+
+def counted_sources(args: argparse.Namespace) -> list:
+    """The input files of counts: the confusion-matrix files, else the gold and run files counted out of core.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The command's arguments (``confusion``, else ``gold``, ``runs`` and ``runs_dir``).
+
+    Returns
+    -------
+    list of Source
+        One per file, with its SHA-256 (no rows: they were not counted).
+    """
+    from evalreport.inputs.readers import hash_file
+    from evalreport.inputs.runs import Source
+
+    if getattr(args, "confusion", None):
+        return [Source("confusion", str(p), hash_file(p), None) for p in confusion_files(args.confusion)]
+    return [Source("gold", str(args.gold), hash_file(args.gold), None)] + [
+        Source("runs", str(p), hash_file(p), None)
+        for p in confusion_files(list(args.runs or ()) + ([args.runs_dir] if args.runs_dir else []))]
 
 
 def confusion_files(paths: Iterable[str | Path]) -> list[Path]:
@@ -335,7 +346,7 @@ def run_demo(args) -> int:
     if getattr(args, "appendix", False):
         from evalreport.cli.appendix import add_to_report
 
-        result["appendix"] = add_to_report(args.out, progress=settings.progress)
+        result["appendix"] = add_to_report(args.out)
     print_outputs(result)
     return 0
 

@@ -145,8 +145,7 @@ def run(args) -> int:
 
 
 def _stream(args):
-    """The reader's score sink for ``score`` on item-level runs read in memory (each run's scores summarised
-    as it is read, not kept: memory for a few runs, not all), else None."""
+    """The score sink that summarises each run's scores as it is read (item-level runs in memory), else None."""
     if not args.read_scores or getattr(args, "backend", "memory") != "memory" or args.confusion:
         return None
     from evalreport.cli.score_stream import ScoreStream
@@ -161,8 +160,7 @@ def _wide(frame):
 
 
 def _emit_runs(frame, runs_wide, run_system: dict[str, str], fmt: str) -> None:
-    """Several runs per system, as a table or markdown/latex: a table of each system's mean over its runs
-    (the value the report ranks), then one of every run."""
+    """Several runs per system: a table of each system's mean over its runs, then one of every run."""
     import pandas as pd
 
     from evalreport.analyses.seeds import system_scores

@@ -184,8 +184,7 @@ class ScoreStream:
 
 
 def _default_ids(layout, gold, labels, problems, positive) -> list[str]:
-    """:func:`~evalreport.analyses.score_compare.default_score_ids` of runs whose scores have this layout (it
-    reads only the scores' number of axes, the labels and the recorded problems)."""
+    """:func:`~evalreport.analyses.score_compare.default_score_ids` of runs whose scores have this layout."""
     from evalreport.analyses.score_compare import default_score_ids
 
     shape = (0, 0) if layout == "binary" else (0, 0, 0)
@@ -199,8 +198,7 @@ def _placeholder(s: int) -> str:
 
 
 def _named(exc: Exception, runs, s: int) -> Exception:
-    """``exc`` with the placeholder name of system ``s`` replaced by its run file (as the whole-array path
-    names it)."""
+    """``exc`` with the placeholder name of system ``s`` replaced by its run file (as the whole-array path names it)."""
     text = str(exc)
     placeholder = _placeholder(s)
     if placeholder not in text:

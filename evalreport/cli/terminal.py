@@ -27,8 +27,7 @@ def terminal_width(file) -> int | None:
 
 
 def _span(widths) -> int:
-    """Cells taken by columns of these widths in a rich table with its box: one border each, one
-    space of padding on each side, and the closing border."""
+    """Cells taken by columns of these widths in a rich table with its box."""
     return sum(w + 3 for w in widths) + 1
 
 

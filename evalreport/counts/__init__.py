@@ -119,15 +119,12 @@ def confusion_matrix(y_true, y_pred, labels=None):
 
 
 def _same_kind(a: np.ndarray, b: np.ndarray) -> bool:
-    """Whether joining ``a`` and ``b`` keeps every value as it is (texts with texts, signed with
-    signed integers, or one dtype): otherwise ``np.concatenate`` converts (1 -> '1', int64 and
-    uint64 -> float) and only the per-item lookup gives the answer of the arrays as given."""
+    """Whether joining ``a`` and ``b`` keeps every value as it is (``np.concatenate`` would convert otherwise)."""
     return a.dtype == b.dtype or (a.dtype.kind == b.dtype.kind and a.dtype.kind in "Ui")
 
 
 def _codes(y: np.ndarray, lookup: dict) -> np.ndarray:
-    """Indices of ``y``'s labels in ``lookup`` (label -> index); a ValueError names the first label
-    (in item order) that is missing."""
+    """Indices of ``y``'s labels in ``lookup``; a ValueError names the first missing label."""
     encoded = distinct(y)
     values = encoded[1].tolist() if encoded is not None else y.tolist()
     try:

@@ -24,9 +24,7 @@ ENGINES = ("duckdb", "spark")
 
 
 def _separator(paths, fmt: str) -> str:
-    """The separator of a view's text files: the first file's, found as the in-memory reader finds it
-    (:func:`~evalreport.inputs.delimiters.sniff_delimiter`), when it is a plain local file; else the
-    extension's (a compressed file, a remote path)."""
+    """The separator of a view's text files: the first file's (sniffed) if plain and local, else the extension's."""
     default = "\t" if fmt == "tsv" else ","
     first = Path(str(paths[0])) if paths else None
     if first is None or first.suffix.lower() not in (".csv", ".tsv", ".tab") or not first.is_file():

@@ -81,7 +81,7 @@ def _check_finite(job: Job, sys_map: str, cols: list[str], values: list[str]) ->
                              "not a finite number", path=job.runs_label, item=bad[1])
 
 
-def _sums(job: Job, sys_map: str, gold_map: str, values: list[str], S: int) -> dict[str, np.ndarray]:
+def _sums(job: Job, sys_map: str, gold_map: str, values: list[str]) -> dict[str, np.ndarray]:
     """Per system: the Brier and log-loss sums, the score range and the largest |sum over classes - 1|."""
     K = len(values)
     gold_p = "CASE gm.code " + " ".join(f"WHEN {k} THEN {v}" for k, v in enumerate(values)) + " END"
@@ -118,9 +118,7 @@ def _problems(job: Job, sys_map: str, values: list[str], systems: Sequence[str],
 
 
 def _sum_problem(job: Job, sys_map: str, values: list[str], code: int, name: str) -> str | None:
-    """The in-memory rule and message for one system whose per-class scores stray from 1 by more than
-    1e-6 per class: rounding to the decimals the scores are written with may explain it
-    (:func:`evalreport.inputs.score_checks.decimal_tolerance`, over the decimals of every such row, as in memory)."""
+    """The in-memory rule and message for a system whose per-class scores stray from summing to 1."""
     K = len(values)
     total = f"({' + '.join(values)})"
     rows = (f"FROM {job.runs_view} r JOIN {sys_map} s ON r.{job.rsys} = s.raw WHERE s.code = {code} "
@@ -137,8 +135,7 @@ def _sum_problem(job: Job, sys_map: str, values: list[str], code: int, name: str
 
 
 def _decimals_sql(value: str) -> str:
-    """SQL for the decimals a score is written with, counted up to MANY_DECIMALS, by the test of
-    :func:`evalreport.inputs.score_checks.decimals`: rounding it to d decimals gives it back."""
+    """SQL for the decimals a score is written with, up to MANY_DECIMALS (as ``score_checks.decimals`` counts)."""
     tests = " ".join(f"WHEN ROUND({value} * {10.0 ** d!r}) / {10.0 ** d!r} = {value} THEN {d}"
                      for d in range(MANY_DECIMALS))
     return f"CASE {tests} ELSE {MANY_DECIMALS} END"
@@ -204,7 +201,7 @@ def histogram_classes(job: Job, *, labels: Sequence[str] | None, systems: Sequen
                                     group=f"CASE WHEN {top} = gm.code THEN 0 ELSE 1 END")
     confidence = _confidence_counts(assemble_cells(cells, plan.systems, classes, 0, exact, width, n_items, sources,
                                               job.runs_label), K)
-    sums = _sums(job, sys_map, gold_map, values, S)
+    sums = _sums(job, sys_map, gold_map, values)
     return ClassHistogram(systems=tuple(plan.systems), labels=classes, per_class=tuple(per_class),
                           confidence=confidence, brier_sum=sums["brier"], log_sum=sums["logl"], n_items=n_items,
                           problems=_problems(job, sys_map, values, plan.systems, sums))

@@ -29,8 +29,7 @@ _MANTISSA = np.uint64((1 << 52) - 1)
 
 
 def _codes(values: np.ndarray) -> tuple[np.ndarray, int, int]:
-    """Order-preserving unsigned 64-bit codes of finite float64 ``values`` (-0.0 codes as 0.0), a new array,
-    and their smallest and largest code."""
+    """Order-preserving uint64 codes of finite float64 ``values`` (-0.0 as 0.0), and their smallest and largest."""
     v = values + 0.0                         # -0.0 + 0.0 = +0.0: the two zeros tie
     bits = v.view(np.uint64)
     lo, hi = int(bits.min()), int(bits.max())

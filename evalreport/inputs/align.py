@@ -44,9 +44,7 @@ def _lengths(arr: pa.Array) -> np.ndarray:
 
 
 def _words(arr: pa.Array, n_words: int) -> np.ndarray | None:
-    """The ids as an (n, n_words) little-endian uint64 matrix: each id's bytes, NUL-padded to
-    8 n_words bytes by pyarrow (``ascii_rpad`` counts bytes), then read in place (no copy).
-    None if some id is longer than that."""
+    """The ids as an (n, n_words) little-endian uint64 matrix (NUL-padded bytes, no copy); None if an id is longer."""
     width = 8 * n_words
     padded = pc.ascii_rpad(arr, width=width, padding="\0")
     if len(padded) and not (_lengths(padded) == width).all():

@@ -406,8 +406,7 @@ def benchmark_wide(spec) -> dict:
 
 
 def _check_file_keys(spec) -> None:
-    """A key the benchmark cannot honour is refused, never ignored: a benchmark-wide key set
-    differently for one task, or a key a benchmark has no use for."""
+    """Refuse a key the benchmark cannot honour (a benchmark-wide key differing per task, or an unused key)."""
     top = spec.defaults.given()
     for key, why in _UNSUPPORTED.items():
         if key in top:
@@ -486,8 +485,7 @@ _ROW = re.compile(r"^row (\d+): ")
 
 def _read_long(long_gold, long_runs, *, settings, defaults, missing, task_col, system_col, id_col,
                label_col) -> Benchmark:
-    """Split the long tables by task (and the runs by system) into temporary Parquet files and read
-    each task with ``read_runs``; its errors are mapped back to the long file and its line."""
+    """Read each task of the long tables with ``read_runs`` via temporary Parquet files, errors mapped back."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -73,8 +73,7 @@ def read_gains(path, labels) -> np.ndarray:
 
 
 def _read_square(path, labels, what: str, check) -> np.ndarray:
-    """The matrix of a square class x class file; ``check(value, text, where, on_diagonal, line)``
-    raises for a bad entry."""
+    """The matrix of a square class x class file; ``check(value, text, where, on_diagonal, line)`` raises."""
     path = Path(path)
     if not path.exists():
         raise InputError(f"{what} matrix file not found", path=path)

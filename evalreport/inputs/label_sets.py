@@ -107,8 +107,7 @@ def _indicator(t: Table, name: str, *, check: bool = True) -> np.ndarray | None:
 
 
 def _jsonl_lists(t: Table, label_col: str) -> pa.Array:
-    """The label column of a JSON Lines file pyarrow could not read in one go (mixed types):
-    parsed line by line, naming the line where a list and a single label meet."""
+    """The label column of a JSON Lines file with mixed types, parsed line by line (errors name the line)."""
     lists: list[list[str | None] | None] = []
     first_scalar: int | None = None
     first_list: int | None = None
@@ -184,14 +183,10 @@ def parse_sets(t: Table, layout: str, *, id_col: str, label_col: str, label_sep:
 
     Parameters
     ----------
-    t : Table
-        The file as read by :func:`~evalreport.inputs.tables.read_table`.
+    t, id_col, label_col, label_sep
+        As in :func:`detect_form`.
     layout : str
         One of ``"list"``, ``"sep"``, ``"long"``, ``"wide"``.
-    id_col, label_col : str
-        The id and label column names.
-    label_sep : str or None
-        The separator between labels (the sep layout).
 
     Returns
     -------
@@ -275,10 +270,8 @@ def read_with_form(path, role: str, *, id_col: str, label_col: str, label_sep: s
         The file.
     role : str
         ``"gold"`` or ``"run"``, for messages.
-    id_col, label_col : str
-        The id and label column names.
-    label_sep : str or None
-        The separator between labels inside one field, if any.
+    id_col, label_col, label_sep
+        As in :func:`detect_form`.
 
     Returns
     -------

@@ -54,7 +54,7 @@ from evalreport.errors import InputError
 from evalreport.inputs.checks import hash_file, listing, natural_sorted, near_miss, short
 from evalreport.inputs.label_sets import LabelSets, describe_form, detect_form, parse_sets, read_with_form
 from evalreport.inputs.readers import run_files, too_many_classes
-from evalreport.inputs.runs import Source, clip, read_only
+from evalreport.inputs.runs import Source, read_only, some_names
 from evalreport.inputs.slices import read_slices, take_columns
 from evalreport.inputs.tables import DELIMITER, HEADED, first_true
 
@@ -130,12 +130,8 @@ class MultiLabelRuns:
                 raise ValueError(f"every slice column must have one name per item ({ids.shape[0]})")
 
     def __repr__(self) -> str:
-        def some(names, limit=5):
-            shown = ", ".join(repr(clip(n)) for n in names[:limit])
-            return f"[{shown}{', ...' if len(names) > limit else ''}]"
-
-        return (f"MultiLabelRuns({self.n_systems} systems {some(self.systems)}, {self.n_items:,} items, "
-                f"{self.n_labels} labels {some(self.labels)})")
+        return (f"MultiLabelRuns({self.n_systems} systems {some_names(self.systems)}, {self.n_items:,} items, "
+                f"{self.n_labels} labels {some_names(self.labels)})")
 
     @property
     def n_items(self) -> int:
@@ -230,8 +226,7 @@ _QUICK_CHARS = 2 ** 20
 
 
 def _first_line(handle, *, blank: bool) -> str | None:
-    """The first line of a text stream (``blank``: the first that is not blank), or None when it is not
-    whole within :data:`_QUICK_CHARS` characters."""
+    """The first (``blank``: non-blank) line of a text stream, or None when not whole within :data:`_QUICK_CHARS`."""
     read = 0
     while read < _QUICK_CHARS:
         line = handle.readline(_QUICK_CHARS - read)

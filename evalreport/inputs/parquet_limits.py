@@ -70,8 +70,7 @@ def check_parquet_sizes(metadata, path: Path, wanted: Callable[[str], bool] | No
 
 
 def _roots(metadata) -> Callable[[str], str]:
-    """A leaf column's path (dot-joined, ``labels.list.element``) -> its top-level column: the longest column
-    name that is the path or a dotted prefix of it (a column may itself be named ``score.pos``)."""
+    """A leaf column's dotted path -> its top-level column (the longest column name that prefixes it)."""
     names = set(metadata.schema.to_arrow_schema().names)
 
     def root(path: str) -> str:

@@ -248,11 +248,7 @@ def _read_and_hash(path, role: str, id_col: str, wanted, as_dict, same_ids, hash
 
 
 class _Prealign:
-    """A run's ids aligned to the gold ids in the reading thread that read it: numpy's gathers and
-    pyarrow's kernels release the GIL, so two runs are aligned at once on two cores while the main
-    thread encodes a third. Only the fast path runs here (:meth:`IdIndex.positions` and the count
-    of rows per gold item); any doubt or error answers None and the main thread takes the usual
-    path, which names the file, line and problem, so the results and messages are the same."""
+    """A run's ids aligned to the gold ids in the thread that read it (the kernels release the GIL)."""
 
     def __init__(self, id_col: str, gold_raw, gold_ids: pa.Array):
         self.id_col, self.gold_raw, self.gold_ids = id_col, gold_raw, gold_ids
@@ -440,8 +436,7 @@ def _read_runs(gold_path, run_paths, systems, pool, clock, *, wanted, as_dict, i
 
 def _label_codes(r: Table, label_col: str, class_index: dict, classes: list[str], extras: list[str], labels,
                  allow_unknown: bool, ids) -> np.ndarray:
-    """Class codes of a run's labels through its distinct labels (any label column): an unknown label is an
-    error naming it, or with ``allow_unknown`` a new class (added to ``class_index`` and ``extras``)."""
+    """Class codes of a run's labels; an unknown label is an error, or with ``allow_unknown`` a new class."""
     n_known = len(classes)
     local, uniques = r.labels(label_col, what="predicted label")
     lut = np.empty(len(uniques), dtype=np.int32)
@@ -557,8 +552,7 @@ def _class_list(labels, gold_uniques: list[str], g: Table) -> list[str]:
 
 
 def _same_column(raw, gold_raw) -> bool:
-    """Whether a run's id column as read equals the gold's (same type, same values, in order): one
-    comparison of the Arrow buffers, before any trimming or hashing."""
+    """Whether a run's id column as read equals the gold's (one comparison of the Arrow buffers)."""
     if raw is gold_raw:
         return True
     if len(raw) != len(gold_raw) or not raw.type.equals(gold_raw.type):
@@ -570,10 +564,7 @@ def _same_column(raw, gold_raw) -> bool:
 
 
 def _align(r: Table, ids: pa.Array, gold_ids: pa.Array, gold_path: Path, index: IdIndex | None = None):
-    """Row -> gold position for every row of a run (None when the ids equal the gold ids).
-
-    ``index`` (the gold ids' :class:`IdIndex`) answers when every id of the run is a gold id; else
-    (or without it) ``index_in`` finds the first unknown id for the message."""
+    """Row -> gold position for every row of a run (None when the ids equal the gold ids)."""
     if ids.equals(gold_ids):
         return None
     if index is not None:

@@ -106,8 +106,7 @@ class ScoreCollector:
         self._rows: dict[int, np.ndarray] = {}     # run -> its buffer, until handed to the sink
 
     def _row(self, s: int, wait: bool = True) -> np.ndarray | None:
-        """Where run ``s``'s scores go: its row of the array, or (with a sink) a buffer of its own (None when
-        ``wait`` is False and every buffer is out)."""
+        """Where run ``s``'s scores go: its row, or a sink's buffer (None when ``wait`` is False and none is free)."""
         if self.sink is None:
             return None if self.array is None else self.array[s]
         row = self._rows.get(s)

@@ -185,10 +185,6 @@ class Runs:
 
     def __repr__(self) -> str:
         """A summary, not the arrays: a Runs of a shared task holds thousands of ids."""
-        def some(names, limit=5):
-            shown = ", ".join(repr(clip(n)) for n in names[:limit])
-            return f"[{shown}{', ...' if len(names) > limit else ''}]"
-
         extra = []
         if self.folds is not None:
             extra.append(f"{self.n_folds} folds")
@@ -198,8 +194,8 @@ class Runs:
             extra.append("abstain")
         if self.clusters is not None:
             extra.append(f"{self.n_clusters:,} clusters")
-        return (f"Runs({self.n_systems} systems {some(self.systems)}, {self.n_items:,} items, "
-                f"{self.n_classes} classes {some(self.labels)}" + "".join(f", {e}" for e in extra) + ")")
+        return (f"Runs({self.n_systems} systems {some_names(self.systems)}, {self.n_items:,} items, "
+                f"{self.n_classes} classes {some_names(self.labels)}" + "".join(f", {e}" for e in extra) + ")")
 
     @property
     def n_items(self) -> int:
@@ -269,6 +265,12 @@ class Runs:
 
 def clip(text: str, width: int = 40) -> str:
     return text if len(text) <= width else text[:width - 3] + "..."
+
+
+def some_names(names, limit: int = 5) -> str:
+    """The first ``limit`` names, clipped, as a list literal for a ``repr`` (``...`` when there are more)."""
+    shown = ", ".join(repr(clip(n)) for n in names[:limit])
+    return f"[{shown}{', ...' if len(names) > limit else ''}]"
 
 
 def read_only(a: np.ndarray) -> np.ndarray:

@@ -82,14 +82,12 @@ def _numbers(values: list[str]) -> np.ndarray | None:
 
 
 def _num(x: float) -> str:
-    """An edge for a slice name: integral values without ``.0``, others in their shortest exact form (edges
-    are values of the items or given edges, so the name is the number as written, and holds its items)."""
+    """An edge for a slice name: integral values without ``.0``, others in their shortest exact form."""
     return f"{x:.0f}" if float(x).is_integer() and abs(x) < 1e15 else repr(float(x))
 
 
 def _cut(x: np.ndarray, bins: Bins, sample: np.ndarray) -> tuple[np.ndarray, list[str]]:
-    """Bin codes of ``x`` and the bins' names: ``bins`` quantile bins of ``sample`` (the items' values)
-    or the given edges."""
+    """Bin codes of ``x`` and the bins' names (quantile bins of ``sample``, or the given edges)."""
     if isinstance(bins, (list, tuple)):
         edges = np.asarray(bins, dtype=float)
         if x.size and x.min() < edges[0]:
@@ -229,8 +227,7 @@ def read_slices(g, slice_cols: Sequence[str], slice_bins=None) -> tuple[dict[str
 
 
 def _beyond(g, problem: str, per_row: np.ndarray, hint: str) -> InputError:
-    """The too-many-slices error at the row (of the file, in its order) where the first slice beyond
-    :data:`MAX_SLICES` appears, naming that slice."""
+    """The too-many-slices error at the row where the first slice beyond :data:`MAX_SLICES` appears."""
     _, first = np.unique(per_row.astype(str), return_index=True)
     row = int(np.sort(first)[MAX_SLICES])
     n = MAX_SLICES + 1

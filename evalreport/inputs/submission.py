@@ -128,8 +128,7 @@ def _count(mask: np.ndarray, noun: str) -> str:
 
 
 def _rows(s: Table, kind: str, mask: np.ndarray, text: str, *, values=None, earlier=None, tail: str = "") -> Fault:
-    """A fault of the rows in ``mask``: ``text``, the first EXAMPLES rows (``line k ('value', as line
-    j)``: their line, value, and the line of the row they repeat), then ``tail``."""
+    """A fault of the rows in ``mask``: ``text``, the first EXAMPLES rows with their lines, then ``tail``."""
     at = np.flatnonzero(mask)
     shown = []
     for row in at[:EXAMPLES]:

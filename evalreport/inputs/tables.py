@@ -247,8 +247,7 @@ class Table:
 
 
 def _int_values(arr: pa.Array) -> np.ndarray:
-    """An integer Arrow array as NumPy: a view of its buffer when it has no nulls. (pyarrow's
-    ``to_numpy`` first imports pandas, 0.3 s of a command that needs no pandas.)"""
+    """An integer Arrow array as NumPy, a view when it has no nulls (``to_numpy`` would import pandas)."""
     if arr.null_count == 0 and pa.types.is_integer(arr.type):
         dtype = np.dtype(f"{'i' if pa.types.is_signed_integer(arr.type) else 'u'}{arr.type.bit_width // 8}")
         if len(arr) == 0:
@@ -311,8 +310,7 @@ def _dictionary_labels(col: pa.DictionaryArray, name: str, table: Table) -> tupl
 
 
 def _first_seen(codes: np.ndarray, k: int) -> np.ndarray:
-    """Row of the first occurrence of each code 0..k-1 (``codes.size`` for a code that never occurs),
-    reading prefixes of doubling length: first occurrences are usually near the top."""
+    """Row of the first occurrence of each code 0..k-1 (``codes.size`` if none), by doubling prefixes."""
     n = codes.size
     first = np.full(k, n, dtype=np.int64)
     present = np.bincount(codes, minlength=k) > 0
@@ -327,8 +325,7 @@ def _first_seen(codes: np.ndarray, k: int) -> np.ndarray:
 
 
 def _first_non_number(text: pa.Array) -> tuple[int, str]:
-    """Locate the first value pyarrow cannot read as a number (error path): bisect on slices,
-    each cast vectorised, about 2n values cast in all."""
+    """Locate the first value pyarrow cannot read as a number, by bisection (error path)."""
     lo, hi = 0, len(text)          # text[:lo] is known to cast; text[lo:hi] holds a bad value
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -423,9 +420,7 @@ def read_table(path, role: str, *, formats=FORMATS, id_col: str | None = None,
 
 def _read_delimited(path: Path, fmt: str, *, names: Sequence[str] | None = None,
                     dictionary: Sequence[str] = ()) -> Table:
-    """TSV/CSV with a header on line 1 (or headerless with the given column ``names``); the columns
-    named in ``dictionary`` are dictionary-encoded by the parser. The separator is the file's own
-    (:func:`~evalreport.inputs.delimiters.sniff_delimiter`; a headerless file's is the extension's)."""
+    """TSV/CSV with a header (or the given ``names``), its own separator, ``dictionary`` columns encoded."""
     delimiter = DELIMITER[fmt] if names is not None else sniff_delimiter(path, DELIMITER[fmt])
     with open(path, "rb") as handle:
         first = handle.readline(MAX_LINE_BYTES + 1)
@@ -510,8 +505,7 @@ def _only_blank_after(path: Path, start: int) -> bool:
 
 
 def _read_jsonl(path: Path) -> Table:
-    """JSON Lines: pyarrow's reader, or (mixed types, syntax errors) a line-by-line reader that
-    names the failing line."""
+    """JSON Lines: pyarrow's reader, else a line-by-line reader that names the failing line."""
     from evalreport.inputs.json_depth import JSON_DEPTH_LIMIT, max_line_depth
 
     if max_line_depth(path) > JSON_DEPTH_LIMIT:       # pyarrow's reader would crash the process on it
@@ -617,9 +611,7 @@ def _object_error(key: str, value: dict, path: Path, line: int) -> JsonObjectVal
 
 def _read_parquet(path: Path, wanted=None, dictionary: Sequence[str] = (), *, same_ids=None,
                   id_col: str | None = None) -> Table:
-    """A Parquet file; with ``wanted`` (name -> bool) only those columns are read, and the string
-    columns named in ``dictionary`` are read dictionary-encoded. With ``same_ids`` (see
-    :func:`read_table`) column ``id_col`` is not decoded when it is stored as the gold's ids are."""
+    """A Parquet file: only the ``wanted`` columns, ``dictionary`` ones encoded, same ids not decoded."""
     try:
         schema = pq.read_schema(path)
         names = schema.names

@@ -27,8 +27,7 @@ def _marginals(C):
 
 
 def _reg(id, label, *, same_as=(), **meta):
-    """Register a multi-class measure; ``same_as``: generated one-vs-rest averages that are the same
-    quantity, which become its aliases (see :func:`~evalreport.measures._core.register`)."""
+    """Register a multi-class measure; ``same_as``: one-vs-rest averages that become its aliases."""
     def deco(f):
         register(Measure(id=id, label=label, fn=f, **meta), same_as=same_as)
         return f
@@ -300,8 +299,7 @@ def confusion_entropy(C, ctx):
 
 
 def _entropy_terms(C, s):
-    """``c_ij log(c_ij / s_i)`` and ``c_ij log(c_ij / s_j)`` as arrays shaped like ``C``, computed only at the
-    off-diagonal cells with ``c_ij > 0`` (0 elsewhere, 0 log 0 = 0): most cells are 0 with many classes."""
+    """``c_ij log(c_ij / s_i)`` and ``c_ij log(c_ij / s_j)``, computed at the non-zero off-diagonal cells only."""
     K = C.shape[-1]
     flat = C.reshape(-1)
     positive = flat > 0

@@ -151,8 +151,7 @@ def entry_point_sources() -> list[dict]:
 
 
 def _registering(run, *, origin: str, path, line_of: str | None) -> list[str]:
-    """Call ``run`` (code that registers measures); wrap the new records' functions, or undo them all
-    and raise one InputError naming ``path`` if anything fails."""
+    """Call ``run`` (which registers measures); wrap the new records, or undo them and raise an InputError."""
     before, before_aliases = set(_core.REGISTRY), set(_core.ALIASES)
     try:
         with contextlib.redirect_stdout(sys.stderr):      # (a print at import stays off the tables' stream)
@@ -179,8 +178,7 @@ def _registering(run, *, origin: str, path, line_of: str | None) -> list[str]:
 
 
 def _range(m) -> tuple[float, float]:
-    """A plugin record's declared range as two numbers, low <= high (an infinite end is no bound; NaN is
-    refused), or a MeasureError."""
+    """A plugin record's declared range as two numbers, low <= high, or a MeasureError."""
     try:
         lo, hi = (float(x) for x in m.range)
     except (TypeError, ValueError):
@@ -215,9 +213,7 @@ def _line_in(exc: BaseException, filename: str | None) -> int | None:
 
 
 def _guarded(fn, origin: str, ident: str, value_range=(-math.inf, math.inf)):
-    """``fn`` with any exception it raises turned into one PluginError naming the plugin and the
-    measure, its result checked (:func:`_checked`), and its prints sent to stderr: standard output
-    carries the machine-readable tables (``score --format csv``)."""
+    """``fn`` with its exceptions made PluginErrors, its result checked and its prints sent to stderr."""
     @functools.wraps(fn)
     def measure(C, ctx):
         try:
@@ -238,10 +234,7 @@ NO_VALUE = "the plugin returned no value"
 
 
 def _checked(raw, ctx, origin: str, ident: str, value_range) -> np.ndarray:
-    """A plugin's result as the float array of the batch's shape, or a PluginError naming the plugin and
-    the measure: one number (or NaN) per confusion matrix (``C.shape[:-2]``), none infinite, each
-    within the declared range up to rounding. A NaN for which the function recorded no undefined case
-    is recorded as one here (:data:`NO_VALUE`), so that no value goes missing unexplained."""
+    """A plugin's result as the float array of the batch's shape, or a PluginError naming the plugin and the measure."""
     def refuse(problem: str):
         return PluginError(f"plugin {origin}: measure {ident!r} {problem}")
 

@@ -40,8 +40,7 @@ def _gold_scores(sc, s: int, idx: np.ndarray) -> np.ndarray:
 
 
 def _map_systems(fn, S: int, n_items: int) -> list:
-    """``[fn(s) for s in range(S)]``, in threads (one per core, at most 4) when the columns are long: numpy
-    runs the passes over a system's scores without holding the GIL."""
+    """``[fn(s) for s in range(S)]``, in threads (at most 4) when the columns are long."""
     import os
 
     workers = min(os.cpu_count() or 1, 4, S)
@@ -169,8 +168,7 @@ def confidence(sc) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _uniform_bins(conf: np.ndarray, bins: int) -> np.ndarray:
-    """``searchsorted(linspace(0, 1, bins + 1), conf, "left") - 1`` clipped to [0, bins - 1], by arithmetic:
-    ceil(conf x bins) - 1, then moved by one where rounding put it next to the right bin."""
+    """``searchsorted(linspace(0, 1, bins + 1), conf, "left") - 1`` clipped to [0, bins - 1], by arithmetic."""
     edges = np.linspace(0.0, 1.0, bins + 1)
     scaled = conf * bins
     which = np.ceil(scaled)

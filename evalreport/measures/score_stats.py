@@ -77,8 +77,7 @@ class ScoreStats:
         return found[what]
 
     def _summaries(self, s: int, c: int, what: str | None = None) -> dict[str, Any]:
-        """The wanted summaries (and ``what``) of one column; the best F1 only of the positive column and
-        the one-vs-one AUC only with one column per class and three or more classes."""
+        """The wanted summaries (and ``what``) of one column."""
         wanted = set(self.wanted)
         if c != self.sc.pos_column:
             wanted.discard("f1")

@@ -25,7 +25,7 @@ import numpy as np
 from evalreport.errors import MeasureError
 from evalreport.measures._core import REGISTRY, Context, Interval, Measure, Result, get, register, result
 from evalreport.measures.score_items import bin_sums, brier_items, log_items
-from evalreport.measures.score_stats import SUMMARIES, ScoreStats, summaries_of, trapezoid_from
+from evalreport.measures.score_stats import SUMMARIES, ScoreStats, summaries_of
 
 __all__ = ["ScoreStats", "compute_scores", "check_scores", "summaries_of", "SUMMARIES", "score_measures", "is_score_measure", "needs_probabilities", "PROBABILITY",
            "auc_counts", "ranked_counts", "binary_values", "pr_points", "SCORE_MEASURES"]
@@ -238,11 +238,6 @@ def roc_auc_ovo_weighted(stats, ctx):
 def _ap_counts(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     tp, fp = pr_points(pos, neg)
     return (pos * _precision(tp, fp)).sum(-1), pos.sum(-1)
-
-
-def _trapezoid_counts(pos: np.ndarray, neg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    tp, fp = pr_points(pos, neg)
-    return trapezoid_from(tp, _precision(tp, fp), pos, neg)
 
 
 def _curve_measure(stats: ScoreStats, ctx: Context, summary: str, what: str) -> np.ndarray:

@@ -88,8 +88,7 @@ def _order_props(names) -> list[str]:
 
 
 def _indexed(au: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
-    """``au`` with the CLI name of each row's property (column ``name``), and the positions of its
-    rows by (measure, setting) in file order: one pass instead of a mask over every row per measure."""
+    """``au`` with each row's property name, and the positions of its rows by (measure, setting)."""
     names: dict = {}
     paper, prop = au["paper"].astype(str).tolist(), au["property"].astype(str).tolist()
     au = au.assign(name=[names.get(k) or names.setdefault(k, cli_name(*k)) for k in zip(paper, prop)])

@@ -161,13 +161,8 @@ def build_benchmark_report(benchmark: Any, out_dir: str | Path, settings: Settin
     settings : Settings, optional
         The settings (``missing_systems``: drop | last | exclude, default the benchmark's; title,
         formats, engine, audit, needs, progress); ``changes`` are keyword shorthands for its fields.
-    include : dict, optional
-        Name -> folder copied into the report (the demo's ``data/``).
-    inputs : sequence of path
-        Paths ``out_dir`` must not hold (the benchmark's own files are added).
-    plugins : sequence of path
-        The plugin files whose measures the tasks use (loaded already; recorded with their SHA-256
-        and loaded again in each notebook's kernel).
+    include, inputs, plugins
+        As in :func:`evalreport.report.build.build_report` (the benchmark's own files are added to ``inputs``).
     extra_sources : sequence of Source
         What else decides the numbers (the benchmark file, a task file, entry points), recorded in
         the provenance.
@@ -175,7 +170,7 @@ def build_benchmark_report(benchmark: Any, out_dir: str | Path, settings: Settin
         Also write ``out_dir/appendix``, the paper appendix
         (:func:`evalreport.report.appendix.write_benchmark_appendix`).
     runner : NotebookRunner, optional
-        A kernel started earlier (:func:`evalreport.report.build.start_runner`).
+        As in :func:`evalreport.report.build.build_report`.
 
     Returns
     -------

@@ -59,8 +59,7 @@ class Stages:
 
 
 def _describe(data, sources=None) -> dict:
-    """Facts of the input shown in the overview: Runs (item level), PatternCounts (item patterns with
-    counts, counted out of core) or Counts (confusion matrices)."""
+    """Facts of the input shown in the overview (Runs, PatternCounts or Counts)."""
     from evalreport.counts import Counts
     from evalreport.counts.bigdata import PatternCounts
 
@@ -474,9 +473,7 @@ def execute_and_render(staging: Path, notebooks, *, title, formats, engine, stag
                                        stages=stages, subtitle=subtitle, plugins=plugins, runner=own_runner)
 
     def _keep_failed(staging: Path, notebook: Path, message: str) -> str:
-        """Copy a failed notebook and the tables it read out of ``staging`` (which is removed when the
-        build fails) into a new folder ``NAME.failed-XXXXXXXX`` beside the output (or, where that
-        cannot be written, in the system's temporary folder); return ``message`` naming the copy."""
+        """Copy a failed notebook and its tables to ``NAME.failed-XXXXXXXX``; return ``message`` naming the copy."""
         import re
         import tempfile
 

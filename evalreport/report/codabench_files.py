@@ -85,8 +85,7 @@ def _listing(folder: Path, *, links: bool, deep: bool = True) -> list[Path]:
 
 
 def _inside(path: Path, folder: Path) -> Path:
-    """``path`` when it resolves to a regular file inside ``folder``; else a submission error that
-    names it (its content is never read)."""
+    """``path`` when it resolves to a regular file inside ``folder``; else a submission error naming it."""
     where = path.resolve()
     if not where.is_relative_to(folder.resolve()) or not stat.S_ISREG(os.lstat(where).st_mode):
         raise InputError(f"{path.relative_to(folder)} lies outside the submission folder; a submission holds "

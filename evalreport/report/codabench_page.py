@@ -33,8 +33,7 @@ def _num(v, digits: int = 4) -> str:
 
 
 def _count(v):
-    """An integer cell with thousands separators from 10,000 on (:func:`~evalreport.report.display.integer_text`);
-    anything else as it is."""
+    """An integer cell with thousands separators from 10,000 on; anything else as it is."""
     if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)):
         return integer_text(int(v))
     return v
@@ -124,8 +123,7 @@ _NO_CURVES = ("The ROC, precision-recall and reliability curves of your scores a
 
 
 def _can_draw() -> bool:
-    """Whether altair and vl-convert-python are installed (the curves' SVG needs both; the base install has
-    neither)."""
+    """Whether altair and vl-convert-python (the curves' SVG needs both) are installed."""
     from importlib.util import find_spec
 
     return all(find_spec(name) is not None for name in ("altair", "vl_convert"))

@@ -81,8 +81,7 @@ def slice_keys(names: Sequence[str]) -> dict[str, str]:
 
 
 def _subset(runs, mask: np.ndarray):
-    """``runs`` restricted to the items of ``mask``: its own ``subset`` where it has one, else the arrays a
-    confusion matrix and scores need."""
+    """``runs`` restricted to the items of ``mask``."""
     if hasattr(runs, "subset"):
         return runs.subset(mask)
     scores = None if runs.scores is None else np.asarray(runs.scores)[:, mask]     # (S, N) or (S, N, K)
@@ -91,8 +90,7 @@ def _subset(runs, mask: np.ndarray):
 
 
 def _in_order(names: np.ndarray, order: Sequence[str]) -> list[str]:
-    """The slices present in ``names``: those of ``order`` (the column's own order, ``"(empty)"`` last) first,
-    then any it does not list, as they come."""
+    """The slices present in ``names``: those of ``order`` first, then the others as they come."""
     present = dict.fromkeys(names.tolist())
     listed = [s for s in order if s in present]
     known = set(listed)
@@ -174,16 +172,8 @@ def slice_scores(runs, slices: Mapping[str, np.ndarray] | None, records, keys: S
 
     Parameters
     ----------
-    runs : Runs
-        The submission read against the reference (one system).
-    slices : mapping of str to array, or None
-        Per slice column, one slice name per item (``Runs.slices``); None or empty: no keys.
-    records : sequence of Measure
-        The measures of the leaderboard, in the order of ``keys``.
-    keys : sequence of str
-        Their leaderboard keys.
-    evaluate_subset : callable
-        ``runs -> values``: the value of every record on a subset of the items (NaN where undefined).
+    runs, slices, records, keys, evaluate_subset
+        As in :func:`slice_rows` (no slices: no keys).
     stand_in : callable
         ``record -> (value, rule)``: what the leaderboard shows for an undefined value.
 

@@ -295,8 +295,7 @@ def _is_number(v: Any) -> bool:
 
 
 def _whole_column(series: Any) -> bool:
-    """Floats that are whole numbers, some beyond 1 (ranks, counts), print without decimals; so
-    do ranks with ties (halves, all at least 1): "1", "2.5", "2.5", "4"."""
+    """Whether a float column prints without decimals: whole numbers beyond 1, or ranks with ties."""
     if getattr(series.dtype, "kind", "") != "f":
         return False
     values = series.dropna()
@@ -441,8 +440,7 @@ class Table:
         return str(value)
 
     def _cells(self):
-        """Rows of (text, numeric, note_letter_or_None, reason) plus the lettered notes (worked
-        out once: the HTML, Markdown and Typst representations share them)."""
+        """Rows of (text, numeric, note_letter_or_None, reason) plus the lettered notes, worked out once."""
         if self._cells_cache is None:
             self._cells_cache = self._make_cells()
         return self._cells_cache
@@ -487,8 +485,7 @@ class Table:
 
     # -- representations --------------------------------------------------------------------
     def _html_columns(self, rows) -> tuple[list[bool], list[str]]:
-        """Per column (index first): header set upright (as in the PDF), and a ``min-width`` style that keeps
-        a text column as wide as its widest short text (at most 16 em), so measure names do not wrap."""
+        """Per column (index first): the upright header and a ``min-width`` that keeps short texts unwrapped."""
         header = [_column_label(c) for c in self.df.columns]
         texts = [[c[0] for c in cells] for _, cells in rows]
         if self.index:

@@ -81,8 +81,7 @@ def _spec_key(spec: Any) -> str:
 
 
 class _ChartProcess:
-    """One drawing process (:mod:`evalreport.report.chart_worker`): vl-convert holds the GIL
-    while it draws, so in a thread of this process it would stall the notebooks' executor."""
+    """One drawing process (vl-convert holds the GIL while it draws, which would stall the executor)."""
 
     def __init__(self):
         self._proc = subprocess.Popen([sys.executable, "-m", "evalreport.report.chart_worker"],
@@ -130,9 +129,7 @@ _TINY_CHART = {"$schema": "https://vega.github.io/schema/vega-lite/v6.json", "da
 
 
 class _ChartImages:
-    """Static chart images drawn beside the kernel, each distinct spec once: ``workers`` threads
-    of this process, each handing its charts to a drawing process of its own
-    (:class:`_ChartProcess`, started at the first image)."""
+    """Static chart images drawn beside the kernel, each distinct spec once, by drawing processes."""
 
     def __init__(self, workers: int = 1):
         self._workers = workers
@@ -274,8 +271,7 @@ class NotebookRunner:
             clients = self._clients
 
             class _Tracked(quiet_kernel_manager()):  # type: ignore[misc]  # a base class built at run time
-                """Gives every notebook the same client (:func:`_reused_client_class`); the runner
-                closes it. ``client(fresh=True)``: a client of its own (another thread's)."""
+                """Gives every notebook the same client; ``client(fresh=True)``: a client of its own."""
 
                 def client(self, fresh: bool = False, **kwargs):
                     if not fresh and clients:
@@ -348,8 +344,7 @@ class NotebookRunner:
             self._preloading = None
 
     async def _silent(self, code: str, *, wait: bool = True, fresh: bool = False) -> None:
-        """Run ``code`` in the kernel without output or history; with ``wait``, until it is done.
-        ``fresh``: on a client of its own (closed after), not the notebooks' shared one."""
+        """Run ``code`` in the kernel without output or history (``wait``: until done; ``fresh``: own client)."""
         kc = self._km.client(fresh=fresh)
         kc.start_channels()
         try:

@@ -53,9 +53,7 @@ TWO_LEVEL_CLUSTER_TEST = "two-level bootstrap (runs, then clusters)"
 
 
 def _short(text: str) -> str:
-    """Class-derived text as the page shows it: a long name (a class may be megabytes long) becomes its
-    beginning and a hash of the whole (:func:`evalreport.charts.display_text`; the tables keep it whole), and
-    control and bidirectional-override characters show as U+FFFD (:func:`evalreport.escape.printable`)."""
+    """Class-derived text as the page shows it: long names shortened, control characters shown as U+FFFD."""
     from evalreport.charts import display_text
 
     return printable(display_text(str(text)))
@@ -113,8 +111,7 @@ def measure_group(record: Any) -> str:
 
 
 def _measure_meta(mid: str, catalogue: pd.DataFrame, group=measure_group) -> dict:
-    """What the selector and the definition panel show of one measure: from the registry, else ``measures.csv``;
-    ``group`` names its group of the selector (:func:`measure_group`, or the label sets' one)."""
+    """What the selector and the definition panel show of one measure (registry, else ``measures.csv``)."""
     from evalreport.errors import MeasureError
     from evalreport.measures import get
 
@@ -198,9 +195,7 @@ def _calibrated(mid: str, systems: list[str], t: Mapping[str, pd.DataFrame]) -> 
 
 
 def _drill(systems: list[str], labels: list[str], t: Mapping[str, pd.DataFrame]) -> dict:
-    """Per-class scores ``[system][metric][class]`` and confusion matrices ``[system][gold][predicted]``; with
-    more than :data:`MAX_DRILL_LABELS` classes the per-class scores of ``shown`` (indices into ``labels``) only,
-    and ``hidden_note`` says how many are left out."""
+    """Per-class scores ``[system][metric][class]`` and confusion matrices ``[system][gold][predicted]``."""
     out: dict[str, Any] = {"metrics": list(PER_CLASS_METRICS), "per_class": None, "confusion": None,
                            "shown": None, "hidden_note": None}
     pos = {s: i for i, s in enumerate(systems)}

@@ -179,16 +179,8 @@ def build_multilabel_report(runs: Any, out_dir: str | Path, settings: Settings |
     settings : Settings, optional
         The settings (:func:`analyse_multilabel`; title, formats, engine, progress);
         ``changes`` are keyword shorthands for its fields.
-    sources : list of Source, optional
-        The input files to record (default: the runs' own).
-    include : dict, optional
-        Name -> folder copied into the report (the demo's ``data/``).
-    inputs : sequence of path
-        Paths ``out_dir`` must not hold.
-    plugins : sequence of path
-        Plugin files whose measures are used (recorded with their SHA-256, loaded in the kernels).
-    runner : NotebookRunner, optional
-        A kernel started earlier (:func:`start_runner`).
+    sources, include, inputs, plugins, runner
+        As in :func:`evalreport.report.build.build_report`.
 
     Returns
     -------

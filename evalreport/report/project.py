@@ -130,8 +130,7 @@ def read_manifest(folder: Path) -> dict:
 
 
 def _copy_report(src: Path, dst: Path) -> None:
-    """Everything of ``src`` into the (empty) staging folder ``dst``, as copies: nothing done while
-    re-rendering (a notebook writing to ``tables/`` included) reaches the original files."""
+    """Everything of ``src`` copied into the empty staging folder ``dst`` (the originals stay untouched)."""
     for entry in src.iterdir():
         if entry.name == MARKER or entry.name.startswith(".evalreport-render-"):
             continue

@@ -169,8 +169,7 @@ _FIG_LABEL_RE = re.compile(r"^(#\|\s*label:\s*)fig-", re.MULTILINE)
 
 
 def _add_caption(cell) -> None:
-    """Give a chart cell its ``fig-cap`` (Quarto prints it, so the chart's own caption goes); a ``fig-``
-    cell that showed no image loses the prefix, or Quarto would frame its text as "Figure N"."""
+    """Give a chart cell its ``fig-cap``; a ``fig-`` cell without an image loses the prefix."""
     caption = _chart_caption(cell)
     if caption is None:
         if not any("image/png" in (o.get("data") or {}) or "image/svg+xml" in (o.get("data") or {})
@@ -201,9 +200,7 @@ def _option_block(source: str) -> tuple[list[str], list[str]]:
 
 
 def _json_fence(payload: Mapping[str, Any]) -> str:
-    """``payload`` as a fenced ``json`` code block (a fence longer than any backtick run inside). ``<``
-    and ``>`` are written as ``\\u003c``/``\\u003e`` (the same JSON): no text from the data can form a
-    Quarto shortcode (``{{< ... >}}``), whatever stage of Quarto reads the block."""
+    """``payload`` as a fenced ``json`` block, ``<``/``>`` escaped so no data can form a Quarto shortcode."""
     text = json.dumps(dict(payload), ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
     ticks = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
     return f"{ticks}json\n{text}\n{ticks}\n"

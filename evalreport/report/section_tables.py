@@ -159,8 +159,7 @@ def flips(disagreements: pd.DataFrame, intervals: pd.DataFrame, primary: str, *,
 
 
 def _paired_lookup(paired: pd.DataFrame | None):
-    """(measure, a, b) and (measure, b, a) -> (paired se, Holm-corrected paired p) of the flip family of
-    paired_differences.csv."""
+    """(measure, a, b) and (measure, b, a) -> (paired se, Holm p) of paired_differences.csv's flip family."""
     if paired is None or paired.empty or not {"measure", "system_a", "system_b", "se", "p_value"} <= set(paired):
         return None
     if "family" in paired:          # the flips' own family, Holm-corrected over its rows

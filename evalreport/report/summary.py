@@ -52,8 +52,7 @@ NAMED_INSEPARABLE = 3
 
 
 def _degenerate_sentence(of) -> str:
-    """A constant predictor among the systems that wins or leads a measure, or a chance baseline
-    better than every system: a measure that rewards the degenerate prediction on this data."""
+    """A constant predictor or chance baseline that wins a measure: the measure rewards a degenerate prediction."""
     out = []
     deg = of("degenerate_winner")
     if len(deg):
@@ -96,8 +95,7 @@ def _degenerate_sentence(of) -> str:
 
 
 def _chance_sentence(of, alpha: float) -> str:
-    """The strongest chance baseline and the systems below it, indistinguishable from it (their
-    bootstrap interval holds it) or, without intervals, at or below it."""
+    """The strongest chance baseline and the systems below it or indistinguishable from it."""
     best = of("baseline_best")
     if best.empty:
         return ""
@@ -166,8 +164,7 @@ def _leader_item(of, first, plabel: str, alpha: float) -> str:
 
 
 def _separation_item(of, first, alpha: float) -> str:
-    """Who the corrected family of pairwise tests separates from the leader, across all pairs, and
-    which family that is."""
+    """Who the corrected family of pairwise tests separates from the leader, and which family that is."""
     sep = first("separable_count")
     if sep is None:
         return ""
@@ -211,8 +208,7 @@ def _separation_item(of, first, alpha: float) -> str:
 
 
 def _runner_item(of, first, n_items, *, method: bool) -> str:
-    """The runner-up's gap (with the letters' verdict on it) and the fragility count; ``method``:
-    how the count was found (the details say it, the headline does not)."""
+    """The runner-up's gap (with the letters' verdict) and the fragility count, found by ``method``."""
     lead, runner, noise, frag = of("leader"), first("runner_up"), first("gap_noise"), first("fragility")
     parts = []
     if runner is not None and len(lead) == 1 and not method:
@@ -271,8 +267,7 @@ def _measures_item(of, alpha: float, test: str = "paired bootstrap") -> str:
 
 
 def _skipping_item(of: Callable[[str], pd.DataFrame]) -> str:
-    """Leaders and winners whose value rests on more skipped (or filled-in) 0/0 labels or items than
-    another system's under the same measure."""
+    """Leaders and winners resting on more skipped (or filled-in) 0/0 labels or items than another system."""
     rows = of("rests_on_skipping")
     if rows.empty:
         return ""

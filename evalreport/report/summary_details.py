@@ -126,9 +126,7 @@ def undefined_items(of) -> list[str]:
 
 
 def _skipped_head(of: Callable[[str], pd.DataFrame], measures: pd.Series) -> str:
-    """Label sets: the heading of the values defined because 0/0 labels (label averages) or items
-    (example-based measures) were left out, naming what was left out; "" for single labels, whose
-    skipped cases are classes (the ``skipped_labels`` / ``skipped_items`` rows say which it is)."""
+    """The heading of the values defined by leaving out 0/0 labels or items (label sets); '' for single labels."""
     labels, items = set(of("skipped_labels")["measure"]), set(of("skipped_items")["measure"])
     if not labels and not items:
         return ""

@@ -288,10 +288,7 @@ def kept_rows(lines: Sequence[int], most_rows: int, most_lines: int) -> int:
 
 
 def _glue_cells(lines: Sequence[int], head: int, tail: int) -> list[str]:
-    """Per row, the cell of the zero-width last column that keeps rows together: an unbreakable
-    cell spanning the first ``head`` rows and one spanning the last ``tail`` (Typst never splits
-    the rows such a cell spans), an unbreakable one in a row of a few lines (``lines``), so no
-    such row is cut in two by a page break, an empty cell elsewhere."""
+    """Per row, the cell of the zero-width last column that keeps rows together in Typst."""
     n_rows = len(lines)
     cells = ["table.cell(breakable: false, inset: 0pt)[]" if 1 < n <= ROW_LINES else "[]" for n in lines]
     for start, span in ((0, head), (n_rows - tail, tail)):

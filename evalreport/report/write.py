@@ -52,8 +52,7 @@ _SEQUENCES = (list, tuple, np.ndarray)
 
 
 def _json_value(v: Any) -> Any:
-    """One cell as JSON: NaN and missing -> null, +-inf -> "inf" / "-inf", numpy scalars -> Python,
-    lists, tuples and arrays -> JSON arrays of such values."""
+    """One cell as JSON: NaN -> null, +-inf -> "inf"/"-inf", numpy scalars -> Python, arrays -> lists."""
     if isinstance(v, (float, np.floating)):
         return None if math.isnan(v) else (str(float(v)) if math.isinf(v) else float(v))
     if isinstance(v, np.integer):

@@ -1,61 +1,25 @@
 """The measure audit: which properties each measure has, computed, with counterexamples.
 
-Three papers list properties a classification measure should have, and they disagree on the
-list. Every property here is a computation over confusion matrices (rows = gold, columns =
-predicted), never a per-measure table; see :mod:`.properties` for how each one is
-operationalised and docs/audit.md for where a result differs from a paper and why.
-
-=========  ======  =====================================================================
-paper      id      property
-=========  ======  =====================================================================
-000        MON     Axiom 1, strict monotonicity (a wrong prediction made right scores higher)
-000        CON     Axiom 2, continuously differentiable in TP and TN (no jump, kink, infinite slope)
-000        SDE     Axiom 3, strong definiteness (defined for every test set and classifier)
-000        WDE     Axiom 4, weak definiteness (on a test set: defined for all classifiers or none)
-000        FIX     Axiom 5, fixed range (same [min, max] on every test set)
-000        CHA     Axiom 6, robustness to chance (exact E[random classifier] constant)
-000        IMB     Axiom 7, robustness to imbalance (trivial classifiers score constants)
-000        SYM     Axiom 8, symmetry (class and complement swapped: both axes reversed)
-002        PI      Property I, monotonicity (discrete eq. 3: + correct never lowers, + error never raises)
-002        PII     Property II, class sensitivity (the class of a correct item / error matters)
-002        PIII    Property III, class decomposability (eq. 4: a generalised mean over classes)
-002        PIV     Property IV, prevalence invariance (eq. 5: gold classes rescaled)
-002        PV      Property V, chance correction (best random classifier scores c(K))
-002        PV_strict    ... strict (every random classifier scores c(K))
-002        PV_complete  ... complete (c the same for every K)
-004        Max     Definition 1, maximal agreement (max iff C diagonal)
-004        Min     Definition 2, minimal agreement (min iff diagonal zero)
-004        CSym    Definition 4, class symmetry (classes permuted)
-004        Sym     Definition 3, symmetry (C vs C^T)
-004        Dist    Definition 5, distance (c_max - M a metric on labelings: triangle inequality)
-004        Mon     Definition 6, monotonicity (a disagreement resolved, no unary labeling)
-004        SMon    Definition 7, strong monotonicity (+ diagonal item or - off-diagonal item)
-004        CB      Definition 8, constant baseline (exact E over predictions of fixed class sizes)
-004        ACB     Definition 9, approximate constant baseline (value at c_ij = a_i b_j / n)
-=========  ======  =====================================================================
-
-Each property is checked separately in the ``binary`` setting (K = 2; a binary measure takes
-class 1 as positive: TP = C[1, 1]) and the ``multiclass`` setting (K = 3 by default), by
-exhaustive enumeration of every confusion matrix with 1 <= n <= ``max_n``, a seeded random
-search over larger n, and exact expectations where a property is about a random classifier.
-Every matrix the checks read is built once per (K, max_n) in the process and evaluated in one
-stacked call per measure, setting and policy (:mod:`.batches`).
-
-Undefined values: by default each paper's properties are computed under its own treatment of 0/0
-(``PAPER_POLICY``: Sebastiani and Gösgens et al. ``nan``, Opitz ``zero``, after Opitz 2022, eq. 18;
-docs/audit.md says why); ``audit(policy=...)`` forces one policy for all papers.
+The properties of Sebastiani (2015, axioms MON..SYM), Opitz (2022, PI..PV) and Gösgens et al. (2021,
+Max..ACB) are computations over confusion matrices (rows = gold, columns = predicted), never a
+per-measure table: docs/audit.md#properties lists them and says where a result differs from a paper
+and why; :mod:`.properties` says how each one is operationalised. Each is checked in the ``binary``
+(K = 2, class 1 positive) and the ``multiclass`` setting (K = 3 by default) by exhaustive enumeration
+up to ``max_n``, a seeded random search beyond, and exact expectations for random classifiers; every
+matrix is built once per (K, max_n) and evaluated in one stacked call per measure, setting and policy
+(:mod:`.batches`). Each paper's properties are computed under its own 0/0 treatment (``PAPER_POLICY``)
+unless ``audit(policy=...)`` forces one.
 
 Claims: a measure's ``claims`` map ``"<paper>.<property>[.<setting>]"`` (paper ``sebastiani``,
-``opitz`` or ``goesgens``; an id of the table above) to what the paper states: ``True`` / ``False`` /
-``"n/a"``, or ``{"paper": ..., "audit": ..., "why": "docs/audit.md#anchor"}`` where a documented
-difference keeps the audit from agreeing. ``tests/test_audit.py`` asserts agreement; :func:`audit`
-says which columns a claim gives. The claims of the one-vs-rest averages (``<id>_macro``, ``_micro``,
-``_weighted``) are derived from Gösgens et al. (2021), Table 2 (:data:`AVERAGING_PRESERVES`,
-:func:`average_claims`; docs/audit.md#averaging-rule), which :mod:`.averaging` reproduces.
+``opitz`` or ``goesgens``) to what the paper states: ``True`` / ``False`` / ``"n/a"``, or
+``{"paper": ..., "audit": ..., "why": "docs/audit.md#anchor"}`` where a documented difference keeps
+the audit from agreeing; :func:`audit` says which columns a claim gives. The claims of the one-vs-rest
+averages are derived from Gösgens et al. (2021), Table 2 (:data:`AVERAGING_PRESERVES`,
+:func:`average_claims`), which :mod:`.averaging` reproduces.
 
-Conditions and policies: each verdict is also computed where every class occurs in the gold labels,
-and in the gold and predicted labels (:mod:`.conditions`). :func:`audit_for_report` computes the
-audit a report shows, under the report's 0/0 policy and each paper's own.
+Conditions: each verdict is also computed where every class occurs in the gold labels, and in the
+gold and predicted labels (:mod:`.conditions`). :func:`audit_for_report` computes the audit a report
+shows, under the report's 0/0 policy and each paper's own.
 """
 from __future__ import annotations
 
@@ -319,9 +283,7 @@ def audit_for_report(measures, *, policy: str = "nan", max_n: int = 8, seed: int
 
 
 class _Banks:
-    """Every measure's values on every matrix its checks read (:mod:`.batches`), computed for a
-    few measures at a time: one stacked call per measure, setting and policy, the tensor's sums
-    shared between the measures (:func:`~evalreport.measures._shared.shared_sums`)."""
+    """Every measure's values on every matrix its checks read, a few measures at a time (sums shared)."""
 
     CHUNK = 8   # measures per block: bounds the memory the values take
 

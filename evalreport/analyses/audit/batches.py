@@ -344,9 +344,7 @@ def stacked(space: Space, pids, seed: int, count: int):
 
 
 def _distinct(T: np.ndarray):
-    """``(first, inverse)`` of the distinct matrices of ``T``, bit for bit (``T[first][inverse]``
-    is ``T``): the batches repeat one another (a random step often reaches a matrix of another
-    batch, a scaled or expected matrix is often a whole one)."""
+    """``(first, inverse)`` of the distinct matrices of ``T``, bit for bit (``T[first][inverse]`` is ``T``)."""
     bits = np.ascontiguousarray(T).reshape(len(T), -1).view(np.uint64)
     # sorted by a hash of the bits (equal matrices end up next to each other; a collision only
     # keeps two equal matrices apart, so some value is computed twice)

@@ -100,10 +100,7 @@ TIE = 1e-9
 
 
 def _profile(measures, C, positive, policy):
-    """Per measure: values, undefined cells, and hashes of its dense ranks (as computed, and
-    oriented by the measure's direction), undefined cells set apart. The measures share the
-    sample's row, column and one-vs-rest sums (computed once, as in
-    :func:`evalreport.measures.evaluate`)."""
+    """Per measure: values, undefined cells and hashes of its dense ranks (oriented, undefined set apart)."""
     out = []
     C = np.asarray(C, dtype=float)
     with shared_sums(), quiet_errors():

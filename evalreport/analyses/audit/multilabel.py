@@ -284,8 +284,7 @@ def check_Sym(cs):
 
 
 def _empty_items(sp: SetSpace):
-    """Every (case, item) whose gold and predicted sets are both empty: the case, and the case with
-    that item's sets replaced by {a} (label 0), a right non-empty item."""
+    """Every (case, item) with both sets empty: the case, and the case with that item's sets made {a}."""
     src, dst = [], []
     for k in range(sp.n):
         hit = np.flatnonzero((sp.gold[:, k] == 0) & (sp.pred[:, k] == 0))
@@ -297,10 +296,7 @@ def _empty_items(sp: SetSpace):
 
 
 def _empty_violation(m, spaces, policy: str):
-    """The first (space, case, other case, values) where an empty-empty item does not count as a
-    right item under ``policy``; None if there is none. Only the cases involved are computed. A
-    violation with both values defined (the item changes a defined mean: the skipped item of
-    ``nan``) is shown before one where the empty item makes the value undefined."""
+    """The first (space, case, other case, values) where an empty-empty item is not a right item; None if none."""
     found = None
     for sp in spaces:
         src, dst = sp.memo("empty_items", lambda sp=sp: _empty_items(sp))

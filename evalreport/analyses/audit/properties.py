@@ -158,8 +158,7 @@ def num(x, spec: str = ".6g", *, snap: bool = True) -> str:
 
 def _relation(case: Case, kinds, ok: Callable, *, src_ok: Callable | None = None,
               pair_ok: Callable | None = None, what: str) -> Verdict:
-    """Check ``ok(s_src, s_dst, C_src, C_dst)`` over every step of the given kinds (restricted by
-    ``src_ok``/``pair_ok``): exhaustively up to ``max_n``, then on random larger matrices."""
+    """Check ``ok`` over every step of the given kinds: exhaustively up to ``max_n``, then on random matrices."""
     space, S = case.space, case.S
     kinds = tuple(kinds)
     mats_too = getattr(ok, "needs_mats", False)
@@ -259,9 +258,6 @@ def gt(vs, vd, *_):
 
 def eq(vs, vd, *_):
     return close(vs, vd)
-
-
-_not_unary = _b.not_unary
 
 
 # ---------------------------------------------------------------------- Sebastiani (2015)

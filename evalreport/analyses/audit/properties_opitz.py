@@ -186,9 +186,7 @@ def check_PIV(case: Case) -> Verdict:
 
 
 def _pv_curve(case: Case, K: int):
-    """For each prevalence vector a (all classes present): max and min over random classifiers z
-    (a grid of the whole simplex, so z_j = 0 and the constant classifiers are among them, plus
-    z = a) of the oriented score at the matrix a z^T / n (the matrices: :func:`.batches.pv_batch`)."""
+    """Per prevalence vector a: max and min of the oriented score over random classifiers z (matrices a z^T / n)."""
     A, mats, ai = _b.pv_batch(K)
     shared = case.pv_values if case.pv_values is not None else {}
     if K not in shared:

@@ -43,8 +43,7 @@ _OPITZ_COLUMN = {"PI": "PI (mono.)", "PII": "PII (class sens.)", "PIII": "PIII (
 
 
 def _averages_of(measure_id: str) -> list[tuple[str, str]]:
-    """``(binary measure, averaging)`` of every one-vs-rest average that is this record (its own id
-    or an alias of it: ``macro_f1`` is ``f1_macro``, ``accuracy`` is ``f1_micro``)."""
+    """``(binary measure, averaging)`` of every one-vs-rest average that this record (or an alias of it) is."""
     ids = [measure_id] + [a for a, (target, *_) in ALIASES.items() if target == measure_id]
     out = []
     for i in ids:

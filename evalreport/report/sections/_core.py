@@ -198,8 +198,7 @@ class ReportBase:
         return self._resampled() in ("runs and items", "runs and clusters")
 
     def _test_name(self) -> str:
-        """The reader's name of the pairwise test behind the letters, rank intervals and winners' leads: with
-        several runs per system the bootstrap draws runs, then items, so it is not the paired (items only) one."""
+        """The reader's name of the pairwise test behind the letters, rank intervals and winners' leads."""
         test = self.meta.get("pairwise_test", "bootstrap")
         if test == "bootstrap" and self._resampled() == "runs and items":
             return TWO_LEVEL_TEST
@@ -209,8 +208,7 @@ class ReportBase:
 
     @staticmethod
     def _calibration_changes_nothing(frame: pd.DataFrame, column: str) -> bool:
-        """True when the calibrated rows of ``frame`` (system, measure, calibrated, ``column``)
-        equal the raw ones: a balanced test set, where calibration is the identity."""
+        """True when the calibrated rows of ``frame`` equal the raw ones (a balanced test set)."""
         if frame.empty or "calibrated" not in frame or frame["calibrated"].nunique() < 2:
             return False
         wide = frame.pivot_table(index=["system", "measure"], columns="calibrated", values=column, aggfunc="first")

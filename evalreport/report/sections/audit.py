@@ -143,6 +143,5 @@ class AuditSections(ReportBase):
 
 
 def _code(text: str) -> str:
-    """``text`` as a Markdown code span, or escaped text where it holds a backtick (a class name in the
-    id of a class-subset measure could)."""
+    """``text`` as a Markdown code span, or escaped text where it holds a backtick."""
     return f"`{text}`" if "`" not in text and text.strip() == text and text else markdown(text)

@@ -146,8 +146,7 @@ class CommonSections(ReportBase):
                          table="ranks.csv"))
 
     def _undefined_ranks_sentence(self, ranks: pd.DataFrame, calibrated: bool) -> str:
-        """Which cells of the rank chart hold an undefined (0/0) value, ranked last only to give it a
-        place: no comparison between measures uses that place (pairs with it are not comparable)."""
+        """Which rank-chart cells hold an undefined (0/0) value, ranked last only to give it a place."""
         if "nan_last" not in ranks or "calibrated" not in ranks:
             return ""
         part = ranks[(ranks["calibrated"].astype(bool) == calibrated) & ranks["nan_last"].astype(bool)]
@@ -360,23 +359,7 @@ class CommonSections(ReportBase):
                      formats={c: p_value_text for c in wide.columns if c.startswith("p (")})
 
     def _pairs_shown(self, wide: pd.DataFrame, order: list[str]) -> tuple[pd.DataFrame, str]:
-        """The rows of the pairwise table, A the better-ranked of each pair, in leaderboard order: every
-        pair, or beyond :data:`MAX_PAIRS_ALL` pairs the leader against every other system and each system
-        against the next one (of the first places, at most :attr:`MAX_NEIGHBOUR_PAIRS` rows); and the
-        caption's words for them.
-
-        Parameters
-        ----------
-        wide : pandas.DataFrame
-            One row per pair: ``system A``, ``system B``, ``difference A - B`` and the p-value columns.
-        order : list of str
-            The systems in leaderboard order.
-
-        Returns
-        -------
-        tuple of (pandas.DataFrame, str)
-            The rows shown and the words saying which they are.
-        """
+        """The rows of the pairwise table in leaderboard order (beyond :data:`MAX_PAIRS_ALL`, a subset)."""
         pos = {s: i for i, s in enumerate(order)}
         swap = (wide["system A"].map(pos) > wide["system B"].map(pos)).to_numpy()   # A: the better-ranked
         a, b = wide["system A"].copy(), wide["system B"].copy()

@@ -54,8 +54,7 @@ class MultiLabelBase(CommonSections):
         return list(board.sort_values("rank", kind="stable")["system"]) if not board.empty else []
 
     def _label(self, measure_id: str) -> str:
-        """A measure's short label ("Macro F1'", not "Macro F1' (F1 of macro P and R)": the explanation is the
-        appendix's, which has the full definitions)."""
+        """A measure's short label (the appendix has the full definition)."""
         return charts.short_measure_label(measure_id)
 
     @cached_property
@@ -77,6 +76,11 @@ class MultiLabelBase(CommonSections):
 
     def _has(self, name: str) -> bool:
         return (self.folder / f"{name}.csv").exists()
+
+    def _nonempty(self, name: str) -> pd.DataFrame | None:
+        """The table ``name``, or None when it is absent or empty."""
+        frame = self.table(name)
+        return None if frame.empty else frame
 
     #: The parts that a comparison may lack (an older one): their heading is shown only with their table.
     PARTS = {"calibration": ("calibration_summary", "Prevalence calibration per label"),
@@ -150,10 +154,7 @@ class MultiLabelParts(MultiLabelBase):
                     "no calibrated form.")
 
     def calibration_summary_table(self) -> Table | None:
-        if not self._has("calibration_summary"):
-            return None
-        cs = self.table("calibration_summary")
-        if cs.empty:
+        if (cs := self._nonempty("calibration_summary")) is None:
             return None
         m = self.primary if self.primary in set(cs["measure"]) else cs["measure"].iloc[0]
         own = cs[cs["measure"] == m].set_index("system").reindex([s for s in self.order if s in set(cs["system"])])
@@ -168,10 +169,7 @@ class MultiLabelParts(MultiLabelBase):
                              "calibration_summary.csv; the next chart has the calibrated ranks under each.")
 
     def calibration_rank_chart(self) -> Chart | Note | None:
-        if not self._has("calibration_summary"):
-            return None
-        cs = self.table("calibration_summary")
-        if cs.empty:
+        if (cs := self._nonempty("calibration_summary")) is None:
             return None
         if (cs["rank"] == cs["rank_calibrated"]).all():
             return Note("Prevalence calibration changes no system's rank under any label-based average.")
@@ -183,10 +181,7 @@ class MultiLabelParts(MultiLabelBase):
                              "(1 = best); compare with the raw rank chart of 'Every measure'.")
 
     def calibration_chart(self) -> Chart | None:
-        if not self._has("calibration"):
-            return None
-        cal = self.table("calibration")
-        if cal.empty:
+        if (cal := self._nonempty("calibration")) is None:
             return None
         measure = "f1" if "f1" in set(cal["measure"]) else cal["measure"].iloc[0]
         own = cal[cal["measure"] == measure]
@@ -226,14 +221,8 @@ class MultiLabelParts(MultiLabelBase):
                              "standard errors are in baselines.csv.")
 
     # ------------------------------------------------------------------ 10. audit
-    def _audit(self) -> pd.DataFrame | None:
-        if not self._has("audit"):
-            return None
-        au = self.table("audit")
-        return None if au.empty else au
-
     def ml_audit_intro(self) -> Note | None:
-        au = self._audit()
+        au = self._nonempty("audit")
         if au is None:
             return None
         setting = escape(str(au["setting"].iloc[0]))
@@ -244,7 +233,7 @@ class MultiLabelParts(MultiLabelBase):
                     "counterexample found, fewest items first; a set is written {a,b}, the empty set {}.")
 
     def ml_audit_table(self) -> Table | None:
-        au = self._audit()
+        au = self._nonempty("audit")
         if au is None:
             return None
         marks = {"satisfied": "✓", "violated": "✗", "n/a": "n/a"}
@@ -269,7 +258,7 @@ class MultiLabelParts(MultiLabelBase):
                                    "Every verdict, with its detail and the record's claim, is in audit.csv." + note)
 
     def ml_audit_legend(self) -> Table | None:
-        au = self._audit()
+        au = self._nonempty("audit")
         if au is None:
             return None
         try:
@@ -287,7 +276,7 @@ class MultiLabelParts(MultiLabelBase):
                              "(evalreport/analyses/audit/multilabel.py states each check in full).")
 
     def ml_audit_counterexamples(self) -> Table | Note | None:
-        au = self._audit()
+        au = self._nonempty("audit")
         if au is None:
             return None
         bad = au[au["verdict"] == "violated"]

@@ -46,8 +46,7 @@ class OverviewSections(ReportBase):
         return Note("\n\n".join(lines))
 
     def _file_names(self, text: str) -> str:
-        """``text`` with every input file's path cut to its name: a note quoting an input error names
-        the file, and its folder (often temporary) says nothing to the reader."""
+        """``text`` with every input file's path cut to its name."""
         inputs = self.table("inputs")
         if "path" not in inputs:
             return text

@@ -56,8 +56,7 @@ class RankSections(ReportBase):
                     + self._plan_pointer(unit))
 
     def _plan_pointer(self, unit: str) -> str:
-        """Where to find the test set size for a smaller difference: `evalreport plan` plans measures of the
-        predicted labels only."""
+        """Where to find the test set size for a smaller difference (``evalreport plan``, label measures only)."""
         from evalreport.measures.scores import is_score_measure
 
         if is_score_measure(self.primary):

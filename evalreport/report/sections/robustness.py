@@ -204,8 +204,7 @@ class RobustnessSections(ReportBase):
 
     # ------------------------------------------------------------------ 7. chance baselines
     def _baselines_not_computed(self, base: pd.DataFrame, reasons: pd.DataFrame) -> pd.DataFrame:
-        """The reasons with the cells of a baseline that was never computed for a measure (a score
-        baseline under a label measure, or the reverse) saying so instead of 0/0."""
+        """The reasons of a baseline never computed for a measure saying so instead of 0/0."""
         from evalreport.report.section_tables import BASELINE_WORDS
 
         ids = [m for m in self.measures if m in set(base["measure"])] or list(dict.fromkeys(base["measure"]))

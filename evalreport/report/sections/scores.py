@@ -31,8 +31,7 @@ TOP_RELIABILITY = 6
 
 
 def _is_score_measure(measure: str) -> bool:
-    """Whether ``measure`` is computed from scores: one of :data:`SCORE_MEASURES`, or a registry record
-    whose ``kind`` says so."""
+    """Whether ``measure`` is computed from scores."""
     if measure in SCORE_MEASURES:
         return True
     try:

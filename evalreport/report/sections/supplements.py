@@ -120,8 +120,7 @@ class SupplementSections(ReportBase):
 
     @staticmethod
     def _named_estimators(est: pd.DataFrame) -> str:
-        """Which measures with Forman and Scholz's (2010) named estimators the summary shows instead
-        (those present)."""
+        """Which measures with Forman and Scholz's (2010) named estimators the summary shows instead (those present)."""
         names = est["estimator"].astype(object).fillna("").astype(str) if "estimator" in est else pd.Series("", index=est.index)
         named = set(est.loc[names.str.len() > 0, "measure"])
         shown = [w for m, w in (("auc", "AUC"), ("average_precision", "average precision")) if m in named]
