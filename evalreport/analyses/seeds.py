@@ -86,13 +86,17 @@ def widen(drawn: np.ndarray, values: np.ndarray, index: Sequence[np.ndarray], *,
     system of R >= 2 runs gets ``centre + c dev``, clipped to the measure's range, with ``c`` the larger of
 
     - ``sqrt(R / (R - 1))``: drawing R runs with replacement gives (R - 1) / R of the variance between
-      them; the first-stage deviations rescaled so restore it (the adjusted two-stage resampling of
-      Davison & Hinkley 1997, section 3.8);
+      them, and rescaling the first-stage deviations by this factor restores it (the adjusted two-stage
+      resampling of Davison & Hinkley 1997, section 3.8);
     - ``t(R - 1) / z`` times the seed's own standard error over that of ``dev``: the seed's variance of
       the mean of R runs is the variance between the runs less the run-by-item noise the item resamples
       already hold (counted twice by the crossed bootstrap, Owen 2007), and its quantiles widen as
       Student's t with R - 1 degrees of freedom, as the expanded percentile interval does for a mean of
       R values (Hesterberg 2015): the variance between R runs is known with R - 1 degrees of freedom.
+      When the seeds make all of the spread this factor is Hesterberg's ``sqrt(R / (R - 1)) t(R - 1) / z``.
+
+    The paired test of two systems is then conservative with few runs: each system's seed part is
+    widened at R - 1 degrees of freedom, while their difference has about 2 (R - 1).
 
     Parameters
     ----------
