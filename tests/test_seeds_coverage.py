@@ -141,3 +141,34 @@ def test_score_measures_get_the_same_rescaling():
             hits[j] += lo <= truth <= hi
     coverage = hits / n_sets
     assert 0.915 <= coverage[0] <= 0.975 and coverage[1] < 0.9, coverage
+
+
+def test_undefined_runs_stay_undefined_and_two_far_apart_runs_span_the_range():
+    """A run of constant predictions has no MCC (0/0): resamples that drew only it stay undefined, and
+    nothing warns. Two runs far apart (accuracy about 0.5 and 0.95) with R = 2: t(1) / z = 6.5, so the
+    interval of their mean reaches accuracy's bounds, where it is clipped."""
+    import warnings
+
+    from evalreport.measures import get
+
+    rng = np.random.default_rng(1)
+    gold = rng.integers(0, 2, 60)
+    pred = np.stack([np.zeros(60, int), np.where(rng.random(60) < 0.7, gold, 1 - gold),
+                     np.where(rng.random(60) < 0.8, gold, 1 - gold), np.zeros(60, int)])
+    runs = Runs(gold=gold, pred=pred, labels=("a", "b"), systems=("x/1", "x/2", "y/1", "y/2"),
+                run_system=("x", "x", "y", "y"))
+    measures = [get("mcc"), ACC]
+    design = SeedsDesign(ConfusionDesign(runs), runs.run_system)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        design.point(measures)
+        samples = design.resample(measures, 400, np.random.default_rng(0))
+    plain = SeedsDesign(ConfusionDesign(runs), runs.run_system, adjust=False)
+    plain.point(measures)
+    drawn = plain.resample(measures, 400, np.random.default_rng(0))
+    np.testing.assert_array_equal(np.isnan(samples), np.isnan(drawn))
+    assert 0.15 < np.isnan(samples[:, 0, 0]).mean() < 0.35                 # both draws the constant run: 1 / 4
+    accuracy = samples[:, 1, 1]
+    assert accuracy.min() == 0.0 and accuracy.max() == 1.0
+    wide, narrow = (np.diff(np.quantile(v, [0.025, 0.975]))[0] for v in (accuracy, drawn[:, 1, 1]))
+    assert wide > 2 * narrow and (accuracy == 0.0).mean() > 0.02, (wide, narrow)
