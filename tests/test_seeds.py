@@ -190,12 +190,24 @@ def test_unequal_runs_resample_each_system_with_its_own_count():
     point = design.point([get("accuracy")])
     per_run = (pred == gold).mean(axis=1)
     np.testing.assert_allclose(point[:, 0], [per_run[:3].mean(), per_run[3:].mean()])
+    plain = SeedsDesign(ConfusionDesign(runs), runs.run_system, adjust=False)
+    drawn = plain.resample([get("accuracy")], 300, np.random.default_rng(0))
     samples = design.resample([get("accuracy")], 300, np.random.default_rng(0))
-    assert samples.shape == (300, 2, 1)
-    # every resampled mean is a weighted mean of that resample's run values, weights over the system's runs
+    assert samples.shape == drawn.shape == (300, 2, 1)
+    # without the rescaling every resampled mean is a weighted mean of that resample's run values
     run = design.run_samples[:, :, 0]
-    assert np.all(samples[:, 0, 0] >= run[:, :3].min(axis=1) - 1e-12)
-    assert np.all(samples[:, 0, 0] <= run[:, :3].max(axis=1) + 1e-12)
+    np.testing.assert_array_equal(run, plain.run_samples[:, :, 0])
+    for s, idx in enumerate(design.index):
+        assert np.all(drawn[:, s, 0] >= run[:, idx].min(axis=1) - 1e-12)
+        assert np.all(drawn[:, s, 0] <= run[:, idx].max(axis=1) + 1e-12)
+        # with it, the deviation from the plain mean of the runs is stretched by one factor >= sqrt(R / (R - 1)),
+        # then clipped to accuracy's range
+        centre = run[:, idx].mean(axis=1)
+        inside = (samples[:, s, 0] > 0) & (samples[:, s, 0] < 1)
+        assert inside.mean() > 0.9 and np.all((samples >= 0) & (samples <= 1))
+        moved = (np.abs(drawn[:, s, 0] - centre) > 1e-9) & inside
+        ratio = (samples[moved, s, 0] - centre[moved]) / (drawn[moved, s, 0] - centre[moved])
+        assert np.ptp(ratio) < 1e-9 and ratio[0] >= np.sqrt(idx.size / (idx.size - 1)) - 1e-12, ratio
     with raises("need one run per system"):
         design.correct()
 

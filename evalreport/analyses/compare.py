@@ -331,7 +331,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
             notes.append(SEEDS_CLUSTERS_NOTE)
         elif run_system is not None:
             notes.append("several runs per system: two-level bootstrap (each resample draws every system's runs "
-                         "with replacement, then the items, paired across every run); values are means over runs")
+                         "with replacement, then the items, paired across every run; the run draws rescaled for few "
+                         "runs); values are means over runs")
         notes += boot.notes
         if design.clusters is not None and seeds is not None:       # the design effect of one run, per system
             from evalreport.analyses.seed_clusters import seeds_cluster_tables

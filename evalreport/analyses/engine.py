@@ -383,6 +383,8 @@ def resampled(design: Design, measures: Sequence, point: np.ndarray, *, bootstra
     systems = design.systems
     S = len(systems)
     boot_rng, rand_rng = design.streams(seed)
+    if hasattr(design, "interval_level"):      # a design whose resamples are calibrated at the interval level
+        design.interval_level = 1.0 - alpha
     samples = design.resample(measures, bootstrap, boot_rng, progress)
     directions = [design.direction(m) for m in measures]
     table, ranks = intervals(samples, point, systems, [m.id for m in measures], directions, level=1 - alpha,

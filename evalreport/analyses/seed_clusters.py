@@ -34,8 +34,8 @@ __all__ = ["system_design_effect", "seeds_cluster_tables", "seeds_score_design_e
 #: The manifest's note on the two levels of the combined design.
 SEEDS_CLUSTERS_NOTE = ("clustered items, several runs per system: two-level bootstrap (each resample draws every "
                        "system's runs with replacement, then whole clusters within folds, the same clusters for every "
-                       "run of every system); values are means over runs; the pairwise table holds the paired "
-                       "bootstrap test only")
+                       "run of every system; the run draws rescaled for few runs); values are means over runs; the "
+                       "pairwise table holds the paired bootstrap test only")
 
 
 def system_design_effect(cluster_values: np.ndarray, item_values: np.ndarray, runs: Sequence[str],

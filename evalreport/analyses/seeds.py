@@ -7,12 +7,18 @@ often as large as the differences between methods. Here a system's value is the 
 measure over its runs, and the interval of that mean comes from a two-level bootstrap: each
 resample draws every system's runs with replacement (its own number of runs) and then the items,
 the same items for every run of every system (paired). For runs crossed with items this is the
-"pigeonhole" bootstrap of a two-factor design (Owen 2007), which errs on the wide side. The engine
+"pigeonhole" bootstrap of a two-factor design (Owen 2007), which errs on the wide side when the seeds
+matter little and on the narrow side with few runs when they matter: R runs drawn with replacement keep
+(R - 1) / R of the variance between them, and that variance is known with R - 1 degrees of freedom. Each
+resample's run-level deviation is therefore rescaled (:func:`widen`): by ``sqrt(R / (R - 1))``, the
+adjusted two-stage resampling of Davison & Hinkley (1997, section 3.8), or more where the seed's own
+variance needs Student's t with R - 1 degrees of freedom (Hesterberg 2015); values are clipped to the
+measure's range. The measured error rates are in docs/seeds.md. The engine
 (:mod:`evalreport.analyses.engine`) takes :class:`SeedsDesign` like any other design: P(best),
 rank distributions, the paired bootstrap test and letters are of the system means.
 
-With one run per system nothing is drawn at the run level and the design gives the numbers of
-the design it wraps, digit for digit (the tests check it against the ordinary comparison).
+With one run per system nothing is drawn or rescaled at the run level and the design gives the numbers
+of the design it wraps, digit for digit (the tests check it against the ordinary comparison).
 
 Tables (in a comparison's ``extra``): ``runs`` (system, run, measure, value: every run's own
 value), ``seed_spread`` (per system and measure: runs, mean, the seed spread - the standard
@@ -32,7 +38,7 @@ from evalreport.analyses.engine import TESTS, Progress
 from evalreport.errors import InputError
 
 __all__ = ["SeedsDesign", "system_scores", "runs_table", "spread_table", "seed_findings", "seeds_extra", "RUNS_COLUMNS",
-           "SPREAD_COLUMNS", "seed_tables"]
+           "SPREAD_COLUMNS", "seed_tables", "widen"]
 
 RUNS_COLUMNS = ["system", "run", "measure", "value"]
 SPREAD_COLUMNS = ["system", "measure", "n_runs", "value", "seed_sd", "item_se", "se"]
@@ -56,6 +62,76 @@ def _means(values: np.ndarray, index: Sequence[np.ndarray], weights: Sequence[np
     return out
 
 
+def _seed_scale(runs: np.ndarray, centre: np.ndarray, dev: np.ndarray, z_ratio: float) -> np.ndarray:
+    """``(M,)`` the factor of one system's run-level deviations (see :func:`widen`)."""
+    R = runs.shape[1]
+    adjusted = np.sqrt(R / (R - 1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        # the run-by-item noise: its share of one run's deviation from the mean, seen by the item resamples
+        noise = np.nanmean(np.nanvar(runs - centre[:, None], axis=0, ddof=1), axis=0) * R / (R - 1)
+        between = np.nanvar(np.nanmean(runs, axis=0), axis=0, ddof=1)
+        seed_var = np.maximum(between - noise, 0.0) / R             # the seed's variance of the mean of R runs
+        drawn_var = np.nanvar(dev, axis=0, ddof=1)
+        wide = z_ratio * np.sqrt(seed_var / np.where(drawn_var > 0, drawn_var, np.nan))
+    return np.fmax(adjusted, wide)
+
+
+def widen(drawn: np.ndarray, values: np.ndarray, index: Sequence[np.ndarray], *, level: float,
+          ranges: Sequence[tuple[float, float]]) -> np.ndarray:
+    """The two-level resamples with each system's run-level deviations rescaled for few runs.
+
+    A resample's system value is the mean of its drawn runs, ``centre + dev`` with ``centre`` the plain
+    mean of all the system's runs on that resample's items and ``dev`` what drawing the runs added. Each
+    system of R >= 2 runs gets ``centre + c dev``, clipped to the measure's range, with ``c`` the larger of
+
+    - ``sqrt(R / (R - 1))``: drawing R runs with replacement gives (R - 1) / R of the variance between
+      them, and rescaling the first-stage deviations by this factor restores it (the adjusted two-stage
+      resampling of Davison & Hinkley 1997, section 3.8);
+    - ``t(R - 1) / z`` times the seed's own standard error over that of ``dev``: the seed's variance of
+      the mean of R runs is the variance between the runs less the run-by-item noise the item resamples
+      already hold (counted twice by the crossed bootstrap, Owen 2007), and its quantiles widen as
+      Student's t with R - 1 degrees of freedom, as the expanded percentile interval does for a mean of
+      R values (Hesterberg 2015): the variance between R runs is known with R - 1 degrees of freedom.
+      When the seeds make all of the spread this factor is Hesterberg's ``sqrt(R / (R - 1)) t(R - 1) / z``.
+
+    The paired test of two systems is then conservative with few runs: each system's seed part is
+    widened at R - 1 degrees of freedom, while their difference has about 2 (R - 1).
+
+    Parameters
+    ----------
+    drawn : ndarray
+        ``(B, S, M)`` the system means over the drawn runs.
+    values : ndarray
+        ``(B, R_total, M)`` every run's value on every resample of the items.
+    index : sequence of ndarray
+        Per system, the positions of its runs in ``values``.
+    level : float
+        The interval level (0.95): the t and normal quantiles are taken at ``(1 + level) / 2``.
+    ranges : sequence of (float, float)
+        Per measure, its range (resamples are clipped to it: an interval reaching the bound stops there).
+
+    Returns
+    -------
+    ndarray
+        ``(B, S, M)``; systems with one run unchanged.
+    """
+    from scipy.stats import norm, t as student
+
+    out = np.array(drawn, dtype=float, copy=True)
+    centre = _means(values, index)
+    q = 0.5 + float(level) / 2
+    lo = np.array([r[0] for r in ranges], dtype=float)
+    hi = np.array([r[1] for r in ranges], dtype=float)
+    for s, idx in enumerate(index):
+        if idx.size < 2:
+            continue
+        dev = drawn[:, s] - centre[:, s]
+        scale = _seed_scale(values[:, idx], centre[:, s], dev, float(student.ppf(q, idx.size - 1) / norm.ppf(q)))
+        out[:, s] = np.clip(centre[:, s] + scale * dev, lo, hi)
+    return out
+
+
 class SeedsDesign:
     """Several runs per system for the comparison engine (:class:`evalreport.analyses.engine.Design`).
 
@@ -66,6 +142,12 @@ class SeedsDesign:
         :class:`~evalreport.analyses.resampling.ConfusionDesign` of the runs).
     run_system : sequence of str
         Per run of ``inner`` (in its order), the system it is a run of.
+    adjust : bool
+        Rescale the run-level deviations of systems with few runs (:func:`widen`); False draws the runs
+        with replacement and nothing more (narrow with 2 to 5 runs when seeds matter).
+    level : float
+        The interval level the rescaling is calibrated at; the engine sets it to ``1 - alpha``
+        (:attr:`interval_level`).
 
     Notes
     -----
@@ -79,7 +161,7 @@ class SeedsDesign:
 
     kind = "seeds"
 
-    def __init__(self, inner, run_system: Sequence[str]) -> None:
+    def __init__(self, inner, run_system: Sequence[str], *, adjust: bool = True, level: float = 0.95) -> None:
         run_system = [str(s) for s in run_system]
         if len(run_system) != len(inner.systems):
             raise InputError(f"{len(run_system)} run systems for {len(inner.systems)} runs")
@@ -95,6 +177,8 @@ class SeedsDesign:
         self.mcnemar_measure = inner.mcnemar_measure
         self.run_point: np.ndarray | None = None
         self.run_samples: np.ndarray | None = None
+        self.adjust = bool(adjust)
+        self.interval_level = float(level)
 
     @property
     def interval_columns(self) -> Mapping[str, object]:
@@ -128,13 +212,17 @@ class SeedsDesign:
                  progress: Progress = None) -> np.ndarray:
         """``(B, S, M)`` system means on B two-level resamples: the items (paired across every run), then
         each system's runs with replacement (drawn after the items, so the item draws equal the wrapped
-        design's)."""
+        design's), their deviations rescaled for few runs (:func:`widen`, unless ``adjust`` is False)."""
         values = np.asarray(self.inner.resample(measures, n_resamples, rng, progress), dtype=float)
         self.run_samples = values
         weights = [np.ones((n_resamples, 1)) if idx.size == 1 else
                    rng.multinomial(idx.size, np.full(idx.size, 1.0 / idx.size), size=n_resamples).astype(float)
                    for idx in self.index]
-        return _means(values, self.index, weights)
+        drawn = _means(values, self.index, weights)
+        if not self.adjust or self.one_run:
+            return drawn
+        ranges = [tuple(getattr(m, "range", (-np.inf, np.inf))) for m in measures]
+        return widen(drawn, values, self.index, level=self.interval_level, ranges=ranges)
 
     @property
     def swap_unit(self) -> str:

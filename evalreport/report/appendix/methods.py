@@ -107,6 +107,7 @@ def cited_methods(data, *, benchmark: bool = False) -> list[str]:
         used.append("demsar")
     if _settings(data).get("runs_per_system"):
         used.append("seeds")
+        used.append("seeds_few_runs")          # the run-level rescaling (appendix/seeds.py says it)
         aso = data.table("aso")
         if not aso.empty and aso["eps_min"].notna().any():
             used.append("aso")

@@ -83,8 +83,8 @@ class SeedsSections(ReportBase):
         else:
             text += "For every system the item noise is larger than the seed spread."
         if n.min() < 5:
-            text += (" With fewer than five runs the spread between seeds is itself poorly known, and the interval "
-                     "tends to be too narrow when seeds matter.")
+            text += (" With fewer than five runs the spread between seeds is itself poorly known: the interval widens "
+                     "as Student's t with one degree of freedom fewer than the runs, so it is wide when seeds matter.")
         return Note(text)
 
     def seed_strip_chart(self) -> Chart | Note:
