@@ -242,3 +242,14 @@ def test_duckdb_names_files_without_a_system_column_by_their_stems_as_memory_doe
         from evalreport.counts.bigdata import count_confusions
 
         count_confusions(files["gold"], [files["folder"] / "alpha.tsv", twice / "alpha.tsv"])
+
+
+def test_an_unknown_id_in_a_long_file_is_not_offered_the_multi_label_reading(tmp_path, capsys):
+    files = _write(tmp_path)
+    lines = files["long"].read_text().splitlines()
+    lines[3] = "zz9\t" + lines[3].split("\t", 1)[1]            # line 4: an id the gold file does not have
+    files["long"].write_text("\n".join(lines) + "\n")
+    assert main(["score", str(files["gold"]), str(files["long"]), "--measures", "accuracy"]) == 2
+    err = capsys.readouterr().err
+    assert "line 4" in err and "'zz9' is not in the gold file" in err
+    assert "--multilabel" not in err        # the repeated ids are the system column's, not label sets

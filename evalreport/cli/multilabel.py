@@ -66,6 +66,13 @@ def _form(path, args) -> str | None:
     return read_with_form(path, "gold", id_col=args.id_col, label_col=args.label_col, label_sep=args.label_sep)[1]
 
 
+def _names_systems(path) -> bool:
+    """Whether a run file has the system column (one system per value: its ids repeat by design)."""
+    from evalreport.inputs.system_column import SYSTEM_COL, header_names
+
+    return SYSTEM_COL in (header_names(path, [SYSTEM_COL]) or [])
+
+
 def single_label_load(args):
     """:func:`evalreport.cli.common.load`, and where a run fails to read as single-label because it
     holds sets, one line naming the single-label gold file and the multi-label run."""
@@ -84,9 +91,10 @@ def single_label_load(args):
             form = _form(err.path, args)
         except InputError:
             raise err from None
-        if form == "long":
+        if form == "long" and not _names_systems(err.path):
             # several rows for one id: a duplicated line as often as label sets, so the reader's own
-            # line-exact error stays, with the multi-label reading offered after it
+            # line-exact error stays, with the multi-label reading offered after it (not for a file whose
+            # system column explains the repeated ids)
             raise InputError(f"{err.problem}; if this run holds label sets (one row per id and label), the task is "
                              "multi-label: give --multilabel", path=err.path, line=err.line, item=err.item) from None
         if form in ("list", "wide"):
