@@ -1,0 +1,112 @@
+"""What a published report says about its own charts and options, checked against what it shows.
+
+A shared task's report at scale: with more letter sets than colours the leaderboard chart writes
+the letters beside the intervals, so its caption must not say that colour shows them; an option
+named in a note must reach the PDF as typed (in Typst markup a bare ``--`` is an en dash).
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+from evalreport.charts.points import MAX_COLOURED_GROUPS, letters_shown_as
+
+
+def _views(spec: dict) -> list[dict]:
+    """Every view of a (layered) Vega-Lite spec."""
+    out = [spec]
+    for key in ("layer", "hconcat", "vconcat", "concat"):
+        for sub in spec.get(key, []):
+            out += _views(sub)
+    return out
+
+
+def _report(tmp_path_factory, n_systems: int, step: int):
+    """``n_systems`` systems on 2,000 items, system i wrong on the first ``step * i`` items."""
+    from evalreport.inputs import Runs
+    from evalreport.report.build import analyse
+    from evalreport.report.sections import open_report
+
+    n = 2000
+    gold = np.arange(n) % 2
+    pred = np.stack([np.where(np.arange(n) < step * i, 1 - gold, gold) for i in range(n_systems)])
+    runs = Runs(gold=gold, pred=pred, labels=("n", "p"), systems=tuple(f"s{i:02d}" for i in range(n_systems)))
+    tables = tmp_path_factory.mktemp(f"board{n_systems}") / "tables"
+    analyse(runs, tables, primary="accuracy", measures=["accuracy"], bootstrap=200, seed=0, audit=False)
+    return open_report(tables)
+
+
+def test_letters_shown_as_follows_the_number_of_letter_sets():
+    import pandas as pd
+
+    few = pd.DataFrame({"system": ["a", "b", "c"], "letters": ["a", "ab", "b"]})
+    assert letters_shown_as(few, ["a", "b", "c"]) == "colour"
+    assert letters_shown_as(few, ["a"]) == "none"
+    assert letters_shown_as(None, ["a"]) == "none"
+    n = MAX_COLOURED_GROUPS + 1
+    many = pd.DataFrame({"system": [f"s{i}" for i in range(n)], "letters": [chr(97 + i) for i in range(n)]})
+    assert letters_shown_as(many, many["system"].tolist()) == "written"
+
+
+def test_caption_says_letters_are_written_when_the_chart_writes_them(tmp_path_factory):
+    report = _report(tmp_path_factory, MAX_COLOURED_GROUPS + 4, 60)
+    assert report.table("leaderboard")["letters"].nunique() > MAX_COLOURED_GROUPS   # the case built for
+    chart = report.leaderboard_chart()
+    coloured = [v for v in _views(chart.spec) if "color" in v.get("encoding", {})]
+    texts = [v for v in _views(chart.spec) if v.get("mark", {}).get("type") == "text"
+             and v.get("encoding", {}).get("text", {}).get("field") == "letters"]
+    assert not coloured and texts
+    assert "Colour: the significance letters." not in chart.caption
+    assert "Beside each interval: its significance letters." in chart.caption
+
+
+def test_printed_chart_of_the_first_systems_says_how_it_shows_their_letters(tmp_path_factory):
+    # 45 systems: the PDF draws the first 40, whose letters still outnumber the colours; with
+    # 5 items between neighbours only some pairs are separated, so the first 40 hold few letter sets
+    report = _report(tmp_path_factory, 45, 60)
+    chart = report.leaderboard_chart()
+    assert chart.print_caption is not None
+    assert "Colour: the significance letters." not in chart.print_caption
+    assert "Beside each interval: its significance letters." in chart.print_caption
+
+
+def _pdf_typst(note) -> str:
+    """The Typst the PDF renderer makes of a :class:`Note` shown by a cell (its filter, its pandoc)."""
+    from evalreport.report.render import pandoc_path
+    from evalreport.report.resources import templates_dir
+
+    data = {k: v for k, v in note._repr_mimebundle_().items() if k != "text/html"}
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "source": "x", "execution_count": 1,
+                     "outputs": [{"output_type": "display_data", "metadata": {}, "data": data}]}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    lua = templates_dir() / "typst" / "select-output.lua"
+    return subprocess.run([pandoc_path(), "--from=ipynb", "--to=typst", "--ipynb-output=all", f"--lua-filter={lua}"],
+                          input=json.dumps(nb), text=True, capture_output=True, check=True).stdout
+
+
+def _notes() -> dict[str, str]:
+    """The notes of the report that name an option, by name."""
+    from evalreport.report.sections.ranks import RankSections
+    from evalreport.report.sections.supplements import NO_ORDINAL_NOTE, NO_POSITIVE_NOTE
+
+    class Board:
+        primary = "accuracy"
+
+    return {"plan": RankSections._plan_pointer(Board(), "clusters"),  # type: ignore[arg-type]
+            "folds": NO_POSITIVE_NOTE, "ordinal": NO_ORDINAL_NOTE}
+
+
+@pytest.mark.parametrize("name", ["plan", "folds", "ordinal"])
+def test_options_named_in_notes_reach_the_pdf_as_typed(name):
+    from evalreport.report.display import Note
+
+    text = _notes()[name]
+    options = [w.strip("().,`") for w in text.split() if w.strip("(`").startswith("--")]
+    assert options
+    typst = _pdf_typst(Note(text))
+    # in Typst markup a bare "--" is an en dash: the option must be raw text or escaped (-\-x)
+    for option in options:
+        assert f"`{option}`" in typst or option.replace("--", "-\\-") in typst, typst
