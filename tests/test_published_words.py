@@ -110,3 +110,21 @@ def test_options_named_in_notes_reach_the_pdf_as_typed(name):
     # in Typst markup a bare "--" is an en dash: the option must be raw text or escaped (-\-x)
     for option in options:
         assert f"`{option}`" in typst or option.replace("--", "-\\-") in typst, typst
+
+
+def test_rank_chart_of_many_systems_says_what_its_unlabelled_axis_holds():
+    import pandas as pd
+
+    from evalreport import charts
+    from evalreport.charts.ranks import MAX_NAMED
+
+    S = MAX_NAMED + 30
+    systems = [f"team_{k:03d}" for k in range(S)]
+    rd = pd.DataFrame({"system": systems, "measure": "accuracy", "rank": np.arange(1, S + 1), "probability": 1.0})
+    board = pd.DataFrame({"system": systems, "rank": np.arange(1, S + 1), "rank_lo": np.arange(1, S + 1),
+                          "rank_hi": np.arange(1, S + 1)})
+    spec = charts.rank_blob(rd, board, measure="accuracy").to_dict(validate=True)
+    x = spec["layer"][1]["encoding"]["x"]
+    assert x["axis"]["labels"] is False                      # too many names to print
+    # the axis title (which Vega-Lite takes over the encoding's) says what the columns are
+    assert x["axis"].get("title", x.get("title")) == "systems, in leaderboard order"
