@@ -128,3 +128,35 @@ def test_rank_chart_of_many_systems_says_what_its_unlabelled_axis_holds():
     assert x["axis"]["labels"] is False                      # too many names to print
     # the axis title (which Vega-Lite takes over the encoding's) says what the columns are
     assert x["axis"].get("title", x.get("title")) == "systems, in leaderboard order"
+
+
+def test_a_system_without_a_value_has_no_rank_on_the_leaderboard_page():
+    """The stance example's majority baseline has no MCC (0/0): the page and its downloads give it no
+    rank, rank interval, tier or P(best) under MCC (a tied last rank such as 75.5 reads as a placing)."""
+    import sys
+    from pathlib import Path
+
+    import evalreport
+    from evalreport.report.leaderboard_data import page_csv, page_data, tables_from_comparison
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from leaderboard_fixtures import stance_runs
+
+    comp = evalreport.compare(stance_runs(), evalreport.Settings(bootstrap=200, seed=3, progress=False))
+    data = page_data(tables_from_comparison(comp), comp.manifest())
+    i = data["systems"].index("majority")
+    mcc = data["raw"]["mcc"]
+    assert mcc["value"][i] is None and mcc["reason"][i]                      # the case built for
+    assert [mcc[k][i] for k in ("rank", "rank_lo", "rank_hi", "tier", "p_best") if k in mcc] == [None] * sum(
+        k in mcc for k in ("rank", "rank_lo", "rank_hi", "tier", "p_best"))
+    assert {"rank_lo", "p_best"} <= set(mcc)
+    assert mcc["letters"][i] == ""
+    defined = [r for j, r in enumerate(mcc["rank"]) if j != i]
+    assert sorted(defined) == list(range(1, len(defined) + 1))              # the others keep their ranks
+    import io
+
+    import pandas as pd
+
+    rows = pd.read_csv(io.StringIO(page_csv(data)))
+    row = rows[(rows["system"] == "majority") & (rows["measure"] == "mcc") & ~rows["calibrated"]]
+    assert row[["rank", "rank_lo", "rank_hi", "p_best"]].isna().all(axis=None)
