@@ -160,3 +160,38 @@ def test_a_system_without_a_value_has_no_rank_on_the_leaderboard_page():
     rows = pd.read_csv(io.StringIO(page_csv(data)))
     row = rows[(rows["system"] == "majority") & (rows["measure"] == "mcc") & ~rows["calibrated"]]
     assert row[["rank", "rank_lo", "rank_hi", "p_best"]].isna().all(axis=None)
+
+
+def test_codabench_page_names_the_resampled_unit_once(tmp_path):
+    """With a cluster column the participant's page says the intervals resample clusters, and does not
+    also say they resample the test items."""
+    import html
+    from contextlib import redirect_stderr, redirect_stdout
+    from io import StringIO
+
+    import pandas as pd
+
+    from evalreport.cli import main
+
+    rng = np.random.default_rng(3)
+    ref, res = tmp_path / "input" / "ref", tmp_path / "input" / "res"
+    ref.mkdir(parents=True)
+    res.mkdir()
+    docs = np.repeat(np.arange(30), 8)
+    gold = rng.integers(0, 2, size=docs.size)
+    pred = np.where(rng.random(docs.size) < 0.8, gold, 1 - gold)
+    pd.DataFrame({"id": range(docs.size), "label": gold, "doc": docs}).to_csv(ref / "gold.tsv", sep="\t", index=False)
+    pd.DataFrame({"id": range(docs.size), "label": pred}).to_csv(res / "pred.tsv", sep="\t", index=False)
+    pages = {}
+    for name, extra in (("items", ""), ("clusters", 'cluster_col = "doc"\n')):
+        task = tmp_path / f"{name}.toml"
+        task.write_text('primary = "accuracy"\nbootstrap = 200\n' + extra, encoding="utf-8")
+        err = StringIO()
+        with redirect_stderr(err), redirect_stdout(StringIO()):
+            assert main(["codabench", str(tmp_path / "input"), str(tmp_path / name), "--task-file", str(task)]) == 0
+        pages[name] = html.unescape((tmp_path / name / "detailed_results.html").read_text(encoding="utf-8"))
+        assert ("resample whole clusters (30 clusters" in err.getvalue()) == (name == "clusters")   # the log
+    assert "Intervals: 200 bootstrap resamples over the test items" in pages["items"]
+    clustered = pages["clusters"]
+    assert "Intervals: 200 bootstrap resamples over whole clusters (30 clusters of the gold column 'doc')" in clustered
+    assert "over the test items" not in clustered and clustered.count("30 clusters") == 1
