@@ -195,3 +195,19 @@ def test_codabench_page_names_the_resampled_unit_once(tmp_path):
     clustered = pages["clusters"]
     assert "Intervals: 200 bootstrap resamples over whole clusters (30 clusters of the gold column 'doc')" in clustered
     assert "over the test items" not in clustered and clustered.count("30 clusters") == 1
+
+
+def test_printed_per_class_heatmap_of_many_systems_shows_the_first_at_a_legible_size(tmp_path_factory):
+    """45 systems: the PDF's per-class F1 heatmap holds the first 40 (as the rank heatmaps do), not all 45
+    squeezed onto the page; the live chart keeps every system."""
+    from evalreport.report.sections.many_systems import MAX_PRINT_SYSTEMS
+
+    report = _report(tmp_path_factory, 45, 60)
+    chart = report.per_class_chart()
+
+    def systems(spec: dict) -> set[str]:
+        return {r["system"] for rows in spec.get("datasets", {}).values() for r in rows if "system" in r}
+
+    assert len(systems(chart.spec)) == 45
+    assert len(systems(chart.print_spec)) == MAX_PRINT_SYSTEMS
+    assert f"first {MAX_PRINT_SYSTEMS} systems" in chart.print_caption

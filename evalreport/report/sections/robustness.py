@@ -176,8 +176,14 @@ class RobustnessSections(ReportBase):
             caption += f" Only the {MAX_CLASSES_SHOWN} of {len(classes)} classes where the systems' F1 differ most."
         if pc["system"].nunique() > 12:     # three stacked heatmaps of many systems: a screen each; F1 only
             caption = caption.replace("Recall, precision and F1", "F1") + " Recall and precision are in per_class.csv."
+            top = print_systems(self.board_order)
+            # printed (PDF): the first systems at a legible row height, as the other heatmaps of systems
             return Chart(charts.per_class_heatmap(pc, metrics=("f1",), title="Per-class F1",
-                                                  systems=self.board_order or None), name="per-class", caption=caption)
+                                                  systems=self.board_order or None), name="per-class", caption=caption,
+                         **print_first(top, lambda: charts.per_class_heatmap(
+                             pc[pc["system"].astype(str).isin(top or ())], metrics=("f1",), title="Per-class F1",
+                             systems=top), caption, total=len(self.board_order), ranked_by=self._label(self.primary),
+                             table="per_class.csv"))
         return Chart(charts.per_class_heatmap(pc, systems=self.board_order or None), name="per-class", caption=caption)
 
     def confusion_chart(self) -> Chart | Note:
