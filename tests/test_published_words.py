@@ -211,3 +211,18 @@ def test_printed_per_class_heatmap_of_many_systems_shows_the_first_at_a_legible_
     assert len(systems(chart.spec)) == 45
     assert len(systems(chart.print_spec)) == MAX_PRINT_SYSTEMS
     assert f"first {MAX_PRINT_SYSTEMS} systems" in chart.print_caption
+
+
+def test_printed_rank_distribution_of_many_systems_shows_the_first(tmp_path_factory):
+    """The PDF's P(rank = k) chart of 45 systems holds the first 40 and the ranks they reach."""
+    from evalreport.report.sections.many_systems import MAX_PRINT_SYSTEMS
+
+    report = _report(tmp_path_factory, 45, 60)
+    chart = report.rank_distribution_chart()
+
+    def systems(spec: dict) -> set[str]:
+        return {r["system"] for rows in spec.get("datasets", {}).values() for r in rows if "system" in r}
+
+    assert len(systems(chart.spec)) == 45
+    assert len(systems(chart.print_spec)) == MAX_PRINT_SYSTEMS
+    assert f"first {MAX_PRINT_SYSTEMS} systems" in chart.print_caption

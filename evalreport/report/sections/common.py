@@ -290,10 +290,15 @@ class CommonSections(ReportBase):
                         "this report was made from confusion matrices (see the overview).")
         if rd.empty:
             return Note("Rank distributions need item-level predictions and bootstrap resamples.")
+        caption = f"Bootstrap distribution of each system's rank under {self._label(self.primary)}: P(rank = k)."
+        top = print_systems(self.board_order)
+        # printed (PDF): the first systems and the ranks they reach, at a legible size
         return Chart(charts.rank_distribution_chart(rd, measure=self.primary, order=self.board_order or None),
-                     name="rank-distribution",
-                     caption=f"Bootstrap distribution of each system's rank under {self._label(self.primary)}: "
-                             "P(rank = k).")
+                     name="rank-distribution", caption=caption,
+                     **print_first(top, lambda: charts.rank_distribution_chart(
+                         rd[rd["system"].astype(str).isin(top or ())], measure=self.primary, order=top),
+                         caption, total=len(self.board_order), ranked_by=self._label(self.primary),
+                         table="rank_distribution.csv"))
 
     def pvalue_chart(self) -> Chart | Note | None:
         pw = self.table("pairwise")
