@@ -226,3 +226,21 @@ def test_printed_rank_distribution_of_many_systems_shows_the_first(tmp_path_fact
     assert len(systems(chart.spec)) == 45
     assert len(systems(chart.print_spec)) == MAX_PRINT_SYSTEMS
     assert f"first {MAX_PRINT_SYSTEMS} systems" in chart.print_caption
+
+
+def test_systems_without_scores_are_grouped_by_reason_in_the_calibration_words():
+    """50 systems without score columns: the reason is said once and at most 10 names are listed, not 50
+    names each followed by the same reason (a page of repeated words in the PDF)."""
+    import pandas as pd
+
+    from evalreport.escape import markdown
+    from evalreport.report.sections.scores import MAX_NAMED_MISSING, _without_value
+
+    reason = "no score columns in the system's run"
+    missing = pd.DataFrame({"system": [f"team{i:02d}" for i in range(50)] + ["x*y*"],
+                            "reason": [reason] * 50 + ["MCC: 0/0"]})
+    text = _without_value(missing)
+    assert text.count(markdown(reason)) == 1
+    assert "team00, team01" in text and f"team{MAX_NAMED_MISSING:02d}" not in text
+    assert f"and {50 - MAX_NAMED_MISSING} more ({markdown(reason)}; all 50 in scores.csv)" in text
+    assert f"{markdown('x*y*')} ({markdown('MCC: 0/0')})" in text       # a name from the data stays text
