@@ -244,3 +244,26 @@ def test_systems_without_scores_are_grouped_by_reason_in_the_calibration_words()
     assert "team00, team01" in text and f"team{MAX_NAMED_MISSING:02d}" not in text
     assert f"and {50 - MAX_NAMED_MISSING} more ({markdown(reason)}; all 50 in scores.csv)" in text
     assert f"{markdown('x*y*')} ({markdown('MCC: 0/0')})" in text       # a name from the data stays text
+
+
+def test_a_clustered_report_names_its_test_alike_in_every_caption(tmp_path):
+    """With --cluster-col the letters, rank intervals and p-value captions name the paired cluster
+    bootstrap test, as the pairwise table and the detectable-difference note do."""
+    from evalreport.inputs import Runs
+    from evalreport.report.build import analyse
+    from evalreport.report.sections import open_report
+
+    rng = np.random.default_rng(5)
+    n = 600
+    gold = rng.integers(0, 2, n)
+    pred = np.stack([np.where(rng.random(n) < q, gold, 1 - gold) for q in (0.9, 0.8, 0.7)])
+    clusters = np.repeat(np.arange(n // 6), 6)
+    runs = Runs(gold=gold, pred=pred, labels=("n", "p"), systems=("a", "b", "c"), clusters=clusters,
+                cluster_names=tuple(f"d{i}" for i in range(n // 6)), cluster_col="doc")
+    analyse(runs, tmp_path / "t", primary="accuracy", measures=["accuracy"], bootstrap=200, seed=0, audit=False)
+    report = open_report(tmp_path / "t")
+    assert report._resampled() == "clusters"                                  # the case built for
+    captions = [report.leaderboard_chart().caption, report.leaderboard_table().caption]
+    captions += [c.caption for c in (report.rank_interval_chart(), report.pvalue_chart()) if c is not None]
+    for caption in captions:
+        assert "paired cluster bootstrap test" in caption and "paired bootstrap test" not in caption, caption

@@ -22,6 +22,8 @@ MAX_CLASSES_SHOWN = 24
 MAX_CLASSES_CONFUSION = 12
 #: Rows of a long list (undefined cases, counterexamples); the CSV files keep every row.
 MAX_ROWS = 15
+#: The bootstrap test's name when each resample draws whole clusters (``--cluster-col``).
+CLUSTER_TEST = "paired cluster bootstrap"
 
 #: Columns that hold names, never numbers, whatever they look like.
 _TEXT_COLUMNS = ("paper", "system", "system_a", "system_b", "class", "gold", "predicted", "measure", "measure_a",
@@ -205,6 +207,8 @@ class ReportBase:
             return TWO_LEVEL_TEST
         if test == "bootstrap" and self._resampled() == "runs and clusters":
             return TWO_LEVEL_CLUSTER_TEST
+        if test == "bootstrap" and self._resampled() == "clusters":
+            return CLUSTER_TEST       # as the pairwise table and the detectable-difference note name it
         return TEST_NAMES.get(test, test)
 
     @staticmethod

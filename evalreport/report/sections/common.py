@@ -356,7 +356,7 @@ class CommonSections(ReportBase):
         wide = pw.pivot_table(index=["system_a", "system_b"], columns="test", values="p_holm", aggfunc="first")
         words = dict(self.test_words)
         if self._resampled() == "clusters":       # the tests swap and count whole clusters
-            words.update(mcnemar="clustered McNemar", bootstrap="paired cluster bootstrap")
+            words.update(mcnemar="clustered McNemar", bootstrap=self._test_name())
         elif self._several_runs():
             words.update(bootstrap=self._test_name())
         wide.columns = [f"p ({words.get(t, t)}, Holm)" for t in wide.columns]
