@@ -267,3 +267,22 @@ def test_a_clustered_report_names_its_test_alike_in_every_caption(tmp_path):
     captions += [c.caption for c in (report.rank_interval_chart(), report.pvalue_chart()) if c is not None]
     for caption in captions:
         assert "paired cluster bootstrap test" in caption and "paired bootstrap test" not in caption, caption
+
+
+def test_leaderboard_page_chart_of_many_systems_has_its_value_axis_on_top_too():
+    """100 rows of 16 px put the bottom axis two screens below the first system: the chart repeats it on top.
+    A short chart keeps one axis."""
+    import vl_convert as vlc
+
+    from evalreport.report.leaderboard_page import TOP_AXIS_SYSTEMS, chart_spec
+
+    def orients(n: int) -> list[str]:
+        spec = chart_spec([f"s{i}" for i in range(n)])
+        spec["data"] = {"values": [{"system": f"s{i}", "pos": i, "value": 0.9 - i / 200, "lo": 0.88 - i / 200,
+                                    "hi": 0.92 - i / 200, "tier": "separated from the first"} for i in range(n)]}
+        vega = vlc.vegalite_to_vega(spec)            # compiled as the page's vega-embed compiles it
+        return sorted(a["orient"] for a in vega["axes"] if a.get("scale") == "x" and a.get("labels", True)
+                      and not a.get("grid"))
+
+    assert orients(TOP_AXIS_SYSTEMS + 60) == ["bottom", "top"]
+    assert orients(5) == ["bottom"]
