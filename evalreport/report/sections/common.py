@@ -324,7 +324,9 @@ class CommonSections(ReportBase):
                                            alpha=self.meta.get("alpha", 0.05),
                                            floor=floor["holm"] if floor else None,
                                            floor_note=(f"smallest attainable: {floor['holm']:.3g} ({floor['B']:,} "
-                                                       f"resamples, {floor['pairs']} pairs)") if floor else None),
+                                                       f"resamples, {floor['pairs']} pairs)") if floor else None,
+                                           title=f"Pairwise differences under "
+                                                 f"{charts.short_measure_label(self.primary)}: {words} test"),
                      name="pvalues", caption=caption)
 
     #: With many pairs the pairwise table shows the leader against every other system and each system
