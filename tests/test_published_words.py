@@ -288,3 +288,30 @@ def test_leaderboard_page_chart_of_many_systems_has_its_value_axis_on_top_too():
 
     assert orients(TOP_AXIS_SYSTEMS + 60) == ["bottom", "top"]
     assert orients(5) == ["bottom"]
+
+
+def test_printed_calibration_chart_of_many_systems_shows_the_first(tmp_path_factory):
+    """Raw vs calibrated values of 45 systems under several measures: the PDF stacks at most 80 system rows."""
+    from evalreport.inputs import Runs
+    from evalreport.report.build import analyse
+    from evalreport.report.sections import open_report
+    from evalreport.report.sections.robustness import PRINT_PANEL_ROWS
+
+    rng = np.random.default_rng(2)
+    n, S = 1200, 45
+    gold = rng.choice(3, n, p=[0.6, 0.3, 0.1])
+    pred = np.stack([np.where(rng.random(n) < 0.5 + 0.01 * s, gold, rng.integers(0, 3, n)) for s in range(S)])
+    runs = Runs(gold=gold, pred=pred, labels=("a", "b", "c"), systems=tuple(f"s{i:02d}" for i in range(S)))
+    tables = tmp_path_factory.mktemp("cal") / "tables"
+    analyse(runs, tables, primary="macro_f1", measures=["macro_f1", "accuracy", "mcc", "weighted_f1"],
+            bootstrap=50, seed=0, audit=False)
+    chart = open_report(tables).calibration_chart()
+
+    def systems(spec: dict) -> set[str]:
+        return {r["system"] for rows in spec.get("datasets", {}).values() for r in rows if "system" in r}
+
+    measures = {r["measure"] for rows in chart.spec["datasets"].values() for r in rows if "measure" in r}
+    assert len(systems(chart.spec)) == S
+    shown = len(systems(chart.print_spec))
+    assert shown * -(-len(measures) // 2) <= PRINT_PANEL_ROWS and shown < S
+    assert f"first {shown} systems" in chart.print_caption

@@ -12,6 +12,9 @@ from evalreport.report.sections._core import MAX_CLASSES_CONFUSION, MAX_CLASSES_
 from evalreport.report.sections.many_systems import print_first, print_systems
 from evalreport.report.sections.overview import code_span
 
+#: The most system rows the printed raw-vs-calibrated chart stacks (its panels of every measure together).
+PRINT_PANEL_ROWS = 80
+
 
 class RobustnessSections(ReportBase):
     """Agreement, calibration, per-class, chance-baseline and rank-uncertainty sections."""
@@ -71,9 +74,16 @@ class RobustnessSections(ReportBase):
                         + ("those whose ranking calibration changes most" if moved else
                            "the next in the catalogue's order (calibration changes no measure's ranking)")
                         + "; all values are in scores.csv.")
+        # printed (PDF): stacked panels of every system overflow a page; the first systems, so that the
+        # panels hold at most PRINT_PANEL_ROWS rows (about two panels side by side)
+        panel_rows = -(-len(measures or [None]) // 2)
+        top = print_systems(self.board_order, limit=max(10, PRINT_PANEL_ROWS // panel_rows))
         return Chart(charts.calibration_dumbbell(scores, measures=measures or None, systems=self.board_order or None),
-                     name="calibration",
-                     caption=caption)
+                     name="calibration", caption=caption,
+                     **print_first(top, lambda: charts.calibration_dumbbell(
+                         scores[scores["system"].astype(str).isin(top or ())], measures=measures or None, systems=top),
+                         caption, total=len(self.board_order), ranked_by=self._label(self.primary),
+                         table="scores.csv"))
 
     def calibration_table(self) -> Table | Note | None:
         cc = self.table("calibration_correlation")
