@@ -315,3 +315,18 @@ def test_printed_calibration_chart_of_many_systems_shows_the_first(tmp_path_fact
     shown = len(systems(chart.print_spec))
     assert shown * -(-len(measures) // 2) <= PRINT_PANEL_ROWS and shown < S
     assert f"first {shown} systems" in chart.print_caption
+
+
+@pytest.mark.parametrize("letters, n", [
+    (["a", "ab", "b–e"], 5),                              # a range stands for its letters, its dash for none
+    (["a,b", "a1,b1", "K–h1,m1"], 27),   # a, b, K to Z, a1 to h1, m1: two-character names beyond 52 letters
+])
+def test_findings_count_letters_not_characters(letters, n):
+    """The findings' "N letter groups on the leaderboard" counts the letters the display uses, read as
+    evalreport.analyses.letters.letter_set reads them (100 teams gave 48 for 47 letters, 55 for 56)."""
+    import pandas as pd
+
+    from evalreport.analyses.findings import _n_letters
+    from evalreport.analyses.letters import letter_set
+
+    assert _n_letters(pd.Series(letters)) == len(set().union(*(letter_set(x) for x in letters))) == n
