@@ -269,6 +269,8 @@ def test_a_clustered_report_names_its_test_alike_in_every_caption(tmp_path):
         assert "paired cluster bootstrap test" in caption and "paired bootstrap test" not in caption, caption
     title = report.pvalue_chart().spec["title"]["text"]
     assert title == "Pairwise differences under Accuracy: paired cluster bootstrap test"
+    found = report.table("findings").set_index("finding")
+    assert found.loc["separable_count", "detail"].startswith("paired cluster bootstrap, Holm-corrected")
 
 
 def test_leaderboard_page_chart_of_many_systems_has_its_value_axis_on_top_too():

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.letters import TEST_NAMES, TWO_LEVEL_CLUSTER_TEST, TWO_LEVEL_TEST
+from evalreport.analyses.letters import CLUSTER_TEST, TEST_NAMES, TWO_LEVEL_CLUSTER_TEST, TWO_LEVEL_TEST
 from evalreport.escape import csv_unquote
 from evalreport.measures import get
 from evalreport.report.section_tables import MIN_SYSTEMS_AGREEMENT, integer_ranks
@@ -22,8 +22,6 @@ MAX_CLASSES_SHOWN = 24
 MAX_CLASSES_CONFUSION = 12
 #: Rows of a long list (undefined cases, counterexamples); the CSV files keep every row.
 MAX_ROWS = 15
-#: The bootstrap test's name when each resample draws whole clusters (``--cluster-col``).
-CLUSTER_TEST = "paired cluster bootstrap"
 
 #: Columns that hold names, never numbers, whatever they look like.
 _TEXT_COLUMNS = ("paper", "system", "system_a", "system_b", "class", "gold", "predicted", "measure", "measure_a",
