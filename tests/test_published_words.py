@@ -332,3 +332,36 @@ def test_findings_count_letters_not_characters(letters, n):
     from evalreport.analyses.letters import letter_set
 
     assert _n_letters(pd.Series(letters)) == len(set().union(*(letter_set(x) for x in letters))) == n
+
+
+@pytest.mark.slow
+def test_leaderboard_page_says_how_many_systems_have_no_value(tmp_path):
+    """Under MCC the stance example's majority baseline has no value: the status line says so."""
+    import shutil
+    import sys
+    from pathlib import Path
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("no chromium on PATH")
+    import evalreport
+    from evalreport.report.leaderboard_data import page_data, tables_from_comparison
+    from evalreport.report.leaderboard_page import write_page
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from leaderboard_fixtures import stance_runs
+
+    comp = evalreport.compare(stance_runs(), evalreport.Settings(bootstrap=100, seed=3, progress=False))
+    path = tmp_path / "results.html"
+    write_page(page_data(tables_from_comparison(comp), comp.manifest()), path, bundle=None)
+    with sync_api.sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])
+        page = browser.new_page()
+        page.goto(path.as_uri())
+        page.wait_for_selector(".lb-root[data-lb-ready='1']", timeout=15000)
+        assert "without a value" not in page.inner_text("[data-lb=status]")        # macro F1: every system
+        page.select_option("[data-lb=measure]", "mcc")
+        status = page.inner_text("[data-lb=status]")
+        browser.close()
+    assert "1 without a value under it (a dash; no rank), listed last." in status
