@@ -83,7 +83,7 @@ def chart_spec(systems: Sequence[str] = ()) -> dict:
     dict
         A Vega-Lite v5/v6 specification without data.
     """
-    x = {"type": "quantitative", "scale": {"zero": False}, "title": ""}
+    x: dict[str, Any] = {"type": "quantitative", "scale": {"zero": False}, "title": ""}
     axis: dict[str, Any] = {"labelLimit": NAME_LIMIT}
     expr = label_expr(shown_names([str(s) for s in systems], NAME_LIMIT * _FONT_SLACK)) if len(systems) else None
     if expr is not None:
