@@ -365,3 +365,37 @@ def test_leaderboard_page_says_how_many_systems_have_no_value(tmp_path):
         status = page.inner_text("[data-lb=status]")
         browser.close()
     assert "1 without a value under it (a dash; no rank), listed last." in status
+
+
+@pytest.mark.parametrize("n_moved", [0, 8, 20])
+def test_what_if_table_shows_the_systems_whose_rank_moves(tmp_path, n_moved):
+    """25 systems of which ``n_moved`` change rank under another class distribution: the table lists
+    those (at most 15), and its caption counts what it shows, not 15 'moving most' of which some never move."""
+    import json
+
+    import pandas as pd
+
+    from evalreport.report.sections import open_report
+    from evalreport.report.sections._core import MAX_ROWS
+
+    systems = [f"s{i:02d}" for i in range(25)]
+    rows = []
+    for scenario in ("observed", "equal prevalence"):
+        rank = list(range(1, 26))
+        if scenario != "observed":           # the last n_moved systems swap places in pairs
+            movers = rank[25 - n_moved:]
+            rank[25 - n_moved:] = [r + (1 if k % 2 == 0 else -1) for k, r in enumerate(movers)]
+        rows += [{"system": s, "scenario": scenario, "measure": "macro_f1", "value": 1 - r / 100, "rank": r}
+                 for s, r in zip(systems, rank)]
+    folder = tmp_path / "t"
+    folder.mkdir()
+    pd.DataFrame(rows).to_csv(folder / "what_if.csv", index=False)
+    (folder / "manifest.json").write_text(json.dumps({"primary": "macro_f1", "systems": systems}), encoding="utf-8")
+    table = open_report(folder).what_if_table()
+    shown = list(table.df.index)
+    assert len(shown) == min(MAX_ROWS, n_moved or MAX_ROWS)
+    if n_moved:
+        assert set(shown) <= set(systems[25 - n_moved:])              # only systems that move
+    said = {0: "The first 15 of 25 systems (no rank moves", 8: "The 8 of 25 systems whose rank moves",
+            20: "The 15 systems whose rank moves most between scenarios (20 of 25 move at all)"}[n_moved]
+    assert said in table.caption and "what_if.csv" in table.caption

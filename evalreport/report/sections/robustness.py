@@ -163,11 +163,16 @@ class RobustnessSections(ReportBase):
                         "slightly from the leaderboard's mean over runs.")
         if len(wide) > MAX_ROWS:
             moved = (ranks.max(axis=1) - ranks.min(axis=1)).reindex(wide.index)
-            keep = moved.sort_values(ascending=False, kind="stable").index[:MAX_ROWS]
             n_moved = int((moved > 0).sum())
+            # the systems whose rank moves (most first); none moving: the best observed
+            keep = (moved[moved > 0].sort_values(ascending=False, kind="stable").index[:MAX_ROWS] if n_moved
+                    else wide.index[:MAX_ROWS])
             wide = wide.loc[[s for s in wide.index if s in set(keep)]]
-            caption += (f" The {len(wide)} systems whose rank moves most between scenarios ({n_moved} of "
-                        f"{len(moved)} move at all); every system is in what_if.csv.")
+            caption += ((f" The {len(wide)} systems whose rank moves most between scenarios ({n_moved} of "
+                         f"{len(moved)} move at all)" if n_moved > len(wide) else
+                         f" The {n_moved} of {len(moved)} systems whose rank moves between scenarios" if n_moved else
+                         f" The first {len(wide)} of {len(moved)} systems (no rank moves between scenarios)")
+                        + "; every system is in what_if.csv.")
         return Table(wide, caption=caption)
 
     # ------------------------------------------------------------------ 6. per class
