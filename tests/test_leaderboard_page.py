@@ -98,14 +98,17 @@ def test_page_data_holds_every_measure_in_the_comparisons_numbers(stance):
     for mid in comp.measures:
         block = data["raw"][mid]
         r = _raw(ranks, mid)
-        assert block["rank"] == [r.loc[s, "rank"] for s in comp.systems]
+        # a system without a value has no rank on the page (the table ranks it last, tied)
+        assert block["rank"] == [None if block["value"][i] is None else r.loc[s, "rank"]
+                                 for i, s in enumerate(comp.systems)]
         iv = intervals[intervals["measure"] == mid].set_index("system")
         for end in ("lo", "hi"):          # None in the JSON where the value is undefined (NaN in the table)
             np.testing.assert_allclose(np.array(block[end], dtype=float), iv.loc[list(comp.systems), end], rtol=1e-5)
         cal = ranks[(ranks["measure"] == mid) & ranks["calibrated"].astype(bool)].set_index("system")
-        assert data["calibrated"][mid]["rank"] == [cal.loc[s, "rank"] for s in comp.systems]
+        assert data["calibrated"][mid]["rank"] == [None if data["calibrated"][mid]["value"][i] is None
+                                                   else cal.loc[s, "rank"] for i, s in enumerate(comp.systems)]
     # MCC and macro F1 crown different systems on the stance task (the README's tour)
-    best = {mid: comp.systems[int(np.argmin(data["raw"][mid]["rank"]))] for mid in ("mcc", "macro_f1")}
+    best = {mid: comp.systems[data["raw"][mid]["rank"].index(1)] for mid in ("mcc", "macro_f1")}
     assert best == {"mcc": "svm", "macro_f1": "bert"}
     # the drill-down: the confusion matrices are the counts, per-class recall is their diagonal share
     tensor = np.asarray(Counts.from_runs(runs).tensor)

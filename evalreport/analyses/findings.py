@@ -118,7 +118,14 @@ from evalreport.analyses.fragility import (  # noqa: F401
     fragility,
     pair_fragility,
 )
-from evalreport.analyses.letters import TEST_NAMES, TWO_LEVEL_CLUSTER_TEST, TWO_LEVEL_TEST, shares_letter
+from evalreport.analyses.letters import (
+    CLUSTER_TEST,
+    TEST_NAMES,
+    TWO_LEVEL_CLUSTER_TEST,
+    TWO_LEVEL_TEST,
+    letter_set,
+    shares_letter,
+)
 from evalreport.analyses.paired import COLUMNS as PAIRED_COLUMNS, comparison_pairs
 from evalreport.analyses.rank_findings import rank_findings
 from evalreport.analyses.resampling import p_floor, resamples_needed
@@ -217,6 +224,7 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
     # several runs per system: the bootstrap draws runs, then items
     two_level = TWO_LEVEL_CLUSTER_TEST if comp.settings.get("cluster_col") else TWO_LEVEL_TEST
     test_name = (two_level if test == "bootstrap" and comp.settings.get("runs_per_system")
+                 else CLUSTER_TEST if test == "bootstrap" and comp.settings.get("cluster_col")
                  else TEST_NAMES.get(test, test))
     pw = comp.pairwise[(comp.pairwise["test"] == test)] if len(comp.pairwise) else comp.pairwise
     if len(pw) and len(comp.groups):
@@ -415,8 +423,9 @@ def findings(comp, counts=None, *, what_if: pd.DataFrame | None = None, alpha: f
 
 
 def _n_letters(letters: pd.Series) -> int:
-    """How many distinct letters the compact letter display uses."""
-    return len(set("".join(str(x) for x in letters.dropna())))
+    """How many distinct letters the compact letter display uses (ranges and two-character names read as
+    :func:`~evalreport.analyses.letters.letter_set` reads them)."""
+    return len(set().union(*(letter_set(str(x)) for x in letters.dropna())))
 
 
 def _positive(comp):

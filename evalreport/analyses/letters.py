@@ -133,6 +133,8 @@ TWO_LEVEL_TEST = "two-level bootstrap (runs, then items)"
 #: The same with clustered items (``--cluster-col``): each resample draws runs, then whole clusters
 #: (:mod:`evalreport.analyses.seed_clusters`).
 TWO_LEVEL_CLUSTER_TEST = "two-level bootstrap (runs, then clusters)"
+#: The bootstrap test's name with clustered items and one run per system: each resample draws whole clusters.
+CLUSTER_TEST = "paired cluster bootstrap"
 _CORRECTED = {"holm": "Holm-corrected", "bh": "Benjamini-Hochberg-adjusted", "none": "uncorrected"}
 
 

@@ -2,6 +2,8 @@
 raw vs calibrated values, and the bootstrap rank distribution."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import altair as alt
 import numpy as np
 import pandas as pd
@@ -116,6 +118,45 @@ MAX_COLOURED_GROUPS = 10
 BASELINE_FONT, BASELINE_LINE = 10, 13
 
 
+def _letter_sets(groups: pd.DataFrame, systems: pd.Series, field: str) -> pd.Series:
+    """Each system's letters (or joined groups, ``"a,b"``) in the order of ``systems``; "none" for none."""
+    g = require(groups, ["system", field], "leaderboard_intervals(groups)")
+    g["system"] = g["system"].astype(str)
+    g = g[g[field].notna() & (g[field].astype(str) != "")]
+    joined = g.groupby("system", sort=False)[field].agg(lambda s: ",".join(sorted(map(str, s.unique()))))
+    return systems.astype(str).map(joined).fillna("none")
+
+
+def _shown_as(sets: pd.Series) -> str:
+    """How the chart shows these letter sets: "none" (one set for all), "colour" or "written"."""
+    # one group for all: a legend with a single entry says less than the subtitle; more letter sets
+    # than a palette tells apart: the letters are written beside the intervals instead of colours
+    n = sets.nunique()
+    return "none" if n == 1 else "written" if n > MAX_COLOURED_GROUPS else "colour"
+
+
+def letters_shown_as(groups: pd.DataFrame | None, systems: Sequence[str]) -> str:
+    """How :func:`leaderboard_intervals` shows the significance letters of ``systems``.
+
+    Parameters
+    ----------
+    groups : DataFrame or None
+        The ``groups`` :func:`leaderboard_intervals` takes: (system, letters) or (system, group).
+    systems : sequence of str
+        The systems the chart draws (those with a value).
+
+    Returns
+    -------
+    str
+        "colour" (points coloured by their letters), "written" (more letter sets than colours: the
+        letters beside the intervals) or "none" (no groups, or one set shared by every system).
+    """
+    if groups is None or groups.empty or not len(systems):
+        return "none"
+    field = "letters" if "letters" in groups else "group"
+    return _shown_as(_letter_sets(groups, pd.Series(list(systems), dtype=object), field))
+
+
 def _baseline_rows(base: pd.DataFrame, lo: float, hi: float, width: float) -> pd.DataFrame:
     """Where each baseline label goes above the plot (baselines within 3 px share one label)."""
     px = (base["value"].to_numpy(float) - lo) / (hi - lo) * width
@@ -211,16 +252,10 @@ def leaderboard_intervals(intervals: pd.DataFrame, *, measure: str, baselines: p
     if groups is not None:
         field, legend_title = (("letters", "Significance letters") if "letters" in groups
                                else ("group", "Significance group"))
-        g = require(groups, ["system", field], "leaderboard_intervals(groups)")
-        g["system"] = g["system"].astype(str)
-        g = g[g[field].notna() & (g[field].astype(str) != "")]
-        joined = g.groupby("system", sort=False)[field].agg(lambda s: ",".join(sorted(map(str, s.unique()))))
-        df[field] = df["system"].map(joined).fillna("none")
-        one_group = df[field].nunique() == 1
-        # one group for all: a legend with a single entry says less than the subtitle; more letter sets
-        # than a palette tells apart: the letters are written beside the intervals instead of colours
-        written = df[field].nunique() > MAX_COLOURED_GROUPS
-        colour = None if one_group or written else alt.Color(f"{field}:N", title=legend_title, legend=bottom_legend())
+        df[field] = _letter_sets(groups, df["system"], field).to_numpy()
+        shown_as = _shown_as(df[field])
+        written = shown_as == "written"
+        colour = alt.Color(f"{field}:N", title=legend_title, legend=bottom_legend()) if shown_as == "colour" else None
     direction = "higher is better" if hib else "lower is better"
     tooltip = [alt.Tooltip("system:N", title="System"),
                alt.Tooltip("value:Q", title=f"{measure_label(measure)} ({measure})", format=".4f")]

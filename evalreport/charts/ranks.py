@@ -76,7 +76,7 @@ def rank_blob(rank_distribution: pd.DataFrame, board: pd.DataFrame, *, measure: 
     height = float(np.clip(step_x * worst, 120, 380))
     cell = min(step_x, height / worst)
     y_scale = alt.Scale(domain=[worst + 0.5, 0.5], nice=False, zero=False)
-    axis = nominal_axis_for(order, step_x) if named else alt.Axis(labels=False, ticks=False, title=None)
+    axis = nominal_axis_for(order, step_x) if named else alt.Axis(labels=False, ticks=False)
     x = alt.X("system:N", sort=order, title=None if named else "systems, in leaderboard order", axis=axis,
               scale=alt.Scale(domain=order))
     y = alt.Y("rank:Q", title="Rank (1 = best)", scale=y_scale,

@@ -58,6 +58,8 @@ class Scored:
     curves: dict[str, pd.DataFrame] = field(default_factory=dict)
     #: The submission's value on each slice of the test set (:func:`evalreport.report.codabench_slices.slice_rows`).
     slices: pd.DataFrame | None = None
+    #: What the bootstrap resamples: the test items, or whole clusters (their number and the gold column).
+    unit: str = "the test items"
 
 
 def leaderboard_key(measure_id: str) -> str:
@@ -302,6 +304,7 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
                          "lo": np.nan, "hi": np.nan, "undefined": frame["undefined"].to_numpy(dtype=bool),
                          "reason": frame["reason"].astype(str).to_numpy()})
     notes = []
+    unit = Scored.unit
     if bootstrap > 0:
         from evalreport.analyses.resampling import bootstrap as resample
 
@@ -317,8 +320,8 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
 
             notes.append(lost_classes_sentence(result.class_absent, result.n_missing_class, bootstrap))
         if runs.clusters is not None:
-            notes.append(f"the intervals resample whole clusters ({runs.n_clusters:,} clusters of the gold column "
-                         f"{runs.cluster_col!r})")
+            unit = f"whole clusters ({runs.n_clusters:,} clusters of the gold column {runs.cluster_col!r})"
+            notes.append(f"the intervals resample {unit}")
         rows["lo"] = boot.loc[ids, "lo"].to_numpy(dtype=float)
         rows["hi"] = boot.loc[ids, "hi"].to_numpy(dtype=float)
     scores: dict[str, float] = {}
@@ -357,7 +360,7 @@ def _score(input_dir: Path, gold: Path, classes, *, primary, measures, positive,
                   "reliability": reliability(runs, positive=positive)}
     return Scored(scores=scores, rows=rows, per_class=per_class, confusion=confusion, labels=labels_t,
                   primary=ids[0], notes=tuple(notes), positive=None if positive is None else str(positive),
-                  curves=curves, slices=by_slice)
+                  curves=curves, slices=by_slice, unit=unit)
 
 
 def _slice_rows(runs, records, keys, ids, *, positive, policy, costs, gains) -> pd.DataFrame:

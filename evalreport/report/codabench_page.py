@@ -96,10 +96,11 @@ def detail_page(scored: Scored, *, title: str = "Your submission", alpha: float 
     scores = (f"<table><caption>Scores</caption><tr><th>measure</th><th>leaderboard key</th><th>value</th>"
               f"<th>{e(level)} interval</th>" + ("<th>undefined cases</th>" if reasons else "")
               + f"</tr>{''.join(rows)}</table>")
-    how = (f"Intervals: {bootstrap} paired bootstrap resamples over the test items, percentile {level} intervals."
+    how = (f"Intervals: {bootstrap} bootstrap resamples over {scored.unit}, percentile {level} intervals."
            if bootstrap else "No intervals (no bootstrap resamples).")
+    said = f"the intervals resample {scored.unit}"        # the log's note of the unit: said once here
     body = [f"<h1>{e(title)}</h1>", scores, f'<p class="note">{e(how)}</p>',
-            *(f'<p class="note">{e(n)}</p>' for n in scored.notes),
+            *(f'<p class="note">{e(n)}</p>' for n in scored.notes if n != said),
             table_html(scored.per_class, "Per class: gold items, recall, precision and F1"),
             table_html(scored.confusion, "Confusion matrix (rows: gold class, columns: predicted class)", shade=True)]
     if scored.slices is not None and len(scored.slices):     # the same values as the KEY__SLICE keys

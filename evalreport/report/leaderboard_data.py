@@ -170,6 +170,18 @@ def _measure_block(mid: str, systems: list[str], t: Mapping[str, pd.DataFrame], 
         block["rank_hi"] = _by_system(rows, "rank_hi", systems, _int)
         if "test" in rows and len(rows):
             block["test"] = str(rows["test"].iloc[0])
+    return _unranked(block)
+
+
+def _unranked(block: dict) -> dict:
+    """``block`` with no rank, rank interval, tier, letters or P(best) for a system without a value: the
+    tables rank an undefined value last, tied, only to give it a place, which on the page reads as a placing."""
+    missing = [v is None for v in block["value"]]
+    if any(missing):
+        for key in ("rank", "rank_lo", "rank_hi", "tier", "p_best", "letters"):
+            if key in block:
+                empty = "" if key == "letters" else None
+                block[key] = [empty if gone else v for v, gone in zip(block[key], missing)]
     return block
 
 
@@ -191,7 +203,7 @@ def _calibrated(mid: str, systems: list[str], t: Mapping[str, pd.DataFrame]) -> 
     if not len(cal):
         return None
     rk = ranks[(ranks["measure"] == mid) & ranks["calibrated"].astype(bool)]
-    return {"value": _by_system(cal, "value", systems), "rank": _by_system(rk, "rank", systems, _rank)}
+    return _unranked({"value": _by_system(cal, "value", systems), "rank": _by_system(rk, "rank", systems, _rank)})
 
 
 def _drill(systems: list[str], labels: list[str], t: Mapping[str, pd.DataFrame]) -> dict:

@@ -61,6 +61,8 @@ NAME_LIMIT = 260
 #: The page draws in the reader's system-ui font, which may run up to ~15% wider than the Arial metrics
 #: the shortening measures with: names are shortened to this share of the room, so none is cut again.
 _FONT_SLACK = 0.85
+#: Above this many systems (16 px a row: taller than a screen) the chart's value axis is drawn on top too.
+TOP_AXIS_SYSTEMS = 40
 
 
 def chart_spec(systems: Sequence[str] = ()) -> dict:
@@ -81,7 +83,7 @@ def chart_spec(systems: Sequence[str] = ()) -> dict:
     dict
         A Vega-Lite v5/v6 specification without data.
     """
-    x = {"type": "quantitative", "scale": {"zero": False}, "title": ""}
+    x: dict[str, Any] = {"type": "quantitative", "scale": {"zero": False}, "title": ""}
     axis: dict[str, Any] = {"labelLimit": NAME_LIMIT}
     expr = label_expr(shown_names([str(s) for s in systems], NAME_LIMIT * _FONT_SLACK)) if len(systems) else None
     if expr is not None:
@@ -91,12 +93,21 @@ def chart_spec(systems: Sequence[str] = ()) -> dict:
     colour = {"field": "tier", "type": "nominal", "title": "significance",
               "scale": {"domain": list(TIER_COLOURS), "range": list(TIER_COLOURS.values())},
               "legend": {"orient": "bottom"}}
+    # a chart taller than a screen repeats its value axis on top, where the reader starts: two invisible
+    # layers carry the bottom and the top axis (independent axes, one scale), the marks none
+    top: list[dict] = []
+    if len(systems) > TOP_AXIS_SYSTEMS:
+        top = [{"mark": {"type": "tick", "opacity": 0},
+                "encoding": {"x": {**x, "field": "value", "axis": {"orient": orient, "grid": orient == "bottom"}}}}
+               for orient in ("bottom", "top")]
+        x = {**x, "axis": None}
     return {
         "$schema": "https://vega.github.io/schema/vega-lite/v6.json",
         "width": 560, "height": {"step": 16},
         "params": [{"name": "q", "value": ""}],
         "transform": [{"filter": "q === '' || indexof(lower(datum.system), q) >= 0"}],
         "encoding": {"y": y},
+        **({"resolve": {"axis": {"x": "independent"}}} if top else {}),
         "layer": [
             {"mark": {"type": "rule", "strokeWidth": 2}, "transform": [{"filter": "isValid(datum.lo)"}],
              "encoding": {"x": {**x, "field": "lo"}, "x2": {"field": "hi"}, "color": colour}},
@@ -109,6 +120,7 @@ def chart_spec(systems: Sequence[str] = ()) -> dict:
                                       {"field": "value", "type": "quantitative", "format": ".3f"},
                                       {"field": "lo", "type": "quantitative", "format": ".3f"},
                                       {"field": "hi", "type": "quantitative", "format": ".3f"}]}},
+            *top,
         ],
         "config": {"font": "system-ui, sans-serif", "axis": {"labelFontSize": 11}},
     }

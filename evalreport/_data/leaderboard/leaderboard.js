@@ -215,6 +215,8 @@
       var calNow = state.cal && !!data.calibrated[m.id];      // a measure with no calibrated form shows raw values
       var words = 'Ranked by ' + m.label + (calNow ? ' (prevalence-calibrated)' : '') + ', ' +
         (m.higher ? 'higher' : 'lower') + ' is better; ' + shown + ' of ' + list.length + ' systems shown.';
+      var none = list.filter(function (r) { return !isNum(r.value); }).length;   // undefined: last, unranked
+      if (none) { words += ' ' + none + ' without a value under it (a dash; no rank), listed last.'; }
       var scope = '';
       if (state.cal && !calNow) {
         scope = m.label + ' has no prevalence-calibrated form' + (sets && m.group.indexOf('Example') === 0 ?

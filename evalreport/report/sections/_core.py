@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evalreport.analyses.letters import TEST_NAMES, TWO_LEVEL_CLUSTER_TEST, TWO_LEVEL_TEST
+from evalreport.analyses.letters import CLUSTER_TEST, TEST_NAMES, TWO_LEVEL_CLUSTER_TEST, TWO_LEVEL_TEST
 from evalreport.escape import csv_unquote
 from evalreport.measures import get
 from evalreport.report.section_tables import MIN_SYSTEMS_AGREEMENT, integer_ranks
@@ -204,6 +204,8 @@ class ReportBase:
             return TWO_LEVEL_TEST
         if test == "bootstrap" and self._resampled() == "runs and clusters":
             return TWO_LEVEL_CLUSTER_TEST
+        if test == "bootstrap" and self._resampled() == "clusters":
+            return CLUSTER_TEST       # as the pairwise table and the detectable-difference note name it
         return TEST_NAMES.get(test, test)
 
     @staticmethod

@@ -14,6 +14,7 @@ import pandas as pd
 
 from evalreport import charts
 from evalreport.analyses.letters import TWO_LEVEL_CLUSTER_TEST, TWO_LEVEL_TEST, letters_sentence, range_sentence
+from evalreport.charts.points import letters_shown_as
 from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Note, Table
@@ -35,6 +36,10 @@ __all__ = ["CommonSections", "MAX_PVALUE_SYSTEMS", "p_value_text"]
 
 #: Above this many systems the p-value heatmap shows the best ones (all pairs stay in pairwise.csv).
 MAX_PVALUE_SYSTEMS = 40
+#: What the leaderboard chart's caption says of its letters, by how the chart shows them
+#: (:func:`evalreport.charts.points.letters_shown_as`).
+LETTERS_SHOWN = {"colour": " Colour: the significance letters. ",
+                 "written": " Beside each interval: its significance letters. ", "none": " "}
 
 
 def p_value_text(p: float) -> str:
@@ -102,9 +107,10 @@ class CommonSections(ReportBase):
                                              points="mean over each system's runs"
                                              if self._several_runs() else "value on all items")
         intervals = "with bootstrap intervals" if iv["lo"].notna().any() else "(no intervals: see the overview)"
+        drawn = iv.loc[np.isfinite(pd.to_numeric(iv["value"], errors="coerce")), "system"].astype(str)
         letters = "" if groups.empty or "letters" not in groups else (
-            " Colour: the significance letters. " + letters_sentence(self._test_name(),
-                                                                     self.meta.get("alpha", 0.05))
+            LETTERS_SHOWN[letters_shown_as(groups, list(drawn))] + letters_sentence(self._test_name(),
+                                                                                  self.meta.get("alpha", 0.05))
             + range_sentence(groups["letters"]))
         caption = (f"Systems under {self._label(self.primary)} {intervals}. What trivial or random "
                    "systems score (chance baselines) is drawn as dashed lines when near the systems, "
@@ -113,15 +119,20 @@ class CommonSections(ReportBase):
                    "subtitle instead." + letters)
         top = print_systems(self.board_order)
         # the printed chart (PDF) of many systems: the first of the leaderboard, at a readable size
-        return Chart(chart, name="leaderboard", caption=caption,
-                     **print_first(top, lambda: charts.leaderboard_intervals(
+        printed = print_first(top, lambda: charts.leaderboard_intervals(
                          iv[iv["system"].astype(str).isin(top or ())], measure=self.primary, baselines=base,
                          groups=groups[groups["system"].astype(str).isin(top or ())] if not groups.empty else None,
                          higher_is_better=get(self.primary).higher_is_better,
                          strongest=str(list(best)[0]) if len(best) else None, baseline_names=BASELINE_CHART_WORDS,
                          points="mean over each system's runs" if self._resampled() == "runs and items"
                          else "value on all items"), caption, total=len(self.board_order),
-                         ranked_by=self._label(self.primary), table="leaderboard.csv"))
+                         ranked_by=self._label(self.primary), table="leaderboard.csv")
+        if letters and top is not None and "print_caption" in printed:
+            # the printed chart of the first systems may show their fewer letter sets another way
+            live, shown = letters_shown_as(groups, list(drawn)), letters_shown_as(groups, [s for s in drawn if s in top])
+            if live != shown and live != "none":
+                printed["print_caption"] = printed["print_caption"].replace(LETTERS_SHOWN[live], LETTERS_SHOWN[shown], 1)
+        return Chart(chart, name="leaderboard", caption=caption, **printed)
 
     def rank_heatmap(self, *, calibrated: bool = False) -> Chart | Note | None:
         ranks = self.table("ranks")
@@ -278,10 +289,15 @@ class CommonSections(ReportBase):
                         "this report was made from confusion matrices (see the overview).")
         if rd.empty:
             return Note("Rank distributions need item-level predictions and bootstrap resamples.")
+        caption = f"Bootstrap distribution of each system's rank under {self._label(self.primary)}: P(rank = k)."
+        top = print_systems(self.board_order)
+        # printed (PDF): the first systems and the ranks they reach, at a legible size
         return Chart(charts.rank_distribution_chart(rd, measure=self.primary, order=self.board_order or None),
-                     name="rank-distribution",
-                     caption=f"Bootstrap distribution of each system's rank under {self._label(self.primary)}: "
-                             "P(rank = k).")
+                     name="rank-distribution", caption=caption,
+                     **print_first(top, lambda: charts.rank_distribution_chart(
+                         rd[rd["system"].astype(str).isin(top or ())], measure=self.primary, order=top),
+                         caption, total=len(self.board_order), ranked_by=self._label(self.primary),
+                         table="rank_distribution.csv"))
 
     def pvalue_chart(self) -> Chart | Note | None:
         pw = self.table("pairwise")
@@ -307,7 +323,9 @@ class CommonSections(ReportBase):
                                            alpha=self.meta.get("alpha", 0.05),
                                            floor=floor["holm"] if floor else None,
                                            floor_note=(f"smallest attainable: {floor['holm']:.3g} ({floor['B']:,} "
-                                                       f"resamples, {floor['pairs']} pairs)") if floor else None),
+                                                       f"resamples, {floor['pairs']} pairs)") if floor else None,
+                                           title=f"Pairwise differences under "
+                                                 f"{charts.short_measure_label(self.primary)}: {words} test"),
                      name="pvalues", caption=caption)
 
     #: With many pairs the pairwise table shows the leader against every other system and each system
@@ -339,7 +357,7 @@ class CommonSections(ReportBase):
         wide = pw.pivot_table(index=["system_a", "system_b"], columns="test", values="p_holm", aggfunc="first")
         words = dict(self.test_words)
         if self._resampled() == "clusters":       # the tests swap and count whole clusters
-            words.update(mcnemar="clustered McNemar", bootstrap="paired cluster bootstrap")
+            words.update(mcnemar="clustered McNemar", bootstrap=self._test_name())
         elif self._several_runs():
             words.update(bootstrap=self._test_name())
         wide.columns = [f"p ({words.get(t, t)}, Holm)" for t in wide.columns]

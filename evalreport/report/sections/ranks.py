@@ -63,7 +63,7 @@ class RankSections(ReportBase):
             return ("`evalreport plan` plans measures of predicted labels; for this score-based measure, a larger "
                     "test set narrows the interval roughly as one over the square root of its size.")
         return (f"`evalreport plan` gives the {unit} needed for a smaller difference"
-                + (" (with --cluster-col)." if unit == "clusters" else "."))
+                + (" (with `--cluster-col`)." if unit == "clusters" else "."))
 
     def verdicts_table(self) -> Table | None:
         margin = self.manifest.get("settings", {}).get("margin")

@@ -12,6 +12,9 @@ from evalreport.report.sections._core import MAX_CLASSES_CONFUSION, MAX_CLASSES_
 from evalreport.report.sections.many_systems import print_first, print_systems
 from evalreport.report.sections.overview import code_span
 
+#: The most system rows the printed raw-vs-calibrated chart stacks (its panels of every measure together).
+PRINT_PANEL_ROWS = 80
+
 
 class RobustnessSections(ReportBase):
     """Agreement, calibration, per-class, chance-baseline and rank-uncertainty sections."""
@@ -71,9 +74,16 @@ class RobustnessSections(ReportBase):
                         + ("those whose ranking calibration changes most" if moved else
                            "the next in the catalogue's order (calibration changes no measure's ranking)")
                         + "; all values are in scores.csv.")
+        # printed (PDF): stacked panels of every system overflow a page; the first systems, so that the
+        # panels hold at most PRINT_PANEL_ROWS rows (about two panels side by side)
+        panel_rows = -(-len(measures or [None]) // 2)
+        top = print_systems(self.board_order, limit=max(10, PRINT_PANEL_ROWS // panel_rows))
         return Chart(charts.calibration_dumbbell(scores, measures=measures or None, systems=self.board_order or None),
-                     name="calibration",
-                     caption=caption)
+                     name="calibration", caption=caption,
+                     **print_first(top, lambda: charts.calibration_dumbbell(
+                         scores[scores["system"].astype(str).isin(top or ())], measures=measures or None, systems=top),
+                         caption, total=len(self.board_order), ranked_by=self._label(self.primary),
+                         table="scores.csv"))
 
     def calibration_table(self) -> Table | Note | None:
         cc = self.table("calibration_correlation")
@@ -153,11 +163,16 @@ class RobustnessSections(ReportBase):
                         "slightly from the leaderboard's mean over runs.")
         if len(wide) > MAX_ROWS:
             moved = (ranks.max(axis=1) - ranks.min(axis=1)).reindex(wide.index)
-            keep = moved.sort_values(ascending=False, kind="stable").index[:MAX_ROWS]
             n_moved = int((moved > 0).sum())
+            # the systems whose rank moves (most first); none moving: the best observed
+            keep = (moved[moved > 0].sort_values(ascending=False, kind="stable").index[:MAX_ROWS] if n_moved
+                    else wide.index[:MAX_ROWS])
             wide = wide.loc[[s for s in wide.index if s in set(keep)]]
-            caption += (f" The {len(wide)} systems whose rank moves most between scenarios ({n_moved} of "
-                        f"{len(moved)} move at all); every system is in what_if.csv.")
+            caption += ((f" The {len(wide)} systems whose rank moves most between scenarios ({n_moved} of "
+                         f"{len(moved)} move at all)" if n_moved > len(wide) else
+                         f" The {n_moved} of {len(moved)} systems whose rank moves between scenarios" if n_moved else
+                         f" The first {len(wide)} of {len(moved)} systems (no rank moves between scenarios)")
+                        + "; every system is in what_if.csv.")
         return Table(wide, caption=caption)
 
     # ------------------------------------------------------------------ 6. per class
@@ -176,8 +191,14 @@ class RobustnessSections(ReportBase):
             caption += f" Only the {MAX_CLASSES_SHOWN} of {len(classes)} classes where the systems' F1 differ most."
         if pc["system"].nunique() > 12:     # three stacked heatmaps of many systems: a screen each; F1 only
             caption = caption.replace("Recall, precision and F1", "F1") + " Recall and precision are in per_class.csv."
+            top = print_systems(self.board_order)
+            # printed (PDF): the first systems at a legible row height, as the other heatmaps of systems
             return Chart(charts.per_class_heatmap(pc, metrics=("f1",), title="Per-class F1",
-                                                  systems=self.board_order or None), name="per-class", caption=caption)
+                                                  systems=self.board_order or None), name="per-class", caption=caption,
+                         **print_first(top, lambda: charts.per_class_heatmap(
+                             pc[pc["system"].astype(str).isin(top or ())], metrics=("f1",), title="Per-class F1",
+                             systems=top), caption, total=len(self.board_order), ranked_by=self._label(self.primary),
+                             table="per_class.csv"))
         return Chart(charts.per_class_heatmap(pc, systems=self.board_order or None), name="per-class", caption=caption)
 
     def confusion_chart(self) -> Chart | Note:

@@ -301,8 +301,26 @@ class ScoreSections(ReportBase):
         rows = self.score_rows
         missing = rows[rows["value"].isna()].drop_duplicates("system")
         if len(missing):
-            parts.append("Without a value: " + "; ".join(f"{escape(str(s))} ({escape(str(r) or 'undefined')})"
-                                                         for s, r in zip(missing["system"], missing["reason"])) + ".")
+            parts.append("Without a value: " + _without_value(missing) + ".")
         if not parts:
             return None
         return Note("\n\n".join(parts))
+
+
+#: The most systems a sentence names for one reason; the others are counted (every one is in scores.csv).
+MAX_NAMED_MISSING = 10
+
+
+def _without_value(missing: pd.DataFrame) -> str:
+    """The systems without a value grouped by reason, each reason said once: "a, b and 3 more (reason; ...)"."""
+    groups: dict[str, list[str]] = {}
+    for system, reason in zip(missing["system"], missing["reason"]):
+        groups.setdefault(str(reason) if isinstance(reason, str) and reason else "undefined", []).append(str(system))
+    out = []
+    for reason, names in groups.items():
+        shown, why = ", ".join(escape(n) for n in names[:MAX_NAMED_MISSING]), escape(reason)
+        if len(names) > MAX_NAMED_MISSING:
+            shown += f" and {len(names) - MAX_NAMED_MISSING} more"
+            why += f"; all {len(names)} in scores.csv"
+        out.append(f"{shown} ({why})")
+    return "; ".join(out)

@@ -15,6 +15,10 @@ from evalreport.report.display import Chart, Note, Table
 from evalreport.report.section_tables import cv_differences, label as measure_label
 from evalreport.report.sections._core import ReportBase
 
+#: The notes in place of a table whose option was not given (Markdown).
+NO_POSITIVE_NOTE = "Per-fold precision, recall and AUC need a positive class (`--positive`)."
+NO_ORDINAL_NOTE = "No ordinal or cost-sensitive measures (give `--order` or `--costs`)."
+
 
 class SupplementSections(ReportBase):
     """Cross-validation, ordinal, appendix and simulation sections."""
@@ -71,7 +75,7 @@ class SupplementSections(ReportBase):
                                        "reason": sf["reason"]}))
         rows = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
         if not parts:
-            return Note("Per-fold precision, recall and AUC need a positive class (--positive).")
+            return Note(NO_POSITIVE_NOTE)
         if rows.empty:
             return Note("Every fold has defined per-fold precision, recall and AUC: the fold-averaging estimators "
                         "skip nothing.")
@@ -143,7 +147,7 @@ class SupplementSections(ReportBase):
         scores = self.table("scores")
         ids = [m for m in dict.fromkeys(scores["measure"]) if get(m).kind == "ordinal"] if not scores.empty else []
         if not ids:
-            return Note("No ordinal or cost-sensitive measures (give --order or --costs).")
+            return Note(NO_ORDINAL_NOTE)
         sub = scores[scores["measure"].isin(ids) & ~scores["calibrated"]]
         wide = sub.pivot(index="system", columns="measure", values="value").reindex(columns=ids)
         wide.columns = [f"{self._label(m)} ({'↑' if get(m).higher_is_better else '↓'})" for m in ids]
