@@ -181,3 +181,18 @@ def test_an_abbreviation_of_a_positional_argument_is_told_how_it_is_given(files)
     assert code == 2
     assert err.splitlines()[-1] == ("evalreport score: error: ambiguous option: --gold could match --gold-id-col, "
                                     "--gold-label-col (gold takes no option name: evalreport score GOLD RUNS [options])")
+
+
+def test_long_names_alike_but_for_their_end_stay_apart_in_the_terminal_table():
+    import pandas as pd
+
+    from evalreport.cli.output import emit
+
+    names = [f"university-of-somewhere-team-transformer-large-run-{x}" for x in "XY"]
+    frame = pd.DataFrame({m: [0.81, 0.79] for m in ("accuracy", "macro_f1", "mcc", "k", "b", "c", "d")},
+                         index=pd.Index(names, name="system"))
+    out = io.StringIO()
+    emit(frame, "table", file=out)
+    text = "".join(line.strip("│┃ ").split("│")[0].strip() for line in out.getvalue().splitlines())
+    assert names[0] in text.replace(" ", "") and names[1] in text.replace(" ", "")
+    assert "…" not in out.getvalue()

@@ -209,7 +209,8 @@ def _rich_table(df: pd.DataFrame, *, title=None, file=None) -> None:
         return Text(printable(v))
 
     table = Table(title=plain(title) if title else None, show_lines=False)
-    table.add_column(plain(df.index.name or ""), style="bold")
+    # names fold onto further lines rather than end in "…": two long names alike but for their end stay apart
+    table.add_column(plain(df.index.name or ""), style="bold", overflow="fold")
     for c in df.columns:
         numeric = pd.api.types.is_numeric_dtype(df[c])
         table.add_column(plain(c), justify="right" if numeric else "left")
