@@ -280,6 +280,14 @@ def test_note_still_renders_markdown(tmp_path):
     assert "Bold finding with code." in " ".join(_text(pdf).split())
 
 
+def test_markdown_outputs_print_options_and_quotes_as_typed(tmp_path):
+    """A Markdown output is read without pandoc's smart punctuation, as Markdown cells are: an option
+    written in prose (--cluster-col) keeps both hyphens, not an en dash."""
+    pdf = _pdf(tmp_path, [Note('Give --cluster-col for "documents".')])
+    text = " ".join(_text(pdf).split())
+    assert "--cluster-col" in text and "\u2013" not in text, text
+
+
 # --------------------------------------------------------------------------------------------
 # The PDF file itself
 # --------------------------------------------------------------------------------------------

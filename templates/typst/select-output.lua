@@ -134,7 +134,7 @@ local function choose(blocks)
   elseif typst then
     return { typst }
   elseif markdown then
-    return styled(pandoc.read(markdown, "markdown").blocks)
+    return styled(pandoc.read(markdown, "markdown-smart").blocks)
   elseif plain then
     return { plain }
   end
