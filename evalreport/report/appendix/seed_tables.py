@@ -109,7 +109,8 @@ def _aso_words(data, aso: pd.DataFrame, pairs: int) -> str:
 
 def aso_tables(data) -> list[TableSpec]:
     """eps_min of Almost Stochastic Order: a matrix (A rows, B columns) up to a page's systems, else each
-    system against the next one on the leaderboard, both ways.
+    system against the next one on the leaderboard, both ways; a page-wide matrix comes with the pairs as
+    its one-column form (``aso-column``, family ``aso``: :data:`~.tables.FORMS`) for a narrower text.
 
     Parameters
     ----------
@@ -119,7 +120,8 @@ def aso_tables(data) -> list[TableSpec]:
     Returns
     -------
     list of TableSpec
-        One table, or none without ASO bounds (one run per system, or no resampling).
+        One table (two forms of it for a page-wide matrix), or none without ASO bounds (one run per
+        system, or no resampling).
     """
     aso = _primary(data.table("aso"), data.primary)
     if aso.empty or not aso["eps_min"].notna().any():
@@ -129,8 +131,21 @@ def aso_tables(data) -> list[TableSpec]:
     board = _board_systems(data)
     order = [s for s in board if s in named] + sorted(named - set(board))
     words = _aso_words(data, aso, len(order) * (len(order) - 1) // 2)
-    if len(order) <= systems_per_table():
-        return [_aso_matrix(order, eps, words)]
+    if len(order) > systems_per_table():
+        return [_aso_pairs(order, eps, words, "aso")]
+    matrix = _aso_matrix(order, eps, words)
+    if matrix.width == "column":
+        return [matrix]
+    # a page matrix is wider than a one-column paper's text: there the matrix with narrow columns, and in a
+    # text narrower still the pairs (one column wide)
+    forms = [matrix, _aso_matrix(order, eps, words, compact=True), _aso_pairs(order, eps, words, "aso-column")]
+    for spec, form in zip(forms, ("page", "text", "column")):
+        spec.family, spec.form = "aso", form
+    return forms
+
+
+def _aso_pairs(order: list[str], eps: dict, words: str, name: str) -> TableSpec:
+    """Each system against the next one on the leaderboard, both ways: a one-column table."""
     systems, shown = _shown(order, "aso.csv")
     rows = [[Cell(str(i + 1)), Cell(a, kind="text"), _eps_cell(eps.get((a, b))), _eps_cell(eps.get((b, a)))]
             for i, (a, b) in enumerate(zip(systems, systems[1:]))]
@@ -139,20 +154,22 @@ def aso_tables(data) -> list[TableSpec]:
     cols = [Column("Pos.", 0.3), Column("System (A)", 1.5, "l"),
             Column("A vs B", 0.55, math=(r"\varepsilon_{\min}(A,B)", "epsilon_(min)(A, B)")),
             Column("B vs A", 0.55, math=(r"\varepsilon_{\min}(B,A)", "epsilon_(min)(B, A)"))]
-    return [TableSpec("aso", cap, cols, rows, width="column", row_noun="system")]
+    return TableSpec(name, cap, cols, rows, width="column", row_noun="system")
 
 
-def _aso_matrix(order: list[str], eps: dict, words: str) -> TableSpec:
-    """The eps_min matrix of a few systems: one column wide where it fits, else the page."""
+def _aso_matrix(order: list[str], eps: dict, words: str, *, compact: bool = False) -> TableSpec:
+    """The eps_min matrix of a few systems: one column wide where it fits, else the page; ``compact``: the
+    narrow columns of the one-column matrix in a page float (``aso-text``)."""
     n = len(order)
     column = _ASO_NAME_IN + n * _ASO_COL_IN + 2 * GAP_IN * (n + 1) <= COLUMN_IN
-    name_in, col_in = (_ASO_NAME_IN, _ASO_COL_IN) if column else (1.55, 0.66)
+    name_in, col_in = (_ASO_NAME_IN, _ASO_COL_IN) if column or compact else (1.55, 0.66)
     rows = [[Cell(f"{i + 1}. {a}", kind="text")] + [Cell("\u2014") if a == b else _eps_cell(eps.get((a, b)))
                                                      for b in order] for i, a in enumerate(order)]
     cap = words + (" Rows: system A, numbered by its leaderboard position; columns: system B, by the same "
                    "numbers.")
     cols = [Column("A vs B", name_in, "l")] + [Column(str(j + 1), col_in) for j in range(n)]
-    return TableSpec("aso", cap, cols, rows, width="column" if column else "page", row_noun="system")
+    return TableSpec("aso-text" if compact and not column else "aso", cap, cols, rows,
+                     width="column" if column else "page", row_noun="system")
 
 
 def seed_tables(data) -> list[TableSpec]:
