@@ -96,6 +96,11 @@ class TableSpec:
     row_noun: str = "row"  # what a row is ("system", "class"), for a continued part's caption
     family: str = ""       # the name shared by every form of the table (:data:`FORMS`); "" for a table of one form
     form: str = ""         # the form's name ("page", "text", "column")
+    label: str = ""        # the cross-reference label, if not tab:evalreport-NAME (one shared by a family's forms)
+
+    def ref_label(self) -> str:
+        """The table's cross-reference label."""
+        return self.label or f"tab:evalreport-{self.name}"
 
     def total_width(self) -> float:
         """Inches the table takes: its columns plus a gap on each side of every column."""

@@ -84,7 +84,7 @@ def table(spec: TableSpec) -> str:
     # table stays in the text, where it may break across columns (a float taller than the column would
     # run over the page)
     scope = ', placement: top, scope: "parent"' if spec.width == "page" else ""
-    label = f"tab:evalreport-{spec.name}"
+    label = spec.ref_label()
     parts = table_parts(spec) if spec.width == "page" else [(0, spec.rows)]
     out = [f"// {spec.name}: {spec.total_width():.2f} in wide (fixed column widths; booktabs-style rules)"]
     for first, rows in parts:

@@ -22,7 +22,7 @@ from typing import Any
 
 from evalreport.inputs.settings import Settings
 from evalreport.report.appendix import bib, latex, methods, typst
-from evalreport.report.appendix.figures import FIGURE_SIZES, pdf_width_pt, write_figures
+from evalreport.report.appendix.figures import FIGURE_SIZES, pdf_aspect, pdf_width_pt, write_figures
 from evalreport.report.appendix.tables import build_all, form_width, table_parts
 from evalreport.report.sections._core import ReportBase
 
@@ -218,6 +218,14 @@ def _width_in(figure: Any, size: str) -> float:
         return FIGURE_SIZES[size]
 
 
+def _aspect(figure: Any, size: str) -> float:
+    """Width over height of ``figure``'s file at ``size`` (1 where it cannot be read)."""
+    try:
+        return pdf_aspect(Path(figure.files[size]["pdf"]).read_bytes())
+    except (KeyError, TypeError, OSError, ValueError, ZeroDivisionError):
+        return 1.0
+
+
 #: Typst: the text width of the page (what a page-wide float spans), the page less its left and right margins
 #: (an ``auto`` margin is 2.5/21 of the page's shorter side, as Typst sets it); called in a context.
 TYPST_TEXT_WIDTH = """#let evalreport-text-width() = {
@@ -297,9 +305,11 @@ def _appendix_typ(specs, figures, *, fixed_width: bool = False) -> str:
         place = ', placement: top, scope: "parent"' if size == "page" else ""
         # the PDF files, as LaTeX shows them (Typst 0.14+ reads PDF images; its fonts are embedded in them)
         image = f'image("figures/{f.name}-{size}.pdf")'
-        if fixed_width:     # at its file's width, or the text's where that is narrower (a one-column page)
-            image = (f'layout(size => image("figures/{f.name}-{size}.pdf", '
-                     f"width: calc.min({_width_in(f, size):.3g}in, size.width)))")
+        if fixed_width:
+            # at its file's width, or narrower where the text is narrower or shorter than the figure and its
+            # caption (as \evalreportfigure: at most the text's width and 0.8 of its height)
+            image = (f'layout(size => image("figures/{f.name}-{size}.pdf", width: calc.min('
+                     f"{_width_in(f, size):.3g}in, size.width, 0.8 * size.height * {_aspect(f, size):.4f})))")
         (floats if size == "page" else tables).append(
             f"#figure({image}, caption: {typst.text(f.caption)}, kind: image{place}) <fig:evalreport-{f.name}>")
     # the page figures placed before the tables begin: an in-text table breaking across pages while page
