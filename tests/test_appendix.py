@@ -98,7 +98,7 @@ def test_leaderboard_version_is_chosen_by_the_text_width(bundle):
     m = re.match(r"\\ifdim\\textwidth<([\d.]+)in\\relax\\input\{\\evalreportdir tables/leaderboard-column\}"
                  r"\\else\\input\{\\evalreportdir tables/leaderboard-page\}\\fi", line)
     assert m, line
-    assert width <= float(m.group(1)) <= width + 0.02
+    assert width - 0.005 <= float(m.group(1)) <= width + 0.02     # (the header rounds the width to 2 decimals)
     assert 345 / 72.27 < width < 6.9          # the article's text is narrower than the table, a 6.9 in page not
 
 

@@ -66,7 +66,7 @@ def slices_tables(data) -> list[TableSpec]:
     cols_named = ", ".join(dict.fromkeys(c for c, _ in keys))
     small = any(first["small"])
 
-    def build(parts: list[list], stem) -> list[TableSpec]:
+    def build(parts: list[list], stem, width_in: float) -> list[TableSpec]:
         out = []
         for k, part in enumerate(parts, 1):
             rows = []

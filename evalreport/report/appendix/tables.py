@@ -337,11 +337,11 @@ def form_width(specs: list[TableSpec]) -> float:
     return max((s.total_width() for s in specs), default=0.0)
 
 
-def system_forms(family: str, systems: list, build) -> list[TableSpec]:
-    """Every form (:data:`FORMS`) of a table with a column per system, widest first.
+def system_forms(family: str, systems: list, build, *, per_table=systems_per_table) -> list[TableSpec]:
+    """Every form (:data:`FORMS`) of a table with a column per system (or per task, per method), widest first.
 
-    Each form splits ``systems`` into as few tables as hold at most :func:`systems_per_table` of its
-    width; a form that splits them as a wider one does is left out (the page form is always there).
+    Each form splits ``systems`` into as few tables as hold at most ``per_table(width)`` of them; a form
+    whose text the wider form's tables fit already is left out (the page form is always there).
 
     Parameters
     ----------
@@ -351,8 +351,10 @@ def system_forms(family: str, systems: list, build) -> list[TableSpec]:
     systems : list
         The systems, in the order the tables show them.
     build : callable
-        ``build(parts, name)`` -> one TableSpec per part: ``parts`` the systems of each table,
-        ``name(k)`` the file stem of the k-th (from 1).
+        ``build(parts, name, width_in)`` -> one TableSpec per part: ``parts`` the systems of each table,
+        ``name(k)`` the file stem of the k-th (from 1), ``width_in`` the text width the form is made for.
+    per_table : callable
+        How many columns fit a table of a given width (:func:`systems_per_table`).
 
     Returns
     -------
@@ -360,20 +362,20 @@ def system_forms(family: str, systems: list, build) -> list[TableSpec]:
         The tables of every form, each with ``family`` and ``form`` set.
     """
     out: list[TableSpec] = []
-    seen: list[list[list]] = []
+    last: list[TableSpec] = []
     for form, width in FORMS:
-        parts = even_chunks(systems, systems_per_table(width))
-        if parts in seen:
+        if last and form_width(last) <= width:      # the wider form fits this text too
             continue
-        seen.append(parts)
+        parts = even_chunks(systems, per_table(width))
         stem = family if form == FORMS[0][0] else f"{family}-{form}"
 
         def name(k: int, stem: str = stem, several: bool = len(parts) > 1) -> str:
             return f"{stem}-{k}" if several else stem
 
-        for spec in build(parts, name):
+        last = build(parts, name, width)
+        for spec in last:
             spec.family, spec.form = family, form
-            out.append(spec)
+        out += last
     return out
 
 
@@ -420,7 +422,7 @@ def measures_tables(data) -> list[TableSpec]:
         sub = iv[iv["measure"] == m] if len(iv) else iv
         digits[m] = decimals(sub["lo"], sub["hi"]) if len(sub) else REPORT_DIGITS
 
-    def build(parts: list[list], name) -> list[TableSpec]:
+    def build(parts: list[list], name, width_in: float) -> list[TableSpec]:
         return [_measures_part(parts, k, name(k), measures, digits, value, ranks, shown)
                 for k in range(1, len(parts) + 1)]
 
@@ -481,7 +483,7 @@ def per_class_tables(data, *, metric: str = "f1") -> list[TableSpec]:
     best = wide.max(axis=1)
     name = {"f1": "F1", "recall": "recall", "precision": "precision"}.get(metric, metric)
 
-    def build(parts: list[list], stem) -> list[TableSpec]:
+    def build(parts: list[list], stem, width_in: float) -> list[TableSpec]:
         out = []
         for k, part in enumerate(parts, 1):
             rows = [[Cell(str(c), kind="text")] + [

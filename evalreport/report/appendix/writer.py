@@ -16,6 +16,7 @@ appendix and the HTML/PDF report show the same values (to the appendix's last di
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -183,10 +184,15 @@ def _choice(forms: list[list], waiting: int = 0) -> tuple[str, int]:
     the most floats that wait after it, whichever form is set (:func:`_inputs`)."""
     out, most = _inputs(forms[-1], waiting)
     for form in reversed(forms[:-1]):
-        need = form_width(form) + 0.01       # rounding of the column widths (2 decimals of an inch)
         text, after = _inputs(form, waiting)
-        out, most = rf"\ifdim\textwidth<{need:.2f}in\relax{out}\else{text}\fi", max(most, after)
+        out, most = rf"\ifdim\textwidth<{_need(form)}in\relax{out}\else{text}\fi", max(most, after)
     return out, most
+
+
+def _need(form: list) -> str:
+    """The text width (in) a form's tables need, rounded up to a thousandth: the column widths are written to
+    a hundredth, so the sum is exact (a 4.77 in table fits the article's 345 pt, 4.7737 in)."""
+    return f"{math.ceil(round(form_width(form) * 1000, 6)) / 1000:.3f}"
 
 
 def _families(specs) -> list[list[list]]:
@@ -250,7 +256,7 @@ def _typst_choice(forms: list[list]) -> str:
 
     out = inputs(forms[-1])
     for form in reversed(forms[:-1]):
-        out = f"{{ if evalreport-text-width() < {form_width(form) + 0.01:.2f}in {out} else {inputs(form)} }}"
+        out = f"{{ if evalreport-text-width() < {_need(form)}in {out} else {inputs(form)} }}"
     return "#context " + out
 
 
