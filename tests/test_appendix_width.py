@@ -210,3 +210,22 @@ def test_typst_tables_in_the_text_glue_their_first_and_last_rows():
     short.width = "column"
     assert "table.cell(rowspan: 4, breakable: false" in typst.table(short)      # a short table stays whole
     assert "rowspan" not in typst.table(_rows_table(10))
+
+
+def test_slices_come_in_every_form_in_the_appendix(tmp_path):
+    """The slices table (rows: slices; columns: systems) has the forms of the measures table in the appendix
+    (build_all asks for them); each form shows every system once and fits its text."""
+    from slices_view_frames import slice_frames, write_tables
+
+    from evalreport.report.appendix.slices import slices_tables
+    from evalreport.report.appendix.tables import FORMS
+    from evalreport.report.appendix.writer import AppendixData
+
+    data = AppendixData(write_tables(tmp_path / "many", slice_frames(20, 4, long=True)))
+    specs = slices_tables(data, forms=True)
+    assert [s for s in specs if s.form == "page"] and {s.family for s in specs} == {"slices"}
+    for form, width in FORMS:
+        part = [s for s in specs if s.form == form]
+        assert sum(len(s.columns) - 1 for s in part) == 20, form
+        assert all(s.total_width() <= width + 1e-9 for s in part), form
+    assert [s.name for s in slices_tables(data)] == [s.name for s in specs if s.form == "page"]

@@ -85,7 +85,7 @@ def seed_spread_table(data) -> list[TableSpec]:
            f"SD), the bootstrap standard error of one run over {unit} (item SE) and the standard error of the mean "
            f"from the {design_test(data, 'bootstrap')}; SD and SE to {REPORT_DIGITS} decimals. Every run's value "
            "of every measure is in runs.csv." + shown)
-    # "Runs" in bold takes 21.8 pt at 8 pt: a 0.3 in (21.7 pt) column was overfull by its header
+    # "Runs" in bold takes 21.8 pt at 8 pt: its column (0.32 in, 23.1 pt) holds it unbroken
     cols = [Column("System", 1.03, "l"), Column("Runs", 0.32)] + [
         Column(title, 0.36) for title in ("Mean", "Seed SD", "Item SE", "SE of mean")]
     return [TableSpec("seed-spread", cap, cols, rows, width="column", row_noun="system")]
@@ -153,7 +153,7 @@ def _aso_pairs(order: list[str], eps: dict, words: str, name: str) -> TableSpec:
     cap = (words + " Each system (A, with its leaderboard position) against the next one on the leaderboard (B)."
            + shown)
     cols = [Column("Pos.", 0.3), Column("System (A)", 1.5, "l"),
-            # the headers as math take 40.2 pt at 8 pt: 0.56 in (40.5 pt), not 0.55
+            # the headers as math take 40.2 pt at 8 pt: a 0.56 in (40.5 pt) column holds them
             Column("A vs B", 0.56, math=(r"\varepsilon_{\min}(A,B)", "epsilon_(min)(A, B)")),
             Column("B vs A", 0.56, math=(r"\varepsilon_{\min}(B,A)", "epsilon_(min)(B, A)"))]
     return TableSpec(name, cap, cols, rows, width="column", row_noun="system")

@@ -3,6 +3,8 @@ test set (rows: slices; columns: systems in the leaderboard's order, in the form
 table, :data:`~.tables.FORMS`), the best system of each slice in bold, a small slice marked."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from evalreport.report.appendix.numbers import REPORT_DIGITS, fmt
@@ -26,19 +28,21 @@ def _flags(values) -> list[bool]:
     return [str(v).strip().lower() in ("true", "1", "1.0") for v in values]
 
 
-def slices_tables(data) -> list[TableSpec]:
+def slices_tables(data, *, forms: bool = False) -> list[TableSpec]:
     """The per-slice tables of the appendix (none without slices).
 
     Parameters
     ----------
     data
         The report's tables (``slices``, ``leaderboard``) and its primary measure.
+    forms : bool
+        Also the narrower forms (:data:`~.tables.FORMS`), as the appendix writes them.
 
     Returns
     -------
     list of TableSpec
-        One page-wide table per group of systems that fits the page, and the narrower forms; a slice's row is named
-        ``column: slice (n)``, a small slice's name followed by :data:`SMALL_NOTE`.
+        One page-wide table per group of systems that fits the page (and with ``forms`` the narrower forms);
+        a slice's row is named ``column: slice (n)``, a small slice's name followed by :data:`SMALL_NOTE`.
     """
     sl = data.table("slices")
     if sl.empty:
@@ -90,7 +94,8 @@ def slices_tables(data) -> list[TableSpec]:
             out.append(TableSpec(stem(k), cap, cols, rows, width="page"))
         return out
 
-    return system_forms("slices", systems, build)
+    every = system_forms("slices", systems, build)
+    return every if forms else [replace(spec, family="", form="") for spec in every if spec.form == "page"]
 
 
 def slices_segments(data, seg) -> None:

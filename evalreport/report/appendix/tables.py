@@ -529,4 +529,4 @@ def build_all(data) -> list[TableSpec]:
     from evalreport.report.appendix.slices import slices_tables
 
     return [*leaderboard(data), *seed_tables(data), *cv_table(data), *measures_tables(data), *per_class_tables(data),
-            *baselines_table(data), *slices_tables(data)]
+            *baselines_table(data), *slices_tables(data, forms=True)]

@@ -161,7 +161,7 @@ def _table_input(spec, every: dict, waiting: int = 0) -> tuple[str, int]:
 #: The most floats appendix.tex lets wait for a page before it flushes them (``\\clearpage``). Floats in a row
 #: with no text between them wait until a page is full or cleared, and pdfLaTeX stops at about 50 ("Too many
 #: unprocessed floats", or "Output loop---100 consecutive dead cycles"): 25 systems and 40 classes in the
-#: default article class, whose narrower tables take more floats, made 60.
+#: default article class, whose narrower tables take more floats, make 60.
 MAX_WAITING_FLOATS = 40
 
 
