@@ -278,6 +278,49 @@ def test_main_example_compiles_with_pdflatex_and_bibtex(bundle):
         assert rows and all(r.split()[-5] == "yes" for r in rows), (pdf.name, fonts)   # emb column
 
 
+def test_wide_tables_come_in_forms_the_text_holds(bundle):
+    """The consensus-page and task-scores page tables ran 116 and 153 pt into the default article's text (345 pt):
+    they come in narrower forms too (columns in groups, each table repeating the system column), and at every
+    text width appendix.tex sets tables that fit it, every task and every method once."""
+    from test_appendix_width import WIDTHS, _table_width, _tex_chosen
+
+    from evalreport.report.appendix.benchmark import BenchmarkAppendixData, build_all
+    from evalreport.report.appendix.tables import FORMS
+
+    tables, out, _ = bundle
+    specs = build_all(BenchmarkAppendixData(tables))
+    limits = dict(FORMS)
+    for family in ("consensus-page", "task-scores"):
+        forms = {s.form for s in specs if s.family == family}
+        assert "page" in forms and len(forms) > 1, family
+        for s in specs:
+            if s.family == family:
+                assert s.total_width() <= limits[s.form] + 1e-9, (s.name, s.total_width())
+    lines = [ln for ln in (out / "appendix.tex").read_text(encoding="utf-8").splitlines() if "tables/" in ln]
+    n_tasks = len(_json(tables, "task_scores")["task"].unique())
+    for width in WIDTHS:
+        chosen = [name for ln in lines for name in _tex_chosen(ln, width)]
+        assert all(_table_width(out, name) <= width + 0.005 for name in chosen), (width, chosen)
+        heads = [c for name in chosen if name.startswith("task-scores")
+                 for c in (out / "tables" / f"{name}.tex").read_text(encoding="utf-8").split("\\toprule\n")[1]
+                 .split(" \\\\\n")[0].split(" & ")[1:]]
+        assert len(heads) == n_tasks, (width, heads)
+
+
+@pytest.mark.slow
+def test_main_example_fits_the_default_article_class(bundle, tmp_path):
+    """No table of the benchmark appendix is overfull by more than 1 pt in the default article class."""
+    _need("pdflatex", "bibtex")
+    from test_appendix_compile import _as_article, _overfull_pt, _pdflatex
+
+    _, out, _ = bundle
+    shutil.copytree(out, tmp_path / "article")
+    _as_article(tmp_path / "article")
+    log = _pdflatex(tmp_path / "article")
+    assert max(_overfull_pt(log), default=0) <= 1, re.findall(r"Overfull.*\n.*", log)
+    assert "Float too large" not in log
+
+
 @pytest.mark.slow
 def test_main_example_compiles_with_typst(bundle):
     typst = pytest.importorskip("typst")

@@ -130,8 +130,10 @@ def test_system_tables_show_the_first_systems_and_name_the_csv(hundred):
     data = _data(out)
     board = list(data.table("leaderboard").sort_values("rank", kind="stable")["system"])
     for tables, csv in ((measures_tables(data), "scores.csv"), (per_class_tables(data), "per_class.csv")):
-        shown = [c.title for t in tables for c in t.columns[1:]]
-        assert shown == board[:MAX_TABLE_SYSTEMS]
+        assert {t.form for t in tables} == {"page", "text", "column"}
+        for form in ("page", "text", "column"):       # each form shows the same systems, in fewer a table
+            shown = [c.title for t in tables if t.form == form for c in t.columns[1:]]
+            assert shown == board[:MAX_TABLE_SYSTEMS], form
         assert all(f"the first {MAX_TABLE_SYSTEMS} systems of the leaderboard's 100" in t.caption and csv in t.caption
                    for t in tables)
 
@@ -248,7 +250,9 @@ def test_seed_tables_stay_within_the_page_at_many_systems(n, tmp_path):
     from evalreport.report.appendix.writer import MAIN_EXAMPLE, MAIN_EXAMPLE_TYP, write_tables
 
     specs, names = _seed_specs(n)
-    assert [s.name for s in specs] == ["seed-spread", "aso"]
+    # 6 systems: the ASO matrix across the page, with its narrower forms (all of them compiled here)
+    assert [s.name for s in specs] == (["seed-spread", "aso", "aso-text", "aso-column"] if n == 6
+                                       else ["seed-spread", "aso"])
     write_tables(specs, tmp_path)
     inputs = "\n".join(rf"\input{{tables/{s.name}}}" for s in specs)
     main_tex = MAIN_EXAMPLE.replace(r"\input{appendix}", inputs).replace(r"\bibliographystyle{plain}", "").replace(
@@ -278,3 +282,35 @@ def test_seed_tables_stay_within_the_page_at_many_systems(n, tmp_path):
     flat = re.sub(r"\s+", "", subprocess.run(["pdftotext", str(tmp_path / "typst.pdf"), "-"], capture_output=True,
                                              text=True).stdout).replace("\u200b", "").replace("\u00ad", "")
     assert re.sub(r"\s+", "", names[0])[:20] in flat
+
+
+@pytest.mark.slow
+def test_a_typst_table_in_the_text_leaves_no_lone_row_at_a_break(tmp_path):
+    """A column table breaking across columns kept 1 or 2 rows alone at the foot of a column (or the head of
+    the next) for some amounts of text before it; with its first and last rows glued (typst._glue) every
+    column holds at least MIN_PART_ROWS of its rows, for each of 16 amounts of text."""
+    typst_mod = pytest.importorskip("typst")
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext not installed (Debian: poppler-utils)")
+    from evalreport.report.appendix.tables import MIN_PART_ROWS
+
+    spec = TableSpec("t", "A table.", [Column("Row", 0.5, "l"), Column("Value", 0.6)],
+                     [[Cell(f"R{i:02d}", kind="text"), Cell(f"0.{i:02d}")] for i in range(1, 13)], width="column")
+    head = ('#set page(paper: "us-letter", margin: 0.8in, columns: 2)\n#set text(size: 10pt)\n'
+            "#show figure.where(kind: table): set figure.caption(position: top)\n"
+            "#show figure.where(kind: table): set block(breakable: true)\n")
+    counts = []
+    for words in range(380, 508, 8):
+        (tmp_path / "d.typ").write_text(head + "word " * words + "\n\n" + typst.table(spec), encoding="utf-8")
+        typst_mod.compile(str(tmp_path / "d.typ"), output=str(tmp_path / "d.pdf"))
+        html = subprocess.run(["pdftotext", "-bbox", str(tmp_path / "d.pdf"), "-"], capture_output=True, text=True,
+                              check=True).stdout
+        where: dict[tuple[int, bool], int] = {}
+        for p, page in enumerate(re.findall(r"<page.*?</page>", html, flags=re.S)):
+            for x0 in re.findall(r'<word xMin="([\d.]+)"[^>]*>R\d\d</word>', page):
+                key = (p, float(x0) > 306)           # the page and its column (US letter: 612 pt wide)
+                where[key] = where.get(key, 0) + 1
+        assert sum(where.values()) == 12
+        counts.append(sorted(where.values()))
+    assert any(len(c) > 1 for c in counts)           # the table does break at some of these amounts
+    assert all(min(c) >= MIN_PART_ROWS for c in counts), counts

@@ -121,6 +121,31 @@ def test_cv_table_shows_the_reports_numbers_not_a_recomputation(folds):
     assert (summary["F_tp,fp"] - f1.reindex(summary.index)).abs().max() < 1e-12
 
 
+def test_cv_table_narrower_forms_hold_the_same_numbers_and_the_label(folds):
+    """The estimators' page table (6.9 in, 7 estimators) ran 151 pt into the default article's text: its
+    narrower forms split the estimators into groups, each table repeating the system column; every form holds
+    every value once, the first table of each carries the label the methods paragraph refers to, and
+    appendix.tex sets the widest form the text holds."""
+    from evalreport.report.appendix.tables import ARTICLE_IN, COLUMN_IN, PAGE_IN
+
+    forms: dict[str, list[str]] = {}
+    for tex_file in sorted((folds / "tables").glob("cv-estimators*.tex")):
+        m = re.fullmatch(r"cv-estimators(?:-(text|column))?(?:-\d+)?", tex_file.stem)
+        forms.setdefault(m.group(1) or "page", []).append(tex_file.stem)
+    assert set(forms) == {"page", "text", "column"}
+    reference = {tuple(r) for r in _table_rows(_read(folds, "tables/cv-estimators.tex"))}
+    for form, width in (("page", PAGE_IN), ("text", ARTICLE_IN), ("column", COLUMN_IN)):
+        names = sorted(forms[form], key=lambda n: int(n.rsplit("-", 1)[1]) if n[-1].isdigit() else 0)
+        texts = [_read(folds, f"tables/{n}.tex") for n in names]
+        assert all(float(re.match(r"% \S+: ([\d.]+) in wide", t).group(1)) <= width for t in texts), form
+        assert r"\label{tab:evalreport-cv-estimators}" in texts[0]
+        rows = [_table_rows(t) for t in texts]
+        joined = {tuple([r[0][0]] + [c for part in r for c in part[1:]]) for r in zip(*rows)}
+        assert joined == reference, form
+    line = next(ln for ln in _read(folds, "appendix.tex").splitlines() if "tables/cv-estimators" in ln)
+    assert line.startswith(r"\ifdim\textwidth<6.8") and line.count(r"\ifdim") == 2
+
+
 def test_without_folds_nothing_is_said_about_cross_validation(nofolds):
     tex = _read(nofolds, "methods.tex")
     assert "cross-validation" not in tex and "forman2010apples" not in tex

@@ -137,7 +137,7 @@ def test_seed_spread_table_equals_the_csv(seeds):
     tex = (seeds / "out" / "tables" / "seed-spread.tex").read_text(encoding="utf-8")
     rows = _latex_rows(tex)
     board = _board(seeds)
-    assert [r[0] for r in rows] == [latex.breakable(s, width_in=1.05) for s in board]   # escaped: \&, \#, \$
+    assert [r[0] for r in rows] == [latex.breakable(s, width_in=1.03) for s in board]   # escaped: \&, \#, \$
     assert r"svm\&tfidf" in tex and r"\#rule\$" in tex
     for system, row in zip(board, rows):
         want = spread.loc[system]
@@ -242,9 +242,15 @@ def test_a_few_systems_get_a_page_matrix_beyond_a_column():
 
     for n, width in ((4, "column"), (6, "page"), (systems_per_table(), "page")):
         data, names = _many(n)
-        (spec,) = aso_tables(data)
+        spec, *narrower = aso_tables(data)
         assert spec.width == width and len(spec.rows) == n and len(spec.columns) == n + 1, n
         assert spec.total_width() <= (3.3 if width == "column" else 6.9)
         assert [row[k + 1].text for k, row in enumerate(spec.rows)] == ["\u2014"] * n
+        # a page matrix comes with narrower forms for a one-column paper's text (4.8 in) and a column
+        assert [(s.family, s.form) for s in [spec, *narrower]] == (
+            [("", "")] if width == "column" else [("aso", "page"), ("aso", "text"), ("aso", "column")])
+        if narrower:
+            assert narrower[0].total_width() <= 345 / 72.27 and narrower[1].total_width() <= 3.3
+            assert [r[1:] for r in narrower[0].rows] == [r[1:] for r in spec.rows]     # the same matrix
     data, _ = _many(systems_per_table() + 1)
     assert len(aso_tables(data)[0].columns) == 4                           # beyond a page: next-system pairs

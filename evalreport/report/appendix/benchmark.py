@@ -29,21 +29,21 @@ from evalreport.report.appendix.numbers import REPORT_DIGITS, decimals, fmt
 from evalreport.report.appendix.tables import (
     COLUMN_IN,
     GAP_IN,
-    PAGE_IN,
     Cell,
     Column,
     TableSpec,
-    even_chunks,
     paper_measure_label,
     rank_cell,
+    system_forms,
 )
 from evalreport.report.sections.benchmark import DEFAULT_CONSENSUS, BenchmarkSections
 
 __all__ = ["BenchmarkAppendixData", "consensus_tables", "task_score_tables", "friedman_table", "build_all",
            "figure_items", "write_benchmark_appendix"]
 
-#: Width of a rank or number column (a method, the average rank, P(first)) and of a task's column.
-NUM_COL_IN, TASK_COL_IN, MAX_TASK_COL_IN = 0.56, 0.62, 0.95
+#: Width of a rank or number column (a method, the average rank, P(first)) and of a task's column; a method's
+#: name in bold ("Copeland", 40.6 pt at 8 pt) must fit its column unbroken.
+NUM_COL_IN, TASK_COL_IN, MAX_TASK_COL_IN = 0.57, 0.62, 0.95
 #: The consensus methods that aggregate the scores first, then rank (the others rank first).
 AGGREGATE_FIRST = ("mean_score", "weighted_mean_score", "pooled")
 #: Tallest figure (inches): a letter page's text height (9.4 in) less room for the caption.
@@ -116,22 +116,34 @@ def consensus_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
         cap += f" P(first): the share of {B:,} joint bootstrap resamples in which the system ranks first by mean rank."
     out = [TableSpec("consensus-column", cap, cols, rows, width="column")]
     labels = {m: data.method_label(m) for m in methods_}
-    mcols = [Column("Avg. rank", NUM_COL_IN)] + [Column(labels[m], NUM_COL_IN) for m in methods_]
-    name = Column("System", _name_width(PAGE_IN, [c.width for c in mcols]), "l")
-    prow = []
-    for s in order:
-        line = [Cell(str(s), kind="text"), Cell(fmt(own.at[s, "aggregate"], 2))]
-        line += [Cell(rank_cell(rank.at[s, m]) or "\u2014", bold=bool(rank.at[s, m] == rank[m].min()))
-                 for m in methods_]
-        prow.append(line)
     first = [labels[m] for m in methods_ if m in AGGREGATE_FIRST]
     pcap = ("Consensus rank of every system under every aggregation method (1 = best, in bold), in the order of the "
             "mean rank; Avg. rank: the mean rank's average. "
             + (f"Aggregate-then-rank: {', '.join(first)}; rank-then-aggregate: " if first else "Rank-then-aggregate: ")
             + ", ".join(labels[m] for m in methods_ if m not in AGGREGATE_FIRST)
             + ". Tied systems share the mean of their positions.")
-    out.append(TableSpec("consensus-page", pcap, [name] + mcols, prow, width="page"))
-    return out
+
+    def build(parts: list[list], stem, width_in: float) -> list[TableSpec]:
+        specs = []
+        for k, part in enumerate(parts, 1):       # the average rank first, then a column per method
+            mcols = [Column("Avg. rank" if m is None else labels[m], NUM_COL_IN) for m in part]
+            name = Column("System", _name_width(width_in, [c.width for c in mcols]), "l")
+            prow = []
+            for s in order:
+                prow.append([Cell(str(s), kind="text")] + [
+                    Cell(fmt(own.at[s, "aggregate"], 2)) if m is None else
+                    Cell(rank_cell(rank.at[s, m]) or "\u2014", bold=bool(rank.at[s, m] == rank[m].min())) for m in part])
+            done = sum(len(p) for p in parts[:k - 1])
+            which = (f" Columns {done + 1}-{done + len(part)} of {sum(map(len, parts))}." if len(parts) > 1 else "")
+            specs.append(TableSpec(stem(k), pcap + which, [name] + mcols, prow, width="page"))
+        return specs
+
+    return out + system_forms("consensus-page", [None, *methods_], build, per_table=_methods_per_table)
+
+
+def _methods_per_table(width_in: float) -> int:
+    """How many rank columns fit beside the narrowest system column in a table of ``width_in`` inches."""
+    return max(1, int((width_in - MIN_NAME_IN - 2 * GAP_IN) // (NUM_COL_IN + 2 * GAP_IN)))
 
 
 def task_score_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
@@ -152,32 +164,41 @@ def task_score_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
         best[t] = sub["rank"].min()
     primaries = data.tasks.set_index("task")["primary"].to_dict() if not data.tasks.empty else {}
     one = len(set(primaries.values())) == 1
-    fit_column = int((COLUMN_IN - MIN_NAME_IN - 2 * GAP_IN) // (TASK_COL_IN + 2 * GAP_IN))
-    per_page = int((PAGE_IN - 1.4 - 2 * GAP_IN) // (TASK_COL_IN + 2 * GAP_IN))
-    width = "column" if len(tasks) <= fit_column else "page"
-    parts = [tasks] if width == "column" else even_chunks(tasks, per_page)
     what = (paper_measure_label(next(iter(primaries.values()))) if one and primaries else "its primary measure")
-    out = []
-    for k, part in enumerate(parts, 1):
-        # wider task columns where the page has room (long task names then break less)
-        room = ((COLUMN_IN if width == "column" else PAGE_IN) - 1.4 - 2 * GAP_IN * (len(part) + 1)) / len(part)
-        tcols = [Column(str(t), math.floor(100 * min(MAX_TASK_COL_IN, max(TASK_COL_IN, room))) / 100) for t in part]
-        cols = [Column("System", _name_width(COLUMN_IN if width == "column" else PAGE_IN, [c.width for c in tcols]),
-                       "l")] + tcols
-        rows = [[Cell(str(s), kind="text")] + [
-            Cell(fmt(value.get((t, s), np.nan), digits[t]) or "\u2014",
-                 bold=bool(pd.notna(rank.get((t, s), np.nan)) and rank.get((t, s)) == best[t])) for t in part]
-            for s in order]
-        first = sum(len(p) for p in parts[:k - 1])
-        which = f" (tasks {first + 1}-{first + len(part)} of {len(tasks)})" if len(parts) > 1 else ""
-        cap = (f"Every system's {what} in every task{which}, systems in consensus order (mean rank); the best of each "
-               "task in bold, a dash where the system did not take part. Each task to the decimals its bootstrap "
-               "intervals resolve (the rule is in the methods paragraph).")
-        if not one:
-            cap += " Primary measures: " + "; ".join(f"{t}: {paper_measure_label(primaries[t])}" for t in part
-                                                     if isinstance(primaries.get(t), str)) + "."
-        out.append(TableSpec(f"task-scores-{k}" if len(parts) > 1 else "task-scores", cap, cols, rows, width=width))
-    return out
+
+    def build(parts: list[list], stem, width_in: float) -> list[TableSpec]:
+        width = "column" if width_in <= COLUMN_IN and len(parts) == 1 else "page"
+        out = []
+        for k, part in enumerate(parts, 1):
+            # wider task columns where the text has room (long task names then break less)
+            room = (width_in - 1.4 - 2 * GAP_IN * (len(part) + 1)) / len(part)
+            tcols = [Column(str(t), math.floor(100 * min(MAX_TASK_COL_IN, max(TASK_COL_IN, room))) / 100) for t in part]
+            cols = [Column("System", _name_width(width_in, [c.width for c in tcols]), "l")] + tcols
+            rows = [[Cell(str(s), kind="text")] + [
+                Cell(fmt(value.get((t, s), np.nan), digits[t]) or "\u2014",
+                     bold=bool(pd.notna(rank.get((t, s), np.nan)) and rank.get((t, s)) == best[t])) for t in part]
+                for s in order]
+            first = sum(len(p) for p in parts[:k - 1])
+            which = f" (tasks {first + 1}-{first + len(part)} of {len(tasks)})" if len(parts) > 1 else ""
+            cap = (f"Every system's {what} in every task{which}, systems in consensus order (mean rank); the best of "
+                   "each task in bold, a dash where the system did not take part. Each task to the decimals its "
+                   "bootstrap intervals resolve (the rule is in the methods paragraph).")
+            if not one:
+                cap += " Primary measures: " + "; ".join(f"{t}: {paper_measure_label(primaries[t])}" for t in part
+                                                         if isinstance(primaries.get(t), str)) + "."
+            out.append(TableSpec(stem(k), cap, cols, rows, width=width))
+        return out
+
+    if len(tasks) <= _tasks_per_table(COLUMN_IN):         # one column's table
+        return build([tasks], lambda k: "task-scores", COLUMN_IN)
+    # page tables of at most 7 tasks, with narrower forms for a narrower text (tables.FORMS)
+    return system_forms("task-scores", tasks, build, per_table=_tasks_per_table)
+
+
+def _tasks_per_table(width_in: float) -> int:
+    """How many task columns fit beside the system column in a table of ``width_in`` inches."""
+    name_in = MIN_NAME_IN if width_in <= COLUMN_IN else 1.4
+    return max(1, int((width_in - name_in - 2 * GAP_IN) // (TASK_COL_IN + 2 * GAP_IN)))
 
 
 def friedman_table(data: BenchmarkAppendixData) -> list[TableSpec]:

@@ -12,11 +12,13 @@ recommendation word for word (section 5).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 
 from evalreport.measures.references import METHODS
 from evalreport.report.appendix.numbers import REPORT_DIGITS, fmt
-from evalreport.report.appendix.tables import Cell, Column, TableSpec
+from evalreport.report.appendix.tables import FORMS, GAP_IN, Cell, Column, TableSpec, even_chunks, form_width
 
 __all__ = ["ESTIMATOR_MATH", "RECOMMENDATION", "AUC_RECOMMENDATION", "folds", "cv_table", "crossval_segments",
            "TABLE_LABEL"]
@@ -65,12 +67,45 @@ def cv_table(data) -> list[TableSpec]:
     if not folds(data) or cv.empty:
         return []
     cols = [c for c in ESTIMATOR_MATH if c in cv.columns]
-    # a page table: a float in both LaTeX and Typst (a Typst column table would break across columns)
-    width, value_in = "page", 0.6
-    columns = [Column("System", 2.0, "l")] + [
-        Column(c, value_in, math=ESTIMATOR_MATH[c]) for c in cols]
-    rows = [[Cell(str(row["system"]), kind="text")] + [Cell(fmt(row[c], REPORT_DIGITS) or "\u2014") for c in cols]
-            for _, row in cv.iterrows()]
+    cap = _caption(data, cv, cols)
+    out: list[TableSpec] = []
+    last: list[TableSpec] = []
+    for form, text_in in FORMS:
+        if last and form_width(last) <= text_in:        # the wider form fits this text too
+            continue
+        # a page table: a float in both LaTeX and Typst (a Typst column table would break across columns);
+        # narrower forms split the estimators into groups, each table repeating the system column
+        name_in, value_in = _WIDTHS_IN[form]
+        per = max(1, int((text_in - name_in - 2 * GAP_IN) // (value_in + 2 * GAP_IN)))
+        groups = even_chunks(cols, per)
+        stem = "cv-estimators" if form == FORMS[0][0] else f"cv-estimators-{form}"
+        last = []
+        for k, group in enumerate(groups, 1):
+            columns = [Column("System", name_in, "l")] + [Column(c, value_in, math=ESTIMATOR_MATH[c]) for c in group]
+            rows = [[Cell(str(row["system"]), kind="text")] + [Cell(fmt(row[c], REPORT_DIGITS) or "\u2014")
+                                                                for c in group] for _, row in cv.iterrows()]
+            last.append(TableSpec(f"{stem}-{k}" if len(groups) > 1 else stem, cap if k == 1 else _continued(group),
+                                  columns, rows, width="page", label=TABLE_LABEL if k == 1 else "",
+                                  family="cv-estimators", form=form))
+        out += last
+    return out if len(out) > 1 else [replace(s, family="", form="") for s in out]
+
+
+def _continued(group: list[str]) -> list:
+    """The caption of a further table of the estimators: which ones it holds."""
+    segs: list = [("text", "Cross-validation estimators, continued: ")]
+    for i, c in enumerate(group):
+        segs += [("text", ", ")] * (i > 0) + [("math", ESTIMATOR_MATH[c])]
+    return segs + [("text", ".")]
+
+
+#: Widths (in) of the system column and of an estimator's column in each form (:data:`~.tables.FORMS`); an
+#: estimator's column holds its name as math (AUC_merge: 38 pt at 8 pt, more than 0.5 in).
+_WIDTHS_IN = {"page": (2.0, 0.6), "text": (1.3, 0.55), "column": (1.1, 0.55)}
+
+
+def _caption(data, cv: pd.DataFrame, cols: list[str]) -> list:
+    """The caption's segments: what each estimator is, the folds where one is undefined, the decimals."""
     positive = data.settings.get("positive")
     cap: list = [("text", f"F1 of the positive class{' ' if positive else ''}"),
                  ("data", str(positive or "")),
@@ -94,7 +129,7 @@ def cv_table(data) -> list[TableSpec]:
                     ("data", str(r["invalid_folds"])), ("text", ")")]
         cap.append(("text", "."))
     cap.append(("text", f" A dash: undefined in every fold. {REPORT_DIGITS} decimals, as in the report."))
-    return [TableSpec("cv-estimators", cap, columns, rows, width=width)]
+    return cap
 
 
 def crossval_segments(data, seg) -> None:

@@ -19,7 +19,8 @@ from pathlib import Path
 
 from evalreport.report.appendix.tables import COLUMN_IN, PAGE_IN
 
-__all__ = ["Figure", "FIGURE_SIZES", "charts_for", "write_figures", "write_charts", "pdf_width_pt", "MAX_HEIGHT_IN"]
+__all__ = ["Figure", "FIGURE_SIZES", "charts_for", "write_figures", "write_charts", "pdf_width_pt", "MAX_HEIGHT_IN",
+           "pdf_aspect"]
 
 #: Width of each figure size in inches.
 FIGURE_SIZES = {"column": COLUMN_IN, "page": PAGE_IN}
@@ -109,6 +110,26 @@ def pdf_width_pt(pdf: bytes) -> float:
         raise ValueError("no MediaBox in the PDF")
     x0, _, x1, _ = (float(v) for v in m.groups())
     return x1 - x0
+
+
+def pdf_aspect(pdf: bytes) -> float:
+    """Width over height of the first page of ``pdf`` (its MediaBox).
+
+    Parameters
+    ----------
+    pdf : bytes
+        A PDF file's bytes.
+
+    Returns
+    -------
+    float
+        The page's width divided by its height.
+    """
+    m = _MEDIABOX.search(pdf)
+    if not m:
+        raise ValueError("no MediaBox in the PDF")
+    x0, y0, x1, y1 = (float(v) for v in m.groups())
+    return (x1 - x0) / (y1 - y0)
 
 
 #: Subtitle lines that the appendix's own captions already say.

@@ -154,7 +154,7 @@ def table(spec: TableSpec) -> str:
     env = "table" if spec.width == "column" else "table*"
     head = " & ".join(rf"${c.math[0]}$" if c.math else rf"\textbf{{{breakable(c.title, width_in=c.width)}}}"
                       for c in spec.columns) + r" \\"
-    label = "tab:evalreport-" + spec.name
+    label = spec.ref_label()
     out = [f"% {spec.name}: {spec.total_width():.2f} in wide (fixed column widths; booktabs, no vertical rules)"]
     parts = table_parts(spec)
     for first, rows in parts:

@@ -85,7 +85,8 @@ def seed_spread_table(data) -> list[TableSpec]:
            f"SD), the bootstrap standard error of one run over {unit} (item SE) and the standard error of the mean "
            f"from the {design_test(data, 'bootstrap')}; SD and SE to {REPORT_DIGITS} decimals. Every run's value "
            "of every measure is in runs.csv." + shown)
-    cols = [Column("System", 1.05, "l"), Column("Runs", 0.3)] + [
+    # "Runs" in bold takes 21.8 pt at 8 pt: its column (0.32 in, 23.1 pt) holds it unbroken
+    cols = [Column("System", 1.03, "l"), Column("Runs", 0.32)] + [
         Column(title, 0.36) for title in ("Mean", "Seed SD", "Item SE", "SE of mean")]
     return [TableSpec("seed-spread", cap, cols, rows, width="column", row_noun="system")]
 
@@ -109,7 +110,8 @@ def _aso_words(data, aso: pd.DataFrame, pairs: int) -> str:
 
 def aso_tables(data) -> list[TableSpec]:
     """eps_min of Almost Stochastic Order: a matrix (A rows, B columns) up to a page's systems, else each
-    system against the next one on the leaderboard, both ways.
+    system against the next one on the leaderboard, both ways; a page-wide matrix comes with the pairs as
+    its one-column form (``aso-column``, family ``aso``: :data:`~.tables.FORMS`) for a narrower text.
 
     Parameters
     ----------
@@ -119,7 +121,8 @@ def aso_tables(data) -> list[TableSpec]:
     Returns
     -------
     list of TableSpec
-        One table, or none without ASO bounds (one run per system, or no resampling).
+        One table (two forms of it for a page-wide matrix), or none without ASO bounds (one run per
+        system, or no resampling).
     """
     aso = _primary(data.table("aso"), data.primary)
     if aso.empty or not aso["eps_min"].notna().any():
@@ -129,30 +132,46 @@ def aso_tables(data) -> list[TableSpec]:
     board = _board_systems(data)
     order = [s for s in board if s in named] + sorted(named - set(board))
     words = _aso_words(data, aso, len(order) * (len(order) - 1) // 2)
-    if len(order) <= systems_per_table():
-        return [_aso_matrix(order, eps, words)]
+    if len(order) > systems_per_table():
+        return [_aso_pairs(order, eps, words, "aso")]
+    matrix = _aso_matrix(order, eps, words)
+    if matrix.width == "column":
+        return [matrix]
+    # a page matrix is wider than a one-column paper's text: there the matrix with narrow columns, and in a
+    # text narrower still the pairs (one column wide)
+    forms = [matrix, _aso_matrix(order, eps, words, compact=True), _aso_pairs(order, eps, words, "aso-column")]
+    for spec, form in zip(forms, ("page", "text", "column")):
+        spec.family, spec.form = "aso", form
+    return forms
+
+
+def _aso_pairs(order: list[str], eps: dict, words: str, name: str) -> TableSpec:
+    """Each system against the next one on the leaderboard, both ways: a one-column table."""
     systems, shown = _shown(order, "aso.csv")
     rows = [[Cell(str(i + 1)), Cell(a, kind="text"), _eps_cell(eps.get((a, b))), _eps_cell(eps.get((b, a)))]
             for i, (a, b) in enumerate(zip(systems, systems[1:]))]
     cap = (words + " Each system (A, with its leaderboard position) against the next one on the leaderboard (B)."
            + shown)
     cols = [Column("Pos.", 0.3), Column("System (A)", 1.5, "l"),
-            Column("A vs B", 0.55, math=(r"\varepsilon_{\min}(A,B)", "epsilon_(min)(A, B)")),
-            Column("B vs A", 0.55, math=(r"\varepsilon_{\min}(B,A)", "epsilon_(min)(B, A)"))]
-    return [TableSpec("aso", cap, cols, rows, width="column", row_noun="system")]
+            # the headers as math take 40.2 pt at 8 pt: a 0.56 in (40.5 pt) column holds them
+            Column("A vs B", 0.56, math=(r"\varepsilon_{\min}(A,B)", "epsilon_(min)(A, B)")),
+            Column("B vs A", 0.56, math=(r"\varepsilon_{\min}(B,A)", "epsilon_(min)(B, A)"))]
+    return TableSpec(name, cap, cols, rows, width="column", row_noun="system")
 
 
-def _aso_matrix(order: list[str], eps: dict, words: str) -> TableSpec:
-    """The eps_min matrix of a few systems: one column wide where it fits, else the page."""
+def _aso_matrix(order: list[str], eps: dict, words: str, *, compact: bool = False) -> TableSpec:
+    """The eps_min matrix of a few systems: one column wide where it fits, else the page; ``compact``: the
+    narrow columns of the one-column matrix in a page float (``aso-text``)."""
     n = len(order)
     column = _ASO_NAME_IN + n * _ASO_COL_IN + 2 * GAP_IN * (n + 1) <= COLUMN_IN
-    name_in, col_in = (_ASO_NAME_IN, _ASO_COL_IN) if column else (1.55, 0.66)
+    name_in, col_in = (_ASO_NAME_IN, _ASO_COL_IN) if column or compact else (1.55, 0.66)
     rows = [[Cell(f"{i + 1}. {a}", kind="text")] + [Cell("\u2014") if a == b else _eps_cell(eps.get((a, b)))
                                                      for b in order] for i, a in enumerate(order)]
     cap = words + (" Rows: system A, numbered by its leaderboard position; columns: system B, by the same "
                    "numbers.")
     cols = [Column("A vs B", name_in, "l")] + [Column(str(j + 1), col_in) for j in range(n)]
-    return TableSpec("aso", cap, cols, rows, width="column" if column else "page", row_noun="system")
+    return TableSpec("aso-text" if compact and not column else "aso", cap, cols, rows,
+                     width="column" if column else "page", row_noun="system")
 
 
 def seed_tables(data) -> list[TableSpec]:

@@ -1,7 +1,9 @@
 """The appendix's per-slice table: every system's value of the primary measure on every slice of the
-test set (rows: slices; columns: systems in the leaderboard's order, split into page-wide tables like
-the measures table), the best system of each slice in bold, a small slice marked."""
+test set (rows: slices; columns: systems in the leaderboard's order, in the forms of the measures
+table, :data:`~.tables.FORMS`), the best system of each slice in bold, a small slice marked."""
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pandas as pd
 
@@ -12,9 +14,8 @@ from evalreport.report.appendix.tables import (
     Cell,
     Column,
     TableSpec,
-    even_chunks,
     paper_measure_label,
-    systems_per_table,
+    system_forms,
 )
 
 __all__ = ["slices_tables", "SMALL_NOTE"]
@@ -27,19 +28,21 @@ def _flags(values) -> list[bool]:
     return [str(v).strip().lower() in ("true", "1", "1.0") for v in values]
 
 
-def slices_tables(data) -> list[TableSpec]:
+def slices_tables(data, *, forms: bool = False) -> list[TableSpec]:
     """The per-slice tables of the appendix (none without slices).
 
     Parameters
     ----------
     data
         The report's tables (``slices``, ``leaderboard``) and its primary measure.
+    forms : bool
+        Also the narrower forms (:data:`~.tables.FORMS`), as the appendix writes them.
 
     Returns
     -------
     list of TableSpec
-        One page-wide table per group of systems that fits the page; a slice's row is named
-        ``column: slice (n)``, a small slice's name followed by :data:`SMALL_NOTE`.
+        One page-wide table per group of systems that fits the page (and with ``forms`` the narrower forms);
+        a slice's row is named ``column: slice (n)``, a small slice's name followed by :data:`SMALL_NOTE`.
     """
     sl = data.table("slices")
     if sl.empty:
@@ -57,35 +60,42 @@ def slices_tables(data) -> list[TableSpec]:
     first = sl.drop_duplicates(["slice_col", "slice"]).set_index(["slice_col", "slice"])
     cell = sl.set_index(["slice_col", "slice", "system"])
     several = len({c for c, _ in keys}) > 1
-    parts = even_chunks(systems, systems_per_table())
     label = paper_measure_label(data.primary)
-    out = []
-    for k, part in enumerate(parts, 1):
-        rows = []
-        for col, name in keys:
-            head = first.loc[(col, name)]
-            n = pd.to_numeric(head["n"], errors="coerce")
-            text = (f"{col}: " if several else "") + name + (f" ({int(n):,})" if pd.notna(n) else "") \
-                + (f" {SMALL_NOTE}" if head["small"] else "")
-            line = [Cell(text, kind="text")]
-            for s in part:
-                if (col, name, s) not in cell.index:
-                    line.append(Cell("\u2014"))
-                    continue
-                r = cell.loc[(col, name, s)]
-                line.append(Cell(fmt(r["value"], REPORT_DIGITS) or "\u2014", bold=bool(r["best"])))
-            rows.append(line)
-        done = sum(len(p) for p in parts[:k - 1])
-        which = f" (systems {done + 1}-{done + len(part)} of {len(systems)})" if len(parts) > 1 else ""
-        cols_named = ", ".join(dict.fromkeys(c for c, _ in keys))
-        cap = (f"{label} of every system{which} on every slice of the test set by {cols_named} (rows; items in "
-               "parentheses), systems in the leaderboard's order; the best system of each slice in bold "
-               "(paired tests Holm-corrected within each slice are in slice_leaders.csv).")
-        if any(first["small"]):
-            cap += f" {SMALL_NOTE} a small slice: too few items or a gold class missing for an interval; its value is shown."
-        cols = [Column("Slice", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
-        out.append(TableSpec(f"slices-{k}" if len(parts) > 1 else "slices", cap, cols, rows, width="page"))
-    return out
+    rows_of = {}
+    for col, name in keys:
+        head = first.loc[(col, name)]
+        n = pd.to_numeric(head["n"], errors="coerce")
+        rows_of[(col, name)] = (f"{col}: " if several else "") + name + (f" ({int(n):,})" if pd.notna(n) else "") \
+            + (f" {SMALL_NOTE}" if head["small"] else "")
+    cols_named = ", ".join(dict.fromkeys(c for c, _ in keys))
+    small = any(first["small"])
+
+    def build(parts: list[list], stem, width_in: float) -> list[TableSpec]:
+        out = []
+        for k, part in enumerate(parts, 1):
+            rows = []
+            for key, text in rows_of.items():
+                line = [Cell(text, kind="text")]
+                for s in part:
+                    if (*key, s) not in cell.index:
+                        line.append(Cell("\u2014"))
+                        continue
+                    r = cell.loc[(*key, s)]
+                    line.append(Cell(fmt(r["value"], REPORT_DIGITS) or "\u2014", bold=bool(r["best"])))
+                rows.append(line)
+            done = sum(len(p) for p in parts[:k - 1])
+            which = f" (systems {done + 1}-{done + len(part)} of {len(systems)})" if len(parts) > 1 else ""
+            cap = (f"{label} of every system{which} on every slice of the test set by {cols_named} (rows; items in "
+                   "parentheses), systems in the leaderboard's order; the best system of each slice in bold "
+                   "(paired tests Holm-corrected within each slice are in slice_leaders.csv).")
+            if small:
+                cap += f" {SMALL_NOTE} a small slice: too few items or a gold class missing for an interval; its value is shown."
+            cols = [Column("Slice", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
+            out.append(TableSpec(stem(k), cap, cols, rows, width="page"))
+        return out
+
+    every = system_forms("slices", systems, build)
+    return every if forms else [replace(spec, family="", form="") for spec in every if spec.form == "page"]
 
 
 def slices_segments(data, seg) -> None:

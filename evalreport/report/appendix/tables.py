@@ -10,6 +10,12 @@ whose widths plus the gaps between them add up to at most :data:`COLUMN_IN` (3.3
 table (``"page"``) to at most :data:`PAGE_IN` (6.9 in). Wide tables show less (the one-column
 leaderboard: rank, system, value with its interval and letters) or are split (the measures x
 systems table: at most :func:`systems_per_table` systems per table, several tables).
+
+A table with a column per system comes in several forms (:data:`FORMS`), one for each text width it
+is made for: the page of a two-column paper, the default ``article`` class's text, one column. The
+forms hold the same cells, split into tables of fewer systems each (every table repeats the name
+column); each table of a form carries the form's name and the name of its family
+(:attr:`TableSpec.family`), and the writers set the widest form the paper's text holds.
 """
 from __future__ import annotations
 
@@ -26,9 +32,17 @@ from evalreport.report.sections.many_systems import MAX_PRINT_SYSTEMS, shown_sen
 
 __all__ = ["Cell", "Column", "TableSpec", "COLUMN_IN", "PAGE_IN", "GAP_IN", "leaderboard",
            "measures_tables", "per_class_tables", "baselines_table", "systems_per_table", "build_all",
-           "primary_decimals", "table_parts", "text_lines", "PART_HEIGHT_IN", "MAX_TABLE_SYSTEMS"]
+           "primary_decimals", "table_parts", "text_lines", "PART_HEIGHT_IN", "MAX_TABLE_SYSTEMS", "FORMS",
+           "ARTICLE_IN", "system_forms", "form_width", "MIN_PART_ROWS"]
 
 COLUMN_IN, PAGE_IN = 3.3, 6.9
+#: The text width of the default ``article`` class at 10 pt (345 pt), the one-column paper a table should fit.
+ARTICLE_IN = 345 / 72.27
+#: The forms of a table with a column per system, widest first: (name, the text width in inches it is made for).
+FORMS = (("page", PAGE_IN), ("text", ARTICLE_IN), ("column", COLUMN_IN))
+#: The fewest rows a part of a table split over pages holds (when the table has that many): no part with a
+#: lone row.
+MIN_PART_ROWS = 3
 #: Space on each side of a column (LaTeX: ``\tabcolsep`` = 3 pt; Typst: cell inset 3 pt).
 GAP_IN = 3 / 72.27
 #: Width of one system's column in the measures x systems and per-class tables.
@@ -80,6 +94,13 @@ class TableSpec:
     width: str = "column"  # "column" or "page"
     notes: list[str] = field(default_factory=list)
     row_noun: str = "row"  # what a row is ("system", "class"), for a continued part's caption
+    family: str = ""       # the name shared by every form of the table (:data:`FORMS`); "" for a table of one form
+    form: str = ""         # the form's name ("page", "text", "column")
+    label: str = ""        # the cross-reference label, if not tab:evalreport-NAME (one shared by a family's forms)
+
+    def ref_label(self) -> str:
+        """The table's cross-reference label."""
+        return self.label or f"tab:evalreport-{self.name}"
 
     def total_width(self) -> float:
         """Inches the table takes: its columns plus a gap on each side of every column."""
@@ -174,7 +195,20 @@ def table_parts(spec: TableSpec, *, height_in: float = PART_HEIGHT_IN) -> list[t
             start, used, budget = i, 0.0, room - 3 * _LINE_PT
         used += h
     parts.append((start, spec.rows[start:]))
-    return parts
+    return _no_lone_rows(parts, spec.rows)
+
+
+def _no_lone_rows(parts: list[tuple[int, list[list[Cell]]]], rows: list[list[Cell]]) -> list[tuple[int, list[list[Cell]]]]:
+    """``parts`` with rows moved from the one before the last to the last, so that no continued part holds
+    fewer than :data:`MIN_PART_ROWS` rows (a part only gives rows it can spare: it keeps as many)."""
+    if len(parts) < 2:
+        return parts
+    (a, before), (b, last) = parts[-2], parts[-1]
+    need = min(MIN_PART_ROWS, len(before) + len(last) - MIN_PART_ROWS) - len(last)
+    if need <= 0:
+        return parts
+    cut = b - need
+    return [*parts[:-2], (a, rows[a:cut]), (cut, rows[cut:b + len(last)])]
 
 
 def continued_text(spec: TableSpec, first: int, rows: int) -> str:
@@ -298,6 +332,53 @@ def systems_per_table(width_in: float = PAGE_IN) -> int:
     return max(1, int(room // (SYSTEM_COL_IN + 2 * GAP_IN)))
 
 
+def form_width(specs: list[TableSpec]) -> float:
+    """The text width (in) a form's tables need: the widest of them."""
+    return max((s.total_width() for s in specs), default=0.0)
+
+
+def system_forms(family: str, systems: list, build, *, per_table=systems_per_table) -> list[TableSpec]:
+    """Every form (:data:`FORMS`) of a table with a column per system (or per task, per method), widest first.
+
+    Each form splits ``systems`` into as few tables as hold at most ``per_table(width)`` of them; a form
+    whose text the wider form's tables fit already is left out (the page form is always there).
+
+    Parameters
+    ----------
+    family : str
+        The tables' file stem (``measures``): the page form's tables are ``measures`` or ``measures-1``,
+        ``measures-2``, ...; another form's add its name (``measures-text-1``).
+    systems : list
+        The systems, in the order the tables show them.
+    build : callable
+        ``build(parts, name, width_in)`` -> one TableSpec per part: ``parts`` the systems of each table,
+        ``name(k)`` the file stem of the k-th (from 1), ``width_in`` the text width the form is made for.
+    per_table : callable
+        How many columns fit a table of a given width (:func:`systems_per_table`).
+
+    Returns
+    -------
+    list of TableSpec
+        The tables of every form, each with ``family`` and ``form`` set.
+    """
+    out: list[TableSpec] = []
+    last: list[TableSpec] = []
+    for form, width in FORMS:
+        if last and form_width(last) <= width:      # the wider form fits this text too
+            continue
+        parts = even_chunks(systems, per_table(width))
+        stem = family if form == FORMS[0][0] else f"{family}-{form}"
+
+        def name(k: int, stem: str = stem, several: bool = len(parts) > 1) -> str:
+            return f"{stem}-{k}" if several else stem
+
+        last = build(parts, name, width)
+        for spec in last:
+            spec.family, spec.form = family, form
+        out += last
+    return out
+
+
 def even_chunks(items: list, size: int) -> list[list]:
     """``items`` in as few parts of at most ``size`` as possible, of nearly equal length.
 
@@ -311,17 +392,19 @@ def even_chunks(items: list, size: int) -> list[list]:
     Returns
     -------
     list of list
-        The parts, in order (8 systems with room for 7: 4 + 4, not 7 + 1).
+        The parts, in order (8 systems with room for 7: 4 + 4, not 7 + 1; 25 with room for 4:
+        4 + 4 + 4 + 4 + 3 + 3 + 3, not six of 4 and one of 1).
     """
     n = max(1, -(-len(items) // size))
-    even = -(-len(items) // n)
-    return [items[i:i + even] for i in range(0, len(items), even)]
+    q, r = divmod(len(items), n)           # r parts of q + 1, then parts of q (25 with room for 4: 4 x 4 + 3 x 3)
+    ends = [k * q + min(k, r) for k in range(n + 1)]
+    return [items[a:b] for a, b in zip(ends, ends[1:]) if b > a]
 
 
 def measures_tables(data) -> list[TableSpec]:
-    """Every measure (rows) for every system (columns, split into page-wide tables): the value
-    with the system's rank under the measure in parentheses, rank 1 in bold. One ``d`` per
-    measure (row), from that measure's intervals."""
+    """Every measure (rows) for every system (columns, split into tables in each form of :data:`FORMS`): the
+    value with the system's rank under the measure in parentheses, rank 1 in bold. One ``d`` per
+    measure (row), from that measure's intervals, the same in every form."""
     scores = data.table("scores")
     scores = scores[~scores["calibrated"].astype(bool)]
     ranks = data.table("ranks")
@@ -338,28 +421,39 @@ def measures_tables(data) -> list[TableSpec]:
     for m in measures:
         sub = iv[iv["measure"] == m] if len(iv) else iv
         digits[m] = decimals(sub["lo"], sub["hi"]) if len(sub) else REPORT_DIGITS
-    per = systems_per_table()
-    parts = even_chunks(systems, per)
-    out = []
-    for k, part in enumerate(parts, 1):
-        rows = []
-        for m in measures:
-            arrow = "\u2191" if _higher(m) else "\u2193"
-            line = [Cell(f"{_short(m)} {arrow}", kind="text")]
-            for s in part:
-                v = value.get((s, m), np.nan)
-                r = ranks.get((s, m), np.nan)
-                line.append(Cell(fmt(v, digits[m]) or "\u2014", bold=bool(r == 1), rank=rank_cell(r)))
-            rows.append(line)
-        first = sum(len(p) for p in parts[:k - 1])
-        which = f" (systems {first + 1}-{first + len(part)} of {len(systems)})" if len(parts) > 1 else ""
-        cap = ("Every measure (rows; \u2191 higher is better, \u2193 lower is better) for every system" + which +
-               ", in the leaderboard's order; in parentheses the system's rank under the measure (1 = best, in bold). "
-               "A dash: undefined (0/0). Decimals per measure from its bootstrap intervals." + shown)
-        cols = [Column("Measure", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
-        out.append(TableSpec(f"measures-{k}" if len(parts) > 1 else "measures", cap, cols, rows, width="page",
-                             row_noun="measure"))
-    return out
+
+    def build(parts: list[list], name, width_in: float) -> list[TableSpec]:
+        return [_measures_part(parts, k, name(k), measures, digits, value, ranks, shown)
+                for k in range(1, len(parts) + 1)]
+
+    return system_forms("measures", systems, build)
+
+
+def _measures_part(parts, k: int, name: str, measures, digits, value, ranks, shown: str) -> TableSpec:
+    """The k-th table (from 1) of the measures x systems table split into ``parts``."""
+    part = parts[k - 1]
+    rows = []
+    for m in measures:
+        arrow = "\u2191" if _higher(m) else "\u2193"
+        line = [Cell(f"{_short(m)} {arrow}", kind="text")]
+        for s in part:
+            v = value.get((s, m), np.nan)
+            r = ranks.get((s, m), np.nan)
+            line.append(Cell(fmt(v, digits[m]) or "\u2014", bold=bool(r == 1), rank=rank_cell(r)))
+        rows.append(line)
+    cap = ("Every measure (rows; \u2191 higher is better, \u2193 lower is better) for every system" + _which(parts, k) +
+           ", in the leaderboard's order; in parentheses the system's rank under the measure (1 = best, in bold). "
+           "A dash: undefined (0/0). Decimals per measure from its bootstrap intervals." + shown)
+    cols = [Column("Measure", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
+    return TableSpec(name, cap, cols, rows, width="page", row_noun="measure")
+
+
+def _which(parts: list[list], k: int) -> str:
+    """The caption's words on which systems the k-th of ``parts`` holds (none when there is one part)."""
+    if len(parts) < 2:
+        return ""
+    first = sum(len(p) for p in parts[:k - 1])
+    return f" (systems {first + 1}-{first + len(parts[k - 1])} of {sum(len(p) for p in parts)})"
 
 
 def _higher(measure_id: str) -> bool:
@@ -372,7 +466,7 @@ def _higher(measure_id: str) -> bool:
 
 
 def per_class_tables(data, *, metric: str = "f1") -> list[TableSpec]:
-    """Per-class ``metric`` (rows: classes; columns: systems, split like :func:`measures_tables`),
+    """Per-class ``metric`` (rows: classes; columns: systems, in the forms of :func:`measures_tables`),
     the best system of each class in bold; the report's 3 decimals (no per-class intervals)."""
     pc = data.table("per_class")
     if pc.empty:
@@ -387,24 +481,22 @@ def per_class_tables(data, *, metric: str = "f1") -> list[TableSpec]:
     wide = pc.pivot_table(index="class", columns="system", values="value", aggfunc="first").reindex(
         index=classes, columns=systems)
     best = wide.max(axis=1)
-    per = systems_per_table()
-    parts = even_chunks(systems, per)
-    out = []
     name = {"f1": "F1", "recall": "recall", "precision": "precision"}.get(metric, metric)
-    for k, part in enumerate(parts, 1):
-        rows = [[Cell(str(c), kind="text")] + [
-            Cell(fmt(wide.at[c, s], REPORT_DIGITS) or "\u2014",
-                 bold=bool(pd.notna(wide.at[c, s]) and wide.at[c, s] == best[c])) for s in part] for c in classes]
-        first = sum(len(p) for p in parts[:k - 1])
-        which = f" (systems {first + 1}-{first + len(part)} of {len(systems)})" if len(parts) > 1 else ""
-        cap = (f"Per-class {name} of every system{which}; the best system of each class in bold, a dash where "
-               f"it is undefined (0/0). No intervals per class: {REPORT_DIGITS} decimals, as in the report." + shown)
-        cols = [Column("Class", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
-        out.append(TableSpec(f"per-class-{metric}-{k}" if len(parts) > 1 else f"per-class-{metric}", cap, cols, rows,
-                             width="page", row_noun="class"))
-    return out
 
+    def build(parts: list[list], stem, width_in: float) -> list[TableSpec]:
+        out = []
+        for k, part in enumerate(parts, 1):
+            rows = [[Cell(str(c), kind="text")] + [
+                Cell(fmt(wide.at[c, s], REPORT_DIGITS) or "\u2014",
+                     bold=bool(pd.notna(wide.at[c, s]) and wide.at[c, s] == best[c])) for s in part] for c in classes]
+            cap = (f"Per-class {name} of every system{_which(parts, k)}; the best system of each class in bold, a dash "
+                   f"where it is undefined (0/0). No intervals per class: {REPORT_DIGITS} decimals, as in the report."
+                   + shown)
+            cols = [Column("Class", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
+            out.append(TableSpec(stem(k), cap, cols, rows, width="page", row_noun="class"))
+        return out
 
+    return system_forms(f"per-class-{metric}", systems, build)
 
 
 def baselines_table(data) -> list[TableSpec]:
@@ -437,4 +529,4 @@ def build_all(data) -> list[TableSpec]:
     from evalreport.report.appendix.slices import slices_tables
 
     return [*leaderboard(data), *seed_tables(data), *cv_table(data), *measures_tables(data), *per_class_tables(data),
-            *baselines_table(data), *slices_tables(data)]
+            *baselines_table(data), *slices_tables(data, forms=True)]

@@ -6,7 +6,7 @@ zero-width break points so that they wrap inside their column."""
 from __future__ import annotations
 
 from evalreport.escape import printable, typst as lit
-from evalreport.report.appendix.tables import GAP_IN, Cell, TableSpec, continued_text, table_parts
+from evalreport.report.appendix.tables import GAP_IN, MIN_PART_ROWS, Cell, TableSpec, continued_text, table_parts
 
 __all__ = ["table", "text", "caption"]
 
@@ -52,6 +52,20 @@ def _cell(c: Cell, width: float | None = None) -> str:
     return "[#" + "#".join(parts) + "]" if len(parts) > 1 else f"[#{parts[0]}]"
 
 
+def _glue(n_rows: int, keep: int = MIN_PART_ROWS) -> list[str]:
+    """Per row, the cell of a zero-width last column that keeps rows of a table breaking in the text together:
+    an unbreakable cell spanning the first ``keep`` rows and one spanning the last ``keep`` (Typst does not
+    split the rows such a cell spans), so no column or page holds a lone first or last row; one spanning every
+    row of a table of fewer than ``2 * keep`` rows. Empty strings where a spanning cell covers the row."""
+    spans = [(0, n_rows)] if n_rows < 2 * keep else [(0, keep), (n_rows - keep, keep)]
+    cells = ["[]"] * n_rows
+    for start, span in spans:
+        cells[start] = f"table.cell(rowspan: {span}, breakable: false, inset: 0pt)[]" if span > 1 else "[]"
+        for k in range(start + 1, start + span):
+            cells[k] = ""
+    return cells
+
+
 def table(spec: TableSpec) -> str:
     """One table as a Typst ``figure`` (placed across both columns for a page table). A page table
     taller than a page is written as several figures (:func:`~.tables.table_parts`: a float does not
@@ -61,15 +75,22 @@ def table(spec: TableSpec) -> str:
     widths = ", ".join(f"{c.width + 2 * GAP_IN:.3f}in" for c in spec.columns)
     aligns = ", ".join("left" if c.align == "l" else "right" for c in spec.columns)
     head = ", ".join(f"[${c.math[1]}$]" if c.math else f"[*#{_breakable(c.title, c.width)}*]" for c in spec.columns)
+    # a table in the text breaks across columns and pages: a zero-width last column holds the cells that keep
+    # its first rows and its last rows together (no lone row at a break)
+    glue = _glue(len(spec.rows)) if spec.width != "page" and spec.rows else None
+    if glue is not None:
+        widths, aligns, head = widths + ", 0pt", aligns + ", left", head + ", []"
     # a page table floats across both columns, to the top of a page (see writer._appendix_typ); a column
     # table stays in the text, where it may break across columns (a float taller than the column would
     # run over the page)
     scope = ', placement: top, scope: "parent"' if spec.width == "page" else ""
-    label = f"tab:evalreport-{spec.name}"
+    label = spec.ref_label()
     parts = table_parts(spec) if spec.width == "page" else [(0, spec.rows)]
     out = [f"// {spec.name}: {spec.total_width():.2f} in wide (fixed column widths; booktabs-style rules)"]
     for first, rows in parts:
-        body = ",\n    ".join(", ".join(_cell(c, col.width) for c, col in zip(row, spec.columns)) for row in rows)
+        body = ",\n    ".join(", ".join([_cell(c, col.width) for c, col in zip(row, spec.columns)]
+                                          + ([glue[first + i]] if glue is not None and glue[first + i] else []))
+                                for i, row in enumerate(rows))
         if first == 0:
             title, tail = f"  caption: {caption(spec.caption)},", f") <{label}>"
         else:     # no second number: a caption that names the table (its number as text: a #ref link in a

@@ -16,14 +16,15 @@ appendix and the HTML/PDF report show the same values (to the appendix's last di
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from evalreport.inputs.settings import Settings
 from evalreport.report.appendix import bib, latex, methods, typst
-from evalreport.report.appendix.figures import FIGURE_SIZES, pdf_width_pt, write_figures
-from evalreport.report.appendix.tables import build_all
+from evalreport.report.appendix.figures import FIGURE_SIZES, pdf_aspect, pdf_width_pt, write_figures
+from evalreport.report.appendix.tables import build_all, form_width, table_parts
 from evalreport.report.sections._core import ReportBase
 
 __all__ = ["AppendixData", "write_appendix", "build_appendix", "MAIN_EXAMPLE"]
@@ -127,9 +128,16 @@ def _appendix_tex(specs, figures) -> str:
     every = {s.name: s for s in specs}
     specs, notes = _included(specs)
     lines += [f"% {n}" for n in notes]
-    lines += [_table_input(s, every) for s in specs]
+    waiting = 0
+    for group in _families(specs):
+        line, waiting = _table_input(group[0][0], every, waiting) if len(group) == 1 else _choice(group, waiting)
+        lines.append(line)
     for f in figures:
         env = "figure" if f.size == "column" else "figure*"
+        if waiting >= MAX_WAITING_FLOATS:
+            lines.append(r"\clearpage")
+            waiting = 0
+        waiting += 1
         lines += [rf"\begin{{{env}}}[tbp]", r"\centering",
                   rf"\evalreportfigure{{\evalreportdir figures/{f.name}-{f.size}.pdf}}",
                   rf"\caption{{{latex.latex_literal(f.caption)}}}\label{{fig:evalreport-{f.name}}}",
@@ -137,18 +145,74 @@ def _appendix_tex(specs, figures) -> str:
     return "\n".join(line for line in lines if line) + "\n"
 
 
-def _table_input(spec, every: dict) -> str:
+def _table_input(spec, every: dict, waiting: int = 0) -> tuple[str, int]:
     """The line of ``appendix.tex`` that inputs ``spec``; for a page table with a one-column version
-    (:data:`ALTERNATIVES`), a choice by the paper's text width: the page version where ``\\textwidth``
-    holds it (a ``table*`` spans the text width, both columns of a two-column paper), else the one-column
-    version (the default ``article`` class's 4.8 in text, where the page version ran 121 pt into the margin)."""
+    (:data:`ALTERNATIVES`), a choice by the paper's text width (:func:`_choice`): the page version where
+    ``\\textwidth`` holds it (a ``table*`` spans the text width, both columns of a two-column paper), else the
+    one-column version (the default ``article`` class's 4.8 in text, where the page version ran 121 pt into
+    the margin). ``waiting``: floats before it not yet flushed (:data:`MAX_WAITING_FLOATS`); returned after it."""
     narrow = next((col for col, page in ALTERNATIVES.items() if page == spec.name and col in every), None)
-    line = rf"\input{{\evalreportdir tables/{spec.name}}}"
     if narrow is None:
-        return line
-    need = spec.total_width() + 0.01       # rounding of the column widths (2 decimals of an inch)
-    return (rf"\ifdim\textwidth<{need:.2f}in\relax\input{{\evalreportdir tables/{narrow}}}"
-            rf"\else{line}\fi % the page table where the text is wide enough")
+        return _inputs([spec], waiting)
+    line, waiting = _choice([[spec], [every[narrow]]], waiting)
+    return line + " % the page table where the text is wide enough", waiting
+
+
+#: The most floats appendix.tex lets wait for a page before it flushes them (``\\clearpage``). Floats in a row
+#: with no text between them wait until a page is full or cleared, and pdfLaTeX stops at about 50 ("Too many
+#: unprocessed floats", or "Output loop---100 consecutive dead cycles"): 25 systems and 40 classes in the
+#: default article class, whose narrower tables take more floats, make 60.
+MAX_WAITING_FLOATS = 40
+
+
+def _inputs(specs, waiting: int = 0) -> tuple[str, int]:
+    """``\\input`` of each table of ``specs``, a ``\\clearpage`` before one that would leave more than
+    :data:`MAX_WAITING_FLOATS` floats waiting; and how many wait after them (a table is a float per part)."""
+    out = ""
+    for s in specs:
+        floats = len(table_parts(s))
+        if waiting and waiting + floats > MAX_WAITING_FLOATS:
+            out, waiting = out + r"\clearpage", 0
+        out += rf"\input{{\evalreportdir tables/{s.name}}}"
+        waiting += floats
+    return out, waiting
+
+
+def _choice(forms: list[list], waiting: int = 0) -> tuple[str, int]:
+    """LaTeX that inputs the widest of ``forms`` (each the tables of one form, widest form first) whose tables
+    ``\\textwidth`` holds, else the last: ``\\ifdim\\textwidth<W\\relax ... \\else ... \\fi``, nested; and
+    the most floats that wait after it, whichever form is set (:func:`_inputs`)."""
+    out, most = _inputs(forms[-1], waiting)
+    for form in reversed(forms[:-1]):
+        text, after = _inputs(form, waiting)
+        out, most = rf"\ifdim\textwidth<{_need(form)}in\relax{out}\else{text}\fi", max(most, after)
+    return out, most
+
+
+def _need(form: list) -> str:
+    """The text width (in) a form's tables need, rounded up to a thousandth: the column widths are written to
+    a hundredth, so the sum is exact (a 4.77 in table fits the article's 345 pt, 4.7737 in)."""
+    return f"{math.ceil(round(form_width(form) * 1000, 6)) / 1000:.3f}"
+
+
+def _families(specs) -> list[list[list]]:
+    """``specs`` grouped for including: a table of one form as ``[[spec]]``, the forms of a family
+    (:attr:`~.tables.TableSpec.family`) as one group of forms, widest first, where its first table stands."""
+    groups: list[list[list]] = []
+    seen: dict[str, list[list]] = {}
+    for s in specs:
+        if not s.family:
+            groups.append([[s]])
+            continue
+        if s.family not in seen:
+            seen[s.family] = []
+            groups.append(seen[s.family])
+        forms = seen[s.family]
+        if forms and forms[-1][0].form == s.form:
+            forms[-1].append(s)
+        else:
+            forms.append([s])
+    return groups
 
 
 def _width_in(figure: Any, size: str) -> float:
@@ -158,6 +222,42 @@ def _width_in(figure: Any, size: str) -> float:
         return min(FIGURE_SIZES[size], pdf_width_pt(Path(figure.files[size]["pdf"]).read_bytes()) / 72)
     except (KeyError, TypeError, OSError, ValueError):
         return FIGURE_SIZES[size]
+
+
+def _aspect(figure: Any, size: str) -> float:
+    """Width over height of ``figure``'s file at ``size`` (1 where it cannot be read)."""
+    try:
+        return pdf_aspect(Path(figure.files[size]["pdf"]).read_bytes())
+    except (KeyError, TypeError, OSError, ValueError, ZeroDivisionError):
+        return 1.0
+
+
+#: Typst: the text width of the page (what a page-wide float spans), the page less its left and right margins
+#: (an ``auto`` margin is 2.5/21 of the page's shorter side, as Typst sets it); called in a context.
+TYPST_TEXT_WIDTH = """#let evalreport-text-width() = {
+  if page.width == auto { return 100in }
+  let side(v) = if v == auto { 2.5 / 21 * calc.min(page.width, page.height) } else {
+    let r = 0% + v
+    r.ratio * page.width + r.length.to-absolute()
+  }
+  let m = page.margin
+  let sides = if type(m) == dictionary {
+    (m.at("left", default: m.at("inside", default: auto)), m.at("right", default: m.at("outside", default: auto)))
+  } else { (m, m) }
+  page.width - side(sides.at(0)) - side(sides.at(1))
+}"""
+
+
+def _typst_choice(forms: list[list]) -> str:
+    """Typst that includes the widest of ``forms`` (widest first) whose tables the page's text holds, else
+    the last (:data:`TYPST_TEXT_WIDTH`; the Typst form of :func:`_choice`)."""
+    def inputs(form: list) -> str:
+        return "{ " + "; ".join(f'include "tables/{s.name}.typ"' for s in form) + " }"
+
+    out = inputs(forms[-1])
+    for form in reversed(forms[:-1]):
+        out = f"{{ if evalreport-text-width() < {_need(form)}in {out} else {inputs(form)} }}"
+    return "#context " + out
 
 
 def _appendix_typ(specs, figures, *, fixed_width: bool = False) -> str:
@@ -185,15 +285,21 @@ def _appendix_typ(specs, figures, *, fixed_width: bool = False) -> str:
     ]
     specs, notes = _included(specs, column=True)
     lines += [f"// {n}" for n in notes]
+    if any(s.family for s in specs):
+        lines.append(TYPST_TEXT_WIDTH)
     tables: list[str] = []
     after_page = False
-    for s in specs:
-        if s.width != "page" and after_page:
-            # a column table after page tables starts once they are placed: in the strips they leave at the
-            # foot of pages it was dealt out a row (or a lone header) per column, page after page
-            tables.append("#place.flush()")
-        after_page = s.width == "page"
-        tables.append(f'#include "tables/{s.name}.typ"')
+    for group in _families(specs):
+        for s in group[0]:      # (of a table in several forms, the widest stands for them)
+            if s.width != "page" and after_page:
+                # a column table after page tables starts once they are placed: in the strips they leave at the
+                # foot of pages it was dealt out a row (or a lone header) per column, page after page
+                tables.append("#place.flush()")
+            after_page = s.width == "page"
+            if len(group) == 1:
+                tables.append(f'#include "tables/{s.name}.typ"')
+        if len(group) > 1:
+            tables.append(_typst_choice(group))
     floats: list[str] = []              # page-wide figures, given before the tables (see the docstring)
     for f in figures:
         if f.name in TYPST_COLUMN_FIGURES and f.size != "column":
@@ -204,10 +310,14 @@ def _appendix_typ(specs, figures, *, fixed_width: bool = False) -> str:
         # a page figure floats across both columns, to the top of a page; a column figure stays in the text
         place = ', placement: top, scope: "parent"' if size == "page" else ""
         # the PDF files, as LaTeX shows them (Typst 0.14+ reads PDF images; its fonts are embedded in them)
-        width = f", width: {_width_in(f, size):.3g}in" if fixed_width else ""
+        image = f'image("figures/{f.name}-{size}.pdf")'
+        if fixed_width:
+            # at its file's width, or narrower where the text is narrower or shorter than the figure and its
+            # caption (as \evalreportfigure: at most the text's width and 0.8 of its height)
+            image = (f'layout(size => image("figures/{f.name}-{size}.pdf", width: calc.min('
+                     f"{_width_in(f, size):.3g}in, size.width, 0.8 * size.height * {_aspect(f, size):.4f})))")
         (floats if size == "page" else tables).append(
-            f'#figure(image("figures/{f.name}-{size}.pdf"{width}), caption: {typst.text(f.caption)}, '
-            f"kind: image{place}) <fig:evalreport-{f.name}>")
+            f"#figure({image}, caption: {typst.text(f.caption)}, kind: image{place}) <fig:evalreport-{f.name}>")
     # the page figures placed before the tables begin: an in-text table breaking across pages while page
     # floats wait beside it stopped the tagged export ("parent group") at 6 of 32 page shapes of 100 systems
     flush = ["#place.flush()"] if floats else []
