@@ -213,6 +213,6 @@ def test_the_hook_is_off_without_the_rescaling_or_for_another_measure():
 def test_power_rises_where_the_widened_test_was_conservative():
     """A true difference (the second system's logits raised by 0.5; items model of tests/seed_sim.py, 3 runs,
     seed sd 0.3, 300 test sets): the t test rejects more often than the normal approximation on the widened
-    resamples did, on the same draws (measured on 2,000 sets: docs/seeds.md)."""
+    resamples did, on the same draws (a 0.3 shift on 1,000 sets per row: docs/seeds.md)."""
     rates = error_rates("items", 3, 0.3, n_sets=300, seed=77, modes=("adjusted", "widened"), shift=0.5)
     assert rates["adjusted"][0] > rates["widened"][0] + 0.05, rates

@@ -13,9 +13,13 @@ matter little and on the narrow side with few runs when they matter: R runs draw
 resample's run-level deviation is therefore rescaled (:func:`widen`): by ``sqrt(R / (R - 1))``, the
 adjusted two-stage resampling of Davison & Hinkley (1997, section 3.8), or more where the seed's own
 variance needs Student's t with R - 1 degrees of freedom (Hesterberg 2015); values are clipped to the
-measure's range. The measured error rates are in docs/seeds.md. The engine
-(:mod:`evalreport.analyses.engine`) takes :class:`SeedsDesign` like any other design: P(best),
-rank distributions, the paired bootstrap test and letters are of the system means.
+measure's range. The engine (:mod:`evalreport.analyses.engine`) takes :class:`SeedsDesign` like any
+other design: intervals, P(best), rank distributions, the paired bootstrap test and letters are of the
+system means. The paired test of two systems with several runs is referred to Student's t with
+Welch-Satterthwaite degrees of freedom (Satterthwaite 1946; Welch 1947) on resamples that hold each
+system's seed variance once (:func:`paired_draws`, :meth:`SeedsDesign.pair_test`, the engine's one hook
+for it), so it holds its level with few runs rather than being conservative. The measured error rates are
+in docs/seeds.md.
 
 With one run per system nothing is drawn or rescaled at the run level and the design gives the numbers
 of the design it wraps, digit for digit (the tests check it against the ordinary comparison).
@@ -106,8 +110,10 @@ def widen(drawn: np.ndarray, values: np.ndarray, index: Sequence[np.ndarray], *,
       R values (Hesterberg 2015): the variance between R runs is known with R - 1 degrees of freedom.
       When the seeds make all of the spread this factor is Hesterberg's ``sqrt(R / (R - 1)) t(R - 1) / z``.
 
-    The paired test of two systems is then conservative with few runs: each system's seed part is
-    widened at R - 1 degrees of freedom, while their difference has about 2 (R - 1).
+    The paired test of two systems does not use these resamples: widened per system at R - 1 degrees of
+    freedom it would be conservative with few runs (a difference of two systems has about 2 (R - 1)). It
+    takes the resamples of :func:`paired_draws` and Student's t with Welch-Satterthwaite degrees of freedom
+    (:meth:`SeedsDesign.pair_test`).
 
     Parameters
     ----------
