@@ -216,3 +216,17 @@ def test_power_rises_where_the_widened_test_was_conservative():
     resamples did, on the same draws (a 0.3 shift on 1,000 sets per row: docs/seeds.md)."""
     rates = error_rates("items", 3, 0.3, n_sets=300, seed=77, modes=("adjusted", "widened"), shift=0.5)
     assert rates["adjusted"][0] > rates["widened"][0] + 0.05, rates
+
+
+def test_the_equivalence_test_keeps_the_widened_standard_error():
+    """With a margin, the equivalence test (two one-sided tests on the normal approximation) takes its standard
+    error from the widened resamples, as before the t test: only the difference test changes its reference."""
+    runs = _seeded()
+    rows = {}
+    for paired_t in (True, False):
+        design = SeedsDesign(ConfusionDesign(runs), runs.run_system, paired_t=paired_t)
+        point = design.point([ACC])[:, 0]
+        samples = design.resample([ACC], 300, np.random.default_rng(9))[:, :, 0]
+        rows[paired_t] = pairwise_tests(design, ACC, point, tests=("bootstrap",), samples=samples, margin=0.05)
+    np.testing.assert_array_equal(rows[True]["p_equivalence"], rows[False]["p_equivalence"])
+    assert not np.array_equal(rows[True]["p_value"], rows[False]["p_value"])

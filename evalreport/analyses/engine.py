@@ -61,8 +61,10 @@ class Design(Protocol):
     (exchangeability under the null hypothesis); random numbers only from the generators of
     :meth:`streams`, so that a seed fixes every number. Optional members: ``cluster_right()``, the
     ``(S, C)`` items of each cluster each system gets right, or None (clustered items: McNemar's test
-    becomes the clustered test of Durkalski et al. 2003), and ``swap_unit``, what the randomisation test
-    swaps in words (default ``"discordant item"``).
+    becomes the clustered test of Durkalski et al. 2003), ``swap_unit``, what the randomisation test
+    swaps in words (default ``"discordant item"``), and ``pair_test(measure, a, b)``, the paired bootstrap
+    test's own ``(B, P)`` differences and ``(P,)`` degrees of freedom, or None (several runs per system:
+    :meth:`evalreport.analyses.seeds.SeedsDesign.pair_test`).
 
     Attributes
     ----------
@@ -237,6 +239,8 @@ def _bootstrap_rows(design: Design, measure, samples: np.ndarray | None, a: np.n
         return None, ""
     hook = getattr(design, "pair_test", None)
     pair = None if hook is None else hook(measure, a, b)
+    if pair is not None and np.shape(pair[0])[0] != samples.shape[0]:     # not the resamples given: ignore
+        pair = None
     if pair is None:
         return bootstrap_p(sign * (samples[:, a] - samples[:, b]), observed), "paired bootstrap, normal approximation"
     diffs, df = pair
@@ -290,6 +294,9 @@ def pairwise_tests(design: Design, measure, value: np.ndarray, *, tests: Sequenc
 
     boot, boot_detail = _bootstrap_rows(design, measure, samples, a, b, sign, observed)
     se = None if boot is None else boot[2]
+    if margin is not None and samples is not None and not isinstance(boot_detail, str):
+        # the design's own test (a detail per pair): the equivalence test keeps the se of the samples given
+        se = bootstrap_p(sign * (samples[:, a] - samples[:, b]), observed)[2]
     p_equiv = (np.full(a.shape, np.nan) if margin is None or se is None
                else corrected_equivalence(observed, se, margin))
 
