@@ -19,18 +19,20 @@ Measured (this module's model, B = 200 resamples per test set, 2,000 test sets; 
 runs   type-I, runs then clusters   type-I, runs then items     coverage, runs    coverage, runs
                                                                 then clusters     then items
 =====  ===========================  ==========================  ================  ===============
-3      0.019                        0.028                       0.964             0.916
-4      0.025                        0.046                       0.952             0.886
-5      0.028                        0.065                       0.958             0.865
+3      0.051                        0.058                       0.964             0.916
+4      0.050                        0.077                       0.952             0.886
+5      0.055                        0.095                       0.958             0.865
 =====  ===========================  ==========================  ================  ===============
 
-With the runs drawn with replacement and not rescaled (``adjust=False``) runs then clusters gave 0.069,
-0.057 and 0.050 and covered 91.4, 92.6 and 93.5 % at 3, 4 and 5 runs: R runs drawn with replacement keep
-(R - 1) / R of the seed variance of their mean, and that variance is known with R - 1 degrees of freedom
-(docs/seeds.md). The rescaled test is conservative (its seed part is widened per system, at R - 1 degrees of
-freedom, while a difference of two systems has about 2 (R - 1)). Over items the interval misses the
-documents' share of the variance; with more runs its rejection rate climbs towards the 0.11 it has with
-the unrescaled draws.
+The paired test takes each system's seed variance once and refers the difference to Student's t with
+Welch-Satterthwaite degrees of freedom (``SeedsDesign.pair_test``); on the widened resamples of the
+intervals with the normal approximation (``paired_t=False``) runs then clusters rejected at 0.019, 0.025 and
+0.028, conservative (each system's seed part is widened at R - 1 degrees of freedom, while a difference of
+two systems has about 2 (R - 1)). With the runs drawn with replacement and not rescaled (``adjust=False``)
+runs then clusters gave 0.069, 0.057 and 0.050 and covered 91.4, 92.6 and 93.5 % at 3, 4 and 5 runs: R runs
+drawn with replacement keep (R - 1) / R of the seed variance of their mean, and that variance is known with
+R - 1 degrees of freedom (docs/seeds.md). Over items the interval and the test miss the documents' share of
+the variance; with more runs the test's rejection rate climbs.
 """
 import numpy as np
 import pytest
@@ -92,10 +94,10 @@ def error_rates(n_sets: int, n_runs: int, seed: int) -> dict[str, float]:
 
 def test_runs_then_clusters_hold_alpha_and_coverage_where_runs_then_items_do_not():
     """4 runs per system, 800 null test sets (Monte-Carlo standard error 0.8 points): the clustered two-level
-    test rejects at most 0.06 (2,000 sets: 0.025) and its interval covers in 93-98 % (2,000 sets: 0.952);
-    over items the interval covers at least 3 points less (2,000 sets: 0.886)."""
+    test rejects in 3-7 % (0.046 here; 2,000 sets: 0.050) and its interval covers in 93-98 % (2,000 sets:
+    0.952); over items the interval covers at least 3 points less (2,000 sets: 0.886)."""
     rates = error_rates(800, 4, seed=41)
-    assert 0.003 <= rates["reject clusters"] <= 0.06, rates
+    assert 0.03 <= rates["reject clusters"] <= 0.07, rates
     assert 0.93 <= rates["cover clusters"] <= 0.98, rates
     assert rates["cover items"] < 0.92 and rates["cover items"] < rates["cover clusters"] - 0.03, rates
 
@@ -103,9 +105,9 @@ def test_runs_then_clusters_hold_alpha_and_coverage_where_runs_then_items_do_not
 @pytest.mark.slow
 @pytest.mark.parametrize("n_runs, cover", [(3, (0.94, 0.98)), (5, (0.94, 0.98))])
 def test_error_rates_at_three_and_five_runs(n_runs, cover):
-    """2,000 null test sets each (Monte-Carlo standard error 0.5 points): 3 runs reject at 0.019 and cover
-    96.4 %, 5 runs at 0.028 and 95.8 % (the module's table); over items 91.6 and 86.5 %."""
+    """2,000 null test sets each (Monte-Carlo standard error 0.5 points): 3 runs reject at 0.051 and cover
+    96.4 %, 5 runs at 0.055 and 95.8 % (the module's table); over items 91.6 and 86.5 %."""
     rates = error_rates(2000, n_runs, seed=7 + n_runs)
-    assert 0.005 <= rates["reject clusters"] <= 0.05, rates
+    assert 0.035 <= rates["reject clusters"] <= 0.065, rates
     assert cover[0] <= rates["cover clusters"] <= cover[1], rates
     assert rates["cover items"] < rates["cover clusters"] - 0.03, rates

@@ -61,8 +61,10 @@ class Design(Protocol):
     (exchangeability under the null hypothesis); random numbers only from the generators of
     :meth:`streams`, so that a seed fixes every number. Optional members: ``cluster_right()``, the
     ``(S, C)`` items of each cluster each system gets right, or None (clustered items: McNemar's test
-    becomes the clustered test of Durkalski et al. 2003), and ``swap_unit``, what the randomisation test
-    swaps in words (default ``"discordant item"``).
+    becomes the clustered test of Durkalski et al. 2003), ``swap_unit``, what the randomisation test
+    swaps in words (default ``"discordant item"``), and ``pair_test(measure, a, b)``, the paired bootstrap
+    test's own ``(B, P)`` differences and ``(P,)`` degrees of freedom, or None (several runs per system:
+    :meth:`evalreport.analyses.seeds.SeedsDesign.pair_test`).
 
     Attributes
     ----------
@@ -228,6 +230,26 @@ def _canonical_pairs(systems: Sequence[str] | np.ndarray, a: np.ndarray,
     return first[order], second[order], order
 
 
+def _bootstrap_rows(design: Design, measure, samples: np.ndarray | None, a: np.ndarray, b: np.ndarray, sign: float,
+                    observed: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray] | None, str | list[str]]:
+    """The paired bootstrap test's ``(p, n, se)`` and its detail: on ``samples`` with the normal approximation,
+    or on what the design's optional ``pair_test(measure, a, b)`` gives, ``(B, P)`` differences ``a - b``
+    and ``(P,)`` degrees of freedom of their variance (Student's t where finite; several runs per system)."""
+    if samples is None:
+        return None, ""
+    hook = getattr(design, "pair_test", None)
+    pair = None if hook is None else hook(measure, a, b)
+    if pair is not None and np.shape(pair[0])[0] != samples.shape[0]:     # not the resamples given: ignore
+        pair = None
+    if pair is None:
+        return bootstrap_p(sign * (samples[:, a] - samples[:, b]), observed), "paired bootstrap, normal approximation"
+    diffs, df = pair
+    df = np.asarray(df, dtype=float)
+    detail = ["paired bootstrap, normal approximation" if not np.isfinite(x)
+              else f"paired bootstrap, t with {x:.1f} df (Welch-Satterthwaite)" for x in df]
+    return bootstrap_p(sign * np.asarray(diffs, dtype=float), observed, df=df), detail
+
+
 def pairwise_tests(design: Design, measure, value: np.ndarray, *, tests: Sequence[str] = TESTS,
                    samples: np.ndarray | None = None, rounds: int = 0, rng: np.random.Generator | None = None,
                    progress: Progress = None, margin: float | None = None, alpha: float = 0.05) -> pd.DataFrame:
@@ -270,8 +292,11 @@ def pairwise_tests(design: Design, measure, value: np.ndarray, *, tests: Sequenc
     observed = sign * (value[a] - value[b])
     mid = getattr(measure, "id", measure)
 
-    boot = None if samples is None else bootstrap_p(sign * (samples[:, a] - samples[:, b]), observed)
+    boot, boot_detail = _bootstrap_rows(design, measure, samples, a, b, sign, observed)
     se = None if boot is None else boot[2]
+    if margin is not None and samples is not None and not isinstance(boot_detail, str):
+        # the design's own test (a detail per pair): the equivalence test keeps the se of the samples given
+        se = bootstrap_p(sign * (samples[:, a] - samples[:, b]), observed)[2]
     p_equiv = (np.full(a.shape, np.nan) if margin is None or se is None
                else corrected_equivalence(observed, se, margin))
 
@@ -292,7 +317,7 @@ def pairwise_tests(design: Design, measure, value: np.ndarray, *, tests: Sequenc
             if boot is None:
                 raise ValueError("the paired bootstrap test needs the bootstrap values (samples)")
             p, n, _ = boot
-            frames.append(frame(test, mid, observed, observed, p, n, "paired bootstrap, normal approximation"))
+            frames.append(frame(test, mid, observed, observed, p, n, boot_detail))
         elif test == "randomization" and rounds > 0:
             if rng is None:
                 raise ValueError("the randomisation test needs a generator (rng)")

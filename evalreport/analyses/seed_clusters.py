@@ -35,7 +35,8 @@ __all__ = ["system_design_effect", "seeds_cluster_tables", "seeds_score_design_e
 SEEDS_CLUSTERS_NOTE = ("clustered items, several runs per system: two-level bootstrap (each resample draws every "
                        "system's runs with replacement, then whole clusters within folds, the same clusters for every "
                        "run of every system; the run draws rescaled for few runs); values are means over runs; the "
-                       "pairwise table holds the paired bootstrap test only")
+                       "pairwise table holds the paired bootstrap test only, referred to Student's t with "
+                       "Welch-Satterthwaite degrees of freedom")
 
 
 def system_design_effect(cluster_values: np.ndarray, item_values: np.ndarray, runs: Sequence[str],

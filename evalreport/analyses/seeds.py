@@ -13,9 +13,13 @@ matter little and on the narrow side with few runs when they matter: R runs draw
 resample's run-level deviation is therefore rescaled (:func:`widen`): by ``sqrt(R / (R - 1))``, the
 adjusted two-stage resampling of Davison & Hinkley (1997, section 3.8), or more where the seed's own
 variance needs Student's t with R - 1 degrees of freedom (Hesterberg 2015); values are clipped to the
-measure's range. The measured error rates are in docs/seeds.md. The engine
-(:mod:`evalreport.analyses.engine`) takes :class:`SeedsDesign` like any other design: P(best),
-rank distributions, the paired bootstrap test and letters are of the system means.
+measure's range. The engine (:mod:`evalreport.analyses.engine`) takes :class:`SeedsDesign` like any
+other design: intervals, P(best), rank distributions, the paired bootstrap test and letters are of the
+system means. The paired test of two systems with several runs is referred to Student's t with
+Welch-Satterthwaite degrees of freedom (Satterthwaite 1946; Welch 1947) on resamples that hold each
+system's seed variance once (:func:`paired_draws`, :meth:`SeedsDesign.pair_test`, the engine's one hook
+for it), so it holds its level with few runs rather than being conservative. The measured error rates are
+in docs/seeds.md.
 
 With one run per system nothing is drawn or rescaled at the run level and the design gives the numbers
 of the design it wraps, digit for digit (the tests check it against the ordinary comparison).
@@ -35,10 +39,11 @@ import pandas as pd
 
 from evalreport.analyses.aso import aso_table
 from evalreport.analyses.engine import TESTS, Progress
+from evalreport.analyses.significance import welch_df
 from evalreport.errors import InputError
 
 __all__ = ["SeedsDesign", "system_scores", "runs_table", "spread_table", "seed_findings", "seeds_extra", "RUNS_COLUMNS",
-           "SPREAD_COLUMNS", "seed_tables", "widen"]
+           "SPREAD_COLUMNS", "seed_tables", "widen", "paired_draws"]
 
 RUNS_COLUMNS = ["system", "run", "measure", "value"]
 SPREAD_COLUMNS = ["system", "measure", "n_runs", "value", "seed_sd", "item_se", "se"]
@@ -62,16 +67,26 @@ def _means(values: np.ndarray, index: Sequence[np.ndarray], weights: Sequence[np
     return out
 
 
-def _seed_scale(runs: np.ndarray, centre: np.ndarray, dev: np.ndarray, z_ratio: float) -> np.ndarray:
-    """``(M,)`` the factor of one system's run-level deviations (see :func:`widen`)."""
+def _seed_variance(runs: np.ndarray, centre: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(M,)`` twice for one system's R runs ``(B, R, M)``: the seed's own variance of their mean (the variance
+    between the runs less the run-by-item noise the item resamples already hold), and the variance between
+    the runs over R (the part of it known with R - 1 degrees of freedom)."""
     R = runs.shape[1]
-    adjusted = np.sqrt(R / (R - 1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         # the run-by-item noise: its share of one run's deviation from the mean, seen by the item resamples
         noise = np.nanmean(np.nanvar(runs - centre[:, None], axis=0, ddof=1), axis=0) * R / (R - 1)
         between = np.nanvar(np.nanmean(runs, axis=0), axis=0, ddof=1)
-        seed_var = np.maximum(between - noise, 0.0) / R             # the seed's variance of the mean of R runs
+        return np.maximum(between - noise, 0.0) / R, between / R
+
+
+def _seed_scale(runs: np.ndarray, centre: np.ndarray, dev: np.ndarray, z_ratio: float) -> np.ndarray:
+    """``(M,)`` the factor of one system's run-level deviations (see :func:`widen`)."""
+    R = runs.shape[1]
+    adjusted = np.sqrt(R / (R - 1))
+    seed_var = _seed_variance(runs, centre)[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
         drawn_var = np.nanvar(dev, axis=0, ddof=1)
         wide = z_ratio * np.sqrt(seed_var / np.where(drawn_var > 0, drawn_var, np.nan))
     return np.fmax(adjusted, wide)
@@ -95,8 +110,10 @@ def widen(drawn: np.ndarray, values: np.ndarray, index: Sequence[np.ndarray], *,
       R values (Hesterberg 2015): the variance between R runs is known with R - 1 degrees of freedom.
       When the seeds make all of the spread this factor is Hesterberg's ``sqrt(R / (R - 1)) t(R - 1) / z``.
 
-    The paired test of two systems is then conservative with few runs: each system's seed part is
-    widened at R - 1 degrees of freedom, while their difference has about 2 (R - 1).
+    The paired test of two systems does not use these resamples: widened per system at R - 1 degrees of
+    freedom it would be conservative with few runs (a difference of two systems has about 2 (R - 1)). It
+    takes the resamples of :func:`paired_draws` and Student's t with Welch-Satterthwaite degrees of freedom
+    (:meth:`SeedsDesign.pair_test`).
 
     Parameters
     ----------
@@ -132,6 +149,60 @@ def widen(drawn: np.ndarray, values: np.ndarray, index: Sequence[np.ndarray], *,
     return out
 
 
+def paired_draws(drawn: np.ndarray, values: np.ndarray, index: Sequence[np.ndarray], *,
+                 ranges: Sequence[tuple[float, float]]) -> tuple[np.ndarray, np.ndarray]:
+    """The resamples of the paired test of two systems, and the part of each system's variance known with few
+    degrees of freedom.
+
+    A resample's system value is ``centre + dev`` (see :func:`widen`). Each system of R >= 2 runs gets
+    ``centre + c dev``, clipped to the measure's range, with ``c`` the seed's own standard error of the mean
+    of R runs over that of ``dev`` (the :func:`widen` factor without Student's t): the variance of a
+    difference of two systems over these resamples is then the item part (with each run's run-by-item
+    noise, once) plus each system's seed variance, once. Drawing the runs alone, or rescaling them by
+    ``sqrt(R / (R - 1))`` as Davison & Hinkley (1997, section 3.8) do, counts the run-by-item noise a
+    second time (Owen 2007) and tests conservatively where the seeds matter little; widening each system
+    at R - 1 degrees of freedom, as the intervals need, tests conservatively with few runs (a difference
+    of two systems has about 2 (R - 1)). The few degrees of freedom go into the test's reference
+    distribution instead (:meth:`SeedsDesign.pair_test`).
+
+    Parameters
+    ----------
+    drawn : ndarray
+        ``(B, S, M)`` the system means over the drawn runs.
+    values : ndarray
+        ``(B, R_total, M)`` every run's value on every resample of the items.
+    index : sequence of ndarray
+        Per system, the positions of its runs in ``values``.
+    ranges : sequence of (float, float)
+        Per measure, its range.
+
+    Returns
+    -------
+    samples : ndarray
+        ``(B, S, M)``; systems with one run unchanged.
+    run_variance : ndarray
+        ``(S, M)`` the variance between each system's runs over R, estimated with R - 1 degrees of freedom
+        (the seed's variance of the mean is it less the run-by-item noise, known from the items); 0 for a
+        system of one run. The Welch-Satterthwaite degrees of freedom of a difference weigh these.
+    """
+    out = np.array(drawn, dtype=float, copy=True)
+    run_var = np.zeros(out.shape[1:], dtype=float)
+    centre = _means(values, index)
+    lo = np.array([r[0] for r in ranges], dtype=float)
+    hi = np.array([r[1] for r in ranges], dtype=float)
+    for s, idx in enumerate(index):
+        if idx.size < 2:
+            continue
+        dev = drawn[:, s] - centre[:, s]
+        seed_var, run_var[s] = _seed_variance(values[:, idx], centre[:, s])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            drawn_var = np.nanvar(dev, axis=0, ddof=1)
+            scale = np.sqrt(seed_var / np.where(drawn_var > 0, drawn_var, np.nan))
+        out[:, s] = np.clip(centre[:, s] + np.nan_to_num(scale, nan=0.0) * dev, lo, hi)
+    return out, run_var
+
+
 class SeedsDesign:
     """Several runs per system for the comparison engine (:class:`evalreport.analyses.engine.Design`).
 
@@ -148,6 +219,11 @@ class SeedsDesign:
     level : float
         The interval level the rescaling is calibrated at; the engine sets it to ``1 - alpha``
         (:attr:`interval_level`).
+    paired_t : bool
+        The paired bootstrap test of two systems with several runs takes its standard error from the
+        resamples of :func:`paired_draws` and refers ``|d| / se`` to Student's t with Welch-Satterthwaite
+        degrees of freedom (:meth:`pair_test`); False tests on the widened resamples of the intervals with
+        the normal approximation (conservative with few runs). Needs ``adjust``.
 
     Notes
     -----
@@ -161,7 +237,8 @@ class SeedsDesign:
 
     kind = "seeds"
 
-    def __init__(self, inner, run_system: Sequence[str], *, adjust: bool = True, level: float = 0.95) -> None:
+    def __init__(self, inner, run_system: Sequence[str], *, adjust: bool = True, level: float = 0.95,
+                 paired_t: bool = True) -> None:
         run_system = [str(s) for s in run_system]
         if len(run_system) != len(inner.systems):
             raise InputError(f"{len(run_system)} run systems for {len(inner.systems)} runs")
@@ -179,6 +256,10 @@ class SeedsDesign:
         self.run_samples: np.ndarray | None = None
         self.adjust = bool(adjust)
         self.interval_level = float(level)
+        self.paired_t = bool(paired_t)
+        self._test_draws: np.ndarray | None = None
+        self._run_var: np.ndarray | None = None
+        self._measure_ids: list = []
 
     @property
     def interval_columns(self) -> Mapping[str, object]:
@@ -219,10 +300,47 @@ class SeedsDesign:
                    rng.multinomial(idx.size, np.full(idx.size, 1.0 / idx.size), size=n_resamples).astype(float)
                    for idx in self.index]
         drawn = _means(values, self.index, weights)
+        self._test_draws = self._run_var = None
         if not self.adjust or self.one_run:
             return drawn
         ranges = [tuple(getattr(m, "range", (-np.inf, np.inf))) for m in measures]
+        if self.paired_t:
+            self._measure_ids = [getattr(m, "id", m) for m in measures]
+            self._test_draws, self._run_var = paired_draws(drawn, values, self.index, ranges=ranges)
         return widen(drawn, values, self.index, level=self.interval_level, ranges=ranges)
+
+    def pair_test(self, measure, a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """What the engine's paired bootstrap test of pairs ``(a[p], b[p])`` refers to, or None for the
+        widened resamples and the normal approximation (one run per system, ``adjust`` or ``paired_t``
+        off, or ``measure`` not resampled).
+
+        Parameters
+        ----------
+        measure : Measure or str
+            One of the measures of the last :meth:`resample`.
+        a, b : ndarray
+            ``(P,)`` the systems of each pair.
+
+        Returns
+        -------
+        tuple or None
+            ``(B, P)`` the differences ``a - b`` on the resamples of :func:`paired_draws`, and ``(P,)`` the
+            Welch-Satterthwaite degrees of freedom of their variance (Satterthwaite 1946; Welch 1947): the
+            item part with infinitely many, each system's seed part estimated from the variance between its
+            R runs, with ``R - 1``; inf when neither system has several runs.
+        """
+        mid = getattr(measure, "id", measure)
+        if self._test_draws is None or self._run_var is None or mid not in self._measure_ids:
+            return None
+        j = self._measure_ids.index(mid)
+        a, b = np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64)
+        diffs = self._test_draws[:, a, j] - self._test_draws[:, b, j]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            total = np.nanvar(diffs, axis=0, ddof=1)
+        parts = np.stack([self._run_var[a, j], self._run_var[b, j]])     # known with R - 1 df each
+        dfs = np.stack([self.n_runs[a] - 1, self.n_runs[b] - 1]).astype(float)
+        return diffs, welch_df(total, parts, dfs)
 
     @property
     def swap_unit(self) -> str:

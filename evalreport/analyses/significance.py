@@ -53,7 +53,7 @@ from evalreport.analyses.letters import compact_letters
 from evalreport.errors import InputError
 
 __all__ = ["holm", "benjamini_hochberg", "bootstrap_p", "mcnemar", "p_floor", "resamples_needed", "groups", "CORRECTIONS",
-           "MCNEMAR_EXACT_BELOW", "ROUND_DECIMALS", "centred_p"]
+           "MCNEMAR_EXACT_BELOW", "ROUND_DECIMALS", "centred_p", "welch_df"]
 
 CORRECTIONS = {"holm": "p_holm", "bh": "p_bh", "none": "p_value"}
 MCNEMAR_EXACT_BELOW = 25          # exact binomial McNemar when b + c is below this
@@ -154,30 +154,70 @@ def mcnemar(b, c):
 # ----------------------------------------------------------------------------- pairwise
 
 
-def bootstrap_p(diffs: np.ndarray, observed: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def bootstrap_p(diffs: np.ndarray, observed: np.ndarray,
+                df: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The paired bootstrap test's two-sided p-values per column: ``(p, n, se)``.
 
     ``diffs``: ``(B, r)`` bootstrap differences (NaN where undefined); ``observed``: ``(r,)``.
     ``se`` is the standard deviation of the defined ``d*_b`` and ``p = 2 Phi(-|d| / se)``
     (``erfc(|z| / sqrt 2)``); a column whose ``d*_b`` do not vary falls back to the Monte-Carlo
     share :func:`centred_p`; a NaN ``d`` or fewer than two defined resamples give NaN.
+    ``df``: ``(r,)`` degrees of freedom of each column's ``se`` (None: all infinite); where finite,
+    ``p = 2 P(T > |d| / se)`` with T Student's t with ``df`` degrees of freedom (several runs per
+    system, :func:`welch_df`).
     """
     diffs = np.asarray(diffs, dtype=float)
     obs = np.round(np.asarray(observed, dtype=float), ROUND_DECIMALS)
+    dof = None if df is None else np.asarray(df, dtype=float)
     r = diffs.shape[1] if diffs.ndim == 2 else 0
     if diffs.ndim != 2 or r <= _P_BLOCK:
-        return _bootstrap_p_block(diffs, obs)
+        return _bootstrap_p_block(diffs, obs, dof)
     # columns are independent: blocks of pairs keep the (B, block) temporaries small (300 systems
     # have 44,850 pairs; one (1000, 44850) float array is 360 MB)
-    parts = [_bootstrap_p_block(diffs[:, s:s + _P_BLOCK], obs[s:s + _P_BLOCK]) for s in range(0, r, _P_BLOCK)]
+    parts = [_bootstrap_p_block(diffs[:, s:s + _P_BLOCK], obs[s:s + _P_BLOCK],
+                                None if dof is None else dof[s:s + _P_BLOCK]) for s in range(0, r, _P_BLOCK)]
     return tuple(np.concatenate(k) for k in zip(*parts))          # type: ignore[return-value]
+
+
+def welch_df(variance: np.ndarray, parts: np.ndarray, dfs: np.ndarray) -> np.ndarray:
+    """The Welch-Satterthwaite degrees of freedom of a variance estimate (Satterthwaite 1946; Welch 1947).
+
+    A variance that is a sum of independent parts, part i known with ``df_i`` degrees of freedom and the
+    rest (here: the items' part) with infinitely many, has about
+    ``variance^2 / sum_i(part_i^2 / df_i)`` degrees of freedom.
+
+    Parameters
+    ----------
+    variance : ndarray
+        ``(P,)`` the whole variance.
+    parts : ndarray
+        ``(k, P)`` the parts known with few degrees of freedom (each at most ``variance``).
+    dfs : ndarray
+        ``(k, P)`` their degrees of freedom (a part with 0 or fewer is left out: a system of one run).
+
+    Returns
+    -------
+    ndarray
+        ``(P,)``, at least the smallest ``df_i`` of a part left in; inf where no part is left in or all
+        are 0; NaN where ``variance`` is NaN.
+    """
+    variance = np.asarray(variance, dtype=float)
+    parts = np.minimum(np.asarray(parts, dtype=float), variance)
+    dfs = np.asarray(dfs, dtype=float)
+    used = (dfs > 0) & (parts > 0)
+    with np.errstate(all="ignore"):
+        den = np.where(used, parts ** 2 / np.where(used, dfs, 1.0), 0.0).sum(axis=0)
+        df = np.where(den > 0, variance ** 2 / np.where(den > 0, den, 1.0), np.inf)
+    floor = np.where(used, dfs, np.inf).min(axis=0)
+    return np.where(np.isnan(variance), np.nan, np.maximum(df, np.where(np.isfinite(floor), floor, 0.0)))
 
 
 #: Pairs per block of :func:`bootstrap_p`.
 _P_BLOCK = 2048
 
 
-def _bootstrap_p_block(diffs: np.ndarray, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _bootstrap_p_block(diffs: np.ndarray, obs: np.ndarray,
+                       df: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`bootstrap_p` of some columns, ``obs`` already rounded."""
     from scipy.special import erfc  # here, not at the top: see benjamini_hochberg
 
@@ -191,11 +231,26 @@ def _bootstrap_p_block(diffs: np.ndarray, obs: np.ndarray) -> tuple[np.ndarray, 
         z = np.abs(obs) / se
     flat = np.round(se, ROUND_DECIMALS) == 0
     p = np.array(erfc(z / np.sqrt(2.0)), dtype=float)
+    if df is not None:
+        p = _student_p(p, z, df)
     if flat.any():           # the Monte-Carlo share only where the d*_b do not vary
         p[flat] = centred_p(d[:, flat], obs[flat], centre=True)[0]
     p = np.where(obs == 0, 1.0, p)
     p = np.where(np.isnan(obs) | (n < 2), np.nan, p)
     return p, n, se
+
+
+def _student_p(p: np.ndarray, z: np.ndarray, df: np.ndarray) -> np.ndarray:
+    """``p`` with ``2 P(T_df > z)`` where ``df`` is finite (Student's t; infinite df keep the normal ``p``)."""
+    from scipy.stats import t as student  # here, not at the top: see benjamini_hochberg
+
+    finite = np.isfinite(df) & (df > 0)
+    if not finite.any():
+        return p
+    out = p.copy()
+    with np.errstate(all="ignore"):
+        out[finite] = 2.0 * student.sf(z[finite], df[finite])
+    return out
 
 
 def centred_p(diffs: np.ndarray, observed: np.ndarray, *, centre: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -108,6 +108,7 @@ def cited_methods(data, *, benchmark: bool = False) -> list[str]:
     if _settings(data).get("runs_per_system"):
         used.append("seeds")
         used.append("seeds_few_runs")          # the run-level rescaling (appendix/seeds.py says it)
+        used.append("seeds_pair_test")         # the t reference of the paired test (appendix/seeds.py)
         aso = data.table("aso")
         if not aso.empty and aso["eps_min"].notna().any():
             used.append("aso")

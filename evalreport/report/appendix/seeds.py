@@ -99,11 +99,17 @@ def seeds_segments(data, seg, runs_per_system: dict, n_resamples: int, *, cluste
              "the intervals and tests hold the variation between seeds as well as between test sets"
              + ("; the design effect is that of one run" if clusters else "") + " ")
     seg.cite(*METHODS["seeds"])
-    seg.text("; each resample's deviation of the drawn runs from the mean of all R runs of a system was rescaled "
+    seg.text("; for the intervals, each resample's deviation of the drawn runs from the mean of all R runs of a "
+             "system was rescaled "
              "by at least \u221a(R/(R\u22121)), which restores the variance between runs that drawing R of them with "
              "replacement loses, and more where the seeds' share of it needs Student's t with R\u22121 degrees of "
              "freedom ")
     seg.cite(*METHODS["seeds_few_runs"])
+    seg.text(f". The {design_test(data, 'bootstrap')} test of two systems took its standard error from resamples "
+             "that hold each system's seed variance once (the drawn runs' deviations rescaled to the seeds' own standard error) "
+             "and referred the difference over it to Student's t with Welch-Satterthwaite degrees of freedom, each "
+             "system's variance between runs counting with R\u22121 of them and the items' part with infinitely many ")
+    seg.cite(*METHODS["seeds_pair_test"])
     seg.text(".")
     aso = data.table("aso")
     if not aso.empty and aso["eps_min"].notna().any():

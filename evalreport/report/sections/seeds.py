@@ -85,6 +85,9 @@ class SeedsSections(ReportBase):
         if n.min() < 5:
             text += (" With fewer than five runs the spread between seeds is itself poorly known: the interval widens "
                      "as Student's t with one degree of freedom fewer than the runs, so it is wide when seeds matter.")
+        text += (" The paired test of two systems counts each system's seed variance once and refers the difference "
+                 "over its standard error to Student's t with Welch-Satterthwaite degrees of freedom (the pairwise "
+                 "table's detail gives them), so it holds its level with few runs.")
         return Note(text)
 
     def seed_strip_chart(self) -> Chart | Note:
