@@ -240,3 +240,27 @@ def test_without_resampling_the_runs_and_seed_spread_remain(tmp_path):
     spread = c.extra["seed_spread"]
     assert spread["seed_sd"].notna().all() and spread["item_se"].isna().all()
     assert len(c.extra["runs"]) == 5 * len(c.measures)
+
+
+def test_other_measures_letters_use_the_primarys_test_with_several_runs(tmp_path):
+    """With several runs per system the letters of every measure come from the paired test with Welch-
+    Satterthwaite df (SeedsDesign.pair_test), not only the primary's: the letters measure_letters gives a
+    measure equal those of a comparison with that measure as primary (same seed, same resamples); the
+    widened resamples' normal approximation gives other letters here."""
+    import dataclasses
+
+    from evalreport.analyses.measure_letters import measure_letters
+
+    gold, folder = _seeded_folder(tmp_path, {f"s{k}": 3 for k in range(6)}, n_items=150, seed=3)
+    runs = read_runs(gold, runs_dir=folder)
+    first = compare(runs, bootstrap=300, seed=5, primary="accuracy", measures=["accuracy", "macro_f1"])
+    other = compare(runs, bootstrap=300, seed=5, primary="macro_f1", measures=["accuracy", "macro_f1"])
+    assert other.pairwise[other.pairwise["test"] == "bootstrap"]["detail"].str.contains("Welch-Satterthwaite").all()
+    own = other.groups.set_index("system")["letters"]
+
+    def letters(comparison):
+        table = measure_letters(comparison)
+        return table[table["measure"] == "macro_f1"].set_index("system")["letters"].reindex(list(own.index)).tolist()
+
+    assert letters(first) == own.tolist()
+    assert letters(dataclasses.replace(first, pair_test=None)) != own.tolist()

@@ -17,7 +17,7 @@ say why. Label sets (:class:`~evalreport.inputs.multilabel.MultiLabelRuns`) give
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -121,6 +121,10 @@ class Comparison:
     samples: np.ndarray | None = field(default=None, repr=False, compare=False)
     #: ``"single"`` (single labels) or ``"multilabel"`` (label sets).
     kind: str = "single"
+    #: Several runs per system: ``pair_test(measure, a, b)``, what the paired bootstrap test of a measure
+    #: refers to (:meth:`evalreport.analyses.seeds.SeedsDesign.pair_test`), for the letters of the other
+    #: measures (:mod:`evalreport.analyses.measure_letters`); None otherwise.
+    pair_test: Callable | None = field(default=None, repr=False, compare=False)
     #: The tables only one kind of counts has, by name (label sets: per_label, label_errors,
     #: cardinality, calibration, calibration_summary, audit, example_skips, label_skips).
     extra: Mapping[str, pd.DataFrame] = field(default_factory=dict)
@@ -296,6 +300,7 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         base = pd.concat([base, plan.baselines()], ignore_index=True) if len(base) else plan.baselines()
     final_primary = plan.primary.id if plan is not None and plan.primary is not None else primary_m.id
     score_samples = None
+    pair_tests: list[Callable] = []          # several runs: the designs' paired tests (labels, scores)
 
     extra: dict[str, pd.DataFrame] = {}
     intervals = pd.DataFrame(columns=EMPTY_COLUMNS["intervals"])
@@ -324,6 +329,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
         boot = resampled(used, records, used.point(records), bootstrap=bootstrap, seed=seed, alpha=alpha,
                          rounds=rounds, pairwise_test=pairwise_test, order=order, progress=progress,
                          margin=s.margin)
+        if seeds is not None:
+            pair_tests.append(seeds.kept_pair_test())
         intervals, rank_dist, pairwise, groups = boot.intervals, boot.rank_distribution, boot.pairwise, boot.groups
         if run_system is not None and design.clusters is not None:      # runs, then whole clusters
             from evalreport.analyses.seed_clusters import SEEDS_CLUSTERS_NOTE
@@ -386,6 +393,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                 pairwise = pd.concat([pairwise, delong], ignore_index=True)
             notes += sboot.notes + snotes
             score_samples = sboot.samples
+            if run_system is not None and hasattr(plan.design, "kept_pair_test"):
+                pair_tests.append(plan.design.kept_pair_test())
         if not isinstance(runs, Runs):
             notes.append("resampled from item patterns counted out of core: the same bootstrap distribution as "
                          "in memory, but the patterns come in another order, so for the same seed the intervals, "
@@ -440,7 +449,8 @@ def _compare_labels(data, s: Settings, progress: Progress) -> Comparison:
                       disagreements=disagree, inconsistency=incons, baselines=base, intervals=intervals,
                       rank_distribution=rank_dist, pairwise=pairwise, groups=groups, leaderboard=board,
                       notes=tuple(notes), settings=settings, records=tuple(records),
-                      samples=samples, kind="single", extra=extra)
+                      samples=samples, kind="single", extra=extra,
+                      pair_test=_first_answer(pair_tests) if pair_tests else None)
 
 
 def _cluster_tables(design, primary: Measure, values: np.ndarray, bootstrap: int,
@@ -546,3 +556,14 @@ def leaderboard_table(primary: str, ranks: pd.DataFrame, intervals: pd.DataFrame
         board["rank_hi"] = pd.array([pd.NA] * len(board), dtype="Int64")
     return board[["rank", "system", "measure", "value", "lo", "hi", "group", "letters", "p_best", "value_calibrated",
                   "rank_calibrated", "rank_lo", "rank_hi"]]
+
+
+def _first_answer(hooks: list[Callable]) -> Callable:
+    """One ``pair_test(measure, a, b)`` of several designs: the first that knows the measure answers."""
+    def pair_test(measure, a, b):
+        for hook in hooks:
+            found = hook(measure, a, b)
+            if found is not None:
+                return found
+        return None
+    return pair_test

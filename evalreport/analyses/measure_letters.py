@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.analyses.letters import compact_letters
-from evalreport.analyses.significance import holm
+from evalreport.analyses.significance import bootstrap_p, holm
 from evalreport.analyses.stacked_tests import rank_bounds, separated, stacked_bootstrap_p, tiers
 from evalreport.errors import InputError
 
@@ -66,6 +66,13 @@ def measure_letters(comparison, *, alpha: float | None = None) -> pd.DataFrame:
     higher = np.array([bool(comparison.record(comparison.measures[j]).higher_is_better) for j in tested], dtype=bool)
     a, b = np.triu_indices(len(systems), 1)
     p = stacked_bootstrap_p(samples[:, :, tested], values, higher, a, b)       # (pairs, tested measures)
+    hook = getattr(comparison, "pair_test", None)
+    if hook is not None:            # several runs per system: the primary's test (t with Welch-Satterthwaite df)
+        for k, j in enumerate(tested):
+            found = hook(comparison.measures[j], a, b)
+            if found is not None:
+                sign = 1.0 if higher[k] else -1.0
+                p[:, k] = bootstrap_p(sign * found[0], sign * (values[a, k] - values[b, k]), df=found[1])[0]
     frames = []
     for j, mid in enumerate(comparison.measures):
         if own[j]:

@@ -31,6 +31,7 @@ deviation over runs - beside the item noise - the bootstrap standard error of on
 """
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Mapping, Sequence
 
@@ -341,6 +342,10 @@ class SeedsDesign:
         parts = np.stack([self._run_var[a, j], self._run_var[b, j]])     # known with R - 1 df each
         dfs = np.stack([self.n_runs[a] - 1, self.n_runs[b] - 1]).astype(float)
         return diffs, welch_df(total, parts, dfs)
+
+    def kept_pair_test(self):
+        """:meth:`pair_test` over the draws of the last :meth:`resample`, unchanged by later resamples."""
+        return copy.copy(self).pair_test
 
     @property
     def swap_unit(self) -> str:
