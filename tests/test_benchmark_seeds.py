@@ -167,4 +167,9 @@ def test_settings_and_methods_paragraph_name_the_two_level_design(tmp_path):
     tex = (out / "appendix" / "methods.tex").read_text()
     assert "In tasks task1, task\\_\\$2\\&\\textless{}x\\textgreater{} the systems were trained with several random " \
            "seeds (1 to 3 runs per system)" in tex
-    assert "bouthillier2021accounting" in (out / "appendix" / "references.bib").read_text()
+    bib = (out / "appendix" / "references.bib").read_text()
+    assert "bouthillier2021accounting" in bib
+    # the rescaled run draws and the paired test's t reference are said and cited (as in a single task's appendix)
+    assert "Welch-Satterthwaite degrees of freedom" in tex and "rescaled for few runs" in tex
+    for key in ("davison1997bootstrap", "hesterberg2015what", "satterthwaite1946approximate", "welch1947generalization"):
+        assert key in bib and key in tex, key

@@ -369,7 +369,7 @@ def cited_benchmark_methods(data) -> list[str]:
     if not data.bench_table("consensus_rank_distribution").empty:
         used.append("bootstrap")
     if data.settings.get("runs_per_system") and "bootstrap" in used:
-        used.append("seeds")
+        used += ["seeds", "seeds_few_runs", "seeds_pair_test"]
     return [m for m in METHODS if m in used]
 
 
@@ -386,6 +386,12 @@ def _benchmark_seeds_sentence(seg, runs_per_system: dict) -> None:
              "each resample (the consensus bootstrap's too) first drew every system's runs with replacement, then "
              "the items, paired across all runs ")
     seg.cite(*METHODS["seeds"])
+    seg.text("; each system's deviation of the drawn runs from the mean of its R runs was rescaled for few runs, "
+             "by at least \u221a(R/(R\u22121)) ")
+    seg.cite(*METHODS["seeds_few_runs"])
+    seg.text(", and within a task the paired test of two systems referred their difference to Student's t with "
+             "Welch-Satterthwaite degrees of freedom ")
+    seg.cite(*METHODS["seeds_pair_test"])
     seg.text(".")
 
 
