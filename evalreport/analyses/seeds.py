@@ -168,14 +168,8 @@ def paired_draws(drawn: np.ndarray, values: np.ndarray, index: Sequence[np.ndarr
 
     Parameters
     ----------
-    drawn : ndarray
-        ``(B, S, M)`` the system means over the drawn runs.
-    values : ndarray
-        ``(B, R_total, M)`` every run's value on every resample of the items.
-    index : sequence of ndarray
-        Per system, the positions of its runs in ``values``.
-    ranges : sequence of (float, float)
-        Per measure, its range.
+    drawn, values, index, ranges
+        As in :func:`widen`.
 
     Returns
     -------
