@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.charts import curves
-from evalreport.charts.curves import MAX_LINES, MAX_RELIABILITY
+from evalreport.charts.curves import CURVE_PIXELS, DECIMALS, MAX_LINES, MAX_RELIABILITY, REST_PIXELS
 from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Heading, Note, Table
@@ -182,6 +182,12 @@ class ScoreSections(ReportBase):
         return (f"the first {shown} of {every} systems on the leaderboard in colour, the others in grey; every "
                 "curve's points are in the CSV table")
 
+    def _simplified_clause(self, table: str) -> str:
+        """The sentence that says how far a drawn curve may depart from the exact one."""
+        return (f" Each drawn curve is simplified to the points that keep it within {CURVE_PIXELS:g} pixel of the "
+                f"exact curve (the grey ones within {REST_PIXELS:g}), its coordinates rounded to {DECIMALS} "
+                f"decimals; every point is in {table}.csv.")
+
     def _first_run_clause(self) -> str:
         """With several runs per system, the sentence that says whose curves are drawn (else empty)."""
         if not self.manifest.get("settings", {}).get("runs_per_system"):
@@ -203,12 +209,14 @@ class ScoreSections(ReportBase):
                     f"ROC curves: true-positive against false-positive rate as the threshold falls, "
                     f"{self._caption_systems(MAX_LINES, frame['system'].nunique())} (roc_curve.csv). The dashed "
                     "diagonal is a system that ranks at random (AUC 0.5); the higher a curve, the better the ranking."
-                    + self._first_run_clause())
+                    + self._simplified_clause(table) + self._first_run_clause())
         if kind == "precision-recall":
             return (curves.pr_chart(frame, prevalence=self.class_shares, systems=systems, classes=classes),
                     f"Precision-recall curves, {self._caption_systems(MAX_LINES, frame['system'].nunique())} "
                     "(pr_curve.csv). The dashed line is the class's prevalence: the precision of a system that ranks "
-                    "at random. Rare classes show here what the ROC curve hides." + self._first_run_clause())
+                    "at random. Rare classes show here what the ROC curve hides. The steps hold each precision back to "
+                    "the recall before it, the steps that average precision sums." + self._simplified_clause(table)
+                    + self._first_run_clause())
         chosen, words = self.reliability_systems(frame)
         if not chosen:
             return None
