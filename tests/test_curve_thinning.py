@@ -207,3 +207,23 @@ def test_the_thinned_curves_draw_in_headless_chromium(tmp_path):
         for label in ('a, "quoted"', "b", "12"):
             assert f">{label}<" in inner or f">{label.replace(QUOTE, '&quot;')}<" in inner, label
         assert len(re.findall(r'<path[^>]*aria-roledescription="line mark"', inner)) >= 3 * 12
+
+
+def test_names_from_the_data_survive_the_inline_csv():
+    """Commas, quotes, line breaks, markup and a name that reads as a number come back as they were,
+    read as RFC 4180 CSV (Vega's reader) with the declared types: names stay strings."""
+    import csv
+    import io
+
+    names = ["a,b", 'say "hi"', "two\nlines", "007", "<script>x</script>", " padded "]
+    frame = pd.concat([pd.DataFrame({"system": s, "class": c, "fpr": [0.0, 0.3, 1.0], "tpr": [0.0, 0.8, 1.0],
+                                     "threshold": [np.inf, 0.5, 0.1]}) for s in names for c in names[:2]])
+    spec = roc_chart(frame, systems=names).to_dict()
+    data = spec["datasets"][spec["data"]["name"]]
+    assert spec["data"]["format"]["parse"] == {"system": "string", "class": "string", "fpr": "number",
+                                               "tpr": "number", "threshold": "number", "step": "number",
+                                               "kind": "string"}
+    rows = list(csv.DictReader(io.StringIO(data, newline="")))
+    assert {r["system"] for r in rows if r["kind"] != "chance"} == set(names)
+    assert {r["class"] for r in rows} == set(names[:2])
+    assert {r["threshold"] for r in rows if r["kind"] == "curve"} >= {"", "0.5", "0.1"}    # inf: no value
