@@ -51,7 +51,7 @@ MAX_LINES = len(CATEGORY_COLOURS)
 #: Class panels drawn at most (the classes the caller lists first; the CSV keeps every class).
 MAX_PANELS = 12
 #: Most points kept per coloured curve, and per grey one (a cap that the tolerances below rarely reach).
-CURVE_POINTS, REST_POINTS = 400, 150
+CURVE_POINTS, REST_POINTS = 1000, 400
 #: How far (px on the panel) a drawn coloured curve, and a grey one, may depart from the exact curve:
 #: half a pixel for the curves a reader follows, one for the thin grey field behind them.
 CURVE_PIXELS, REST_PIXELS = 0.5, 1.0
