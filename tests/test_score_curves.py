@@ -185,6 +185,17 @@ def test_the_section_is_absent_without_scores(tmp_path, binary):
     assert all(f"rep.{cell}()" in calls for cell in SCORE_CELLS)
 
 
+def test_the_curve_captions_state_the_drawn_curves_tolerance(folders):
+    rep = open_report(folders["three"])
+    for cell, table in (("roc_chart", "roc_curve"), ("pr_chart", "pr_curve")):
+        caption = getattr(rep, cell)().caption
+        assert "simplified to the points that keep it within 0.5 px of the exact curve" in caption
+        assert "rounded to 4 decimals" in caption and f"{table}.csv keeps every point" in caption
+        assert "grey" not in caption                                    # 5 systems: every one in colour
+    assert "as average precision sums them" in rep.pr_chart().caption
+    assert "(a grey one within 1 px)" in open_report(folders["many"]).roc_chart().caption
+
+
 def test_the_section_shows_curves_measures_and_words(folders):
     rep = open_report(folders["three"])
     assert isinstance(rep.scores_heading(), Heading)
