@@ -33,11 +33,11 @@ def segment_distance(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ndarray
         (n,) distances; a segment of length 0 is its point.
     """
-    ab = b - a
-    length2 = np.einsum("ij,ij->i", ab, ab)
-    t = np.einsum("ij,ij->i", p - a, ab) / np.where(length2 > 0, length2, 1.0)
-    t = np.clip(np.where(length2 > 0, t, 0.0), 0.0, 1.0)
-    return np.hypot(*(p - (a + t[:, None] * ab)).T)
+    abx, aby = b[:, 0] - a[:, 0], b[:, 1] - a[:, 1]
+    apx, apy = p[:, 0] - a[:, 0], p[:, 1] - a[:, 1]
+    length2 = abx * abx + aby * aby
+    t = np.clip((apx * abx + apy * aby) / np.where(length2 > 0, length2, 1.0), 0.0, 1.0)
+    return np.hypot(apx - t * abx, apy - t * aby)
 
 
 def simplify(xy: np.ndarray, starts: np.ndarray, tolerance: float, cap: int | None = None) -> np.ndarray:
@@ -69,7 +69,8 @@ def simplify(xy: np.ndarray, starts: np.ndarray, tolerance: float, cap: int | No
     ends = np.r_[starts[1:], n] - 1
     keep[starts] = keep[ends] = True
     curve_of = np.repeat(np.arange(len(starts)), ends - starts + 1)
-    limit = np.iinfo(np.int64).max if cap is None else max(int(cap), 2)
+    room = np.full(len(starts), np.iinfo(np.int64).max if cap is None else max(int(cap), 2) - 2, dtype=np.int64)
+    room[starts == ends] += 1                    # a curve of one point has kept one
     active = np.flatnonzero(~keep)               # the points whose segment may still be too far
     while len(active):
         kept = np.flatnonzero(keep)
@@ -77,27 +78,26 @@ def simplify(xy: np.ndarray, starts: np.ndarray, tolerance: float, cap: int | No
         left, right = kept[where - 1], kept[where]
         d = segment_distance(xy[active], xy[left], xy[right])
         # the farthest point of each segment (active points of one segment are contiguous)
-        first = np.r_[0, np.flatnonzero(np.diff(left)) + 1]
+        first = np.r_[0, np.flatnonzero(left[1:] != left[:-1]) + 1]
         far = np.maximum.reduceat(d, first)
         seg = np.repeat(np.arange(len(first)), np.diff(np.r_[first, len(active)]))
         open_ = far > tolerance
-        hit = open_[seg] & (d == far[seg])
-        best = np.unique(seg[hit], return_index=True)[1]
-        chosen = active[hit][best]
-        chosen_d = d[hit][best]
-        # the cap: per curve, the farthest of the chosen points up to the room it has left
-        curves = curve_of[chosen]
-        room = limit - np.bincount(curve_of[kept], minlength=len(starts))
-        order = np.lexsort((-chosen_d, curves))
-        rank = np.arange(len(order)) - np.searchsorted(curves[order], curves[order])
-        accepted = order[rank < room[curves[order]]]
+        hits = np.flatnonzero(open_[seg] & (d == far[seg]))
+        best = hits[np.r_[True, seg[hits[1:]] != seg[hits[:-1]]]] if len(hits) else hits
+        chosen, curves = active[best], curve_of[active[best]]
+        wanted = np.bincount(curves, minlength=len(starts))
+        if (wanted <= room).all():
+            accepted = np.arange(len(best))
+        else:   # the cap: per curve, the farthest of the chosen points up to the room it has left
+            order = np.lexsort((-d[best], curves))
+            rank = np.arange(len(order)) - np.searchsorted(curves[order], curves[order])
+            accepted = order[rank < room[curves[order]]]
         if not len(accepted):
             break
         keep[chosen[accepted]] = True
+        room -= np.bincount(curves[accepted], minlength=len(starts))
         # the points of segments that were close enough, or of full curves, are settled
-        full = room[curve_of[active]] <= np.bincount(curves[accepted], minlength=len(starts))[curve_of[active]]
-        still = open_[seg] & ~keep[active] & ~full
-        active = active[still]
+        active = active[open_[seg] & ~keep[active] & (room[curve_of[active]] > 0)]
     return keep
 
 
