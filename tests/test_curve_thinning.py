@@ -229,3 +229,14 @@ def test_names_from_the_data_survive_the_inline_csv():
     assert {r["system"] for r in rows if r["kind"] != "chance"} == set(names)
     assert {r["class"] for r in rows} == set(names[:2])
     assert {r["threshold"] for r in rows if r["kind"] == "curve"} >= {"", "0.5", "0.1"}    # inf: no value
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(1, 200), min_size=1, max_size=5), st.integers(2, 40), st.integers(0, 1000))
+def test_no_curve_keeps_more_than_the_cap_and_every_curve_keeps_its_ends(lengths, cap, seed):
+    xy = np.random.default_rng(seed).random((sum(lengths), 2))
+    starts = np.cumsum([0, *lengths[:-1]])
+    keep = simplify(xy, starts, 0.0, cap)
+    for s, n in zip(starts, lengths):
+        part = keep[s:s + n]
+        assert part[0] and part[-1] and part.sum() == min(n, cap)    # tolerance 0: every point it may keep
