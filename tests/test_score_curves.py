@@ -3,6 +3,8 @@ report section that shows them with the score-based measures (report/sections/sc
 tables folders made by tests/scored_tables.py from scikit-learn's curves."""
 from __future__ import annotations
 
+import io
+
 import nbformat
 import numpy as np
 import pandas as pd
@@ -12,7 +14,16 @@ from altair.vegalite.v6.schema.core import load_schema
 from scored_tables import STUB_PLUGIN, add_score_tables, score_frames, scored_runs, write_scored_tables
 from sklearn.metrics import brier_score_loss, log_loss
 
-from evalreport.charts.curves import MAX_LINES, MAX_PANELS, pr_chart, reliability_chart, roc_chart, thin_curves
+from evalreport.charts.curves import (
+    MAX_LINES,
+    MAX_PANELS,
+    TOLERANCE,
+    pr_chart,
+    reliability_chart,
+    roc_chart,
+    thin_curves,
+)
+from evalreport.charts.simplify import segment_distance
 from evalreport.measures.plugins import load_plugins
 from evalreport.report.display import Chart, Heading, Note, Table
 from evalreport.report.resources import notebooks_dir
@@ -26,6 +37,13 @@ SCORE_CELLS = ("scores_heading", "scores_intro", "score_measures_table", "roc_ch
 @pytest.fixture(scope="module", autouse=True)
 def _stub_measures():
     load_plugins([STUB_PLUGIN], entry_points=False)
+
+
+def _rows(spec: dict) -> list[dict]:
+    """The rows of a curve chart's inline data (one CSV text with its column types declared)."""
+    data = spec["datasets"][spec["data"]["name"]]
+    assert spec["data"]["format"]["parse"]["system"] == "string"
+    return pd.read_csv(io.StringIO(data), dtype={"system": str, "class": str}).to_dict("records")
 
 
 def _valid(chart) -> dict:
@@ -78,13 +96,16 @@ def test_thinned_curves_keep_their_ends_and_shape():
     x = np.sort(rng.random(5000))
     curve = pd.DataFrame({"system": "s", "class": "c", "x": np.r_[0, x, 1], "y": np.r_[0, np.sqrt(x), 1]})
     thin = thin_curves(curve, "x", "y", ["system", "class"], 300)
-    assert len(thin) <= 302 and thin["step"].tolist() == list(range(len(thin)))
+    assert len(thin) <= 300 and thin["step"].tolist() == list(range(len(thin)))
     assert thin[["x", "y"]].iloc[0].tolist() == [0, 0] and thin[["x", "y"]].iloc[-1].tolist() == [1, 1]
-    # every original point lies within 0.01 of the drawn line (a pixel or two of a 300 px panel)
-    drawn = np.interp(curve["x"], thin["x"], thin["y"])
-    assert np.max(np.abs(drawn - curve["y"])) < 0.01
-    short = curve.iloc[:50]
-    assert len(thin_curves(short, "x", "y", ["system", "class"], 300)) == 50     # short curves stay whole
+    # every original point lies within the tolerance (0.002, half a pixel of a 240 px panel) of the drawn line
+    a, b = curve[["x", "y"]].to_numpy(), thin[["x", "y"]].to_numpy()
+    n, m = len(a), len(b) - 1
+    d = segment_distance(np.repeat(a, m, axis=0), np.tile(b[:-1], (n, 1)), np.tile(b[1:], (n, 1)))
+    assert d.reshape(n, m).min(axis=1).max() <= TOLERANCE
+    # a curve whose every corner is farther than the tolerance from its neighbours' chord stays whole
+    zigzag = pd.DataFrame({"system": "s", "class": "c", "x": np.linspace(0, 1, 50), "y": np.resize([0.4, 0.6], 50)})
+    assert len(thin_curves(zigzag, "x", "y", ["system", "class"], 300)) == 50
 
 
 def test_many_systems_colour_the_leaders_and_grey_the_rest():
@@ -96,7 +117,7 @@ def test_many_systems_colour_the_leaders_and_grey_the_rest():
     assert colour["scale"]["domain"] == order[:MAX_LINES]
     assert any(f"first {MAX_LINES} of 30" in line for line in spec["title"]["subtitle"])
     assert "labelExpr" in colour["legend"]                              # long names shortened in the legend
-    kinds = {row["kind"] for row in spec["datasets"][spec["data"]["name"]]}
+    kinds = {row["kind"] for row in _rows(spec)}
     assert kinds == {"curve", "rest", "chance"}
 
 
@@ -105,7 +126,7 @@ def test_the_precision_recall_chance_line_is_the_prevalence(binary):
     frames = score_frames(runs, probs)
     share = float(np.mean(runs.gold == 1))
     spec = _valid(pr_chart(frames["pr_curve"], prevalence={"pos": share, "neg": 1 - share}))
-    chance = [r for r in spec["datasets"][spec["data"]["name"]] if r["kind"] == "chance"]
+    chance = [r for r in _rows(spec) if r["kind"] == "chance"]
     assert [r["precision"] for r in chance] == [share, share] and [r["recall"] for r in chance] == [0.0, 1.0]
 
 
@@ -140,7 +161,7 @@ def test_names_longer_than_a_chart_carries_still_find_their_rows():
     rel = _valid(reliability_chart(frames["reliability"], systems=[system], ece={system: 0.123}))
     assert len(rel["concat"]) == 1 and rel["concat"][0]["vconcat"][0]["title"]["subtitle"] == ["ECE 0.123"]
     pr = _valid(pr_chart(frames["pr_curve"], prevalence={positive: 0.4}))
-    assert [r["precision"] for r in pr["datasets"][pr["data"]["name"]] if r["kind"] == "chance"] == [0.4, 0.4]
+    assert [r["precision"] for r in _rows(pr) if r["kind"] == "chance"] == [0.4, 0.4]
 
 
 def test_a_chart_of_nothing_is_an_error():
@@ -162,6 +183,17 @@ def test_the_section_is_absent_without_scores(tmp_path, binary):
     calls = [c.source.splitlines()[-1] for c in nbformat.read(notebooks_dir() / "report.ipynb", 4).cells
              if c.cell_type == "code"]
     assert all(f"rep.{cell}()" in calls for cell in SCORE_CELLS)
+
+
+def test_the_curve_captions_state_the_drawn_curves_tolerance(folders):
+    rep = open_report(folders["three"])
+    for cell, table in (("roc_chart", "roc_curve"), ("pr_chart", "pr_curve")):
+        caption = getattr(rep, cell)().caption
+        assert "simplified to the points that keep it within 0.5 px of the exact curve" in caption
+        assert "rounded to 4 decimals" in caption and f"{table}.csv keeps every point" in caption
+        assert "grey" not in caption                                    # 5 systems: every one in colour
+    assert "as average precision sums them" in rep.pr_chart().caption
+    assert "(a grey one within 1 px)" in open_report(folders["many"]).roc_chart().caption
 
 
 def test_the_section_shows_curves_measures_and_words(folders):

@@ -10,9 +10,15 @@ Many systems: the first :data:`MAX_LINES` systems of the given order (the leader
 drawn in colour, the others as thin grey lines behind them, so that the field's spread stays
 visible without a legend of 100 names. Long names are shortened in the legend and panel titles
 (beginning and end kept, no two alike; :func:`~evalreport.charts.names.shorten_names`), the full
-name in the tooltip. A curve of many points is thinned for drawing to points evenly spaced along
-its length (:data:`CURVE_POINTS`): the drawn line departs from the full curve by well under a
-pixel's worth of the axis, and every point is in the CSV table.
+name in the tooltip.
+
+A curve of 4,000 items has thousands of points, most a fraction of a pixel apart: each drawn curve
+is simplified (Ramer-Douglas-Peucker, :mod:`~evalreport.charts.simplify`) to the points that keep it
+within half a pixel of the exact curve on its panel (a grey one within a pixel; :data:`CURVE_PIXELS`,
+:data:`REST_PIXELS`), at most :data:`CURVE_POINTS` (:data:`REST_POINTS`) per curve, its
+coordinates rounded to :data:`DECIMALS` decimals, and carried as one inline CSV text. 100 systems of
+12 classes drew 13 MB of curve data in the report before, 1.7 MB now (docs/benchmark.md). The exact
+curves, every point, are in the tables (``roc_curve.csv``, ``pr_curve.csv``).
 """
 from __future__ import annotations
 
@@ -35,6 +41,7 @@ from evalreport.charts._common import (
     with_properties,
 )
 from evalreport.charts.names import text_px
+from evalreport.charts.simplify import simplify, staircase
 from evalreport.charts.theme import CATEGORY_COLOURS, MUTED_COLOUR
 
 __all__ = ["roc_chart", "pr_chart", "reliability_chart", "MAX_LINES", "MAX_PANELS", "thin_curves"]
@@ -43,8 +50,18 @@ __all__ = ["roc_chart", "pr_chart", "reliability_chart", "MAX_LINES", "MAX_PANEL
 MAX_LINES = len(CATEGORY_COLOURS)
 #: Class panels drawn at most (the classes the caller lists first; the CSV keeps every class).
 MAX_PANELS = 12
-#: Points kept per coloured curve, and per grey one, when a curve has more.
-CURVE_POINTS, REST_POINTS = 300, 60
+#: Most points kept per coloured curve, and per grey one (a cap that the tolerances below rarely reach).
+CURVE_POINTS, REST_POINTS = 1000, 400
+#: How far (px on the panel) a drawn coloured curve, and a grey one, may depart from the exact curve:
+#: half a pixel for the curves a reader follows, one for the thin grey field behind them.
+CURVE_PIXELS, REST_PIXELS = 0.5, 1.0
+#: The tolerance (axis units) of :func:`thin_curves` when none is given: half a pixel of a 240 px panel.
+TOLERANCE = 0.002
+#: Decimals of the drawn coordinates, and the most rounding moves a point (its share of the tolerance).
+DECIMALS = 4
+ROUNDING = 0.5 * 10.0 ** -DECIMALS * 2 ** 0.5
+#: Significant digits of the thresholds in the tooltips.
+THRESHOLD_DIGITS = 4
 #: Reliability panels (one per system) drawn at most.
 MAX_RELIABILITY = 9
 REST_COLOUR = "#bbbbbb"
@@ -56,10 +73,13 @@ CHANCE_COLOUR = "#777777"
 CHANCE_LINE = "#222222"
 
 
-def thin_curves(df: pd.DataFrame, x: str, y: str, keys: Sequence[str], n: int) -> pd.DataFrame:
-    """The rows of ``df`` to draw: per curve (the rows of one value of ``keys``, in their order),
-    at most ``n`` points evenly spaced along the curve's length, the first and last kept; a
-    ``step`` column numbers the kept points of each curve in their order.
+def thin_curves(df: pd.DataFrame, x: str, y: str, keys: Sequence[str], n: int, *,
+                tolerance: float = TOLERANCE, steps: bool = False) -> pd.DataFrame:
+    """The rows of ``df`` to draw: per curve (the rows of one value of ``keys``, in their order), the
+    points that a straight polyline through them needs to stay within ``tolerance`` of the full
+    curve (Ramer-Douglas-Peucker, :func:`~evalreport.charts.simplify.simplify`), at most ``n``, the
+    first and last kept, the coordinates rounded to :data:`DECIMALS` decimals (the rounding counted
+    in the tolerance); a ``step`` column numbers the kept points of each curve in their order.
 
     Parameters
     ----------
@@ -70,27 +90,40 @@ def thin_curves(df: pd.DataFrame, x: str, y: str, keys: Sequence[str], n: int) -
     keys : sequence of str
         The columns that name a curve.
     n : int
-        Most points kept per curve (at least 2).
+        Most points kept per curve (at least 2); a curve that needs more departs by more than the tolerance.
+    tolerance : float
+        The farthest (Euclidean distance, axis units) a point of the full curve may lie from the drawn line.
+    steps : bool
+        Draw the curve as steps (each interval of ``x`` at the ``y`` of its right end, as average precision
+        sums a precision-recall curve): the corners become rows of their own, then the staircase is thinned.
 
     Returns
     -------
     DataFrame
-        The kept rows with ``step``.
+        The kept rows with ``step``; a corner row carries the other columns of the point it leads to.
     """
-    parts = []
-    for _, curve in df.groupby(list(keys), sort=False):
-        xy = curve[[x, y]].to_numpy(float)
-        ok = np.isfinite(xy).all(axis=1)
-        curve, xy = curve[ok], xy[ok]
-        if len(curve) > n:
-            length = np.concatenate([[0.0], np.cumsum(np.hypot(*np.diff(xy, axis=0).T))])
-            at = np.searchsorted(length, np.linspace(0.0, length[-1], n))
-            keep = np.unique(np.concatenate([[0], np.clip(at, 0, len(curve) - 1), [len(curve) - 1]]))
-            curve = curve.iloc[keep]
-        parts.append(curve.assign(step=np.arange(len(curve))))
-    if not parts:
-        return df.iloc[:0].assign(step=pd.Series(dtype=int))
-    return pd.concat(parts, ignore_index=True)
+    xy = df[[x, y]].to_numpy(float)
+    df = df[np.isfinite(xy).all(axis=1)]
+    if df.empty:
+        return df.assign(step=pd.Series(dtype=int))
+    group = df.groupby(list(keys), sort=False).ngroup().to_numpy()
+    if (np.diff(group) < 0).any():           # a curve's rows apart: bring them together, in their order
+        df, group = df.iloc[np.argsort(group, kind="stable")], np.sort(group, kind="stable")
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    px, py = df[x].to_numpy(float), df[y].to_numpy(float)
+    owner = np.arange(len(df))
+    if steps:
+        px, py, owner = staircase(px, py, starts)
+        starts = np.searchsorted(owner, starts)
+    keep = simplify(np.c_[px, py], starts, max(tolerance - ROUNDING, 0.0), n)
+    out = df.iloc[owner[keep]].assign(**{x: np.round(px[keep], DECIMALS), y: np.round(py[keep], DECIMALS)})
+    curve = np.searchsorted(starts, np.flatnonzero(keep), side="right") - 1
+    return out.assign(step=np.arange(len(out)) - np.searchsorted(curve, curve)).reset_index(drop=True)
+
+
+def drawn_tolerance(side: float, pixels: float) -> float:
+    """The tolerance (axis units of a [0, 1] axis) that is ``pixels`` px on a panel of ``side`` px."""
+    return pixels / side
 
 
 def _systems(df: pd.DataFrame, systems, max_lines: int) -> tuple[list[str], list[str]]:
@@ -126,8 +159,24 @@ def _legend(shown: list[str], width: float) -> alt.Legend:
                       symbolType="stroke", title=None, **kw)
 
 
+def _inline_csv(x: str, y: str, *frames: pd.DataFrame) -> alt.InlineData:
+    """The rows of ``frames`` as the chart's inline data, one CSV text (the column names once, not
+    on every row: a third of the JSON records' size) with every column's type declared, so that a
+    name that reads as a number stays a name; a missing value is an empty field (Vega reads null),
+    the thresholds rounded to :data:`THRESHOLD_DIGITS` significant digits."""
+    columns = ["system", "class", x, y, "threshold", "step", "kind"]
+    data = pd.concat([f.reindex(columns=columns) for f in frames], ignore_index=True)
+    t = pd.to_numeric(data["threshold"], errors="coerce").to_numpy(float)
+    data["threshold"] = [f"{v:.{THRESHOLD_DIGITS}g}" if np.isfinite(v) else "" for v in t]
+    data["step"] = data["step"].astype(int)
+    parse = {"system": "string", "class": "string", x: "number", y: "number", "threshold": "number",
+             "step": "number", "kind": "string"}
+    return alt.InlineData(values=data.to_csv(index=False, lineterminator="\n"),
+                          format=alt.CsvDataFormat(type="csv", parse=parse))
+
+
 def _curve_chart(df: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str, chance: pd.DataFrame,
-                 systems, classes, max_lines: int, interpolate: Literal["linear", "step-after"], tooltip: list,
+                 systems, classes, max_lines: int, interpolate: Literal["linear", "step-before"], tooltip: list,
                  title: str, subtitle: list[str]) -> alt.TopLevelMixin:
     """The shared skeleton of the ROC and precision-recall charts (see :func:`roc_chart`)."""
     df["system"] = df["system"].astype(str)
@@ -136,24 +185,27 @@ def _curve_chart(df: pd.DataFrame, *, x: str, y: str, x_title: str, y_title: str
     coloured, rest = _systems(df, systems, max_lines)
     n_classes = df["class"].nunique()
     df = df[df["class"].isin(shown_classes)]
-    lines = thin_curves(df[df["system"].isin(coloured)], x, y, ["system", "class"], CURVE_POINTS)
-    grey = thin_curves(df[df["system"].isin(rest)], x, y, ["system", "class"], REST_POINTS)
-    data = pd.concat([lines.assign(kind="curve"), grey.assign(kind="rest"),
-                      chance[chance["class"].isin(shown_classes)].assign(kind="chance")], ignore_index=True)
     columns, side = _layout(len(shown_classes))
+    steps = interpolate == "step-before"
+    lines = thin_curves(df[df["system"].isin(coloured)], x, y, ["system", "class"], CURVE_POINTS,
+                        tolerance=drawn_tolerance(side, CURVE_PIXELS), steps=steps)
+    grey = thin_curves(df[df["system"].isin(rest)], x, y, ["system", "class"], REST_POINTS,
+                       tolerance=drawn_tolerance(side, REST_PIXELS), steps=steps)
+    data = _inline_csv(x, y, lines.assign(kind="curve"), grey.drop(columns="threshold").assign(kind="rest"),
+                       chance[chance["class"].isin(shown_classes)].assign(kind="chance"))
     scale = alt.Scale(domain=[0, 1], nice=False)
     x_enc = alt.X(f"{x}:Q", title=x_title, scale=scale, axis=alt.Axis(values=_ticks(side), format=".2~f"))
     y_enc = alt.Y(f"{y}:Q", title=y_title, scale=scale, axis=alt.Axis(values=_ticks(side), format=".2~f"))
     base = alt.Chart().encode(x=x_enc, y=y_enc)
     layers = []
     if rest:
-        layers.append(base.mark_line(color=REST_COLOUR, strokeWidth=0.8, opacity=0.6, interpolate=interpolate)
+        layers.append(base.mark_line(color=REST_COLOUR, strokeWidth=0.8, opacity=0.6)
                       .encode(detail="system:N", order=alt.Order("step:Q"))
                       .transform_filter("datum.kind == 'rest'"))
     colour = alt.Color("system:N", sort=coloured, title=None,
                        scale=alt.Scale(domain=coloured, range=list(CATEGORY_COLOURS[:len(coloured)])),
                        legend=_legend(coloured, columns * (side + 55)) if len(coloured) + len(rest) > 1 else None)
-    layers.append(base.mark_line(strokeWidth=1.8, interpolate=interpolate).encode(
+    layers.append(base.mark_line(strokeWidth=1.8).encode(
         color=colour, order=alt.Order("step:Q"), tooltip=tooltip).transform_filter("datum.kind == 'curve'"))
     # the chance line last, on top: a system with no skill (the prior) runs along it and would hide it
     layers.append(base.mark_line(color=CHANCE_LINE, strokeDash=[5, 4], strokeWidth=1.5).encode(
@@ -214,9 +266,9 @@ def roc_chart(roc: pd.DataFrame, *, systems=None, classes=None, max_lines: int =
 
 def pr_chart(pr: pd.DataFrame, *, prevalence: Mapping[str, float] | None = None, systems=None, classes=None,
              max_lines: int = MAX_LINES, title: str | None = None) -> alt.TopLevelMixin:
-    """Precision-recall curves of every system, drawn as steps (precision held until the next
-    recall, the interpolation that average precision sums; Davis & Goadrich 2006 show why a
-    straight line between points is too optimistic), with the class's prevalence as the chance
+    """Precision-recall curves of every system, drawn as steps (each interval of recall at the
+    precision of its right end, the steps that average precision sums; Davis & Goadrich 2006 show
+    why a straight line between points is too optimistic), with the class's prevalence as the chance
     line (a system that ranks items at random has that precision at every recall).
 
     Parameters
@@ -248,7 +300,7 @@ def pr_chart(pr: pd.DataFrame, *, prevalence: Mapping[str, float] | None = None,
     chance_words = ("dashed: chance (the class's prevalence" + (f", {shares[known[0]]:.3f}" if single and known
                                                                else "") + ")") if known else ""
     return _curve_chart(df, x="recall", y="precision", x_title="Recall", y_title="Precision", chance=chance,
-                        systems=systems, classes=classes, max_lines=max_lines, interpolate="step-after",
+                        systems=systems, classes=classes, max_lines=max_lines, interpolate="step-before",
                         tooltip=tooltip, title=title or "Precision-recall curves",
                         subtitle=["; ".join(p for p in (what, chance_words) if p)])
 

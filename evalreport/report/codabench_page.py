@@ -19,11 +19,16 @@ if TYPE_CHECKING:
 __all__ = ["detail_page", "table_html"]
 
 
+# A table wider than the page (a confusion matrix of many classes) scrolls inside its own box, so
+# that the page never does; the matrix's cells are compact and its column heads wrap anywhere.
 _STYLE = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222;max-width:60em}
 table{border-collapse:collapse;margin:.5em 0 1.5em}th,td{border:1px solid #ccc;padding:.25em .6em}
 td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}th{background:#f3f3f3;text-align:left}
 caption{text-align:left;
-font-weight:600;padding:.3em 0}.official{font-weight:700}.note{color:#555}"""
+font-weight:600;padding:.3em 0}.official{font-weight:700}.note{color:#555}
+.scroll{overflow-x:auto;max-width:100%;margin:.5em 0 1.5em}.scroll>table{margin:0}
+table.matrix th,table.matrix td{padding:.15em .3em;font-size:.85em}
+table.matrix tr:first-child th{overflow-wrap:anywhere;min-width:3em;vertical-align:bottom}"""
 
 
 def _num(v, digits: int = 4) -> str:
@@ -69,7 +74,13 @@ def table_html(frame: pd.DataFrame, caption: str, *, shade: bool = False) -> str
                 style = f' style="background:rgba(31,119,180,{0.6 * float(v) / top:.3f})"'
             cells.append(f'<td class="n"{style}>{e(_num(v) if isinstance(v, float) else _count(v))}</td>')
         body.append(f"<tr><th>{e(idx)}</th>{''.join(cells)}</tr>")
-    return f"<table><caption>{e(caption)}</caption><tr>{head}</tr>{''.join(body)}</table>"
+    table = '<table class="matrix">' if shade else "<table>"
+    return _scroll(f"{table}<caption>{e(caption)}</caption><tr>{head}</tr>{''.join(body)}</table>")
+
+
+def _scroll(table: str) -> str:
+    """``table`` in a box that scrolls sideways when the table is wider than the page."""
+    return f'<div class="scroll">{table}</div>'
 
 
 def detail_page(scored: Scored, *, title: str = "Your submission", alpha: float = 0.05, bootstrap: int = 0) -> str:
@@ -93,9 +104,9 @@ def detail_page(scored: Scored, *, title: str = "Your submission", alpha: float 
         rows.append(f"<tr{cls}><th>{e(name)}{' (official)' if cls else ''}</th>"
                     f"<td><code>{e(r.key)}</code></td><td class=\"n\">{e(_num(r.value))}</td>"
                     f"<td class=\"n\">{e(interval)}</td>" + (f"<td>{e(r.reason)}</td>" if reasons else "") + "</tr>")
-    scores = (f"<table><caption>Scores</caption><tr><th>measure</th><th>leaderboard key</th><th>value</th>"
-              f"<th>{e(level)} interval</th>" + ("<th>undefined cases</th>" if reasons else "")
-              + f"</tr>{''.join(rows)}</table>")
+    scores = _scroll(f"<table><caption>Scores</caption><tr><th>measure</th><th>leaderboard key</th><th>value</th>"
+                     f"<th>{e(level)} interval</th>" + ("<th>undefined cases</th>" if reasons else "")
+                     + f"</tr>{''.join(rows)}</table>")
     how = (f"Intervals: {bootstrap} bootstrap resamples over {scored.unit}, percentile {level} intervals."
            if bootstrap else "No intervals (no bootstrap resamples).")
     said = f"the intervals resample {scored.unit}"        # the log's note of the unit: said once here

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from evalreport.charts import curves
-from evalreport.charts.curves import MAX_LINES, MAX_RELIABILITY
+from evalreport.charts.curves import CURVE_PIXELS, DECIMALS, MAX_LINES, MAX_RELIABILITY, REST_PIXELS
 from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Heading, Note, Table
@@ -179,8 +179,13 @@ class ScoreSections(ReportBase):
     def _caption_systems(self, shown: int, every: int) -> str:
         if every <= shown:
             return "every system in leaderboard order"
-        return (f"the first {shown} of {every} systems on the leaderboard in colour, the others in grey; every "
-                "curve's points are in the CSV table")
+        return f"the first {shown} of {every} systems on the leaderboard in colour, the others in grey"
+
+    def _simplified_clause(self, table: str, grey: bool) -> str:
+        """The sentence that says how far a drawn curve may depart from the exact one (``grey``: some are grey)."""
+        return (f" Each drawn curve is simplified to the points that keep it within {CURVE_PIXELS:g} px of the "
+                "exact curve" + (f" (a grey one within {REST_PIXELS:g} px)" if grey else "")
+                + f", its coordinates rounded to {DECIMALS} decimals; {table}.csv keeps every point.")
 
     def _first_run_clause(self) -> str:
         """With several runs per system, the sentence that says whose curves are drawn (else empty)."""
@@ -198,17 +203,21 @@ class ScoreSections(ReportBase):
             return None
         systems = self.board_order or None
         classes = list(self.class_shares) or None      # the panels in the task's class order
+        grey = frame["system"].nunique() > MAX_LINES
         if kind == "roc":
             return (curves.roc_chart(frame, systems=systems, classes=classes),
                     f"ROC curves: true-positive against false-positive rate as the threshold falls, "
-                    f"{self._caption_systems(MAX_LINES, frame['system'].nunique())} (roc_curve.csv). The dashed "
+                    f"{self._caption_systems(MAX_LINES, frame['system'].nunique())}. The dashed "
                     "diagonal is a system that ranks at random (AUC 0.5); the higher a curve, the better the ranking."
-                    + self._first_run_clause())
+                    + self._simplified_clause(table, grey) + self._first_run_clause())
         if kind == "precision-recall":
             return (curves.pr_chart(frame, prevalence=self.class_shares, systems=systems, classes=classes),
-                    f"Precision-recall curves, {self._caption_systems(MAX_LINES, frame['system'].nunique())} "
-                    "(pr_curve.csv). The dashed line is the class's prevalence: the precision of a system that ranks "
-                    "at random. Rare classes show here what the ROC curve hides." + self._first_run_clause())
+                    f"Precision-recall curves, {self._caption_systems(MAX_LINES, frame['system'].nunique())}. "
+                    "The dashed line is the class's prevalence: the precision of a system that ranks "
+                    "at random. Rare classes show here what the ROC curve hides. Each step holds a point's precision "
+                    "back to the recall of the point before it, as average precision sums them."
+                    + self._simplified_clause(table, grey)
+                    + self._first_run_clause())
         chosen, words = self.reliability_systems(frame)
         if not chosen:
             return None
