@@ -20,6 +20,22 @@ from evalreport.errors import InputError
 from evalreport.inputs.checks import SCAN_CHUNK
 
 
+def first_line(handle, limit: int, *, blank: bool = True) -> str | None:
+    """The first (``blank``: non-blank) line of a text stream, or None when it is not whole within
+    ``limit`` characters (a quick look at a header leaves a longer line to the full reader)."""
+    read = 0
+    while read < limit:
+        line = handle.readline(limit - read)
+        if not line:
+            return None
+        read += len(line)
+        if not line.endswith(("\n", "\r")) and handle.read(1):
+            return None                     # cut at the limit
+        if line.strip() or not blank:
+            return line
+    return None
+
+
 def _max_line_bytes() -> int:
     from evalreport.inputs import tables  # the limit is read where it is defined (tests patch it there)
 

@@ -53,6 +53,7 @@ import pyarrow.compute as pc
 from evalreport.errors import InputError
 from evalreport.inputs.checks import hash_file, listing, natural_sorted, near_miss, short
 from evalreport.inputs.label_sets import LabelSets, describe_form, detect_form, parse_sets, read_with_form
+from evalreport.inputs.lines import first_line
 from evalreport.inputs.readers import run_files, too_many_classes
 from evalreport.inputs.runs import Source, read_only, some_names
 from evalreport.inputs.slices import read_slices, take_columns
@@ -202,7 +203,7 @@ def _label_column_kind(path, label_col: str) -> str | None:
             return "list" if pa.types.is_list(kind) or pa.types.is_large_list(kind) else "scalar"
         with open(path, encoding="utf-8-sig", newline="") as handle:
             if fmt == "jsonl":
-                first = _first_line(handle, blank=True)
+                first = first_line(handle, _QUICK_CHARS, blank=True)
                 record = json.loads(first) if first is not None else None
                 if not isinstance(record, dict) or label_col not in record:
                     return None
@@ -210,7 +211,7 @@ def _label_column_kind(path, label_col: str) -> str | None:
             if fmt in DELIMITER:
                 from evalreport.inputs.delimiters import sniff_delimiter
 
-                first = _first_line(handle, blank=False)
+                first = first_line(handle, _QUICK_CHARS, blank=False)
                 if first is None:
                     return None
                 header = next(csv.reader([first], delimiter=sniff_delimiter(path, DELIMITER[fmt])), [])
@@ -223,21 +224,6 @@ def _label_column_kind(path, label_col: str) -> str | None:
 #: The most characters the quick look of :func:`_label_column_kind` reads (a longer first line is left
 #: to the full reader, which has its own limits).
 _QUICK_CHARS = 2 ** 20
-
-
-def _first_line(handle, *, blank: bool) -> str | None:
-    """The first (``blank``: non-blank) line of a text stream, or None when not whole within :data:`_QUICK_CHARS`."""
-    read = 0
-    while read < _QUICK_CHARS:
-        line = handle.readline(_QUICK_CHARS - read)
-        if not line:
-            return None
-        read += len(line)
-        if not line.endswith(("\n", "\r")) and handle.read(1):
-            return None                     # cut at the limit
-        if line.strip() or not blank:
-            return line
-    return None
 
 
 def detect_multilabel(path, *, label_col: str = "label", label_sep: str | None = None,

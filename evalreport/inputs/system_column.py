@@ -29,6 +29,7 @@ import pyarrow as pa
 
 from evalreport.errors import InputError
 from evalreport.inputs.checks import FORMATS, hash_file, listing, natural_sorted
+from evalreport.inputs.lines import first_line
 from evalreport.inputs.tables import DELIMITER, Table, read_table
 
 __all__ = ["SYSTEM_COL", "RunPiece", "split_systems", "header_names"]
@@ -94,7 +95,7 @@ def header_names(path, mentions: Sequence[str] = ()) -> list[str] | None:
         if fmt not in DELIMITER and fmt != "jsonl":
             return None
         with open(path, encoding="utf-8-sig", newline="") as handle:
-            first = _first_line(handle)
+            first = first_line(handle, _QUICK_CHARS)
         if first is None:
             return None
         if mentions and not any(m in first for m in mentions):
@@ -107,21 +108,6 @@ def header_names(path, mentions: Sequence[str] = ()) -> list[str] | None:
         return [h.strip() for h in next(csv.reader([first], delimiter=sniff_delimiter(path, DELIMITER[fmt])), [])]
     except (OSError, ValueError, UnicodeDecodeError, pa.ArrowException, csv.Error):
         return None           # the full reader names the problem
-
-
-def _first_line(handle) -> str | None:
-    """The first non-blank line, or None when it is not whole within :data:`_QUICK_CHARS` characters."""
-    read = 0
-    while read < _QUICK_CHARS:
-        line = handle.readline(_QUICK_CHARS - read)
-        if not line:
-            return None
-        read += len(line)
-        if not line.endswith(("\n", "\r")) and handle.read(1):
-            return None
-        if line.strip():
-            return line
-    return None
 
 
 @dataclass
@@ -168,8 +154,8 @@ def split_systems(run_paths: Sequence[Path], names: Sequence[str] | None, *, sys
     runs : list of Path or RunPiece
         A file of one system as it was given; a long or wide file as one :class:`RunPiece` per system.
     names : list of str or None
-        The system names (``names`` when given); None when no file names its systems (the caller names
-        the systems as before: ``names``, or each file's stem).
+        The system names (``names`` when given); None when no file names its systems (the caller then
+        names them by ``names``, or each file's stem).
     """
     cols = _Columns(system_col, id_col, label_col)
     looks = [header_names(p, [x for x in (system_col, f"{label_col}_") if x]) for p in run_paths]
