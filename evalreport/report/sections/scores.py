@@ -19,6 +19,7 @@ from evalreport.escape import markdown as escape
 from evalreport.measures import get
 from evalreport.report.display import Chart, Heading, Note, Table
 from evalreport.report.sections._core import ReportBase
+from evalreport.words import counted
 
 #: The score-based measures a scored comparison may write, in the order the table shows them, with
 #: the direction used when the registry does not declare the id.
@@ -159,6 +160,9 @@ class ScoreSections(ReportBase):
             index=systems, columns=self.score_measures).apply(pd.to_numeric, errors="coerce")
         reason = rows.pivot(index="system", columns="measure", values="reason").reindex(
             index=systems, columns=self.score_measures).fillna("").astype(str)
+        blank = values.index[values.isna().all(axis=1)]       # no score-based value at all (no score columns)
+        if 0 < len(blank) < len(values):
+            values, reason = values.drop(index=blank), reason.drop(index=blank)
         chance = {m: self.prevalence_forecast(m) for m in self.score_measures}
         forecast = "chance: prevalence forecast"
         values.loc[forecast] = [np.nan if v is None else v for v in chance.values()]
@@ -174,7 +178,9 @@ class ScoreSections(ReportBase):
                      caption="The score-based measures of every system (rows in leaderboard order; ↑ higher is "
                              "better, ↓ lower is better), and in the last row what the prevalence forecast scores "
                              "(AUC 0.5 for any constant; ECE 0, as it is perfectly calibrated). A system without scores has no value here, with the "
-                             "reason; its other measures are in the tables above.")
+                             "reason; its other measures are in the tables above."
+                             + (f" Left out: {counted(len(blank), 'system')} without any score-based value "
+                                "(scores.csv holds their rows)." if 0 < len(blank) < len(systems) else ""))
 
     def _caption_systems(self, shown: int, every: int) -> str:
         if every <= shown:
