@@ -394,14 +394,16 @@ def test_seeds_appendix_compiles_with_typst(seeds, tmp_path):
 
 # ----------------------------------------------------------------------------- an ACL paper's narrower columns
 #: acl.sty's page (ACL, EMNLP, NAACL, SemEval): A4, 16 cm of text in two columns with a 0.6 cm gutter, so a
-#: column is 7.7 cm (218.6 pt, 3.03 in), narrower than the 3.3 in of main-example.tex.
+#: column is 7.7 cm (218.6 pt, 3.03 in), narrower than the 3.3 in of main-example.tex. The papers are set at
+#: 11 pt (the tables' \footnotesize is 9 pt there, 8 pt at 10 pt), in Times; the test keeps Latin Modern,
+#: wider than Times, so a header word that fits here fits there.
 ACL_GEOMETRY = r"\usepackage[a4paper,textwidth=16cm,textheight=24.7cm,columnsep=0.6cm,centering]{geometry}"
 
 
 def _as_acl(folder: Path) -> None:
-    """main-example.tex on an ACL-like page (:data:`ACL_GEOMETRY`), the column's width written to the log."""
+    """main-example.tex on an ACL-like page (:data:`ACL_GEOMETRY`, 11 pt), the column's width written to the log."""
     src = (folder / "main-example.tex").read_text(encoding="utf-8")
-    src = src.replace("[letterpaper,twocolumn,10pt]{article}", "[a4paper,twocolumn,10pt]{article}")
+    src = src.replace("[letterpaper,twocolumn,10pt]{article}", "[a4paper,twocolumn,11pt]{article}")
     src = re.sub(r"\\usepackage\[margin[^\n]*geometry\}", lambda _: ACL_GEOMETRY, src)
     src = src.replace(r"\begin{document}", r"\begin{document}\typeout{evalreport-columnwidth=\the\columnwidth}")
     (folder / "main-example.tex").write_text(src, encoding="utf-8")

@@ -42,8 +42,8 @@ __all__ = ["BenchmarkAppendixData", "consensus_tables", "task_score_tables", "fr
            "figure_items", "write_benchmark_appendix"]
 
 #: Width of a rank or number column (a method, the average rank, P(first)) and of a task's column; a method's
-#: name in bold ("Copeland", 40.6 pt at 8 pt) must fit its column unbroken.
-NUM_COL_IN, TASK_COL_IN, MAX_TASK_COL_IN = 0.57, 0.62, 0.95
+#: name in bold ("Copeland", 40.6 pt at 8 pt, 44.1 pt at the 9 pt of an 11 pt paper) must fit its column unbroken.
+NUM_COL_IN, TASK_COL_IN, MAX_TASK_COL_IN = 0.62, 0.62, 0.95
 #: The consensus methods that aggregate the scores first, then rank (the others rank first).
 AGGREGATE_FIRST = ("mean_score", "weighted_mean_score", "pooled")
 #: Tallest figure (inches): a letter page's text height (9.4 in) less room for the caption.
@@ -100,7 +100,7 @@ def consensus_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
     p_first = (pf[pf["method"] == DEFAULT_CONSENSUS].set_index("system")["probability"].reindex(order)
                if not pf.empty else None)
     B = int(data.meta.get("bootstrap") or 0)
-    cols = [Column("Rank", 0.32), Column("System", 0, "l"), Column("Avg. rank", NUM_COL_IN)]
+    cols = [Column("Rank", 0.35), Column("System", 0, "l"), Column("Avg. rank", NUM_COL_IN)]
     if p_first is not None:
         cols.append(Column("P(first)", NUM_COL_IN))
     cols[1].width = _name_width(COLUMN_IN, [c.width for c in cols if c.title != "System"])
