@@ -409,13 +409,16 @@ def _as_acl(folder: Path) -> None:
     (folder / "main-example.tex").write_text(src, encoding="utf-8")
 
 
-@pytest.fixture(scope="module", params=[3, 8, 25])
+@pytest.fixture(scope="module", params=[3, 8, 25, "demo"])
 def acl_bundle(request, tmp_path_factory) -> tuple[Path, int]:
     """The appendix of ``n`` systems: 3 and 8 with 3 runs each (the seed-spread and ASO tables) and
-    60-character names; 25 the shared task with hostile names (:func:`shared25`)."""
+    60-character names; 25 the shared task with hostile names (:func:`shared25`); the demo's 8 systems with
+    cross-validation folds and scores (the estimators' tables, :func:`demo`), given as 0 systems."""
     n = request.param
     if n == 25:
         return request.getfixturevalue("shared25")[0], n
+    if n == "demo":
+        return request.getfixturevalue("demo"), 0
     from test_appendix_many import _names
     from test_appendix_seeds import _seed_task
 
@@ -445,5 +448,7 @@ def test_the_appendix_fits_an_acl_papers_columns(acl_bundle, tmp_path):
     assert "Float too large" not in log
     text = re.sub(r"\s+", " ", _text(folder / "main-example.pdf"))
     assert "Leaderboard under" in text and "Chance baselines under" in text
-    if n < 25:
+    if n in (3, 8):
         assert "Seed spread under Macro F1" in text and "Almost Stochastic Order of the runs" in text
+    if n == 0:
+        assert "cross-validation folds, computed in the five ways" in text
