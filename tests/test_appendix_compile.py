@@ -390,3 +390,65 @@ def test_seeds_appendix_compiles_with_typst(seeds, tmp_path):
     aso = pd.read_csv(seeds / "data" / "aso.csv", keep_default_na=False)
     for eps in aso[aso["measure"] == "macro_f1"]["eps_min"]:
         assert f"{eps:.2f}" in text
+
+
+# ----------------------------------------------------------------------------- an ACL paper's narrower columns
+#: acl.sty's page (ACL, EMNLP, NAACL, SemEval): A4, 16 cm of text in two columns with a 0.6 cm gutter, so a
+#: column is 7.7 cm (218.6 pt, 3.03 in), narrower than the 3.3 in of main-example.tex. The papers are set at
+#: 11 pt (the tables' \footnotesize is 9 pt there, 8 pt at 10 pt), in Times; the test keeps Latin Modern,
+#: wider than Times, so a header word that fits here fits there.
+ACL_GEOMETRY = r"\usepackage[a4paper,textwidth=16cm,textheight=24.7cm,columnsep=0.6cm,centering]{geometry}"
+
+
+def _as_acl(folder: Path) -> None:
+    """main-example.tex on an ACL-like page (:data:`ACL_GEOMETRY`, 11 pt), the column's width written to the log."""
+    src = (folder / "main-example.tex").read_text(encoding="utf-8")
+    src = src.replace("[letterpaper,twocolumn,10pt]{article}", "[a4paper,twocolumn,11pt]{article}")
+    src = re.sub(r"\\usepackage\[margin[^\n]*geometry\}", lambda _: ACL_GEOMETRY, src)
+    src = src.replace(r"\begin{document}", r"\begin{document}\typeout{evalreport-columnwidth=\the\columnwidth}")
+    (folder / "main-example.tex").write_text(src, encoding="utf-8")
+
+
+@pytest.fixture(scope="module", params=[3, 8, 25, "demo"])
+def acl_bundle(request, tmp_path_factory) -> tuple[Path, int]:
+    """The appendix of ``n`` systems: 3 and 8 with 3 runs each (the seed-spread and ASO tables) and
+    60-character names; 25 the shared task with hostile names (:func:`shared25`); the demo's 8 systems with
+    cross-validation folds and scores (the estimators' tables, :func:`demo`), given as 0 systems."""
+    n = request.param
+    if n == 25:
+        return request.getfixturevalue("shared25")[0], n
+    if n == "demo":
+        return request.getfixturevalue("demo"), 0
+    from test_appendix_many import _names
+    from test_appendix_seeds import _seed_task
+
+    from evalreport.inputs import read_runs
+    from evalreport.report.appendix import build_appendix
+
+    tmp = tmp_path_factory.mktemp(f"acl{n}")
+    gold, runs = _seed_task(tmp / "in", _names(n), 3, n_items=90)
+    build_appendix(read_runs(gold, runs_dir=runs), tmp / "out", audit=False, progress=False, bootstrap=50, seed=1,
+                   primary="macro_f1")
+    return tmp / "out", n
+
+
+def test_the_appendix_fits_an_acl_papers_columns(acl_bundle, tmp_path):
+    """In acl.sty's 3.03 in columns the one-column tables made for 3.3 in (leaderboard 3.2 in, seed spread 3.29,
+    ASO pairs 3.25, baselines 3.2) ran 12-19 pt into the gutter; they are made for 3.0 in now. No overfull box
+    over 1 pt at 3, 8 and 25 systems (the 3.3 in column figures are shrunk to the column), every table there."""
+    _need("pdflatex", "bibtex", "pdftotext")
+    out, n = acl_bundle
+    folder = tmp_path / "acl"
+    shutil.copytree(out, folder)
+    _as_acl(folder)
+    log = _pdflatex(folder)
+    column_pt = float(re.search(r"evalreport-columnwidth=([\d.]+)pt", log).group(1))
+    assert abs(column_pt - 7.7 / 2.54 * 72.27) < 0.1                  # the layout is ACL's: 7.7 cm columns
+    assert max(_overfull_pt(log), default=0) <= 1, re.findall(r"Overfull.*\n.*", log)
+    assert "Float too large" not in log
+    text = re.sub(r"\s+", " ", _text(folder / "main-example.pdf"))
+    assert "Leaderboard under" in text and "Chance baselines under" in text
+    if n in (3, 8):
+        assert "Seed spread under Macro F1" in text and "Almost Stochastic Order of the runs" in text
+    if n == 0:
+        assert "cross-validation folds, computed in the five ways" in text

@@ -137,7 +137,7 @@ def test_seed_spread_table_equals_the_csv(seeds):
     tex = (seeds / "out" / "tables" / "seed-spread.tex").read_text(encoding="utf-8")
     rows = _latex_rows(tex)
     board = _board(seeds)
-    assert [r[0] for r in rows] == [latex.breakable(s, width_in=1.03) for s in board]   # escaped: \&, \#, \$
+    assert [r[0] for r in rows] == [latex.breakable(s, width_in=0.82) for s in board]   # escaped: \&, \#, \$
     assert r"svm\&tfidf" in tex and r"\#rule\$" in tex
     for system, row in zip(board, rows):
         want = spread.loc[system]
@@ -149,7 +149,7 @@ def test_seed_spread_table_equals_the_csv(seeds):
     for row in rows:
         assert all(f'"{c}"' in typ for c in row[1:])
     assert '"svm&tfidf"' in typ and '"#rule$"' in typ                 # string literals: printed, never run
-    assert "% seed-spread: 3.2" in tex or "% seed-spread: 3.3" in tex
+    assert "% seed-spread: 2.9" in tex or "% seed-spread: 3.00" in tex      # ACL's 3.03 in column holds it
 
 
 def test_aso_matrix_equals_the_csv(seeds):
@@ -230,7 +230,7 @@ def test_many_systems_show_the_first_40_and_name_the_csv():
     assert "the first 40 systems of the leaderboard's 45" in aso.caption and "aso.csv" in aso.caption
     assert "990 pairs" in aso.caption
     for spec in (spread, aso):
-        assert spec.total_width() <= 3.3
+        assert spec.total_width() <= 3.0      # ACL's 3.03 in column
         tex, typ = latex.table(spec), typst.table(spec)
         assert r"Team \& Co. \#0 \$draft\$" in tex and "Team & Co." not in tex
         assert '"Team & Co. #0 $draft$ ' in typ
@@ -244,13 +244,13 @@ def test_a_few_systems_get_a_page_matrix_beyond_a_column():
         data, names = _many(n)
         spec, *narrower = aso_tables(data)
         assert spec.width == width and len(spec.rows) == n and len(spec.columns) == n + 1, n
-        assert spec.total_width() <= (3.3 if width == "column" else 6.9)
+        assert spec.total_width() <= (3.0 if width == "column" else 6.9)
         assert [row[k + 1].text for k, row in enumerate(spec.rows)] == ["\u2014"] * n
         # a page matrix comes with narrower forms for a one-column paper's text (4.8 in) and a column
         assert [(s.family, s.form) for s in [spec, *narrower]] == (
             [("", "")] if width == "column" else [("aso", "page"), ("aso", "text"), ("aso", "column")])
         if narrower:
-            assert narrower[0].total_width() <= 345 / 72.27 and narrower[1].total_width() <= 3.3
+            assert narrower[0].total_width() <= 345 / 72.27 and narrower[1].total_width() <= 3.0
             assert [r[1:] for r in narrower[0].rows] == [r[1:] for r in spec.rows]     # the same matrix
     data, _ = _many(systems_per_table() + 1)
     assert len(aso_tables(data)[0].columns) == 4                           # beyond a page: next-system pairs

@@ -42,14 +42,16 @@ __all__ = ["BenchmarkAppendixData", "consensus_tables", "task_score_tables", "fr
            "figure_items", "write_benchmark_appendix"]
 
 #: Width of a rank or number column (a method, the average rank, P(first)) and of a task's column; a method's
-#: name in bold ("Copeland", 40.6 pt at 8 pt) must fit its column unbroken.
-NUM_COL_IN, TASK_COL_IN, MAX_TASK_COL_IN = 0.57, 0.62, 0.95
+#: name in bold ("Copeland", 40.6 pt at 8 pt, 44.1 pt at the 9 pt of an 11 pt paper) must fit its column unbroken.
+NUM_COL_IN, TASK_COL_IN, MAX_TASK_COL_IN = 0.62, 0.62, 0.95
 #: The consensus methods that aggregate the scores first, then rank (the others rank first).
 AGGREGATE_FIRST = ("mean_score", "weighted_mean_score", "pooled")
 #: Tallest figure (inches): a letter page's text height (9.4 in) less room for the caption.
 MAX_FIGURE_HEIGHT_IN = 8.0
 #: Narrowest and widest system-name column.
 MIN_NAME_IN, MAX_NAME_IN = 1.0, 1.8
+#: The narrowest system-name column of the one-column task-scores table: three tasks fit :data:`COLUMN_IN`.
+COLUMN_MIN_NAME_IN = 0.8
 
 
 class BenchmarkAppendixData(BenchmarkSections):
@@ -76,11 +78,12 @@ class BenchmarkAppendixData(BenchmarkSections):
         return list(dict.fromkeys(cons["method"])) if not cons.empty else []
 
 
-def _name_width(total_in: float, other_widths) -> float:
-    """What is left for the system-name column of a table ``total_in`` wide, within its bounds."""
+def _name_width(total_in: float, other_widths, *, least: float = MIN_NAME_IN) -> float:
+    """What is left for the system-name column of a table ``total_in`` wide, within its bounds (``least`` the
+    narrowest)."""
     others = list(other_widths)
     room = total_in - sum(others) - 2 * GAP_IN * (len(others) + 1)
-    return math.floor(100 * min(MAX_NAME_IN, max(MIN_NAME_IN, room))) / 100    # down: never over the width
+    return math.floor(100 * min(MAX_NAME_IN, max(least, room))) / 100    # down: never over the width
 
 
 def consensus_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
@@ -97,7 +100,7 @@ def consensus_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
     p_first = (pf[pf["method"] == DEFAULT_CONSENSUS].set_index("system")["probability"].reindex(order)
                if not pf.empty else None)
     B = int(data.meta.get("bootstrap") or 0)
-    cols = [Column("Rank", 0.32), Column("System", 0, "l"), Column("Avg. rank", NUM_COL_IN)]
+    cols = [Column("Rank", 0.35), Column("System", 0, "l"), Column("Avg. rank", NUM_COL_IN)]
     if p_first is not None:
         cols.append(Column("P(first)", NUM_COL_IN))
     cols[1].width = _name_width(COLUMN_IN, [c.width for c in cols if c.title != "System"])
@@ -173,7 +176,8 @@ def task_score_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
             # wider task columns where the text has room (long task names then break less)
             room = (width_in - 1.4 - 2 * GAP_IN * (len(part) + 1)) / len(part)
             tcols = [Column(str(t), math.floor(100 * min(MAX_TASK_COL_IN, max(TASK_COL_IN, room))) / 100) for t in part]
-            cols = [Column("System", _name_width(width_in, [c.width for c in tcols]), "l")] + tcols
+            cols = [Column("System", _name_width(width_in, [c.width for c in tcols], least=_least_name(width_in)),
+                           "l")] + tcols
             rows = [[Cell(str(s), kind="text")] + [
                 Cell(fmt(value.get((t, s), np.nan), digits[t]) or "\u2014",
                      bold=bool(pd.notna(rank.get((t, s), np.nan)) and rank.get((t, s)) == best[t])) for t in part]
@@ -195,9 +199,14 @@ def task_score_tables(data: BenchmarkAppendixData) -> list[TableSpec]:
     return system_forms("task-scores", tasks, build, per_table=_tasks_per_table)
 
 
+def _least_name(width_in: float) -> float:
+    """The narrowest system column of a task-scores table made for ``width_in`` inches of text."""
+    return COLUMN_MIN_NAME_IN if width_in <= COLUMN_IN + 1e-9 else MIN_NAME_IN
+
+
 def _tasks_per_table(width_in: float) -> int:
     """How many task columns fit beside the system column in a table of ``width_in`` inches."""
-    name_in = MIN_NAME_IN if width_in <= COLUMN_IN else 1.4
+    name_in = _least_name(width_in) if width_in <= COLUMN_IN + 1e-9 else 1.4
     return max(1, int((width_in - name_in - 2 * GAP_IN) // (TASK_COL_IN + 2 * GAP_IN)))
 
 
@@ -214,7 +223,7 @@ def friedman_table(data: BenchmarkAppendixData) -> list[TableSpec]:
             ("", methods.p_words(r["p_F"])),
             ("Nemenyi q", f"{r['q_alpha']:.3f} (alpha = {r['alpha']:g})"),
             ("Critical difference", f"{r['cd']:.3f} ranks")]
-    cols = [Column("Statistic", 1.45, "l"), Column("Value", 1.5)]
+    cols = [Column("Statistic", 1.3, "l"), Column("Value", 1.5)]
     cap = ("Friedman test with the Iman-Davenport correction and Nemenyi's critical difference (Demšar 2006, "
            "section 3.2.2), on the ranks of the systems present in every task.")
     return [TableSpec("friedman", cap, cols, [[Cell(a, kind="text"), Cell(b, kind="text")] for a, b in rows])]

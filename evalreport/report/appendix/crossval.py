@@ -101,7 +101,7 @@ def _continued(group: list[str]) -> list:
 
 #: Widths (in) of the system column and of an estimator's column in each form (:data:`~.tables.FORMS`); an
 #: estimator's column holds its name as math (AUC_merge: 38 pt at 8 pt, more than 0.5 in).
-_WIDTHS_IN = {"page": (2.0, 0.6), "text": (1.3, 0.55), "column": (1.1, 0.55)}
+_WIDTHS_IN = {"page": (2.0, 0.6), "text": (1.3, 0.55), "column": (1.0, 0.55)}
 
 
 def _caption(data, cv: pd.DataFrame, cols: list[str]) -> list:

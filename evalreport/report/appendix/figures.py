@@ -17,13 +17,17 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from evalreport.report.appendix.tables import COLUMN_IN, PAGE_IN
+from evalreport.report.appendix.tables import PAGE_IN
 
 __all__ = ["Figure", "FIGURE_SIZES", "charts_for", "write_figures", "write_charts", "pdf_width_pt", "MAX_HEIGHT_IN",
            "pdf_aspect"]
 
+#: Width of a column figure's file (in): AAAI's and the example's 3.3 in column. The one-column tables are made
+#: for ACL's narrower 3.03 in (:data:`~.tables.COLUMN_IN`); a figure, unlike a table, is shrunk to the column
+#: (LaTeX: ``\linewidth``, Typst: the layout's width), its text 8% smaller there.
+FIGURE_COLUMN_IN = 3.3
 #: Width of each figure size in inches.
-FIGURE_SIZES = {"column": COLUMN_IN, "page": PAGE_IN}
+FIGURE_SIZES = {"column": FIGURE_COLUMN_IN, "page": PAGE_IN}
 #: A column figure drawn smaller than this (its 11 px text below about 7 pt) is shown at page width.
 MIN_TEXT_SCALE = 0.65
 

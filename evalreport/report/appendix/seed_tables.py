@@ -32,7 +32,7 @@ __all__ = ["seed_spread_table", "aso_tables", "seed_tables", "ASO_DIGITS"]
 #: Decimals of eps_min (a ratio in [0, 1], compared with 0.5).
 ASO_DIGITS = 2
 #: Widths (in) of the ASO matrix's name column and value columns in a one-column table.
-_ASO_NAME_IN, _ASO_COL_IN = 1.0, 0.42
+_ASO_NAME_IN, _ASO_COL_IN = 0.9, 0.42
 
 
 def _board_systems(data) -> list[str]:
@@ -85,9 +85,11 @@ def seed_spread_table(data) -> list[TableSpec]:
            f"SD), the bootstrap standard error of one run over {unit} (item SE) and the standard error of the mean "
            f"from the {design_test(data, 'bootstrap')}; SD and SE to {REPORT_DIGITS} decimals. Every run's value "
            "of every measure is in runs.csv." + shown)
-    # "Runs" in bold takes 21.8 pt at 8 pt: its column (0.32 in, 23.1 pt) holds it unbroken
-    cols = [Column("System", 1.03, "l"), Column("Runs", 0.32)] + [
-        Column(title, 0.36) for title in ("Mean", "Seed SD", "Item SE", "SE of mean")]
+    # "Runs" in bold takes 21.8 pt at 8 pt, 23.7 pt at the 9 pt of an 11 pt paper: its column (0.33 in, 23.8 pt)
+    # holds it unbroken; the mean (to the leaderboard's decimals) 0.36 in, the SD and SEs (3 decimals, 18.2 pt)
+    # 0.32 in, but "mean" in bold (24.8 pt at 9 pt) 0.35 in; the name wraps
+    cols = [Column("System", 0.82, "l"), Column("Runs", 0.33), Column("Mean", 0.36), Column("Seed SD", 0.32),
+            Column("Item SE", 0.32), Column("SE of mean", 0.35)]
     return [TableSpec("seed-spread", cap, cols, rows, width="column", row_noun="system")]
 
 
@@ -152,10 +154,11 @@ def _aso_pairs(order: list[str], eps: dict, words: str, name: str) -> TableSpec:
             for i, (a, b) in enumerate(zip(systems, systems[1:]))]
     cap = (words + " Each system (A, with its leaderboard position) against the next one on the leaderboard (B)."
            + shown)
-    cols = [Column("Pos.", 0.3), Column("System (A)", 1.5, "l"),
-            # the headers as math take 40.2 pt at 8 pt: a 0.56 in (40.5 pt) column holds them
-            Column("A vs B", 0.56, math=(r"\varepsilon_{\min}(A,B)", "epsilon_(min)(A, B)")),
-            Column("B vs A", 0.56, math=(r"\varepsilon_{\min}(B,A)", "epsilon_(min)(B, A)"))]
+    cols = [Column("Pos.", 0.3), Column("System (A)", 1.16, "l"),
+            # the headers as math take 40.2 pt at 8 pt, 42.7 pt at the 9 pt of an 11 pt paper: a 0.6 in (43.4 pt)
+            # column holds them
+            Column("A vs B", 0.6, math=(r"\varepsilon_{\min}(A,B)", "epsilon_(min)(A, B)")),
+            Column("B vs A", 0.6, math=(r"\varepsilon_{\min}(B,A)", "epsilon_(min)(B, A)"))]
     return TableSpec(name, cap, cols, rows, width="column", row_noun="system")
 
 

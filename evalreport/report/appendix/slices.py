@@ -9,11 +9,11 @@ import pandas as pd
 
 from evalreport.report.appendix.numbers import REPORT_DIGITS, fmt
 from evalreport.report.appendix.tables import (
-    NAME_COL_IN,
     SYSTEM_COL_IN,
     Cell,
     Column,
     TableSpec,
+    name_col_in,
     paper_measure_label,
     system_forms,
 )
@@ -90,7 +90,7 @@ def slices_tables(data, *, forms: bool = False) -> list[TableSpec]:
                    "(paired tests Holm-corrected within each slice are in slice_leaders.csv).")
             if small:
                 cap += f" {SMALL_NOTE} a small slice: too few items or a gold class missing for an interval; its value is shown."
-            cols = [Column("Slice", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
+            cols = [Column("Slice", name_col_in(width_in), "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
             out.append(TableSpec(stem(k), cap, cols, rows, width="page"))
         return out
 

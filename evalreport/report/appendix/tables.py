@@ -6,7 +6,7 @@ columns with fixed widths in inches, rows of :class:`Cell`. :mod:`.latex` and :m
 render the same model, so the LaTeX and Typst appendices show the same numbers.
 
 Widths are chosen, never scaled: a table made for one column (``width="column"``) has columns
-whose widths plus the gaps between them add up to at most :data:`COLUMN_IN` (3.3 in), a page
+whose widths plus the gaps between them add up to at most :data:`COLUMN_IN` (3.0 in: ACL's 3.03 in column), a page
 table (``"page"``) to at most :data:`PAGE_IN` (6.9 in). Wide tables show less (the one-column
 leaderboard: rank, system, value with its interval and letters) or are split (the measures x
 systems table: at most :func:`systems_per_table` systems per table, several tables).
@@ -33,9 +33,13 @@ from evalreport.report.sections.many_systems import MAX_PRINT_SYSTEMS, shown_sen
 __all__ = ["Cell", "Column", "TableSpec", "COLUMN_IN", "PAGE_IN", "GAP_IN", "leaderboard",
            "measures_tables", "per_class_tables", "baselines_table", "systems_per_table", "build_all",
            "primary_decimals", "table_parts", "text_lines", "PART_HEIGHT_IN", "MAX_TABLE_SYSTEMS", "FORMS",
-           "ARTICLE_IN", "system_forms", "form_width", "MIN_PART_ROWS"]
+           "ARTICLE_IN", "system_forms", "form_width", "MIN_PART_ROWS", "name_col_in", "COLUMN_NAME_COL_IN"]
 
-COLUMN_IN, PAGE_IN = 3.3, 6.9
+#: The width (in) a one-column table is made for: the narrowest column of the field's two-column venues, ACL's
+#: (acl.sty: 16 cm text less a 0.6 cm gutter, 7.7 cm = 3.03 in; EMNLP, NAACL and SemEval papers alike), so that it
+#: fits AAAI's 3.3 in and IEEE's 3.5 in columns too. A page table is made for 6.9 in (two 3.3 in columns and a
+#: 0.3 in gutter on US letter).
+COLUMN_IN, PAGE_IN = 3.0, 6.9
 #: The text width of the default ``article`` class at 10 pt (345 pt), the one-column paper a table should fit.
 ARTICLE_IN = 345 / 72.27
 #: The forms of a table with a column per system, widest first: (name, the text width in inches it is made for).
@@ -49,6 +53,8 @@ GAP_IN = 3 / 72.27
 SYSTEM_COL_IN = 0.66
 #: Width of the first column (measure or class names) of those tables.
 NAME_COL_IN = 1.55
+#: The first column of those tables in the column form: narrower, so that two systems fit :data:`COLUMN_IN`.
+COLUMN_NAME_COL_IN = 1.4
 #: The most systems the measures x systems and per-class tables show (the first of the leaderboard; the CSV
 #: files hold them all): as many as the report's printed heatmaps, in at most six page tables.
 MAX_TABLE_SYSTEMS = MAX_PRINT_SYSTEMS
@@ -300,7 +306,9 @@ def leaderboard(data) -> list[TableSpec]:
         cap += " Superscript letters: s" + sentence[1:] + range_sentence(board["letters"])
     cap += f" Values to {d} decimals (the rounding rule is in the methods paragraph)."
     narrow = TableSpec("leaderboard-column", cap,
-                       [Column("Rank", 0.32), Column("System", 1.38, "l"), Column(_short(primary), 1.25)],
+                       # the value column holds the value, its interval and the letters; "Rank" in bold takes
+                       # 24.8 pt at the 9 pt of an 11 pt paper (ACL's); the name wraps
+                       [Column("Rank", 0.35), Column("System", 1.15, "l"), Column(_short(primary), 1.25)],
                        [[r, s, v] for r, s, v, _ in cells], width="column", row_noun="system")
     page_cols = [Column("Rank", 0.35), Column("System", 2.0, "l"), Column(_short(primary), 1.5)]
     has_pbest = "p_best" in board and board["p_best"].notna().any()
@@ -326,9 +334,25 @@ def _short(measure_id: str) -> str:
     return short_measure_label(measure_id)
 
 
+def name_col_in(width_in: float) -> float:
+    """The width (in) of the name column of a table with a column per system made for ``width_in`` inches of text.
+
+    Parameters
+    ----------
+    width_in : float
+        The text width the table's form is made for (:data:`FORMS`).
+
+    Returns
+    -------
+    float
+        :data:`COLUMN_NAME_COL_IN` for the column form, else :data:`NAME_COL_IN`.
+    """
+    return COLUMN_NAME_COL_IN if width_in <= COLUMN_IN + 1e-9 else NAME_COL_IN
+
+
 def systems_per_table(width_in: float = PAGE_IN) -> int:
     """How many system columns fit beside the name column in a table of ``width_in`` inches."""
-    room = width_in - NAME_COL_IN - 2 * GAP_IN
+    room = width_in - name_col_in(width_in) - 2 * GAP_IN
     return max(1, int(room // (SYSTEM_COL_IN + 2 * GAP_IN)))
 
 
@@ -423,13 +447,14 @@ def measures_tables(data) -> list[TableSpec]:
         digits[m] = decimals(sub["lo"], sub["hi"]) if len(sub) else REPORT_DIGITS
 
     def build(parts: list[list], name, width_in: float) -> list[TableSpec]:
-        return [_measures_part(parts, k, name(k), measures, digits, value, ranks, shown)
+        return [_measures_part(parts, k, name(k), measures, digits, value, ranks, shown, name_col_in(width_in))
                 for k in range(1, len(parts) + 1)]
 
     return system_forms("measures", systems, build)
 
 
-def _measures_part(parts, k: int, name: str, measures, digits, value, ranks, shown: str) -> TableSpec:
+def _measures_part(parts, k: int, name: str, measures, digits, value, ranks, shown: str,
+                   name_in: float = NAME_COL_IN) -> TableSpec:
     """The k-th table (from 1) of the measures x systems table split into ``parts``."""
     part = parts[k - 1]
     rows = []
@@ -444,7 +469,7 @@ def _measures_part(parts, k: int, name: str, measures, digits, value, ranks, sho
     cap = ("Every measure (rows; \u2191 higher is better, \u2193 lower is better) for every system" + _which(parts, k) +
            ", in the leaderboard's order; in parentheses the system's rank under the measure (1 = best, in bold). "
            "A dash: undefined (0/0). Decimals per measure from its bootstrap intervals." + shown)
-    cols = [Column("Measure", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
+    cols = [Column("Measure", name_in, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
     return TableSpec(name, cap, cols, rows, width="page", row_noun="measure")
 
 
@@ -492,7 +517,7 @@ def per_class_tables(data, *, metric: str = "f1") -> list[TableSpec]:
             cap = (f"Per-class {name} of every system{_which(parts, k)}; the best system of each class in bold, a dash "
                    f"where it is undefined (0/0). No intervals per class: {REPORT_DIGITS} decimals, as in the report."
                    + shown)
-            cols = [Column("Class", NAME_COL_IN, "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
+            cols = [Column("Class", name_col_in(width_in), "l")] + [Column(str(s), SYSTEM_COL_IN) for s in part]
             out.append(TableSpec(stem(k), cap, cols, rows, width="page", row_noun="class"))
         return out
 
@@ -518,7 +543,7 @@ def baselines_table(data) -> list[TableSpec]:
                      Cell("observed", kind="text")])
     cap = (f"Chance baselines under {paper_measure_label(data.primary)}: what a trivial or random system scores "
            "(exact, linear in the cells, or Monte Carlo), with the best system for comparison.")
-    return [TableSpec("baselines", cap, [Column("Baseline", 1.75, "l"), Column("Value", 0.55),
+    return [TableSpec("baselines", cap, [Column("Baseline", 1.5, "l"), Column("Value", 0.55),
                                          Column("Method", 0.65, "l")], rows, width="column")]
 
 
