@@ -137,17 +137,23 @@ def widen(drawn: np.ndarray, values: np.ndarray, index: Sequence[np.ndarray], *,
     from scipy.stats import norm, t as student
 
     out = np.array(drawn, dtype=float, copy=True)
-    centre = _means(values, index)
     q = 0.5 + float(level) / 2
+    for s, idx, centre, dev, clip in _run_deviations(drawn, values, index, ranges):
+        scale = _seed_scale(values[:, idx], centre, dev, float(student.ppf(q, idx.size - 1) / norm.ppf(q)))
+        out[:, s] = clip(centre + scale * dev)
+    return out
+
+
+def _run_deviations(drawn: np.ndarray, values: np.ndarray, index: Sequence[np.ndarray],
+                    ranges: Sequence[tuple[float, float]]):
+    """Per system of two or more runs: ``(s, its run positions, centre, dev, clip)``, the plain mean of its runs
+    on each resample, what drawing the runs added to it, and a clip to the measures' ranges."""
+    centre = _means(values, index)
     lo = np.array([r[0] for r in ranges], dtype=float)
     hi = np.array([r[1] for r in ranges], dtype=float)
     for s, idx in enumerate(index):
-        if idx.size < 2:
-            continue
-        dev = drawn[:, s] - centre[:, s]
-        scale = _seed_scale(values[:, idx], centre[:, s], dev, float(student.ppf(q, idx.size - 1) / norm.ppf(q)))
-        out[:, s] = np.clip(centre[:, s] + scale * dev, lo, hi)
-    return out
+        if idx.size >= 2:
+            yield s, idx, centre[:, s], drawn[:, s] - centre[:, s], lambda v: np.clip(v, lo, hi)
 
 
 def paired_draws(drawn: np.ndarray, values: np.ndarray, index: Sequence[np.ndarray], *,
@@ -182,19 +188,13 @@ def paired_draws(drawn: np.ndarray, values: np.ndarray, index: Sequence[np.ndarr
     """
     out = np.array(drawn, dtype=float, copy=True)
     run_var = np.zeros(out.shape[1:], dtype=float)
-    centre = _means(values, index)
-    lo = np.array([r[0] for r in ranges], dtype=float)
-    hi = np.array([r[1] for r in ranges], dtype=float)
-    for s, idx in enumerate(index):
-        if idx.size < 2:
-            continue
-        dev = drawn[:, s] - centre[:, s]
-        seed_var, run_var[s] = _seed_variance(values[:, idx], centre[:, s])
+    for s, idx, centre, dev, clip in _run_deviations(drawn, values, index, ranges):
+        seed_var, run_var[s] = _seed_variance(values[:, idx], centre)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             drawn_var = np.nanvar(dev, axis=0, ddof=1)
             scale = np.sqrt(seed_var / np.where(drawn_var > 0, drawn_var, np.nan))
-        out[:, s] = np.clip(centre[:, s] + np.nan_to_num(scale, nan=0.0) * dev, lo, hi)
+        out[:, s] = clip(centre + np.nan_to_num(scale, nan=0.0) * dev)
     return out, run_var
 
 
